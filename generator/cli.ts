@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// opforge command line. Exit codes: 0 success, 1 invalid specs, 2 usage error, 3 internal or I/O error.
+
+import { parseArgs } from 'node:util';
+import { formatDiagnostic, SpecErrors } from './diagnostics.js';
+import { generate, UsageError } from './gen.js';
+import { loadProject } from './project.js';
+
+const USAGE = `usage: opforge <command> [options]
+
+commands:
+  gen      validate ops/*.yaml and write every backend to out/
+  check    validate only; write nothing
+
+options:
+  --ops <dir>    specs directory (default: ops)
+  --out <dir>    output directory (default: out)
+  --only <op>    regenerate only this op's files
+  --quiet        print errors only
+  --json         print the result as JSON
+  -h, --help     this text
+
+exit codes: 0 ok, 1 invalid specs, 2 usage error, 3 internal or I/O error`;
+
+export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
+
+export function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ops: { type: 'string', default: 'ops' },
+        out: { type: 'string', default: 'out' },
+        only: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`opforge: ${(e as Error).message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const cmd = positionals[0];
+  if (cmd !== 'gen' && cmd !== 'check') {
+    process.stderr.write(`opforge: ${cmd === undefined ? 'missing command' : `unknown command \`${cmd}\``}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const say = (s: string): void => { if (!values.quiet && !values.json) process.stdout.write(`${s}\n`); };
+  const t0 = performance.now();
+  try {
+    if (cmd === 'check') {
+      const project = loadProject({ opsDir: values.ops });
+      if (values.json) process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name) })}\n`);
+      say(`opforge check: ${project.ops.length} op(s) valid (${project.ops.map((o) => o.name).join(', ')})`);
+      return EXIT.ok;
+    }
+    const opts = { opsDir: values.ops, outDir: values.out, ...(values.only !== undefined ? { only: values.only } : {}) };
+    const { project, result } = generate(opts);
+    const ms = Math.round(performance.now() - t0);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);
+    }
+    say(`opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof SpecErrors) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ ok: false, errors: e.diagnostics })}\n`);
+      else {
+        for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        process.stderr.write(`opforge ${cmd}: ${e.diagnostics.length} error(s); nothing written\n`);
+      }
+      return EXIT.invalid;
+    }
+    if (e instanceof UsageError) { process.stderr.write(`opforge: ${e.message}\n`); return EXIT.usage; }
+    process.stderr.write(`opforge: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return EXIT.internal;
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,46 @@
+// Located errors: every problem names file:line:col, the key path, what was expected and,
+// where one helps, a hint. Collected across all files so one run reports everything.
+
+import { closest, distance } from 'fastest-levenshtein';
+
+export type KeyPath = readonly (string | number)[];
+
+export interface Diagnostic {
+  file: string;
+  line: number;
+  col: number;
+  /** `inputs[1].dtype` */
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+export function formatPath(path: KeyPath): string {
+  let s = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') s += `[${seg}]`;
+    else s += s === '' ? seg : `.${seg}`;
+  }
+  return s === '' ? '(root)' : s;
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = `${d.file}:${d.line}:${d.col}`;
+  const hint = d.hint ? ` (${d.hint})` : '';
+  return `${where}: ${d.path}: ${d.message}${hint}`;
+}
+
+/** "did you mean `x`?" when a candidate is close enough to be a plausible typo. */
+export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length === 0) return undefined;
+  const best = closest(word, candidates as string[]);
+  const limit = Math.max(2, Math.floor(best.length / 3));
+  return distance(word, best) <= limit ? `did you mean \`${best}\`?` : undefined;
+}
+
+/** Thrown when a run found problems: carries all of them. */
+export class SpecErrors extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map(formatDiagnostic).join('\n'));
+  }
+}

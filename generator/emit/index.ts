@@ -1,0 +1,7 @@
+// The emitters run by `opforge gen`, in order. Each backend is one module.
+
+import { cmakeEmitter } from './cmake.js';
+import { coreEmitter } from './core.js';
+import type { Emitter } from './emitter.js';
+
+export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter];

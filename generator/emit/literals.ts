@@ -1,0 +1,70 @@
+// Escaping of spec strings for each target language. Names are validated identifiers and
+// are emitted as-is; every other string (descriptions, enum strings, string defaults) goes
+// through one of these.
+
+/** A C++ string literal; non-ASCII and control characters as escapes, so sources stay ASCII. */
+export function cppString(s: string): string {
+  let out = '"';
+  for (const b of Buffer.from(s, 'utf8')) {
+    if (b === 0x22) out += '\\"';
+    else if (b === 0x5c) out += '\\\\';
+    else if (b === 0x3f) out += '\\?'; // no trigraphs
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\${b.toString(8).padStart(3, '0')}`;
+  }
+  return out + '"';
+}
+
+/** A Python string literal (ASCII only). */
+export function pyString(s: string): string {
+  let out = "'";
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === "'") out += "\\'";
+    else if (ch === '\\') out += '\\\\';
+    else if (c >= 0x20 && c < 0x7f) out += ch;
+    else if (c <= 0xff) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += `\\U${c.toString(16).padStart(8, '0')}`;
+  }
+  return out + "'";
+}
+
+/** A JS/TS string literal (ASCII only; JSON escapes plus the line separators). */
+export function tsString(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Text safe inside a line comment of C++/TS/Python: one line, ASCII, no comment terminators. */
+export function commentText(s: string): string {
+  return s
+    .replace(/[\r\n\u2028\u2029]+/g, ' ')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/\*\//g, '* /')
+    .replace(/\\$/g, '\\ ')
+    .trim();
+}
+
+/** Shortest round-trip float32 literal for C++ (`0.01f`). */
+export function cppFloat(v: number): string {
+  const f = Math.fround(v);
+  let s = String(f);
+  // Prefer the shortest decimal that round-trips through float32.
+  for (let p = 1; p <= 9; p++) {
+    const t = f.toPrecision(p);
+    if (Math.fround(Number(t)) === f) { s = String(Number(t)); break; }
+  }
+  if (!/[.eE]/.test(s)) s += '.0';
+  if (s === 'Infinity' || s === '-Infinity' || s === 'NaN') throw new Error(`non-finite float ${s}`);
+  return `${s}f`;
+}
+
+/** A float for Python/TS (shortest round-trip through float32). */
+export function plainFloat(v: number): string {
+  return cppFloat(v).slice(0, -1);
+}
+
+/** int64 literal for C++. */
+export function cppInt(v: number): string {
+  return v < 0 ? `(${v}LL)` : `${v}LL`;
+}

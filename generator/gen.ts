@@ -1,0 +1,37 @@
+// The generator as a library: specs -> IR -> every emitter -> out/.
+
+import type { GeneratedFile } from './emit/emitter.js';
+import { EMITTERS } from './emit/index.js';
+import type { ProjectIR } from './ir.js';
+import { loadProject } from './project.js';
+import { writeOut, type WriteResult } from './write-out.js';
+
+export interface GenOptions {
+  opsDir: string;
+  outDir: string;
+  root?: string;
+  /** Emit only this op's files (project-wide files are still refreshed). */
+  only?: string;
+}
+
+export function emitAll(project: ProjectIR): GeneratedFile[] {
+  const files = EMITTERS.flatMap((e) => e.emit(project));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {
+  const project = loadProject(opts.root === undefined ? { opsDir: opts.opsDir } : { opsDir: opts.opsDir, root: opts.root });
+  let files = emitAll(project);
+  let keep: ((p: string) => boolean) | undefined;
+  if (opts.only !== undefined) {
+    const only = opts.only;
+    if (!project.ops.some((o) => o.name === only)) throw new UsageError(`--only: no op named ${only} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
+    const otherOps = new Set(files.filter((f) => f.op !== undefined && f.op !== only).map((f) => f.path));
+    files = files.filter((f) => f.op === undefined || f.op === only);
+    keep = (p) => otherOps.has(p);
+  }
+  const result = writeOut(opts.outDir, files, keep);
+  return { project, result, files };
+}
+
+export class UsageError extends Error {}

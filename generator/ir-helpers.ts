@@ -1,0 +1,54 @@
+// Small derived facts about the IR that several emitters need.
+
+import type { AttrValue, OpIR, TensorType, TypeBinding } from './ir.js';
+import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
+
+/** The dtype a tensor has under a binding. */
+export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
+  return t.kind === 'fixed' ? t.dtype : b.vars[t.name]!;
+}
+
+/** Every dtype a tensor may have. */
+export function allowedDtypes(t: TensorType): DType[] {
+  return t.kind === 'fixed' ? [t.dtype] : t.dtypes;
+}
+
+/** Fully qualified namespace of an op's core. */
+export function cppNamespace(op: OpIR): string {
+  return `opforge::ops::${op.ident.snake}`;
+}
+
+/** Path of the op core header under out/, and its include spelling. */
+export function coreHeaderPath(op: OpIR): { path: string; include: string } {
+  return { path: `include/opforge/ops/${op.ident.snake}.h`, include: `opforge/ops/${op.ident.snake}.h` };
+}
+
+/** FNV-1a of "domain::name": the op identity stored in serialized data. */
+export function opHash(op: OpIR): number {
+  let h = 2166136261;
+  for (const b of Buffer.from(`${op.domain}::${op.name}`, 'utf8')) {
+    h ^= b;
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** The C++ Io type of the kernel contract under a binding (`Io<float>`, or `Io` without type variables). */
+export function ioType(op: OpIR, b: TypeBinding): string {
+  if (op.typeVars.length === 0) return 'Io';
+  return `Io<${op.typeVars.map((tv) => DTYPE_INFO[b.vars[tv.name]!].cpp).join(', ')}>`;
+}
+
+/** An attribute value as JSON-compatible data (bool stays bool). */
+export function attrValueJson(v: AttrValue): unknown {
+  return v;
+}
+
+export function isListAttr(t: AttrType): boolean {
+  return ATTR_INFO[t].isList;
+}
+
+/** Index of the type variable's binding among op.bindings for given per-variable dtypes. */
+export function bindingIndex(op: OpIR, vars: Record<string, DType>): number {
+  return op.bindings.findIndex((b) => op.typeVars.every((tv) => b.vars[tv.name] === vars[tv.name]));
+}

@@ -1,0 +1,164 @@
+// The typed intermediate representation every emitter reads. Specs are parsed and
+// validated once into this shape; emitters never look at YAML or re-parse strings.
+
+import type { DType, AttrType } from './type-table.js';
+export type { DType, AttrType } from './type-table.js';
+
+/** A dim expression, parsed once from the spec. */
+export type Expr =
+  | { kind: 'int'; value: number }
+  | { kind: 'dim'; input: string; inputIndex: number; axis: number } // axis normalized to >= 0
+  | { kind: 'attr'; name: string }
+  | { kind: 'binary'; op: '+' | '-' | '*' | '//'; left: Expr; right: Expr }
+  | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] };
+
+/** Dtype of a tensor: a fixed dtype or a type variable resolved to its allowed dtypes. */
+export type TensorType =
+  | { kind: 'fixed'; dtype: DType }
+  | { kind: 'var'; name: string; dtypes: DType[] };
+
+/** One dim of an input's declared shape: unconstrained, or an expression it must equal. */
+export type InputDim = { kind: 'any' } | { kind: 'expr'; expr: Expr; source: string };
+
+/** A shape that equals another input's shape, or one expression per dim. */
+export type ShapeIR =
+  | { kind: 'like'; input: string; inputIndex: number }
+  | { kind: 'dims'; dims: Expr[]; source: string[] };
+
+/** What an input's dims must satisfy. */
+export type InputConstraint =
+  | { kind: 'none' }
+  | { kind: 'like'; input: string; inputIndex: number }
+  | { kind: 'dims'; dims: InputDim[] };
+
+export interface InputIR {
+  name: string;
+  /** Case forms of the (validated, keyword-free) name. */
+  ident: Idents;
+  index: number;
+  type: TensorType;
+  /** null: any rank. */
+  rank: number | null;
+  constraint: InputConstraint;
+  optional: boolean;
+  /** The kernel reads only the dims, never the data. */
+  shapeOnly: boolean;
+  description: string;
+}
+
+export interface OutputIR {
+  name: string;
+  ident: Idents;
+  index: number;
+  type: TensorType;
+  /** null: the rank of the input it is shaped like, which itself has any rank. */
+  rank: number | null;
+  shape: ShapeIR;
+  description: string;
+}
+
+export type AttrValue = boolean | number | string | number[];
+
+export interface AttributeIR {
+  name: string;
+  ident: Idents;
+  type: AttrType;
+  required: boolean;
+  /** Present unless required. */
+  default: AttrValue | undefined;
+  enum: (string | number)[] | undefined;
+  min: number | undefined;
+  max: number | undefined;
+  description: string;
+}
+
+export interface StateFieldIR {
+  name: string;
+  ident: Idents;
+  type: AttrType;
+  description: string;
+}
+
+export interface TypeVarIR {
+  name: string;
+  dtypes: DType[];
+}
+
+/** One assignment of a dtype to every type variable: the unit the kernel contract is declared per. */
+export interface TypeBinding {
+  /** typeVar name -> dtype, in declaration order of `types`. */
+  vars: Record<string, DType>;
+  /** Stable suffix such as `f32_i32`; empty when the op has no type variables. */
+  suffix: string;
+}
+
+export interface TestInputIR {
+  name: string;
+  shape: number[];
+  /** Explicit data, row-major; when absent, seeded random data in `range`. */
+  values: number[] | undefined;
+  range: [number, number];
+}
+
+export interface TestCaseIR {
+  index: number;
+  /** The dtype per type variable this case runs with (defaults to each variable's first dtype). */
+  binding: TypeBinding;
+  inputs: TestInputIR[];
+  attributes: Record<string, AttrValue>;
+  rtol: number;
+  atol: number;
+  seed: number;
+}
+
+export interface Idents {
+  /** As written in the spec (validated identifier). */
+  raw: string;
+  /** snake_case, acronym runs kept together (DynamicTRTResize -> dynamic_trt_resize). */
+  snake: string;
+  /** camelCase. */
+  camel: string;
+  /** PascalCase. */
+  pascal: string;
+}
+
+export interface SourceLoc {
+  file: string;
+  /** Path relative to the project root (the directory holding ops/). */
+  relFile: string;
+}
+
+export interface OpIR {
+  name: string;
+  ident: Idents;
+  domain: string;
+  version: number;
+  description: string;
+  source: SourceLoc;
+  typeVars: TypeVarIR[];
+  /** Every combination of type variable dtypes, in a stable order. */
+  bindings: TypeBinding[];
+  inputs: InputIR[];
+  outputs: OutputIR[];
+  attributes: AttributeIR[];
+  state: StateFieldIR[];
+  /** Workspace bytes as an expression of input dims and int attributes (0 when none). */
+  workspace: Expr;
+  kernels: {
+    /** Paths relative to the project root (forward slashes). */
+    cpu: string;
+    cuda: string | undefined;
+  };
+  tests: TestCaseIR[];
+  /** Whether the kernel supplies configure() (true when the op has state). */
+  hasConfigure: boolean;
+}
+
+export interface ProjectIR {
+  /** Sorted by op name, so emission order never depends on the filesystem. */
+  ops: OpIR[];
+  /** Absolute path of the project root (parent of the ops dir). */
+  root: string;
+  /** Ops dir relative to root. */
+  opsDir: string;
+}

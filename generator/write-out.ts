@@ -1,0 +1,99 @@
+// Writes the generated file set to out/ as one atomic step: the new tree is assembled in a
+// sibling directory (unchanged files hard-linked, so their mtimes stay and builds stay
+// incremental) and swapped in with renames. A run killed at any point leaves either the
+// old or the new complete set; the next run finishes or rolls back an interrupted swap.
+
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import path from 'node:path';
+import type { GeneratedFile } from './emit/emitter.js';
+
+const COMPLETE_MARKER = '.opforge-complete';
+
+export interface WriteResult {
+  written: string[];
+  unchanged: number;
+  removed: string[];
+}
+
+/** Lists files under dir (relative, forward slashes), sorted. */
+export function listTree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else if (r !== COMPLETE_MARKER) out.push(r);
+    }
+  };
+  if (existsSync(dir)) walk(dir, '');
+  return out.sort();
+}
+
+/** Completes or rolls back a swap a killed run left behind. */
+export function recoverOut(outDir: string): void {
+  const next = `${outDir}.next`;
+  const old = `${outDir}.old`;
+  if (!existsSync(outDir)) {
+    if (existsSync(path.join(next, COMPLETE_MARKER))) renameSync(next, outDir);
+    else if (existsSync(old)) renameSync(old, outDir);
+  }
+  rmSync(next, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
+}
+
+export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?: (relPath: string) => boolean): WriteResult {
+  outDir = path.resolve(outDir);
+  recoverOut(outDir);
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (seen.has(f.path)) throw new Error(`two emitters produced ${f.path}`);
+    if (f.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(f.path)) throw new Error(`bad output path ${f.path}`);
+    seen.add(f.path);
+  }
+  const existing = listTree(outDir);
+  // Files kept as they are (--only leaves other ops' files alone).
+  const kept = keep ? existing.filter((p) => !seen.has(p) && keep(p)) : [];
+  const written: string[] = [];
+  let unchanged = 0;
+  for (const f of files) {
+    const cur = path.join(outDir, f.path);
+    if (existsSync(cur) && sameContent(cur, f.content)) unchanged++;
+    else written.push(f.path);
+  }
+  const finalSet = new Set([...seen, ...kept]);
+  const removed = existing.filter((p) => !finalSet.has(p));
+  if (written.length === 0 && removed.length === 0) return { written, unchanged, removed };
+
+  const next = `${outDir}.next`;
+  mkdirSync(next, { recursive: true });
+  for (const rel of kept) linkOrCopy(path.join(outDir, rel), path.join(next, rel));
+  for (const f of files) {
+    const dst = path.join(next, f.path);
+    if (written.includes(f.path)) {
+      mkdirSync(path.dirname(dst), { recursive: true });
+      writeFileSync(dst, f.content);
+    } else linkOrCopy(path.join(outDir, f.path), dst);
+  }
+  writeFileSync(path.join(next, COMPLETE_MARKER), '');
+  const old = `${outDir}.old`;
+  if (existsSync(outDir)) renameSync(outDir, old);
+  renameSync(next, outDir);
+  rmSync(path.join(outDir, COMPLETE_MARKER), { force: true });
+  rmSync(old, { recursive: true, force: true });
+  return { written, unchanged, removed };
+}
+
+function sameContent(file: string, content: string): boolean {
+  const buf = Buffer.from(content, 'utf8');
+  if (statSync(file).size !== buf.length) return false;
+  return readFileSync(file).equals(buf);
+}
+
+function linkOrCopy(src: string, dst: string): void {
+  mkdirSync(path.dirname(dst), { recursive: true });
+  try {
+    linkSync(src, dst);
+  } catch {
+    copyFileSync(src, dst);
+  }
+}

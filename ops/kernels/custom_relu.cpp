@@ -1,0 +1,29 @@
+// CPU kernel of CustomRelu: y = x > 0 ? x : alpha * x.
+#include "opforge/ops/custom_relu.h"
+
+namespace opforge {
+namespace ops {
+namespace custom_relu {
+namespace {
+
+template <typename T>
+Status relu(const Attrs& attrs, const Io<T>& io) {
+  using C = compute_t<T>;
+  const C alpha = static_cast<C>(attrs.alpha);
+  const int64_t n = io.x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const C v = toCompute(io.x.data[i]);
+    io.y.data[i] = fromCompute<T>(v > C(0) ? v : alpha * v);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status cpu(const Attrs& attrs, const State&, const Io<float>& io, const CpuContext&) { return relu(attrs, io); }
+Status cpu(const Attrs& attrs, const State&, const Io<float16>& io, const CpuContext&) { return relu(attrs, io); }
+Status cpu(const Attrs& attrs, const State&, const Io<double>& io, const CpuContext&) { return relu(attrs, io); }
+
+}  // namespace custom_relu
+}  // namespace ops
+}  // namespace opforge
