@@ -1,0 +1,182 @@
+// The op core of every seed op, compiled with g++ -Wall -Wextra -Werror and unit-tested:
+// serialization round trip; truncated, oversized, corrupted and foreign buffers rejected;
+// attribute validation; dtype and shape inference against the TS evaluator of the IR.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cppAttrValue } from '../generator/emit/core.js';
+import { evalExpr } from '../generator/expr.js';
+import type { AttrValue, OpIR, TestCaseIR } from '../generator/ir.js';
+import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/ir-helpers.js';
+import { loadProject } from '../generator/project.js';
+import { DTYPE_INFO } from '../generator/type-table.js';
+import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { opsDir, outDir } from './helpers/paths.js';
+
+const project = loadProject({ opsDir });
+
+function attrsInit(op: OpIR, values: Record<string, AttrValue>): string[] {
+  return op.attributes.map((a) => `attrs.${a.name} = ${cppAttrValue(a, values[a.name]!)};`);
+}
+
+function intAttrs(op: OpIR, values: Record<string, AttrValue>): Record<string, number> {
+  return Object.fromEntries(op.attributes.filter((a) => a.type === 'int').map((a) => [a.name, values[a.name] as number]));
+}
+
+function caseBlock(op: OpIR, t: TestCaseIR): string {
+  const ns = cppNamespace(op);
+  const shapes = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape);
+  const dims = shapes.map((s) => s ?? []);
+  const expected = op.outputs.map((o) => (o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, intAttrs(op, t.attributes)))));
+  const binding = op.bindings.findIndex((b) => b.suffix === t.binding.suffix);
+  const inDt = op.inputs.map((i) => `opforge::DType::${DTYPE_INFO[dtypeUnder(i.type, t.binding)].cppEnum}`);
+  const outDt = op.outputs.map((o) => `opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}`);
+  const label = `${op.name} case ${t.index}`;
+  return `
+  {  // ${label}
+    namespace op = ${ns};
+    const char* label = "${label}";
+    op::Attrs attrs;
+    ${attrsInit(op, t.attributes).join('\n    ')}
+    op::State state;
+    CHECK(op::validate(attrs).ok());
+    roundTrip<op::Attrs, op::State>(label, attrs, state,
+      [](const op::Attrs& a, const op::State& s) { return op::serializedSize(a, s); },
+      [](const op::Attrs& a, const op::State& s, void* b) { op::serialize(a, s, b); },
+      [](const void* d, size_t n, op::Attrs* a, op::State* s) { return op::deserialize(d, n, a, s); });
+    opforge::Shape in[op::kNumInputs];
+    bool present[op::kNumInputs];
+    ${op.inputs.map((i, k) => `present[${k}] = ${shapes[k] ? 'true' : 'false'}; in[${k}].rank = ${dims[k]!.length};${dims[k]!.map((d, j) => ` in[${k}].dims[${j}] = ${d};`).join('')}`).join('\n    ')}
+    CHECK(op::checkShapes(attrs, in, present).ok());
+    opforge::Shape out[op::kNumOutputs];
+    CHECK(op::inferShapes(attrs, in, out).ok());
+    ${expected.map((e, k) => `CHECK(out[${k}].rank == ${e.length});${e.map((d, j) => ` CHECK(out[${k}].dims[${j}] == ${d});`).join('')}`).join('\n    ')}
+    opforge::DType inDt[op::kNumInputs] = {${inDt.join(', ')}};
+    opforge::DType outDt[op::kNumOutputs];
+    int binding = -1;
+    CHECK(op::inferTypes(inDt, present, outDt, &binding).ok());
+    CHECK(binding == ${binding});
+    ${outDt.map((d, k) => `CHECK(outDt[${k}] == ${d});`).join(' ')}
+    // Wrong rank and wrong dtype are reported, not accepted.
+    ${op.inputs.filter((i) => i.rank !== null).slice(0, 1).map((i) => `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present).ok()); }`).join('')}
+    { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(bad, present, outDt, &binding).ok()); }
+  }`;
+}
+
+function attrRangeChecks(op: OpIR): string {
+  const lines: string[] = [];
+  for (const a of op.attributes) {
+    const ns = cppNamespace(op);
+    if (a.min !== undefined) lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.min - 1}.0f` : `${a.min - 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`);
+    if (a.max !== undefined) lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.max + 1}.0f` : `${a.max + 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`);
+    if (a.type === 'float') lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = std::nanf(""); CHECK(!${ns}::validate(attrs).ok()); }`);
+  }
+  return lines.join('\n');
+}
+
+function program(): string {
+  const includes = project.ops.map((op) => `#include "${coreHeaderPath(op).include}"`).join('\n');
+  const [first, second] = project.ops;
+  return `${includes}
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+static int failures = 0;
+static int checks = 0;
+#define CHECK(c) do { ++checks; if (!(c)) { ++failures; std::fprintf(stderr, "%s:%d: CHECK failed: %s\\n", __FILE__, __LINE__, #c); } } while (0)
+
+template <typename A, typename S>
+void roundTrip(const char* label, const A& attrs, const S& state,
+               std::function<size_t(const A&, const S&)> size, std::function<void(const A&, const S&, void*)> write,
+               std::function<opforge::Status(const void*, size_t, A*, S*)> read) {
+  std::vector<uint8_t> buf(size(attrs, state));
+  write(attrs, state, buf.data());
+  A a; S s;
+  const opforge::Status st = read(buf.data(), buf.size(), &a, &s);
+  if (!st.ok()) std::fprintf(stderr, "%s: %s\\n", label, st.message().c_str());
+  CHECK(st.ok());
+  std::vector<uint8_t> again(size(a, s));
+  write(a, s, again.data());
+  CHECK(again == buf);
+  for (size_t n = 0; n < buf.size(); ++n) CHECK(!read(buf.data(), n, &a, &s).ok());  // every truncation
+  std::vector<uint8_t> longer = buf;
+  longer.push_back(0);
+  CHECK(!read(longer.data(), longer.size(), &a, &s).ok());  // oversized
+  for (size_t i = 0; i < buf.size(); ++i) {  // every single-byte corruption
+    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0x80}}) {
+      std::vector<uint8_t> bad = buf;
+      bad[i] ^= flip;
+      CHECK(!read(bad.data(), bad.size(), &a, &s).ok());
+    }
+  }
+  CHECK(!read(nullptr, 0, &a, &s).ok());
+}
+
+int main() {
+${project.ops.flatMap((op) => op.tests.map((t) => caseBlock(op, t))).join('\n')}
+${project.ops.map(attrRangeChecks).join('\n')}
+  {  // data serialized by one op is refused by another
+    ${cppNamespace(first!)}::Attrs a1; ${cppNamespace(first!)}::State s1;
+    std::vector<uint8_t> buf(${cppNamespace(first!)}::serializedSize(a1, s1));
+    ${cppNamespace(first!)}::serialize(a1, s1, buf.data());
+    ${cppNamespace(second!)}::Attrs a2; ${cppNamespace(second!)}::State s2;
+    const opforge::Status st = ${cppNamespace(second!)}::deserialize(buf.data(), buf.size(), &a2, &s2);
+    CHECK(!st.ok());
+    CHECK(st.message().find("different op") != std::string::npos);
+  }
+  std::printf("%d checks, %d failures\\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
+`;
+}
+
+test('op cores compile with -Wall -Wextra -Werror and pass their unit checks', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-core-'));
+  const src = path.join(dir, 'core_test.cpp');
+  writeFileSync(src, program());
+  const bin = path.join(dir, 'core_test');
+  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, src, '-o', bin]);
+  const out = sh(bin, []);
+  const m = /(\d+) checks, 0 failures/.exec(out);
+  assert.ok(m, out);
+  assert.ok(Number(m![1]) > 1000, out);
+});
+
+test('float16 and bfloat16 conversions round to nearest even like numpy', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-half-'));
+  const src = path.join(dir, 'half.cpp');
+  // Reference bit patterns from numpy.float16 / the bfloat16 definition (upper 16 bits, RNE).
+  writeFileSync(src, `#include "opforge/core.h"
+#include <cstdio>
+int main() {
+  struct { float f; unsigned h; unsigned bf; } cases[] = {
+    {0.0f, 0x0000, 0x0000}, {-0.0f, 0x8000, 0x8000}, {1.0f, 0x3c00, 0x3f80}, {-2.0f, 0xc000, 0xc000},
+    {65504.0f, 0x7bff, 0x4780}, {65520.0f, 0x7c00, 0x4780}, {1e-8f, 0x0000, 0x322c}, {5.960464477539063e-08f, 0x0001, 0x3380},
+    {0.1f, 0x2e66, 0x3dcd}, {3.14159265f, 0x4248, 0x4049}, {6.103515625e-05f, 0x0400, 0x3880}, {1.00048828125f, 0x3c00, 0x3f80},
+    {1.00146484375f, 0x3c02, 0x3f80}, {-1e10f, 0xfc00, 0xd015},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    const unsigned h = opforge::toFloat16(c.f).bits, b = opforge::toBFloat16(c.f).bits;
+    if (h != c.h || b != c.bf) { std::printf("%g: half %04x want %04x, bf16 %04x want %04x\\n", c.f, h, c.h, b, c.bf); ++bad; }
+  }
+  for (unsigned bits = 0; bits < 0x10000; ++bits) {  // half -> float -> half is the identity (except NaN payloads)
+    const opforge::float16 h{static_cast<uint16_t>(bits)};
+    const float f = opforge::toFloat(h);
+    if (f != f) continue;
+    if (opforge::toFloat16(f).bits != bits) { std::printf("roundtrip %04x\\n", bits); ++bad; break; }
+  }
+  std::printf("%d bad\\n", bad);
+  return bad;
+}
+`);
+  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, src, '-o', path.join(dir, 'half')]);
+  assert.match(sh(path.join(dir, 'half'), []), /^0 bad/m);
+});
+
+test.run();
