@@ -140,7 +140,7 @@ function emitValidate(op: OpIR): string {
         `  {`,
         `    bool found = false;`,
         `    for (const auto& e : {${values.join(', ')}}) found = found || attrs.${a.name} == e;`,
-        `    if (!found) return Status::Error(std::string(kName) + ": attribute ${a.name} must be one of ${commentText(list).replace(/["\\]/g, '')}");`,
+        `    if (!found) return Status::Error(std::string(kName) + ": attribute ${a.name} must be one of " + std::string(${cppString(list)}));`,
         `  }`,
       );
     }

@@ -35,13 +35,18 @@ export function tsString(s: string): string {
   return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** Text safe inside a line comment of C++/TS/Python: one line, ASCII, no comment terminators. */
+/**
+ * Text safe inside a comment of C++/TS/Python/CMake: one line, ASCII, no comment terminators,
+ * no backslashes or trigraphs (line continuation) and no double quotes, so it can never close anything.
+ */
 export function commentText(s: string): string {
   return s
     .replace(/[\r\n\u2028\u2029]+/g, ' ')
     .replace(/[^\x20-\x7e]/g, '?')
     .replace(/\*\//g, '* /')
-    .replace(/\\$/g, '\\ ')
+    .replace(/\\/g, '/')
+    .replace(/"/g, "'")
+    .replace(/\?\?/g, '? ?') // trigraphs, for compilers that still honour them
     .trim();
 }
 

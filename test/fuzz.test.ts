@@ -1,0 +1,38 @@
+// Short libFuzzer runs (ASan + UBSan) over every op core's deserializer. The long run is
+// scripts/fuzz-long.sh, with results in docs/security.md.
+
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadProject } from '../generator/project.js';
+import { writeHarnesses } from './fuzz/harness.js';
+import { sh } from './helpers/cxx.js';
+import { opsDir, outDir, root } from './helpers/paths.js';
+
+const project = loadProject({ opsDir });
+const work = path.join(root, 'build', 'fuzz');
+const runs = process.env.OPFORGE_FUZZ_RUNS ?? '30000';
+const hasClang = spawnSync('clang++', ['--version']).status === 0;
+
+for (const op of project.ops) {
+  test(`fuzz ${op.name} deserialize (${runs} runs, ASan+UBSan)`, () => {
+    assert.ok(hasClang, 'clang++ with libFuzzer is required (Debian: clang, libclang-rt-14-dev)');
+    const dir = path.join(work, op.ident.snake);
+    const { harness, seed } = writeHarnesses(op, dir);
+    const inc = `-I${path.join(outDir, 'include')}`;
+    const corpus = path.join(dir, 'corpus');
+    mkdirSync(corpus, { recursive: true });
+    sh('clang++', ['-std=c++17', '-O1', inc, seed, '-o', path.join(dir, 'seed')]);
+    sh(path.join(dir, 'seed'), [corpus]);
+    const bin = path.join(dir, 'fuzz');
+    sh('clang++', ['-std=c++17', '-g', '-O1', '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all', inc, harness, '-o', bin]);
+    const r = spawnSync(bin, [`-runs=${runs}`, '-max_len=4096', '-seed=1', corpus], { encoding: 'utf8', cwd: dir });
+    assert.is(r.status, 0, r.stderr.slice(-3000));
+    assert.ok(existsSync(bin));
+    assert.match(r.stderr, /Done \d+ runs/);
+  });
+}
+
+test.run();
