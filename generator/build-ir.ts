@@ -286,7 +286,11 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
   try {
     raw = parseExpr(d);
   } catch (e) {
-    if (e instanceof ExprSyntaxError) return fail(e.message, e.pos);
+    if (e instanceof ExprSyntaxError) {
+      // A YAML flow list splits `max(a, b)` at the comma; say so where it shows.
+      const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
+      return fail(e.message, e.pos, split ? "in a [flow, list], quote expressions that contain commas: 'max(a[0], b[0])'" : undefined);
+    }
     throw e;
   }
   let ok = true;

@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors } from './diagnostics.js';
-import { generate, UsageError } from './gen.js';
+import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 
 const USAGE = `usage: opforge <command> [options]
@@ -60,12 +60,13 @@ export function main(argv: string[]): number {
       return EXIT.ok;
     }
     const opts = { opsDir: values.ops, outDir: values.out, ...(values.only !== undefined ? { only: values.only } : {}) };
-    const { project, result } = generate(opts);
+    const { project, result } = generateIfChanged(opts);
     const ms = Math.round(performance.now() - t0);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);
+      process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);
     }
-    say(`opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`);
+    if (project === undefined) say(`opforge gen: ${values.out}/ is up to date (${ms} ms)`);
+    else say(`opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`);
     return EXIT.ok;
   } catch (e) {
     if (e instanceof SpecErrors) {

@@ -4,7 +4,8 @@ import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import type { ProjectIR } from './ir.js';
 import { loadProject } from './project.js';
-import { writeOut, type WriteResult } from './write-out.js';
+import { inputDigest, stampMatches, writeStamp } from './stamp.js';
+import { listTree, writeOut, type WriteResult } from './write-out.js';
 
 export interface GenOptions {
   opsDir: string;
@@ -17,6 +18,15 @@ export interface GenOptions {
 export function emitAll(project: ProjectIR): GeneratedFile[] {
   const files = EMITTERS.flatMap((e) => e.emit(project));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Like generate(), but returns early (project: undefined) when nothing changed since the last run. */
+export function generateIfChanged(opts: GenOptions): { project: ProjectIR | undefined; result: WriteResult } {
+  const digest = inputDigest(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
+  if (stampMatches(opts.outDir, digest)) return { project: undefined, result: { written: [], unchanged: listTree(opts.outDir).length, removed: [] } };
+  const r = generate(opts);
+  writeStamp(opts.outDir, digest);
+  return r;
 }
 
 export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {

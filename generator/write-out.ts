@@ -22,7 +22,7 @@ export function listTree(dir: string): string[] {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (r !== COMPLETE_MARKER) out.push(r);
+      else if (r !== COMPLETE_MARKER && r !== '.opforge-stamp') out.push(r);
     }
   };
   if (existsSync(dir)) walk(dir, '');

@@ -55,6 +55,25 @@ test('no-op gen rewrites nothing; unchanged files keep their mtime', () => {
   assert.is(statSync(f).mtimeMs, before);
 });
 
+test('the no-op fast path notices edited outputs and changed specs', () => {
+  const a = tmp();
+  cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
+  const out = path.join(a, 'out');
+  const gen = (): ReturnType<typeof run> => run(['gen', '--json', '--ops', path.join(a, 'ops'), '--out', out], a);
+  assert.is(JSON.parse(gen().stdout).upToDate, false);
+  assert.is(JSON.parse(gen().stdout).upToDate, true);
+  const f = path.join(out, 'include/opforge/ops/my_add.h');
+  const original = readFileSync(f, 'utf8');
+  writeFileSync(f, original + '// hand edit\n');
+  const r = JSON.parse(gen().stdout);
+  assert.is(r.upToDate, false);
+  assert.equal(r.written, ['include/opforge/ops/my_add.h']);
+  assert.is(readFileSync(f, 'utf8'), original);
+  const spec = path.join(a, 'ops', 'my_add.yaml');
+  writeFileSync(spec, readFileSync(spec, 'utf8').replace('2 * a + b for', '2 * a + b, for'));
+  assert.is(JSON.parse(gen().stdout).upToDate, false);
+});
+
 test('a changed spec rewrites only its files; a removed spec\'s files are deleted', () => {
   const a = tmp();
   cpSync(opsDir, path.join(a, 'ops'), { recursive: true });

@@ -1,0 +1,80 @@
+// Generation benchmark (issue 8, part 1): cold `gen`, no-op `gen` and a one-op change on N
+// synthetic ops, each as a fresh `opforge` process; medians of repeated runs; peak RSS; and a
+// byte-identity check across runs. Prints a Markdown table; `--write` updates docs/benchmarks.md.
+// Usage: node dist/bench/gen.js [--ops 500] [--runs 5] [--write]
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { listTree } from '../generator/write-out.js';
+import { writeSyntheticOps } from './synth-ops.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const { values } = parseArgs({ options: { ops: { type: 'string', default: '500' }, runs: { type: 'string', default: '5' }, write: { type: 'boolean', default: false } } });
+const N = Number(values.ops);
+const RUNS = Number(values.runs);
+
+interface Sample { ms: number; rssMiB: number }
+
+function gen(opsDir: string, outDir: string): Sample {
+  // /usr/bin/time -f reports the child's peak RSS; fall back to wall time only.
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'gen', '--quiet', '--ops', opsDir, '--out', outDir], { encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`gen failed: ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split('\n').pop());
+  return { ms, rssMiB: kb / 1024 };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'opforge-bench-'));
+const opsDir = path.join(work, 'ops');
+writeSyntheticOps(opsDir, N);
+const cold: Sample[] = [], noop: Sample[] = [], change: Sample[] = [];
+let reference: Map<string, string> | undefined;
+let identical = true;
+for (let r = 0; r < RUNS; r++) {
+  const out = path.join(work, `out${r}`);
+  cold.push(gen(opsDir, out));
+  noop.push(gen(opsDir, out));
+  const snap = new Map(listTree(out).map((p) => [p, readFileSync(path.join(out, p), 'utf8')]));
+  if (reference === undefined) reference = snap;
+  else identical &&= snap.size === reference.size && [...snap].every(([p, c]) => reference!.get(p) === c);
+  const f = path.join(opsDir, `op_${String(Math.min(7, N - 1)).padStart(4, '0')}.yaml`);
+  const orig = readFileSync(f, 'utf8');
+  writeFileSync(f, orig.replace('Synthetic benchmark op', `Synthetic benchmark op (edit ${r})`));
+  change.push(gen(opsDir, out));
+  writeFileSync(f, orig);
+  rmSync(out, { recursive: true, force: true });
+}
+const files = reference?.size ?? 0;
+rmSync(work, { recursive: true, force: true });
+
+const row = (name: string, s: Sample[], target: string): string =>
+  `| ${name} | ${median(s.map((x) => x.ms)).toFixed(0)} ms | ${Math.max(...s.map((x) => x.rssMiB)).toFixed(0)} MiB | ${target} |`;
+const table = [
+  `Generation, ${N} synthetic ops (${files} files), median of ${RUNS} runs, each a fresh \`opforge gen\` process on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}:`,
+  '',
+  '| step | median wall | peak RSS | target |',
+  '|---|---|---|---|',
+  row('cold gen (empty out/)', cold, '< 2000 ms'),
+  row('no-op gen', noop, '< 200 ms'),
+  row('one-op change', change, '—'),
+  '',
+  `Output byte-identical across runs: ${identical ? 'yes' : 'NO'}.`,
+].join('\n');
+console.log(table);
+if (!identical) process.exitCode = 1;
+if (values.write) {
+  const doc = path.join(root, 'docs', 'benchmarks.md');
+  const begin = '<!-- bench:gen -->';
+  const end = '<!-- /bench:gen -->';
+  const cur = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Benchmarks\n\n';
+  const block = `${begin}\n${table}\n${end}`;
+  writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## Generation\n\n${block}\n`);
+}
