@@ -5,12 +5,14 @@ import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
+import { scaffold } from './scaffold.js';
 
 const USAGE = `usage: opforge <command> [options]
 
 commands:
-  gen      validate ops/*.yaml and write every backend to out/
-  check    validate only; write nothing
+  gen          validate ops/*.yaml and write every backend to out/
+  check        validate only; write nothing
+  new <Name>   write ops/<name>.yaml and kernel stubs for a new op
 
 options:
   --ops <dir>    specs directory (default: ops)
@@ -46,6 +48,17 @@ export function main(argv: string[]): number {
   const { values, positionals } = parsed;
   if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const cmd = positionals[0];
+  if (cmd === 'new') {
+    const name = positionals[1];
+    if (name === undefined) { process.stderr.write(`opforge new: missing op name\n${USAGE}\n`); return EXIT.usage; }
+    try {
+      for (const f of scaffold(name, values.ops)) process.stdout.write(`wrote ${f}\n`);
+      return EXIT.ok;
+    } catch (e) {
+      process.stderr.write(`opforge new: ${(e as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
   if (cmd !== 'gen' && cmd !== 'check') {
     process.stderr.write(`opforge: ${cmd === undefined ? 'missing command' : `unknown command \`${cmd}\``}\n${USAGE}\n`);
     return EXIT.usage;
