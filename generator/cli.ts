@@ -6,6 +6,8 @@ import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
+import { schemaMarkdown } from './schema-doc.js';
+import { writeFileSync } from 'node:fs';
 
 const USAGE = `usage: opforge <command> [options]
 
@@ -13,6 +15,7 @@ commands:
   gen          validate ops/*.yaml and write every backend to out/
   check        validate only; write nothing
   new <Name>   write ops/<name>.yaml and kernel stubs for a new op
+  docs         regenerate docs/spec-schema.md from schema/op.schema.json
 
 options:
   --ops <dir>    specs directory (default: ops)
@@ -48,6 +51,11 @@ export function main(argv: string[]): number {
   const { values, positionals } = parsed;
   if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const cmd = positionals[0];
+  if (cmd === 'docs') {
+    writeFileSync('docs/spec-schema.md', schemaMarkdown());
+    process.stdout.write('wrote docs/spec-schema.md\n');
+    return EXIT.ok;
+  }
   if (cmd === 'new') {
     const name = positionals[1];
     if (name === undefined) { process.stderr.write(`opforge new: missing op name\n${USAGE}\n`); return EXIT.usage; }
