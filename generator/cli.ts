@@ -6,6 +6,7 @@ import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
+import { watchAndGenerate } from './watch.js';
 import { schemaMarkdown } from './schema-doc.js';
 import { writeFileSync } from 'node:fs';
 
@@ -23,6 +24,7 @@ options:
   --only <op>    regenerate only this op's files
   --quiet        print errors only
   --json         print the result as JSON
+  --watch        (gen) regenerate whenever a spec or kernel changes
   -h, --help     this text
 
 exit codes: 0 ok, 1 invalid specs, 2 usage error, 3 internal or I/O error`;
@@ -41,6 +43,7 @@ export function main(argv: string[]): number {
         only: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        watch: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -81,6 +84,10 @@ export function main(argv: string[]): number {
       return EXIT.ok;
     }
     const opts = { opsDir: values.ops, outDir: values.out, ...(values.only !== undefined ? { only: values.only } : {}) };
+    if (values.watch) {
+      watchAndGenerate(opts);
+      return EXIT.ok; // the watcher keeps the process alive
+    }
     const { project, result } = generateIfChanged(opts);
     const ms = Math.round(performance.now() - t0);
     if (values.json) {

@@ -1,0 +1,29 @@
+// `opforge gen --watch`: regenerate when a spec or kernel changes. Quiet on success (one line),
+// errors shown in place (the screen is redrawn on a TTY).
+
+import { watch } from 'node:fs';
+import { formatDiagnostic, SpecErrors } from './diagnostics.js';
+import { generateIfChanged, type GenOptions } from './gen.js';
+
+export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = process.stdout): () => void {
+  const tty = out.isTTY === true;
+  let timer: NodeJS.Timeout | undefined;
+  const once = (): void => {
+    const t0 = performance.now();
+    let text: string;
+    try {
+      const { project, result } = generateIfChanged(opts);
+      const ms = Math.round(performance.now() - t0);
+      text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
+    } catch (e) {
+      text = e instanceof SpecErrors ? `${e.diagnostics.map(formatDiagnostic).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was` : `error: ${(e as Error).message}`;
+    }
+    out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
+  };
+  once();
+  const watcher = watch(opts.opsDir, { recursive: true }, () => {
+    clearTimeout(timer);
+    timer = setTimeout(once, 100); // editors write in bursts
+  });
+  return () => { clearTimeout(timer); watcher.close(); };
+}

@@ -1,0 +1,39 @@
+// `opforge gen --watch` regenerates on a spec change and shows errors without writing.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { opsDir, root } from './helpers/paths.js';
+
+test('watch mode regenerates on change and reports errors in place', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-watch-'));
+  cpSync(opsDir, path.join(dir, 'ops'), { recursive: true });
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--watch'], { cwd: dir });
+  let log = '';
+  child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
+  const waitFor = async (re: RegExp, ms = 8000): Promise<void> => {
+    const t0 = Date.now();
+    while (!re.test(log)) {
+      if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${re}; log:\n${log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await waitFor(/5 op\(s\): \d+ written/);
+    const spec = path.join(dir, 'ops', 'my_add.yaml');
+    const good = readFileSync(spec, 'utf8');
+    log = '';
+    writeFileSync(spec, good.replace('dtype: T\n    shape: a', 'dtype: Q\n    shape: a'));
+    await waitFor(/unknown dtype or type variable `Q`[\s\S]*out\/ left as it was/);
+    log = '';
+    writeFileSync(spec, good.replace('2 * a + b for', '2 * a + b, for'));
+    await waitFor(/5 op\(s\): 1 written/);
+    assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'), /2 \* a \+ b, for/);
+  } finally {
+    child.kill();
+  }
+});
+
+test.run();
