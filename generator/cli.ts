@@ -6,6 +6,7 @@ import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
+import { fromOnnx } from './from-onnx.js';
 import { watchAndGenerate } from './watch.js';
 import { schemaMarkdown } from './schema-doc.js';
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ commands:
   check        validate only; write nothing
   new <Name>   write ops/<name>.yaml and kernel stubs for a new op
   docs         regenerate docs/spec-schema.md from schema/op.schema.json
+  from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
 
 options:
   --ops <dir>    specs directory (default: ops)
@@ -58,6 +60,24 @@ export function main(argv: string[]): number {
     writeFileSync('docs/spec-schema.md', schemaMarkdown());
     process.stdout.write('wrote docs/spec-schema.md\n');
     return EXIT.ok;
+  }
+  if (cmd === 'from-onnx') {
+    const model = positionals[1];
+    if (model === undefined) { process.stderr.write(`opforge from-onnx: missing model path\n${USAGE}\n`); return EXIT.usage; }
+    try {
+      const { written, skipped } = fromOnnx(model, values.ops);
+      if (values.json) process.stdout.write(`${JSON.stringify({ written, skipped })}\n`);
+      else {
+        for (const f of written) process.stdout.write(`wrote ${f}\n`);
+        for (const f of skipped) process.stdout.write(`skipped ${f} (exists)\n`);
+        if (!written.length && !skipped.length) process.stdout.write('no custom ops in the model\n');
+      }
+      return EXIT.ok;
+    } catch (e) {
+      if (e instanceof SpecErrors) { for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`); return EXIT.internal; }
+      process.stderr.write(`opforge from-onnx: ${(e as Error).message}\n`);
+      return EXIT.usage;
+    }
   }
   if (cmd === 'new') {
     const name = positionals[1];
