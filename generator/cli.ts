@@ -2,7 +2,7 @@
 // opforge command line. Exit codes: 0 success, 1 invalid specs, 2 usage error, 3 internal or I/O error.
 
 import { parseArgs } from 'node:util';
-import { formatDiagnostic, SpecErrors } from './diagnostics.js';
+import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
@@ -74,7 +74,7 @@ export function main(argv: string[]): number {
       }
       return EXIT.ok;
     } catch (e) {
-      if (e instanceof SpecErrors) { for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`); return EXIT.internal; }
+      if (e instanceof SpecErrors) { for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`); return EXIT.internal; }
       process.stderr.write(`opforge from-onnx: ${(e as Error).message}\n`);
       return EXIT.usage;
     }
@@ -120,7 +120,7 @@ export function main(argv: string[]): number {
     if (e instanceof SpecErrors) {
       if (values.json) process.stdout.write(`${JSON.stringify({ ok: false, errors: e.diagnostics })}\n`);
       else {
-        for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
         process.stderr.write(`opforge ${cmd}: ${e.diagnostics.length} error(s); nothing written\n`);
       }
       return EXIT.invalid;

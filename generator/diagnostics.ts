@@ -1,6 +1,7 @@
 // Located errors: every problem names file:line:col, the key path, what was expected and,
 // where one helps, a hint. Collected across all files so one run reports everything.
 
+import { styleText } from 'node:util';
 import { closest, distance } from 'fastest-levenshtein';
 
 export type KeyPath = readonly (string | number)[];
@@ -24,10 +25,18 @@ export function formatPath(path: KeyPath): string {
   return s === '' ? '(root)' : s;
 }
 
-export function formatDiagnostic(d: Diagnostic): string {
-  const where = `${d.file}:${d.line}:${d.col}`;
-  const hint = d.hint ? ` (${d.hint})` : '';
-  return `${where}: ${d.path}: ${d.message}${hint}`;
+/** Colors only for a terminal that wants them (NO_COLOR, FORCE_COLOR respected). */
+export function useColor(stream: { isTTY?: boolean }): boolean {
+  if (process.env.NO_COLOR !== undefined) return false;
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}
+
+export function formatDiagnostic(d: Diagnostic, color = false): string {
+  const paint = (style: Parameters<typeof styleText>[0], s: string): string => (color ? styleText(style, s) : s);
+  const where = paint('bold', `${d.file}:${d.line}:${d.col}`);
+  const hint = d.hint ? paint('cyan', ` (${d.hint})`) : '';
+  return `${where}: ${paint('yellow', d.path)}: ${paint('red', d.message)}${hint}`;
 }
 
 /** "did you mean `x`?" when a candidate is close enough to be a plausible typo. */
@@ -41,6 +50,6 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
 /** Thrown when a run found problems: carries all of them. */
 export class SpecErrors extends Error {
   constructor(readonly diagnostics: Diagnostic[]) {
-    super(diagnostics.map(formatDiagnostic).join('\n'));
+    super(diagnostics.map((d) => formatDiagnostic(d)).join('\n'));
   }
 }

@@ -16,7 +16,7 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
       const ms = Math.round(performance.now() - t0);
       text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
     } catch (e) {
-      text = e instanceof SpecErrors ? `${e.diagnostics.map(formatDiagnostic).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was` : `error: ${(e as Error).message}`;
+      text = e instanceof SpecErrors ? `${e.diagnostics.map((d) => formatDiagnostic(d, tty)).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was` : `error: ${(e as Error).message}`;
     }
     out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
   };

@@ -39,7 +39,7 @@ for (const file of listSpecFiles(opsDir)) {
     if (base.startsWith('valid_')) { assert.is(diags.filter((d) => path.basename(d.file) === base).length, 0); return; }
     assert.ok(expects.length > 0, `${base} states no expectations`);
     const mine = diags.filter((d) => path.basename(d.file) === base);
-    const shown = mine.map(formatDiagnostic).join('\n');
+    const shown = mine.map((d) => formatDiagnostic(d)).join('\n');
     assert.is(mine.length, expects.length, `${base}: expected ${expects.length} errors, got:\n${shown}`);
     for (const x of expects) {
       const hit = mine.find((d) => d.line === x.line && d.col === x.col && d.path === x.path && d.message.includes(x.msg));
