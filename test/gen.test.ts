@@ -13,7 +13,7 @@ import { opsDir, outDir, root } from './helpers/paths.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'opforge-gen-'));
 const cli = path.join(root, 'dist', 'generator', 'cli.js');
-const run = (args: string[], cwd = root) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' });
+const run = (args: string[], cwd = root) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
 
 function snapshot(dir: string): Map<string, string> {
   return new Map(listTree(dir).map((p) => [p, readFileSync(path.join(dir, p), 'utf8')]));
