@@ -1,7 +1,7 @@
 // Compiling and running C++ from tests, with the flags the standards ask for.
 import { spawnSync } from 'node:child_process';
 
-export const CXXFLAGS = ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-Wpedantic', '-Wshadow', '-O1'];
+export const CXXFLAGS = ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-Wpedantic', '-Wshadow', '-O2'];
 
 /** Runs a command; throws with its output when it fails. */
 export function sh(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {

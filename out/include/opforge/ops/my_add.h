@@ -128,14 +128,14 @@ Status cuda(const Attrs& attrs, const State& state, const Io<opforge::float16>& 
 
 /** Types raw tensors by dtype and calls the CPU kernel. Checks dtypes; shapes must have been checked. */
 inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CpuContext& ctx) {
-  DType inDtypes[kNumInputs];
-  bool present[kNumInputs];
+  DType inDtypes[kNumInputs] = {};
+  bool present[kNumInputs] = {};
   for (int i = 0; i < kNumInputs; ++i) {
     inDtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
     if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
   }
-  DType outDtypes[kNumOutputs];
+  DType outDtypes[kNumOutputs] = {};
   int binding = -1;
   OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
   for (int o = 0; o < kNumOutputs; ++o) {
@@ -163,14 +163,14 @@ inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in
 
 /** Types raw tensors by dtype and calls the CUDA kernel. Checks dtypes; shapes must have been checked. */
 inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CudaContext& ctx) {
-  DType inDtypes[kNumInputs];
-  bool present[kNumInputs];
+  DType inDtypes[kNumInputs] = {};
+  bool present[kNumInputs] = {};
   for (int i = 0; i < kNumInputs; ++i) {
     inDtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
     if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
   }
-  DType outDtypes[kNumOutputs];
+  DType outDtypes[kNumOutputs] = {};
   int binding = -1;
   OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
   for (int o = 0; o < kNumOutputs; ++o) {
