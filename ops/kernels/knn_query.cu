@@ -15,18 +15,45 @@ namespace {
 
 __device__ inline int64_t clampTo(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+constexpr int kThreads = 128;
+constexpr int kTile = 1024;  // points staged in shared memory per step (12 KiB)
+
+// One thread per query. The block's queries usually share a batch, so the block walks the
+// union of their point ranges tile by tile through shared memory; each thread only pushes
+// the points of its own batch, in increasing index order (which keeps tie-breaking identical
+// to the CPU kernel).
 __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restrict__ offset, const float* __restrict__ newXyz,
                           const int32_t* __restrict__ newOffset, int64_t n, int64_t m, int64_t batches, int64_t k,
                           int32_t* __restrict__ idx, float* __restrict__ d2) {
-  for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < m;
-       q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  __shared__ float tile[kTile * 3];
+  __shared__ long long lo, hi;
+  const int64_t q = blockIdx.x * static_cast<int64_t>(kThreads) + threadIdx.x;
+  const bool active = q < m;
+  int64_t begin = 0, end = 0;
+  float p[3] = {0.0f, 0.0f, 0.0f};
+  if (active) {
     const int64_t b = knn::batchOf(newOffset, batches, q);
-    int64_t begin = 0, end = 0;
     if (b >= 0) {
       end = clampTo(offset[b], 0, n);
       begin = b > 0 ? clampTo(offset[b - 1], 0, end) : 0;
     }
-    knn::query(xyz, begin, end, newXyz + 3 * q, k, idx + q * k, d2 + q * k);
+    p[0] = newXyz[3 * q]; p[1] = newXyz[3 * q + 1]; p[2] = newXyz[3 * q + 2];
+  }
+  if (threadIdx.x == 0) { lo = n; hi = 0; }
+  __syncthreads();
+  if (active && begin < end) { atomicMin(&lo, static_cast<long long>(begin)); atomicMax(&hi, static_cast<long long>(end)); }
+  __syncthreads();
+  knn::TopK top(active ? idx + q * k : nullptr, active ? d2 + q * k : nullptr, active ? k : 0);
+  for (int64_t t0 = lo; t0 < hi; t0 += kTile) {
+    const int64_t count = hi - t0 < kTile ? hi - t0 : kTile;
+    for (int64_t j = threadIdx.x; j < count * 3; j += kThreads) tile[j] = xyz[3 * t0 + j];
+    __syncthreads();
+    if (active) {
+      const int64_t from = begin > t0 ? begin - t0 : 0;
+      const int64_t to = end - t0 < count ? end - t0 : count;
+      for (int64_t j = from; j < to; ++j) top.push(knn::dist2(tile + 3 * j, p), static_cast<int32_t>(t0 + j));
+    }
+    __syncthreads();
   }
 }
 
@@ -35,7 +62,8 @@ __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restri
 Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& ctx) {
   const int64_t m = io.new_xyz.shape[0];
   if (m == 0) return Status::Ok();
-  knnKernel<<<cuda::gridFor(m, 128), 128, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+  const auto blocks = static_cast<unsigned>((m + kThreads - 1) / kThreads);
+  knnKernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
       io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data, io.xyz.shape[0], m, io.offset.shape[0],
       attrs.nsample, io.idx.data, io.dist2.data);
   return cuda::lastError(kName);

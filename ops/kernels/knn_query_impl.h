@@ -31,23 +31,40 @@ OPFORGE_HD inline int64_t batchOf(const int32_t* newOffset, int64_t batches, int
   return -1;
 }
 
-/** Fills one output row: the k nearest of xyz[begin, end) to query p. */
-OPFORGE_HD inline void query(const float* xyz, int64_t begin, int64_t end, const float* p, int64_t k, int32_t* idx, float* d2) {
-  const float inf = __builtin_huge_valf();
-  for (int64_t j = 0; j < k; ++j) { idx[j] = -1; d2[j] = inf; }
-  for (int64_t i = begin; i < end; ++i) {
-    const float d = dist2(xyz + 3 * i, p);
-    // Insert (d, i) keeping the row sorted; equal distances keep the lower index first.
-    int64_t j = k - 1;
-    if (idx[j] != -1 && !(d < d2[j])) continue;
-    while (j > 0 && (idx[j - 1] == -1 || d < d2[j - 1])) {
+/**
+ * The k nearest seen so far, kept sorted by (distance, index) in the output row itself.
+ * `worst` and `filled` live in registers so most candidates are rejected without a memory access.
+ */
+struct TopK {
+  int32_t* idx;
+  float* d2;
+  int64_t k;
+  int64_t filled = 0;
+  float worst = 0.0f;
+
+  OPFORGE_HD TopK(int32_t* i, float* d, int64_t kk) : idx(i), d2(d), k(kk) {
+    const float inf = __builtin_huge_valf();
+    for (int64_t j = 0; j < k; ++j) { idx[j] = -1; d2[j] = inf; }
+  }
+  /** Candidates arrive in increasing index order, so an equal distance never displaces an earlier point. */
+  OPFORGE_HD void push(float d, int32_t i) {
+    if (filled == k && !(d < worst)) return;
+    int64_t j = filled < k ? filled++ : k - 1;
+    while (j > 0 && d < d2[j - 1]) {
       idx[j] = idx[j - 1];
       d2[j] = d2[j - 1];
       --j;
     }
-    idx[j] = static_cast<int32_t>(i);
+    idx[j] = i;
     d2[j] = d;
+    worst = d2[filled - 1];
   }
+};
+
+/** Fills one output row: the k nearest of xyz[begin, end) to query p. */
+OPFORGE_HD inline void query(const float* xyz, int64_t begin, int64_t end, const float* p, int64_t k, int32_t* idx, float* d2) {
+  TopK top(idx, d2, k);
+  for (int64_t i = begin; i < end; ++i) top.push(dist2(xyz + 3 * i, p), static_cast<int32_t>(i));
 }
 
 }  // namespace knn
