@@ -12,4 +12,10 @@ test('generation benchmark runs (5 ops, 1 run) and output is byte-identical', ()
   assert.match(r.stdout, /byte-identical across runs: yes/);
 });
 
+test('incremental build benchmark: one touched kernel rebuilds one object', () => {
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'incremental.js')], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /touch ops\/kernels\/knn_query\.cpp \| 1 \(knn_query\.cpp\.o\)/);
+});
+
 test.run();
