@@ -7,13 +7,9 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
 import { stringify } from 'yaml';
-import { buildOp } from './build-ir.js';
-import { SpecErrors } from './diagnostics.js';
-import { loadSpec } from './load.js';
 import { identProblem, toSnake } from './names.js';
 import { STANDARD_DOMAINS, STANDARD_ONNX_OPS } from './onnx-std-ops.js';
-import { kernelStub } from './scaffold.js';
-import { checkSchema } from './schema-check.js';
+import { writeKernelStubs } from './scaffold.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 const { onnx } = onnxProto;
@@ -139,13 +135,7 @@ export function fromOnnx(modelPath: string, opsDir: string): { written: string[]
     const cpu = path.join(opsDir, 'kernels', `${snake}.cpp`);
     const cu = path.join(opsDir, 'kernels', `${snake}.cu`);
     writeFileSync(spec, text);
-    for (const f of [cpu, cu]) if (!existsSync(f)) writeFileSync(f, '');
-    const { spec: loaded, errors } = loadSpec(spec, spec);
-    const all = [...errors, ...(loaded ? checkSchema(loaded) : [])];
-    const built = loaded && all.length === 0 ? buildOp(loaded, { root: path.dirname(path.resolve(opsDir)) }) : undefined;
-    if (!built?.op) throw new SpecErrors([...all, ...(built?.errors ?? [])]);
-    writeFileSync(cpu, kernelStub(built.op, 'cpu'));
-    writeFileSync(cu, kernelStub(built.op, 'cuda'));
+    writeKernelStubs(spec, cpu, cu, opsDir);
     written.push(spec, cpu, cu);
   }
   return { written, skipped };

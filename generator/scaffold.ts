@@ -80,6 +80,20 @@ ${overloads.join('\n\n')}
 `;
 }
 
+/**
+ * Validates a freshly written spec and writes CPU and CUDA kernel stubs rendered from its IR.
+ * Placeholders are written first: validation requires the kernel files to exist.
+ */
+export function writeKernelStubs(spec: string, cpu: string, cu: string, opsDir: string): void {
+  for (const f of [cpu, cu]) if (!existsSync(f)) writeFileSync(f, '');
+  const { spec: loaded, errors } = loadSpec(spec, spec);
+  const all = [...errors, ...(loaded ? checkSchema(loaded) : [])];
+  const built = loaded && all.length === 0 ? buildOp(loaded, { root: path.dirname(path.resolve(opsDir)) }) : undefined;
+  if (!built?.op) throw new SpecErrors([...all, ...(built?.errors ?? [])]);
+  writeFileSync(cpu, kernelStub(built.op, 'cpu'));
+  writeFileSync(cu, kernelStub(built.op, 'cuda'));
+}
+
 /** Writes ops/<snake>.yaml and its kernel stubs; refuses to overwrite. Returns the files written. */
 export function scaffold(name: string, opsDir: string): string[] {
   const problem = identProblem(name);
@@ -92,13 +106,6 @@ export function scaffold(name: string, opsDir: string): string[] {
   mkdirSync(path.dirname(cpu), { recursive: true });
   // The kernel paths must exist for validation; write placeholders first, then the real stubs.
   writeFileSync(spec, specTemplate(name, snake));
-  writeFileSync(cpu, '');
-  writeFileSync(cu, '');
-  const { spec: loaded, errors } = loadSpec(spec, spec);
-  const all = [...errors, ...(loaded ? checkSchema(loaded) : [])];
-  const built = loaded && all.length === 0 ? buildOp(loaded, { root: path.dirname(path.resolve(opsDir)) }) : undefined;
-  if (!built?.op) throw new SpecErrors([...all, ...(built?.errors ?? [])]);
-  writeFileSync(cpu, kernelStub(built.op, 'cpu'));
-  writeFileSync(cu, kernelStub(built.op, 'cuda'));
+  writeKernelStubs(spec, cpu, cu, opsDir);
   return [spec, cpu, cu];
 }
