@@ -52,3 +52,11 @@ export function isListAttr(t: AttrType): boolean {
 export function bindingIndex(op: OpIR, vars: Record<string, DType>): number {
   return op.bindings.findIndex((b) => op.typeVars.every((tv) => b.vars[tv.name] === vars[tv.name]));
 }
+
+/**
+ * The op type a Paddle custom op registers (PD_BUILD_OP) and that Paddle Inference's TensorRT
+ * converter derives plugin names from (`<type>_paddle_trt_plugin`): the snake_case op name.
+ */
+export function paddleOpType(op: OpIR): string {
+  return op.ident.snake;
+}

@@ -6,7 +6,9 @@ import type { ProjectIR } from '../ir.js';
 import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
 
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
-export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [];
+export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
+  { dir: 'trt', option: 'WITH_TENSORRT', doc: 'Build the TensorRT plugin libraries (needs WITH_CUDA and TENSORRT_ROOT)' },
+];
 
 export const cmakeEmitter: Emitter = {
   name: 'cmake',

@@ -3,5 +3,6 @@
 import { cmakeEmitter } from './cmake.js';
 import { coreEmitter } from './core.js';
 import type { Emitter } from './emitter.js';
+import { trtEmitter } from './trt/index.js';
 
-export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter];
+export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter, trtEmitter];

@@ -1,0 +1,505 @@
+// opforge TensorRT adapter, shared by every interface generation: version shims, logging,
+// PluginField parsing (every reasonable width), the PluginCore that holds an op instance, and
+// the glue from TensorRT descriptors to the op core's RawTensor dispatch.
+// Builds against TensorRT 8.6, 10.x and 11.x headers; needs no libnvinfer symbol.
+#pragma once
+
+#include <NvInferRuntime.h>
+#include <NvInferVersion.h>
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "opforge/core.h"
+#include "opforge/trt/dtype.h"
+
+// IPluginV2 and IPluginV2Ext are deprecated since TensorRT 8.5, IPluginV2DynamicExt and
+// IPluginCreator since 10. opforge still implements them on purpose (TensorRT 8.x users, Paddle
+// Inference's plugin lookup), so code that names them is bracketed by these macros: the
+// deprecation warning is silenced there and nowhere else.
+#if defined(_MSC_VER)
+#define OPFORGE_TRT_V2_BEGIN __pragma(warning(push)) __pragma(warning(disable : 4996))
+#define OPFORGE_TRT_V2_END __pragma(warning(pop))
+#else
+#define OPFORGE_TRT_V2_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+#define OPFORGE_TRT_V2_END _Pragma("GCC diagnostic pop")
+#endif
+
+// The plugin library's C entry points stay visible when everything else is hidden
+// (TENSORRTAPI is empty outside NVIDIA's own build).
+#if defined(_MSC_VER)
+#define OPFORGE_TRT_EXPORT __declspec(dllexport)
+#else
+#define OPFORGE_TRT_EXPORT __attribute__((visibility("default")))
+#endif
+
+namespace opforge {
+namespace trt {
+
+// ---- Logging --------------------------------------------------------------------------
+// The logger comes from the ILoggerFinder TensorRT hands to setLoggerFinder() when it loads
+// the library; without one (linked in statically, or in tests) errors go to stderr.
+
+inline std::atomic<nvinfer1::ILoggerFinder*>& loggerFinder() {
+  static std::atomic<nvinfer1::ILoggerFinder*> finder{nullptr};
+  return finder;
+}
+
+inline void log(nvinfer1::ILogger::Severity severity, const std::string& message) noexcept {
+  try {
+    nvinfer1::ILoggerFinder* finder = loggerFinder().load();
+    nvinfer1::ILogger* logger = finder != nullptr ? finder->findLogger() : nullptr;
+    if (logger != nullptr) {
+      logger->log(severity, message.c_str());
+    } else if (severity <= nvinfer1::ILogger::Severity::kWARNING) {
+      std::fprintf(stderr, "[opforge] %s\n", message.c_str());
+    }
+  } catch (...) {
+  }
+}
+inline void logError(const std::string& m) noexcept { log(nvinfer1::ILogger::Severity::kERROR, m); }
+inline void logWarning(const std::string& m) noexcept { log(nvinfer1::ILogger::Severity::kWARNING, m); }
+
+// ---- Dims ---------------------------------------------------------------------------
+// nvinfer1::Dims is Dims32 in TensorRT 8 and Dims64 from 10; both convert through int64_t.
+
+/** Element type of Dims::d (int32_t in TensorRT 8, int64_t from 10). */
+using DimValue = std::remove_all_extents_t<decltype(nvinfer1::Dims::d)>;
+
+inline bool toShape(const nvinfer1::Dims& d, Shape* s) {
+  if (d.nbDims < 0 || d.nbDims > kMaxRank) return false;
+  s->rank = d.nbDims;
+  for (int32_t i = 0; i < d.nbDims; ++i) s->dims[i] = static_cast<int64_t>(d.d[i]);
+  return true;
+}
+
+inline bool allKnown(const nvinfer1::Dims& d) {
+  for (int32_t i = 0; i < d.nbDims; ++i) if (d.d[i] < 0) return false;
+  return true;
+}
+
+/** A constant dim expression; TensorRT 8 takes int32 constants. */
+inline const nvinfer1::IDimensionExpr* constant(nvinfer1::IExprBuilder& b, int64_t v) {
+#if NV_TENSORRT_MAJOR >= 10
+  return b.constant(v);
+#else
+  return b.constant(static_cast<int32_t>(v));
+#endif
+}
+
+inline const nvinfer1::IDimensionExpr* dimOp(nvinfer1::IExprBuilder& b, nvinfer1::DimensionOperation o,
+                                          const nvinfer1::IDimensionExpr* x, const nvinfer1::IDimensionExpr* y) {
+  if (x == nullptr || y == nullptr) return nullptr;
+  return b.operation(o, *x, *y);
+}
+
+// ---- PluginField parsing ---------------------------------------------------------------
+// Creators publish the types onnx-tensorrt's plugin fallback produces for ONNX attributes
+// (INT/INTS -> kINT32, FLOAT/FLOATS -> kFLOAT32, STRING -> kCHAR with a trailing NUL), and
+// accept every other width that carries the value without loss of meaning.
+
+enum class FieldResult { kSet, kError };
+
+/** What a creator publishes for one attribute. */
+struct FieldInfo {
+  const char* name;
+  nvinfer1::PluginFieldType type;
+  bool required;
+};
+
+inline const char* fieldTypeName(nvinfer1::PluginFieldType t) {
+  switch (t) {
+    case nvinfer1::PluginFieldType::kFLOAT16: return "kFLOAT16";
+    case nvinfer1::PluginFieldType::kFLOAT32: return "kFLOAT32";
+    case nvinfer1::PluginFieldType::kFLOAT64: return "kFLOAT64";
+    case nvinfer1::PluginFieldType::kINT8: return "kINT8";
+    case nvinfer1::PluginFieldType::kINT16: return "kINT16";
+    case nvinfer1::PluginFieldType::kINT32: return "kINT32";
+    case nvinfer1::PluginFieldType::kCHAR: return "kCHAR";
+    case nvinfer1::PluginFieldType::kDIMS: return "kDIMS";
+    case nvinfer1::PluginFieldType::kUNKNOWN: return "kUNKNOWN";
+#if NV_TENSORRT_MAJOR >= 10
+    case nvinfer1::PluginFieldType::kBF16: return "kBF16";
+    case nvinfer1::PluginFieldType::kINT64: return "kINT64";
+#endif
+    default: return "an unsupported type";
+  }
+}
+
+namespace detail {
+
+template <typename T>
+inline T load(const void* data, int32_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const uint8_t*>(data) + static_cast<size_t>(i) * sizeof(T), sizeof(T));
+  return v;
+}
+
+inline bool checkData(const nvinfer1::PluginField& f, std::string* err) {
+  if (f.length < 0) { *err = "has a negative length"; return false; }
+  if (f.length > 0 && f.data == nullptr) { *err = "has no data"; return false; }
+  return true;
+}
+
+inline bool isIntType(nvinfer1::PluginFieldType t) {
+  return t == nvinfer1::PluginFieldType::kINT8 || t == nvinfer1::PluginFieldType::kINT16 ||
+#if NV_TENSORRT_MAJOR >= 10
+         t == nvinfer1::PluginFieldType::kINT64 ||
+#endif
+         t == nvinfer1::PluginFieldType::kINT32;
+}
+
+inline bool isFloatType(nvinfer1::PluginFieldType t) {
+  return t == nvinfer1::PluginFieldType::kFLOAT16 || t == nvinfer1::PluginFieldType::kFLOAT32 ||
+#if NV_TENSORRT_MAJOR >= 10
+         t == nvinfer1::PluginFieldType::kBF16 ||
+#endif
+         t == nvinfer1::PluginFieldType::kFLOAT64;
+}
+
+inline int64_t intAt(const nvinfer1::PluginField& f, int32_t i) {
+  switch (f.type) {
+    case nvinfer1::PluginFieldType::kINT8: return load<int8_t>(f.data, i);
+    case nvinfer1::PluginFieldType::kINT16: return load<int16_t>(f.data, i);
+#if NV_TENSORRT_MAJOR >= 10
+    case nvinfer1::PluginFieldType::kINT64: return load<int64_t>(f.data, i);
+#endif
+    default: return load<int32_t>(f.data, i);
+  }
+}
+
+inline double floatAt(const nvinfer1::PluginField& f, int32_t i) {
+  switch (f.type) {
+    case nvinfer1::PluginFieldType::kFLOAT16: return toFloat(load<float16>(f.data, i));
+    case nvinfer1::PluginFieldType::kFLOAT64: return load<double>(f.data, i);
+#if NV_TENSORRT_MAJOR >= 10
+    case nvinfer1::PluginFieldType::kBF16: return toFloat(load<bfloat16>(f.data, i));
+#endif
+    default: return load<float>(f.data, i);
+  }
+}
+
+inline bool readInts(const nvinfer1::PluginField& f, std::vector<int64_t>* out, std::string* err) {
+  if (!checkData(f, err)) return false;
+  if (!isIntType(f.type)) { *err = std::string("has type ") + fieldTypeName(f.type) + ", expected an integer type (kINT32, kINT64, kINT16, kINT8)"; return false; }
+  out->clear();
+  for (int32_t i = 0; i < f.length; ++i) out->push_back(intAt(f, i));
+  return true;
+}
+
+inline bool readFloats(const nvinfer1::PluginField& f, std::vector<float>* out, std::string* err) {
+  if (!checkData(f, err)) return false;
+  if (!isFloatType(f.type)) { *err = std::string("has type ") + fieldTypeName(f.type) + ", expected a float type (kFLOAT32, kFLOAT64, kFLOAT16, kBF16)"; return false; }
+  out->clear();
+  for (int32_t i = 0; i < f.length; ++i) out->push_back(static_cast<float>(floatAt(f, i)));
+  return true;
+}
+
+inline bool one(size_t n, std::string* err) {
+  if (n != 1) { *err = "holds " + std::to_string(n) + " values, expected exactly one"; return false; }
+  return true;
+}
+
+}  // namespace detail
+
+inline FieldResult readField(const nvinfer1::PluginField& f, std::vector<int64_t>* out, std::string* err) {
+  return detail::readInts(f, out, err) ? FieldResult::kSet : FieldResult::kError;
+}
+inline FieldResult readField(const nvinfer1::PluginField& f, std::vector<float>* out, std::string* err) {
+  return detail::readFloats(f, out, err) ? FieldResult::kSet : FieldResult::kError;
+}
+inline FieldResult readField(const nvinfer1::PluginField& f, int64_t* out, std::string* err) {
+  std::vector<int64_t> v;
+  if (!detail::readInts(f, &v, err) || !detail::one(v.size(), err)) return FieldResult::kError;
+  *out = v[0];
+  return FieldResult::kSet;
+}
+inline FieldResult readField(const nvinfer1::PluginField& f, bool* out, std::string* err) {
+  std::vector<int64_t> v;
+  if (!detail::readInts(f, &v, err) || !detail::one(v.size(), err)) return FieldResult::kError;
+  if (v[0] != 0 && v[0] != 1) { *err = "is " + std::to_string(v[0]) + ", expected 0 or 1"; return FieldResult::kError; }
+  *out = v[0] != 0;
+  return FieldResult::kSet;
+}
+inline FieldResult readField(const nvinfer1::PluginField& f, float* out, std::string* err) {
+  std::vector<float> v;
+  if (!detail::readFloats(f, &v, err) || !detail::one(v.size(), err)) return FieldResult::kError;
+  *out = v[0];
+  return FieldResult::kSet;
+}
+inline FieldResult readField(const nvinfer1::PluginField& f, std::string* out, std::string* err) {
+  if (!detail::checkData(f, err)) return FieldResult::kError;
+  if (f.type != nvinfer1::PluginFieldType::kCHAR && f.type != nvinfer1::PluginFieldType::kINT8) {
+    *err = std::string("has type ") + fieldTypeName(f.type) + ", expected kCHAR";
+    return FieldResult::kError;
+  }
+  const char* s = static_cast<const char*>(f.data);
+  size_t n = static_cast<size_t>(f.length);
+  while (n > 0 && s[n - 1] == '\0') --n;  // onnx-tensorrt and Paddle count the terminating NUL
+  if (std::memchr(s, '\0', n) != nullptr) { *err = "contains a NUL character"; return FieldResult::kError; }
+  out->assign(s, n);
+  return FieldResult::kSet;
+}
+
+/** Name of the single field the V3 plugins serialize: the op core's versioned, checksummed bytes. */
+constexpr const char* kSerializedField = "opforge.serialized";
+
+// ---- The op instance every plugin generation wraps ----------------------------------------
+
+/**
+ * Attributes and state of one op instance plus the TensorRT-independent logic the plugins
+ * share. `Op` is the generated descriptor in out/trt/<op>/<op>_trt.h; it forwards to the op core.
+ */
+template <class Op>
+class PluginCore {
+ public:
+  using Attrs = typename Op::Attrs;
+  using State = typename Op::State;
+
+  PluginCore() = default;
+  explicit PluginCore(Attrs attrs) : attrs_(std::move(attrs)) {}
+
+  const Attrs& attrs() const { return attrs_; }
+
+  /** Attributes from a field collection; a missing required field or a bad value is logged and fails. */
+  static bool fromFields(const nvinfer1::PluginFieldCollection* fc, const char* pluginName, Attrs* out) {
+    Attrs a;
+    bool seen[Op::kNumFields > 0 ? Op::kNumFields : 1] = {};
+    const int32_t n = fc != nullptr ? fc->nbFields : 0;
+    if (n > 0 && fc->fields == nullptr) { logError(std::string(pluginName) + ": field collection has no fields array"); return false; }
+    for (int32_t i = 0; i < n; ++i) {
+      const nvinfer1::PluginField& f = fc->fields[i];
+      if (f.name == nullptr) { logError(std::string(pluginName) + ": field " + std::to_string(i) + " has no name"); return false; }
+      const int idx = fieldIndex(f.name);
+      if (idx < 0) { logWarning(std::string(pluginName) + ": ignoring unknown field '" + f.name + "'"); continue; }
+      std::string err;
+      if (Op::setField(a, idx, f, &err) != FieldResult::kSet) {
+        logError(std::string(pluginName) + ": field '" + f.name + "' " + err);
+        return false;
+      }
+      seen[idx] = true;
+    }
+    for (int i = 0; i < Op::kNumFields; ++i) {
+      if (Op::kFields[i].required && !seen[i]) {
+        logError(std::string(pluginName) + ": required field '" + Op::kFields[i].name + "' is missing");
+        return false;
+      }
+    }
+    const Status s = Op::validate(a);
+    if (!s.ok()) { logError(s.message()); return false; }
+    *out = std::move(a);
+    return true;
+  }
+
+  static int fieldIndex(const char* name) {
+    for (int i = 0; i < Op::kNumFields; ++i) if (std::strcmp(Op::kFields[i].name, name) == 0) return i;
+    return -1;
+  }
+
+  /** The published field names and types (what getFieldNames() returns). */
+  static const nvinfer1::PluginFieldCollection* fieldNames() {
+    static const std::vector<nvinfer1::PluginField> fields = [] {
+      std::vector<nvinfer1::PluginField> v;
+      for (int i = 0; i < Op::kNumFields; ++i) v.emplace_back(Op::kFields[i].name, nullptr, Op::kFields[i].type, 0);
+      return v;
+    }();
+    static const nvinfer1::PluginFieldCollection fc{static_cast<int32_t>(fields.size()), fields.empty() ? nullptr : fields.data()};
+    return &fc;
+  }
+
+  size_t serializedSize() const { return Op::serializedSize(attrs_, state_); }
+  void serialize(void* buffer) const { Op::serialize(attrs_, state_, buffer); }
+  std::vector<uint8_t> serialized() const {
+    std::vector<uint8_t> b(serializedSize());
+    serialize(b.data());
+    return b;
+  }
+  /** Reads serialize()'s bytes; a truncated, foreign or corrupted buffer is logged and fails. */
+  bool deserialize(const void* data, size_t size) {
+    const Status s = Op::deserialize(data, size, &attrs_, &state_);
+    if (!s.ok()) logError(s.message());
+    return s.ok();
+  }
+
+  /** Which inputs are present when TensorRT connects nbInputs of them (absent optionals are trailing). */
+  static bool presence(int32_t nbInputs, bool* present) {
+    if (nbInputs > Op::kNumInputs || nbInputs < 0) return false;
+    for (int i = 0; i < Op::kNumInputs; ++i) {
+      present[i] = i < nbInputs;
+      if (!present[i] && !Op::kInputOptional[i]) return false;
+    }
+    return true;
+  }
+
+  /** Output dtypes from input dtypes through the op core's type inference. */
+  static bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) {
+    DType inT[Op::kNumInputs] = {};
+    bool present[Op::kNumInputs];
+    if (!presence(nbInputs, present)) { logError(std::string(Op::kPluginName) + ": " + std::to_string(nbInputs) + " inputs connected"); return false; }
+    for (int32_t i = 0; i < nbInputs; ++i) {
+      if (!fromTrt(in[i], &inT[i])) { logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " has a dtype the op does not support"); return false; }
+    }
+    DType outT[Op::kNumOutputs];
+    int binding = -1;
+    const Status s = Op::inferTypes(inT, present, outT, &binding);
+    if (!s.ok()) { logError(s.message()); return false; }
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (!toTrt(outT[o], &out[o])) { logError(std::string(Op::kPluginName) + ": output dtype " + dtypeName(outT[o]) + " has no TensorRT equivalent"); return false; }
+    }
+    return true;
+  }
+
+  /**
+   * supportsFormatCombination from the spec's type constraints: linear format, a dtype the
+   * position allows, and positions bound to one type variable agree (TensorRT asks in order,
+   * so positions before `pos` are already decided).
+   */
+  static bool supports(int32_t pos, const nvinfer1::TensorFormat* formats, const nvinfer1::DataType* types, int32_t nbInputs, int32_t nbOutputs) {
+    if (nbOutputs != Op::kNumOutputs || pos < 0 || pos >= nbInputs + nbOutputs) return false;
+    if (formats[pos] != nvinfer1::TensorFormat::kLINEAR) return false;
+    const int port = pos < nbInputs ? pos : Op::kNumInputs + (pos - nbInputs);
+    DType t;
+    if (!fromTrt(types[pos], &t)) return false;
+    if (!Op::portAllows(port, t)) return false;
+    const int var = Op::kPortVar[port];
+    if (var < 0) return true;
+    for (int32_t p = 0; p < pos; ++p) {
+      const int q = p < nbInputs ? p : Op::kNumInputs + (p - nbInputs);
+      if (Op::kPortVar[q] == var && types[p] != types[pos]) return false;
+    }
+    return true;
+  }
+
+  /** Shapes of the connected inputs, checked against the spec. */
+  static bool inputShapes(const nvinfer1::Dims* dims, int32_t nbInputs, Shape* shapes, bool* present) {
+    if (!presence(nbInputs, present)) return false;
+    for (int32_t i = 0; i < nbInputs; ++i) if (!toShape(dims[i], &shapes[i])) return false;
+    return true;
+  }
+
+  /** Scratch bytes for these input dims (max dims at build time); 0 when dims are not known. */
+  size_t workspace(const nvinfer1::Dims* dims, int32_t nbInputs) const {
+    Shape shapes[Op::kNumInputs];
+    bool present[Op::kNumInputs];
+    if (!inputShapes(dims, nbInputs, shapes, present)) return 0;
+    for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i])) return 0;
+    size_t bytes = 0;
+    if (!Op::workspaceSize(attrs_, shapes, &bytes).ok()) return 0;
+    return bytes;
+  }
+
+  /** Checks concrete shapes and, for ops with state, runs configure() when they change. */
+  bool prepare(const Shape* shapes, const bool* present) {
+    Status s = Op::checkShapes(attrs_, shapes, present);
+    if (!s.ok()) { logError(s.message()); return false; }
+    if (!Op::kHasConfigure) return true;
+    bool same = configured_;
+    for (int i = 0; same && i < Op::kNumInputs; ++i) same = configuredShapes_[i] == shapes[i];
+    if (same) return true;
+    s = Op::configure(attrs_, shapes, &state_);
+    if (!s.ok()) { logError(s.message()); return false; }
+    for (int i = 0; i < Op::kNumInputs; ++i) configuredShapes_[i] = shapes[i];
+    configured_ = true;
+    return true;
+  }
+
+  /**
+   * Runs the op on device tensors: builds RawTensors from the descriptors, checks shapes and
+   * dtypes through the op core, and dispatches to the CUDA kernel on `stream`. 0 on success.
+   */
+  int32_t enqueue(const nvinfer1::Dims* inDims, const nvinfer1::DataType* inTypes, int32_t nbInputs,
+                  const nvinfer1::Dims* outDims, const nvinfer1::DataType* outTypes, int32_t nbOutputs,
+                  const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) {
+    if (nbOutputs != Op::kNumOutputs) { logError(std::string(Op::kPluginName) + ": wrong number of outputs"); return 1; }
+    RawTensor in[Op::kNumInputs];
+    RawTensor out[Op::kNumOutputs];
+    Shape shapes[Op::kNumInputs];
+    bool present[Op::kNumInputs];
+    if (!inputShapes(inDims, nbInputs, shapes, present)) { logError(std::string(Op::kPluginName) + ": bad input dims"); return 1; }
+    for (int i = 0; i < Op::kNumInputs; ++i) {
+      in[i].present = present[i];
+      if (!present[i]) continue;
+      in[i].shape = shapes[i];
+      in[i].data = const_cast<void*>(inputs[i]);
+      if (!fromTrt(inTypes[i], &in[i].dtype)) { logError(std::string(Op::kPluginName) + ": unsupported input dtype"); return 1; }
+    }
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (!toShape(outDims[o], &out[o].shape) || !fromTrt(outTypes[o], &out[o].dtype)) { logError(std::string(Op::kPluginName) + ": bad output descriptor"); return 1; }
+      out[o].data = outputs[o];
+    }
+    if (!prepare(shapes, present)) return 1;
+    Shape expected[Op::kNumOutputs];
+    Status s = Op::inferShapes(attrs_, shapes, expected);
+    if (!s.ok()) { logError(s.message()); return 1; }
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (expected[o] != out[o].shape) {
+        logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[o] + " has shape " + out[o].shape.str() + ", expected " + expected[o].str());
+        return 1;
+      }
+    }
+    CudaContext ctx;
+    ctx.stream = stream;
+    ctx.workspace = workspace;
+    size_t bytes = 0;
+    s = Op::workspaceSize(attrs_, shapes, &bytes);
+    if (!s.ok()) { logError(s.message()); return 1; }
+    ctx.workspaceSize = bytes;
+    s = Op::run(attrs_, state_, in, out, ctx);
+    if (!s.ok()) { logError(s.message()); return 1; }
+    return 0;
+  }
+
+ private:
+  Attrs attrs_;
+  State state_;
+  bool configured_ = false;
+  Shape configuredShapes_[Op::kNumInputs];
+};
+
+/**
+ * For ops whose spec has no CUDA kernel: copies the inputs to the host, runs the CPU kernel and
+ * copies the outputs back, synchronizing `ctx.stream`. Correct, not fast.
+ */
+template <class Op>
+Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs,
+                 const RawTensor* outputs, const CudaContext& ctx) {
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  std::vector<std::vector<uint8_t>> inHost(Op::kNumInputs), outHost(Op::kNumOutputs);
+  RawTensor in[Op::kNumInputs];
+  RawTensor out[Op::kNumOutputs];
+  for (int i = 0; i < Op::kNumInputs; ++i) {
+    in[i] = inputs[i];
+    if (!in[i].present) continue;
+    inHost[i].resize(static_cast<size_t>(in[i].shape.numel()) * dtypeSize(in[i].dtype));
+    if (!inHost[i].empty() && cudaMemcpyAsync(inHost[i].data(), inputs[i].data, inHost[i].size(), cudaMemcpyDeviceToHost, stream) != cudaSuccess)
+      return Status::Error(std::string(Op::kPluginName) + ": copying an input to the host failed");
+    in[i].data = inHost[i].data();
+  }
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
+    out[o] = outputs[o];
+    outHost[o].resize(static_cast<size_t>(out[o].shape.numel()) * dtypeSize(out[o].dtype));
+    out[o].data = outHost[o].data();
+  }
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return Status::Error(std::string(Op::kPluginName) + ": stream synchronization failed");
+  std::vector<uint8_t> scratch(ctx.workspaceSize);
+  CpuContext cpu;
+  cpu.workspace = scratch.empty() ? nullptr : scratch.data();
+  cpu.workspaceSize = scratch.size();
+  OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, out, cpu));
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
+    if (!outHost[o].empty() && cudaMemcpyAsync(outputs[o].data, outHost[o].data(), outHost[o].size(), cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      return Status::Error(std::string(Op::kPluginName) + ": copying an output to the device failed");
+  }
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return Status::Error(std::string(Op::kPluginName) + ": stream synchronization failed");
+  return Status::Ok();
+}
+
+}  // namespace trt
+}  // namespace opforge

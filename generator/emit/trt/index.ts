@@ -1,0 +1,149 @@
+// TensorRT backend: per op, a descriptor header that adapts the op core to the shared plugin
+// bases in generator/cpp/opforge/trt/ (IPluginV3 for TensorRT 10/11, IPluginV2DynamicExt and
+// the Paddle-named IPluginV2Ext for TensorRT 8.x and Paddle Inference), one translation unit per
+// interface generation, and a README; for the project, the plugin library entry points
+// (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake.
+
+import { readFileSync } from 'node:fs';
+import type { OpIR, ProjectIR } from '../../ir.js';
+import { coreHeaderPath } from '../../ir-helpers.js';
+import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { emitDtypeHeader } from './dtype.js';
+import { emitOpHeader } from './op-header.js';
+import { emitOpReadme } from './readme.js';
+import { emitCmake } from './cmake.js';
+import { creatorNames, trtPaths } from './names.js';
+
+export { creatorNames, pluginNames, trtPaths } from './names.js';
+
+const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h'];
+
+function emitV3Unit(op: OpIR): string {
+  const ns = `::opforge::trt::${op.ident.snake}`;
+  return lines(
+    `// ${op.name} as an IPluginV3 (TensorRT 10 and 11); empty before TensorRT 10.`,
+    `#include "${trtPaths(op).include}"`,
+    '',
+    '#if NV_TENSORRT_MAJOR >= 10',
+    `template class ::opforge::trt::PluginV3<${ns}::Op>;`,
+    `template class ::opforge::trt::CreatorV3<${ns}::Op>;`,
+    '#endif',
+  );
+}
+
+function emitV2Unit(op: OpIR): string {
+  const ns = `::opforge::trt::${op.ident.snake}`;
+  return lines(
+    `// ${op.name} as IPluginV2DynamicExt and as the implicit-batch IPluginV2Ext Paddle looks up.`,
+    `#include "${trtPaths(op).include}"`,
+    '',
+    'OPFORGE_TRT_V2_BEGIN',
+    `template class ::opforge::trt::PluginV2Dynamic<${ns}::Op>;`,
+    `template class ::opforge::trt::PluginV2Static<${ns}::Op>;`,
+    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kOp>;`,
+    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kPaddleDynamic>;`,
+    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Static<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kPaddleStatic>;`,
+    'OPFORGE_TRT_V2_END',
+  );
+}
+
+function creatorAliases(project: ProjectIR): string[] {
+  return project.ops.map((op) => {
+    const n = creatorNames(op);
+    const ns = `::opforge::trt::${op.ident.snake}`;
+    return lines(
+      '#if NV_TENSORRT_MAJOR >= 10',
+      `using ${n.v3} = ${ns}::CreatorV3;`,
+      '#endif',
+      'OPFORGE_TRT_V2_BEGIN',
+      `using ${n.v2} = ${ns}::CreatorV2;`,
+      `using ${n.paddleDynamic} = ${ns}::PaddleDynamicCreator;`,
+      `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
+      'OPFORGE_TRT_V2_END',
+    );
+  });
+}
+
+function emitLibrary(project: ProjectIR): string {
+  const v3 = project.ops.map((op) => creatorNames(op).v3);
+  const v2 = project.ops.flatMap((op) => {
+    const n = creatorNames(op);
+    return [n.paddleDynamic, n.paddleStatic];
+  });
+  const v2Op = project.ops.map((op) => creatorNames(op).v2);
+  const decl = (t: string): string => `  static ${t} s${t};`;
+  return lines(
+    '// Entry points TensorRT looks for when it loads this library as a plugin library',
+    '// (trtexec --dynamicPlugins, IPluginRegistry::loadLibrary): getCreators (TensorRT 10+) or',
+    '// getPluginCreators (8.x), and setLoggerFinder. No static registration happens here, so',
+    '// loading the library twice never registers a creator twice.',
+    ...project.ops.map((op) => `#include "${trtPaths(op).include}"`),
+    '',
+    ...creatorAliases(project),
+    '',
+    'extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* finder) { ::opforge::trt::loggerFinder().store(finder); }',
+    '',
+    '#if NV_TENSORRT_MAJOR >= 10',
+    '/** Every creator: the IPluginV3 one under the op name, the V2 ones under Paddle\'s names. */',
+    'extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCreators) {',
+    ...v3.map(decl),
+    'OPFORGE_TRT_V2_BEGIN',
+    ...v2.map(decl),
+    `  static nvinfer1::IPluginCreatorInterface* const kCreators[] = {${[...v3, ...v2].map((c) => `&s${c}`).join(', ')}};`,
+    'OPFORGE_TRT_V2_END',
+    '  nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));',
+    '  return kCreators;',
+    '}',
+    '#else',
+    '/** TensorRT 8.x: the IPluginV2DynamicExt creator under the op name, and the Paddle-named ones. */',
+    'extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreator* const* getPluginCreators(int32_t& nbCreators) {',
+    ...[...v2Op, ...v2].map(decl),
+    `  static nvinfer1::IPluginCreator* const kCreators[] = {${[...v2Op, ...v2].map((c) => `&s${c}`).join(', ')}};`,
+    '  nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));',
+    '  return kCreators;',
+    '}',
+    '#endif',
+  );
+}
+
+function emitRegister(project: ProjectIR): string {
+  return lines(
+    '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
+    '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
+    '// (getPluginRegistry). Do not combine with loading the entry-point library into the same process.',
+    ...project.ops.map((op) => `#include "${trtPaths(op).include}"`),
+    '',
+    ...creatorAliases(project),
+    '',
+    '#if NV_TENSORRT_MAJOR >= 10',
+    ...project.ops.map((op) => `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).v3});`),
+    '#endif',
+    'OPFORGE_TRT_V2_BEGIN',
+    '#if NV_TENSORRT_MAJOR < 10',
+    ...project.ops.map((op) => `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).v2});`),
+    '#endif',
+    ...project.ops.flatMap((op) => [`REGISTER_TENSORRT_PLUGIN(${creatorNames(op).paddleDynamic});`, `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).paddleStatic});`]),
+    'OPFORGE_TRT_V2_END',
+  );
+}
+
+export const trtEmitter: Emitter = {
+  name: 'trt',
+  emit(project: ProjectIR): GeneratedFile[] {
+    const files: GeneratedFile[] = SHARED.map((h) =>
+      projectFile(`trt/include/opforge/trt/${h}`, readFileSync(new URL(`../../../../generator/cpp/opforge/trt/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/trt/${h}`),
+    );
+    files.push(projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
+    for (const op of project.ops) {
+      const p = trtPaths(op);
+      files.push(opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)));
+      files.push(opFile(op, p.v3, emitV3Unit(op)));
+      files.push(opFile(op, p.v2, emitV2Unit(op)));
+      files.push(opFile(op, p.readme, emitOpReadme(op)));
+    }
+    files.push(projectFile('trt/plugin_library.cpp', emitLibrary(project)));
+    files.push(projectFile('trt/register.cpp', emitRegister(project)));
+    files.push(projectFile('trt/CMakeLists.txt', emitCmake(project)));
+    return files;
+  },
+};
