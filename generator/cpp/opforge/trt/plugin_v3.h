@@ -60,7 +60,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
                           int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
     if (nbOutputs != Op::kNumOutputs) return -1;
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (!Core::presence(nbInputs, present)) return -1;
     try {
       for (int32_t o = 0; o < nbOutputs; ++o) {
@@ -79,15 +79,15 @@ class PluginV3 final : public nvinfer1::IPluginV3,
                                  int32_t nbOutputs) noexcept override {
     const int32_t n = nbInputs + nbOutputs;
     if (pos < 0 || pos >= n || n > Op::kNumInputs + Op::kNumOutputs) return false;
-    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs];
-    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs];
+    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
+    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].desc.format; types[i] = inOut[i].desc.type; }
     return Core::supports(pos, formats, types, nbInputs, nbOutputs);
   }
 
   int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
                           const nvinfer1::DynamicPluginTensorDesc* /*out*/, int32_t nbOutputs) noexcept override {
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (nbOutputs != Op::kNumOutputs || !Core::presence(nbInputs, present)) return -1;
     nbInputs_ = nbInputs;
     for (int32_t i = 0; i < nbInputs; ++i) {
@@ -104,7 +104,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
                           const nvinfer1::DynamicPluginTensorDesc* /*outputs*/, int32_t /*nbOutputs*/) const noexcept override {
     if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs];
+      nvinfer1::Dims dims[Op::kNumInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) dims[i] = inputs[i].max;
       return core_.workspace(dims, nbInputs);
     } catch (...) {
@@ -118,10 +118,10 @@ class PluginV3 final : public nvinfer1::IPluginV3,
     if (nbOutputs != Op::kNumOutputs || nbInputs > Op::kNumInputs || nbInputs < 0) return -1;
     nbInputs_ = nbInputs;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs];
+      nvinfer1::Dims dims[Op::kNumInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) dims[i] = in[i].dims;
       Shape shapes[Op::kNumInputs];
-      bool present[Op::kNumInputs];
+      bool present[Op::kNumInputs] = {};
       if (!Core::inputShapes(dims, nbInputs, shapes, present)) return -1;
       return core_.prepare(shapes, present) ? 0 : -1;
     } catch (...) {
@@ -132,8 +132,8 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   int32_t enqueue(const nvinfer1::PluginTensorDesc* inputDesc, const nvinfer1::PluginTensorDesc* outputDesc,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs], outDims[Op::kNumOutputs];
-      nvinfer1::DataType inTypes[Op::kNumInputs], outTypes[Op::kNumOutputs];
+      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
+      nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
       const int32_t nbInputs = nbInputs_;
       for (int32_t i = 0; i < nbInputs; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
       for (int32_t o = 0; o < Op::kNumOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }

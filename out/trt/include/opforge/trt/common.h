@@ -342,12 +342,12 @@ class PluginCore {
   /** Output dtypes from input dtypes through the op core's type inference. */
   static bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) {
     DType inT[Op::kNumInputs] = {};
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (!presence(nbInputs, present)) { logError(std::string(Op::kPluginName) + ": " + std::to_string(nbInputs) + " inputs connected"); return false; }
     for (int32_t i = 0; i < nbInputs; ++i) {
       if (!fromTrt(in[i], &inT[i])) { logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " has a dtype the op does not support"); return false; }
     }
-    DType outT[Op::kNumOutputs];
+    DType outT[Op::kNumOutputs] = {};
     int binding = -1;
     const Status s = Op::inferTypes(inT, present, outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
@@ -388,7 +388,7 @@ class PluginCore {
   /** Scratch bytes for these input dims (max dims at build time); 0 when dims are not known. */
   size_t workspace(const nvinfer1::Dims* dims, int32_t nbInputs) const {
     Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (!inputShapes(dims, nbInputs, shapes, present)) return 0;
     for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i])) return 0;
     size_t bytes = 0;
@@ -422,7 +422,7 @@ class PluginCore {
     RawTensor in[Op::kNumInputs];
     RawTensor out[Op::kNumOutputs];
     Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (!inputShapes(inDims, nbInputs, shapes, present)) { logError(std::string(Op::kPluginName) + ": bad input dims"); return 1; }
     for (int i = 0; i < Op::kNumInputs; ++i) {
       in[i].present = present[i];

@@ -84,7 +84,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
 
   // IPluginV2Ext
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
-    nvinfer1::DataType out[Op::kNumOutputs];
+    nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
       if (index >= 0 && index < Op::kNumOutputs && Core::outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
@@ -105,7 +105,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
                                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
     nvinfer1::DimsExprs out{};
     out.nbDims = -1;
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (outputIndex < 0 || outputIndex >= Op::kNumOutputs || !Core::presence(nbInputs, present)) return out;
     try {
       if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, exprBuilder, &out)) {
@@ -122,8 +122,8 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
                                  int32_t nbOutputs) noexcept override {
     const int32_t n = nbInputs + nbOutputs;
     if (pos < 0 || pos >= n || n > Op::kNumInputs + Op::kNumOutputs) return false;
-    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs];
-    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs];
+    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
+    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].format; types[i] = inOut[i].type; }
     return Core::supports(pos, formats, types, nbInputs, nbOutputs);
   }
@@ -143,7 +143,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
                           int32_t /*nbOutputs*/) const noexcept override {
     if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs];
+      nvinfer1::Dims dims[Op::kNumInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) dims[i] = inputs[i].dims;
       return core_.workspace(dims, nbInputs);
     } catch (...) {
@@ -154,8 +154,8 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   int32_t enqueue(const nvinfer1::PluginTensorDesc* inputDesc, const nvinfer1::PluginTensorDesc* outputDesc,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs], outDims[Op::kNumOutputs];
-      nvinfer1::DataType inTypes[Op::kNumInputs], outTypes[Op::kNumOutputs];
+      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
+      nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
       for (int32_t o = 0; o < Op::kNumOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
       return core_.enqueue(inDims, inTypes, nbInputs_, outDims, outTypes, Op::kNumOutputs, inputs, outputs, workspace, stream);
@@ -226,7 +226,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     nvinfer1::Dims out{};
     out.nbDims = -1;
     Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs];
+    bool present[Op::kNumInputs] = {};
     if (index < 0 || index >= Op::kNumOutputs || !batched(inputs, nbInputDims, 1, shapes, present)) return out;
     try {
       Shape outShapes[Op::kNumOutputs];
@@ -255,7 +255,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
 
   size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept override {
     try {
-      nvinfer1::Dims dims[Op::kNumInputs];
+      nvinfer1::Dims dims[Op::kNumInputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], maxBatchSize, &dims[i])) return 0;
       return core_.workspace(dims, nbInputs_);
     } catch (...) {
@@ -266,7 +266,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   int32_t enqueue(int32_t batchSize, const void* const* inputs, void* const* outputs, void* workspace,
                   cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs], outDims[Op::kNumOutputs];
+      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], batchSize, &inDims[i])) return 1;
       for (int32_t o = 0; o < Op::kNumOutputs; ++o) if (!prepend(outDims_[o], batchSize, &outDims[o])) return 1;
       return core_.enqueue(inDims, inTypes_, nbInputs_, outDims, outTypes_, Op::kNumOutputs, inputs, outputs, workspace, stream);
@@ -298,7 +298,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
 
   // IPluginV2Ext
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
-    nvinfer1::DataType out[Op::kNumOutputs];
+    nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
       if (index >= 0 && index < Op::kNumOutputs && Core::outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
