@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadProject } from '../generator/project.js';
 import { writeHarnesses } from './fuzz/harness.js';
+import { writeFieldHarness } from './fuzz/trt-fields.js';
 import { sh } from './helpers/cxx.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
@@ -33,6 +34,25 @@ for (const op of project.ops) {
     assert.ok(existsSync(bin));
     assert.match(r.stderr, /Done \d+ runs/);
   });
+}
+
+// The TensorRT creators' field parsing needs TensorRT's headers, which CI does not have; with
+// TENSORRT_INCLUDE_DIR set (see docs/tensorrt.md) every creator is fuzzed too.
+const trtInclude = process.env.TENSORRT_INCLUDE_DIR;
+if (trtInclude) {
+  for (const op of project.ops) {
+    test(`fuzz ${op.name} TensorRT creator fields (${runs} runs, ASan+UBSan)`, () => {
+      const dir = path.join(work, 'trt', op.ident.snake);
+      const src = writeFieldHarness(op, dir);
+      const bin = path.join(dir, 'fuzz_fields');
+      const cuda = process.env.CUDA_INCLUDE_DIR ?? '/usr/local/cuda/include';
+      sh('clang++', ['-std=c++17', '-g', '-O1', '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all', '-Wno-deprecated-declarations',
+        `-I${path.join(outDir, 'include')}`, `-I${path.join(outDir, 'trt')}`, `-I${path.join(outDir, 'trt', 'include')}`, '-isystem', trtInclude, '-isystem', cuda, src, '-o', bin]);
+      const r = spawnSync(bin, [`-runs=${runs}`, '-max_len=2048', '-seed=1'], { encoding: 'utf8', cwd: dir });
+      assert.is(r.status, 0, r.stderr.slice(-3000));
+      assert.match(r.stderr, /Done \d+ runs/);
+    });
+  }
 }
 
 test.run();
