@@ -6,6 +6,7 @@ import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
 import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
+import { build } from '../runtime/index.js';
 import { fromOnnx } from './from-onnx.js';
 import { watchAndGenerate } from './watch.js';
 import { schemaMarkdown } from './schema-doc.js';
@@ -18,6 +19,7 @@ commands:
   check        validate only; write nothing
   new <Name>   write ops/<name>.yaml and kernel stubs for a new op
   docs         regenerate docs/spec-schema.md from schema/op.schema.json
+  build        build the Node addon (out/node) with cmake-js into build/node, offline
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
 
 options:
@@ -56,6 +58,14 @@ export function main(argv: string[]): number {
   const { values, positionals } = parsed;
   if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const cmd = positionals[0];
+  if (cmd === 'build') {
+    const t0 = performance.now();
+    const tty = process.stdout.isTTY === true;
+    build({ onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
+      .then((p) => { process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`); })
+      .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
+    return EXIT.ok;
+  }
   if (cmd === 'docs') {
     writeFileSync('docs/spec-schema.md', schemaMarkdown());
     process.stdout.write('wrote docs/spec-schema.md\n');

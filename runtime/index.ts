@@ -1,0 +1,54 @@
+// opforge runtime: build the generated Node addon with cmake-js (offline) and load it.
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+
+const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface BuildOptions {
+  /** Project root holding out/ (default: the current directory). */
+  root?: string;
+  /** Build directory (default: <root>/build/node). */
+  buildDir?: string;
+  /** Called with each line cmake prints (progress). */
+  onLine?: (line: string) => void;
+}
+
+/** Builds out/node with cmake-js, offline against the local Node headers; incremental. Returns the addon path. */
+export async function build(opts: BuildOptions = {}): Promise<string> {
+  const root = path.resolve(opts.root ?? process.cwd());
+  const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'node'));
+  const source = path.join(root, 'out', 'node');
+  if (!existsSync(path.join(source, 'CMakeLists.txt'))) throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
+  const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
+  const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
+  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`], {
+    env: { npm_config_nodedir: nodedir },
+    all: true,
+    reject: false,
+  });
+  const lines: string[] = [];
+  child.all?.on('data', (d: Buffer) => {
+    for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); opts.onLine?.(l); }
+  });
+  const r = await child;
+  if (r.exitCode !== 0) {
+    const errors = lines.filter((l) => /error|Error/.test(l)).slice(0, 20).join('\n');
+    throw new Error(`opforge build failed (cmake-js exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
+  }
+  return addonPath(buildDir);
+}
+
+export function addonPath(buildDir: string): string {
+  return path.join(buildDir, 'Release', 'opforge_node.node');
+}
+
+/** Loads the built addon; a clear error when it has not been built. */
+export function load(buildDir = path.join(process.cwd(), 'build', 'node')): unknown {
+  const p = addonPath(path.resolve(buildDir));
+  if (!existsSync(p)) throw new Error(`the opforge Node addon is not built (looked for ${p}); run \`opforge build\` or runtime build()`);
+  return createRequire(import.meta.url)(p);
+}
