@@ -18,4 +18,10 @@ test('incremental build benchmark: one touched kernel rebuilds one object', () =
   assert.match(r.stdout, /touch ops\/kernels\/knn_query\.cpp \| 1 \(knn_query\.cpp\.o\)/);
 });
 
+test('binding overhead benchmark runs (quick) against onnxruntime-node with identical results', () => {
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'binding.js'), '--quick'], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /\| latency \| [\d.]+ µs \| [\d.]+ µs \|/);
+});
+
 test.run();
