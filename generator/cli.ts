@@ -7,6 +7,7 @@ import { generateIfChanged, UsageError } from './gen.js';
 import { loadProject } from './project.js';
 import { scaffold } from './scaffold.js';
 import { build } from '../runtime/index.js';
+import { runOp } from '../runtime/run-op.js';
 import { fromOnnx } from './from-onnx.js';
 import { watchAndGenerate } from './watch.js';
 import { schemaMarkdown } from './schema-doc.js';
@@ -20,6 +21,8 @@ commands:
   new <Name>   write ops/<name>.yaml and kernel stubs for a new op
   docs         regenerate docs/spec-schema.md from schema/op.schema.json
   build        build the Node addon (out/node) with cmake-js into build/node, offline
+  run <Op> --input name=d0,d1[:v0,v1,...] [--input ...] [--attr name=value] [--device cpu] [--seed N]
+               run one op of the built addon on seeded random inputs
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
 
 options:
@@ -48,6 +51,10 @@ export function main(argv: string[]): number {
         quiet: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         watch: { type: 'boolean', default: false },
+        input: { type: 'string', multiple: true, default: [] },
+        attr: { type: 'string', multiple: true, default: [] },
+        device: { type: 'string', default: 'cpu' },
+        seed: { type: 'string', default: '1' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -58,6 +65,14 @@ export function main(argv: string[]): number {
   const { values, positionals } = parsed;
   if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const cmd = positionals[0];
+  if (cmd === 'run') {
+    const op = positionals[1];
+    if (op === undefined) { process.stderr.write(`opforge run: missing op name\n${USAGE}\n`); return EXIT.usage; }
+    runOp({ op, inputs: values.input, attrs: values.attr, device: values.device, opsDir: values.ops, seed: Number(values.seed) })
+      .then((s) => process.stdout.write(`${s}\n`))
+      .catch((e: unknown) => { process.stderr.write(`opforge run: ${(e as Error).message}\n`); process.exitCode = EXIT.usage; });
+    return EXIT.ok;
+  }
   if (cmd === 'build') {
     const t0 = performance.now();
     const tty = process.stdout.isTTY === true;

@@ -1,6 +1,7 @@
 // The generated Node binding, built with cmake-js: every seed op's spec test cases and extra
 // random shapes against references written here (not the kernels), and the documented errors.
 
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -181,6 +182,19 @@ test('wrong inputs throw TypeError or RangeError naming the op and argument', ()
     }
     assert.unreachable(`no error for ${re}`);
   }
+});
+
+test('CLI: opforge build, then opforge run prints shapes, values and time', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), ...args], { cwd: root, encoding: 'utf8' });
+  const b = cli(['build', '--quiet']);
+  assert.is(b.status, 0, b.stderr);
+  const r = cli(['run', 'KNNQuery', '--input', 'xyz=10,3', '--input', 'offset=1:10', '--input', 'new_xyz=4,3', '--input', 'new_offset=1:4', '--attr', 'nsample=3']);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /KNNQuery on cpu: [\d.]+ ms\n {2}idx: \[4, 3\] /);
+  const bad = cli(['run', 'MyAdd', '--input', 'a=2,2', '--input', 'b=2,3']);
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /MyAdd: input b must have the shape of a/);
+  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /CPU only/);
 });
 
 test('load() without a build names what to do', () => {
