@@ -19,13 +19,8 @@ Napi::Value RunCustomRelu(const Napi::CallbackInfo& info) {
   if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
     attrs.alpha = o.Get("alpha").ToNumber().FloatValue();
   }
-  const opforge::Status valid = op::validate(attrs);
-  if (!valid.ok()) {
-    Napi::RangeError::New(info.Env(), valid.message()).ThrowAsJavaScriptException();
-    return info.Env().Undefined();
-  }
   static const opforge::node::OpCore<op::Attrs, op::State> core = {
-      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::checkShapes, op::inferTypes,
+      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
       op::inferShapes, op::workspaceSize, op::runCpu, nullptr};
   return opforge::node::run(info, core, attrs);
 }
@@ -38,13 +33,8 @@ Napi::Value RunDynamicTrtResize(const Napi::CallbackInfo& info) {
   if (o.Has("align_corners") && !o.Get("align_corners").IsUndefined()) {
     attrs.align_corners = o.Get("align_corners").ToBoolean().Value();
   }
-  const opforge::Status valid = op::validate(attrs);
-  if (!valid.ok()) {
-    Napi::RangeError::New(info.Env(), valid.message()).ThrowAsJavaScriptException();
-    return info.Env().Undefined();
-  }
   static const opforge::node::OpCore<op::Attrs, op::State> core = {
-      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::checkShapes, op::inferTypes,
+      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
       op::inferShapes, op::workspaceSize, op::runCpu, nullptr};
   return opforge::node::run(info, core, attrs);
 }
@@ -57,13 +47,8 @@ Napi::Value RunKnnQuery(const Napi::CallbackInfo& info) {
   if (o.Has("nsample") && !o.Get("nsample").IsUndefined()) {
     attrs.nsample = o.Get("nsample").ToNumber().Int64Value();
   }
-  const opforge::Status valid = op::validate(attrs);
-  if (!valid.ok()) {
-    Napi::RangeError::New(info.Env(), valid.message()).ThrowAsJavaScriptException();
-    return info.Env().Undefined();
-  }
   static const opforge::node::OpCore<op::Attrs, op::State> core = {
-      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::checkShapes, op::inferTypes,
+      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
       op::inferShapes, op::workspaceSize, op::runCpu, nullptr};
   return opforge::node::run(info, core, attrs);
 }
@@ -76,13 +61,8 @@ Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) {
   if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
     attrs.alpha = o.Get("alpha").ToNumber().FloatValue();
   }
-  const opforge::Status valid = op::validate(attrs);
-  if (!valid.ok()) {
-    Napi::RangeError::New(info.Env(), valid.message()).ThrowAsJavaScriptException();
-    return info.Env().Undefined();
-  }
   static const opforge::node::OpCore<op::Attrs, op::State> core = {
-      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::checkShapes, op::inferTypes,
+      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
       op::inferShapes, op::workspaceSize, op::runCpu, nullptr};
   return opforge::node::run(info, core, attrs);
 }
@@ -91,13 +71,8 @@ Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) {
 Napi::Value RunMyAdd(const Napi::CallbackInfo& info) {
   namespace op = opforge::ops::my_add;
   op::Attrs attrs;
-  const opforge::Status valid = op::validate(attrs);
-  if (!valid.ok()) {
-    Napi::RangeError::New(info.Env(), valid.message()).ThrowAsJavaScriptException();
-    return info.Env().Undefined();
-  }
   static const opforge::node::OpCore<op::Attrs, op::State> core = {
-      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::checkShapes, op::inferTypes,
+      op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
       op::inferShapes, op::workspaceSize, op::runCpu, nullptr};
   return opforge::node::run(info, core, attrs);
 }

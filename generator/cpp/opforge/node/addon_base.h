@@ -28,6 +28,7 @@ struct OpCore {
   int numInputs;
   int numOutputs;
   const char* const* inputNames;
+  Status (*validate)(const Attrs&);
   Status (*checkShapes)(const Attrs&, const Shape*, const bool*);
   Status (*inferTypes)(const DType*, const bool*, DType*, int*);
   Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
@@ -88,11 +89,13 @@ inline Napi::Value newTypedArray(Napi::Env env, DType t, size_t n) {
   return env.Undefined();
 }
 
-/** run(inputs: (Tensor | undefined)[]) with attrs already parsed: checks, infers, runs the CPU kernel. */
+/** run(inputs: (Tensor | undefined)[]) with attrs already parsed: validates, checks, infers, runs the CPU kernel. */
 template <class Attrs, class State>
 Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
   Napi::Env env = info.Env();
   const std::string name = op.name;
+  Status s = op.validate(attrs);
+  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
   if (!info[0].IsArray()) { Napi::TypeError::New(env, name + ": inputs must be an array").ThrowAsJavaScriptException(); return env.Undefined(); }
   Napi::Array arr = info[0].As<Napi::Array>();
   std::vector<RawTensor> in(op.numInputs);
@@ -107,7 +110,7 @@ Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, 
   }
   std::vector<DType> outT(op.numOutputs);
   int binding = -1;
-  Status s = op.inferTypes(dtypes.data(), present.get(), outT.data(), &binding);
+  s = op.inferTypes(dtypes.data(), present.get(), outT.data(), &binding);
   if (!s.ok()) { Napi::TypeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
   s = op.checkShapes(attrs, shapes.data(), present.get());
   if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
