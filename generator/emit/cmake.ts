@@ -20,7 +20,7 @@ export const cmakeEmitter: Emitter = {
         `# ${op.name}`,
         `add_library(${t}_cpu OBJECT "\${OPFORGE_PROJECT_ROOT}/${op.kernels.cpu}")`,
         `target_link_libraries(${t}_cpu PUBLIC opforge_core)`,
-        `set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON)`,
+        `set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)`,
         `target_compile_options(${t}_cpu PRIVATE \${OPFORGE_WARNINGS})`,
         `list(APPEND OPFORGE_OPS ${op.ident.snake})`,
         op.kernels.cuda
@@ -28,7 +28,7 @@ export const cmakeEmitter: Emitter = {
               'if(WITH_CUDA)',
               `  add_library(${t}_cuda OBJECT "\${OPFORGE_PROJECT_ROOT}/${op.kernels.cuda}")`,
               `  target_link_libraries(${t}_cuda PUBLIC opforge_core)`,
-              `  set_target_properties(${t}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON)`,
+              `  set_target_properties(${t}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)`,
               `  target_compile_options(${t}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror>)`,
               `  list(APPEND OPFORGE_CUDA_OPS ${op.ident.snake})`,
               'endif()',
