@@ -24,7 +24,7 @@ interface RawTest { inputs: Record<string, RawTestInput>; attributes?: Record<st
 export interface RawSpec {
   name: string; domain?: string; version: number; description?: string; types?: Record<string, DType[]>;
   inputs: RawInput[]; outputs: RawOutput[]; attributes?: RawAttr[]; state?: RawState[]; workspace?: DimSpec;
-  kernels: { cpu: string; cuda?: string }; tests?: RawTest[];
+  kernels: { cpu: string; cuda?: string; reference?: string }; tests?: RawTest[];
 }
 
 const MAX_BINDINGS = 64;
@@ -171,6 +171,7 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   const kernels = {
     cpu: checkKernel(raw.kernels.cpu, ['kernels', 'cpu'], spec, ctx, err) ?? raw.kernels.cpu,
     cuda: raw.kernels.cuda === undefined ? undefined : checkKernel(raw.kernels.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.kernels.cuda,
+    reference: raw.kernels.reference === undefined ? undefined : checkKernel(raw.kernels.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.kernels.reference,
   };
 
   const bindings = enumerateBindings(typeVars);

@@ -148,6 +148,8 @@ export interface OpIR {
     /** Paths relative to the project root (forward slashes). */
     cpu: string;
     cuda: string | undefined;
+    /** Python (PyTorch) reference implementation, if the spec names one. */
+    reference: string | undefined;
   };
   tests: TestCaseIR[];
   /** Whether the kernel supplies configure() (true when the op has state). */

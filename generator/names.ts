@@ -23,7 +23,7 @@ void while with implements interface let package private protected public static
 await`;
 // Names the generated code itself uses in the scopes where spec names appear.
 const GENERATED = `attrs state io ctx stream workspace inputs outputs status opforge std nvinfer1 Ort Attrs State Io
-kNumInputs kNumOutputs serialize deserialize validate`;
+kNumInputs kNumOutputs serialize deserialize validate _rt _OP`;
 
 const RESERVED = new Set(
   [CPP_KEYWORDS, PY_KEYWORDS, TS_KEYWORDS, GENERATED].flatMap((s) => s.split(/\s+/)).filter(Boolean),

@@ -47,6 +47,7 @@ attributes:
 kernels:                     # relative to this file
   cpu: kernels/${snake}.cpp
   cuda: kernels/${snake}.cu
+  # reference: kernels/${snake}_ref.py   # PyTorch: def reference(*inputs, **attributes)
 tests:                       # parity cases every backend runs
   - inputs: { x: [2, 3, 4] }
     attributes: { alpha: 0.5 }

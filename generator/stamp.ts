@@ -24,7 +24,7 @@ function walk(dir: string, f: (file: string) => void): void {
 export function inputDigest(opsDir: string, options: string): string {
   const h = createHash('sha256');
   h.update(options);
-  for (const d of [path.join(pkgRoot, 'dist', 'generator'), path.join(pkgRoot, 'generator', 'cpp'), path.join(pkgRoot, 'schema')]) {
+  for (const d of [path.join(pkgRoot, 'dist', 'generator'), path.join(pkgRoot, 'generator', 'cpp'), path.join(pkgRoot, 'generator', 'python'), path.join(pkgRoot, 'schema')]) {
     walk(d, (f) => { h.update(f); h.update(readFileSync(f)); });
   }
   // Specs by content; other files (kernels) by size and mtime: their existence is validated.

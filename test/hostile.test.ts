@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { generate } from '../generator/gen.js';
 import { listTree } from '../generator/write-out.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { python } from './helpers/python.js';
 
 // Each contains a character that needs escaping (quote, backslash, newline, non-ASCII), so
 // finding it verbatim in a generated file means it was not escaped.
@@ -67,6 +68,20 @@ int main() {
   sh('g++', [...CXXFLAGS, '-Wno-trigraphs', `-I${path.join(out, 'include')}`, src, '-o', path.join(dir, 'use')]);
   // The defaults survive escaping byte for byte.
   assert.is(sh(path.join(dir, 'use'), []), `${HOSTILE[2]}|${HOSTILE[7]}`);
+  // The Python package imports, and its TORCH_LIBRARY schema (shared with the C++ extension)
+  // parses in real torch with the defaults intact.
+  const got = JSON.parse(python(`
+import json, sys, torch
+import opforge_ops as oo
+op = oo.OPS['Hostile']
+schema = torch._C.parse_schema('hostile' + op.torch_schema)
+print(json.dumps({'doc': op.doc, 'defaults': [a.default for a in op.attributes], 'enum': list(op.attributes[0].enum),
+                  'schema': [a.default_value for a in schema.arguments if a.name != 'x']}))
+`, [], { PYTHONPATH: path.join(out, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' })) as { doc: string; defaults: string[]; enum: string[]; schema: string[] };
+  assert.is(got.doc, HOSTILE.join(' | '));
+  assert.equal(got.defaults, [HOSTILE[2], HOSTILE[7]]);
+  assert.equal(got.enum, HOSTILE);
+  assert.equal(got.schema, [HOSTILE[2], HOSTILE[7]]);
 });
 
 test.run();

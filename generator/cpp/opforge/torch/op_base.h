@@ -1,0 +1,171 @@
+// opforge PyTorch extension base: turns at::Tensors into RawTensors, runs an op core's CPU or
+// CUDA path on the inputs' device (CUDA on PyTorch's current stream) and returns new tensors.
+// The generated per-op files hold only the TORCH_LIBRARY schema and attribute conversion.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <c10/util/Exception.h>
+#include <c10/util/Optional.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "opforge/core.h"
+
+#ifdef OPFORGE_WITH_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace opforge {
+namespace torch_ext {
+
+/** The functions of one op core the extension needs. */
+template <class Attrs, class State>
+struct OpCore {
+  const char* name;
+  int numInputs;
+  int numOutputs;
+  const char* const* inputNames;
+  Status (*validate)(const Attrs&);
+  Status (*checkShapes)(const Attrs&, const Shape*, const bool*);
+  Status (*inferTypes)(const DType*, const bool*, DType*, int*);
+  Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
+  Status (*workspaceSize)(const Attrs&, const Shape*, size_t*);
+  Status (*runCpu)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CpuContext&);
+  /** null when the op has no CUDA kernel. */
+  Status (*runCuda)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CudaContext&);
+  /** null when the op has no state. */
+  Status (*configure)(const Attrs&, const Shape*, State*);
+};
+
+/** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
+constexpr int kMaxTensors = 32;
+
+inline bool toDType(at::ScalarType t, DType* out) {
+  switch (t) {
+    case at::kFloat: *out = DType::kFloat32; return true;
+    case at::kHalf: *out = DType::kFloat16; return true;
+    case at::kBFloat16: *out = DType::kBFloat16; return true;
+    case at::kDouble: *out = DType::kFloat64; return true;
+    case at::kChar: *out = DType::kInt8; return true;
+    case at::kByte: *out = DType::kUInt8; return true;
+    case at::kInt: *out = DType::kInt32; return true;
+    case at::kLong: *out = DType::kInt64; return true;
+    case at::kBool: *out = DType::kBool; return true;
+    default: return false;
+  }
+}
+
+inline at::ScalarType toScalarType(DType t) {
+  switch (t) {
+    case DType::kFloat32: return at::kFloat;
+    case DType::kFloat16: return at::kHalf;
+    case DType::kBFloat16: return at::kBFloat16;
+    case DType::kFloat64: return at::kDouble;
+    case DType::kInt8: return at::kChar;
+    case DType::kUInt8: return at::kByte;
+    case DType::kInt32: return at::kInt;
+    case DType::kInt64: return at::kLong;
+    case DType::kBool: return at::kBool;
+  }
+  return at::kFloat;
+}
+
+/** Raises the op core's error as a Python RuntimeError (c10::Error). */
+inline void check(const Status& s) {
+  TORCH_CHECK(s.ok(), s.message());
+}
+
+/** Validates, checks shapes and dtypes, allocates outputs and runs the kernel on the inputs' device. */
+template <class Attrs, class State>
+std::vector<at::Tensor> run(const OpCore<Attrs, State>& op, const Attrs& attrs,
+                            std::initializer_list<c10::optional<at::Tensor>> given) {
+  check(op.validate(attrs));
+  TORCH_CHECK(static_cast<int>(given.size()) == op.numInputs && op.numInputs <= kMaxTensors &&
+                  op.numOutputs <= kMaxTensors,
+              op.name, ": wrong number of inputs");
+  // Contiguous copies (or the tensors themselves) stay alive until the kernel has been launched.
+  std::vector<at::Tensor> inputs(given.size());
+  RawTensor raw[kMaxTensors];
+  Shape shapes[kMaxTensors];
+  DType dtypes[kMaxTensors] = {};
+  bool present[kMaxTensors] = {};
+  c10::optional<at::Device> device;
+  int i = 0;
+  for (const auto& g : given) {
+    if (g.has_value() && g->defined()) {
+      const at::Tensor& t = *g;
+      TORCH_CHECK(toDType(t.scalar_type(), &dtypes[i]), op.name, ": input ", op.inputNames[i],
+                  " has unsupported dtype ", t.scalar_type());
+      TORCH_CHECK(t.dim() <= kMaxRank, op.name, ": input ", op.inputNames[i], " has rank ", t.dim(),
+                  ", more than ", kMaxRank);
+      if (!device) device = t.device();
+      TORCH_CHECK(t.device() == *device, op.name, ": input ", op.inputNames[i], " is on ", t.device(),
+                  ", the other inputs on ", *device);
+      inputs[i] = t.contiguous();
+      shapes[i].rank = static_cast<int32_t>(t.dim());
+      for (int64_t d = 0; d < t.dim(); ++d) shapes[i].dims[d] = t.size(d);
+      raw[i].dtype = dtypes[i];
+      raw[i].data = inputs[i].data_ptr();
+      raw[i].shape = shapes[i];
+      raw[i].present = true;
+      present[i] = true;
+    } else {
+      raw[i].present = false;
+      raw[i].data = nullptr;
+    }
+    ++i;
+  }
+  TORCH_CHECK(device.has_value(), op.name, ": needs at least one input tensor");
+  DType outDtypes[kMaxTensors] = {};
+  int binding = -1;
+  check(op.inferTypes(dtypes, present, outDtypes, &binding));
+  check(op.checkShapes(attrs, shapes, present));
+  State state;
+  if (op.configure != nullptr) check(op.configure(attrs, shapes, &state));
+  Shape outShapes[kMaxTensors];
+  check(op.inferShapes(attrs, shapes, outShapes));
+  size_t workspaceBytes = 0;
+  check(op.workspaceSize(attrs, shapes, &workspaceBytes));
+
+  const auto options = at::TensorOptions().device(*device);
+  std::vector<at::Tensor> outputs;
+  RawTensor rawOut[kMaxTensors];
+  for (int o = 0; o < op.numOutputs; ++o) {
+    outputs.push_back(at::empty(at::IntArrayRef(outShapes[o].dims, static_cast<size_t>(outShapes[o].rank)),
+                                options.dtype(toScalarType(outDtypes[o]))));
+    rawOut[o].dtype = outDtypes[o];
+    rawOut[o].data = outputs.back().data_ptr();
+    rawOut[o].shape = outShapes[o];
+  }
+  at::Tensor workspace;
+  if (workspaceBytes > 0) workspace = at::empty({static_cast<int64_t>(workspaceBytes)}, options.dtype(at::kByte));
+
+  if (device->is_cpu()) {
+    CpuContext ctx;
+    ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
+    ctx.workspaceSize = workspaceBytes;
+    check(op.runCpu(attrs, state, raw, rawOut, ctx));
+  } else if (device->is_cuda()) {
+#ifdef OPFORGE_WITH_CUDA
+    TORCH_CHECK(op.runCuda != nullptr, op.name, ": the spec names no CUDA kernel; move the inputs to the CPU");
+    c10::cuda::CUDAGuard guard(*device);
+    CudaContext ctx;
+    ctx.stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
+    ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
+    ctx.workspaceSize = workspaceBytes;
+    check(op.runCuda(attrs, state, raw, rawOut, ctx));
+#else
+    TORCH_CHECK(false, op.name, ": this extension was built without CUDA (configure out/torch with -DWITH_CUDA=ON)");
+#endif
+  } else {
+    TORCH_CHECK(false, op.name, ": inputs on ", *device, " are not supported (CPU and CUDA are)");
+  }
+  return outputs;
+}
+
+}  // namespace torch_ext
+}  // namespace opforge

@@ -1,0 +1,115 @@
+// The Python backend: out/python/opforge_ops, importable with PYTHONPATH=out/python and no build
+// step. Each op is a function that runs the compiled extension (out/torch) when it is built and
+// the spec's PyTorch reference otherwise, and that exports to ONNX as one custom node with both
+// PyTorch exporters (legacy TorchScript and dynamo).
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { OpIR, ProjectIR } from '../../ir.js';
+import { headerLine, lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { pyString } from '../literals.js';
+import { opModule } from './op-module.js';
+
+const PKG = 'python/opforge_ops';
+
+export const pythonEmitter: Emitter = {
+  name: 'python',
+  emit(project: ProjectIR): GeneratedFile[] {
+    const files: GeneratedFile[] = [
+      projectFile(`${PKG}/_runtime.py`, readFileSync(new URL('../../../../generator/python/opforge_ops/_runtime.py', import.meta.url), 'utf8'), 'generator/python/opforge_ops/_runtime.py'),
+      projectFile(`${PKG}/__init__.py`, packageInit(project)),
+      projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
+      projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),
+    ];
+    for (const op of project.ops) {
+      files.push(opFile(op, `${PKG}/ops/${op.ident.snake}.py`, opModule(op)));
+      const ref = referenceFile(project, op);
+      if (ref) files.push(ref);
+    }
+    return files;
+  },
+};
+
+/** The spec's reference, copied so the package is self-contained (it may move to a site-packages). */
+function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined {
+  if (!op.kernels.reference) return undefined;
+  const file = `${PKG}/_reference/${op.ident.snake}.py`;
+  const text = readFileSync(path.join(project.root, op.kernels.reference), 'utf8').replace(/\r\n/g, '\n');
+  return { path: file, op: op.name, content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : text + '\n'}` };
+}
+
+function packageInit(project: ProjectIR): string {
+  const ops = project.ops;
+  // One opset version per domain: the highest among its ops (ONNX imports a domain once).
+  const opsets = new Map<string, number>();
+  for (const op of ops) opsets.set(op.domain, Math.max(opsets.get(op.domain) ?? 0, op.version));
+  const names = ops.map((op) => op.ident.snake);
+  return lines(
+    '"""The project\'s custom ops for PyTorch, with ONNX export through both PyTorch exporters.',
+    '',
+    'Each op runs the compiled extension (out/torch, loaded automatically when built, or with',
+    'load_library(path)) and falls back to the spec\'s PyTorch reference. Exporting needs neither:',
+    '',
+    '    torch.onnx.export(model, args, f, dynamo=False, custom_opsets=opforge_ops.custom_opsets())',
+    '    torch.onnx.export(model, args, dynamo=True, custom_translation_table=opforge_ops.custom_translation_table())',
+    '"""',
+    '',
+    'from __future__ import annotations',
+    '',
+    'from typing import Any, Callable, Dict',
+    '',
+    'from . import _runtime',
+    'from ._runtime import TORCH_NAMESPACE, extension_path, load_library',
+    ...ops.map((op) => `from .ops import ${op.ident.snake} as _${op.ident.snake}`),
+    ...ops.map((op) => `from .ops.${op.ident.snake} import ${op.ident.snake}`),
+    '',
+    '#: OpInfo of every op, by ONNX op type.',
+    'OPS: Dict[str, _runtime.OpInfo] = {',
+    ...ops.map((op) => `    ${pyString(op.name)}: _${op.ident.snake}._OP,`),
+    '}',
+    '',
+    '_TRANSLATIONS: Dict[str, Callable[..., Any]] = {',
+    ...ops.map((op) => `    ${pyString(op.name)}: _${op.ident.snake}.onnx_translation,`),
+    '}',
+    '',
+    '',
+    'def custom_opsets() -> Dict[str, int]:',
+    '    """The custom_opsets argument of torch.onnx.export(dynamo=False): each domain\'s opset version."""',
+    `    return {${[...opsets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([d, v]) => `${pyString(d)}: ${v}`).join(', ')}}`,
+    '',
+    '',
+    'def register_onnx_schemas() -> None:',
+    '    """Registers every op\'s onnx.defs.OpSchema (with its shape inference) once; idempotent.',
+    '    Needs onnx >= 1.16; onnx.checker, ONNX shape inference and onnxscript then know the ops."""',
+    '    for op in OPS.values():',
+    '        if not _runtime.register_onnx_schema(op):',
+    '            raise RuntimeError("opforge_ops.register_onnx_schemas needs onnx >= 1.16 (onnx.defs.register_schema)")',
+    '',
+    '',
+    'def custom_translation_table() -> Dict[Any, Callable[..., Any]]:',
+    '    """The custom_translation_table argument of torch.onnx.export(dynamo=True) (torch >= 2.5)."""',
+    '    if not _runtime.HAS_CUSTOM_OP:',
+    '        raise RuntimeError("the dynamo exporter needs torch >= 2.4 (torch.library.custom_op); use dynamo=False")',
+    '    register_onnx_schemas()',
+    '    return {_runtime.torch_op(OPS[name]).default: fn for name, fn in _TRANSLATIONS.items()}',
+    '',
+    '',
+    'def infer_shapes(model: Any) -> Any:',
+    '    """ONNX shape inference that also covers opforge nodes (from the specs), on any onnx version."""',
+    '    return _runtime.infer_model_shapes({(op.domain, op.name): op for op in OPS.values()}, model)',
+    '',
+    '',
+    'def backend(op_name: str) -> str:',
+    '    """What runs an op: \'extension\', \'reference\' or \'none\'."""',
+    '    return _runtime.backend(OPS[op_name])',
+    '',
+    '',
+    '_runtime.try_load_default_library()',
+    '',
+    '__all__ = [',
+    '    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "extension_path",',
+    '    "infer_shapes", "load_library", "register_onnx_schemas",',
+    ...names.map((n) => `    ${pyString(n)},`),
+    ']',
+  );
+}

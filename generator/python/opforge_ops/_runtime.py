@@ -1,0 +1,702 @@
+"""Shared runtime of the generated opforge_ops package.
+
+Every generated op module describes its op with an OpInfo (facts from the spec) and an
+output_shapes function (compiled from the spec's shape expressions); everything else -
+argument checks, the legacy exporter's autograd.Function, torch.library registration for the
+dynamo exporter, the ONNX OpSchema with its inference function and the ONNX shape pass -
+lives here once, so the ops cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+#: torch.library namespace of every opforge op: torch.ops.opforge.<snake_name>.
+TORCH_NAMESPACE = "opforge"
+
+_ONNX_DTYPES = {
+    "float32": 1, "uint8": 2, "int8": 3, "int32": 6, "int64": 7, "bool": 9,
+    "float16": 10, "float64": 11, "bfloat16": 16,
+}
+_TORCH_DTYPES = {
+    "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+    "float64": torch.float64, "int8": torch.int8, "uint8": torch.uint8,
+    "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+}
+_DTYPE_OF_TORCH = {v: k for k, v in _TORCH_DTYPES.items()}
+_DTYPE_OF_ONNX = {v: k for k, v in _ONNX_DTYPES.items()}
+_LEGACY_SUFFIX = {"bool": "i", "int": "i", "float": "f", "string": "s", "ints": "i", "floats": "f"}
+
+
+def _torch_version() -> Tuple[int, int]:
+    m = re.match(r"(\d+)\.(\d+)", torch.__version__)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+TORCH_VERSION = _torch_version()
+#: torch.library.custom_op / register_fake exist from torch 2.4; older torch has only the legacy exporter.
+HAS_CUSTOM_OP = TORCH_VERSION >= (2, 4) and hasattr(torch.library, "custom_op")
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    #: Allowed dtypes (spec names).
+    dtypes: Tuple[str, ...]
+    #: Type variable name, or None for a fixed dtype.
+    type_var: Optional[str]
+    rank: Optional[int]
+    optional: bool
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtypes: Tuple[str, ...]
+    type_var: Optional[str]
+    #: Index of the first input bound to the same type variable (None for a fixed dtype).
+    dtype_from: Optional[int]
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # bool | int | float | string | ints | floats
+    required: bool
+    default: Any
+    enum: Optional[Tuple[Any, ...]]
+    min: Optional[float]
+    max: Optional[float]
+    description: str
+
+
+@dataclass(frozen=True)
+class TestCase:
+    #: Per input: (shape, explicit values or None, (low, high)); None for an absent optional input.
+    inputs: Tuple[Optional[Tuple[Tuple[int, ...], Optional[Tuple[float, ...]], Tuple[float, float]]], ...]
+    dtypes: Dict[str, str]
+    attributes: Dict[str, Any]
+    rtol: float
+    atol: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    domain: str
+    version: int
+    snake: str
+    doc: str
+    inputs: Tuple[Input, ...]
+    outputs: Tuple[Output, ...]
+    attributes: Tuple[Attr, ...]
+    #: (name, allowed dtypes) per type variable.
+    type_vars: Tuple[Tuple[str, Tuple[str, ...]], ...]
+    #: TORCH_LIBRARY schema without the name: "(Tensor x, float alpha=0.0) -> Tensor".
+    torch_schema: str
+    #: shapes (per input: a list of dims - int, SymInt, str symbol or None - or None) and
+    #: attribute values -> one such list (or None) per output.
+    output_shapes: Callable[[Sequence[Optional[Sequence[Any]]], Dict[str, Any]], List[Optional[List[Any]]]]
+    #: The spec's PyTorch reference, or None.
+    reference: Optional[Callable[..., Any]]
+    tests: Tuple[TestCase, ...]
+
+    @property
+    def qualname(self) -> str:
+        return f"{TORCH_NAMESPACE}::{self.snake}"
+
+    @property
+    def onnx_op(self) -> str:
+        return f"{self.domain}::{self.name}"
+
+
+# ---- dim arithmetic shared by every shape function -------------------------------------
+# A dim is an int, a torch.SymInt (fake tensors), a str (an ONNX dim_param) or None (unknown).
+# Arithmetic on an unknown or symbolic-name dim gives None: ONNX cannot express it.
+
+def _known(*xs: Any) -> bool:
+    return all(x is not None and not isinstance(x, str) for x in xs)
+
+
+def dim(shapes: Sequence[Optional[Sequence[Any]]], index: int, axis: int) -> Any:
+    s = shapes[index] if index < len(shapes) else None
+    if s is None or axis >= len(s):
+        return None
+    return s[axis]
+
+
+def like(shapes: Sequence[Optional[Sequence[Any]]], index: int) -> Optional[List[Any]]:
+    s = shapes[index] if index < len(shapes) else None
+    return None if s is None else list(s)
+
+
+def add(a: Any, b: Any) -> Any:
+    return a + b if _known(a, b) else None
+
+
+def sub(a: Any, b: Any) -> Any:
+    return a - b if _known(a, b) else None
+
+
+def mul(a: Any, b: Any) -> Any:
+    return a * b if _known(a, b) else None
+
+
+def floordiv(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(b, int) and b == 0:
+        raise ValueError("shape expression divides by zero")
+    return a // b
+
+
+def ceil_div(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(b, int) and b == 0:
+        raise ValueError("shape expression divides by zero")
+    return -((-a) // b)
+
+
+def _sym(name: str) -> Optional[Callable[[Any, Any], Any]]:
+    return getattr(torch, name, None)
+
+
+def max_(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    f = _sym("sym_max")  # SymInts: a data-independent max that does not specialize
+    return f(a, b) if f is not None else max(a, b)
+
+
+def min_(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    f = _sym("sym_min")
+    return f(a, b) if f is not None else min(a, b)
+
+
+# ---- argument checks -------------------------------------------------------------------
+
+def check_attrs(op: OpInfo, given: Dict[str, Any]) -> Dict[str, Any]:
+    """Fills defaults and checks types, enums and ranges; returns the attributes in spec order."""
+    known = {a.name for a in op.attributes}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise TypeError(f"{op.name}: unknown attribute {unknown[0]!r}; attributes are {sorted(known) or 'none'}")
+    out: Dict[str, Any] = {}
+    for a in op.attributes:
+        if a.name in given and given[a.name] is not None:
+            v = _coerce_attr(op, a, given[a.name])
+        elif a.required:
+            raise TypeError(f"{op.name}: attribute {a.name!r} is required")
+        else:
+            v = a.default
+        if a.enum is not None and v not in a.enum:
+            raise ValueError(f"{op.name}: attribute {a.name!r} must be one of {list(a.enum)}, got {v!r}")
+        values = v if isinstance(v, list) else [v]
+        for x in values:
+            if a.min is not None and not isinstance(x, str) and x < a.min:
+                raise ValueError(f"{op.name}: attribute {a.name!r} must be >= {a.min}, got {x!r}")
+            if a.max is not None and not isinstance(x, str) and x > a.max:
+                raise ValueError(f"{op.name}: attribute {a.name!r} must be <= {a.max}, got {x!r}")
+        out[a.name] = v
+    return out
+
+
+def _coerce_attr(op: OpInfo, a: Attr, v: Any) -> Any:
+    def bad(expected: str) -> TypeError:
+        return TypeError(f"{op.name}: attribute {a.name!r} must be {expected}, got {type(v).__name__} {v!r}")
+
+    def is_int(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if a.type == "bool":
+        if not isinstance(v, bool):
+            raise bad("a bool")
+        return v
+    if a.type == "int":
+        if not is_int(v):
+            raise bad("an int")
+        return v
+    if a.type == "float":
+        if not (is_int(v) or isinstance(v, float)):
+            raise bad("a float")
+        return float(v)
+    if a.type == "string":
+        if not isinstance(v, str):
+            raise bad("a str")
+        return v
+    if not isinstance(v, (list, tuple)):
+        raise bad("a list")
+    if a.type == "ints":
+        if not all(is_int(x) for x in v):
+            raise bad("a list of ints")
+        return list(v)
+    if not all(is_int(x) or isinstance(x, float) for x in v):
+        raise bad("a list of floats")
+    return [float(x) for x in v]
+
+
+def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
+    bound: Dict[str, Tuple[str, str]] = {}
+    for spec, t in zip(op.inputs, tensors):
+        if t is None:
+            if not spec.optional:
+                raise TypeError(f"{op.name}: input {spec.name!r} is required")
+            continue
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{op.name}: input {spec.name!r} must be a torch.Tensor, got {type(t).__name__}")
+        dt = _DTYPE_OF_TORCH.get(t.dtype)
+        if dt not in spec.dtypes:
+            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
+        if spec.type_var is not None:
+            prev = bound.setdefault(spec.type_var, (dt, spec.name))
+            if prev[0] != dt:
+                raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+        if spec.rank is not None and t.dim() != spec.rank:
+            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {t.dim()}")
+
+
+def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
+    out = []
+    for o in op.outputs:
+        if o.dtype_from is None:
+            out.append(_TORCH_DTYPES[o.dtypes[0]])
+        else:
+            src = tensors[o.dtype_from]
+            out.append(src.dtype if src is not None else _TORCH_DTYPES[o.dtypes[0]])
+    return out
+
+
+def _first_present(tensors: Sequence[Optional[torch.Tensor]]) -> torch.Tensor:
+    for t in tensors:
+        if t is not None:
+            return t
+    raise TypeError("no input tensor given")
+
+
+def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
+    """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts)."""
+    shapes = op.output_shapes([None if t is None else list(t.shape) for t in tensors], attrs)
+    like_t = _first_present(tensors)
+    outs = []
+    for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors)):
+        if shape is None or any(d is None for d in shape):
+            raise ValueError(f"{op.name}: cannot infer the shape of output {o.name!r} from the inputs")
+        outs.append(like_t.new_zeros(shape, dtype=dt) if zeros else like_t.new_empty(shape, dtype=dt))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+# ---- the compiled extension ------------------------------------------------------------
+
+_lock = threading.Lock()
+_extension: Optional[str] = None
+_python_defined: set = set()
+_faked: set = set()
+
+
+def default_library_paths() -> List[Path]:
+    here = Path(__file__).resolve().parent
+    env = os.environ.get("OPFORGE_TORCH_LIBRARY")
+    paths = [Path(env)] if env else []
+    # out/python/opforge_ops -> out/torch/build (where out/torch/CMakeLists.txt builds by default)
+    paths.append(here.parent.parent / "torch" / "build" / "libopforge_torch.so")
+    return paths
+
+
+def load_library(path: Optional[str] = None) -> str:
+    """Loads the compiled extension (TORCH_LIBRARY ops with CPU and CUDA kernels). Call it
+    before the first op call; without it, ops run their PyTorch reference."""
+    global _extension
+    with _lock:
+        candidates = [Path(path)] if path else default_library_paths()
+        for p in candidates:
+            if p.is_file():
+                if _extension == str(p.resolve()):
+                    return _extension
+                if _python_defined:
+                    raise RuntimeError(
+                        f"opforge_ops: {sorted(_python_defined)} were already registered from Python (reference); "
+                        "load the extension before calling any op")
+                torch.ops.load_library(str(p))
+                _extension = str(p.resolve())
+                return _extension
+        raise FileNotFoundError("opforge_ops: no compiled extension at " + ", ".join(str(p) for p in candidates))
+
+
+def try_load_default_library() -> None:
+    if os.environ.get("OPFORGE_TORCH_NO_EXTENSION"):
+        return
+    for p in default_library_paths():
+        if p.is_file():
+            load_library(str(p))
+            return
+
+
+def extension_path() -> Optional[str]:
+    return _extension
+
+
+def _extension_has(op: OpInfo) -> bool:
+    return _extension is not None and hasattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
+
+
+def backend(op: OpInfo) -> str:
+    """'extension' when the compiled kernels run, 'reference' when the PyTorch reference does, else 'none'."""
+    if _extension_has(op):
+        return "extension"
+    return "reference" if op.reference is not None else "none"
+
+
+def _no_impl(op: OpInfo) -> Callable[..., Any]:
+    def run(*_args: Any) -> Any:
+        raise NotImplementedError(
+            f"{op.name}: the compiled extension is not loaded and the spec names no kernels.reference; "
+            "build out/torch (see out/torch/README.md) or call opforge_ops.load_library(path)")
+    return run
+
+
+def eager_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
+    """What runs the op on real tensors: the extension's op, else the reference, else None."""
+    if _extension_has(op):
+        return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
+    return op.reference
+
+
+def ensure_registered(op: OpInfo) -> None:
+    """torch >= 2.4: makes torch.ops.opforge.<op> exist (from the extension, else a custom_op over
+    the reference) and gives it a fake (meta) implementation, so torch.export and the dynamo ONNX
+    exporter trace it as one node with symbolic shapes."""
+    if not HAS_CUSTOM_OP:
+        return
+    with _lock:
+        if op.qualname in _faked:
+            return
+        if not _extension_has(op):
+            impl = op.reference if op.reference is not None else _no_impl(op)
+            torch.library.custom_op(op.qualname, impl, mutates_args=(), schema=op.torch_schema)
+            _python_defined.add(op.qualname)
+
+        def fake(*args: Any, **kwargs: Any) -> Any:
+            n = len(op.inputs)
+            attrs = {a.name: a.default for a in op.attributes}
+            attrs.update(zip((a.name for a in op.attributes), args[n:]))
+            attrs.update(kwargs)
+            return empty_outputs(op, list(args[:n]), attrs)
+
+        torch.library.register_fake(op.qualname)(fake)
+        _faked.add(op.qualname)
+
+
+def torch_op(op: OpInfo) -> Any:
+    """The OpOverloadPacket torch.ops.opforge.<op> (registering it first)."""
+    ensure_registered(op)
+    return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
+
+
+# ---- calling an op ---------------------------------------------------------------------
+
+_functions: Dict[str, type] = {}
+
+
+def legacy_function(op: OpInfo) -> type:
+    fn = _functions.get(op.qualname)
+    if fn is None:
+        fn = _functions[op.qualname] = make_function(op)
+    return fn
+
+
+def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
+    values = check_attrs(op, attrs)
+    check_inputs(op, inputs)
+    if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
+        # The legacy (TorchScript) exporter: the autograd.Function's symbolic emits the node.
+        return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
+    if HAS_CUSTOM_OP:
+        return torch_op(op)(*inputs, **values)
+    impl = eager_impl(op)
+    if impl is None:
+        return _no_impl(op)()
+    return impl(*inputs, **values)
+
+
+def make_function(op: OpInfo) -> type:
+    """The torch.autograd.Function the legacy exporter turns into one `domain::Name` node."""
+    n = len(op.inputs)
+
+    def forward(ctx: Any, *args: Any) -> Any:
+        impl = eager_impl(op)
+        if impl is not None and not torch.onnx.is_in_onnx_export():
+            return impl(*args[:n], **dict(zip((a.name for a in op.attributes), args[n:])))
+        # Exporting needs only shapes and dtypes: no kernel runs (or needs to exist) to export a model.
+        return empty_outputs(op, list(args[:n]), dict(zip((a.name for a in op.attributes), args[n:])), zeros=True)
+
+    def symbolic(g: Any, *args: Any) -> Any:
+        return legacy_symbolic(op, g, args)
+
+    return type(op.name, (torch.autograd.Function,), {
+        "forward": staticmethod(forward),
+        "symbolic": staticmethod(symbolic),
+        "__doc__": f"{op.onnx_op} for torch.onnx.export(dynamo=False).",
+    })
+
+
+def _value_dims(v: Any) -> Optional[List[Any]]:
+    try:
+        t = v.type()
+        sizes = t.varyingSizes() if hasattr(t, "varyingSizes") else None
+    except RuntimeError:
+        return None
+    return None if sizes is None else list(sizes)
+
+
+def _value_dtype(v: Any) -> Optional[torch.dtype]:
+    try:
+        st = v.type().scalarType()
+    except RuntimeError:
+        return None
+    if st is None:
+        return None
+    names = {"Float": torch.float32, "Half": torch.float16, "BFloat16": torch.bfloat16, "Double": torch.float64,
+             "Char": torch.int8, "Byte": torch.uint8, "Int": torch.int32, "Long": torch.int64, "Bool": torch.bool}
+    return names.get(st)
+
+
+def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
+    n = len(op.inputs)
+    values = list(args[:n])
+    attrs = dict(zip((a.name for a in op.attributes), args[n:]))
+    # Trailing absent optional inputs are dropped; an absent one before a present one becomes "".
+    while values and values[-1] is None:
+        values.pop()
+    onnx_inputs = []
+    for v in values:
+        if v is None:
+            none = g.op("prim::Constant")
+            none.setType(torch._C.NoneType.get())
+            onnx_inputs.append(none)
+        else:
+            onnx_inputs.append(v)
+    kwargs = {}
+    for a in op.attributes:
+        v = attrs[a.name]
+        kwargs[f"{a.name}_{_LEGACY_SUFFIX[a.type]}"] = int(v) if a.type == "bool" else v
+    outs = g.op(op.onnx_op, *onnx_inputs, outputs=len(op.outputs), **kwargs)
+    outs_t = outs if isinstance(outs, (tuple, list)) else (outs,)
+    shapes = op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs)
+    for o, value, shape in zip(op.outputs, outs_t, shapes):
+        if o.dtype_from is None:
+            dt: Optional[torch.dtype] = _TORCH_DTYPES[o.dtypes[0]]
+        else:
+            src = args[o.dtype_from]
+            dt = _value_dtype(src) if src is not None else None
+        if dt is None:
+            continue
+        t = torch._C.TensorType.create_from_tensor(torch.empty(0, dtype=dt))
+        if shape is not None:
+            t = t.with_sizes([d if isinstance(d, int) else None for d in shape])
+        value.setType(t)
+    return outs
+
+
+# ---- ONNX: schema, inference, translation -------------------------------------------------
+
+def onnx_infer_types(op: OpInfo, elem_types: Sequence[Optional[int]], shapes: Sequence[Optional[Sequence[Any]]],
+                     attrs: Dict[str, Any]) -> List[Tuple[Optional[int], Optional[List[Any]]]]:
+    """(elem_type, dims) per output from input elem types and dims (int, dim_param str or None)."""
+    out_shapes = op.output_shapes(shapes, attrs)
+    result = []
+    for o, shape in zip(op.outputs, out_shapes):
+        elem = _ONNX_DTYPES[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
+        result.append((elem, shape))
+    return result
+
+
+def _onnx_attr_values(op: OpInfo, get: Callable[[str], Any]) -> Dict[str, Any]:
+    import onnx.helper
+
+    attrs = {}
+    for a in op.attributes:
+        p = get(a.name)
+        if p is None:
+            attrs[a.name] = a.default
+            continue
+        v = onnx.helper.get_attribute_value(p)
+        if a.type == "bool":
+            v = bool(v)
+        elif a.type == "string":
+            v = v.decode("utf-8") if isinstance(v, bytes) else v
+        elif a.type in ("ints", "floats"):
+            v = list(v)
+        attrs[a.name] = v
+    return attrs
+
+
+def _type_dims(tp: Any) -> Tuple[Optional[int], Optional[List[Any]]]:
+    if tp is None or not tp.HasField("tensor_type"):
+        return None, None
+    tt = tp.tensor_type
+    elem = tt.elem_type or None
+    if not tt.HasField("shape"):
+        return elem, None
+    dims: List[Any] = []
+    for d in tt.shape.dim:
+        dims.append(d.dim_value if d.HasField("dim_value") else (d.dim_param if d.HasField("dim_param") else None))
+    return elem, dims
+
+
+def _make_type(elem: Optional[int], dims: Optional[Sequence[Any]]) -> Any:
+    import onnx
+
+    tp = onnx.TypeProto()
+    if elem is not None:
+        tp.tensor_type.elem_type = elem
+    if dims is not None:
+        shape = tp.tensor_type.shape
+        shape.SetInParent()
+        for d in dims:
+            nd = shape.dim.add()
+            if isinstance(d, int):
+                nd.dim_value = d
+            elif isinstance(d, str):
+                nd.dim_param = d
+    return tp
+
+
+def _infer_in_context(op: OpInfo, ctx: Any) -> None:
+    elems, shapes = [], []
+    for i in range(len(op.inputs)):
+        tp = ctx.get_input_type(i) if i < ctx.get_num_inputs() else None
+        e, s = _type_dims(tp)
+        elems.append(e)
+        shapes.append(s)
+    attrs = _onnx_attr_values(op, ctx.get_attribute)
+    for i, (elem, dims) in enumerate(onnx_infer_types(op, elems, shapes, attrs)):
+        ctx.set_output_type(i, _make_type(elem, dims))
+
+
+def onnx_schema(op: OpInfo) -> Any:
+    """The onnx.defs.OpSchema of the op (onnx >= 1.16), with a type-and-shape inference function."""
+    import onnx
+    from onnx.defs import OpSchema
+
+    def param(name: str, type_str: str, optional: bool = False) -> Any:
+        opt = OpSchema.FormalParameterOption.Optional if optional else OpSchema.FormalParameterOption.Single
+        return OpSchema.FormalParameter(name, type_str, "", param_option=opt)
+
+    def type_str(dtypes: Tuple[str, ...], var: Optional[str]) -> str:
+        return var if var is not None else _onnx_type_str(dtypes[0])
+
+    attr_types = {"bool": OpSchema.AttrType.INT, "int": OpSchema.AttrType.INT, "float": OpSchema.AttrType.FLOAT,
+                  "string": OpSchema.AttrType.STRING, "ints": OpSchema.AttrType.INTS, "floats": OpSchema.AttrType.FLOATS}
+    attributes = []
+    for a in op.attributes:
+        if a.required:
+            attributes.append(OpSchema.Attribute(a.name, attr_types[a.type], a.description, required=True))
+        else:
+            default = int(a.default) if a.type == "bool" else a.default
+            attributes.append(OpSchema.Attribute(a.name, onnx.helper.make_attribute(a.name, default), a.description))
+    schema = OpSchema(
+        op.name, op.domain, op.version, op.doc,
+        inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional) for i in op.inputs],
+        outputs=[param(o.name, type_str(o.dtypes, o.type_var)) for o in op.outputs],
+        type_constraints=[(name, [_onnx_type_str(d) for d in dts], "") for name, dts in op.type_vars],
+        attributes=attributes,
+    )
+    if hasattr(schema, "set_type_and_shape_inference_function"):
+        schema.set_type_and_shape_inference_function(lambda ctx: _infer_in_context(op, ctx))
+    return schema
+
+
+def _onnx_type_str(dtype: str) -> str:
+    names = {"float32": "float", "float16": "float16", "bfloat16": "bfloat16", "float64": "double", "int8": "int8",
+             "uint8": "uint8", "int32": "int32", "int64": "int64", "bool": "bool"}
+    return f"tensor({names[dtype]})"
+
+
+def register_onnx_schema(op: OpInfo) -> bool:
+    """Registers the OpSchema once; False when this onnx has no Python schema registration (< 1.15)."""
+    import onnx.defs
+
+    if not hasattr(onnx.defs, "register_schema"):
+        return False
+    with _lock:
+        try:
+            existing = onnx.defs.get_schema(op.name, op.version, op.domain)
+        except Exception:  # SchemaError: not registered yet
+            existing = None
+        if existing is None or existing.since_version != op.version:
+            onnx.defs.register_schema(onnx_schema(op))
+    return True
+
+
+_opsets: Dict[Tuple[str, int], Any] = {}
+
+
+def onnxscript_opset(op: OpInfo) -> Any:
+    """The onnxscript Opset of the op's domain (its schema must be registered first)."""
+    from onnxscript import values
+
+    key = (op.domain, op.version)
+    if key not in _opsets:
+        _opsets[key] = values.Opset(op.domain, op.version)
+    return _opsets[key]
+
+
+def infer_model_shapes(ops: Dict[Tuple[str, str], OpInfo], model: Any) -> Any:
+    """ONNX shape inference for a model with opforge nodes, on any onnx version: standard nodes by
+    onnx.shape_inference, opforge nodes by the spec's expressions. Returns a new ModelProto."""
+    import onnx
+    import onnx.shape_inference
+
+    for _round in range(2):
+        model = onnx.shape_inference.infer_shapes(model)
+        g = model.graph
+        types: Dict[str, Any] = {}
+        for vi in list(g.input) + list(g.value_info) + list(g.output):
+            types[vi.name] = vi.type
+        for init in g.initializer:
+            types.setdefault(init.name, _make_type(init.data_type, list(init.dims)))
+        value_info = {vi.name: vi for vi in g.value_info}
+        outputs = {vi.name: vi for vi in g.output}
+        for node in g.node:
+            op = ops.get((node.domain, node.op_type))
+            if op is None:
+                continue
+            elems, shapes = [], []
+            for i in range(len(op.inputs)):
+                name = node.input[i] if i < len(node.input) else ""
+                e, s = _type_dims(types.get(name)) if name else (None, None)
+                elems.append(e)
+                shapes.append(s)
+            by_name = {a.name: a for a in node.attribute}
+            attrs = _onnx_attr_values(op, by_name.get)
+            for name, (elem, dims) in zip(node.output, onnx_infer_types(op, elems, shapes, attrs)):
+                if not name:
+                    continue
+                old_elem, old_dims = _type_dims(types.get(name))
+                if dims is not None and old_dims is not None and len(old_dims) == len(dims):
+                    # Keep what is already known where the spec's expression cannot say more.
+                    dims = [d if d is not None else od for d, od in zip(dims, old_dims)]
+                tp = _make_type(elem if elem is not None else old_elem, dims if dims is not None else old_dims)
+                types[name] = tp
+                target = outputs.get(name) or value_info.get(name)
+                if target is None:
+                    target = g.value_info.add()
+                    target.name = name
+                    value_info[name] = target
+                target.type.CopyFrom(tp)
+    return model

@@ -1,0 +1,266 @@
+"""Checks the generated opforge_ops package against real PyTorch and ONNX.
+
+For every op and every spec test case: the compiled extension (when loaded) against the spec's
+PyTorch reference; the legacy exporter's node (domain, op type, attribute names, types and values,
+output count), the opset import and the inferred output shapes; with --dynamo, the dynamo
+exporter (custom node present, attributes, symbolic shapes, onnx.checker full check).
+Prints one line per check and a JSON summary last; exits 1 on any failure.
+
+Usage: PYTHONPATH=out/python python3 test/python/torch_ops_check.py [--library PATH] [--dynamo]
+       [--device cuda] [--save-models DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import traceback
+import warnings
+
+import numpy as np
+import onnx
+import torch
+
+ATTR_ONNX_TYPE = {"bool": onnx.AttributeProto.INT, "int": onnx.AttributeProto.INT, "float": onnx.AttributeProto.FLOAT,
+                  "string": onnx.AttributeProto.STRING, "ints": onnx.AttributeProto.INTS,
+                  "floats": onnx.AttributeProto.FLOATS}
+TORCH_DTYPE = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+               "float64": torch.float64, "int8": torch.int8, "uint8": torch.uint8, "int32": torch.int32,
+               "int64": torch.int64, "bool": torch.bool}
+ONNX_ELEM = {torch.float32: 1, torch.uint8: 2, torch.int8: 3, torch.int32: 6, torch.int64: 7, torch.bool: 9,
+             torch.float16: 10, torch.float64: 11, torch.bfloat16: 16}
+
+results = {"ok": 0, "failed": 0, "checks": {}}
+
+
+def record(name: str, ok: bool, detail: str = "") -> None:
+    results["ok" if ok else "failed"] += 1
+    kind = name.split(" ")[0]
+    results["checks"][kind] = results["checks"].get(kind, 0) + (1 if ok else 0)
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{(': ' + detail) if detail else ''}", flush=True)
+
+
+def make_inputs(op, case, device: str, grow_batch: bool = False):
+    g = torch.Generator().manual_seed(case.seed)
+    tensors = []
+    for spec, given in zip(op.inputs, case.inputs):
+        if given is None:
+            tensors.append(None)
+            continue
+        shape, values, (lo, hi) = given
+        dtype = TORCH_DTYPE[spec.dtypes[0] if spec.type_var is None else case.dtypes.get(spec.type_var, spec.dtypes[0])]
+        if values is not None:
+            t = torch.tensor(values, dtype=torch.float64).reshape(shape)
+        else:
+            shape = tuple(shape)
+            if grow_batch and len(shape) > 0 and shape[0] == 1:
+                shape = (2,) + shape[1:]  # a dim of 1 would be specialized by torch.export
+            t = torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo) + lo
+        tensors.append(t.to(dtype).to(device))
+    return tensors
+
+
+def as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def close(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.dtype.is_floating_point:
+        return bool(torch.equal(a.cpu(), b.cpu()))
+    return bool(torch.allclose(a.cpu().double(), b.cpu().double(), rtol=rtol, atol=atol, equal_nan=True))
+
+
+class OpModule(torch.nn.Module):
+    def __init__(self, fn, attrs):
+        super().__init__()
+        self.fn = fn
+        self.attrs = attrs
+
+    def forward(self, *inputs):
+        return self.fn(*inputs, **self.attrs)
+
+
+def attr_value(a, p):
+    v = onnx.helper.get_attribute_value(p)
+    if a.type == "string":
+        return v.decode()
+    if a.type in ("ints", "floats"):
+        return list(v)
+    return v
+
+
+def expected_attr(a, v):
+    if a.type == "bool":
+        return int(v)
+    if a.type == "float":
+        return float(np.float32(v))
+    if a.type == "floats":
+        return [float(np.float32(x)) for x in v]
+    return v
+
+
+def check_node(tag, op, model, attrs, oo):
+    nodes = [n for n in model.graph.node if n.domain == op.domain and n.op_type == op.name]
+    record(f"node {tag}", len(nodes) == 1, f"{len(nodes)} {op.domain}::{op.name} nodes; ops: {[n.op_type for n in model.graph.node]}")
+    if len(nodes) != 1:
+        return None
+    node = nodes[0]
+    got = {p.name: p for p in node.attribute}
+    names_ok = sorted(got) == sorted(a.name for a in op.attributes)
+    record(f"attr-names {tag}", names_ok, f"{sorted(got)}")
+    for a in op.attributes:
+        p = got.get(a.name)
+        if p is None:
+            continue
+        want = expected_attr(a, attrs[a.name])
+        record(f"attr {tag} {a.name}", p.type == ATTR_ONNX_TYPE[a.type] and attr_value(a, p) == want,
+               f"type {p.type}, value {attr_value(a, p)!r}, want {want!r}")
+    record(f"outputs {tag}", len(node.output) == len(op.outputs), f"{len(node.output)}")
+    imports = {i.domain: i.version for i in model.opset_import}
+    record(f"opset {tag}", imports.get(op.domain) == oo.custom_opsets()[op.domain], f"{imports}")
+    return node
+
+
+def check_shapes(tag, model, node, expected, symbolic_ok: bool):
+    types = {vi.name: vi.type for vi in list(model.graph.value_info) + list(model.graph.output)}
+    for name, want in zip(node.output, expected):
+        t = types.get(name)
+        if t is None or not t.tensor_type.HasField("shape"):
+            record(f"shape {tag} {name}", False, "no inferred shape")
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else d.dim_param for d in t.tensor_type.shape.dim]
+        ok = t.tensor_type.elem_type == ONNX_ELEM[want.dtype] and len(dims) == want.dim() and all(
+            (isinstance(d, int) and d == w) or (symbolic_ok and isinstance(d, str) and d != "")
+            for d, w in zip(dims, want.shape))
+        record(f"shape {tag} {name}", ok, f"{t.tensor_type.elem_type} {dims}, want {ONNX_ELEM[want.dtype]} {list(want.shape)}")
+
+
+def legacy_export(op, fn, inputs, attrs, path=None):
+    names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
+    present = [t for t in inputs if t is not None]
+    dyn = {n: {0: f"{n}_0"} for n, t in zip(names, present) if t.dim() > 0}
+    f = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch 1.13 warns for every custom-domain node (docs/torch.md)
+        torch.onnx.export(OpModule(fn, attrs), tuple(inputs), f, input_names=names,
+                          output_names=[o.name for o in op.outputs], dynamic_axes=dyn, opset_version=17,
+                          custom_opsets=__import__("opforge_ops").custom_opsets())
+    model = onnx.load_from_string(f.getvalue())
+    if path:
+        onnx.save(model, path)
+    return model
+
+
+def dynamo_export(op, fn, inputs, attrs, oo):
+    from torch.export import Dim
+
+    shapes = tuple(None if t is None or t.dim() == 0 else {0: Dim.AUTO} for t in inputs)
+    prog = torch.onnx.export(OpModule(fn, attrs), tuple(inputs), dynamo=True,
+                             custom_translation_table=oo.custom_translation_table(), dynamic_shapes=shapes,
+                             input_names=[i.name for i in op.inputs], output_names=[o.name for o in op.outputs])
+    return prog.model_proto
+
+
+def error_checks(oo):
+    cases = [
+        ("missing-required", lambda: oo.knn_query(torch.zeros(4, 3), torch.tensor([4], dtype=torch.int32),
+                                                 torch.zeros(2, 3), torch.tensor([2], dtype=torch.int32)),
+         TypeError, "knn_query() missing 1 required keyword-only argument: 'nsample'"),
+        ("range", lambda: oo.knn_query(torch.zeros(4, 3), torch.tensor([4], dtype=torch.int32), torch.zeros(2, 3),
+                                      torch.tensor([2], dtype=torch.int32), nsample=0),
+         ValueError, "KNNQuery: attribute 'nsample' must be >= 1"),
+        ("attr-type", lambda: oo.custom_relu(torch.zeros(2), alpha="x"), TypeError,
+         "CustomRelu: attribute 'alpha' must be a float"),
+        ("unknown-attr", lambda: oo.custom_relu(torch.zeros(2), beta=1.0), TypeError, "unexpected keyword argument 'beta'"),
+        ("dtype", lambda: oo.my_add(torch.zeros(2, dtype=torch.int32), torch.zeros(2, dtype=torch.int32)), TypeError,
+         "MyAdd: input 'a' has dtype torch.int32"),
+        ("type-var", lambda: oo.my_add(torch.zeros(2), torch.zeros(2, dtype=torch.float16)), TypeError,
+         "MyAdd: inputs 'a' and 'b' share type T"),
+        ("rank", lambda: oo.dynamic_trt_resize(torch.zeros(2, 2), torch.zeros(1, 1, 2, 2)), ValueError,
+         "DynamicTRTResize: input 'input' must have rank 4"),
+    ]
+    for name, fn, exc, msg in cases:
+        try:
+            fn()
+            record(f"error {name}", False, "no exception")
+        except exc as e:
+            record(f"error {name}", msg in str(e), str(e))
+        except Exception as e:  # noqa: BLE001
+            record(f"error {name}", False, f"{type(e).__name__}: {e}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--library", help="compiled extension (libopforge_torch.so) to load and check")
+    ap.add_argument("--dynamo", action="store_true", help="also check the dynamo exporter (torch >= 2.5, onnx >= 1.16)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--save-models", help="directory for the exported legacy models with inputs and outputs (.npz)")
+    ap.add_argument("--no-legacy", action="store_true")
+    args = ap.parse_args()
+
+    os.environ.setdefault("OPFORGE_TORCH_NO_EXTENSION", "1")  # load only what --library names
+    import opforge_ops as oo
+
+    if args.library:
+        oo.load_library(args.library)
+    print(f"torch {torch.__version__}, onnx {onnx.__version__}, extension {oo.extension_path()}", flush=True)
+    if args.save_models:
+        os.makedirs(args.save_models, exist_ok=True)
+
+    for name, op in oo.OPS.items():
+        fn = getattr(oo, op.snake)
+        record(f"backend {name}", oo.backend(name) == ("extension" if args.library else "reference"), oo.backend(name))
+        for k, case in enumerate(op.tests):
+            tag = f"{name}#{k}"
+            try:
+                attrs = dict(case.attributes)
+                full_attrs = {a.name: attrs.get(a.name, a.default) for a in op.attributes}
+                cpu_inputs = make_inputs(op, case, "cpu")
+                want = as_tuple(op.reference(*cpu_inputs, **full_attrs))
+                if args.library:
+                    got = as_tuple(fn(*make_inputs(op, case, args.device), **attrs))
+                    for o, g, w in zip(op.outputs, got, want):
+                        record(f"parity {tag} {o.name} ({args.device})", close(g, w, case.rtol, case.atol),
+                               f"max abs diff {float((g.cpu().double() - w.double()).abs().max()) if g.shape == w.shape and g.numel() else 'n/a'}")
+                if not args.no_legacy:
+                    path = os.path.join(args.save_models, f"{op.snake}.case{k}.onnx") if args.save_models else None
+                    model = legacy_export(op, fn, cpu_inputs, attrs, path)
+                    if path:
+                        np.savez(path[:-5] + ".npz",
+                                 **{f"in_{i.name}": t.numpy() for i, t in zip(op.inputs, cpu_inputs) if t is not None},
+                                 **{f"out_{o.name}": w.numpy() for o, w in zip(op.outputs, want)},
+                                 rtol=case.rtol, atol=case.atol)
+                    node = check_node(f"legacy {tag}", op, model, full_attrs, oo)
+                    onnx.checker.check_model(model)
+                    if node is not None:
+                        check_shapes(f"legacy {tag}", oo.infer_shapes(model), node, want, symbolic_ok=True)
+                if args.dynamo:
+                    dyn_inputs = make_inputs(op, case, "cpu", grow_batch=True)
+                    dyn_want = as_tuple(op.reference(*dyn_inputs, **full_attrs))
+                    model = dynamo_export(op, fn, dyn_inputs, attrs, oo)
+                    if args.save_models:
+                        onnx.save(model, os.path.join(args.save_models, f"{op.snake}.case{k}.dynamo.onnx"))
+                    node = check_node(f"dynamo {tag}", op, model, full_attrs, oo)
+                    onnx.checker.check_model(model, full_check=True)
+                    record(f"checker-full {tag}", True)
+                    if node is not None:
+                        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+                        check_shapes(f"dynamo {tag}", inferred, node, dyn_want, symbolic_ok=True)
+                        dims = [d for vi in inferred.graph.output for d in vi.type.tensor_type.shape.dim]
+                        record(f"symbolic {tag}", any(d.HasField("dim_param") for d in dims),
+                               str([d.dim_param or d.dim_value for d in dims]))
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc()
+                record(f"case {tag}", False, f"{type(e).__name__}: {e}")
+    error_checks(oo)
+    print(json.dumps(results), flush=True)
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

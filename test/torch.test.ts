@@ -1,0 +1,61 @@
+// The PyTorch backend against real torch and onnx (Debian's torch 1.13 / onnx 1.12 in CI): the
+// generated extension builds with -Wall -Wextra -Werror and matches the spec's PyTorch reference on
+// every spec case; every op exports through the legacy exporter as one custom node with the
+// right attributes, opset import and inferred shapes (test/python/torch_ops_check.py).
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadProject } from '../generator/project.js';
+import { sh } from './helpers/cxx.js';
+import { root, opsDir, outDir } from './helpers/paths.js';
+import { PYTHON, python } from './helpers/python.js';
+
+const buildDir = path.join(root, 'build', 'torch');
+const modelsDir = path.join(root, 'build', 'models');
+const library = path.join(buildDir, 'libopforge_torch.so');
+
+interface Summary { ok: number; failed: number; checks: Record<string, number> }
+
+function runCheck(args: string[]): { summary: Summary; log: string; status: number | null } {
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), ...args], {
+    encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+  });
+  const lines = r.stdout.trim().split('\n');
+  return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
+}
+
+test('the extension builds against the installed torch, warnings as errors', () => {
+  mkdirSync(buildDir, { recursive: true });
+  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+  sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
+  sh('cmake', ['--build', buildDir, '-j2']);
+});
+
+test('extension = reference on every spec case; legacy export gives the custom node, attributes and shapes', () => {
+  const project = loadProject({ opsDir });
+  const r = runCheck(['--library', library, '--save-models', modelsDir]);
+  assert.is(r.status, 0, r.log);
+  assert.is(r.summary.failed, 0, r.log);
+  const cases = project.ops.reduce((n, op) => n + op.tests.length, 0);
+  const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
+  const attrs = project.ops.reduce((n, op) => n + op.tests.length * op.attributes.length, 0);
+  // Every case ran every check: a silently skipped case fails here.
+  assert.is(r.summary.checks.parity, outputs, r.log);
+  assert.is(r.summary.checks.node, cases, r.log);
+  assert.is(r.summary.checks.attr ?? 0, attrs, r.log);
+  assert.is(r.summary.checks.opset, cases, r.log);
+  assert.is(r.summary.checks.shape, outputs, r.log);
+  assert.is(r.summary.checks.error, 7, r.log);
+});
+
+test('without the extension the package runs the reference and still exports', () => {
+  const r = runCheck(['--no-legacy']);
+  assert.is(r.status, 0, r.log);
+  assert.is(r.summary.checks.backend, 5, r.log);
+  assert.is(r.summary.checks.parity ?? 0, 0, r.log);
+});
+
+test.run();
