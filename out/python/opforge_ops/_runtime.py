@@ -634,6 +634,13 @@ def register_onnx_schema(op: OpInfo) -> bool:
 
     if not hasattr(onnx.defs, "register_schema"):
         return False
+    try:
+        # onnx.reference (imported by onnxscript) indexes every registered schema by op type once,
+        # and refuses an op type present in two domains (LeakyRelu in "" and in "custom"): let it
+        # index the standard ops before ours exist.
+        import onnx.reference  # noqa: F401
+    except Exception:  # noqa: BLE001 - an onnx without the reference evaluator is fine
+        pass
     with _lock:
         try:
             existing = onnx.defs.get_schema(op.name, op.version, op.domain)
