@@ -20,8 +20,8 @@ commands:
   check        validate only; write nothing
   new <Name>   write ops/<name>.yaml and kernel stubs for a new op
   docs         regenerate docs/spec-schema.md from schema/op.schema.json
-  build        build the Node addon (out/node) with cmake-js into build/node, offline
-  run <Op> --input name=d0,d1[:v0,v1,...] [--input ...] [--attr name=value] [--device cpu] [--seed N]
+  build [--cuda]  build the Node addon (out/node) with cmake-js into build/node, offline (--cuda: with the CUDA kernels)
+  run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
 
@@ -54,6 +54,7 @@ export function main(argv: string[]): number {
         input: { type: 'string', multiple: true, default: [] },
         attr: { type: 'string', multiple: true, default: [] },
         device: { type: 'string', default: 'cpu' },
+        cuda: { type: 'boolean', default: false },
         seed: { type: 'string', default: '1' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -76,7 +77,7 @@ export function main(argv: string[]): number {
   if (cmd === 'build') {
     const t0 = performance.now();
     const tty = process.stdout.isTTY === true;
-    build({ onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
+    build({ cuda: values.cuda, onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
       .then((p) => { process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`); })
       .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
     return EXIT.ok;

@@ -15,6 +15,8 @@ export interface BuildOptions {
   buildDir?: string;
   /** Called with each line cmake prints (progress). */
   onLine?: (line: string) => void;
+  /** Also build the CUDA kernels (needs nvcc); the addon still runs on the CPU without a GPU. */
+  cuda?: boolean;
 }
 
 /** Builds out/node with cmake-js, offline against the local Node headers; incremental. Returns the addon path. */
@@ -25,7 +27,7 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   if (!existsSync(path.join(source, 'CMakeLists.txt'))) throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
   const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
-  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`], {
+  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`, `--CDWITH_CUDA=${opts.cuda ? 'ON' : 'OFF'}`], {
     env: { npm_config_nodedir: nodedir },
     all: true,
     reject: false,

@@ -1,8 +1,11 @@
-// `opforge run <Op> --input name=d0,d1,... [--attr name=value] [--device cpu]`: runs one op of the
-// built Node addon on seeded random inputs and prints output shapes, a few values and the time.
+// `opforge run <Op> --input name=d0,d1,...|name=file.npy [--attr name=value] [--device cpu|cuda]`:
+// runs one op of the built Node addon on seeded random inputs (or .npy files) and prints output
+// shapes, a few values and the time.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parse as parseNpy } from 'npyjs';
 import { loadProject } from '../generator/project.js';
 import { DTYPE_INFO, type DType } from '../generator/type-table.js';
 import { load } from './index.js';
@@ -18,14 +21,42 @@ function parseAttr(raw: string, type: string): unknown {
   }
 }
 
+/** numpy dtype codes (little-endian or byte-sized) of the dtypes opforge knows. */
+const NPY_DTYPES: Record<string, DType> = { f4: 'float32', f2: 'float16', f8: 'float64', i1: 'int8', u1: 'uint8', i4: 'int32', i8: 'int64', b1: 'bool' };
+
+interface HostTensor { dtype: DType; dims: number[]; data: ArrayLike<number | bigint> }
+
+/** Reads a C-order .npy file into a tensor (npyjs parses the format). */
+export function readNpy(file: string): HostTensor {
+  const bytes = readFileSync(file);
+  const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  let r: ReturnType<typeof parseNpy>;
+  try {
+    r = parseNpy(buf, { convertFloat16: false });
+  } catch (e) {
+    throw new Error(`${file}: not a .npy file (${(e as Error).message})`);
+  }
+  const header = new TextDecoder().decode(new Uint8Array(buf, 0, Math.min(256, buf.byteLength)));
+  if (/'descr':\s*'>/.test(header)) throw new Error(`${file}: big-endian data is not supported; save with dtype.newbyteorder('<')`);
+  if (r.fortranOrder) throw new Error(`${file}: Fortran-order array; save it with np.ascontiguousarray`);
+  const dtype = NPY_DTYPES[r.dtype];
+  if (!dtype) throw new Error(`${file}: numpy dtype ${r.dtype} has no opforge dtype (supported: ${Object.keys(NPY_DTYPES).join(', ')})`);
+  // npyjs types data as any typed array or a plain array (bools, strings).
+  const raw = r.data as unknown as ArrayLike<unknown>;
+  const data = dtype === 'bool' ? Uint8Array.from(raw, (v) => (v ? 1 : 0)) : (raw as ArrayLike<number | bigint>);
+  return { dtype, dims: r.shape.map(Number), data };
+}
+
 export async function runOp(a: RunArgs): Promise<string> {
-  if (a.device !== 'cpu') throw new Error(`--device ${a.device}: this build of the Node runtime runs on the CPU only (docs/runtime.md)`);
+  if (a.device !== 'cpu' && a.device !== 'cuda') throw new Error(`--device ${a.device}: use cpu or cuda`);
   const project = loadProject({ opsDir: a.opsDir });
   const op = project.ops.find((o) => o.name === a.op || o.ident.camel === a.op || o.ident.snake === a.op);
   if (!op) throw new Error(`no op ${a.op} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
   // name=d0,d1,...[:v0,v1,...] — dims, then optional explicit values (e.g. KNNQuery offsets).
+  const files = new Map<string, HostTensor>();
   const parsed = a.inputs.map((s) => {
     const [k, rest = ''] = s.split('=');
+    if (rest.endsWith('.npy')) { files.set(k!, readNpy(rest)); return { name: k!, dims: files.get(k!)!.dims, values: undefined }; }
     const [d = '', v] = rest.split(':');
     return { name: k!, dims: d === '' ? [] : d.split(',').map(Number), values: v === undefined ? undefined : v.split(',').map(Number) };
   });
@@ -38,6 +69,13 @@ export async function runOp(a: RunArgs): Promise<string> {
   const tensors = op.inputs.map((i) => {
     const d = dims.get(i.name);
     if (!d) return undefined;
+    const file = files.get(i.name);
+    if (file) {
+      const allowed = i.type.kind === 'fixed' ? [i.type.dtype] : i.type.dtypes;
+      if (!allowed.includes(file.dtype)) throw new Error(`--input ${i.name}: the file holds ${file.dtype}; ${op.name} takes ${allowed.join(', ')}`);
+      if (i.type.kind === 'var') chosen.set(i.type.name, file.dtype);
+      return file;
+    }
     const dtype = i.type.kind === 'fixed' ? i.type.dtype : (chosen.get(i.type.name) ?? i.type.dtypes[0]!);
     if (i.type.kind === 'var') chosen.set(i.type.name, dtype);
     const n = d.reduce((x, y) => x * y, 1);
@@ -53,13 +91,31 @@ export async function runOp(a: RunArgs): Promise<string> {
     const spec = op.attributes.find((x) => x.name === k);
     return [k!, spec ? parseAttr(v, spec.type) : v];
   }));
-  const mod = (await import(pathToFileURL(path.resolve('out', 'node', 'index.js')).href)) as { bind: (x: unknown) => Record<string, (...args: unknown[]) => Record<string, { dims: number[]; data: ArrayLike<number | bigint> }>> };
-  const fn = mod.bind(load())[op.ident.camel]!;
-  const t0 = performance.now();
-  const out = fn(...tensors, attrs);
-  const ms = performance.now() - t0;
+  type Out = Record<string, { dims: number[]; data: ArrayLike<number | bigint> }>;
+  const mod = (await import(pathToFileURL(path.resolve('out', 'node', 'index.js')).href)) as {
+    bind: (x: unknown) => Record<string, (...args: unknown[]) => Out>;
+    device: (x: unknown) => { cudaAvailable(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): Out[string] };
+  };
+  const addon = load();
+  const fn = mod.bind(addon)[op.ident.camel]!;
+  let out: Out;
+  let ms: number;
+  if (a.device === 'cuda') {
+    const dev = mod.device(addon);
+    if (!dev.cudaAvailable()) throw new Error('--device cuda: no CUDA device, or the addon was built without CUDA (opforge build --cuda)');
+    const onDevice = tensors.map((t) => (t === undefined ? undefined : dev.toDevice(t)));
+    const t0 = performance.now();
+    const res = fn(...onDevice, attrs);
+    // toHost waits for the kernel: the time covers the kernel and the copy back.
+    out = Object.fromEntries(Object.entries(res).map(([k, t]) => [k, dev.toHost(t)]));
+    ms = performance.now() - t0;
+  } else {
+    const t0 = performance.now();
+    out = fn(...tensors, attrs);
+    ms = performance.now() - t0;
+  }
   return [
-    `${op.name} on cpu: ${ms.toFixed(3)} ms`,
+    `${op.name} on ${a.device}: ${ms.toFixed(3)} ms${a.device === 'cuda' ? ' (kernel + copy back)' : ''}`,
     ...Object.entries(out).map(([k, t]) => `  ${k}: [${t.dims.join(', ')}] ${Array.from({ length: Math.min(6, t.data.length) }, (_, i) => String(t.data[i])).join(' ')}${t.data.length > 6 ? ' ...' : ''}`),
   ].join('\n');
 }

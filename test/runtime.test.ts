@@ -2,6 +2,8 @@
 // random shapes against references written here (not the kernels), and the documented errors.
 
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,6 +12,7 @@ import { loadProject } from '../generator/project.js';
 import { build, load } from '../runtime/index.js';
 import { halfToNumber, numberToHalf } from './helpers/half.js';
 import { opsDir, root } from './helpers/paths.js';
+import { python } from './helpers/python.js';
 
 type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;
 interface T { dtype: string; dims: number[]; data: Arr }
@@ -194,7 +197,58 @@ test('CLI: opforge build, then opforge run prints shapes, values and time', () =
   const bad = cli(['run', 'MyAdd', '--input', 'a=2,2', '--input', 'b=2,3']);
   assert.is(bad.status, 2);
   assert.match(bad.stderr, /MyAdd: input b must have the shape of a/);
-  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /CPU only/);
+  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /no CUDA device, or the addon was built without CUDA/);
+  // .npy inputs: dtype and dims come from the file (written by numpy).
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-npy-'));
+  python(`import numpy as np, sys
+np.save(sys.argv[1] + '/a.npy', np.array([[-1, 2], [3, -4]], dtype=np.float32))
+np.save(sys.argv[1] + '/b.npy', np.array([[1, 1], [1, 1]], dtype=np.float32))
+np.save(sys.argv[1] + '/i.npy', np.array([1, 2], dtype=np.int64))`, [dir]);
+  const n = cli(['run', 'MyAdd', '--input', `a=${dir}/a.npy`, '--input', `b=${dir}/b.npy`]);
+  assert.is(n.status, 0, n.stderr);
+  assert.match(n.stdout, /c: \[2, 2\] -1 5 7 -7\n/);
+  const wrong = cli(['run', 'MyAdd', '--input', `a=${dir}/i.npy`, '--input', `b=${dir}/i.npy`]);
+  assert.match(wrong.stderr, /--input a: the file holds int64; MyAdd takes float32, float16/);
+});
+
+test('async variants: same results as the sync calls, errors reject, the event loop stays free', async () => {
+  const asyncOps = (await import(path.join(root, 'out', 'node', 'index.js'))).bindAsync(load(buildDir)) as Record<string, (...args: unknown[]) => Promise<Record<string, T>>>;
+  const x = tensor('float32', [3, 5], Array.from({ length: 15 }, (_, i) => i - 7));
+  const sync = ops.customRelu!(x, { alpha: 0.5 });
+  const got = await asyncOps.customRelu!(x, { alpha: 0.5 });
+  assert.equal(Array.from(got.y!.data), Array.from(sync.y!.data));
+  await asyncOps.customRelu!(tensor('int32', [2], [1, 2])).then(() => assert.unreachable('resolved'), (e: unknown) => {
+    assert.instance(e, TypeError);
+    assert.match((e as Error).message, /CustomRelu: input x has dtype int32/);
+  });
+  // A KNN query large enough to take a while on one core: timers keep firing meanwhile.
+  const r = rng(3);
+  const n = 6000;
+  const pts = tensor('float32', [n, 3], Array.from({ length: 3 * n }, () => r()));
+  let ticks = 0;
+  const timer = setInterval(() => { ticks += 1; }, 1);
+  const t0 = performance.now();
+  const res = await asyncOps.knnQuery!(pts, tensor('int32', [1], [n]), pts, tensor('int32', [1], [n]), { nsample: 8 });
+  const ms = performance.now() - t0;
+  clearInterval(timer);
+  assert.is(res.idx!.dims.join(), `${n},8`);
+  assert.ok(ticks >= 3, `only ${ticks} timer ticks during a ${ms.toFixed(0)} ms kernel`);
+});
+
+test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () => {
+  const cudaBuild = path.join(root, 'build', 'node-test-cuda');
+  await build({ root, buildDir: cudaBuild, cuda: true });
+  const mod = await import(path.join(root, 'out', 'node', 'index.js'));
+  const addon = load(cudaBuild);
+  const dev = mod.device(addon);
+  assert.is(dev.cudaAvailable(), false);
+  assert.throws(() => dev.toDevice(f32([2])), /toDevice: no CUDA device/);
+  const cudaOps = mod.bind(addon) as AnyOps;
+  for (const op of project.ops) {
+    const saved = ops;
+    ops = cudaOps;
+    try { for (const t of op.tests) runCase(op, t); } finally { ops = saved; }
+  }
 });
 
 test('load() without a build names what to do', () => {

@@ -50,7 +50,7 @@ export const cmakeEmitter: Emitter = {
       'set(CMAKE_CXX_STANDARD_REQUIRED ON)',
       'if(WITH_CUDA)',
       '  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)',
-      '    set(CMAKE_CUDA_ARCHITECTURES 70 80 90)',
+      '    set(CMAKE_CUDA_ARCHITECTURES 75 80 90)',
       '  endif()',
       '  enable_language(CUDA)',
       '  find_package(CUDAToolkit REQUIRED)',

@@ -51,18 +51,72 @@ export interface LeakyReluAttrs {
 export interface MyAddAttrs {
 }
 
+/** A tensor in CUDA memory (from Device.toDevice or a CUDA op); freed by Device.free or garbage collection. */
+export interface DeviceTensor<D extends DType = DType> {
+  readonly dtype: D;
+  readonly dims: readonly number[];
+  readonly device: 'cuda';
+  readonly handle: unknown;
+}
+
+/** Host tensors run the CPU kernel; device tensors the CUDA kernel, with device outputs (queued, not awaited). */
 export interface Ops {
+  /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
+  customRelu<T extends 'float32' | 'float16' | 'float64'>(x: DeviceTensor<T>, attrs?: CustomReluAttrs): { y: DeviceTensor<T> };
   /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
   customRelu<T extends 'float32' | 'float16' | 'float64'>(x: Tensor<T>, attrs?: CustomReluAttrs): { y: Tensor<T> };
   /** Bicubic resize whose output size comes from a second tensor. */
+  dynamicTrtResize<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: DeviceTensor<T> };
+  /** Bicubic resize whose output size comes from a second tensor. */
   dynamicTrtResize<T extends 'float32' | 'float16'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: Tensor<T> };
+  /** k nearest neighbours within each batch of a packed point cloud. */
+  knnQuery(xyz: DeviceTensor<'float32'>, offset: DeviceTensor<'int32'>, new_xyz: DeviceTensor<'float32'>, new_offset: DeviceTensor<'int32'>, attrs: KnnQueryAttrs): { idx: DeviceTensor<'int32'>; dist2: DeviceTensor<'float32'> };
   /** k nearest neighbours within each batch of a packed point cloud. */
   knnQuery(xyz: Tensor<'float32'>, offset: Tensor<'int32'>, new_xyz: Tensor<'float32'>, new_offset: Tensor<'int32'>, attrs: KnnQueryAttrs): { idx: Tensor<'int32'>; dist2: Tensor<'float32'> };
   /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
+  leakyRelu<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): { output: DeviceTensor<T> };
+  /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
   leakyRelu<T extends 'float32' | 'float16'>(input: Tensor<T>, attrs?: LeakyReluAttrs): { output: Tensor<T> };
+  /** 2 * a + b for two tensors of the same shape. */
+  myAdd<T extends 'float32' | 'float16'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: DeviceTensor<T> };
   /** 2 * a + b for two tensors of the same shape. */
   myAdd<T extends 'float32' | 'float16'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: Tensor<T> };
 }
 
+/** The ops on a worker thread: resolved when the kernel has finished. */
+export interface AsyncOps {
+  /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
+  customRelu<T extends 'float32' | 'float16' | 'float64'>(x: DeviceTensor<T>, attrs?: CustomReluAttrs): Promise<{ y: DeviceTensor<T> }>;
+  /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
+  customRelu<T extends 'float32' | 'float16' | 'float64'>(x: Tensor<T>, attrs?: CustomReluAttrs): Promise<{ y: Tensor<T> }>;
+  /** Bicubic resize whose output size comes from a second tensor. */
+  dynamicTrtResize<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: DeviceTensor<T> }>;
+  /** Bicubic resize whose output size comes from a second tensor. */
+  dynamicTrtResize<T extends 'float32' | 'float16'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: Tensor<T> }>;
+  /** k nearest neighbours within each batch of a packed point cloud. */
+  knnQuery(xyz: DeviceTensor<'float32'>, offset: DeviceTensor<'int32'>, new_xyz: DeviceTensor<'float32'>, new_offset: DeviceTensor<'int32'>, attrs: KnnQueryAttrs): Promise<{ idx: DeviceTensor<'int32'>; dist2: DeviceTensor<'float32'> }>;
+  /** k nearest neighbours within each batch of a packed point cloud. */
+  knnQuery(xyz: Tensor<'float32'>, offset: Tensor<'int32'>, new_xyz: Tensor<'float32'>, new_offset: Tensor<'int32'>, attrs: KnnQueryAttrs): Promise<{ idx: Tensor<'int32'>; dist2: Tensor<'float32'> }>;
+  /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
+  leakyRelu<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: DeviceTensor<T> }>;
+  /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
+  leakyRelu<T extends 'float32' | 'float16'>(input: Tensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: Tensor<T> }>;
+  /** 2 * a + b for two tensors of the same shape. */
+  myAdd<T extends 'float32' | 'float16'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: DeviceTensor<T> }>;
+  /** 2 * a + b for two tensors of the same shape. */
+  myAdd<T extends 'float32' | 'float16'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: Tensor<T> }>;
+}
+
+export interface Device {
+  /** Built with CUDA and a GPU present now. */
+  cudaAvailable(): boolean;
+  toDevice<D extends DType>(t: Tensor<D>): DeviceTensor<D>;
+  /** Waits for queued kernels; their failures surface here. */
+  toHost<D extends DType>(t: DeviceTensor<D>): Tensor<D>;
+  free(t: DeviceTensor): void;
+}
+
 export declare const OPS: Readonly<Record<string, unknown>>;
 export declare function bind(addon: unknown): Ops;
+export declare function bindAsync(addon: unknown): AsyncOps;
+export declare function device(addon: unknown): Device;

@@ -66,7 +66,7 @@ function checkAttr(op, a, v) {
   }
 }
 
-function call(addon, op, inputs, attrs) {
+function call(addon, op, inputs, attrs, isAsync) {
   if (attrs !== undefined && (attrs === null || typeof attrs !== 'object')) throw new TypeError(`${op.name}: attributes must be an object`);
   const given = attrs ?? {};
   for (const k of Object.keys(given)) {
@@ -85,22 +85,48 @@ function call(addon, op, inputs, attrs) {
     if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); return; }
     if (typeof t !== 'object' || !Array.isArray(t.dims)) throw new TypeError(`${where} must be a tensor { dtype, dims, data }`);
     if (!spec.dtypes.includes(t.dtype)) throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(', ')}`);
-    if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);
     if (spec.rank !== null && t.dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${t.dims.length}`);
+    if (t.device !== undefined) {
+      if (t.device !== 'cuda' || t.handle === undefined) throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);
+      return;
+    }
+    if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);
     const n = t.dims.reduce((a, b) => a * b, 1);
     if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${t.dims.join(', ')}] need ${n}`);
   });
-  const out = addon[op.fn](op.inputs.map((_, i) => inputs[i]), full);
-  return Object.fromEntries(op.outputs.map((name, i) => [name, out[i]]));
+  const args = [op.inputs.map((_, i) => inputs[i]), full];
+  const named = (out) => Object.fromEntries(op.outputs.map((name, i) => [name, out[i]]));
+  return isAsync ? addon[`${op.fn}_async`](...args).then(named) : named(addon[op.fn](...args));
 }
 
-/** The typed ops of a loaded addon (runtime/load.ts). */
+/** The typed ops of a loaded addon (runtime load()): host tensors run on the CPU, device tensors on CUDA. */
 export function bind(addon) {
   return {
-    customRelu: (x, attrs) => call(addon, OPS.customRelu, [x], attrs),
-    dynamicTrtResize: (input, size_tensor, attrs) => call(addon, OPS.dynamicTrtResize, [input, size_tensor], attrs),
-    knnQuery: (xyz, offset, new_xyz, new_offset, attrs) => call(addon, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs),
-    leakyRelu: (input, attrs) => call(addon, OPS.leakyRelu, [input], attrs),
-    myAdd: (a, b, attrs) => call(addon, OPS.myAdd, [a, b], attrs),
+    customRelu: (x, attrs) => call(addon, OPS.customRelu, [x], attrs, false),
+    dynamicTrtResize: (input, size_tensor, attrs) => call(addon, OPS.dynamicTrtResize, [input, size_tensor], attrs, false),
+    knnQuery: (xyz, offset, new_xyz, new_offset, attrs) => call(addon, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, false),
+    leakyRelu: (input, attrs) => call(addon, OPS.leakyRelu, [input], attrs, false),
+    myAdd: (a, b, attrs) => call(addon, OPS.myAdd, [a, b], attrs, false),
+  };
+}
+
+/** The same ops running off the JS thread: each returns a Promise (argument errors reject it). */
+export function bindAsync(addon) {
+  return {
+    customRelu: async (x, attrs) => call(addon, OPS.customRelu, [x], attrs, true),
+    dynamicTrtResize: async (input, size_tensor, attrs) => call(addon, OPS.dynamicTrtResize, [input, size_tensor], attrs, true),
+    knnQuery: async (xyz, offset, new_xyz, new_offset, attrs) => call(addon, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, true),
+    leakyRelu: async (input, attrs) => call(addon, OPS.leakyRelu, [input], attrs, true),
+    myAdd: async (a, b, attrs) => call(addon, OPS.myAdd, [a, b], attrs, true),
+  };
+}
+
+/** Device memory: copies between host and CUDA, and explicit release. */
+export function device(addon) {
+  return {
+    cudaAvailable: () => addon.cuda_available(),
+    toDevice: (t) => addon.to_device(t),
+    toHost: (t) => addon.to_host(t),
+    free: (t) => addon.free(t),
   };
 }

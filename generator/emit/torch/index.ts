@@ -126,6 +126,7 @@ function cmake(project: ProjectIR): string {
     'set_target_properties(opforge_torch PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)',
     cudaOps.length ? lines(
       'if(WITH_CUDA)',
+      '  find_package(CUDAToolkit REQUIRED)  # imported targets of the parent directory are not visible here',
       '  target_sources(opforge_torch PRIVATE',
       ...cudaOps.map((op) => `    $<TARGET_OBJECTS:opforge_${op.ident.snake}_cuda>`),
       '  )',

@@ -1,5 +1,6 @@
-// opforge Node binding base: turns JS tensors into RawTensors, runs an op core's CPU path
-// and returns new JS tensors. The generated addon.cpp holds only the per-op attribute parsing.
+// opforge Node binding base: turns JS tensors into RawTensors, runs an op core's CPU path (or,
+// for device-resident tensors, its CUDA path on the binding's stream), synchronously or on a
+// worker thread, and returns new JS tensors. The generated addon.cpp holds only attribute parsing.
 #pragma once
 
 #include <napi.h>
@@ -9,6 +10,10 @@
 #include <vector>
 
 #include "opforge/core.h"
+
+#ifdef OPFORGE_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace opforge {
 namespace node {
@@ -34,6 +39,8 @@ struct OpCore {
   Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
   Status (*workspaceSize)(const Attrs&, const Shape*, size_t*);
   Status (*runCpu)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CpuContext&);
+  /** null when the op has no CUDA kernel or the addon was built without CUDA. */
+  Status (*runCuda)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CudaContext&);
   /** null when the op has no state. */
   Status (*configure)(const Attrs&, const Shape*, State*);
 };
@@ -41,13 +48,80 @@ struct OpCore {
 /** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
 constexpr int kMaxTensors = 32;
 
+// ---- device memory ---------------------------------------------------------------------
+// A device tensor is { dtype, dims, device: 'cuda', handle } whose handle owns a DeviceBuffer;
+// the memory is freed by free() or when the handle is garbage-collected.
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  void release() {
+#ifdef OPFORGE_WITH_CUDA
+    if (ptr != nullptr) cudaFree(ptr);
+#endif
+    ptr = nullptr;
+  }
+  ~DeviceBuffer() { release(); }
+};
+
+#ifdef OPFORGE_WITH_CUDA
+/** The binding's stream: every op and copy runs on it, so chains need no synchronization. */
+inline cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    if (cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking) != cudaSuccess) created = nullptr;
+    return created;
+  }();
+  return s;
+}
+
+inline Status cudaStatus(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::Ok();
+  return Status::Error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+#endif
+
+/** Whether CUDA kernels can run: built with CUDA and a device is present now. */
+inline bool cudaAvailable() {
+#ifdef OPFORGE_WITH_CUDA
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+#else
+  return false;
+#endif
+}
+
+inline Napi::Value newDeviceTensor(Napi::Env env, DType dtype, const Shape& shape, std::unique_ptr<DeviceBuffer> buf) {
+  Napi::Object t = Napi::Object::New(env);
+  t.Set("dtype", dtypeName(dtype));
+  Napi::Array dims = Napi::Array::New(env, shape.rank);
+  for (int d = 0; d < shape.rank; ++d) dims.Set(d, static_cast<double>(shape.dims[d]));
+  t.Set("dims", dims);
+  t.Set("device", "cuda");
+  t.Set("handle", Napi::External<DeviceBuffer>::New(env, buf.release(), [](Napi::Env, DeviceBuffer* b) { delete b; }));
+  return t;
+}
+
+inline Status deviceAlloc(size_t bytes, std::unique_ptr<DeviceBuffer>* out) {
+  auto buf = std::make_unique<DeviceBuffer>();
+  buf->bytes = bytes;
+#ifdef OPFORGE_WITH_CUDA
+  if (bytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&buf->ptr, bytes), "cudaMalloc"));
+#else
+  return Status::Error("this addon was built without CUDA (opforge build --cuda)");
+#endif
+  *out = std::move(buf);
+  return Status::Ok();
+}
+
 /** Reads {dtype, dims, data} (data a TypedArray of the dtype's width); undefined for an absent input. */
-inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char* input, RawTensor* t) {
+inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char* input, RawTensor* t, bool* onDevice) {
   // Built only when there is an error to report: the success path stays allocation-free.
   auto what = [op, input] { return std::string(op) + ": input " + input; };
   if (v.IsUndefined() || v.IsNull()) { t->present = false; t->data = nullptr; return true; }
   if (!v.IsObject()) { Napi::TypeError::New(env, what() + " must be a tensor").ThrowAsJavaScriptException(); return false; }
   Napi::Object o = v.As<Napi::Object>();
+  *onDevice = o.Get("handle").IsExternal();
   if (!dtypeFromName(o.Get("dtype").ToString().Utf8Value(), &t->dtype)) {
     Napi::TypeError::New(env, what() + " has an unknown dtype").ThrowAsJavaScriptException();
     return false;
@@ -64,6 +138,17 @@ inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char*
       return false;
     }
     t->shape.dims[i] = static_cast<int64_t>(x);
+  }
+  if (*onDevice) {
+    DeviceBuffer* b = o.Get("handle").As<Napi::External<DeviceBuffer>>().Data();
+    if (b == nullptr || (b->ptr == nullptr && t->shape.numel() > 0)) { Napi::Error::New(env, what() + " was freed").ThrowAsJavaScriptException(); return false; }
+    if (b->bytes != static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype)) {
+      Napi::RangeError::New(env, what() + ": device buffer has " + std::to_string(b->bytes) + " bytes, dims " + t->shape.str() + " need " + std::to_string(static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype))).ThrowAsJavaScriptException();
+      return false;
+    }
+    t->data = b->ptr;
+    t->present = true;
+    return true;
   }
   Napi::Value data = o.Get("data");
   if (!data.IsTypedArray()) { Napi::TypeError::New(env, what() + ".data must be a TypedArray").ThrowAsJavaScriptException(); return false; }
@@ -94,62 +179,234 @@ inline Napi::Value newTypedArray(Napi::Env env, DType t, size_t n) {
   return env.Undefined();
 }
 
-/** run(inputs: (Tensor | undefined)[]) with attrs already parsed: validates, checks, infers, runs the CPU kernel. */
+/** One call, prepared on the JS thread: tensors read, checked, outputs allocated. */
 template <class Attrs, class State>
-Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
-  Napi::Env env = info.Env();
-  Status s = op.validate(attrs);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
-  if (!info[0].IsArray()) { Napi::TypeError::New(env, std::string(op.name) + ": inputs must be an array").ThrowAsJavaScriptException(); return env.Undefined(); }
-  Napi::Array arr = info[0].As<Napi::Array>();
+struct Call {
+  const OpCore<Attrs, State>* op = nullptr;
+  Attrs attrs;
+  State state;
+  bool device = false;
   RawTensor in[kMaxTensors];
+  RawTensor out[kMaxTensors];
   Shape shapes[kMaxTensors];
+  size_t workspaceBytes = 0;
+};
+
+/** Reads and checks the inputs, infers and allocates the outputs; false when a JS error was thrown. */
+template <class Attrs, class State>
+bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs, Call<Attrs, State>* c, Napi::Array* result) {
+  Napi::Env env = info.Env();
+  c->op = &op;
+  c->attrs = attrs;
+  Status s = op.validate(attrs);
+  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (!info[0].IsArray()) { Napi::TypeError::New(env, std::string(op.name) + ": inputs must be an array").ThrowAsJavaScriptException(); return false; }
+  Napi::Array arr = info[0].As<Napi::Array>();
   DType dtypes[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
+  int host = 0, dev = 0;
   for (int i = 0; i < op.numInputs; ++i) {
-    if (!readTensor(env, arr.Get(i), op.name, op.inputNames[i], &in[i])) return env.Undefined();
-    shapes[i] = in[i].shape;
-    dtypes[i] = in[i].dtype;
-    present[i] = in[i].present;
+    bool onDevice = false;
+    if (!readTensor(env, arr.Get(i), op.name, op.inputNames[i], &c->in[i], &onDevice)) return false;
+    c->shapes[i] = c->in[i].shape;
+    dtypes[i] = c->in[i].dtype;
+    present[i] = c->in[i].present;
+    if (present[i]) (onDevice ? dev : host) += 1;
+  }
+  if (host > 0 && dev > 0) {
+    Napi::TypeError::New(env, std::string(op.name) + ": inputs mix host and device tensors; copy with toDevice() or toHost() first").ThrowAsJavaScriptException();
+    return false;
+  }
+  c->device = dev > 0;
+  if (c->device && op.runCuda == nullptr) {
+    Napi::TypeError::New(env, std::string(op.name) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA")).ThrowAsJavaScriptException();
+    return false;
   }
   DType outT[kMaxTensors] = {};
   int binding = -1;
   s = op.inferTypes(dtypes, present, outT, &binding);
-  if (!s.ok()) { Napi::TypeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
-  s = op.checkShapes(attrs, shapes, present);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!s.ok()) { Napi::TypeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  s = op.checkShapes(attrs, c->shapes, present);
+  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
   Shape outShapes[kMaxTensors];
-  s = op.inferShapes(attrs, shapes, outShapes);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
-  Napi::Array result = Napi::Array::New(env, op.numOutputs);
-  RawTensor out[kMaxTensors];
+  s = op.inferShapes(attrs, c->shapes, outShapes);
+  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  s = op.workspaceSize(attrs, c->shapes, &c->workspaceBytes);
+  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (op.configure != nullptr) {
+    s = op.configure(attrs, c->shapes, &c->state);
+    if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  }
+  *result = Napi::Array::New(env, op.numOutputs);
   for (int o = 0; o < op.numOutputs; ++o) {
-    Napi::Value data = newTypedArray(env, outT[o], static_cast<size_t>(outShapes[o].numel()));
+    const size_t n = static_cast<size_t>(outShapes[o].numel());
+    if (c->device) {
+      std::unique_ptr<DeviceBuffer> buf;
+      s = deviceAlloc(n * dtypeSize(outT[o]), &buf);
+      if (!s.ok()) { Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException(); return false; }
+      c->out[o] = RawTensor{outT[o], buf->ptr, outShapes[o], true};
+      result->Set(o, newDeviceTensor(env, outT[o], outShapes[o], std::move(buf)));
+      continue;
+    }
+    Napi::Value data = newTypedArray(env, outT[o], n);
     Napi::TypedArray ta = data.As<Napi::TypedArray>();
-    out[o] = RawTensor{outT[o], static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset(), outShapes[o], true};
+    c->out[o] = RawTensor{outT[o], static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset(), outShapes[o], true};
     Napi::Object t = Napi::Object::New(env);
     t.Set("dtype", dtypeName(outT[o]));
     Napi::Array dims = Napi::Array::New(env, outShapes[o].rank);
     for (int d = 0; d < outShapes[o].rank; ++d) dims.Set(d, static_cast<double>(outShapes[o].dims[d]));
     t.Set("dims", dims);
     t.Set("data", data);
-    result.Set(o, t);
+    result->Set(o, t);
   }
-  size_t wsBytes = 0;
-  s = op.workspaceSize(attrs, shapes, &wsBytes);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
-  std::vector<uint8_t> ws(wsBytes);
-  CpuContext ctx;
-  ctx.workspace = ws.empty() ? nullptr : ws.data();
-  ctx.workspaceSize = wsBytes;
-  State state;
-  if (op.configure != nullptr) {
-    s = op.configure(attrs, shapes, &state);
-    if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  return true;
+}
+
+/**
+ * Runs a prepared call; touches no JS value, so it may run on a worker thread. CUDA work is
+ * queued on the binding's stream; `wait` synchronizes so kernel faults surface here.
+ */
+template <class Attrs, class State>
+Status execute(const Call<Attrs, State>& c, bool wait) {
+  if (!c.device) {
+    std::vector<uint8_t> ws(c.workspaceBytes);
+    CpuContext ctx;
+    ctx.workspace = ws.empty() ? nullptr : ws.data();
+    ctx.workspaceSize = c.workspaceBytes;
+    return c.op->runCpu(c.attrs, c.state, c.in, c.out, ctx);
   }
-  s = op.runCpu(attrs, state, in, out, ctx);
-  if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+#ifdef OPFORGE_WITH_CUDA
+  CudaContext ctx;
+  ctx.stream = stream();
+  ctx.workspaceSize = c.workspaceBytes;
+  if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), "workspace"));
+  Status s = c.op->runCuda(c.attrs, c.state, c.in, c.out, ctx);
+  if (s.ok()) s = cudaStatus(cudaGetLastError(), "kernel launch");
+  if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
+  if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), "kernel");
+  return s;
+#else
+  (void)wait;
+  return Status::Error("this addon was built without CUDA");
+#endif
+}
+
+/** run(inputs, attrs): host tensors run the CPU kernel, device tensors the CUDA kernel (not awaited). */
+template <class Attrs, class State>
+Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
+  Napi::Env env = info.Env();
+  auto c = std::make_unique<Call<Attrs, State>>();
+  Napi::Array result;
+  if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
+  Status s = execute(*c, false);
+  if (!s.ok()) { Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
   return result;
+}
+
+/** The worker of runAsync: the kernel runs off the JS thread; inputs and outputs stay referenced. */
+template <class Attrs, class State>
+class RunWorker : public Napi::AsyncWorker {
+ public:
+  RunWorker(Napi::Env env, std::unique_ptr<Call<Attrs, State>> call, Napi::Value inputs, Napi::Array result)
+      : Napi::AsyncWorker(env), call_(std::move(call)), deferred_(Napi::Promise::Deferred::New(env)),
+        inputs_(Napi::Persistent(inputs.As<Napi::Object>())), result_(Napi::Persistent(result.As<Napi::Object>())) {}
+  Napi::Promise promise() const { return deferred_.Promise(); }
+  void Execute() override {
+    Status s = execute(*call_, true);
+    if (!s.ok()) SetError(std::string(call_->op->name) + ": " + s.message());
+  }
+  void OnOK() override { deferred_.Resolve(result_.Value()); }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  std::unique_ptr<Call<Attrs, State>> call_;
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference inputs_;
+  Napi::ObjectReference result_;
+};
+
+/** runAsync(inputs, attrs): like run, resolved when the kernel has finished (CUDA: synchronized). */
+template <class Attrs, class State>
+Napi::Value runAsync(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
+  Napi::Env env = info.Env();
+  auto c = std::make_unique<Call<Attrs, State>>();
+  Napi::Array result;
+  if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
+  auto* w = new RunWorker<Attrs, State>(env, std::move(c), info[0], result);
+  Napi::Promise p = w->promise();
+  w->Queue();  // the worker deletes itself after OnOK/OnError
+  return p;
+}
+
+// ---- copies between host and device ------------------------------------------------------
+
+/** toDevice(tensor): a device copy of a host tensor. */
+inline Napi::Value toDevice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  RawTensor t;
+  bool onDevice = false;
+  if (!readTensor(env, info[0], "toDevice", "tensor", &t, &onDevice)) return env.Undefined();
+  if (!t.present || onDevice) { Napi::TypeError::New(env, "toDevice: expects a host tensor { dtype, dims, data }").ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!cudaAvailable()) { Napi::Error::New(env, "toDevice: no CUDA device (or the addon was built without CUDA)").ThrowAsJavaScriptException(); return env.Undefined(); }
+  const size_t bytes = static_cast<size_t>(t.shape.numel()) * dtypeSize(t.dtype);
+  std::unique_ptr<DeviceBuffer> buf;
+  Status s = deviceAlloc(bytes, &buf);
+#ifdef OPFORGE_WITH_CUDA
+  if (s.ok() && bytes > 0) s = cudaStatus(cudaMemcpyAsync(buf->ptr, t.data, bytes, cudaMemcpyHostToDevice, stream()), "copy to device");
+  // The source is a JS buffer the caller may change right away: finish the copy before returning.
+  if (s.ok()) s = cudaStatus(cudaStreamSynchronize(stream()), "copy to device");
+#endif
+  if (!s.ok()) { Napi::Error::New(env, "toDevice: " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  return newDeviceTensor(env, t.dtype, t.shape, std::move(buf));
+}
+
+/** toHost(deviceTensor): waits for the stream and copies the data into a new host tensor. */
+inline Napi::Value toHost(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  RawTensor t;
+  bool onDevice = false;
+  if (!readTensor(env, info[0], "toHost", "tensor", &t, &onDevice)) return env.Undefined();
+  if (!t.present || !onDevice) { Napi::TypeError::New(env, "toHost: expects a device tensor from toDevice() or a CUDA op").ThrowAsJavaScriptException(); return env.Undefined(); }
+  const size_t n = static_cast<size_t>(t.shape.numel());
+  Napi::Value data = newTypedArray(env, t.dtype, n);
+#ifdef OPFORGE_WITH_CUDA
+  Napi::TypedArray ta = data.As<Napi::TypedArray>();
+  void* dst = static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
+  Status s = Status::Ok();
+  if (n > 0) s = cudaStatus(cudaMemcpyAsync(dst, t.data, n * dtypeSize(t.dtype), cudaMemcpyDeviceToHost, stream()), "copy to host");
+  if (s.ok()) s = cudaStatus(cudaStreamSynchronize(stream()), "copy to host (a kernel before it may have failed)");
+  if (!s.ok()) { Napi::Error::New(env, "toHost: " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+#endif
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("dtype", dtypeName(t.dtype));
+  Napi::Array dims = Napi::Array::New(env, t.shape.rank);
+  for (int d = 0; d < t.shape.rank; ++d) dims.Set(d, static_cast<double>(t.shape.dims[d]));
+  o.Set("dims", dims);
+  o.Set("data", data);
+  return o;
+}
+
+/** free(deviceTensor): releases the device memory now instead of at garbage collection. */
+inline Napi::Value freeDevice(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info[0].IsObject() && info[0].As<Napi::Object>().Get("handle").IsExternal()) {
+    DeviceBuffer* b = info[0].As<Napi::Object>().Get("handle").As<Napi::External<DeviceBuffer>>().Data();
+#ifdef OPFORGE_WITH_CUDA
+    cudaStreamSynchronize(stream());  // a queued kernel may still use it
+#endif
+    if (b != nullptr) b->release();
+    return env.Undefined();
+  }
+  Napi::TypeError::New(env, "free: expects a device tensor").ThrowAsJavaScriptException();
+  return env.Undefined();
+}
+
+/** Exports the device helpers next to the ops. */
+inline void exportDeviceApi(Napi::Env env, Napi::Object exports) {
+  exports.Set("cuda_available", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Napi::Boolean::New(i.Env(), cudaAvailable()); }));
+  exports.Set("to_device", Napi::Function::New(env, toDevice));
+  exports.Set("to_host", Napi::Function::New(env, toHost));
+  exports.Set("free", Napi::Function::New(env, freeDevice));
 }
 
 }  // namespace node
