@@ -5,6 +5,7 @@ import { coreEmitter } from './core.js';
 import type { Emitter } from './emitter.js';
 import { nodeEmitter } from './node.js';
 import { paddleEmitter } from './paddle/index.js';
+import { popartEmitter } from './popart/index.js';
 import { trtEmitter } from './trt/index.js';
 
-export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, paddleEmitter];
+export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, paddleEmitter, popartEmitter];
