@@ -110,7 +110,11 @@ export interface AttrTypeInfo {
   py: string;
   /** TypeScript type. */
   ts: string;
-  /** Paddle PD_BUILD_OP attribute type string. */
+  /**
+   * Paddle PD_BUILD_OP attribute type string. Integers are 32-bit (`int`, `std::vector<int>`):
+   * Paddle-TRT's custom-plugin converter reads only INT/INTS attributes (LONG/LONGS abort it), and
+   * InferShapeFn never receives `std::vector<int64_t>` attributes. The adapter widens to the core's int64_t.
+   */
   paddle: string;
 }
 
@@ -118,13 +122,13 @@ export const ATTR_INFO: Readonly<Record<AttrType, AttrTypeInfo>> = {
   bool: { type: 'bool', isList: false, cpp: 'bool', tag: 1, onnx: { name: 'INT', value: 2 }, legacySuffix: 'i',
     trtField: 'kINT32', torchSchema: 'bool', py: 'bool', ts: 'boolean', paddle: 'bool' },
   int: { type: 'int', isList: false, cpp: 'int64_t', tag: 2, onnx: { name: 'INT', value: 2 }, legacySuffix: 'i',
-    trtField: 'kINT32', torchSchema: 'int', py: 'int', ts: 'number', paddle: 'int64_t' },
+    trtField: 'kINT32', torchSchema: 'int', py: 'int', ts: 'number', paddle: 'int' },
   float: { type: 'float', isList: false, cpp: 'float', tag: 3, onnx: { name: 'FLOAT', value: 1 }, legacySuffix: 'f',
     trtField: 'kFLOAT32', torchSchema: 'float', py: 'float', ts: 'number', paddle: 'float' },
   string: { type: 'string', isList: false, cpp: 'std::string', tag: 4, onnx: { name: 'STRING', value: 3 }, legacySuffix: 's',
     trtField: 'kCHAR', torchSchema: 'str', py: 'str', ts: 'string', paddle: 'std::string' },
   ints: { type: 'ints', isList: true, cpp: 'std::vector<int64_t>', tag: 5, onnx: { name: 'INTS', value: 7 }, legacySuffix: 'i',
-    trtField: 'kINT32', torchSchema: 'int[]', py: 'Sequence[int]', ts: 'readonly number[]', paddle: 'std::vector<int64_t>' },
+    trtField: 'kINT32', torchSchema: 'int[]', py: 'Sequence[int]', ts: 'readonly number[]', paddle: 'std::vector<int>' },
   floats: { type: 'floats', isList: true, cpp: 'std::vector<float>', tag: 6, onnx: { name: 'FLOATS', value: 6 }, legacySuffix: 'f',
     trtField: 'kFLOAT32', torchSchema: 'float[]', py: 'Sequence[float]', ts: 'readonly number[]', paddle: 'std::vector<float>' },
 };

@@ -8,6 +8,8 @@ import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
   { dir: 'trt', option: 'WITH_TENSORRT', doc: 'Build the TensorRT plugin libraries (needs WITH_CUDA and TENSORRT_ROOT)' },
+  { dir: 'paddle', option: 'WITH_PADDLE', doc: 'Build the Paddle Inference custom ops and examples (needs LIB_DIR)' },
+  { dir: 'popart', option: 'WITH_POPART', doc: 'Build the PopART/PopRT custom_ops library (needs the Poplar SDK)' },
 ];
 
 export const cmakeEmitter: Emitter = {

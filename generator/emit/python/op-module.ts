@@ -8,7 +8,16 @@ import { ATTR_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
 import { commentText, plainFloat, pyString } from '../literals.js';
 import { torchSchemaArgs } from '../torch/schema.js';
-import { pyExpr } from './expr.js';
+import { pyExpr, type PyExprEnv } from '../py-expr.js';
+
+const HELPERS = { '+': 'add', '-': 'sub', '*': 'mul', '//': 'floordiv', ceil_div: 'ceil_div', max: 'max_', min: 'min_' } as const;
+
+/** Dims through the runtime's helpers: they accept ints, SymInts, ONNX dim names and None alike. */
+const RUNTIME_DIMS: PyExprEnv = {
+  dim: (i, axis) => `_rt.dim(shapes, ${i}, ${axis})`,
+  attr: (name) => `attrs[${JSON.stringify(name)}]`,
+  helper: (op) => `_rt.${HELPERS[op]}`,
+};
 
 /** A Python literal for an attribute value of the given type. */
 export function pyAttrValue(type: AttributeIR['type'], v: AttrValue): string {
@@ -45,7 +54,7 @@ function outputShapesFn(op: OpIR): string {
   const rows = op.outputs.map((o) => {
     const expr = o.shape.kind === 'like'
       ? `_rt.like(shapes, ${o.shape.inputIndex})`
-      : `[${o.shape.dims.map(pyExpr).join(', ')}]`;
+      : `[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`;
     const src = o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`;
     return `        ${expr},  # ${o.name}: ${commentText(src)}`;
   });

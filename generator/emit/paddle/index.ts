@@ -1,0 +1,141 @@
+// Paddle backend: per op, a PD_BUILD_OP custom op over the op core (<op>_op.cc), its
+// framework-free glue (<op>_paddle.h), an example like Paddle-Inference-Demo's custom_op_test and a
+// README; for the project, the shared bases (bridge.h without Paddle, op_base.h with it), the
+// dtype mapping from the type table, the CMake and compile.sh. Paddle-TRT runs the ops through the
+// Paddle-named plugins the TensorRT backend registers.
+
+import { readFileSync } from 'node:fs';
+import type { OpIR, ProjectIR } from '../../ir.js';
+import { paddleOpType } from '../../ir-helpers.js';
+import { DTYPES, DTYPE_INFO } from '../../type-table.js';
+import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { commentText } from '../literals.js';
+import { pluginNames, trtPaths } from '../trt/names.js';
+import { emitCompileSh, emitPaddleCmake } from './cmake.js';
+import { emitExample, exampleCase } from './example.js';
+import { paddlePaths } from './names.js';
+import { emitPaddleHeader, emitPaddleOp, paddleAttrString } from './op.js';
+
+export { paddlePaths } from './names.js';
+
+const SHARED = ['bridge.h', 'op_base.h'];
+
+function emitDtypeHeader(): string {
+  const from = DTYPES.map((d) => `    case ::${DTYPE_INFO[d].paddle}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`);
+  const to = DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: return ::${DTYPE_INFO[d].paddle};`);
+  return lines(
+    '// paddle::DataType <-> opforge::DType, from the type table.',
+    '#pragma once',
+    '',
+    '#include "paddle/extension.h"',
+    '',
+    '#include "opforge/core.h"',
+    '',
+    'namespace opforge {',
+    'namespace paddle_bridge {',
+    '',
+    '/** false for Paddle dtypes opforge has no counterpart for (complex, float8, ...). */',
+    'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
+    '  switch (t) {',
+    from,
+    '    default: return false;',
+    '  }',
+    '}',
+    '',
+    'inline ::paddle::DataType toPaddle(DType t) {',
+    '  switch (t) {',
+    to,
+    '  }',
+    '  return ::paddle::DataType::UNDEFINED;',
+    '}',
+    '',
+    '}  // namespace paddle_bridge',
+    '}  // namespace opforge',
+  );
+}
+
+function emitReadme(op: OpIR): string {
+  const type = paddleOpType(op);
+  const n = pluginNames(op);
+  const md = (s: string): string => commentText(s).replace(/([\\`*_[\]<>|])/g, '\\$1');
+  const t = exampleCase(op);
+  const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
+  return lines(
+    `# ${op.name}: Paddle custom op \`${type}\``,
+    '',
+    md(op.description),
+    '',
+    '```cpp',
+    `PD_BUILD_OP(${type})`,
+    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional("${i.name}")` : `"${i.name}"`)).join(', ')}})`,
+    `    .Outputs({${op.outputs.map((o) => `"${o.name}"`).join(', ')}})`,
+    op.attributes.length ? `    .Attrs({${op.attributes.map((a) => `"${paddleAttrString(a)}"`).join(', ')}})` : null,
+    '```',
+    '',
+    'The kernel, shape and dtype functions call the op core (`out/include/' + `opforge/ops/${op.ident.snake}.h`,
+    '`): the same checks, inference and kernels as every other backend. Paddle custom ops have no attribute',
+    'defaults: a model must carry every attribute (the spec\'s defaults are for the other backends).',
+    '',
+    '## Build',
+    '',
+    '```sh',
+    'LIB_DIR=/path/to/paddle_inference bash out/paddle/compile.sh          # CPU',
+    'WITH_GPU=ON LIB_DIR=... bash out/paddle/compile.sh                      # + CUDA kernels',
+    'WITH_GPU=ON USE_TENSORRT=ON TENSORRT_ROOT=/opt/TensorRT LIB_DIR=... bash out/paddle/compile.sh',
+    '```',
+    '',
+    `This builds \`libopforge_paddle_ops.so\` (every op) and \`${op.ident.snake}_custom_op_test\`.`,
+    '',
+    '## A model holding the op',
+    '',
+    'With the `paddlepaddle` Python package (not run by opforge\'s tests: no Paddle wheel on CI):',
+    '',
+    '```python',
+    'import paddle',
+    'from paddle.utils.cpp_extension import load',
+    '',
+    `ops = load(name="opforge_${op.ident.snake}",`,
+    `           sources=["out/paddle/${op.ident.snake}/${op.ident.snake}_op.cc", "${op.kernels.cpu}"],`,
+    '           extra_include_paths=["out/include", "out/paddle/include", "out/paddle"])',
+    'paddle.enable_static()',
+    '# one paddle.static.data per input, then:',
+    `# outs = ops.${type}(${args})`,
+    `# paddle.static.save_inference_model("${op.ident.snake}", feeds, outs, paddle.static.Executor())`,
+    '```',
+    '',
+    '## Run',
+    '',
+    '```sh',
+    `build/paddle/${op.ident.snake}_custom_op_test ${op.ident.snake}.pdmodel ${op.ident.snake}.pdiparams`,
+    '```',
+    '',
+    t ? `It feeds spec test case ${t.index} and checks every output's shape against the op core.` : 'No spec test case has only host-copyable dtypes: the example only says so.',
+    '',
+    '## Paddle Inference with TensorRT',
+    '',
+    `Paddle's TensorRT subgraph converts \`${type}\` by looking up the plugin creator \`${n.paddleDynamic}\``,
+    `(dynamic shape) or \`${n.paddleStatic}\` (static shape), version \`1\`, and passes the op's attributes as`,
+    `fields. The TensorRT backend (\`${trtPaths(op).dir}\`) registers both; \`USE_TENSORRT=ON\` links`,
+    '`libopforge_trt_plugins_autoreg.so` into the example so the whole graph can run as one engine.',
+  );
+}
+
+export const paddleEmitter: Emitter = {
+  name: 'paddle',
+  emit(project: ProjectIR): GeneratedFile[] {
+    const files: GeneratedFile[] = SHARED.map((h) =>
+      projectFile(`paddle/include/opforge/paddle/${h}`, readFileSync(new URL(`../../../../generator/cpp/opforge/paddle/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/paddle/${h}`),
+    );
+    files.push(projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
+    for (const op of project.ops) {
+      const p = paddlePaths(op);
+      files.push(opFile(op, p.header, emitPaddleHeader(op)));
+      files.push(opFile(op, p.op, emitPaddleOp(op)));
+      files.push(opFile(op, p.example, emitExample(op)));
+      files.push(opFile(op, p.readme, emitReadme(op)));
+    }
+    files.push(projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project)));
+    files.push(projectFile('paddle/compile.sh', emitCompileSh()));
+    return files;
+  },
+};

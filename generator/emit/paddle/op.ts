@@ -1,0 +1,164 @@
+// Per op: the framework-free glue (<op>_paddle.h: attribute conversion, the op core descriptor,
+// which output dims depend on which input dims) and the custom op itself (<op>_op.cc:
+// PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
+
+import type { AttributeIR, Expr, InputIR, OpIR } from '../../ir.js';
+import { coreHeaderPath, cppNamespace, paddleOpType } from '../../ir-helpers.js';
+import { visitExpr } from '../../expr.js';
+import { ATTR_INFO } from '../../type-table.js';
+import { lines } from '../emitter.js';
+import { commentText, cppString } from '../literals.js';
+import { paddleNamespace, paddlePaths } from './names.js';
+
+/** The C++ parameter type Paddle passes an attribute as (scalars by value, the rest by const reference). */
+export function paddleAttrParam(a: AttributeIR): string {
+  const t = ATTR_INFO[a.type].paddle;
+  return a.type === 'string' || ATTR_INFO[a.type].isList ? `const ${t}&` : t;
+}
+
+/** The `name: type` string PD_BUILD_OP's Attrs() takes. */
+export function paddleAttrString(a: AttributeIR): string {
+  return `${a.name}: ${ATTR_INFO[a.type].paddle}`;
+}
+
+function attrValue(a: AttributeIR): string {
+  switch (a.type) {
+    case 'int': return `static_cast<int64_t>(${a.name})`;
+    case 'ints': return `::opforge::paddle_bridge::widen(${a.name})`;
+    default: return a.name;
+  }
+}
+
+function dimsOf(e: Expr): string[] {
+  const out: string[] = [];
+  visitExpr(e, (x) => {
+    if (x.kind === 'dim') {
+      const s = `in[${x.inputIndex}].dims[${x.axis}] >= 0`;
+      if (!out.includes(s)) out.push(s);
+    }
+  });
+  return out;
+}
+
+function emitDimKnown(op: OpIR): string {
+  const cases = op.outputs.map((o) => {
+    if (o.shape.kind === 'like') return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
+    const axes = o.shape.dims.map((e, k) => {
+      const deps = dimsOf(e);
+      return `        case ${k}: return ${deps.length ? deps.join(' && ') : 'true'};`;
+    });
+    return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
+  });
+  const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
+  const usesAxis = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.length > 0);
+  return lines(
+    '/** Whether dim `axis` of an output is known when input dims may be -1 (Paddle\'s static-graph InferShape). */',
+    `inline bool outputDimKnown(int output, int ${usesAxis ? 'axis' : '/*axis*/'}, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
+    '  switch (output) {',
+    cases,
+    '    default: return false;',
+    '  }',
+    '}',
+  );
+}
+
+export function emitPaddleHeader(op: OpIR): string {
+  const ns = paddleNamespace(op).slice(2);
+  const params = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`).join(', ');
+  return lines(
+    `// ${op.name} for Paddle, framework-free half: PD_BUILD_OP's attribute values -> the op core's`,
+    '// Attrs, and the op core as the bridge sees it. Includes no Paddle header (tested without Paddle).',
+    '#pragma once',
+    '',
+    '#include <cstdint>',
+    '#include <string>',
+    '#include <vector>',
+    '',
+    `#include "${coreHeaderPath(op).include}"`,
+    '#include "opforge/paddle/bridge.h"',
+    '',
+    ns.split('::').map((n) => `namespace ${n} {`).join('\n'),
+    '',
+    `namespace core = ::${cppNamespace(op)};`,
+    '',
+    `/** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */`,
+    `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
+    '',
+    '/** The op core\'s attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */',
+    `inline core::Attrs makeAttrs(${params}) {`,
+    '  core::Attrs opforge_attrs;',
+    op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
+    '  return opforge_attrs;',
+    '}',
+    '',
+    emitDimKnown(op),
+    '',
+    '/** The op core as the bridge runs it (the CUDA kernel only in builds with PADDLE_WITH_CUDA). */',
+    'inline const ::opforge::paddle_bridge::OpCore<core::Attrs, core::State>& opCore() {',
+    '  static const ::opforge::paddle_bridge::OpCore<core::Attrs, core::State> kCore = {',
+    '      core::kName, core::kNumInputs, core::kNumOutputs, core::kInputNames, core::validate, core::checkShapes,',
+    '      core::inferTypes, core::inferShapes, core::workspaceSize, core::runCpu,',
+    op.kernels.cuda ? lines('#if defined(PADDLE_WITH_CUDA)', '      core::runCuda,', '#else', '      nullptr,', '#endif') : '      nullptr,  // no CUDA kernel in the spec',
+    `      ${op.hasConfigure ? 'core::configure' : 'nullptr'}, outputDimKnown};`,
+    '  return kCore;',
+    '}',
+    '',
+    ns.split('::').reverse().map((n) => `}  // namespace ${n}`).join('\n'),
+  );
+}
+
+function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
+  const t = kind === 'kernel' ? 'paddle::Tensor' : kind === 'shape' ? 'std::vector<int64_t>' : 'paddle::DataType';
+  return i.optional ? `const paddle::optional<${t}>& ${i.name}` : `const ${t}& ${i.name}`;
+}
+
+const inputArg = (i: InputIR): string => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`);
+
+export function emitPaddleOp(op: OpIR): string {
+  const type = paddleOpType(op);
+  const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
+  const attrArgs = op.attributes.map((a) => a.name).join(', ');
+  const ins = op.inputs.map(inputArg).join(', ');
+  const desc = op.description ? `// ${commentText(op.description)}` : null;
+  const sig = (ret: string, name: string, params: string[]): string => `${ret} ${name}(${params.join(', ')}) {`;
+  return lines(
+    `// ${op.name} as a Paddle custom op: PD_BUILD_OP(${type}) over the op core and its kernels.`,
+    desc,
+    `// Paddle-TRT runs it as the plugins ${type}_paddle_trt_plugin / ${type}_paddle_trt_dynamic_plugin (out/trt).`,
+    '#include <cstdint>',
+    '#include <string>',
+    '#include <vector>',
+    '',
+    '#include "paddle/extension.h"',
+    '',
+    `#include "${paddlePaths(op).include}"`,
+    '#include "opforge/paddle/op_base.h"',
+    '',
+    'namespace {',
+    '',
+    `namespace op = ${paddleNamespace(op)};`,
+    'namespace bridge = ::opforge::paddle_bridge;',
+    '',
+    sig('std::vector<paddle::Tensor>', 'Forward', [...op.inputs.map((i) => inputParam(i, 'kernel')), ...attrParams]),
+    `  return bridge::compute(op::opCore(), op::makeAttrs(${attrArgs}), {${ins}});`,
+    '}',
+    '',
+    sig('std::vector<std::vector<int64_t>>', 'InferShape', [...op.inputs.map((i) => inputParam(i, 'shape')), ...attrParams]),
+    `  return bridge::inferShape(op::opCore(), op::makeAttrs(${attrArgs}), {${ins}});`,
+    '}',
+    '',
+    sig('std::vector<paddle::DataType>', 'InferDtype', op.inputs.map((i) => inputParam(i, 'dtype'))),
+    `  return bridge::inferDtype(op::opCore(), {${ins}});`,
+    '}',
+    '',
+    '}  // namespace',
+    '',
+    `PD_BUILD_OP(${type})`,
+    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
+    `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
+    op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
+    '    .SetKernelFn(PD_KERNEL(Forward))',
+    '    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))',
+    '    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));',
+  );
+}
