@@ -106,7 +106,11 @@ inline Status deviceAlloc(size_t bytes, std::unique_ptr<DeviceBuffer>* out) {
   auto buf = std::make_unique<DeviceBuffer>();
   buf->bytes = bytes;
 #ifdef OPFORGE_WITH_CUDA
-  if (bytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&buf->ptr, bytes), "cudaMalloc"));
+  if (bytes > 0) {
+    const cudaError_t e = cudaMalloc(&buf->ptr, bytes);
+    // A failed allocation also sets CUDA's last error; clear it, or the next launch check reports it.
+    if (e != cudaSuccess) { cudaGetLastError(); buf->ptr = nullptr; return cudaStatus(e, "cudaMalloc"); }
+  }
 #else
   return Status::Error("this addon was built without CUDA (opforge build --cuda)");
 #endif
@@ -238,12 +242,18 @@ bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, con
     if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
   }
   *result = Napi::Array::New(env, op.numOutputs);
+  std::vector<DeviceBuffer*> made;  // released at once if a later output does not fit
   for (int o = 0; o < op.numOutputs; ++o) {
     const size_t n = static_cast<size_t>(outShapes[o].numel());
     if (c->device) {
       std::unique_ptr<DeviceBuffer> buf;
       s = deviceAlloc(n * dtypeSize(outT[o]), &buf);
-      if (!s.ok()) { Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException(); return false; }
+      if (!s.ok()) {
+        for (DeviceBuffer* b : made) b->release();
+        Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException();
+        return false;
+      }
+      made.push_back(buf.get());
       c->out[o] = RawTensor{outT[o], buf->ptr, outShapes[o], true};
       result->Set(o, newDeviceTensor(env, outT[o], outShapes[o], std::move(buf)));
       continue;
@@ -276,18 +286,20 @@ Status execute(const Call<Attrs, State>& c, bool wait) {
     return c.op->runCpu(c.attrs, c.state, c.in, c.out, ctx);
   }
 #ifdef OPFORGE_WITH_CUDA
+  cudaGetLastError();  // a stale error from an earlier call must not be blamed on this launch
   CudaContext ctx;
   ctx.stream = stream();
   ctx.workspaceSize = c.workspaceBytes;
-  if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), "workspace"));
+  const std::string name(c.op->name);
+  if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), (name + ": workspace").c_str()));
   Status s = c.op->runCuda(c.attrs, c.state, c.in, c.out, ctx);
-  if (s.ok()) s = cudaStatus(cudaGetLastError(), "kernel launch");
+  if (s.ok()) s = cudaStatus(cudaGetLastError(), (name + ": kernel launch").c_str());
   if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
-  if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), "kernel");
+  if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), (name + ": kernel").c_str());
   return s;
 #else
   (void)wait;
-  return Status::Error("this addon was built without CUDA");
+  return Status::Error(std::string(c.op->name) + ": this addon was built without CUDA");
 #endif
 }
 
@@ -299,7 +311,7 @@ Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, 
   Napi::Array result;
   if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
   Status s = execute(*c, false);
-  if (!s.ok()) { Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
   return result;
 }
 
@@ -313,7 +325,7 @@ class RunWorker : public Napi::AsyncWorker {
   Napi::Promise promise() const { return deferred_.Promise(); }
   void Execute() override {
     Status s = execute(*call_, true);
-    if (!s.ok()) SetError(std::string(call_->op->name) + ": " + s.message());
+    if (!s.ok()) SetError(s.message());
   }
   void OnOK() override { deferred_.Resolve(result_.Value()); }
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }

@@ -1,0 +1,130 @@
+// GPU check of the Node runtime's CUDA path (run on a machine with nvcc and a GPU; CI has none):
+// builds the addon with CUDA, then for every seed op and `tests:` case compares the CUDA result
+// (toDevice -> op on device tensors -> toHost) with the CPU result within the spec's tolerance;
+// runs a device-resident chain, the async CUDA variant, and an out-of-memory that must be a JS
+// error after which the process keeps working. Usage: node dist/test/gpu/node-cuda.js
+
+import path from 'node:path';
+import type { OpIR, TestCaseIR } from '../../generator/ir.js';
+import { loadProject } from '../../generator/project.js';
+import { build, load } from '../../runtime/index.js';
+import { halfToNumber } from '../helpers/half.js';
+import { opsDir, root } from '../helpers/paths.js';
+
+interface T { dtype: string; dims: number[]; data: ArrayLike<number> }
+type D = { dtype: string; dims: number[]; device: 'cuda'; handle: unknown };
+type Fn = (...args: unknown[]) => Record<string, T | D>;
+
+let ok = 0;
+let failed = 0;
+function record(name: string, pass: boolean, detail = ''): void {
+  if (pass) ok += 1; else failed += 1;
+  console.log(`${pass ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296; };
+}
+
+const ARRAYS: Record<string, new (n: number) => { [k: number]: number; length: number }> = {
+  float32: Float32Array, float64: Float64Array, float16: Uint16Array, int32: Int32Array,
+};
+
+function inputsFor(op: OpIR, t: TestCaseIR): (T | undefined)[] {
+  return op.inputs.map((inp, k) => {
+    const ti = t.inputs.find((x) => x.name === inp.name);
+    if (!ti) return undefined;
+    const dtype = inp.type.kind === 'fixed' ? inp.type.dtype : t.binding.vars[inp.type.name]!;
+    const n = ti.shape.reduce((a, b) => a * b, 1);
+    const r = rng(t.seed * 31 + k);
+    const data = new ARRAYS[dtype]!(n);
+    for (let i = 0; i < n; i++) {
+      const v = ti.values ? ti.values[i]! : ti.range[0] + (ti.range[1] - ti.range[0]) * r();
+      // float16 inputs: a few exact halves (k/64 in [-2, 2]) keep the data simple to generate.
+      data[i] = dtype === 'float16' ? 0x3c00 ^ (Math.floor(r() * 64) << 4) : dtype === 'int32' ? Math.floor(v) : v;
+    }
+    return { dtype, dims: ti.shape, data: data as unknown as ArrayLike<number> };
+  });
+}
+
+const num = (t: T): number[] => Array.from(t.data, (v) => (t.dtype === 'float16' ? halfToNumber(v) : Number(v)));
+
+function compare(name: string, got: T, want: T, rtol: number, atol: number): void {
+  const g = num(got), w = num(want);
+  let worst = 0, bad = -1;
+  for (let i = 0; i < w.length; i++) {
+    const e = w[i]!, x = g[i]!;
+    if (x === e || (Number.isNaN(x) && Number.isNaN(e))) continue;
+    const err = Math.abs(x - e);
+    worst = Math.max(worst, err);
+    if (!(err <= atol + rtol * Math.abs(e)) && bad < 0) bad = i;
+  }
+  record(name, g.length === w.length && got.dims.join() === want.dims.join() && bad < 0,
+    bad >= 0 ? `[${bad}] ${g[bad]} vs ${w[bad]}` : `max abs diff ${worst}`);
+}
+
+async function main(): Promise<void> {
+  const buildDir = path.join(root, 'build', 'node-cuda');
+  const t0 = performance.now();
+  await build({ root, buildDir, cuda: true });
+  console.log(`build --cuda: ${Math.round(performance.now() - t0)} ms`);
+  const mod = await import(path.join(root, 'out', 'node', 'index.js'));
+  const addon = load(buildDir);
+  const ops = mod.bind(addon) as Record<string, Fn>;
+  const aops = mod.bindAsync(addon) as Record<string, (...a: unknown[]) => Promise<Record<string, D>>>;
+  const dev = mod.device(addon) as { cudaAvailable(): boolean; toDevice(t: T): D; toHost(t: D): T; free(t: D): void };
+  record('cudaAvailable', dev.cudaAvailable());
+  const project = loadProject({ opsDir });
+  for (const op of project.ops) {
+    for (const t of op.tests) {
+      const ins = inputsFor(op, t);
+      const cpu = ops[op.ident.camel]!(...ins, t.attributes) as Record<string, T>;
+      const gpu = ops[op.ident.camel]!(...ins.map((x) => (x ? dev.toDevice(x) : undefined)), t.attributes) as Record<string, D>;
+      for (const o of op.outputs) {
+        const d = gpu[o.name]!;
+        record(`device-output ${op.name}#${t.index} ${o.name}`, d.device === 'cuda');
+        compare(`cuda=cpu ${op.name}#${t.index} ${o.name}`, dev.toHost(d), cpu[o.name]!, t.rtol, t.atol);
+      }
+    }
+  }
+  // A device-resident chain: relu -> leaky relu -> 2a + b, one copy in and one out.
+  const n = 1 << 22;
+  const r = rng(5);
+  const x: T = { dtype: 'float32', dims: [n], data: Float32Array.from({ length: n }, () => r() * 2 - 1) };
+  const cy = ops.customRelu!(x, { alpha: 0.1 }).y as T;
+  const cz = ops.leakyRelu!(cy, { alpha: 0.2 }).output as T;
+  const cw = ops.myAdd!(cz, x).c as T;
+  const dx = dev.toDevice(x);
+  const c0 = performance.now();
+  const dy = ops.customRelu!(dx, { alpha: 0.1 }).y as D;
+  const dz = ops.leakyRelu!(dy, { alpha: 0.2 }).output as D;
+  const dw = ops.myAdd!(dz, dx).c as D;
+  const queued = performance.now() - c0;
+  compare(`chain ${n} elements (3 ops queued in ${queued.toFixed(3)} ms)`, dev.toHost(dw), cw, 1e-6, 1e-6);
+  dev.free(dy); dev.free(dz);
+  let freedError = '';
+  try { ops.customRelu!(dy); } catch (e) { freedError = (e as Error).message; }
+  record('a freed device tensor is a JS error', /was freed/.test(freedError), freedError);
+  let mixError = '';
+  try { ops.myAdd!(dx, x); } catch (e) { mixError = (e as Error).message; }
+  record('mixing host and device inputs is a JS error', /mix host and device/.test(mixError), mixError);
+  // Async on the device: resolved after the kernel finished.
+  const ay = (await aops.customRelu!(dx, { alpha: 0.1 })).y!;
+  compare('async cuda customRelu', dev.toHost(ay), cy, 0, 0);
+  // Out of memory: KNN outputs of 2 x m x 1024 x 4 bytes (m = 1.2e7: ~98 GB) cannot fit on the GPU.
+  const m = 12_000_000;
+  const q: T = { dtype: 'float32', dims: [m, 3], data: new Float32Array(3 * m) };
+  let oom = '';
+  try {
+    ops.knnQuery!(dev.toDevice({ dtype: 'float32', dims: [4, 3], data: new Float32Array(12) }), dev.toDevice({ dtype: 'int32', dims: [1], data: Int32Array.of(4) }),
+      dev.toDevice(q), dev.toDevice({ dtype: 'int32', dims: [1], data: Int32Array.of(m) }), { nsample: 1024 });
+  } catch (e) { oom = (e as Error).message; }
+  record('out of memory is a JS error', /out of memory|cudaMalloc/.test(oom), oom);
+  const after = ops.customRelu!(dev.toDevice(x), { alpha: 0.1 }).y as D;
+  compare('the process stays usable after the error', dev.toHost(after), cy, 0, 0);
+  console.log(JSON.stringify({ ok, failed }));
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((e: unknown) => { console.error(e); process.exitCode = 1; });
