@@ -9,7 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { root } from './helpers/paths.js';
+import { customOpsOf } from '../generator/from-onnx.js';
+import { outDir, root } from './helpers/paths.js';
 import { python } from './helpers/python.js';
 
 const MODEL = `
@@ -59,6 +60,34 @@ test('custom ops of a model become specs that generate and compile', () => {
     sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'out', 'include')}`, '-c', path.join(dir, 'ops', 'kernels', `${k}.cpp`), '-o', path.join(dir, `${k}.o`)]);
   }
   assert.match(cli(['from-onnx', model]).stdout, /skipped .*dynamic_trt_resize\.yaml \(exists\)/);
+});
+
+test('models exported from PyTorch with opforge_ops read back to the ops they came from', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-onnx-torch-'));
+  const model = path.join(dir, 'exported.onnx');
+  // One model with both ops, exported by the legacy exporter (torch 1.13 in CI) and shape-inferred.
+  python(`
+import sys, torch, onnx, opforge_ops as oo
+class M(torch.nn.Module):
+    def forward(self, x, size, p, o, q, qo):
+        idx, d2 = oo.knn_query(p, o, q, qo, nsample=4)
+        return oo.dynamic_trt_resize(x, size, align_corners=True), idx, d2
+args = (torch.randn(2, 3, 8, 8), torch.zeros(1, 1, 16, 16), torch.rand(20, 3), torch.tensor([8, 20], dtype=torch.int32),
+        torch.rand(6, 3), torch.tensor([2, 6], dtype=torch.int32))
+torch.onnx.export(M(), args, sys.argv[1], input_names=['x', 'size', 'p', 'o', 'q', 'qo'], output_names=['y', 'idx', 'd2'],
+                  dynamic_axes={'x': {0: 'N'}, 'q': {0: 'm'}}, custom_opsets=oo.custom_opsets(), opset_version=17)
+onnx.save(oo.infer_shapes(onnx.load(sys.argv[1])), sys.argv[1])
+`, [model], { PYTHONPATH: path.join(outDir, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' });
+  const found = customOpsOf(readFileSync(model));
+  assert.equal(found.map((o) => `${o.domain}::${o.opType}@${o.version}`), ['custom::DynamicTRTResize@1', 'custom::KNNQuery@1']);
+  const [resize, knn] = found as [typeof found[0], typeof found[0]];
+  assert.equal(resize.inputs.map((i) => [...i.dtypes]), [['float32'], ['float32']]);
+  assert.equal(resize.inputs.map((i) => [...i.ranks]), [[4], [4]]);
+  assert.equal([...resize.attributes.entries()].map(([k, a]) => [k, a.type, a.values]), [['align_corners', 'int', [1]]]);
+  assert.equal(resize.outputs[0]!.shapes, ['[N, 3, 16, 16]']);
+  assert.equal(knn.inputs.map((i) => [...i.dtypes][0]), ['float32', 'int32', 'float32', 'int32']);
+  assert.equal([...knn.attributes.entries()].map(([k, a]) => [k, a.type, a.values]), [['nsample', 'int', [4]]]);
+  assert.equal(knn.outputs.map((o) => [[...o.dtypes][0], o.shapes[0]]), [['int32', '[m, 4]'], ['float32', '[m, 4]']]);
 });
 
 test.run();
