@@ -8,3 +8,8 @@ npm_config_nodedir=${npm_config_nodedir:-/usr} node node_modules/cmake-js/bin/cm
   --CDCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 OPFORGE_ASAN_ADDON="$PWD/build/node-asan/Release/opforge_node.node" node scripts/asan-node.mjs
+# The randomized fuzz driver of test/node-fuzz.test.ts over the same sanitized build.
+for seed in 1 2 3; do
+  LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 node dist/test/node-fuzz-driver.js build/node-asan 3000 "$seed"
+done

@@ -58,15 +58,15 @@ function attrRead(a: AttributeIR): string[] {
   const get = `o.Get(${JSON.stringify(a.name)})`;
   const guard = `  if (o.Has(${JSON.stringify(a.name)}) && !${get}.IsUndefined()) {`;
   switch (a.type) {
-    case 'bool': return [guard, `    attrs.${a.name} = ${get}.ToBoolean().Value();`, '  }'];
-    case 'int': return [guard, `    attrs.${a.name} = ${get}.ToNumber().Int64Value();`, '  }'];
-    case 'float': return [guard, `    attrs.${a.name} = ${get}.ToNumber().FloatValue();`, '  }'];
-    case 'string': return [guard, `    attrs.${a.name} = ${get}.ToString().Utf8Value();`, '  }'];
+    case 'bool': return [guard, `    attrs->${a.name} = ${get}.ToBoolean().Value();`, '  }'];
+    case 'int': return [guard, `    attrs->${a.name} = ${get}.ToNumber().Int64Value();`, '  }'];
+    case 'float': return [guard, `    attrs->${a.name} = ${get}.ToNumber().FloatValue();`, '  }'];
+    case 'string': return [guard, `    attrs->${a.name} = ${get}.ToString().Utf8Value();`, '  }'];
     case 'ints':
     case 'floats': {
       const conv = a.type === 'ints' ? 'Int64Value()' : 'FloatValue()';
-      return [guard, `    Napi::Array v = ${get}.As<Napi::Array>();`, `    attrs.${a.name}.clear();`,
-        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs.${a.name}.push_back(v.Get(i).ToNumber().${conv});`, '  }'];
+      return [guard, `    Napi::Array v = ${get}.As<Napi::Array>();`, `    attrs->${a.name}.clear();`,
+        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`, '  }'];
     }
   }
 }
@@ -77,11 +77,16 @@ function addon(project: ProjectIR): string {
     const P = op.ident.pascal;
     return lines(
       `// ${op.name}: run_${op.ident.snake}(inputs, attrs) and run_${op.ident.snake}_async. Attributes were type-checked in index.js.`,
-      `${ns}::Attrs read${P}Attrs(const Napi::CallbackInfo& info) {`,
-      `  ${ns}::Attrs attrs;`,
-      op.attributes.length ? '  Napi::Object o = info[1].As<Napi::Object>();' : '  (void)info;',
+      `bool read${P}Attrs(const Napi::CallbackInfo& info, ${ns}::Attrs* attrs) {`,
+      op.attributes.length ? lines(
+        '  if (!info[1].IsObject()) {',
+        `    opforge::node::raise<Napi::TypeError>(info.Env(), "${op.name}: attributes must be an object");`,
+        '    return false;',
+        '  }',
+        '  Napi::Object o = info[1].As<Napi::Object>();',
+      ) : lines('  (void)info;', '  (void)attrs;'),
       op.attributes.flatMap(attrRead),
-      '  return attrs;',
+      '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
       '}',
       '',
       `const opforge::node::OpCore<${ns}::Attrs, ${ns}::State> k${P} = {`,
@@ -90,8 +95,14 @@ function addon(project: ProjectIR): string {
       op.kernels.cuda ? lines('#ifdef OPFORGE_WITH_CUDA', `    ${ns}::runCuda,`, '#else', '    nullptr,', '#endif') : '    nullptr,',
       `    ${op.hasConfigure ? `${ns}::configure` : 'nullptr'}};`,
       '',
-      `Napi::Value Run${P}(const Napi::CallbackInfo& info) { return opforge::node::run(info, k${P}, read${P}Attrs(info)); }`,
-      `Napi::Value Run${P}Async(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, k${P}, read${P}Attrs(info)); }`,
+      `Napi::Value Run${P}(const Napi::CallbackInfo& info) {`,
+      `  ${ns}::Attrs attrs;`,
+      `  return read${P}Attrs(info, &attrs) ? opforge::node::run(info, k${P}, attrs) : info.Env().Undefined();`,
+      '}',
+      `Napi::Value Run${P}Async(const Napi::CallbackInfo& info) {`,
+      `  ${ns}::Attrs attrs;`,
+      `  return read${P}Attrs(info, &attrs) ? opforge::node::runAsync(info, k${P}, attrs) : info.Env().Undefined();`,
+      '}',
     );
   });
   return lines(

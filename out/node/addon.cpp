@@ -13,13 +13,16 @@
 namespace {
 
 // CustomRelu: run_custom_relu(inputs, attrs) and run_custom_relu_async. Attributes were type-checked in index.js.
-opforge::ops::custom_relu::Attrs readCustomReluAttrs(const Napi::CallbackInfo& info) {
-  opforge::ops::custom_relu::Attrs attrs;
+bool readCustomReluAttrs(const Napi::CallbackInfo& info, opforge::ops::custom_relu::Attrs* attrs) {
+  if (!info[1].IsObject()) {
+    opforge::node::raise<Napi::TypeError>(info.Env(), "CustomRelu: attributes must be an object");
+    return false;
+  }
   Napi::Object o = info[1].As<Napi::Object>();
   if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
-    attrs.alpha = o.Get("alpha").ToNumber().FloatValue();
+    attrs->alpha = o.Get("alpha").ToNumber().FloatValue();
   }
-  return attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 const opforge::node::OpCore<opforge::ops::custom_relu::Attrs, opforge::ops::custom_relu::State> kCustomRelu = {
@@ -32,17 +35,26 @@ const opforge::node::OpCore<opforge::ops::custom_relu::Attrs, opforge::ops::cust
 #endif
     nullptr};
 
-Napi::Value RunCustomRelu(const Napi::CallbackInfo& info) { return opforge::node::run(info, kCustomRelu, readCustomReluAttrs(info)); }
-Napi::Value RunCustomReluAsync(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, kCustomRelu, readCustomReluAttrs(info)); }
+Napi::Value RunCustomRelu(const Napi::CallbackInfo& info) {
+  opforge::ops::custom_relu::Attrs attrs;
+  return readCustomReluAttrs(info, &attrs) ? opforge::node::run(info, kCustomRelu, attrs) : info.Env().Undefined();
+}
+Napi::Value RunCustomReluAsync(const Napi::CallbackInfo& info) {
+  opforge::ops::custom_relu::Attrs attrs;
+  return readCustomReluAttrs(info, &attrs) ? opforge::node::runAsync(info, kCustomRelu, attrs) : info.Env().Undefined();
+}
 
 // DynamicTRTResize: run_dynamic_trt_resize(inputs, attrs) and run_dynamic_trt_resize_async. Attributes were type-checked in index.js.
-opforge::ops::dynamic_trt_resize::Attrs readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info) {
-  opforge::ops::dynamic_trt_resize::Attrs attrs;
+bool readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info, opforge::ops::dynamic_trt_resize::Attrs* attrs) {
+  if (!info[1].IsObject()) {
+    opforge::node::raise<Napi::TypeError>(info.Env(), "DynamicTRTResize: attributes must be an object");
+    return false;
+  }
   Napi::Object o = info[1].As<Napi::Object>();
   if (o.Has("align_corners") && !o.Get("align_corners").IsUndefined()) {
-    attrs.align_corners = o.Get("align_corners").ToBoolean().Value();
+    attrs->align_corners = o.Get("align_corners").ToBoolean().Value();
   }
-  return attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 const opforge::node::OpCore<opforge::ops::dynamic_trt_resize::Attrs, opforge::ops::dynamic_trt_resize::State> kDynamicTrtResize = {
@@ -55,17 +67,26 @@ const opforge::node::OpCore<opforge::ops::dynamic_trt_resize::Attrs, opforge::op
 #endif
     nullptr};
 
-Napi::Value RunDynamicTrtResize(const Napi::CallbackInfo& info) { return opforge::node::run(info, kDynamicTrtResize, readDynamicTrtResizeAttrs(info)); }
-Napi::Value RunDynamicTrtResizeAsync(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, kDynamicTrtResize, readDynamicTrtResizeAttrs(info)); }
+Napi::Value RunDynamicTrtResize(const Napi::CallbackInfo& info) {
+  opforge::ops::dynamic_trt_resize::Attrs attrs;
+  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::run(info, kDynamicTrtResize, attrs) : info.Env().Undefined();
+}
+Napi::Value RunDynamicTrtResizeAsync(const Napi::CallbackInfo& info) {
+  opforge::ops::dynamic_trt_resize::Attrs attrs;
+  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::runAsync(info, kDynamicTrtResize, attrs) : info.Env().Undefined();
+}
 
 // KNNQuery: run_knn_query(inputs, attrs) and run_knn_query_async. Attributes were type-checked in index.js.
-opforge::ops::knn_query::Attrs readKnnQueryAttrs(const Napi::CallbackInfo& info) {
-  opforge::ops::knn_query::Attrs attrs;
+bool readKnnQueryAttrs(const Napi::CallbackInfo& info, opforge::ops::knn_query::Attrs* attrs) {
+  if (!info[1].IsObject()) {
+    opforge::node::raise<Napi::TypeError>(info.Env(), "KNNQuery: attributes must be an object");
+    return false;
+  }
   Napi::Object o = info[1].As<Napi::Object>();
   if (o.Has("nsample") && !o.Get("nsample").IsUndefined()) {
-    attrs.nsample = o.Get("nsample").ToNumber().Int64Value();
+    attrs->nsample = o.Get("nsample").ToNumber().Int64Value();
   }
-  return attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 const opforge::node::OpCore<opforge::ops::knn_query::Attrs, opforge::ops::knn_query::State> kKnnQuery = {
@@ -78,17 +99,26 @@ const opforge::node::OpCore<opforge::ops::knn_query::Attrs, opforge::ops::knn_qu
 #endif
     nullptr};
 
-Napi::Value RunKnnQuery(const Napi::CallbackInfo& info) { return opforge::node::run(info, kKnnQuery, readKnnQueryAttrs(info)); }
-Napi::Value RunKnnQueryAsync(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, kKnnQuery, readKnnQueryAttrs(info)); }
+Napi::Value RunKnnQuery(const Napi::CallbackInfo& info) {
+  opforge::ops::knn_query::Attrs attrs;
+  return readKnnQueryAttrs(info, &attrs) ? opforge::node::run(info, kKnnQuery, attrs) : info.Env().Undefined();
+}
+Napi::Value RunKnnQueryAsync(const Napi::CallbackInfo& info) {
+  opforge::ops::knn_query::Attrs attrs;
+  return readKnnQueryAttrs(info, &attrs) ? opforge::node::runAsync(info, kKnnQuery, attrs) : info.Env().Undefined();
+}
 
 // LeakyRelu: run_leaky_relu(inputs, attrs) and run_leaky_relu_async. Attributes were type-checked in index.js.
-opforge::ops::leaky_relu::Attrs readLeakyReluAttrs(const Napi::CallbackInfo& info) {
-  opforge::ops::leaky_relu::Attrs attrs;
+bool readLeakyReluAttrs(const Napi::CallbackInfo& info, opforge::ops::leaky_relu::Attrs* attrs) {
+  if (!info[1].IsObject()) {
+    opforge::node::raise<Napi::TypeError>(info.Env(), "LeakyRelu: attributes must be an object");
+    return false;
+  }
   Napi::Object o = info[1].As<Napi::Object>();
   if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
-    attrs.alpha = o.Get("alpha").ToNumber().FloatValue();
+    attrs->alpha = o.Get("alpha").ToNumber().FloatValue();
   }
-  return attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 const opforge::node::OpCore<opforge::ops::leaky_relu::Attrs, opforge::ops::leaky_relu::State> kLeakyRelu = {
@@ -101,14 +131,20 @@ const opforge::node::OpCore<opforge::ops::leaky_relu::Attrs, opforge::ops::leaky
 #endif
     nullptr};
 
-Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) { return opforge::node::run(info, kLeakyRelu, readLeakyReluAttrs(info)); }
-Napi::Value RunLeakyReluAsync(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, kLeakyRelu, readLeakyReluAttrs(info)); }
+Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) {
+  opforge::ops::leaky_relu::Attrs attrs;
+  return readLeakyReluAttrs(info, &attrs) ? opforge::node::run(info, kLeakyRelu, attrs) : info.Env().Undefined();
+}
+Napi::Value RunLeakyReluAsync(const Napi::CallbackInfo& info) {
+  opforge::ops::leaky_relu::Attrs attrs;
+  return readLeakyReluAttrs(info, &attrs) ? opforge::node::runAsync(info, kLeakyRelu, attrs) : info.Env().Undefined();
+}
 
 // MyAdd: run_my_add(inputs, attrs) and run_my_add_async. Attributes were type-checked in index.js.
-opforge::ops::my_add::Attrs readMyAddAttrs(const Napi::CallbackInfo& info) {
-  opforge::ops::my_add::Attrs attrs;
+bool readMyAddAttrs(const Napi::CallbackInfo& info, opforge::ops::my_add::Attrs* attrs) {
   (void)info;
-  return attrs;
+  (void)attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 const opforge::node::OpCore<opforge::ops::my_add::Attrs, opforge::ops::my_add::State> kMyAdd = {
@@ -121,8 +157,14 @@ const opforge::node::OpCore<opforge::ops::my_add::Attrs, opforge::ops::my_add::S
 #endif
     nullptr};
 
-Napi::Value RunMyAdd(const Napi::CallbackInfo& info) { return opforge::node::run(info, kMyAdd, readMyAddAttrs(info)); }
-Napi::Value RunMyAddAsync(const Napi::CallbackInfo& info) { return opforge::node::runAsync(info, kMyAdd, readMyAddAttrs(info)); }
+Napi::Value RunMyAdd(const Napi::CallbackInfo& info) {
+  opforge::ops::my_add::Attrs attrs;
+  return readMyAddAttrs(info, &attrs) ? opforge::node::run(info, kMyAdd, attrs) : info.Env().Undefined();
+}
+Napi::Value RunMyAddAsync(const Napi::CallbackInfo& info) {
+  opforge::ops::my_add::Attrs attrs;
+  return readMyAddAttrs(info, &attrs) ? opforge::node::runAsync(info, kMyAdd, attrs) : info.Env().Undefined();
+}
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("run_custom_relu", Napi::Function::New(env, RunCustomRelu));

@@ -27,6 +27,16 @@ inline bool dtypeFromName(const std::string& s, DType* out) {
   return false;
 }
 
+/**
+ * Throws a JS error unless one is already pending (a failed N-API call on a hostile argument leaves
+ * one): throwing a second would abort the process. The pending exception is the one JS sees.
+ */
+template <class E>
+void raise(Napi::Env env, const std::string& message) {
+  if (env.IsExceptionPending()) return;
+  E::New(env, message).ThrowAsJavaScriptException();
+}
+
 /** The functions of one op core the binding needs. */
 template <class Attrs, class State>
 struct OpCore {
@@ -124,31 +134,32 @@ inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char*
   // Built only when there is an error to report: the success path stays allocation-free.
   auto what = [op, input] { return std::string(op) + ": input " + input; };
   if (v.IsUndefined() || v.IsNull()) { t->present = false; t->data = nullptr; return true; }
-  if (!v.IsObject()) { Napi::TypeError::New(env, what() + " must be a tensor").ThrowAsJavaScriptException(); return false; }
+  if (!v.IsObject()) { raise<Napi::TypeError>(env, what() + " must be a tensor"); return false; }
   Napi::Object o = v.As<Napi::Object>();
   *onDevice = o.Get("handle").IsExternal();
+  if (env.IsExceptionPending()) return false;
   if (!dtypeFromName(o.Get("dtype").ToString().Utf8Value(), &t->dtype)) {
-    Napi::TypeError::New(env, what() + " has an unknown dtype").ThrowAsJavaScriptException();
+    raise<Napi::TypeError>(env, what() + " has an unknown dtype");
     return false;
   }
   Napi::Value dims = o.Get("dims");
-  if (!dims.IsArray()) { Napi::TypeError::New(env, what() + ".dims must be an array").ThrowAsJavaScriptException(); return false; }
+  if (!dims.IsArray()) { raise<Napi::TypeError>(env, what() + ".dims must be an array"); return false; }
   Napi::Array d = dims.As<Napi::Array>();
-  if (d.Length() > static_cast<uint32_t>(kMaxRank)) { Napi::RangeError::New(env, what() + " has more than 8 dims").ThrowAsJavaScriptException(); return false; }
+  if (d.Length() > static_cast<uint32_t>(kMaxRank)) { raise<Napi::RangeError>(env, what() + " has more than 8 dims"); return false; }
   t->shape.rank = static_cast<int32_t>(d.Length());
   for (uint32_t i = 0; i < d.Length(); ++i) {
     const double x = d.Get(i).ToNumber().DoubleValue();
     if (!(x >= 0) || x > 9.007199254740991e15 || x != static_cast<double>(static_cast<int64_t>(x))) {
-      Napi::RangeError::New(env, what() + ".dims must be non-negative integers").ThrowAsJavaScriptException();
+      raise<Napi::RangeError>(env, what() + ".dims must be non-negative integers");
       return false;
     }
     t->shape.dims[i] = static_cast<int64_t>(x);
   }
   if (*onDevice) {
     DeviceBuffer* b = o.Get("handle").As<Napi::External<DeviceBuffer>>().Data();
-    if (b == nullptr || (b->ptr == nullptr && t->shape.numel() > 0)) { Napi::Error::New(env, what() + " was freed").ThrowAsJavaScriptException(); return false; }
+    if (b == nullptr || (b->ptr == nullptr && t->shape.numel() > 0)) { raise<Napi::Error>(env, what() + " was freed"); return false; }
     if (b->bytes != static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype)) {
-      Napi::RangeError::New(env, what() + ": device buffer has " + std::to_string(b->bytes) + " bytes, dims " + t->shape.str() + " need " + std::to_string(static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype))).ThrowAsJavaScriptException();
+      raise<Napi::RangeError>(env, what() + ": device buffer has " + std::to_string(b->bytes) + " bytes, dims " + t->shape.str() + " need " + std::to_string(static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype)));
       return false;
     }
     t->data = b->ptr;
@@ -156,14 +167,14 @@ inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char*
     return true;
   }
   Napi::Value data = o.Get("data");
-  if (!data.IsTypedArray()) { Napi::TypeError::New(env, what() + ".data must be a TypedArray").ThrowAsJavaScriptException(); return false; }
+  if (!data.IsTypedArray()) { raise<Napi::TypeError>(env, what() + ".data must be a TypedArray"); return false; }
   Napi::TypedArray ta = data.As<Napi::TypedArray>();
   if (ta.ElementSize() != dtypeSize(t->dtype)) {
-    Napi::TypeError::New(env, what() + ".data has " + std::to_string(ta.ElementSize()) + "-byte elements, " + dtypeName(t->dtype) + " needs " + std::to_string(dtypeSize(t->dtype))).ThrowAsJavaScriptException();
+    raise<Napi::TypeError>(env, what() + ".data has " + std::to_string(ta.ElementSize()) + "-byte elements, " + dtypeName(t->dtype) + " needs " + std::to_string(dtypeSize(t->dtype)));
     return false;
   }
   if (static_cast<int64_t>(ta.ElementLength()) != t->shape.numel()) {
-    Napi::RangeError::New(env, what() + ".data has " + std::to_string(ta.ElementLength()) + " elements, dims " + t->shape.str() + " need " + std::to_string(t->shape.numel())).ThrowAsJavaScriptException();
+    raise<Napi::RangeError>(env, what() + ".data has " + std::to_string(ta.ElementLength()) + " elements, dims " + t->shape.str() + " need " + std::to_string(t->shape.numel()));
     return false;
   }
   t->data = static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset();
@@ -204,8 +215,8 @@ bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, con
   c->op = &op;
   c->attrs = attrs;
   Status s = op.validate(attrs);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
-  if (!info[0].IsArray()) { Napi::TypeError::New(env, std::string(op.name) + ": inputs must be an array").ThrowAsJavaScriptException(); return false; }
+  if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
+  if (!info[0].IsArray()) { raise<Napi::TypeError>(env, std::string(op.name) + ": inputs must be an array"); return false; }
   Napi::Array arr = info[0].As<Napi::Array>();
   DType dtypes[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
@@ -219,28 +230,28 @@ bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, con
     if (present[i]) (onDevice ? dev : host) += 1;
   }
   if (host > 0 && dev > 0) {
-    Napi::TypeError::New(env, std::string(op.name) + ": inputs mix host and device tensors; copy with toDevice() or toHost() first").ThrowAsJavaScriptException();
+    raise<Napi::TypeError>(env, std::string(op.name) + ": inputs mix host and device tensors; copy with toDevice() or toHost() first");
     return false;
   }
   c->device = dev > 0;
   if (c->device && op.runCuda == nullptr) {
-    Napi::TypeError::New(env, std::string(op.name) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA")).ThrowAsJavaScriptException();
+    raise<Napi::TypeError>(env, std::string(op.name) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA"));
     return false;
   }
   DType outT[kMaxTensors] = {};
   int binding = -1;
   s = op.inferTypes(dtypes, present, outT, &binding);
-  if (!s.ok()) { Napi::TypeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (!s.ok()) { raise<Napi::TypeError>(env, s.message()); return false; }
   s = op.checkShapes(attrs, c->shapes, present);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   Shape outShapes[kMaxTensors];
   s = op.inferShapes(attrs, c->shapes, outShapes);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   s = op.workspaceSize(attrs, c->shapes, &c->workspaceBytes);
-  if (!s.ok()) { Napi::RangeError::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+  if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   if (op.configure != nullptr) {
     s = op.configure(attrs, c->shapes, &c->state);
-    if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return false; }
+    if (!s.ok()) { raise<Napi::Error>(env, s.message()); return false; }
   }
   *result = Napi::Array::New(env, op.numOutputs);
   std::vector<DeviceBuffer*> made;  // released at once if a later output does not fit
@@ -251,7 +262,7 @@ bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, con
       s = deviceAlloc(n * dtypeSize(outT[o]), &buf);
       if (!s.ok()) {
         for (DeviceBuffer* b : made) b->release();
-        Napi::Error::New(env, std::string(op.name) + ": " + s.message()).ThrowAsJavaScriptException();
+        raise<Napi::Error>(env, std::string(op.name) + ": " + s.message());
         return false;
       }
       made.push_back(buf.get());
@@ -312,7 +323,7 @@ Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, 
   Napi::Array result;
   if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
   Status s = execute(*c, false);
-  if (!s.ok()) { Napi::Error::New(env, s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!s.ok()) { raise<Napi::Error>(env, s.message()); return env.Undefined(); }
   return result;
 }
 
@@ -359,8 +370,8 @@ inline Napi::Value toDevice(const Napi::CallbackInfo& info) {
   RawTensor t;
   bool onDevice = false;
   if (!readTensor(env, info[0], "toDevice", "tensor", &t, &onDevice)) return env.Undefined();
-  if (!t.present || onDevice) { Napi::TypeError::New(env, "toDevice: expects a host tensor { dtype, dims, data }").ThrowAsJavaScriptException(); return env.Undefined(); }
-  if (!cudaAvailable()) { Napi::Error::New(env, "toDevice: no CUDA device (or the addon was built without CUDA)").ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!t.present || onDevice) { raise<Napi::TypeError>(env, "toDevice: expects a host tensor { dtype, dims, data }"); return env.Undefined(); }
+  if (!cudaAvailable()) { raise<Napi::Error>(env, "toDevice: no CUDA device (or the addon was built without CUDA)"); return env.Undefined(); }
   const size_t bytes = static_cast<size_t>(t.shape.numel()) * dtypeSize(t.dtype);
   std::unique_ptr<DeviceBuffer> buf;
   Status s = deviceAlloc(bytes, &buf);
@@ -369,7 +380,7 @@ inline Napi::Value toDevice(const Napi::CallbackInfo& info) {
   // The source is a JS buffer the caller may change right away: finish the copy before returning.
   if (s.ok()) s = cudaStatus(cudaStreamSynchronize(stream()), "copy to device");
 #endif
-  if (!s.ok()) { Napi::Error::New(env, "toDevice: " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!s.ok()) { raise<Napi::Error>(env, "toDevice: " + s.message()); return env.Undefined(); }
   return newDeviceTensor(env, t.dtype, t.shape, std::move(buf));
 }
 
@@ -379,7 +390,7 @@ inline Napi::Value toHost(const Napi::CallbackInfo& info) {
   RawTensor t;
   bool onDevice = false;
   if (!readTensor(env, info[0], "toHost", "tensor", &t, &onDevice)) return env.Undefined();
-  if (!t.present || !onDevice) { Napi::TypeError::New(env, "toHost: expects a device tensor from toDevice() or a CUDA op").ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!t.present || !onDevice) { raise<Napi::TypeError>(env, "toHost: expects a device tensor from toDevice() or a CUDA op"); return env.Undefined(); }
   const size_t n = static_cast<size_t>(t.shape.numel());
   Napi::Value data = newTypedArray(env, t.dtype, n);
 #ifdef OPFORGE_WITH_CUDA
@@ -388,7 +399,7 @@ inline Napi::Value toHost(const Napi::CallbackInfo& info) {
   Status s = Status::Ok();
   if (n > 0) s = cudaStatus(cudaMemcpyAsync(dst, t.data, n * dtypeSize(t.dtype), cudaMemcpyDeviceToHost, stream()), "copy to host");
   if (s.ok()) s = cudaStatus(cudaStreamSynchronize(stream()), "copy to host (a kernel before it may have failed)");
-  if (!s.ok()) { Napi::Error::New(env, "toHost: " + s.message()).ThrowAsJavaScriptException(); return env.Undefined(); }
+  if (!s.ok()) { raise<Napi::Error>(env, "toHost: " + s.message()); return env.Undefined(); }
 #endif
   Napi::Object o = Napi::Object::New(env);
   o.Set("dtype", dtypeName(t.dtype));
@@ -410,7 +421,7 @@ inline Napi::Value freeDevice(const Napi::CallbackInfo& info) {
     if (b != nullptr) b->release();
     return env.Undefined();
   }
-  Napi::TypeError::New(env, "free: expects a device tensor").ThrowAsJavaScriptException();
+  raise<Napi::TypeError>(env, "free: expects a device tensor");
   return env.Undefined();
 }
 
