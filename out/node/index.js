@@ -16,31 +16,31 @@ const ARRAYS = {
 
 export const OPS = {
   customRelu: {
-    name: "CustomRelu", fn: 'run_custom_relu',
+    name: "CustomRelu", fn: 'run_custom_relu', fnAsync: 'run_custom_relu_async',
     inputs: [{ name: "x", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
     outputs: ["y"],
     attributes: [{ name: "alpha", type: "float", required: false, default: 0, enum: undefined, min: undefined, max: undefined }],
   },
   dynamicTrtResize: {
-    name: "DynamicTRTResize", fn: 'run_dynamic_trt_resize',
+    name: "DynamicTRTResize", fn: 'run_dynamic_trt_resize', fnAsync: 'run_dynamic_trt_resize_async',
     inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: 4, optional: false }, { name: "size_tensor", dtypes: ["float32", "float16"], rank: 4, optional: false }],
     outputs: ["output"],
     attributes: [{ name: "align_corners", type: "bool", required: false, default: false, enum: undefined, min: undefined, max: undefined }],
   },
   knnQuery: {
-    name: "KNNQuery", fn: 'run_knn_query',
+    name: "KNNQuery", fn: 'run_knn_query', fnAsync: 'run_knn_query_async',
     inputs: [{ name: "xyz", dtypes: ["float32"], rank: 2, optional: false }, { name: "offset", dtypes: ["int32"], rank: 1, optional: false }, { name: "new_xyz", dtypes: ["float32"], rank: 2, optional: false }, { name: "new_offset", dtypes: ["int32"], rank: 1, optional: false }],
     outputs: ["idx", "dist2"],
     attributes: [{ name: "nsample", type: "int", required: true, default: undefined, enum: undefined, min: 1, max: 1024 }],
   },
   leakyRelu: {
-    name: "LeakyRelu", fn: 'run_leaky_relu',
+    name: "LeakyRelu", fn: 'run_leaky_relu', fnAsync: 'run_leaky_relu_async',
     inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: null, optional: false }],
     outputs: ["output"],
     attributes: [{ name: "alpha", type: "float", required: false, default: 0.01, enum: undefined, min: undefined, max: undefined }],
   },
   myAdd: {
-    name: "MyAdd", fn: 'run_my_add',
+    name: "MyAdd", fn: 'run_my_add', fnAsync: 'run_my_add_async',
     inputs: [{ name: "a", dtypes: ["float32", "float16"], rank: null, optional: false }, { name: "b", dtypes: ["float32", "float16"], rank: null, optional: false }],
     outputs: ["c"],
     attributes: [],
@@ -94,9 +94,16 @@ function call(addon, op, inputs, attrs, isAsync) {
     const n = t.dims.reduce((a, b) => a * b, 1);
     if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${t.dims.join(', ')}] need ${n}`);
   });
-  const args = [op.inputs.map((_, i) => inputs[i]), full];
-  const named = (out) => Object.fromEntries(op.outputs.map((name, i) => [name, out[i]]));
-  return isAsync ? addon[`${op.fn}_async`](...args).then(named) : named(addon[op.fn](...args));
+  const list = op.inputs.length === inputs.length ? inputs : op.inputs.map((_, i) => inputs[i]);
+  if (isAsync) return addon[op.fnAsync](list, full).then((out) => named(op, out));
+  return named(op, addon[op.fn](list, full));
+}
+
+// Outputs by name; a plain loop, since this runs on every call.
+function named(op, out) {
+  const r = {};
+  for (let i = 0; i < op.outputs.length; i++) r[op.outputs[i]] = out[i];
+  return r;
 }
 
 /** The typed ops of a loaded addon (runtime load()): host tensors run on the CPU, device tensors on CUDA. */

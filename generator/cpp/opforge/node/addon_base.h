@@ -318,10 +318,10 @@ Status execute(const Call<Attrs, State>& c, bool wait) {
 template <class Attrs, class State>
 Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
   Napi::Env env = info.Env();
-  auto c = std::make_unique<Call<Attrs, State>>();
+  Call<Attrs, State> c;  // on the stack: the sync path allocates nothing but the outputs
   Napi::Array result;
-  if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
-  Status s = execute(*c, false);
+  if (!prepare(info, op, attrs, &c, &result)) return env.Undefined();
+  Status s = execute(c, false);
   if (!s.ok()) { raise<Napi::Error>(env, s.message()); return env.Undefined(); }
   return result;
 }
