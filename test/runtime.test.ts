@@ -1,5 +1,5 @@
 // The generated Node binding, built with cmake-js: every seed op's spec test cases and extra
-// random shapes against references written here (not the kernels), and the documented errors.
+// random shapes against independent references (test/helpers/references.ts), and the documented errors.
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -8,11 +8,9 @@ import * as assert from 'uvu/assert';
 import type { OpIR, TestCaseIR } from '../generator/ir.js';
 import { loadProject } from '../generator/project.js';
 import { build, load } from '../runtime/index.js';
-import { halfToNumber, numberToHalf } from './helpers/half.js';
+import { caseInputs, mismatch, randomCases, reference, tensor, type T } from './helpers/references.js';
 import { opsDir, root } from './helpers/paths.js';
 
-type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;
-interface T { dtype: string; dims: number[]; data: Arr }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated module is plain JS
 type AnyOps = Record<string, (...args: any[]) => Record<string, T>>;
 
@@ -20,102 +18,11 @@ const project = loadProject({ opsDir });
 const buildDir = path.join(root, 'build', 'node-test');
 let ops: AnyOps;
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
-}
-
-function tensor(dtype: string, dims: number[], values: number[]): T {
-  switch (dtype) {
-    case 'float32': return { dtype, dims, data: Float32Array.from(values) };
-    case 'float64': return { dtype, dims, data: Float64Array.from(values) };
-    case 'float16': return { dtype, dims, data: Uint16Array.from(values.map(numberToHalf)) };
-    case 'int32': return { dtype, dims, data: Int32Array.from(values) };
-    default: throw new Error(dtype);
-  }
-}
-const num = (t: T): number[] => (t.dtype === 'float16' ? [...t.data].map(halfToNumber) : [...t.data].map(Number));
-
-// ---- references ----
-function bicubicRef(x: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
-  const A = -0.75;
-  const cc1 = (t: number) => ((A + 2) * t - (A + 3)) * t * t + 1;
-  const cc2 = (t: number) => ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
-  const scale = (i: number, o: number) => (align ? (o > 1 ? (i - 1) / (o - 1) : 0) : i / o);
-  const src = (s: number, d: number) => (align ? s * d : s * (d + 0.5) - 0.5);
-  const out: number[] = [];
-  for (let p = 0; p < n! * c!; p++) for (let y = 0; y < oh; y++) for (let xo = 0; xo < ow; xo++) {
-    const fy = src(scale(h!, oh), y), fx = src(scale(w!, ow), xo);
-    const y0 = Math.floor(fy), x0 = Math.floor(fx), ty = fy - y0, tx = fx - x0;
-    const wy = [cc2(ty + 1), cc1(ty), cc1(1 - ty), cc2(2 - ty)], wx = [cc2(tx + 1), cc1(tx), cc1(1 - tx), cc2(2 - tx)];
-    let acc = 0;
-    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) {
-      const yy = Math.min(Math.max(y0 - 1 + r, 0), h! - 1), xx = Math.min(Math.max(x0 - 1 + k, 0), w! - 1);
-      acc += wy[r]! * wx[k]! * x[p * h! * w! + yy * w! + xx]!;
-    }
-    out.push(acc);
-  }
-  return out;
-}
-
-function knnRef(xyz: number[], off: number[], q: number[], qoff: number[], k: number): { idx: number[]; d2: number[] } {
-  const idx: number[] = [], d2: number[] = [];
-  for (let i = 0; i < q.length / 3; i++) {
-    const b = qoff.findIndex((o) => i < o);
-    const begin = b > 0 ? off[b - 1]! : 0, end = off[b]!;
-    const cands: [number, number][] = [];
-    for (let j = begin; j < end; j++) {
-      const dx = Math.fround(xyz[3 * j]! - q[3 * i]!), dy = Math.fround(xyz[3 * j + 1]! - q[3 * i + 1]!), dz = Math.fround(xyz[3 * j + 2]! - q[3 * i + 2]!);
-      cands.push([Math.fround(Math.fround(Math.fround(dx * dx) + Math.fround(dy * dy)) + Math.fround(dz * dz)), j]);
-    }
-    cands.sort((a, c) => a[0] - c[0] || a[1] - c[1]);
-    for (let s = 0; s < k; s++) { idx.push(cands[s]?.[1] ?? -1); d2.push(cands[s]?.[0] ?? Infinity); }
-  }
-  return { idx, d2 };
-}
-
-function reference(op: OpIR, ins: Record<string, { dims: number[]; values: number[] }>, attrs: Record<string, unknown>): Record<string, number[]> {
-  switch (op.name) {
-    case 'CustomRelu': return { y: ins.x!.values.map((v) => (v > 0 ? v : (attrs.alpha as number) * v)) };
-    case 'LeakyRelu': return { output: ins.input!.values.map((v) => (v >= 0 ? v : (attrs.alpha as number) * v)) };
-    case 'MyAdd': return { c: ins.a!.values.map((v, i) => 2 * v + ins.b!.values[i]!) };
-    case 'DynamicTRTResize': {
-      const s = ins.size_tensor!.dims;
-      return { output: bicubicRef(ins.input!.values, ins.input!.dims, s[2]!, s[3]!, attrs.align_corners as boolean) };
-    }
-    case 'KNNQuery': {
-      const r = knnRef(ins.xyz!.values, ins.offset!.values, ins.new_xyz!.values, ins.new_offset!.values, attrs.nsample as number);
-      return { idx: r.idx, dist2: r.d2 };
-    }
-  }
-  throw new Error(`no reference for ${op.name}`);
-}
-
 function runCase(op: OpIR, t: TestCaseIR): void {
-  const ins: Record<string, { dims: number[]; values: number[] }> = {};
-  const args: (T | undefined)[] = op.inputs.map((inp, k) => {
-    const ti = t.inputs.find((x) => x.name === inp.name);
-    if (!ti) return undefined;
-    const dtype = inp.type.kind === 'fixed' ? inp.type.dtype : t.binding.vars[inp.type.name]!;
-    const n = ti.shape.reduce((a, b) => a * b, 1);
-    const r = rng(t.seed + k);
-    const raw = ti.values ?? Array.from({ length: n }, () => ti.range[0] + (ti.range[1] - ti.range[0]) * r());
-    const tt = tensor(dtype, ti.shape, dtype.startsWith('int') ? raw.map(Math.floor) : raw);
-    ins[inp.name] = { dims: ti.shape, values: num(tt) }; // the reference sees the rounded inputs
-    return tt;
-  });
+  const { args, ins } = caseInputs(op, t);
   const out = ops[op.ident.camel]!(...args, t.attributes);
-  const want = reference(op, ins, t.attributes);
-  for (const o of op.outputs) {
-    const got = num(out[o.name]!);
-    const w = want[o.name]!;
-    assert.is(got.length, w.length, `${op.name} case ${t.index}: ${o.name} size`);
-    got.forEach((g, i) => {
-      const e = w[i]!;
-      const ok = g === e || Math.abs(g - e) <= t.atol + t.rtol * Math.abs(e);
-      if (!ok) assert.unreachable(`${op.name} case ${t.index} (${t.binding.suffix}): ${o.name}[${i}] = ${g}, reference ${e}`);
-    });
-  }
+  const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
+  if (bad) assert.unreachable(bad);
 }
 
 test.before(async () => {
@@ -128,29 +35,7 @@ for (const op of project.ops) {
     for (const t of op.tests) runCase(op, t);
   });
   test(`${op.name}: random shapes and attributes match the reference`, () => {
-    const r = rng(7 + op.name.length);
-    for (let k = 0; k < 5; k++) {
-      const t = op.tests[k % op.tests.length]!;
-      const scaled: TestCaseIR = { ...t, seed: 100 + k, inputs: t.inputs.map((i) => (i.values ? i : { ...i, shape: i.shape.map((d, j) => (op.name === 'KNNQuery' && j === 1 ? d : Math.max(1, Math.round(d * (0.5 + 1.5 * r()))))) })) };
-      if (op.name === 'DynamicTRTResize') scaled.inputs = scaled.inputs.map((i) => i.name === 'input' ? i : { ...i, shape: [1, 1, 1 + Math.floor(20 * r()), 1 + Math.floor(20 * r())] });
-      if (op.name === 'KNNQuery') {
-        // Packed batches need consistent offsets: draw per-batch counts, then the offsets.
-        const b = 1 + Math.floor(3 * r());
-        const pc = Array.from({ length: b }, () => Math.floor(12 * r()));
-        const qc = Array.from({ length: b }, () => 1 + Math.floor(5 * r()));
-        const cum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((x, y) => x + y, 0));
-        const n = pc.reduce((x, y) => x + y, 0), m = qc.reduce((x, y) => x + y, 0);
-        scaled.inputs = [
-          { name: 'xyz', shape: [n, 3], values: undefined, range: [-1, 1] },
-          { name: 'offset', shape: [b], values: cum(pc), range: [0, 0] },
-          { name: 'new_xyz', shape: [m, 3], values: undefined, range: [-1, 1] },
-          { name: 'new_offset', shape: [b], values: cum(qc), range: [0, 0] },
-        ];
-        scaled.attributes = { nsample: 1 + Math.floor(8 * r()) };
-      }
-      if (op.name === 'MyAdd') scaled.inputs = scaled.inputs.map((i) => ({ ...i, shape: scaled.inputs[0]!.shape }));
-      runCase(op, scaled);
-    }
+    for (const t of randomCases(op, 5)) runCase(op, t);
   });
 }
 

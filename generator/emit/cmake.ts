@@ -8,6 +8,7 @@ import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
   { dir: 'trt', option: 'WITH_TENSORRT', doc: 'Build the TensorRT plugin libraries (needs WITH_CUDA and TENSORRT_ROOT)' },
+  { dir: 'ort', option: 'WITH_ONNXRUNTIME', doc: 'Build the ONNX Runtime custom-op library (needs ONNXRUNTIME_ROOT or ONNXRUNTIME_INCLUDE_DIR)' },
 ];
 
 export const cmakeEmitter: Emitter = {

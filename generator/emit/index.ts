@@ -4,6 +4,7 @@ import { cmakeEmitter } from './cmake.js';
 import { coreEmitter } from './core.js';
 import type { Emitter } from './emitter.js';
 import { nodeEmitter } from './node.js';
+import { ortEmitter } from './ort/index.js';
 import { trtEmitter } from './trt/index.js';
 
-export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter];
+export const EMITTERS: readonly Emitter[] = [coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, ortEmitter];
