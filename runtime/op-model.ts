@@ -17,9 +17,12 @@ export interface OpModelOptions {
   attributes?: Record<string, AttrValue>;
   /** Declared input shapes by input name (number: fixed dim; string: symbolic); absent: rank only unknown. */
   inputShapes?: Record<string, readonly (number | string)[]>;
-  /** Inputs left out of the node (optional inputs only), or an attribute written with another ONNX type (for error tests). */
+  /** Inputs left out of the node (optional inputs only: written as ''). */
   omitInputs?: readonly string[];
+  /** Extra attributes written as given (e.g. with another ONNX type, for error tests). */
   rawAttributes?: onnxProto.onnx.IAttributeProto[];
+  /** Version the model imports the op's domain at (default: the op's spec version). */
+  opsetVersion?: number;
 }
 
 /** The ONNX attribute of an opforge attribute value. */
@@ -62,7 +65,7 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
     input: op.inputs.filter((i) => !omit.has(i.name)).map((i) => valueInfo(i.name, DTYPE_INFO[dtypeUnder(i.type, b)].onnx.value, opts.inputShapes?.[i.name])),
     output: op.outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
   };
-  const opsets = [{ domain: '', version: 17 }, ...(op.domain === '' ? [] : [{ domain: op.domain, version: op.version }])];
+  const opsets = [{ domain: '', version: 17 }, ...(op.domain === '' ? [] : [{ domain: op.domain, version: opts.opsetVersion ?? op.version }])];
   const model: onnxProto.onnx.IModelProto = { irVersion: 8, producerName: 'opforge', opsetImport: opsets, graph };
   return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
 }

@@ -52,6 +52,8 @@ export interface OrtBuildOptions {
   includeDir?: string;
   /** Called with each line the build prints. */
   onLine?: (line: string) => void;
+  /** Also build the CUDA-EP kernels (nvcc needed); CMAKE_CUDA_ARCHITECTURES defaults to "80;90". */
+  cuda?: boolean | { architectures: string };
 }
 
 export interface SessionOptions extends OrtBuildOptions {
@@ -115,7 +117,8 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
   if (!existsSync(path.join(root, 'out', 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(root, 'out', 'ort')}: run \`opforge gen\` first`);
   if (!existsSync(path.join(buildDir, 'CMakeCache.txt'))) {
     await runLogged('cmake', ['-S', path.join(root, 'out'), '-B', buildDir, '-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
-      `-DOPFORGE_PROJECT_ROOT=${root}`, '-DCMAKE_BUILD_TYPE=Release'], 'cmake configure of out/ort', opts.onLine);
+      `-DOPFORGE_PROJECT_ROOT=${root}`, '-DCMAKE_BUILD_TYPE=Release',
+      ...(opts.cuda ? ['-DWITH_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90'}`] : [])], 'cmake configure of out/ort', opts.onLine);
   }
   await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', '2'], 'building the ONNX Runtime custom-op library', opts.onLine);
   return path.join(buildDir, 'ort', 'libopforge_ort.so');

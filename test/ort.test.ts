@@ -5,7 +5,8 @@
 // libonnxruntime.so.1 through runtime/ort.ts session() and match independent references
 // (test/helpers/references.ts). Bad attributes, dtypes and shapes are ORT errors naming the op.
 
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,7 +16,7 @@ import { loadProject } from '../generator/project.js';
 import { opModel, type OpModelOptions } from '../runtime/op-model.js';
 import { buildOrtLibrary, ortIncludeDir, ortVersion, session, type OrtSession, type Tensor } from '../runtime/ort.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { opsDir, outDir, root } from './helpers/paths.js';
+import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
 import { caseInputs, mismatch, randomCases, reference, tensor, type T } from './helpers/references.js';
 
 const project = loadProject({ opsDir });
@@ -81,6 +82,22 @@ test('every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the
   }
 });
 
+const hasNvcc = spawnSync('nvcc', ['--version']).status === 0;
+test('built WITH_CUDA (nvcc), the library also registers CUDA-EP kernels and still runs on a CPU-only ONNX Runtime', async () => {
+  if (!hasNvcc) { console.log('  (nvcc not found: skipped)'); return; }
+  const cudaLib = await buildOrtLibrary({ root, buildDir: path.join(root, 'build', 'ort-test-cuda'), cuda: { architectures: '80' } });
+  assert.match(sh('nm', ['-D', '--undefined-only', cudaLib]), /cudaLaunchKernel|cudaGetLastError/);
+  for (const op of project.ops) {
+    const t = op.tests[0]!;
+    const { args, ins } = caseInputs(op, t);
+    const s = await session(writeModel(`${op.ident.snake}_cuda_lib`, op, { binding: t.binding, attributes: t.attributes }), { root, customOpLibraries: [cudaLib] });
+    const out = s.run(Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : [])))) as unknown as Record<string, T>;
+    s.close();
+    const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
+    if (bad) assert.unreachable(bad);
+  }
+});
+
 for (const op of project.ops) {
   test(`${op.name}: every spec test case, run by ONNX Runtime, matches the reference`, async () => {
     for (const t of op.tests) await runCase(op, t, `case${t.index}`, false);
@@ -105,7 +122,7 @@ test('ONNX Runtime is onnxruntime-node\'s 1.30+; the ops live in their spec doma
   const op = opNamed('MyAdd');
   const x = tensor('float32', [2], [1, 2]) as unknown as Tensor;
   // A newer import of the domain still finds the op (ONNX opset semantics).
-  const later = await open('myadd_later_opset', { ...op, version: op.version + 3 }, { inputShapes: { a: [2], b: [2] } });
+  const later = await open('myadd_later_opset', op, { inputShapes: { a: [2], b: [2] }, opsetVersion: op.version + 3 });
   assert.equal([...(later.run({ a: x, b: x }).c!.data as Float32Array)], [3, 6]);
   later.close();
   // Another domain does not.
@@ -155,6 +172,40 @@ test('bad shapes are errors naming the op at run time; unsupported dtypes fail t
   s.close();
   const int32 = { ...add.bindings[0]!, vars: { T: 'int32' as const }, suffix: 'i32' };
   assert.match(await loadError('err_dtype', add, { binding: int32, inputShapes: { a: [2], b: [2] } }), /tensor\(int32\).*MyAdd/);
+});
+
+test('an optional input (omitted or given), string and ints attributes, and a spec version above 1 (fixture project)', async () => {
+  const fx = path.join(buildDir, 'optional-project');
+  rmSync(path.join(fx, 'ops'), { recursive: true, force: true });
+  mkdirSync(fx, { recursive: true });
+  cpSync(path.join(fixtures, 'ort-optional', 'ops'), path.join(fx, 'ops'), { recursive: true });
+  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet'], { cwd: fx });
+  const lib = await buildOrtLibrary({ root: fx, buildDir: path.join(fx, 'build') });
+  const op = loadProject({ opsDir: path.join(fx, 'ops') }).ops[0]!;
+  const x = tensor('float32', [2], [1, 2]) as unknown as Tensor;
+  const bias = tensor('float32', [2], [10, 20]) as unknown as Tensor;
+  const run = async (name: string, opts: OpModelOptions, feeds: Record<string, Tensor>): Promise<number[]> => {
+    const s = await session(writeModel(name, op, opts), { root: fx, customOpLibraries: [lib] });
+    try {
+      return [...(s.run(feeds).y!.data as Float32Array)];
+    } finally {
+      s.close();
+    }
+  };
+  // y = sign * (scale * x + bias) + pads[0] + pads[1]
+  assert.equal(await run('opt_omitted', { omitInputs: ['bias'], attributes: { scale: 2, mode: 'neg', pads: [1, 2] } }, { x }), [1, -1]);
+  assert.equal(await run('opt_given', { attributes: { scale: 2 } }, { x, bias }), [12, 24]);
+  assert.equal(await run('opt_defaults', { omitInputs: ['bias'] }, { x }), [1, 2]);
+  const err = async (name: string, opts: OpModelOptions): Promise<string> => {
+    try { await run(name, opts, { x }); } catch (e) { return String(e); }
+    return 'no error';
+  };
+  assert.match(await err('opt_enum', { omitInputs: ['bias'], attributes: { mode: 'sideways' } }), /OptBias: attribute mode must be one of/);
+  assert.match(await err('opt_ints_type', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 6, floats: [1, 2] }] }), /OptBias: attribute pads must be an ONNX INTS attribute, got FLOATS/);
+  assert.equal(await run('opt_empty_list', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 7, ints: [] }] }, { x }), [101, 102]);
+  // The op exists from its spec version (2) on: a model importing the domain at version 1 does not find it.
+  assert.match(await err('opt_old_opset', { omitInputs: ['bias'], opsetVersion: op.version - 1 }), /OptBias/);
+  assert.equal(await run('opt_new_opset', { omitInputs: ['bias'], opsetVersion: op.version + 1 }, { x }), [1, 2]);
 });
 
 test.run();

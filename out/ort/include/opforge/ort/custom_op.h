@@ -19,6 +19,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -70,7 +71,7 @@ struct Check {
 
 // ---- Attributes -------------------------------------------------------------------
 // ONNX attribute kinds opforge attribute types map to (type-table.ts, ATTR_INFO[*].onnx).
-enum class AttrKind { kMissing, kInt, kFloat, kString, kInts, kFloats, kOther };
+enum class AttrKind { kMissing, kInt, kFloat, kString, kInts, kFloats, kEmptyList, kOther };
 
 inline const char* attrKindName(AttrKind k) {
   switch (k) {
@@ -80,6 +81,7 @@ inline const char* attrKindName(AttrKind k) {
     case AttrKind::kString: return "STRING";
     case AttrKind::kInts: return "INTS";
     case AttrKind::kFloats: return "FLOATS";
+    case AttrKind::kEmptyList: return "empty list";
     case AttrKind::kOther: return "another type";
   }
   return "unknown";
@@ -132,7 +134,7 @@ class AttrReader {
   bool present(const char* name, bool required, AttrKind want) {
     if (!error_.empty()) return false;
     const AttrKind k = source_.kind(name);
-    if (k == want) return true;
+    if (k == want || (k == AttrKind::kEmptyList && (want == AttrKind::kInts || want == AttrKind::kFloats))) return true;
     if (k == AttrKind::kMissing) {
       if (required) fail(name, "is required");
       return false;  // optional: the spec default stays
@@ -162,11 +164,17 @@ class KernelInfoSource {
     if (okAndRelease(api().KernelInfoGetAttribute_int64(info_, name, &i))) return AttrKind::kInt;
     if (okAndRelease(api().KernelInfoGetAttribute_float(info_, name, &f))) return AttrKind::kFloat;
     if (okAndRelease(api().KernelInfoGetAttribute_string(info_, name, nullptr, &n))) return AttrKind::kString;
-    if (okAndRelease(api().KernelInfoGetAttributeArray_int64(info_, name, nullptr, &n))) return AttrKind::kInts;
-    if (okAndRelease(api().KernelInfoGetAttributeArray_float(info_, name, nullptr, &n))) return AttrKind::kFloats;
 #if ORT_API_VERSION >= 25
-    if (okAndRelease(api().KernelInfoGetAttributeArray_string(info_, name, nullptr, nullptr, &n))) return AttrKind::kOther;
+    if (okAndRelease(api().KernelInfoGetAttributeArray_string(info_, name, nullptr, nullptr, &n)) && n > 0) return AttrKind::kOther;  // STRINGS
 #endif
+    // The list getters do not check the list's type (an INTS getter reads a FLOATS attribute as
+    // empty): the non-empty one tells; two empty reads are an empty list of either type.
+    size_t ni = 0, nf = 0;
+    const bool ints = okAndRelease(api().KernelInfoGetAttributeArray_int64(info_, name, nullptr, &ni));
+    const bool floats = okAndRelease(api().KernelInfoGetAttributeArray_float(info_, name, nullptr, &nf));
+    if (ints && ni > 0) return AttrKind::kInts;
+    if (floats && nf > 0) return AttrKind::kFloats;
+    if (ints || floats) return AttrKind::kEmptyList;
     return AttrKind::kMissing;  // or a graph/tensor attribute, which no opforge attribute type maps to
   }
   bool getInt(const char* name, int64_t* out) const { return okAndRelease(api().KernelInfoGetAttribute_int64(info_, name, out)); }
@@ -417,7 +425,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   explicit CustomOp(int binding) : binding_(binding) {
     this->start_ver_ = Op::kVersion;
 #if ORT_API_VERSION >= 23
-    this->InferOutputShapeFn = &inferOutputShapes;  // set after the base constructor, which clears it
+    // Set after the base constructor, which clears it. Not for ops with optional inputs: ORT's
+    // shape-inference context (custom_ops.cc) dereferences the type of every node input, and an
+    // omitted optional input has none.
+    if (!hasOptionalInput()) this->InferOutputShapeFn = &inferOutputShapes;
 #endif
   }
 
@@ -431,17 +442,19 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
 
+  static bool hasOptionalInput() {
+    for (int i = 0; i < Op::kNumInputs; ++i) if (Op::kInputOptional[i]) return true;
+    return false;
+  }
+
   OrtStatusPtr CreateKernelV2(const OrtApi& /*api*/, const OrtKernelInfo* info, void** kernel) const noexcept {
     try {
-      auto k = new Kernel<Op, Ep>();
+      std::unique_ptr<Kernel<Op, Ep>> k(new Kernel<Op, Ep>());
       KernelInfoSource source(info);
       AttrReader<KernelInfoSource> reader(source, Op::kName);
       Status st = Op::readAttrs(reader, &k->attrs) ? Op::validate(k->attrs) : Status::Error(reader.error());
-      if (!st.ok()) {
-        delete k;
-        return error(ORT_INVALID_ARGUMENT, st.message());
-      }
-      *kernel = k;
+      if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+      *kernel = k.release();  // ORT deletes it through KernelDestroy
       return nullptr;
     } catch (const std::exception& e) {
       return error(ORT_RUNTIME_EXCEPTION, std::string(Op::kName) + ": " + e.what());
