@@ -54,3 +54,7 @@ export function load(buildDir = path.join(process.cwd(), 'build', 'node')): unkn
   if (!existsSync(p)) throw new Error(`the opforge Node addon is not built (looked for ${p}); run \`opforge build\` or runtime build()`);
   return createRequire(import.meta.url)(p);
 }
+
+// ONNX Runtime with opforge's custom ops (docs/ort.md).
+export { buildOrtLibrary, onnxruntimeNodeLibrary, ortIncludeDir, ortVersion, session } from './ort.js';
+export type { OrtBuildOptions, OrtSession, SessionOptions, Tensor as OrtTensor, ValueInfo } from './ort.js';

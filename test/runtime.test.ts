@@ -1,5 +1,5 @@
 // The generated Node binding, built with cmake-js: every seed op's spec test cases and extra
-// random shapes against references written here (not the kernels), and the documented errors.
+// random shapes against independent references (test/helpers/references.ts), and the documented errors.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -10,13 +10,10 @@ import * as assert from 'uvu/assert';
 import type { OpIR, TestCaseIR } from '../generator/ir.js';
 import { loadProject } from '../generator/project.js';
 import { build, load } from '../runtime/index.js';
-import { halfToNumber, numberToHalf } from './helpers/half.js';
-import { reference, rng } from './helpers/references.js';
+import { caseInputs, mismatch, randomCases, reference, rng, tensor, type T } from './helpers/references.js';
 import { opsDir, root } from './helpers/paths.js';
 import { python } from './helpers/python.js';
 
-type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;
-interface T { dtype: string; dims: number[]; data: Arr }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated module is plain JS
 type AnyOps = Record<string, (...args: any[]) => Record<string, T>>;
 
@@ -24,42 +21,11 @@ const project = loadProject({ opsDir });
 const buildDir = path.join(root, 'build', 'node-test');
 let ops: AnyOps;
 
-function tensor(dtype: string, dims: number[], values: number[]): T {
-  switch (dtype) {
-    case 'float32': return { dtype, dims, data: Float32Array.from(values) };
-    case 'float64': return { dtype, dims, data: Float64Array.from(values) };
-    case 'float16': return { dtype, dims, data: Uint16Array.from(values.map(numberToHalf)) };
-    case 'int32': return { dtype, dims, data: Int32Array.from(values) };
-    default: throw new Error(dtype);
-  }
-}
-const num = (t: T): number[] => (t.dtype === 'float16' ? [...t.data].map(halfToNumber) : [...t.data].map(Number));
-
 function runCase(op: OpIR, t: TestCaseIR): void {
-  const ins: Record<string, { dims: number[]; values: number[] }> = {};
-  const args: (T | undefined)[] = op.inputs.map((inp, k) => {
-    const ti = t.inputs.find((x) => x.name === inp.name);
-    if (!ti) return undefined;
-    const dtype = inp.type.kind === 'fixed' ? inp.type.dtype : t.binding.vars[inp.type.name]!;
-    const n = ti.shape.reduce((a, b) => a * b, 1);
-    const r = rng(t.seed + k);
-    const raw = ti.values ?? Array.from({ length: n }, () => ti.range[0] + (ti.range[1] - ti.range[0]) * r());
-    const tt = tensor(dtype, ti.shape, dtype.startsWith('int') ? raw.map(Math.floor) : raw);
-    ins[inp.name] = { dims: ti.shape, values: num(tt) }; // the reference sees the rounded inputs
-    return tt;
-  });
+  const { args, ins } = caseInputs(op, t);
   const out = ops[op.ident.camel]!(...args, t.attributes);
-  const want = reference(op, ins, t.attributes);
-  for (const o of op.outputs) {
-    const got = num(out[o.name]!);
-    const w = want[o.name]!;
-    assert.is(got.length, w.length, `${op.name} case ${t.index}: ${o.name} size`);
-    got.forEach((g, i) => {
-      const e = w[i]!;
-      const ok = g === e || Math.abs(g - e) <= t.atol + t.rtol * Math.abs(e);
-      if (!ok) assert.unreachable(`${op.name} case ${t.index} (${t.binding.suffix}): ${o.name}[${i}] = ${g}, reference ${e}`);
-    });
-  }
+  const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
+  if (bad) assert.unreachable(bad);
 }
 
 test.before(async () => {
@@ -72,29 +38,7 @@ for (const op of project.ops) {
     for (const t of op.tests) runCase(op, t);
   });
   test(`${op.name}: random shapes and attributes match the reference`, () => {
-    const r = rng(7 + op.name.length);
-    for (let k = 0; k < 5; k++) {
-      const t = op.tests[k % op.tests.length]!;
-      const scaled: TestCaseIR = { ...t, seed: 100 + k, inputs: t.inputs.map((i) => (i.values ? i : { ...i, shape: i.shape.map((d, j) => (op.name === 'KNNQuery' && j === 1 ? d : Math.max(1, Math.round(d * (0.5 + 1.5 * r()))))) })) };
-      if (op.name === 'DynamicTRTResize') scaled.inputs = scaled.inputs.map((i) => i.name === 'input' ? i : { ...i, shape: [1, 1, 1 + Math.floor(20 * r()), 1 + Math.floor(20 * r())] });
-      if (op.name === 'KNNQuery') {
-        // Packed batches need consistent offsets: draw per-batch counts, then the offsets.
-        const b = 1 + Math.floor(3 * r());
-        const pc = Array.from({ length: b }, () => Math.floor(12 * r()));
-        const qc = Array.from({ length: b }, () => 1 + Math.floor(5 * r()));
-        const cum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((x, y) => x + y, 0));
-        const n = pc.reduce((x, y) => x + y, 0), m = qc.reduce((x, y) => x + y, 0);
-        scaled.inputs = [
-          { name: 'xyz', shape: [n, 3], values: undefined, range: [-1, 1] },
-          { name: 'offset', shape: [b], values: cum(pc), range: [0, 0] },
-          { name: 'new_xyz', shape: [m, 3], values: undefined, range: [-1, 1] },
-          { name: 'new_offset', shape: [b], values: cum(qc), range: [0, 0] },
-        ];
-        scaled.attributes = { nsample: 1 + Math.floor(8 * r()) };
-      }
-      if (op.name === 'MyAdd') scaled.inputs = scaled.inputs.map((i) => ({ ...i, shape: scaled.inputs[0]!.shape }));
-      runCase(op, scaled);
-    }
+    for (const t of randomCases(op, 5)) runCase(op, t);
   });
 }
 

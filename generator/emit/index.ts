@@ -4,6 +4,7 @@ import { cmakeEmitter } from './cmake.js';
 import { coreEmitter } from './core.js';
 import type { Emitter } from './emitter.js';
 import { nodeEmitter } from './node.js';
+import { ortEmitter } from './ort/index.js';
 import { paddleEmitter } from './paddle/index.js';
 import { popartEmitter } from './popart/index.js';
 import { pythonEmitter } from './python/index.js';
@@ -11,5 +12,5 @@ import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
 
 export const EMITTERS: readonly Emitter[] = [
-  coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, torchEmitter, pythonEmitter, paddleEmitter, popartEmitter,
+  coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, torchEmitter, pythonEmitter, ortEmitter, paddleEmitter, popartEmitter,
 ];

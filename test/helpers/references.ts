@@ -1,12 +1,31 @@
-// Independent references of the seed ops (and the adapter-test fixture op), written from the
-// specs' descriptions, not from the kernels; shared by the backend tests.
-import type { OpIR } from '../../generator/ir.js';
+// Independent references for the seed ops and the adapter-test fixture op (written here from the
+// specs' descriptions, not taken from the kernels) and the inputs of a spec test case, shared by
+// the tests that run the ops through a backend.
 
-/** Seeded uniform [0, 1) generator the tests draw input data from. */
+import type { OpIR, TestCaseIR } from '../../generator/ir.js';
+import { halfToNumber, numberToHalf } from './half.js';
+
+export type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;
+export interface T { dtype: string; dims: number[]; data: Arr }
+
+/** Seeded uniform [0, 1) generator (mulberry32). */
 export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
 }
+
+export function tensor(dtype: string, dims: number[], values: number[]): T {
+  switch (dtype) {
+    case 'float32': return { dtype, dims, data: Float32Array.from(values) };
+    case 'float64': return { dtype, dims, data: Float64Array.from(values) };
+    case 'float16': return { dtype, dims, data: Uint16Array.from(values.map(numberToHalf)) };
+    case 'int32': return { dtype, dims, data: Int32Array.from(values) };
+    default: throw new Error(dtype);
+  }
+}
+
+/** Elements as numbers (16-bit floats decoded). */
+export const num = (t: T): number[] => (t.dtype === 'float16' ? [...t.data].map(halfToNumber) : [...t.data].map(Number));
 
 function bicubicRef(x: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
   const A = -0.75;
@@ -45,14 +64,18 @@ function knnRef(xyz: number[], off: number[], q: number[], qoff: number[], k: nu
   return { idx, d2 };
 }
 
-export function reference(op: OpIR, ins: Record<string, { dims: number[]; values: number[] }>, attrs: Record<string, unknown>): Record<string, number[]> {
+export type RefInputs = Record<string, { dims: number[]; values: number[] }>;
+
+/** The outputs of a seed op, by output name. */
+export function reference(op: OpIR, ins: RefInputs, attrs: Record<string, unknown>): Record<string, number[]> {
+  const alpha = (dflt: number) => (attrs.alpha as number | undefined) ?? dflt;
   switch (op.name) {
-    case 'CustomRelu': return { y: ins.x!.values.map((v) => (v > 0 ? v : (attrs.alpha as number) * v)) };
-    case 'LeakyRelu': return { output: ins.input!.values.map((v) => (v >= 0 ? v : (attrs.alpha as number) * v)) };
+    case 'CustomRelu': return { y: ins.x!.values.map((v) => (v > 0 ? v : alpha(0) * v)) };
+    case 'LeakyRelu': return { output: ins.input!.values.map((v) => (v >= 0 ? v : alpha(0.01) * v)) };
     case 'MyAdd': return { c: ins.a!.values.map((v, i) => 2 * v + ins.b!.values[i]!) };
     case 'DynamicTRTResize': {
       const s = ins.size_tensor!.dims;
-      return { output: bicubicRef(ins.input!.values, ins.input!.dims, s[2]!, s[3]!, attrs.align_corners as boolean) };
+      return { output: bicubicRef(ins.input!.values, ins.input!.dims, s[2]!, s[3]!, (attrs.align_corners as boolean | undefined) ?? false) };
     }
     case 'StridedScale': { // test/fixtures/adapters
       const [rows, cols] = ins.x!.dims as [number, number];
@@ -74,4 +97,64 @@ export function reference(op: OpIR, ins: Record<string, { dims: number[]; values
     }
   }
   throw new Error(`no reference for ${op.name}`);
+}
+
+/** The input tensors of a test case (seeded random data unless given) and what the reference sees (the rounded values). */
+export function caseInputs(op: OpIR, t: TestCaseIR): { args: (T | undefined)[]; ins: RefInputs } {
+  const ins: RefInputs = {};
+  const args = op.inputs.map((inp, k) => {
+    const ti = t.inputs.find((x) => x.name === inp.name);
+    if (!ti) return undefined;
+    const dtype = inp.type.kind === 'fixed' ? inp.type.dtype : t.binding.vars[inp.type.name]!;
+    const n = ti.shape.reduce((a, b) => a * b, 1);
+    const r = rng(t.seed + k);
+    const raw = ti.values ?? Array.from({ length: n }, () => ti.range[0] + (ti.range[1] - ti.range[0]) * r());
+    const tt = tensor(dtype, ti.shape, dtype.startsWith('int') ? raw.map(Math.floor) : raw);
+    ins[inp.name] = { dims: ti.shape, values: num(tt) };
+    return tt;
+  });
+  return { args, ins };
+}
+
+/** Asserts every output of a case is within the case's tolerance of the reference; returns the first mismatch. */
+export function mismatch(op: OpIR, t: TestCaseIR, out: Record<string, T>, want: Record<string, number[]>): string | undefined {
+  for (const o of op.outputs) {
+    const got = num(out[o.name]!);
+    const w = want[o.name]!;
+    if (got.length !== w.length) return `${op.name} case ${t.index}: ${o.name} has ${got.length} elements, reference ${w.length}`;
+    for (let i = 0; i < got.length; i++) {
+      const g = got[i]!, e = w[i]!;
+      if (!(g === e || Math.abs(g - e) <= t.atol + t.rtol * Math.abs(e))) return `${op.name} case ${t.index} (${t.binding.suffix}): ${o.name}[${i}] = ${g}, reference ${e}`;
+    }
+  }
+  return undefined;
+}
+
+/** Test cases with shapes and attributes drawn around the spec's (packed KNNQuery batches kept consistent). */
+export function randomCases(op: OpIR, count: number): TestCaseIR[] {
+  const r = rng(7 + op.name.length);
+  const cases: TestCaseIR[] = [];
+  for (let k = 0; k < count; k++) {
+    const t = op.tests[k % op.tests.length]!;
+    const scaled: TestCaseIR = { ...t, seed: 100 + k, inputs: t.inputs.map((i) => (i.values ? i : { ...i, shape: i.shape.map((d, j) => (op.name === 'KNNQuery' && j === 1 ? d : Math.max(1, Math.round(d * (0.5 + 1.5 * r()))))) })) };
+    if (op.name === 'DynamicTRTResize') scaled.inputs = scaled.inputs.map((i) => i.name === 'input' ? i : { ...i, shape: [1, 1, 1 + Math.floor(20 * r()), 1 + Math.floor(20 * r())] });
+    if (op.name === 'KNNQuery') {
+      // Packed batches need consistent offsets: draw per-batch counts, then the offsets.
+      const b = 1 + Math.floor(3 * r());
+      const pc = Array.from({ length: b }, () => Math.floor(12 * r()));
+      const qc = Array.from({ length: b }, () => 1 + Math.floor(5 * r()));
+      const cum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((x, y) => x + y, 0));
+      const n = pc.reduce((x, y) => x + y, 0), m = qc.reduce((x, y) => x + y, 0);
+      scaled.inputs = [
+        { name: 'xyz', shape: [n, 3], values: undefined, range: [-1, 1] },
+        { name: 'offset', shape: [b], values: cum(pc), range: [0, 0] },
+        { name: 'new_xyz', shape: [m, 3], values: undefined, range: [-1, 1] },
+        { name: 'new_offset', shape: [b], values: cum(qc), range: [0, 0] },
+      ];
+      scaled.attributes = { nsample: 1 + Math.floor(8 * r()) };
+    }
+    if (op.name === 'MyAdd') scaled.inputs = scaled.inputs.map((i) => ({ ...i, shape: scaled.inputs[0]!.shape }));
+    cases.push(scaled);
+  }
+  return cases;
 }

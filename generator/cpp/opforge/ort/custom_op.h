@@ -1,0 +1,637 @@
+// opforge ONNX Runtime base: adapts an op core to Ort::CustomOpBase. One OrtCustomOp per dtype
+// binding and execution provider; every entry point returns an OrtStatus (CreateKernelV2 /
+// KernelComputeV2), so bad attributes, dtypes or shapes are ORT errors, never a crash. The
+// generated per-op descriptor (out/ort/<op>/<op>_ort.h) supplies only what differs: names,
+// per-binding port types, attribute reading, output-dim facts and forwarders to the op core.
+//
+// Only the ORT C API is called (through the OrtApi the runtime hands RegisterCustomOps), so the
+// library does not link libonnxruntime and works with any runtime at least as new as the headers.
+#pragma once
+
+#ifndef ORT_API_MANUAL_INIT
+#define ORT_API_MANUAL_INIT
+#endif
+#include <onnxruntime_cxx_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "opforge/core.h"
+#include "opforge/ort/dtype.h"
+
+#if defined(_WIN32)
+#define OPFORGE_ORT_EXPORT __declspec(dllexport)
+#else
+#define OPFORGE_ORT_EXPORT __attribute__((visibility("default")))
+#endif
+
+#if ORT_API_VERSION < 17
+#error "opforge ONNX Runtime ops need ONNX Runtime 1.17+ headers (ORT_API_VERSION >= 17)"
+#endif
+
+namespace opforge {
+namespace ort {
+
+/** Schema limit on inputs and outputs (per-call arrays live on the stack). */
+constexpr int kMaxTensors = 32;
+
+/** The API the runtime handed to RegisterCustomOps. */
+inline const OrtApi*& apiSlot() {
+  static const OrtApi* api = nullptr;
+  return api;
+}
+inline const OrtApi& api() { return *apiSlot(); }
+
+inline OrtStatus* error(OrtErrorCode code, const std::string& message) { return api().CreateStatus(code, message.c_str()); }
+
+/** Releases a status we only probed with; returns whether it was ok. */
+inline bool okAndRelease(OrtStatus* s) {
+  if (s == nullptr) return true;
+  api().ReleaseStatus(s);
+  return false;
+}
+
+/** Collects the first failed ORT call. */
+struct Check {
+  OrtStatus* status = nullptr;
+  bool operator()(OrtStatus* s) {
+    if (s == nullptr) return true;
+    if (status == nullptr) status = s; else api().ReleaseStatus(s);
+    return false;
+  }
+};
+
+// ---- Attributes -------------------------------------------------------------------
+// ONNX attribute kinds opforge attribute types map to (type-table.ts, ATTR_INFO[*].onnx).
+enum class AttrKind { kMissing, kInt, kFloat, kString, kInts, kFloats, kEmptyList, kOther };
+
+inline const char* attrKindName(AttrKind k) {
+  switch (k) {
+    case AttrKind::kMissing: return "missing";
+    case AttrKind::kInt: return "INT";
+    case AttrKind::kFloat: return "FLOAT";
+    case AttrKind::kString: return "STRING";
+    case AttrKind::kInts: return "INTS";
+    case AttrKind::kFloats: return "FLOATS";
+    case AttrKind::kEmptyList: return "empty list";
+    case AttrKind::kOther: return "another type";
+  }
+  return "unknown";
+}
+
+/**
+ * Attributes of one node, read by name and checked by type. Source supplies kind(name) and the
+ * raw getters (kernel creation: OrtKernelInfo; graph shape inference: OrtShapeInferContext).
+ * The first problem is kept as an error message naming the op and the attribute.
+ */
+template <class Source>
+class AttrReader {
+ public:
+  AttrReader(const Source& source, const char* op) : source_(source), op_(op) {}
+
+  bool read(const char* name, bool required, bool* out) {
+    int64_t v = 0;
+    if (!present(name, required, AttrKind::kInt)) return error_.empty();
+    if (!source_.getInt(name, &v)) return fail(name, "could not be read");
+    if (v != 0 && v != 1) return fail(name, "is a bool and must be 0 or 1, got " + std::to_string(v));
+    *out = v != 0;
+    return true;
+  }
+  bool read(const char* name, bool required, int64_t* out) {
+    if (!present(name, required, AttrKind::kInt)) return error_.empty();
+    return source_.getInt(name, out) || fail(name, "could not be read");
+  }
+  bool read(const char* name, bool required, float* out) {
+    if (!present(name, required, AttrKind::kFloat)) return error_.empty();
+    return source_.getFloat(name, out) || fail(name, "could not be read");
+  }
+  bool read(const char* name, bool required, std::string* out) {
+    if (!present(name, required, AttrKind::kString)) return error_.empty();
+    return source_.getString(name, out) || fail(name, "could not be read");
+  }
+  bool read(const char* name, bool required, std::vector<int64_t>* out) {
+    if (!present(name, required, AttrKind::kInts)) return error_.empty();
+    return source_.getInts(name, out) || fail(name, "could not be read");
+  }
+  bool read(const char* name, bool required, std::vector<float>* out) {
+    if (!present(name, required, AttrKind::kFloats)) return error_.empty();
+    return source_.getFloats(name, out) || fail(name, "could not be read");
+  }
+
+  /** Empty when every attribute was read. */
+  const std::string& error() const { return error_; }
+
+ private:
+  /** True when the attribute is there with the expected kind; false (error set if required or mistyped) otherwise. */
+  bool present(const char* name, bool required, AttrKind want) {
+    if (!error_.empty()) return false;
+    const AttrKind k = source_.kind(name);
+    if (k == want || (k == AttrKind::kEmptyList && (want == AttrKind::kInts || want == AttrKind::kFloats))) return true;
+    if (k == AttrKind::kMissing) {
+      if (required) fail(name, "is required");
+      return false;  // optional: the spec default stays
+    }
+    fail(name, std::string("must be an ONNX ") + attrKindName(want) + " attribute, got " + attrKindName(k));
+    return false;
+  }
+  bool fail(const char* name, const std::string& what) {
+    if (error_.empty()) error_ = std::string(op_) + ": attribute " + name + " " + what;
+    return false;
+  }
+
+  const Source& source_;
+  const char* op_;
+  std::string error_;
+};
+
+/** Attributes at kernel creation. The kind is found by probing the typed getters (the C API has no type query here). */
+class KernelInfoSource {
+ public:
+  explicit KernelInfoSource(const OrtKernelInfo* info) : info_(info) {}
+
+  AttrKind kind(const char* name) const {
+    int64_t i = 0;
+    float f = 0;
+    size_t n = 0;
+    if (okAndRelease(api().KernelInfoGetAttribute_int64(info_, name, &i))) return AttrKind::kInt;
+    if (okAndRelease(api().KernelInfoGetAttribute_float(info_, name, &f))) return AttrKind::kFloat;
+    if (okAndRelease(api().KernelInfoGetAttribute_string(info_, name, nullptr, &n))) return AttrKind::kString;
+#if ORT_API_VERSION >= 25
+    if (okAndRelease(api().KernelInfoGetAttributeArray_string(info_, name, nullptr, nullptr, &n)) && n > 0) return AttrKind::kOther;  // STRINGS
+#endif
+    // The list getters do not check the list's type (an INTS getter reads a FLOATS attribute as
+    // empty): the non-empty one tells; two empty reads are an empty list of either type.
+    size_t ni = 0, nf = 0;
+    const bool ints = okAndRelease(api().KernelInfoGetAttributeArray_int64(info_, name, nullptr, &ni));
+    const bool floats = okAndRelease(api().KernelInfoGetAttributeArray_float(info_, name, nullptr, &nf));
+    if (ints && ni > 0) return AttrKind::kInts;
+    if (floats && nf > 0) return AttrKind::kFloats;
+    if (ints || floats) return AttrKind::kEmptyList;
+    return AttrKind::kMissing;  // or a graph/tensor attribute, which no opforge attribute type maps to
+  }
+  bool getInt(const char* name, int64_t* out) const { return okAndRelease(api().KernelInfoGetAttribute_int64(info_, name, out)); }
+  bool getFloat(const char* name, float* out) const { return okAndRelease(api().KernelInfoGetAttribute_float(info_, name, out)); }
+  bool getString(const char* name, std::string* out) const {
+    size_t n = 0;
+    if (!okAndRelease(api().KernelInfoGetAttribute_string(info_, name, nullptr, &n))) return false;
+    std::vector<char> buf(n + 1, '\0');
+    if (!okAndRelease(api().KernelInfoGetAttribute_string(info_, name, buf.data(), &n))) return false;
+    out->assign(buf.data());
+    return true;
+  }
+  bool getInts(const char* name, std::vector<int64_t>* out) const { return getArray(name, out, api().KernelInfoGetAttributeArray_int64); }
+  bool getFloats(const char* name, std::vector<float>* out) const { return getArray(name, out, api().KernelInfoGetAttributeArray_float); }
+
+ private:
+  template <class T, class Fn>
+  bool getArray(const char* name, std::vector<T>* out, Fn fn) const {
+    size_t n = 0;
+    if (!okAndRelease(fn(info_, name, nullptr, &n))) return false;
+    out->assign(n, T{});
+    return n == 0 || okAndRelease(fn(info_, name, out->data(), &n));
+  }
+  const OrtKernelInfo* info_;
+};
+
+#if ORT_API_VERSION >= 23
+/** Attributes during graph shape inference (OpAttr_GetType needs ONNX Runtime 1.23). */
+class ShapeInferSource {
+ public:
+  explicit ShapeInferSource(const OrtShapeInferContext* ctx) : ctx_(ctx) {}
+
+  AttrKind kind(const char* name) const {
+    const OrtOpAttr* a = find(name);
+    if (a == nullptr) return AttrKind::kMissing;
+    OrtOpAttrType t = ORT_OP_ATTR_UNDEFINED;
+    if (!okAndRelease(api().OpAttr_GetType(a, &t))) return AttrKind::kOther;
+    switch (t) {
+      case ORT_OP_ATTR_INT: return AttrKind::kInt;
+      case ORT_OP_ATTR_FLOAT: return AttrKind::kFloat;
+      case ORT_OP_ATTR_STRING: return AttrKind::kString;
+      case ORT_OP_ATTR_INTS: return AttrKind::kInts;
+      case ORT_OP_ATTR_FLOATS: return AttrKind::kFloats;
+      default: return AttrKind::kOther;
+    }
+  }
+  bool getInt(const char* name, int64_t* out) const { return readScalar(name, ORT_OP_ATTR_INT, out); }
+  bool getFloat(const char* name, float* out) const { return readScalar(name, ORT_OP_ATTR_FLOAT, out); }
+  bool getString(const char* name, std::string* out) const {
+    std::vector<char> buf;
+    if (!readBytes(name, ORT_OP_ATTR_STRING, &buf)) return false;
+    buf.push_back('\0');
+    out->assign(buf.data());
+    return true;
+  }
+  bool getInts(const char* name, std::vector<int64_t>* out) const { return readArray(name, ORT_OP_ATTR_INTS, out); }
+  bool getFloats(const char* name, std::vector<float>* out) const { return readArray(name, ORT_OP_ATTR_FLOATS, out); }
+
+ private:
+  const OrtOpAttr* find(const char* name) const {
+    const OrtOpAttr* a = nullptr;
+    return okAndRelease(api().ShapeInferContext_GetAttribute(ctx_, name, &a)) ? a : nullptr;
+  }
+  template <class T>
+  bool readScalar(const char* name, OrtOpAttrType t, T* out) const {
+    const OrtOpAttr* a = find(name);
+    size_t n = 0;
+    return a != nullptr && okAndRelease(api().ReadOpAttr(a, t, out, sizeof(T), &n));
+  }
+  bool readBytes(const char* name, OrtOpAttrType t, std::vector<char>* out) const {
+    const OrtOpAttr* a = find(name);
+    if (a == nullptr) return false;
+    size_t n = 0;
+    okAndRelease(api().ReadOpAttr(a, t, nullptr, 0, &n));  // size query: fails, reports the bytes needed
+    out->assign(n, '\0');
+    return n == 0 || okAndRelease(api().ReadOpAttr(a, t, out->data(), n, &n));
+  }
+  template <class T>
+  bool readArray(const char* name, OrtOpAttrType t, std::vector<T>* out) const {
+    std::vector<char> bytes;
+    if (!readBytes(name, t, &bytes)) return false;
+    out->assign(bytes.size() / sizeof(T), T{});
+    if (!out->empty()) memcpy(out->data(), bytes.data(), out->size() * sizeof(T));
+    return true;
+  }
+  const OrtShapeInferContext* ctx_;
+};
+#endif
+
+// ---- Tensors ----------------------------------------------------------------------
+
+/** Dtype and shape of a tensor value (or type-and-shape info). */
+inline OrtStatus* readTypeAndShape(const OrtTensorTypeAndShapeInfo* info, DType* dtype, bool* dtypeKnown, Shape* shape, const char* what) {
+  Check ok;
+  ONNXTensorElementDataType t = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  size_t rank = 0;
+  if (!ok(api().GetTensorElementType(info, &t)) || !ok(api().GetDimensionsCount(info, &rank))) return ok.status;
+  *dtypeKnown = fromOrt(t, dtype);
+  if (rank > static_cast<size_t>(kMaxRank)) return error(ORT_INVALID_ARGUMENT, std::string(what) + " has rank " + std::to_string(rank) + ", at most " + std::to_string(kMaxRank) + " is supported");
+  shape->rank = static_cast<int32_t>(rank);
+  if (rank > 0 && !ok(api().GetDimensions(info, shape->dims, rank))) return ok.status;
+  return nullptr;
+}
+
+/** A kernel input as a RawTensor; absent optional inputs come back with present = false. */
+inline OrtStatus* readInput(OrtKernelContext* ctx, size_t index, size_t count, const char* op, const char* name, RawTensor* t) {
+  const OrtValue* v = nullptr;
+  if (index < count && !okAndRelease(api().KernelContext_GetInput(ctx, index, &v))) v = nullptr;
+  if (v == nullptr) { t->present = false; t->data = nullptr; return nullptr; }
+  OrtTensorTypeAndShapeInfo* info = nullptr;
+  Check ok;
+  if (!ok(api().GetTensorTypeAndShape(v, &info))) return ok.status;
+  bool known = false;
+  const std::string what = std::string(op) + ": input " + name;
+  OrtStatus* s = readTypeAndShape(info, &t->dtype, &known, &t->shape, what.c_str());
+  api().ReleaseTensorTypeAndShapeInfo(info);
+  if (s != nullptr) return s;
+  if (!known) return error(ORT_INVALID_ARGUMENT, what + " has an element type opforge does not support");
+  void* data = nullptr;
+  if (!ok(api().GetTensorMutableData(const_cast<OrtValue*>(v), &data))) return ok.status;
+  t->data = data;
+  t->present = true;
+  return nullptr;
+}
+
+// ---- Kernels ----------------------------------------------------------------------
+
+/** Where a kernel runs: the CPU EP with host scratch memory. */
+struct CpuEp {
+  static constexpr const char* kProvider = "CPUExecutionProvider";
+  template <class Op>
+  static Status run(OrtKernelContext* /*ctx*/, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, const RawTensor* out, size_t wsBytes) {
+    std::vector<uint8_t> ws(wsBytes);
+    CpuContext c;
+    c.workspace = ws.empty() ? nullptr : ws.data();
+    c.workspaceSize = wsBytes;
+    return Op::runCpu(attrs, state, in, out, c);
+  }
+};
+
+/**
+ * The CUDA EP: the kernel is launched on ORT's compute stream; scratch memory comes from the
+ * EP's stream-aware allocator (released after the launch, as ORT's own CUDA kernels do).
+ */
+struct CudaEp {
+  static constexpr const char* kProvider = "CUDAExecutionProvider";
+  template <class Op>
+  static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, const RawTensor* out, size_t wsBytes) {
+    CudaContext c;
+    if (!okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &c.stream))) return Status::Error(std::string(Op::kName) + ": no CUDA compute stream");
+    if (wsBytes == 0) return Op::runCuda(attrs, state, in, out, c);
+    OrtMemoryInfo* mem = nullptr;
+    OrtAllocator* alloc = nullptr;
+    if (!okAndRelease(api().CreateMemoryInfo("Cuda", OrtArenaAllocator, deviceOf(ctx), OrtMemTypeDefault, &mem))) return Status::Error(std::string(Op::kName) + ": cannot describe CUDA memory");
+    Status s = Status::Error(std::string(Op::kName) + ": cannot allocate " + std::to_string(wsBytes) + " bytes of CUDA workspace");
+    if (okAndRelease(api().KernelContext_GetAllocator(ctx, mem, &alloc)) &&
+        okAndRelease(api().KernelContext_GetScratchBuffer(ctx, mem, wsBytes, &c.workspace)) && c.workspace != nullptr) {
+      c.workspaceSize = wsBytes;
+      s = Op::runCuda(attrs, state, in, out, c);
+      okAndRelease(api().AllocatorFree(alloc, c.workspace));
+    }
+    if (alloc != nullptr) api().ReleaseAllocator(alloc);
+    api().ReleaseMemoryInfo(mem);
+    return s;
+  }
+
+ private:
+  /** The device of the first input (every input of a CUDA-EP node lives on the EP's device). */
+  static int deviceOf(OrtKernelContext* ctx) {
+    const OrtValue* v = nullptr;
+    const OrtMemoryInfo* info = nullptr;
+    int id = 0;
+    if (okAndRelease(api().KernelContext_GetInput(ctx, 0, &v)) && v != nullptr && okAndRelease(api().GetTensorMemoryInfo(v, &info))) okAndRelease(api().MemoryInfoGetId(info, &id));
+    return id;
+  }
+};
+
+/** Where an output dim comes from, for graph-level shape inference. */
+struct DimSource {
+  int input;         // >= 0: copies dim `axis` of this input
+  int axis;
+  bool readsInputs;  // input < 0: computed; true when the expression reads input dims
+};
+
+/** One node's kernel: the attributes read and validated at creation, the op core per call. */
+template <class Op, class Ep>
+struct Kernel {
+  typename Op::Attrs attrs;
+
+  OrtStatusPtr ComputeV2(OrtKernelContext* ctx) noexcept {
+    try {
+      return compute(ctx);
+    } catch (const std::exception& e) {
+      return error(ORT_RUNTIME_EXCEPTION, std::string(Op::kName) + ": " + e.what());
+    }
+  }
+
+ private:
+  OrtStatusPtr compute(OrtKernelContext* ctx) const {
+    size_t count = 0;
+    Check ok;
+    if (!ok(api().KernelContext_GetInputCount(ctx, &count))) return ok.status;
+    RawTensor in[kMaxTensors];
+    Shape shapes[kMaxTensors];
+    DType dtypes[kMaxTensors] = {};
+    bool present[kMaxTensors] = {};
+    for (int i = 0; i < Op::kNumInputs; ++i) {
+      if (OrtStatus* s = readInput(ctx, static_cast<size_t>(i), count, Op::kName, Op::kInputNames[i], &in[i])) return s;
+      if (!in[i].present && !Op::kInputOptional[i]) return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is required");
+      shapes[i] = in[i].shape;
+      dtypes[i] = in[i].dtype;
+      present[i] = in[i].present;
+    }
+    DType outTypes[kMaxTensors] = {};
+    int binding = -1;
+    Status st = Op::inferTypes(dtypes, present, outTypes, &binding);
+    if (st.ok()) st = Op::checkShapes(attrs, shapes, present);
+    Shape outShapes[kMaxTensors];
+    if (st.ok()) st = Op::inferShapes(attrs, shapes, outShapes);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    RawTensor out[kMaxTensors];
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      OrtValue* v = nullptr;
+      if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), outShapes[o].dims, static_cast<size_t>(outShapes[o].rank), &v))) return ok.status;
+      void* data = nullptr;
+      if (!ok(api().GetTensorMutableData(v, &data))) return ok.status;
+      out[o] = RawTensor{outTypes[o], data, outShapes[o], true};
+    }
+    size_t wsBytes = 0;
+    st = Op::workspaceSize(attrs, shapes, &wsBytes);
+    typename Op::State state;
+    if constexpr (Op::kHasConfigure) {
+      if (st.ok()) st = Op::configure(attrs, shapes, &state);
+    }
+    if (st.ok()) st = Ep::template run<Op>(ctx, attrs, state, in, out, wsBytes);
+    return st.ok() ? nullptr : error(ORT_RUNTIME_EXCEPTION, st.message());
+  }
+};
+
+/**
+ * The OrtCustomOp of one op, dtype binding and execution provider. Types come from the op's
+ * type variables resolved by the binding, so ORT's kernel matching picks the binding and infers
+ * output types; optional inputs are ONNX optional inputs; the op lives in its spec's domain
+ * from its spec's version on.
+ */
+template <class Op, class Ep>
+struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
+  explicit CustomOp(int binding) : binding_(binding) {
+    this->start_ver_ = Op::kVersion;
+#if ORT_API_VERSION >= 23
+    // Set after the base constructor, which clears it. Not for ops with optional inputs: ORT's
+    // shape-inference context (custom_ops.cc) dereferences the type of every node input, and an
+    // omitted optional input has none.
+    if (!hasOptionalInput()) this->InferOutputShapeFn = &inferOutputShapes;
+#endif
+  }
+
+  const char* GetName() const { return Op::kName; }
+  const char* GetExecutionProviderType() const { return Ep::kProvider; }
+  size_t GetInputTypeCount() const { return Op::kNumInputs; }
+  size_t GetOutputTypeCount() const { return Op::kNumOutputs; }
+  ONNXTensorElementDataType GetInputType(size_t i) const { return Op::kPortTypes[binding_][i]; }
+  ONNXTensorElementDataType GetOutputType(size_t o) const { return Op::kPortTypes[binding_][Op::kNumInputs + o]; }
+  OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
+    return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+  }
+
+  static bool hasOptionalInput() {
+    for (int i = 0; i < Op::kNumInputs; ++i) if (Op::kInputOptional[i]) return true;
+    return false;
+  }
+
+  OrtStatusPtr CreateKernelV2(const OrtApi& /*api*/, const OrtKernelInfo* info, void** kernel) const noexcept {
+    try {
+      std::unique_ptr<Kernel<Op, Ep>> k(new Kernel<Op, Ep>());
+      KernelInfoSource source(info);
+      AttrReader<KernelInfoSource> reader(source, Op::kName);
+      Status st = Op::readAttrs(reader, &k->attrs) ? Op::validate(k->attrs) : Status::Error(reader.error());
+      if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+      *kernel = k.release();  // ORT deletes it through KernelDestroy
+      return nullptr;
+    } catch (const std::exception& e) {
+      return error(ORT_RUNTIME_EXCEPTION, std::string(Op::kName) + ": " + e.what());
+    }
+  }
+
+ private:
+#if ORT_API_VERSION >= 23
+  /**
+   * Graph-level output shapes from the spec's expressions. With every input dim known, the op
+   * core computes them (and bad shapes or attributes fail the model load). With symbolic dims,
+   * outputs shaped like an input or copying input dims keep the symbols; an output with a dim
+   * computed from symbolic dims is left unshaped. Inputs of rank 0 count as unknown (ORT reports
+   * a missing shape as rank 0) unless the spec declares rank 0.
+   */
+  static OrtStatusPtr inferOutputShapes(const OrtCustomOp* /*self*/, OrtShapeInferContext* ctx) noexcept {
+    try {
+      return inferShapesImpl(ctx);
+    } catch (const std::exception& e) {
+      return error(ORT_RUNTIME_EXCEPTION, std::string(Op::kName) + ": " + e.what());
+    }
+  }
+
+  struct InputInfo {
+    Shape shape;
+    bool known = false;  // rank known
+    bool symbolic[kMaxRank] = {};
+    std::string symbols[kMaxRank];
+  };
+
+  static OrtStatusPtr inferShapesImpl(OrtShapeInferContext* ctx) {
+    size_t count = 0;
+    Check ok;
+    if (!ok(api().ShapeInferContext_GetInputCount(ctx, &count))) return ok.status;
+    InputInfo ins[kMaxTensors];
+    bool allConcrete = true;
+    bool present[kMaxTensors] = {};
+    Shape shapes[kMaxTensors];
+    DType dtypes[kMaxTensors] = {};
+    for (int i = 0; i < Op::kNumInputs; ++i) {
+      present[i] = static_cast<size_t>(i) < count;
+      if (!present[i]) continue;
+      OrtTensorTypeAndShapeInfo* info = nullptr;  // owned by the context: not released here
+      if (!okAndRelease(api().ShapeInferContext_GetInputTypeShape(ctx, static_cast<size_t>(i), &info)) || info == nullptr) return nullptr;
+      bool dtKnown = false;
+      OrtStatus* s = readTypeAndShape(info, &dtypes[i], &dtKnown, &ins[i].shape, "input");
+      if (!dtKnown) return nullptr;  // not an opforge dtype: kernel matching reports it
+      const char* syms[kMaxRank] = {};
+      if (s == nullptr && ins[i].shape.rank > 0) s = api().GetSymbolicDimensions(info, syms, static_cast<size_t>(ins[i].shape.rank));
+      if (s != nullptr) { api().ReleaseStatus(s); return nullptr; }  // leave shapes to run time
+      InputInfo& in = ins[i];
+      in.known = in.shape.rank > 0 || Op::kInputRank[i] == 0;
+      for (int d = 0; d < in.shape.rank; ++d) {
+        in.symbolic[d] = in.shape.dims[d] < 0;
+        if (syms[d] != nullptr && syms[d][0] != '\0') { in.symbolic[d] = true; in.symbols[d] = syms[d]; }
+        if (in.symbolic[d]) { allConcrete = false; in.shape.dims[d] = 1; }  // placeholder for the core
+      }
+      if (!in.known) allConcrete = false;
+      shapes[i] = in.shape;
+    }
+    // ORT takes the element type along with the shape: the op core's type inference gives it.
+    DType outTypes[kMaxTensors] = {};
+    int binding = -1;
+    Status st = Op::inferTypes(dtypes, present, outTypes, &binding);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    typename Op::Attrs attrs;
+    ShapeInferSource source(ctx);
+    AttrReader<ShapeInferSource> reader(source, Op::kName);
+    if (!Op::readAttrs(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
+    st = Op::validate(attrs);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    if (allConcrete) {
+      st = Op::checkShapes(attrs, shapes, present);
+      if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    }
+    Shape outs[kMaxTensors];
+    if (!Op::inferShapes(attrs, shapes, outs).ok()) return nullptr;
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      int64_t dims[kMaxRank] = {};
+      const char* names[kMaxRank] = {};
+      bool settable = true;
+      for (int d = 0; d < outs[o].rank && settable; ++d) {
+        dims[d] = outs[o].dims[d];
+        names[d] = "";
+        if (allConcrete) continue;
+        const int like = Op::kOutputLike[o];
+        const DimSource src = like >= 0 ? DimSource{like, d, true} : Op::kOutputDims[o][d];
+        if (src.input >= 0) {
+          const InputInfo& in = ins[src.input];
+          if (!in.known || src.axis >= in.shape.rank) settable = false;
+          else if (in.symbolic[src.axis] && in.symbols[src.axis].empty()) settable = false;  // unknown, unnamed
+          else if (in.symbolic[src.axis]) { dims[d] = -1; names[d] = in.symbols[src.axis].c_str(); }
+        } else if (src.readsInputs) {
+          settable = false;
+        }
+      }
+      if (!settable || (Op::kOutputLike[o] >= 0 && !ins[Op::kOutputLike[o]].known)) continue;
+      OrtTensorTypeAndShapeInfo* info = nullptr;
+      if (!ok(api().CreateTensorTypeAndShapeInfo(&info))) return ok.status;
+      const bool set = ok(api().SetTensorElementType(info, toOrt(outTypes[o]))) &&
+                       ok(api().SetDimensions(info, dims, static_cast<size_t>(outs[o].rank))) &&
+                       ok(api().SetSymbolicDimensions(info, names, static_cast<size_t>(outs[o].rank))) &&
+                       ok(api().ShapeInferContext_SetOutputTypeShape(ctx, static_cast<size_t>(o), info));
+      api().ReleaseTensorTypeAndShapeInfo(info);
+      if (!set) return ok.status;
+    }
+    return nullptr;
+  }
+#endif
+
+  int binding_;
+};
+
+// ---- Registration -----------------------------------------------------------------
+
+/** Every OrtCustomOp of the library, grouped into one OrtCustomOpDomain per spec domain. */
+class Registry {
+ public:
+  void add(const char* domain, const OrtCustomOp* op) { ops_[domain].push_back(op); }
+
+  /** Creates the domains once; later sessions reuse them (a domain may serve many sessions). */
+  OrtStatus* build() {
+    for (auto& entry : ops_) {
+      OrtCustomOpDomain* d = nullptr;
+      Check ok;
+      if (!ok(api().CreateCustomOpDomain(entry.first.c_str(), &d))) return ok.status;
+      domains_.push_back(d);  // kept for the life of the process: sessions hold them by pointer
+      for (const OrtCustomOp* op : entry.second) {
+        if (!ok(api().CustomOpDomain_Add(d, op))) return ok.status;
+      }
+    }
+    return nullptr;
+  }
+
+  OrtStatus* addTo(OrtSessionOptions* options) const {
+    for (OrtCustomOpDomain* d : domains_) {
+      if (OrtStatus* s = api().AddCustomOpDomain(options, d)) return s;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::map<std::string, std::vector<const OrtCustomOp*>> ops_;
+  std::vector<OrtCustomOpDomain*> domains_;
+};
+
+/**
+ * The body of RegisterCustomOps: takes the runtime's API at the headers' version (a runtime older
+ * than the headers is a clear error), registers every op's kernels once, and adds the domains to
+ * the session options.
+ */
+inline OrtStatus* registerCustomOps(OrtSessionOptions* options, const OrtApiBase* base, void (*addAll)(Registry&)) noexcept {
+  const OrtApi* a = base->GetApi(ORT_API_VERSION);
+  if (a == nullptr) {
+    const OrtApi* v1 = base->GetApi(1);
+    const std::string msg = std::string("opforge: this custom-op library was built with ONNX Runtime API version ") +
+                            std::to_string(ORT_API_VERSION) + " headers; the loading runtime is " + base->GetVersionString();
+    return v1 != nullptr ? v1->CreateStatus(ORT_FAIL, msg.c_str()) : nullptr;
+  }
+  try {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    if (apiSlot() == nullptr) {
+      apiSlot() = a;
+      Ort::InitApi(a);
+    }
+    static Registry* registry = nullptr;
+    if (registry == nullptr) {
+      auto* r = new Registry();  // never freed: sessions keep pointers to its domains
+      addAll(*r);
+      if (OrtStatus* s = r->build()) return s;
+      registry = r;
+    }
+    return registry->addTo(options);
+  } catch (const std::exception& e) {
+    return a->CreateStatus(ORT_FAIL, (std::string("opforge: ") + e.what()).c_str());
+  }
+}
+
+}  // namespace ort
+}  // namespace opforge

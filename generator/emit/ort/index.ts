@@ -1,0 +1,55 @@
+// ONNX Runtime backend: one custom-op library (RegisterCustomOps) for the project. Per op, a
+// descriptor header adapting the op core to the shared kernel base in
+// generator/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
+// a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
+
+import { readFileSync } from 'node:fs';
+import type { ProjectIR } from '../../ir.js';
+import { coreHeaderPath } from '../../ir-helpers.js';
+import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { emitCmake } from './cmake.js';
+import { emitDtypeHeader } from './dtype.js';
+import { emitOpHeader, emitOpUnit } from './op-header.js';
+import { ortPaths } from './names.js';
+
+export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
+
+function emitLibrary(project: ProjectIR): string {
+  return lines(
+    '// The entry point ONNX Runtime calls when it loads this library',
+    '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
+    '// every op\'s kernels, in one custom-op domain per spec domain.',
+    '#include "opforge/ort/custom_op.h"',
+    ...project.ops.map((op) => `#include "${ortPaths(op).include}"`),
+    '',
+    'namespace {',
+    '',
+    'void addAll(::opforge::ort::Registry& r) {',
+    ...project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`),
+    '}',
+    '',
+    '}  // namespace',
+    '',
+    'extern "C" OPFORGE_ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api) {',
+    '  return ::opforge::ort::registerCustomOps(options, api, &addAll);',
+    '}',
+  );
+}
+
+export const ortEmitter: Emitter = {
+  name: 'ort',
+  emit(project: ProjectIR): GeneratedFile[] {
+    const files: GeneratedFile[] = [
+      projectFile('ort/include/opforge/ort/custom_op.h', readFileSync(new URL('../../../../generator/cpp/opforge/ort/custom_op.h', import.meta.url), 'utf8'), 'generator/cpp/opforge/ort/custom_op.h'),
+      projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+    ];
+    for (const op of project.ops) {
+      const p = ortPaths(op);
+      files.push(opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)));
+      files.push(opFile(op, p.unit, emitOpUnit(op, p.include)));
+    }
+    files.push(projectFile('ort/custom_ops.cpp', emitLibrary(project)));
+    files.push(projectFile('ort/CMakeLists.txt', emitCmake(project)));
+    return files;
+  },
+};

@@ -1,0 +1,12 @@
+// Names and paths of the ONNX Runtime backend's files, shared by its modules.
+
+import type { OpIR } from '../../ir.js';
+
+/** Where the ONNX Runtime files of an op live under out/. */
+export function ortPaths(op: OpIR): { header: string; include: string; unit: string } {
+  const s = op.ident.snake;
+  return { header: `ort/${s}/${s}_ort.h`, include: `${s}/${s}_ort.h`, unit: `ort/${s}/${s}_ort.cpp` };
+}
+
+/** The file name of the custom-op library on Linux (CMake target opforge_ort). */
+export const ORT_LIBRARY_FILE = 'libopforge_ort.so';

@@ -1,0 +1,167 @@
+// ONNX Runtime from Node with opforge's custom ops: builds the project's custom-op library
+// (out/ort) and a small session binding (runtime/ort-session), loads onnxruntime-node's bundled
+// libonnxruntime.so.1 (or another ONNX Runtime) and runs whole ONNX models whose graphs contain
+// opforge ops, which onnxruntime-node alone cannot (it has no way to register a custom-op library).
+
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import type { DType } from '../generator/type-table.js';
+
+const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+
+/** The TypedArray each dtype uses (16-bit floats as raw bits, bool as 0/1 bytes), as in the Node binding. */
+export interface ArrayFor {
+  float32: Float32Array; float16: Uint16Array; bfloat16: Uint16Array; float64: Float64Array;
+  int8: Int8Array; uint8: Uint8Array; int32: Int32Array; int64: BigInt64Array; bool: Uint8Array;
+}
+
+/** A dense row-major tensor. Inputs are used without copying; outputs are new arrays. */
+export interface Tensor<D extends DType = DType> {
+  readonly dtype: D;
+  readonly dims: readonly number[];
+  readonly data: ArrayFor[D];
+}
+
+/** A graph input or output: dims are numbers, symbolic names, or null where unknown. */
+export interface ValueInfo {
+  readonly name: string;
+  /** null for element types opforge tensors cannot hold. */
+  readonly dtype: DType | null;
+  readonly dims: readonly (number | string | null)[];
+}
+
+export interface OrtSession {
+  readonly inputs: readonly ValueInfo[];
+  readonly outputs: readonly ValueInfo[];
+  /** Runs the model; returns the named outputs (all when outputNames is absent). Throws ORT's error on failure. */
+  run(feeds: Readonly<Record<string, Tensor>>, outputNames?: readonly string[]): Record<string, Tensor>;
+  /** Releases the session (further run() calls throw). */
+  close(): void;
+}
+
+export interface OrtBuildOptions {
+  /** Project root holding out/ (default: the current directory). */
+  root?: string;
+  /** Build directory for the custom-op library (default: <root>/build/ort). */
+  buildDir?: string;
+  /** Directory holding onnxruntime_c_api.h and onnxruntime_cxx_api.h (default: $ORT_INCLUDE_DIR, then the com.github.asus4.onnxruntime package). */
+  includeDir?: string;
+  /** Called with each line the build prints. */
+  onLine?: (line: string) => void;
+  /** Also build the CUDA-EP kernels (nvcc needed); CMAKE_CUDA_ARCHITECTURES defaults to "80;90". */
+  cuda?: boolean | { architectures: string };
+}
+
+export interface SessionOptions extends OrtBuildOptions {
+  /** Custom-op libraries to register (default: this project's, built on first use). */
+  customOpLibraries?: readonly string[];
+  /** libonnxruntime to load (default: onnxruntime-node's bundled libonnxruntime.so.1). */
+  ortLibrary?: string;
+  /** Intra-op threads (0: ORT's default). */
+  intraOpThreads?: number;
+}
+
+/** Where the ORT headers are: option, $ORT_INCLUDE_DIR, or the headers com.github.asus4.onnxruntime ships. */
+export function ortIncludeDir(given?: string): string {
+  const candidates = [given, process.env.ORT_INCLUDE_DIR];
+  for (const base of [process.cwd(), pkgRoot]) {
+    candidates.push(path.join(base, 'node_modules', 'com.github.asus4.onnxruntime', 'Plugins', 'iOS~', 'onnxruntime.xcframework', 'ios-arm64', 'onnxruntime.framework', 'Headers'));
+  }
+  for (const c of candidates) {
+    if (!c) continue;
+    for (const d of [c, path.join(c, 'include'), path.join(c, 'include', 'onnxruntime')]) {
+      if (existsSync(path.join(d, 'onnxruntime_cxx_api.h'))) return d;
+    }
+  }
+  throw new Error('ONNX Runtime headers not found: set ORT_INCLUDE_DIR to a directory with onnxruntime_cxx_api.h, or install com.github.asus4.onnxruntime (docs/ort.md)');
+}
+
+/** onnxruntime-node's bundled CPU libonnxruntime.so.1 for this platform. */
+export function onnxruntimeNodeLibrary(): string {
+  let pkg: string;
+  try {
+    pkg = path.dirname(require.resolve('onnxruntime-node/package.json', { paths: [process.cwd(), pkgRoot] }));
+  } catch {
+    throw new Error('onnxruntime-node is not installed: install it, or pass ortLibrary (a libonnxruntime path)');
+  }
+  const bin = path.join(pkg, 'bin');
+  const napi = existsSync(bin) ? readdirSync(bin).filter((d) => d.startsWith('napi-v')).sort().reverse() : [];
+  for (const v of napi) {
+    const p = path.join(bin, v, process.platform, process.arch, process.platform === 'darwin' ? 'libonnxruntime.1.dylib' : 'libonnxruntime.so.1');
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`no libonnxruntime for ${process.platform}/${process.arch} in ${bin}`);
+}
+
+async function runLogged(cmd: string, args: string[], what: string, onLine?: (l: string) => void, env?: NodeJS.ProcessEnv): Promise<void> {
+  const child = execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) });
+  const lines: string[] = [];
+  child.all?.on('data', (d: Buffer) => {
+    for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); onLine?.(l); }
+  });
+  const r = await child;
+  if (r.exitCode !== 0) {
+    const errors = lines.filter((l) => /error|Error/.test(l)).slice(0, 20).join('\n');
+    throw new Error(`${what} failed (exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
+  }
+}
+
+/** Builds the project's custom-op library (out/ort, target opforge_ort) with CMake; incremental. Returns its path. */
+export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<string> {
+  const root = path.resolve(opts.root ?? process.cwd());
+  const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'ort'));
+  if (!existsSync(path.join(root, 'out', 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(root, 'out', 'ort')}: run \`opforge gen\` first`);
+  if (!existsSync(path.join(buildDir, 'CMakeCache.txt'))) {
+    await runLogged('cmake', ['-S', path.join(root, 'out'), '-B', buildDir, '-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
+      `-DOPFORGE_PROJECT_ROOT=${root}`, '-DCMAKE_BUILD_TYPE=Release',
+      ...(opts.cuda ? ['-DWITH_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90'}`] : [])], 'cmake configure of out/ort', opts.onLine);
+  }
+  await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', '2'], 'building the ONNX Runtime custom-op library', opts.onLine);
+  return path.join(buildDir, 'ort', 'libopforge_ort.so');
+}
+
+/** Builds the Node session binding with cmake-js (offline, against the local Node headers); incremental. Returns its path. */
+export async function buildSessionBinding(opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {}): Promise<string> {
+  const buildDir = path.resolve(opts.buildDir ?? path.join(process.cwd(), 'build', 'ort-session'));
+  const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
+  const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
+  const napiDir = path.resolve(pkgRoot, (require('node-addon-api') as { include_dir: string }).include_dir.replace(/^"|"$/g, ''));
+  await runLogged(process.execPath, [cmakeJs, 'compile', '-d', path.join(pkgRoot, 'runtime', 'ort-session'), '-O', buildDir,
+    `--CDORT_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`, `--CDNODE_ADDON_API_DIR=${napiDir}`], 'building the ONNX Runtime session binding', opts.onLine, { npm_config_nodedir: nodedir });
+  return path.join(buildDir, 'Release', 'opforge_ort_session.node');
+}
+
+interface Binding {
+  Session: new (ortLibrary: string, model: string, libs: string[], threads: number) => OrtSession;
+  ortVersion(ortLibrary: string): string;
+  apiVersion: number;
+}
+
+let binding: Binding | undefined;
+
+/** Loads (building if needed) the session binding. */
+export async function loadSessionBinding(opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {}): Promise<Binding> {
+  if (!binding) binding = require(await buildSessionBinding(opts)) as Binding;
+  return binding;
+}
+
+/**
+ * An ONNX Runtime session over `modelPath` with opforge's custom ops registered. Builds the
+ * project's custom-op library and the session binding on first use (CMake and a C++17 compiler
+ * needed; later calls are incremental), then loads onnxruntime-node's libonnxruntime.so.1.
+ */
+export async function session(modelPath: string, opts: SessionOptions = {}): Promise<OrtSession> {
+  const root = path.resolve(opts.root ?? process.cwd());
+  const libs = opts.customOpLibraries ?? [await buildOrtLibrary({ ...opts, root })];
+  const b = await loadSessionBinding({ buildDir: path.join(root, 'build', 'ort-session'), ...(opts.includeDir ? { includeDir: opts.includeDir } : {}), ...(opts.onLine ? { onLine: opts.onLine } : {}) });
+  return new b.Session(opts.ortLibrary ?? onnxruntimeNodeLibrary(), path.resolve(modelPath), [...libs], opts.intraOpThreads ?? 0);
+}
+
+/** The version string of the ONNX Runtime the sessions use. */
+export async function ortVersion(ortLibrary = onnxruntimeNodeLibrary()): Promise<string> {
+  return (await loadSessionBinding()).ortVersion(ortLibrary);
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""ONNX Runtime check of the opforge custom-op library, for the GPU machine (onnxruntime 1.30).
+
+  ort_check.py cases LIB [LIB...] --cases DIR
+      Every seed-op model in DIR (test/gpu/ort-cases.ts wrote them, with cases.json) runs through
+      onnxruntime with SessionOptions.register_custom_ops_library(LIB), for each LIB; outputs are
+      compared with the numpy references below within each case's rtol/atol.
+  ort_check.py model LIB --model PATH [--inputs FILE.npz] [--save OUT.npz]
+      Any model containing opforge ops (for example one exported by torch): runs it with random
+      inputs of the declared dtypes (symbolic dims = 2) or the arrays in FILE.npz, prints each
+      output's dtype, shape and a checksum, and optionally saves the outputs.
+Exit status 0 only when every case matches.
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+
+# ---- numpy references (independent of the kernels) ----
+def custom_relu(ins, attrs):
+    x = ins['x'].astype(np.float64)
+    return {'y': np.where(x > 0, x, attrs.get('alpha', 0.0) * x)}
+
+
+def leaky_relu(ins, attrs):
+    x = ins['input'].astype(np.float64)
+    return {'output': np.where(x >= 0, x, attrs.get('alpha', 0.01) * x)}
+
+
+def my_add(ins, _attrs):
+    return {'c': 2 * ins['a'].astype(np.float64) + ins['b'].astype(np.float64)}
+
+
+def _cubic(t, a=-0.75):
+    t = np.abs(t)
+    return np.where(t <= 1, ((a + 2) * t - (a + 3)) * t * t + 1,
+                    np.where(t < 2, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a, 0.0))
+
+
+def dynamic_trt_resize(ins, attrs):
+    x = ins['input'].astype(np.float64)
+    n, c, h, w = x.shape
+    oh, ow = ins['size_tensor'].shape[2], ins['size_tensor'].shape[3]
+    align = bool(attrs.get('align_corners', False))
+
+    def coords(i, o):
+        d = np.arange(o, dtype=np.float64)
+        if align:
+            return d * ((i - 1) / (o - 1) if o > 1 else 0.0)
+        return (d + 0.5) * (i / o) - 0.5
+
+    def weights(src, size):
+        f = np.floor(src)
+        t = src - f
+        idx = np.stack([f - 1, f, f + 1, f + 2], axis=1).astype(np.int64)
+        wts = np.stack([_cubic(t + 1), _cubic(t), _cubic(1 - t), _cubic(2 - t)], axis=1)
+        return np.clip(idx, 0, size - 1), wts
+
+    yi, wy = weights(coords(h, oh), h)
+    xi, wx = weights(coords(w, ow), w)
+    out = np.zeros((n, c, oh, ow))
+    for r in range(4):
+        for k in range(4):
+            out += wy[:, r][None, None, :, None] * wx[:, k][None, None, None, :] * x[:, :, yi[:, r]][:, :, :, xi[:, k]]
+    return {'output': out}
+
+
+def knn_query(ins, attrs):
+    xyz, off = ins['xyz'].astype(np.float32), ins['offset']
+    q, qoff = ins['new_xyz'].astype(np.float32), ins['new_offset']
+    k = attrs['nsample']
+    idx = np.full((q.shape[0], k), -1, np.int64)
+    d2 = np.full((q.shape[0], k), np.inf)
+    for i in range(q.shape[0]):
+        b = int(np.searchsorted(qoff, i, side='right'))
+        begin = int(off[b - 1]) if b > 0 else 0
+        end = int(off[b])
+        d = xyz[begin:end] - q[i]
+        dist = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]  # float32, the kernel's order
+        order = np.lexsort((np.arange(end - begin), dist))[:k]
+        idx[i, :len(order)] = order + begin
+        d2[i, :len(order)] = dist[order]
+    return {'idx': idx, 'dist2': d2}
+
+
+REFERENCES = {'CustomRelu': custom_relu, 'LeakyRelu': leaky_relu, 'MyAdd': my_add,
+              'DynamicTRTResize': dynamic_trt_resize, 'KNNQuery': knn_query}
+
+
+def make_inputs(case):
+    rng = np.random.default_rng(case['seed'])
+    feeds = {}
+    for i in case['inputs']:
+        if i.get('absent'):
+            continue
+        dt = np.dtype(i['dtype'])
+        if i['values'] is not None:
+            a = np.array(i['values']).reshape(i['shape'])
+        else:
+            lo, hi = i['range']
+            a = rng.uniform(lo, hi, size=i['shape'])
+            if dt.kind in 'iu':
+                a = np.floor(a)
+        feeds[i['name']] = a.astype(dt)
+    return feeds
+
+
+def session(model, libs, providers):
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    for lib in libs:
+        so.register_custom_ops_library(lib)
+    return ort.InferenceSession(model, so, providers=providers)
+
+
+def run_cases(args, log):
+    cases = json.load(open(os.path.join(args.cases, 'cases.json')))
+    providers = [['CPUExecutionProvider']]
+    if 'CUDAExecutionProvider' in ort.get_available_providers():
+        providers.append(['CUDAExecutionProvider', 'CPUExecutionProvider'])
+    failed = total = 0
+    for lib in args.libs:
+        for prov in providers:
+            for case in cases:
+                feeds = make_inputs(case)
+                want = REFERENCES[case['op']](feeds, case['attributes'])
+                for kind, model in sorted(case['models'].items()):
+                    total += 1
+                    tag = f"{case['op']} case {case['case']} ({case['binding'] or 'fixed'}, {kind} dims, {prov[0]}, {os.path.basename(lib)})"
+                    try:
+                        outs = session(os.path.join(args.cases, model), [lib], prov).run(None, feeds)
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        failed += 1
+                        log(f'FAIL {tag}: {e}')
+                        continue
+                    worst, bad = 0.0, None
+                    for name, got in zip(case['outputs'], outs):
+                        w = want[name]
+                        if got.shape != w.shape:
+                            bad = f'{name} shape {got.shape}, reference {w.shape}'
+                            break
+                        g = got.astype(np.float64)
+                        finite = np.isfinite(w)
+                        if not np.array_equal(np.isfinite(g), finite) or not np.array_equal(g[~finite], w[~finite]):
+                            bad = f'{name}: non-finite values differ'
+                            break
+                        err = np.abs(g[finite] - w[finite])
+                        tol = case['atol'] + case['rtol'] * np.abs(w[finite])
+                        if err.size and np.any(err > tol):
+                            j = int(np.argmax(err - tol))
+                            bad = f'{name}[{j}] = {g[finite][j]}, reference {w[finite][j]}'
+                            break
+                        worst = max(worst, float(err.max()) if err.size else 0.0)
+                    if bad:
+                        failed += 1
+                        log(f'FAIL {tag}: {bad}')
+                    else:
+                        log(f'ok   {tag}: max |ort - ref| = {worst:.3g} (rtol {case["rtol"]}, atol {case["atol"]})')
+    log(f'{total - failed} passed, {failed} failed')
+    return failed == 0 and total > 0
+
+
+def run_model(args, log):
+    s = session(args.model, args.libs, ['CPUExecutionProvider'])
+    given = dict(np.load(args.inputs)) if args.inputs else {}
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for i in s.get_inputs():
+        if i.name in given:
+            feeds[i.name] = given[i.name]
+            continue
+        dt = np.dtype({'tensor(float)': 'float32', 'tensor(float16)': 'float16', 'tensor(double)': 'float64',
+                       'tensor(int32)': 'int32', 'tensor(int64)': 'int64', 'tensor(uint8)': 'uint8',
+                       'tensor(int8)': 'int8', 'tensor(bool)': 'bool'}[i.type])
+        shape = [d if isinstance(d, int) and d >= 0 else 2 for d in i.shape]
+        feeds[i.name] = rng.uniform(-1, 1, size=shape).astype(dt)
+    outs = s.run(None, feeds)
+    for o, v in zip(s.get_outputs(), outs):
+        log(f'{o.name}: {v.dtype} {list(v.shape)} sum={float(np.sum(v.astype(np.float64))):.6g}')
+    if args.save:
+        np.savez(args.save, **{o.name: v for o, v in zip(s.get_outputs(), outs)})
+    return True
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('mode', choices=['cases', 'model'])
+    p.add_argument('libs', nargs='+', help='custom-op libraries to register')
+    p.add_argument('--cases', help='directory with cases.json and the models')
+    p.add_argument('--model')
+    p.add_argument('--inputs')
+    p.add_argument('--save')
+    p.add_argument('--log')
+    args = p.parse_args()
+    logf = open(args.log, 'a') if args.log else None
+
+    def log(s):
+        print(s, flush=True)
+        if logf:
+            logf.write(s + '\n')
+
+    log(f'onnxruntime {ort.__version__}, providers {ort.get_available_providers()}, numpy {np.__version__}')
+    ok = run_cases(args, log) if args.mode == 'cases' else run_model(args, log)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == '__main__':
+    main()
