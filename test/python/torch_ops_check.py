@@ -250,7 +250,12 @@ def main() -> int:
                     dyn_want = as_tuple(op.reference(*dyn_inputs, **full_attrs))
                     model = dynamo_export(op, fn, dyn_inputs, attrs, oo)
                     if args.save_models:
-                        onnx.save(model, os.path.join(args.save_models, f"{op.snake}.case{k}.dynamo.onnx"))
+                        base = os.path.join(args.save_models, f"{op.snake}.case{k}.dynamo")
+                        onnx.save(model, base + ".onnx")
+                        np.savez(base + ".npz",
+                                 **{f"in_{i.name}": t.numpy() for i, t in zip(op.inputs, dyn_inputs) if t is not None},
+                                 **{f"out_{o.name}": w.numpy() for o, w in zip(op.outputs, dyn_want)},
+                                 rtol=case.rtol, atol=case.atol)
                     node = check_node(f"dynamo {tag}", op, model, full_attrs, oo)
                     onnx.checker.check_model(model, full_check=True)
                     record(f"checker-full {tag}", True)
