@@ -1,17 +1,12 @@
 #!/usr/bin/env node
 // opforge command line. Exit codes: 0 success, 1 invalid specs, 2 usage error, 3 internal or I/O error.
 
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
-import { generateIfChanged, UsageError } from './gen.js';
-import { loadProject } from './project.js';
-import { scaffold } from './scaffold.js';
-import { build } from '../runtime/index.js';
-import { runOp } from '../runtime/run-op.js';
-import { fromOnnx } from './from-onnx.js';
-import { watchAndGenerate } from './watch.js';
-import { schemaMarkdown } from './schema-doc.js';
-import { writeFileSync } from 'node:fs';
+import { genDigest, upToDateFiles } from './stamp.js';
+// Everything else is imported by the command that needs it: a no-op `gen` then loads only the
+// stamp check (no validator, no emitters, no protobuf), which keeps it fast on large projects.
 
 const USAGE = `usage: opforge <command> [options]
 
@@ -38,7 +33,7 @@ exit codes: 0 ok, 1 invalid specs, 2 usage error, 3 internal or I/O error`;
 
 export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
-export function main(argv: string[]): number {
+export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -69,6 +64,7 @@ export function main(argv: string[]): number {
   if (cmd === 'run') {
     const op = positionals[1];
     if (op === undefined) { process.stderr.write(`opforge run: missing op name\n${USAGE}\n`); return EXIT.usage; }
+    const { runOp } = await import('../runtime/run-op.js');
     runOp({ op, inputs: values.input, attrs: values.attr, device: values.device, opsDir: values.ops, seed: Number(values.seed) })
       .then((s) => process.stdout.write(`${s}\n`))
       .catch((e: unknown) => { process.stderr.write(`opforge run: ${(e as Error).message}\n`); process.exitCode = EXIT.usage; });
@@ -77,12 +73,14 @@ export function main(argv: string[]): number {
   if (cmd === 'build') {
     const t0 = performance.now();
     const tty = process.stdout.isTTY === true;
+    const { build } = await import('../runtime/index.js');
     build({ cuda: values.cuda, onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
       .then((p) => { process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`); })
       .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
     return EXIT.ok;
   }
   if (cmd === 'docs') {
+    const { schemaMarkdown } = await import('./schema-doc.js');
     writeFileSync('docs/spec-schema.md', schemaMarkdown());
     process.stdout.write('wrote docs/spec-schema.md\n');
     return EXIT.ok;
@@ -91,6 +89,7 @@ export function main(argv: string[]): number {
     const model = positionals[1];
     if (model === undefined) { process.stderr.write(`opforge from-onnx: missing model path\n${USAGE}\n`); return EXIT.usage; }
     try {
+      const { fromOnnx } = await import('./from-onnx.js');
       const { written, skipped } = fromOnnx(model, values.ops);
       if (values.json) process.stdout.write(`${JSON.stringify({ written, skipped })}\n`);
       else {
@@ -109,6 +108,7 @@ export function main(argv: string[]): number {
     const name = positionals[1];
     if (name === undefined) { process.stderr.write(`opforge new: missing op name\n${USAGE}\n`); return EXIT.usage; }
     try {
+      const { scaffold } = await import('./scaffold.js');
       for (const f of scaffold(name, values.ops)) process.stdout.write(`wrote ${f}\n`);
       return EXIT.ok;
     } catch (e) {
@@ -124,6 +124,7 @@ export function main(argv: string[]): number {
   const t0 = performance.now();
   try {
     if (cmd === 'check') {
+      const { loadProject } = await import('./project.js');
       const project = loadProject({ opsDir: values.ops });
       if (values.json) process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name) })}\n`);
       say(`opforge check: ${project.ops.length} op(s) valid (${project.ops.map((o) => o.name).join(', ')})`);
@@ -131,10 +132,14 @@ export function main(argv: string[]): number {
     }
     const opts = { opsDir: values.ops, outDir: values.out, ...(values.only !== undefined ? { only: values.only } : {}) };
     if (values.watch) {
+      const { watchAndGenerate } = await import('./watch.js');
       watchAndGenerate(opts);
       return EXIT.ok; // the watcher keeps the process alive
     }
-    const { project, result } = generateIfChanged(opts);
+    const upToDate = upToDateFiles(opts.outDir, genDigest(opts));
+    const { project, result } = upToDate !== undefined
+      ? { project: undefined, result: { written: [] as string[], unchanged: upToDate, removed: [] as string[] } }
+      : (await import('./gen.js')).generateIfChanged(opts);
     const ms = Math.round(performance.now() - t0);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);
@@ -151,10 +156,13 @@ export function main(argv: string[]): number {
       }
       return EXIT.invalid;
     }
-    if (e instanceof UsageError) { process.stderr.write(`opforge: ${e.message}\n`); return EXIT.usage; }
+    if (e instanceof (await import('./gen.js')).UsageError) { process.stderr.write(`opforge: ${e.message}\n`); return EXIT.usage; }
     process.stderr.write(`opforge: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.internal;
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then((code) => {
+  // A command that finishes later (build, run) sets process.exitCode itself.
+  if (code !== EXIT.ok || process.exitCode === undefined) process.exitCode = code;
+});

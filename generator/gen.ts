@@ -4,7 +4,7 @@ import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import type { ProjectIR } from './ir.js';
 import { loadProject } from './project.js';
-import { inputDigest, stampMatches, writeStamp } from './stamp.js';
+import { genDigest, upToDateFiles, writeStamp } from './stamp.js';
 import { listTree, writeOut, type WriteResult } from './write-out.js';
 
 export interface GenOptions {
@@ -22,8 +22,9 @@ export function emitAll(project: ProjectIR): GeneratedFile[] {
 
 /** Like generate(), but returns early (project: undefined) when nothing changed since the last run. */
 export function generateIfChanged(opts: GenOptions): { project: ProjectIR | undefined; result: WriteResult } {
-  const digest = inputDigest(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
-  if (stampMatches(opts.outDir, digest)) return { project: undefined, result: { written: [], unchanged: listTree(opts.outDir).length, removed: [] } };
+  const digest = genDigest(opts);
+  const files = upToDateFiles(opts.outDir, digest);
+  if (files !== undefined) return { project: undefined, result: { written: [], unchanged: files, removed: [] } };
   const r = generate(opts);
   writeStamp(opts.outDir, digest);
   return r;

@@ -38,13 +38,20 @@ export function inputDigest(opsDir: string, options: string): string {
 
 /** Digest of the output tree as files on disk (paths, sizes, mtimes). */
 export function outputDigest(outDir: string): string {
+  return outputState(outDir).digest;
+}
+
+/** Digest of the output tree and its file count (one walk). */
+function outputState(outDir: string): { digest: string; files: number } {
   const h = createHash('sha256');
+  let files = 0;
   for (const p of listTree(outDir)) {
     if (p === STAMP_FILE) continue;
     const st = statSync(path.join(outDir, p));
     h.update(`${p}:${st.size}:${st.mtimeMs}\n`);
+    files += 1;
   }
-  return h.digest('hex');
+  return { digest: h.digest('hex'), files };
 }
 
 export function readStamp(outDir: string): string | undefined {
@@ -60,6 +67,18 @@ export function writeStamp(outDir: string, input: string): void {
 }
 
 export function stampMatches(outDir: string, input: string): boolean {
+  return upToDateFiles(outDir, input) !== undefined;
+}
+
+/** The number of output files when the stamp matches (nothing to do), else undefined. */
+export function upToDateFiles(outDir: string, input: string): number | undefined {
   const s = readStamp(outDir);
-  return s !== undefined && s === `${input}\n${outputDigest(outDir)}\n`;
+  if (s === undefined || !s.startsWith(`${input}\n`)) return undefined;
+  const out = outputState(outDir);
+  return s === `${input}\n${out.digest}\n` ? out.files : undefined;
+}
+
+/** The input digest `gen` stamps for these options. */
+export function genDigest(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): string {
+  return inputDigest(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
 }

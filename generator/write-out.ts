@@ -66,13 +66,19 @@ export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?:
 
   const next = `${outDir}.next`;
   mkdirSync(next, { recursive: true });
-  for (const rel of kept) linkOrCopy(path.join(outDir, rel), path.join(next, rel));
+  // Each directory is created once: on a slow disk, mkdir per file costs as much as the writes.
+  const made = new Set<string>([next]);
+  const dirFor = (file: string): void => {
+    const d = path.dirname(file);
+    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+  };
+  const toWrite = new Set(written);
+  for (const rel of kept) { const dst = path.join(next, rel); dirFor(dst); linkOrCopy(path.join(outDir, rel), dst); }
   for (const f of files) {
     const dst = path.join(next, f.path);
-    if (written.includes(f.path)) {
-      mkdirSync(path.dirname(dst), { recursive: true });
-      writeFileSync(dst, f.content);
-    } else linkOrCopy(path.join(outDir, f.path), dst);
+    dirFor(dst);
+    if (toWrite.has(f.path)) writeFileSync(dst, f.content);
+    else linkOrCopy(path.join(outDir, f.path), dst);
   }
   writeFileSync(path.join(next, COMPLETE_MARKER), '');
   const old = `${outDir}.old`;
@@ -90,7 +96,6 @@ function sameContent(file: string, content: string): boolean {
 }
 
 function linkOrCopy(src: string, dst: string): void {
-  mkdirSync(path.dirname(dst), { recursive: true });
   try {
     linkSync(src, dst);
   } catch {
