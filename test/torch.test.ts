@@ -58,4 +58,23 @@ test('without the extension the package runs the reference and still exports', (
   assert.is(r.summary.checks.parity ?? 0, 0, r.log);
 });
 
+test('every attribute type and an optional input (fixture project): build, parity, legacy export', () => {
+  // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
+  // shape expression over an attribute (ceil_div(x[1], stride)).
+  const fixture = path.join(root, 'test', 'fixtures', 'adapters');
+  const out = path.join(root, 'build', 'adapters-out');
+  const build = path.join(root, 'build', 'adapters-torch');
+  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
+  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${fixture}`]);
+  sh('cmake', ['--build', build, '-j2']);
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
+    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+  });
+  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Summary;
+  // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked.
+  assert.equal([summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape], [2, 2, 12, 2], r.stdout);
+});
+
 test.run();

@@ -268,7 +268,8 @@ def main() -> int:
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc()
                 record(f"case {tag}", False, f"{type(e).__name__}: {e}")
-    error_checks(oo)
+    if {"KNNQuery", "CustomRelu", "MyAdd", "DynamicTRTResize"} <= set(oo.OPS):  # the seed project
+        error_checks(oo)
     print(json.dumps(results), flush=True)
     return 1 if results["failed"] else 0
 

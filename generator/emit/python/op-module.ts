@@ -19,6 +19,15 @@ const RUNTIME_DIMS: PyExprEnv = {
   helper: (op) => `_rt.${HELPERS[op]}`,
 };
 
+/** A default in a signature: lists as tuples, so no default is a shared mutable object. */
+function pyDefault(type: AttributeIR['type'], v: AttrValue): string {
+  if (type === 'ints' || type === 'floats') {
+    const items = (v as number[]).map((x) => (type === 'ints' ? String(x) : plainFloat(x)));
+    return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
+  }
+  return pyAttrValue(type, v);
+}
+
 /** A Python literal for an attribute value of the given type. */
 export function pyAttrValue(type: AttributeIR['type'], v: AttrValue): string {
   switch (type) {
@@ -119,7 +128,7 @@ function opInfo(op: OpIR): string {
 function signature(op: OpIR, withTypes: boolean): string {
   const ins = op.inputs.map((i) => (withTypes ? `${i.name}: ${i.optional ? 'Optional[torch.Tensor] = None' : 'torch.Tensor'}` : (i.optional ? `${i.name}=None` : i.name)));
   const attrs = op.attributes.map((a) => {
-    const def = a.default === undefined ? '' : ` = ${pyAttrValue(a.type, a.default)}`;
+    const def = a.default === undefined ? '' : ` = ${pyDefault(a.type, a.default)}`;
     return `${a.name}: ${ATTR_INFO[a.type].py}${def}`;
   });
   return [...ins, ...(attrs.length ? ['*', ...attrs] : [])].join(', ');
@@ -150,12 +159,16 @@ function publicFn(op: OpIR): string {
 function translationFn(op: OpIR): string {
   const ins = op.inputs.map((i) => (i.optional ? `${i.name}=None` : i.name));
   const attrs = op.attributes.map((a) => {
-    const def = a.default === undefined ? '' : ` = ${pyAttrValue(a.type, a.default)}`;
+    const def = a.default === undefined ? '' : ` = ${pyDefault(a.type, a.default)}`;
     return `${a.name}: ${ATTR_INFO[a.type].py}${def}`;
   });
   const params = [...ins, ...(attrs.length ? ['*', ...attrs] : [])].join(', ');
   // ONNX has no bool attribute: bools travel as INT, as in the legacy exporter's `_i` suffix.
-  const kw = op.attributes.map((a) => `${a.name}=${a.type === 'bool' ? `int(${a.name})` : a.name}`);
+  const kw = op.attributes.map((a) => {
+    if (a.type === 'bool') return `${a.name}=int(${a.name})`;
+    if (a.type === 'ints' || a.type === 'floats') return `${a.name}=_rt.onnx_list_attr(${pyString(a.type)}, ${pyString(a.name)}, ${a.name})`;
+    return `${a.name}=${a.name}`;
+  });
   const call = [...op.inputs.map((i) => i.name), ...kw].join(', ');
   return lines(
     `def onnx_translation(${params}):`,

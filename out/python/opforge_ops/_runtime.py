@@ -589,6 +589,9 @@ def _infer_in_context(op: OpInfo, ctx: Any) -> None:
         ctx.set_output_type(i, _make_type(elem, dims))
 
 
+_ATTR_PROTO = {"bool": 2, "int": 2, "float": 1, "string": 3, "ints": 7, "floats": 6}  # onnx.AttributeProto.AttributeType
+
+
 def onnx_schema(op: OpInfo) -> Any:
     """The onnx.defs.OpSchema of the op (onnx >= 1.16), with a type-and-shape inference function."""
     import onnx
@@ -609,7 +612,9 @@ def onnx_schema(op: OpInfo) -> Any:
             attributes.append(OpSchema.Attribute(a.name, attr_types[a.type], a.description, required=True))
         else:
             default = int(a.default) if a.type == "bool" else a.default
-            attributes.append(OpSchema.Attribute(a.name, onnx.helper.make_attribute(a.name, default), a.description))
+            # The type is given, not inferred: an empty list default has no element to infer it from.
+            proto = onnx.helper.make_attribute(a.name, default, attr_type=_ATTR_PROTO[a.type])
+            attributes.append(OpSchema.Attribute(a.name, proto, a.description))
     schema = OpSchema(
         op.name, op.domain, op.version, op.doc,
         inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional) for i in op.inputs],
@@ -662,6 +667,16 @@ def onnxscript_opset(op: OpInfo) -> Any:
     if key not in _opsets:
         _opsets[key] = values.Opset(op.domain, op.version)
     return _opsets[key]
+
+
+def onnx_list_attr(kind: str, name: str, value: Any) -> Any:
+    """A list attribute for an onnxscript call. onnxscript infers a Python list's attribute type
+    from its elements, so an empty list would become INTS; it is passed as a typed ir.Attr."""
+    if len(value) > 0:
+        return list(value)
+    from onnxscript import ir
+
+    return ir.Attr(name, ir.AttributeType.FLOATS if kind == "floats" else ir.AttributeType.INTS, [])
 
 
 def infer_model_shapes(ops: Dict[Tuple[str, str], OpInfo], model: Any) -> Any:
