@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js';
-import { coreHeaderPath, dtypeUnder, ioType, opHash } from '../ir-helpers.js';
+import { coreHeaderPath, cppNamespace, dtypeUnder, ioType, opHash } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
 import { cppExpr, exprUsesDivision } from './cpp-expr.js';
 import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
@@ -88,9 +88,46 @@ function emitCore(op: OpIR): string {
     '',
     op.kernels.cuda ? emitDispatch(op, 'cuda', 'CudaContext') : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
     '',
+    emitCoreType(op),
+    '',
     `}  // namespace ${ns}`,
     '}  // namespace ops',
     '}  // namespace opforge',
+  );
+}
+
+/**
+ * The op core as one type. Backend adapters are templates over it (Node, PyTorch) or derive from
+ * it (ONNX Runtime, PopART), so no backend lists the op's functions again. runCuda and configure
+ * exist only when the op has them; kHasCuda / kHasConfigure say so for `if constexpr`.
+ */
+function emitCoreType(op: OpIR): string {
+  const q = `::${cppNamespace(op)}`;
+  return lines(
+    '/** This op core as a type: what every backend adapter is instantiated with. */',
+    'struct Core {',
+    `  using Attrs = ${q}::Attrs;`,
+    `  using State = ${q}::State;`,
+    `  static constexpr const char* kName = ${q}::kName;`,
+    `  static constexpr const char* kDomain = ${q}::kDomain;`,
+    `  static constexpr int32_t kVersion = ${q}::kVersion;`,
+    `  static constexpr int kNumInputs = ${q}::kNumInputs;`,
+    `  static constexpr int kNumOutputs = ${q}::kNumOutputs;`,
+    `  static constexpr int kNumBindings = ${q}::kNumBindings;`,
+    `  static constexpr const char* const* kInputNames = ${q}::kInputNames;`,
+    `  static constexpr const char* const* kOutputNames = ${q}::kOutputNames;`,
+    `  static constexpr const bool* kInputOptional = ${q}::kInputOptional;`,
+    `  static constexpr bool kHasConfigure = ${op.hasConfigure};`,
+    `  static constexpr bool kHasCuda = ${op.kernels.cuda !== undefined};`,
+    `  static Status validate(const Attrs& a) { return ${q}::validate(a); }`,
+    `  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ${q}::inferTypes(in, present, out, binding); }`,
+    `  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ${q}::checkShapes(a, in, present); }`,
+    `  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ${q}::inferShapes(a, in, out); }`,
+    `  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ${q}::workspaceSize(a, in, bytes); }`,
+    `  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ${q}::runCpu(a, s, in, out, c); }`,
+    op.kernels.cuda ? `  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ${q}::runCuda(a, s, in, out, c); }` : null,
+    op.hasConfigure ? `  static Status configure(const Attrs& a, const Shape* in, State* s) { return ${q}::configure(a, in, s); }` : null,
+    '};',
   );
 }
 

@@ -25,23 +25,13 @@ bool readCustomReluAttrs(const Napi::CallbackInfo& info, opforge::ops::custom_re
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
-const opforge::node::OpCore<opforge::ops::custom_relu::Attrs, opforge::ops::custom_relu::State> kCustomRelu = {
-    opforge::ops::custom_relu::kName, opforge::ops::custom_relu::kNumInputs, opforge::ops::custom_relu::kNumOutputs, opforge::ops::custom_relu::kInputNames, opforge::ops::custom_relu::validate,
-    opforge::ops::custom_relu::checkShapes, opforge::ops::custom_relu::inferTypes, opforge::ops::custom_relu::inferShapes, opforge::ops::custom_relu::workspaceSize, opforge::ops::custom_relu::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    opforge::ops::custom_relu::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 Napi::Value RunCustomRelu(const Napi::CallbackInfo& info) {
   opforge::ops::custom_relu::Attrs attrs;
-  return readCustomReluAttrs(info, &attrs) ? opforge::node::run(info, kCustomRelu, attrs) : info.Env().Undefined();
+  return readCustomReluAttrs(info, &attrs) ? opforge::node::run<opforge::ops::custom_relu::Core>(info, attrs) : info.Env().Undefined();
 }
 Napi::Value RunCustomReluAsync(const Napi::CallbackInfo& info) {
   opforge::ops::custom_relu::Attrs attrs;
-  return readCustomReluAttrs(info, &attrs) ? opforge::node::runAsync(info, kCustomRelu, attrs) : info.Env().Undefined();
+  return readCustomReluAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::custom_relu::Core>(info, attrs) : info.Env().Undefined();
 }
 
 // DynamicTRTResize: run_dynamic_trt_resize(inputs, attrs) and run_dynamic_trt_resize_async. Attributes were type-checked in index.js.
@@ -57,23 +47,13 @@ bool readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info, opforge::ops::dyn
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
-const opforge::node::OpCore<opforge::ops::dynamic_trt_resize::Attrs, opforge::ops::dynamic_trt_resize::State> kDynamicTrtResize = {
-    opforge::ops::dynamic_trt_resize::kName, opforge::ops::dynamic_trt_resize::kNumInputs, opforge::ops::dynamic_trt_resize::kNumOutputs, opforge::ops::dynamic_trt_resize::kInputNames, opforge::ops::dynamic_trt_resize::validate,
-    opforge::ops::dynamic_trt_resize::checkShapes, opforge::ops::dynamic_trt_resize::inferTypes, opforge::ops::dynamic_trt_resize::inferShapes, opforge::ops::dynamic_trt_resize::workspaceSize, opforge::ops::dynamic_trt_resize::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    opforge::ops::dynamic_trt_resize::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 Napi::Value RunDynamicTrtResize(const Napi::CallbackInfo& info) {
   opforge::ops::dynamic_trt_resize::Attrs attrs;
-  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::run(info, kDynamicTrtResize, attrs) : info.Env().Undefined();
+  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::run<opforge::ops::dynamic_trt_resize::Core>(info, attrs) : info.Env().Undefined();
 }
 Napi::Value RunDynamicTrtResizeAsync(const Napi::CallbackInfo& info) {
   opforge::ops::dynamic_trt_resize::Attrs attrs;
-  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::runAsync(info, kDynamicTrtResize, attrs) : info.Env().Undefined();
+  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize::Core>(info, attrs) : info.Env().Undefined();
 }
 
 // KNNQuery: run_knn_query(inputs, attrs) and run_knn_query_async. Attributes were type-checked in index.js.
@@ -89,23 +69,13 @@ bool readKnnQueryAttrs(const Napi::CallbackInfo& info, opforge::ops::knn_query::
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
-const opforge::node::OpCore<opforge::ops::knn_query::Attrs, opforge::ops::knn_query::State> kKnnQuery = {
-    opforge::ops::knn_query::kName, opforge::ops::knn_query::kNumInputs, opforge::ops::knn_query::kNumOutputs, opforge::ops::knn_query::kInputNames, opforge::ops::knn_query::validate,
-    opforge::ops::knn_query::checkShapes, opforge::ops::knn_query::inferTypes, opforge::ops::knn_query::inferShapes, opforge::ops::knn_query::workspaceSize, opforge::ops::knn_query::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    opforge::ops::knn_query::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 Napi::Value RunKnnQuery(const Napi::CallbackInfo& info) {
   opforge::ops::knn_query::Attrs attrs;
-  return readKnnQueryAttrs(info, &attrs) ? opforge::node::run(info, kKnnQuery, attrs) : info.Env().Undefined();
+  return readKnnQueryAttrs(info, &attrs) ? opforge::node::run<opforge::ops::knn_query::Core>(info, attrs) : info.Env().Undefined();
 }
 Napi::Value RunKnnQueryAsync(const Napi::CallbackInfo& info) {
   opforge::ops::knn_query::Attrs attrs;
-  return readKnnQueryAttrs(info, &attrs) ? opforge::node::runAsync(info, kKnnQuery, attrs) : info.Env().Undefined();
+  return readKnnQueryAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::knn_query::Core>(info, attrs) : info.Env().Undefined();
 }
 
 // LeakyRelu: run_leaky_relu(inputs, attrs) and run_leaky_relu_async. Attributes were type-checked in index.js.
@@ -121,23 +91,13 @@ bool readLeakyReluAttrs(const Napi::CallbackInfo& info, opforge::ops::leaky_relu
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
-const opforge::node::OpCore<opforge::ops::leaky_relu::Attrs, opforge::ops::leaky_relu::State> kLeakyRelu = {
-    opforge::ops::leaky_relu::kName, opforge::ops::leaky_relu::kNumInputs, opforge::ops::leaky_relu::kNumOutputs, opforge::ops::leaky_relu::kInputNames, opforge::ops::leaky_relu::validate,
-    opforge::ops::leaky_relu::checkShapes, opforge::ops::leaky_relu::inferTypes, opforge::ops::leaky_relu::inferShapes, opforge::ops::leaky_relu::workspaceSize, opforge::ops::leaky_relu::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    opforge::ops::leaky_relu::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) {
   opforge::ops::leaky_relu::Attrs attrs;
-  return readLeakyReluAttrs(info, &attrs) ? opforge::node::run(info, kLeakyRelu, attrs) : info.Env().Undefined();
+  return readLeakyReluAttrs(info, &attrs) ? opforge::node::run<opforge::ops::leaky_relu::Core>(info, attrs) : info.Env().Undefined();
 }
 Napi::Value RunLeakyReluAsync(const Napi::CallbackInfo& info) {
   opforge::ops::leaky_relu::Attrs attrs;
-  return readLeakyReluAttrs(info, &attrs) ? opforge::node::runAsync(info, kLeakyRelu, attrs) : info.Env().Undefined();
+  return readLeakyReluAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu::Core>(info, attrs) : info.Env().Undefined();
 }
 
 // MyAdd: run_my_add(inputs, attrs) and run_my_add_async. Attributes were type-checked in index.js.
@@ -147,23 +107,13 @@ bool readMyAddAttrs(const Napi::CallbackInfo& info, opforge::ops::my_add::Attrs*
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
-const opforge::node::OpCore<opforge::ops::my_add::Attrs, opforge::ops::my_add::State> kMyAdd = {
-    opforge::ops::my_add::kName, opforge::ops::my_add::kNumInputs, opforge::ops::my_add::kNumOutputs, opforge::ops::my_add::kInputNames, opforge::ops::my_add::validate,
-    opforge::ops::my_add::checkShapes, opforge::ops::my_add::inferTypes, opforge::ops::my_add::inferShapes, opforge::ops::my_add::workspaceSize, opforge::ops::my_add::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    opforge::ops::my_add::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 Napi::Value RunMyAdd(const Napi::CallbackInfo& info) {
   opforge::ops::my_add::Attrs attrs;
-  return readMyAddAttrs(info, &attrs) ? opforge::node::run(info, kMyAdd, attrs) : info.Env().Undefined();
+  return readMyAddAttrs(info, &attrs) ? opforge::node::run<opforge::ops::my_add::Core>(info, attrs) : info.Env().Undefined();
 }
 Napi::Value RunMyAddAsync(const Napi::CallbackInfo& info) {
   opforge::ops::my_add::Attrs attrs;
-  return readMyAddAttrs(info, &attrs) ? opforge::node::runAsync(info, kMyAdd, attrs) : info.Env().Undefined();
+  return readMyAddAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::my_add::Core>(info, attrs) : info.Env().Undefined();
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {

@@ -11,20 +11,10 @@ namespace {
 
 namespace op = opforge::ops::dynamic_trt_resize;
 
-const opforge::torch_ext::OpCore<op::Attrs, op::State> kCore = {
-    op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
-    op::inferShapes, op::workspaceSize, op::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    op::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 at::Tensor dynamicTrtResize(const at::Tensor& input, const at::Tensor& size_tensor, bool align_corners) {
   op::Attrs attrs;
   attrs.align_corners = align_corners;
-  return opforge::torch_ext::run(kCore, attrs, {input, size_tensor})[0];
+  return opforge::torch_ext::run<op::Core>(attrs, {input, size_tensor})[0];
 }
 
 }  // namespace

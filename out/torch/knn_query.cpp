@@ -12,20 +12,10 @@ namespace {
 
 namespace op = opforge::ops::knn_query;
 
-const opforge::torch_ext::OpCore<op::Attrs, op::State> kCore = {
-    op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
-    op::inferShapes, op::workspaceSize, op::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    op::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 std::tuple<at::Tensor, at::Tensor> knnQuery(const at::Tensor& xyz, const at::Tensor& offset, const at::Tensor& new_xyz, const at::Tensor& new_offset, int64_t nsample) {
   op::Attrs attrs;
   attrs.nsample = nsample;
-  auto r = opforge::torch_ext::run(kCore, attrs, {xyz, offset, new_xyz, new_offset});
+  auto r = opforge::torch_ext::run<op::Core>(attrs, {xyz, offset, new_xyz, new_offset});
   return std::make_tuple(r[0], r[1]);
 }
 

@@ -11,20 +11,10 @@ namespace {
 
 namespace op = opforge::ops::leaky_relu;
 
-const opforge::torch_ext::OpCore<op::Attrs, op::State> kCore = {
-    op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
-    op::inferShapes, op::workspaceSize, op::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    op::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 at::Tensor leakyRelu(const at::Tensor& input, double alpha) {
   op::Attrs attrs;
   attrs.alpha = static_cast<float>(alpha);
-  return opforge::torch_ext::run(kCore, attrs, {input})[0];
+  return opforge::torch_ext::run<op::Core>(attrs, {input})[0];
 }
 
 }  // namespace

@@ -11,19 +11,9 @@ namespace {
 
 namespace op = opforge::ops::my_add;
 
-const opforge::torch_ext::OpCore<op::Attrs, op::State> kCore = {
-    op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,
-    op::inferShapes, op::workspaceSize, op::runCpu,
-#ifdef OPFORGE_WITH_CUDA
-    op::runCuda,
-#else
-    nullptr,
-#endif
-    nullptr};
-
 at::Tensor myAdd(const at::Tensor& a, const at::Tensor& b) {
   op::Attrs attrs;
-  return opforge::torch_ext::run(kCore, attrs, {a, b})[0];
+  return opforge::torch_ext::run<op::Core>(attrs, {a, b})[0];
 }
 
 }  // namespace

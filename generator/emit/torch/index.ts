@@ -51,8 +51,7 @@ function opSource(op: OpIR): string {
   ];
   const multi = op.outputs.length > 1;
   const ret = multi ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
-  const runCall = `opforge::torch_ext::run(kCore, attrs, {${op.inputs.map((i) => i.name).join(', ')}})`;
-  const cudaRun = op.kernels.cuda ? 'op::runCuda' : 'nullptr';
+  const runCall = `opforge::torch_ext::run<op::Core>(attrs, {${op.inputs.map((i) => i.name).join(', ')}})`;
   return lines(
     `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
     '#include <torch/library.h>',
@@ -66,16 +65,6 @@ function opSource(op: OpIR): string {
     'namespace {',
     '',
     `namespace op = opforge::ops::${snake};`,
-    '',
-    'const opforge::torch_ext::OpCore<op::Attrs, op::State> kCore = {',
-    '    op::kName, op::kNumInputs, op::kNumOutputs, op::kInputNames, op::validate, op::checkShapes, op::inferTypes,',
-    '    op::inferShapes, op::workspaceSize, op::runCpu,',
-    op.kernels.cuda ? '#ifdef OPFORGE_WITH_CUDA' : null,
-    `    ${cudaRun},`,
-    op.kernels.cuda ? '#else' : null,
-    op.kernels.cuda ? '    nullptr,' : null,
-    op.kernels.cuda ? '#endif' : null,
-    `    ${op.hasConfigure ? 'op::configure' : 'nullptr'}};`,
     '',
     `${ret} ${op.ident.camel}(${params.join(', ')}) {`,
     '  op::Attrs attrs;',

@@ -13,21 +13,10 @@ namespace my_add {
 
 namespace core = ::opforge::ops::my_add;
 
-struct Op {
-  using Attrs = core::Attrs;
-  using State = core::State;
-
-  static constexpr const char* kName = core::kName;
-  static constexpr const char* kDomain = core::kDomain;
-  static constexpr int kVersion = core::kVersion;
-  static constexpr int kNumInputs = core::kNumInputs;
-  static constexpr int kNumOutputs = core::kNumOutputs;
-  static constexpr int kNumBindings = core::kNumBindings;
-  static constexpr const char* const* kInputNames = core::kInputNames;
-  static constexpr const bool* kInputOptional = core::kInputOptional;
+/** The op core (names, counts, functions) plus what ORT needs beyond it. */
+struct Op : core::Core {
   /** Rank each input must have; -1 for any. */
   static constexpr int32_t kInputRank[kNumInputs] = {-1, -1};
-  static constexpr bool kHasConfigure = false;
 
   /** Element type of each input, then each output, under each dtype binding (T in float32 | float16). */
   static constexpr ONNXTensorElementDataType kPortTypes[kNumBindings][kNumInputs + kNumOutputs] = {
@@ -44,15 +33,6 @@ struct Op {
   /** Attributes by name and ONNX type; an absent optional one keeps the spec default. */
   template <class Reader>
   static bool readAttrs(Reader& /*r*/, Attrs* /*a*/) { return true; }
-
-  // The op core.
-  static Status validate(const Attrs& a) { return core::validate(a); }
-  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return core::inferTypes(in, present, out, binding); }
-  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return core::checkShapes(a, in, present); }
-  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return core::inferShapes(a, in, out); }
-  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return core::workspaceSize(a, in, bytes); }
-  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return core::runCpu(a, s, in, out, c); }
-  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return core::runCuda(a, s, in, out, c); }
 };
 
 /** Adds this op's kernels (one per dtype binding and execution provider) to the registry. */

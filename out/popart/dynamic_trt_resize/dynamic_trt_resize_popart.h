@@ -19,21 +19,8 @@ namespace dynamic_trt_resize {
 
 namespace core = ::opforge::ops::dynamic_trt_resize;
 
-struct Desc {
-  using Attrs = core::Attrs;
-  using State = core::State;
-  static constexpr const char* kName = core::kName;
-  static constexpr int kNumInputs = core::kNumInputs;
-  static constexpr int kNumOutputs = core::kNumOutputs;
-  static constexpr const char* const* kInputNames = core::kInputNames;
-  static constexpr auto validate = &core::validate;
-  static constexpr auto inferTypes = &core::inferTypes;
-  static constexpr auto checkShapes = &core::checkShapes;
-  static constexpr auto inferShapes = &core::inferShapes;
-  static constexpr auto workspaceSize = &core::workspaceSize;
-  static constexpr auto runCpu = &core::runCpu;
-  static constexpr Status (*configure)(const Attrs&, const Shape*, State*) = nullptr;
-
+/** The op core (names, counts, functions) plus what PopART needs beyond it. */
+struct Desc : core::Core {
   /** The ONNX node PopART matches: custom::DynamicTRTResize version 1, 2..2 inputs, 1 outputs. */
   static ::popart::OperatorIdentifier id() {
     return ::popart::OperatorIdentifier("custom", "DynamicTRTResize", 1, ::popart::NumInputs(2, 2), 1);

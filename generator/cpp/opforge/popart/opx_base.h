@@ -101,7 +101,7 @@ class HostOpx : public ::popart::popx::Opx {
     for (int i = 0; i < Desc::kNumInputs; ++i) shapes[i] = in[i].shape;
     size_t wsBytes = 0;
     throwIfError(Desc::workspaceSize(op.attrs(), shapes, &wsBytes));
-    if (Desc::configure != nullptr) throwIfError(Desc::configure(op.attrs(), shapes, &state));
+    if constexpr (Desc::kHasConfigure) throwIfError(Desc::configure(op.attrs(), shapes, &state));
     const std::string handle = std::string("opforge.") + Desc::kName + "." + std::to_string(op.id);
     const typename Desc::Attrs attrs = op.attrs();
     std::vector<RawTensor> inTemplate(in, in + Desc::kNumInputs), outTemplate(out, out + Desc::kNumOutputs);

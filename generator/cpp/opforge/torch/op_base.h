@@ -22,24 +22,6 @@
 namespace opforge {
 namespace torch_ext {
 
-/** The functions of one op core the extension needs. */
-template <class Attrs, class State>
-struct OpCore {
-  const char* name;
-  int numInputs;
-  int numOutputs;
-  const char* const* inputNames;
-  Status (*validate)(const Attrs&);
-  Status (*checkShapes)(const Attrs&, const Shape*, const bool*);
-  Status (*inferTypes)(const DType*, const bool*, DType*, int*);
-  Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
-  Status (*workspaceSize)(const Attrs&, const Shape*, size_t*);
-  Status (*runCpu)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CpuContext&);
-  /** null when the op has no CUDA kernel. */
-  Status (*runCuda)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CudaContext&);
-  /** null when the op has no state. */
-  Status (*configure)(const Attrs&, const Shape*, State*);
-};
 
 /** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
 constexpr int kMaxTensors = 32;
@@ -79,14 +61,16 @@ inline void check(const Status& s) {
   TORCH_CHECK(s.ok(), s.message());
 }
 
-/** Validates, checks shapes and dtypes, allocates outputs and runs the kernel on the inputs' device. */
-template <class Attrs, class State>
-std::vector<at::Tensor> run(const OpCore<Attrs, State>& op, const Attrs& attrs,
-                            std::initializer_list<c10::optional<at::Tensor>> given) {
-  check(op.validate(attrs));
-  TORCH_CHECK(static_cast<int>(given.size()) == op.numInputs && op.numInputs <= kMaxTensors &&
-                  op.numOutputs <= kMaxTensors,
-              op.name, ": wrong number of inputs");
+/**
+ * Runs op core `Core` (the op header's `Core` type): validates, checks shapes and dtypes,
+ * allocates outputs and runs the kernel on the inputs' device.
+ */
+template <class Core>
+std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given) {
+  constexpr const char* kOp = Core::kName;
+  check(Core::validate(attrs));
+  static_assert(Core::kNumInputs <= kMaxTensors && Core::kNumOutputs <= kMaxTensors, "too many tensors");
+  TORCH_CHECK(static_cast<int>(given.size()) == Core::kNumInputs, kOp, ": wrong number of inputs");
   // Contiguous copies (or the tensors themselves) stay alive until the kernel has been launched.
   std::vector<at::Tensor> inputs(given.size());
   RawTensor raw[kMaxTensors];
@@ -98,12 +82,12 @@ std::vector<at::Tensor> run(const OpCore<Attrs, State>& op, const Attrs& attrs,
   for (const auto& g : given) {
     if (g.has_value() && g->defined()) {
       const at::Tensor& t = *g;
-      TORCH_CHECK(toDType(t.scalar_type(), &dtypes[i]), op.name, ": input ", op.inputNames[i],
+      TORCH_CHECK(toDType(t.scalar_type(), &dtypes[i]), kOp, ": input ", Core::kInputNames[i],
                   " has unsupported dtype ", t.scalar_type());
-      TORCH_CHECK(t.dim() <= kMaxRank, op.name, ": input ", op.inputNames[i], " has rank ", t.dim(),
+      TORCH_CHECK(t.dim() <= kMaxRank, kOp, ": input ", Core::kInputNames[i], " has rank ", t.dim(),
                   ", more than ", kMaxRank);
       if (!device) device = t.device();
-      TORCH_CHECK(t.device() == *device, op.name, ": input ", op.inputNames[i], " is on ", t.device(),
+      TORCH_CHECK(t.device() == *device, kOp, ": input ", Core::kInputNames[i], " is on ", t.device(),
                   ", the other inputs on ", *device);
       inputs[i] = t.contiguous();
       shapes[i].rank = static_cast<int32_t>(t.dim());
@@ -119,22 +103,22 @@ std::vector<at::Tensor> run(const OpCore<Attrs, State>& op, const Attrs& attrs,
     }
     ++i;
   }
-  TORCH_CHECK(device.has_value(), op.name, ": needs at least one input tensor");
+  TORCH_CHECK(device.has_value(), kOp, ": needs at least one input tensor");
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  check(op.inferTypes(dtypes, present, outDtypes, &binding));
-  check(op.checkShapes(attrs, shapes, present));
-  State state;
-  if (op.configure != nullptr) check(op.configure(attrs, shapes, &state));
+  check(Core::inferTypes(dtypes, present, outDtypes, &binding));
+  check(Core::checkShapes(attrs, shapes, present));
+  typename Core::State state;
+  if constexpr (Core::kHasConfigure) check(Core::configure(attrs, shapes, &state));
   Shape outShapes[kMaxTensors];
-  check(op.inferShapes(attrs, shapes, outShapes));
+  check(Core::inferShapes(attrs, shapes, outShapes));
   size_t workspaceBytes = 0;
-  check(op.workspaceSize(attrs, shapes, &workspaceBytes));
+  check(Core::workspaceSize(attrs, shapes, &workspaceBytes));
 
   const auto options = at::TensorOptions().device(*device);
   std::vector<at::Tensor> outputs;
   RawTensor rawOut[kMaxTensors];
-  for (int o = 0; o < op.numOutputs; ++o) {
+  for (int o = 0; o < Core::kNumOutputs; ++o) {
     outputs.push_back(at::empty(at::IntArrayRef(outShapes[o].dims, static_cast<size_t>(outShapes[o].rank)),
                                 options.dtype(toScalarType(outDtypes[o]))));
     rawOut[o].dtype = outDtypes[o];
@@ -148,21 +132,24 @@ std::vector<at::Tensor> run(const OpCore<Attrs, State>& op, const Attrs& attrs,
     CpuContext ctx;
     ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
     ctx.workspaceSize = workspaceBytes;
-    check(op.runCpu(attrs, state, raw, rawOut, ctx));
+    check(Core::runCpu(attrs, state, raw, rawOut, ctx));
   } else if (device->is_cuda()) {
 #ifdef OPFORGE_WITH_CUDA
-    TORCH_CHECK(op.runCuda != nullptr, op.name, ": the spec names no CUDA kernel; move the inputs to the CPU");
-    c10::cuda::CUDAGuard guard(*device);
-    CudaContext ctx;
-    ctx.stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
-    ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
-    ctx.workspaceSize = workspaceBytes;
-    check(op.runCuda(attrs, state, raw, rawOut, ctx));
+    if constexpr (Core::kHasCuda) {
+      c10::cuda::CUDAGuard guard(*device);
+      CudaContext ctx;
+      ctx.stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
+      ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
+      ctx.workspaceSize = workspaceBytes;
+      check(Core::runCuda(attrs, state, raw, rawOut, ctx));
+    } else {
+      TORCH_CHECK(false, kOp, ": the spec names no CUDA kernel; move the inputs to the CPU");
+    }
 #else
-    TORCH_CHECK(false, op.name, ": this extension was built without CUDA (configure out/torch with -DWITH_CUDA=ON)");
+    TORCH_CHECK(false, kOp, ": this extension was built without CUDA (configure out/torch with -DWITH_CUDA=ON)");
 #endif
   } else {
-    TORCH_CHECK(false, op.name, ": inputs on ", *device, " are not supported (CPU and CUDA are)");
+    TORCH_CHECK(false, kOp, ": inputs on ", *device, " are not supported (CPU and CUDA are)");
   }
   return outputs;
 }

@@ -205,6 +205,30 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
   }
 }
 
+/** This op core as a type: what every backend adapter is instantiated with. */
+struct Core {
+  using Attrs = ::opforge::ops::custom_relu::Attrs;
+  using State = ::opforge::ops::custom_relu::State;
+  static constexpr const char* kName = ::opforge::ops::custom_relu::kName;
+  static constexpr const char* kDomain = ::opforge::ops::custom_relu::kDomain;
+  static constexpr int32_t kVersion = ::opforge::ops::custom_relu::kVersion;
+  static constexpr int kNumInputs = ::opforge::ops::custom_relu::kNumInputs;
+  static constexpr int kNumOutputs = ::opforge::ops::custom_relu::kNumOutputs;
+  static constexpr int kNumBindings = ::opforge::ops::custom_relu::kNumBindings;
+  static constexpr const char* const* kInputNames = ::opforge::ops::custom_relu::kInputNames;
+  static constexpr const char* const* kOutputNames = ::opforge::ops::custom_relu::kOutputNames;
+  static constexpr const bool* kInputOptional = ::opforge::ops::custom_relu::kInputOptional;
+  static constexpr bool kHasConfigure = false;
+  static constexpr bool kHasCuda = true;
+  static Status validate(const Attrs& a) { return ::opforge::ops::custom_relu::validate(a); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::custom_relu::inferTypes(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::custom_relu::checkShapes(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::custom_relu::inferShapes(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::custom_relu::workspaceSize(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::custom_relu::runCpu(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::custom_relu::runCuda(a, s, in, out, c); }
+};
+
 }  // namespace custom_relu
 }  // namespace ops
 }  // namespace opforge

@@ -203,6 +203,30 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
   }
 }
 
+/** This op core as a type: what every backend adapter is instantiated with. */
+struct Core {
+  using Attrs = ::opforge::ops::dynamic_trt_resize::Attrs;
+  using State = ::opforge::ops::dynamic_trt_resize::State;
+  static constexpr const char* kName = ::opforge::ops::dynamic_trt_resize::kName;
+  static constexpr const char* kDomain = ::opforge::ops::dynamic_trt_resize::kDomain;
+  static constexpr int32_t kVersion = ::opforge::ops::dynamic_trt_resize::kVersion;
+  static constexpr int kNumInputs = ::opforge::ops::dynamic_trt_resize::kNumInputs;
+  static constexpr int kNumOutputs = ::opforge::ops::dynamic_trt_resize::kNumOutputs;
+  static constexpr int kNumBindings = ::opforge::ops::dynamic_trt_resize::kNumBindings;
+  static constexpr const char* const* kInputNames = ::opforge::ops::dynamic_trt_resize::kInputNames;
+  static constexpr const char* const* kOutputNames = ::opforge::ops::dynamic_trt_resize::kOutputNames;
+  static constexpr const bool* kInputOptional = ::opforge::ops::dynamic_trt_resize::kInputOptional;
+  static constexpr bool kHasConfigure = false;
+  static constexpr bool kHasCuda = true;
+  static Status validate(const Attrs& a) { return ::opforge::ops::dynamic_trt_resize::validate(a); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::dynamic_trt_resize::inferTypes(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::dynamic_trt_resize::checkShapes(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::dynamic_trt_resize::inferShapes(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::dynamic_trt_resize::workspaceSize(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::dynamic_trt_resize::runCpu(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::dynamic_trt_resize::runCuda(a, s, in, out, c); }
+};
+
 }  // namespace dynamic_trt_resize
 }  // namespace ops
 }  // namespace opforge

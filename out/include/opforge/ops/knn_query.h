@@ -205,6 +205,30 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
   }
 }
 
+/** This op core as a type: what every backend adapter is instantiated with. */
+struct Core {
+  using Attrs = ::opforge::ops::knn_query::Attrs;
+  using State = ::opforge::ops::knn_query::State;
+  static constexpr const char* kName = ::opforge::ops::knn_query::kName;
+  static constexpr const char* kDomain = ::opforge::ops::knn_query::kDomain;
+  static constexpr int32_t kVersion = ::opforge::ops::knn_query::kVersion;
+  static constexpr int kNumInputs = ::opforge::ops::knn_query::kNumInputs;
+  static constexpr int kNumOutputs = ::opforge::ops::knn_query::kNumOutputs;
+  static constexpr int kNumBindings = ::opforge::ops::knn_query::kNumBindings;
+  static constexpr const char* const* kInputNames = ::opforge::ops::knn_query::kInputNames;
+  static constexpr const char* const* kOutputNames = ::opforge::ops::knn_query::kOutputNames;
+  static constexpr const bool* kInputOptional = ::opforge::ops::knn_query::kInputOptional;
+  static constexpr bool kHasConfigure = false;
+  static constexpr bool kHasCuda = true;
+  static Status validate(const Attrs& a) { return ::opforge::ops::knn_query::validate(a); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::knn_query::inferTypes(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::knn_query::checkShapes(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::knn_query::inferShapes(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::knn_query::workspaceSize(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::knn_query::runCpu(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::knn_query::runCuda(a, s, in, out, c); }
+};
+
 }  // namespace knn_query
 }  // namespace ops
 }  // namespace opforge

@@ -191,6 +191,30 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
   }
 }
 
+/** This op core as a type: what every backend adapter is instantiated with. */
+struct Core {
+  using Attrs = ::opforge::ops::leaky_relu::Attrs;
+  using State = ::opforge::ops::leaky_relu::State;
+  static constexpr const char* kName = ::opforge::ops::leaky_relu::kName;
+  static constexpr const char* kDomain = ::opforge::ops::leaky_relu::kDomain;
+  static constexpr int32_t kVersion = ::opforge::ops::leaky_relu::kVersion;
+  static constexpr int kNumInputs = ::opforge::ops::leaky_relu::kNumInputs;
+  static constexpr int kNumOutputs = ::opforge::ops::leaky_relu::kNumOutputs;
+  static constexpr int kNumBindings = ::opforge::ops::leaky_relu::kNumBindings;
+  static constexpr const char* const* kInputNames = ::opforge::ops::leaky_relu::kInputNames;
+  static constexpr const char* const* kOutputNames = ::opforge::ops::leaky_relu::kOutputNames;
+  static constexpr const bool* kInputOptional = ::opforge::ops::leaky_relu::kInputOptional;
+  static constexpr bool kHasConfigure = false;
+  static constexpr bool kHasCuda = true;
+  static Status validate(const Attrs& a) { return ::opforge::ops::leaky_relu::validate(a); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::leaky_relu::inferTypes(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::leaky_relu::checkShapes(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::leaky_relu::inferShapes(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::leaky_relu::workspaceSize(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::leaky_relu::runCpu(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::leaky_relu::runCuda(a, s, in, out, c); }
+};
+
 }  // namespace leaky_relu
 }  // namespace ops
 }  // namespace opforge

@@ -196,6 +196,30 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
   }
 }
 
+/** This op core as a type: what every backend adapter is instantiated with. */
+struct Core {
+  using Attrs = ::opforge::ops::my_add::Attrs;
+  using State = ::opforge::ops::my_add::State;
+  static constexpr const char* kName = ::opforge::ops::my_add::kName;
+  static constexpr const char* kDomain = ::opforge::ops::my_add::kDomain;
+  static constexpr int32_t kVersion = ::opforge::ops::my_add::kVersion;
+  static constexpr int kNumInputs = ::opforge::ops::my_add::kNumInputs;
+  static constexpr int kNumOutputs = ::opforge::ops::my_add::kNumOutputs;
+  static constexpr int kNumBindings = ::opforge::ops::my_add::kNumBindings;
+  static constexpr const char* const* kInputNames = ::opforge::ops::my_add::kInputNames;
+  static constexpr const char* const* kOutputNames = ::opforge::ops::my_add::kOutputNames;
+  static constexpr const bool* kInputOptional = ::opforge::ops::my_add::kInputOptional;
+  static constexpr bool kHasConfigure = false;
+  static constexpr bool kHasCuda = true;
+  static Status validate(const Attrs& a) { return ::opforge::ops::my_add::validate(a); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::my_add::inferTypes(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::my_add::checkShapes(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::my_add::inferShapes(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::my_add::workspaceSize(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::my_add::runCpu(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::my_add::runCuda(a, s, in, out, c); }
+};
+
 }  // namespace my_add
 }  // namespace ops
 }  // namespace opforge

@@ -37,24 +37,6 @@ void raise(Napi::Env env, const std::string& message) {
   E::New(env, message).ThrowAsJavaScriptException();
 }
 
-/** The functions of one op core the binding needs. */
-template <class Attrs, class State>
-struct OpCore {
-  const char* name;
-  int numInputs;
-  int numOutputs;
-  const char* const* inputNames;
-  Status (*validate)(const Attrs&);
-  Status (*checkShapes)(const Attrs&, const Shape*, const bool*);
-  Status (*inferTypes)(const DType*, const bool*, DType*, int*);
-  Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
-  Status (*workspaceSize)(const Attrs&, const Shape*, size_t*);
-  Status (*runCpu)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CpuContext&);
-  /** null when the op has no CUDA kernel or the addon was built without CUDA. */
-  Status (*runCuda)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CudaContext&);
-  /** null when the op has no state. */
-  Status (*configure)(const Attrs&, const Shape*, State*);
-};
 
 /** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
 constexpr int kMaxTensors = 32;
@@ -195,12 +177,21 @@ inline Napi::Value newTypedArray(Napi::Env env, DType t, size_t n) {
   return env.Undefined();
 }
 
-/** One call, prepared on the JS thread: tensors read, checked, outputs allocated. */
-template <class Attrs, class State>
+/** Whether the addon can run Core's CUDA kernel: built with CUDA and the spec names one. */
+template <class Core>
+constexpr bool hasCuda() {
+#ifdef OPFORGE_WITH_CUDA
+  return Core::kHasCuda;
+#else
+  return false;
+#endif
+}
+
+/** One call of op core `Core` (the op header's `Core` type), prepared on the JS thread. */
+template <class Core>
 struct Call {
-  const OpCore<Attrs, State>* op = nullptr;
-  Attrs attrs;
-  State state;
+  typename Core::Attrs attrs;
+  typename Core::State state;
   bool device = false;
   RawTensor in[kMaxTensors];
   RawTensor out[kMaxTensors];
@@ -209,60 +200,59 @@ struct Call {
 };
 
 /** Reads and checks the inputs, infers and allocates the outputs; false when a JS error was thrown. */
-template <class Attrs, class State>
-bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs, Call<Attrs, State>* c, Napi::Array* result) {
+template <class Core>
+bool prepare(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs, Call<Core>* c, Napi::Array* result) {
   Napi::Env env = info.Env();
-  c->op = &op;
   c->attrs = attrs;
-  Status s = op.validate(attrs);
+  Status s = Core::validate(attrs);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  if (!info[0].IsArray()) { raise<Napi::TypeError>(env, std::string(op.name) + ": inputs must be an array"); return false; }
+  if (!info[0].IsArray()) { raise<Napi::TypeError>(env, std::string(Core::kName) + ": inputs must be an array"); return false; }
   Napi::Array arr = info[0].As<Napi::Array>();
   DType dtypes[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
   int host = 0, dev = 0;
-  for (int i = 0; i < op.numInputs; ++i) {
+  for (int i = 0; i < Core::kNumInputs; ++i) {
     bool onDevice = false;
-    if (!readTensor(env, arr.Get(i), op.name, op.inputNames[i], &c->in[i], &onDevice)) return false;
+    if (!readTensor(env, arr.Get(i), Core::kName, Core::kInputNames[i], &c->in[i], &onDevice)) return false;
     c->shapes[i] = c->in[i].shape;
     dtypes[i] = c->in[i].dtype;
     present[i] = c->in[i].present;
     if (present[i]) (onDevice ? dev : host) += 1;
   }
   if (host > 0 && dev > 0) {
-    raise<Napi::TypeError>(env, std::string(op.name) + ": inputs mix host and device tensors; copy with toDevice() or toHost() first");
+    raise<Napi::TypeError>(env, std::string(Core::kName) + ": inputs mix host and device tensors; copy with toDevice() or toHost() first");
     return false;
   }
   c->device = dev > 0;
-  if (c->device && op.runCuda == nullptr) {
-    raise<Napi::TypeError>(env, std::string(op.name) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA"));
+  if (c->device && !hasCuda<Core>()) {
+    raise<Napi::TypeError>(env, std::string(Core::kName) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA"));
     return false;
   }
   DType outT[kMaxTensors] = {};
   int binding = -1;
-  s = op.inferTypes(dtypes, present, outT, &binding);
+  s = Core::inferTypes(dtypes, present, outT, &binding);
   if (!s.ok()) { raise<Napi::TypeError>(env, s.message()); return false; }
-  s = op.checkShapes(attrs, c->shapes, present);
+  s = Core::checkShapes(attrs, c->shapes, present);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   Shape outShapes[kMaxTensors];
-  s = op.inferShapes(attrs, c->shapes, outShapes);
+  s = Core::inferShapes(attrs, c->shapes, outShapes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  s = op.workspaceSize(attrs, c->shapes, &c->workspaceBytes);
+  s = Core::workspaceSize(attrs, c->shapes, &c->workspaceBytes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  if (op.configure != nullptr) {
-    s = op.configure(attrs, c->shapes, &c->state);
+  if constexpr (Core::kHasConfigure) {
+    s = Core::configure(attrs, c->shapes, &c->state);
     if (!s.ok()) { raise<Napi::Error>(env, s.message()); return false; }
   }
-  *result = Napi::Array::New(env, op.numOutputs);
+  *result = Napi::Array::New(env, Core::kNumOutputs);
   std::vector<DeviceBuffer*> made;  // released at once if a later output does not fit
-  for (int o = 0; o < op.numOutputs; ++o) {
+  for (int o = 0; o < Core::kNumOutputs; ++o) {
     const size_t n = static_cast<size_t>(outShapes[o].numel());
     if (c->device) {
       std::unique_ptr<DeviceBuffer> buf;
       s = deviceAlloc(n * dtypeSize(outT[o]), &buf);
       if (!s.ok()) {
         for (DeviceBuffer* b : made) b->release();
-        raise<Napi::Error>(env, std::string(op.name) + ": " + s.message());
+        raise<Napi::Error>(env, std::string(Core::kName) + ": " + s.message());
         return false;
       }
       made.push_back(buf.get());
@@ -288,50 +278,51 @@ bool prepare(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, con
  * Runs a prepared call; touches no JS value, so it may run on a worker thread. CUDA work is
  * queued on the binding's stream; `wait` synchronizes so kernel faults surface here.
  */
-template <class Attrs, class State>
-Status execute(const Call<Attrs, State>& c, bool wait) {
+template <class Core>
+Status execute(const Call<Core>& c, bool wait) {
   if (!c.device) {
     std::vector<uint8_t> ws(c.workspaceBytes);
     CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();
     ctx.workspaceSize = c.workspaceBytes;
-    return c.op->runCpu(c.attrs, c.state, c.in, c.out, ctx);
+    return Core::runCpu(c.attrs, c.state, c.in, c.out, ctx);
   }
 #ifdef OPFORGE_WITH_CUDA
-  cudaGetLastError();  // a stale error from an earlier call must not be blamed on this launch
-  CudaContext ctx;
-  ctx.stream = stream();
-  ctx.workspaceSize = c.workspaceBytes;
-  const std::string name(c.op->name);
-  if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), (name + ": workspace").c_str()));
-  Status s = c.op->runCuda(c.attrs, c.state, c.in, c.out, ctx);
-  if (s.ok()) s = cudaStatus(cudaGetLastError(), (name + ": kernel launch").c_str());
-  if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
-  if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), (name + ": kernel").c_str());
-  return s;
-#else
-  (void)wait;
-  return Status::Error(std::string(c.op->name) + ": this addon was built without CUDA");
+  if constexpr (Core::kHasCuda) {
+    cudaGetLastError();  // a stale error from an earlier call must not be blamed on this launch
+    CudaContext ctx;
+    ctx.stream = stream();
+    ctx.workspaceSize = c.workspaceBytes;
+    const std::string name(Core::kName);
+    if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), (name + ": workspace").c_str()));
+    Status s = Core::runCuda(c.attrs, c.state, c.in, c.out, ctx);
+    if (s.ok()) s = cudaStatus(cudaGetLastError(), (name + ": kernel launch").c_str());
+    if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
+    if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), (name + ": kernel").c_str());
+    return s;
+  }
 #endif
+  (void)wait;
+  return Status::Error(std::string(Core::kName) + ": no CUDA kernel in this addon");
 }
 
 /** run(inputs, attrs): host tensors run the CPU kernel, device tensors the CUDA kernel (not awaited). */
-template <class Attrs, class State>
-Napi::Value run(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
+template <class Core>
+Napi::Value run(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs) {
   Napi::Env env = info.Env();
-  Call<Attrs, State> c;  // on the stack: the sync path allocates nothing but the outputs
+  Call<Core> c;  // on the stack: the sync path allocates nothing but the outputs
   Napi::Array result;
-  if (!prepare(info, op, attrs, &c, &result)) return env.Undefined();
+  if (!prepare<Core>(info, attrs, &c, &result)) return env.Undefined();
   Status s = execute(c, false);
   if (!s.ok()) { raise<Napi::Error>(env, s.message()); return env.Undefined(); }
   return result;
 }
 
 /** The worker of runAsync: the kernel runs off the JS thread; inputs and outputs stay referenced. */
-template <class Attrs, class State>
+template <class Core>
 class RunWorker : public Napi::AsyncWorker {
  public:
-  RunWorker(Napi::Env env, std::unique_ptr<Call<Attrs, State>> call, Napi::Value inputs, Napi::Array result)
+  RunWorker(Napi::Env env, std::unique_ptr<Call<Core>> call, Napi::Value inputs, Napi::Array result)
       : Napi::AsyncWorker(env), call_(std::move(call)), deferred_(Napi::Promise::Deferred::New(env)),
         inputs_(Napi::Persistent(inputs.As<Napi::Object>())), result_(Napi::Persistent(result.As<Napi::Object>())) {}
   Napi::Promise promise() const { return deferred_.Promise(); }
@@ -343,20 +334,20 @@ class RunWorker : public Napi::AsyncWorker {
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
-  std::unique_ptr<Call<Attrs, State>> call_;
+  std::unique_ptr<Call<Core>> call_;
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference inputs_;
   Napi::ObjectReference result_;
 };
 
 /** runAsync(inputs, attrs): like run, resolved when the kernel has finished (CUDA: synchronized). */
-template <class Attrs, class State>
-Napi::Value runAsync(const Napi::CallbackInfo& info, const OpCore<Attrs, State>& op, const Attrs& attrs) {
+template <class Core>
+Napi::Value runAsync(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs) {
   Napi::Env env = info.Env();
-  auto c = std::make_unique<Call<Attrs, State>>();
+  auto c = std::make_unique<Call<Core>>();
   Napi::Array result;
-  if (!prepare(info, op, attrs, c.get(), &result)) return env.Undefined();
-  auto* w = new RunWorker<Attrs, State>(env, std::move(c), info[0], result);
+  if (!prepare<Core>(info, attrs, c.get(), &result)) return env.Undefined();
+  auto* w = new RunWorker<Core>(env, std::move(c), info[0], result);
   Napi::Promise p = w->promise();
   w->Queue();  // the worker deletes itself after OnOK/OnError
   return p;
