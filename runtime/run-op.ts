@@ -24,6 +24,16 @@ function parseAttr(raw: string, type: string): unknown {
 /** numpy dtype codes (little-endian or byte-sized) of the dtypes opforge knows. */
 const NPY_DTYPES: Record<string, DType> = { f4: 'float32', f2: 'float16', f8: 'float64', i1: 'int8', u1: 'uint8', i4: 'int32', i8: 'int64', b1: 'bool' };
 
+/** An IEEE binary16 bit pattern as a number (16-bit floats travel as raw bits in a Uint16Array). */
+function halfValue(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? Number.NaN : sign * Number.POSITIVE_INFINITY;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
 interface HostTensor { dtype: DType; dims: number[]; data: ArrayLike<number | bigint> }
 
 /** Reads a C-order .npy file into a tensor (npyjs parses the format). */
@@ -114,8 +124,14 @@ export async function runOp(a: RunArgs): Promise<string> {
     out = fn(...tensors, attrs);
     ms = performance.now() - t0;
   }
+  const shown = (t: Out[string] & { dtype?: string }, i: number): string => {
+    const v = t.data[i]!;
+    if (t.dtype === 'float16') return String(halfValue(Number(v)));
+    if (t.dtype === 'bfloat16') return String(new Float32Array(new Uint32Array([Number(v) << 16]).buffer)[0]);
+    return String(v);
+  };
   return [
     `${op.name} on ${a.device}: ${ms.toFixed(3)} ms${a.device === 'cuda' ? ' (kernel + copy back)' : ''}`,
-    ...Object.entries(out).map(([k, t]) => `  ${k}: [${t.dims.join(', ')}] ${Array.from({ length: Math.min(6, t.data.length) }, (_, i) => String(t.data[i])).join(' ')}${t.data.length > 6 ? ' ...' : ''}`),
+    ...Object.entries(out).map(([k, t]) => `  ${k}: [${t.dims.join(', ')}] ${Array.from({ length: Math.min(6, t.data.length) }, (_, i) => shown(t, i)).join(' ')}${t.data.length > 6 ? ' ...' : ''}`),
   ].join('\n');
 }

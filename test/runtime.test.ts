@@ -88,10 +88,14 @@ test('CLI: opforge build, then opforge run prints shapes, values and time', () =
   python(`import numpy as np, sys
 np.save(sys.argv[1] + '/a.npy', np.array([[-1, 2], [3, -4]], dtype=np.float32))
 np.save(sys.argv[1] + '/b.npy', np.array([[1, 1], [1, 1]], dtype=np.float32))
-np.save(sys.argv[1] + '/i.npy', np.array([1, 2], dtype=np.int64))`, [dir]);
+np.save(sys.argv[1] + '/i.npy', np.array([1, 2], dtype=np.int64))
+np.save(sys.argv[1] + '/h.npy', np.array([[-1, 2], [3, -4]], dtype=np.float16))`, [dir]);
   const n = cli(['run', 'MyAdd', '--input', `a=${dir}/a.npy`, '--input', `b=${dir}/b.npy`]);
   assert.is(n.status, 0, n.stderr);
   assert.match(n.stdout, /c: \[2, 2\] -1 5 7 -7\n/);
+  // float16 travels as raw bits; the CLI prints the values.
+  const h = cli(['run', 'MyAdd', '--input', `a=${dir}/h.npy`, '--input', `b=${dir}/h.npy`]);
+  assert.match(h.stdout, /c: \[2, 2\] -1 6 9 -4\n/, h.stderr);
   const wrong = cli(['run', 'MyAdd', '--input', `a=${dir}/i.npy`, '--input', `b=${dir}/i.npy`]);
   assert.match(wrong.stderr, /--input a: the file holds int64; MyAdd takes float32, float16/);
 });
