@@ -95,7 +95,7 @@ np.save(sys.argv[1] + '/h.npy', np.array([[-1, 2], [3, -4]], dtype=np.float16))`
   assert.match(n.stdout, /c: \[2, 2\] -1 5 7 -7\n/);
   // float16 travels as raw bits; the CLI prints the values.
   const h = cli(['run', 'MyAdd', '--input', `a=${dir}/h.npy`, '--input', `b=${dir}/h.npy`]);
-  assert.match(h.stdout, /c: \[2, 2\] -1 6 9 -4\n/, h.stderr);
+  assert.match(h.stdout, /c: \[2, 2\] -3 6 9 -12\n/, h.stderr);
   const wrong = cli(['run', 'MyAdd', '--input', `a=${dir}/i.npy`, '--input', `b=${dir}/i.npy`]);
   assert.match(wrong.stderr, /--input a: the file holds int64; MyAdd takes float32, float16/);
 });
