@@ -2,12 +2,11 @@
 // attributes struct, validation, shape and dtype inference compiled from the IR's
 // expression trees, serialization, and the kernel contract with its dtype dispatch.
 
-import { readFileSync } from 'node:fs';
 import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js';
 import { coreHeaderPath, cppNamespace, dtypeUnder, ioType, opHash } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
 import { cppExpr, exprUsesDivision } from './cpp-expr.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, opFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, cppFloat, cppInt, cppString } from './literals.js';
 
 const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
@@ -16,7 +15,7 @@ export const coreEmitter: Emitter = {
   name: 'core',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = SHARED_HEADERS.map((h) =>
-      projectFile(`include/opforge/${h}`, readFileSync(new URL(`../../../generator/cpp/opforge/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/${h}`),
+      staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`),
     );
     for (const op of project.ops) files.push(opFile(op, coreHeaderPath(op).path, emitCore(op)));
     return files;

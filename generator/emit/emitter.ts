@@ -1,5 +1,6 @@
 // The emitter interface: each backend is one module that turns the IR into files under out/.
 
+import { readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../ir.js';
 
 export interface GeneratedFile {
@@ -48,4 +49,15 @@ export function projectFile(path: string, body: string, source = 'ops/*.yaml'): 
 /** Joins lines, dropping `null`/`false` entries: keeps conditional template lines readable. */
 export function lines(...parts: (string | null | undefined | false | (string | null | undefined | false)[])[]): string {
   return parts.flat().filter((x): x is string => typeof x === 'string').join('\n');
+}
+
+/** The package root (dist/generator/emit/ -> ../../..), where the static sources live. */
+const PKG_ROOT = new URL('../../../', import.meta.url);
+
+/**
+ * A static source of the generator (a shared C++ base, the Python runtime) copied to out/ with the
+ * header line; `source` is relative to the package root, e.g. `generator/cpp/opforge/core.h`.
+ */
+export function staticFile(path: string, source: string): GeneratedFile {
+  return projectFile(path, readFileSync(new URL(source, PKG_ROOT), 'utf8'), source);
 }

@@ -2,19 +2,18 @@
 // built by cmake-js from out/node/CMakeLists.txt) and a typed JS entry (index.js + index.d.ts)
 // that validates arguments and names the op and argument in every error.
 
-import { readFileSync } from 'node:fs';
 import type { AttributeIR, OpIR, ProjectIR } from '../ir.js';
 import { allowedDtypes } from '../ir-helpers.js';
 import { coreHeaderPath, cppNamespace } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../type-table.js';
-import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, projectFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, tsString } from './literals.js';
 
 export const nodeEmitter: Emitter = {
   name: 'node',
   emit(project: ProjectIR): GeneratedFile[] {
     return [
-      projectFile('node/include/opforge/node/addon_base.h', readFileSync(new URL('../../../generator/cpp/opforge/node/addon_base.h', import.meta.url), 'utf8'), 'generator/cpp/opforge/node/addon_base.h'),
+      staticFile('node/include/opforge/node/addon_base.h', 'generator/cpp/opforge/node/addon_base.h'),
       projectFile('node/CMakeLists.txt', cmake(project)),
       projectFile('node/addon.cpp', addon(project)),
       projectFile('node/index.js', indexJs(project)),

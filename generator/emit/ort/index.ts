@@ -3,10 +3,9 @@
 // generator/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
 // a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
 
-import { readFileSync } from 'node:fs';
 import type { ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -40,7 +39,7 @@ export const ortEmitter: Emitter = {
   name: 'ort',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = [
-      projectFile('ort/include/opforge/ort/custom_op.h', readFileSync(new URL('../../../../generator/cpp/opforge/ort/custom_op.h', import.meta.url), 'utf8'), 'generator/cpp/opforge/ort/custom_op.h'),
+      staticFile('ort/include/opforge/ort/custom_op.h', 'generator/cpp/opforge/ort/custom_op.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
     ];
     for (const op of project.ops) {

@@ -4,11 +4,10 @@
 // dtype mapping from the type table, the CMake and compile.sh. Paddle-TRT runs the ops through the
 // Paddle-named plugins the TensorRT backend registers.
 
-import { readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { paddleOpType } from '../../ir-helpers.js';
 import { DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText } from '../literals.js';
 import { pluginNames, trtPaths } from '../trt/names.js';
 import { emitCompileSh, emitPaddleCmake } from './cmake.js';
@@ -124,7 +123,7 @@ export const paddleEmitter: Emitter = {
   name: 'paddle',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = SHARED.map((h) =>
-      projectFile(`paddle/include/opforge/paddle/${h}`, readFileSync(new URL(`../../../../generator/cpp/opforge/paddle/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/paddle/${h}`),
+      staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`),
     );
     files.push(projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
     for (const op of project.ops) {

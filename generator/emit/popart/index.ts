@@ -5,11 +5,10 @@
 // PopRT command line; for the project, the bases, the dtype mapping, custom_shape_inference.py
 // (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
 
-import { readFileSync } from 'node:fs';
 import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
 import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
 import { emitShapeInference } from './shape-inference.js';
 
@@ -237,7 +236,7 @@ export const popartEmitter: Emitter = {
   name: 'popart',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = SHARED.map((h) =>
-      projectFile(`popart/include/opforge/popart/${h}`, readFileSync(new URL(`../../../../generator/cpp/opforge/popart/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/popart/${h}`),
+      staticFile(`popart/include/opforge/popart/${h}`, `generator/cpp/opforge/popart/${h}`),
     );
     files.push(projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
     for (const op of project.ops) {

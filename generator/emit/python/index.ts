@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpIR, ProjectIR } from '../../ir.js';
-import { headerLine, lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { headerLine, lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { pyString } from '../literals.js';
 import { opModule } from './op-module.js';
 
@@ -16,7 +16,7 @@ export const pythonEmitter: Emitter = {
   name: 'python',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = [
-      projectFile(`${PKG}/_runtime.py`, readFileSync(new URL('../../../../generator/python/opforge_ops/_runtime.py', import.meta.url), 'utf8'), 'generator/python/opforge_ops/_runtime.py'),
+      staticFile(`${PKG}/_runtime.py`, 'generator/python/opforge_ops/_runtime.py'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
       projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),

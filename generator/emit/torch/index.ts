@@ -2,10 +2,9 @@
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
-import { readFileSync } from 'node:fs';
 import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
 import { torchSchema } from './schema.js';
 
@@ -13,7 +12,7 @@ export const torchEmitter: Emitter = {
   name: 'torch',
   emit(project: ProjectIR): GeneratedFile[] {
     return [
-      projectFile('torch/include/opforge/torch/op_base.h', readFileSync(new URL('../../../../generator/cpp/opforge/torch/op_base.h', import.meta.url), 'utf8'), 'generator/cpp/opforge/torch/op_base.h'),
+      staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
       projectFile('torch/CMakeLists.txt', cmake(project)),
       ...project.ops.map((op) => opFile(op, `torch/${op.ident.snake}.cpp`, opSource(op))),
     ];

@@ -4,10 +4,9 @@
 // interface generation, and a README; for the project, the plugin library entry points
 // (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake.
 
-import { readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
@@ -131,7 +130,7 @@ export const trtEmitter: Emitter = {
   name: 'trt',
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = SHARED.map((h) =>
-      projectFile(`trt/include/opforge/trt/${h}`, readFileSync(new URL(`../../../../generator/cpp/opforge/trt/${h}`, import.meta.url), 'utf8'), `generator/cpp/opforge/trt/${h}`),
+      staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`),
     );
     files.push(projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
     for (const op of project.ops) {
