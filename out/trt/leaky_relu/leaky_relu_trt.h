@@ -16,22 +16,14 @@ namespace leaky_relu {
 
 namespace core = ::opforge::ops::leaky_relu;
 
-struct Op {
-  using Attrs = core::Attrs;
-  using State = core::State;
-
+/** The op core (names, counts, functions) plus what TensorRT needs beyond it. */
+struct Op : core::Core {
   static constexpr const char* kPluginName = "LeakyRelu";
   static constexpr const char* kPluginVersion = "1";
   static constexpr const char* kPaddleStaticName = "leaky_relu_paddle_trt_plugin";
   static constexpr const char* kPaddleDynamicName = "leaky_relu_paddle_trt_dynamic_plugin";
-  static constexpr int kNumInputs = core::kNumInputs;
-  static constexpr int kNumOutputs = core::kNumOutputs;
-  static constexpr const char* const* kInputNames = core::kInputNames;
-  static constexpr const char* const* kOutputNames = core::kOutputNames;
-  static constexpr const bool* kInputOptional = core::kInputOptional;
   /** Rank each input must have; -1 for any. */
   static constexpr int32_t kInputRank[kNumInputs] = {-1};
-  static constexpr bool kHasConfigure = false;
 
   /** Creator fields: the attribute names with the types onnx-tensorrt gives ONNX attributes. */
   static constexpr int kNumFields = 1;
@@ -72,17 +64,7 @@ struct Op {
     return true;
   }
 
-  // The op core.
-  static Status validate(const Attrs& a) { return core::validate(a); }
-  static size_t serializedSize(const Attrs& a, const State& s) { return core::serializedSize(a, s); }
-  static void serialize(const Attrs& a, const State& s, void* buffer) { core::serialize(a, s, buffer); }
-  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return core::deserialize(data, size, a, s); }
-  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return core::inferTypes(in, present, out, binding); }
-  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return core::checkShapes(a, in, present); }
-  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return core::inferShapes(a, in, out); }
-  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return core::workspaceSize(a, in, bytes); }
-  static Status configure(const Attrs& /*a*/, const Shape* /*in*/, State* /*s*/) { return Status::Ok(); }
-  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& ctx) { return core::runCpu(a, s, in, out, ctx); }
+  /** The CUDA path TensorRT enqueues. */
   static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }
 };
 

@@ -219,6 +219,9 @@ struct Core {
   static constexpr bool kHasConfigure = false;
   static constexpr bool kHasCuda = true;
   static Status validate(const Attrs& a) { return ::opforge::ops::dynamic_trt_resize::validate(a); }
+  static size_t serializedSize(const Attrs& a, const State& s) { return ::opforge::ops::dynamic_trt_resize::serializedSize(a, s); }
+  static void serialize(const Attrs& a, const State& s, void* buffer) { ::opforge::ops::dynamic_trt_resize::serialize(a, s, buffer); }
+  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return ::opforge::ops::dynamic_trt_resize::deserialize(data, size, a, s); }
   static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::dynamic_trt_resize::inferTypes(in, present, out, binding); }
   static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::dynamic_trt_resize::checkShapes(a, in, present); }
   static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::dynamic_trt_resize::inferShapes(a, in, out); }

@@ -400,15 +400,18 @@ class PluginCore {
   bool prepare(const Shape* shapes, const bool* present) {
     Status s = Op::checkShapes(attrs_, shapes, present);
     if (!s.ok()) { logError(s.message()); return false; }
-    if (!Op::kHasConfigure) return true;
-    bool same = configured_;
-    for (int i = 0; same && i < Op::kNumInputs; ++i) same = configuredShapes_[i] == shapes[i];
-    if (same) return true;
-    s = Op::configure(attrs_, shapes, &state_);
-    if (!s.ok()) { logError(s.message()); return false; }
-    for (int i = 0; i < Op::kNumInputs; ++i) configuredShapes_[i] = shapes[i];
-    configured_ = true;
-    return true;
+    if constexpr (!Op::kHasConfigure) {
+      return true;
+    } else {
+      bool same = configured_;
+      for (int i = 0; same && i < Op::kNumInputs; ++i) same = configuredShapes_[i] == shapes[i];
+      if (same) return true;
+      s = Op::configure(attrs_, shapes, &state_);
+      if (!s.ok()) { logError(s.message()); return false; }
+      for (int i = 0; i < Op::kNumInputs; ++i) configuredShapes_[i] = shapes[i];
+      configured_ = true;
+      return true;
+    }
   }
 
   /**
