@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { headerLine, lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
 import { pyString } from '../literals.js';
+import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../type-table.js';
 import { opModule } from './op-module.js';
 
 const PKG = 'python/opforge_ops';
@@ -17,6 +18,7 @@ export const pythonEmitter: Emitter = {
   emit(project: ProjectIR): GeneratedFile[] {
     const files: GeneratedFile[] = [
       staticFile(`${PKG}/_runtime.py`, 'generator/python/opforge_ops/_runtime.py'),
+      projectFile(`${PKG}/_types.py`, typesModule(), 'generator/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
       projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),
@@ -36,6 +38,24 @@ function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined 
   const file = `${PKG}/_reference/${op.ident.snake}.py`;
   const text = readFileSync(path.join(project.root, op.kernels.reference), 'utf8').replace(/\r\n/g, '\n');
   return { path: file, op: op.name, content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : text + '\n'}` };
+}
+
+/** The dtype and attribute tables of the Python runtime, from the one type table. */
+function typesModule(): string {
+  const dict = (name: string, doc: string, rows: string[]): string[] => ['', `#: ${doc}`, `${name} = {`, ...rows.map((r) => `    ${r},`), '}'];
+  return lines(
+    '"""Dtype and attribute-type tables (generator/type-table.ts)."""',
+    '',
+    'import torch',
+    '',
+    ...dict('TORCH_DTYPES', 'spec dtype -> torch dtype', DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].torch.py}`)),
+    ...dict('ONNX_ELEM', 'spec dtype -> ONNX TensorProto.DataType', DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].onnx.value}`)),
+    ...dict('ONNX_TYPE_STR', 'spec dtype -> ONNX type string', DTYPES.map((d) => `${pyString(d)}: ${pyString(DTYPE_INFO[d].onnx.typeStr)}`)),
+    // The TorchScript exporter names scalar types as ATen does (at::kFloat -> "Float").
+    ...dict('DTYPE_OF_JIT', 'TorchScript scalarType() name -> torch dtype', DTYPES.map((d) => `${pyString(DTYPE_INFO[d].torch.aten.replace(/^at::k/, ''))}: ${DTYPE_INFO[d].torch.py}`)),
+    ...dict('LEGACY_SUFFIX', "attribute type -> the legacy exporter's g.op() suffix", ATTR_TYPES.map((t) => `${pyString(t)}: ${pyString(ATTR_INFO[t].legacySuffix)}`)),
+    ...dict('ATTR_ONNX', 'attribute type -> (ONNX AttributeProto type name, number)', ATTR_TYPES.map((t) => `${pyString(t)}: (${pyString(ATTR_INFO[t].onnx.name)}, ${ATTR_INFO[t].onnx.value})`)),
+  );
 }
 
 function packageInit(project: ProjectIR): string {

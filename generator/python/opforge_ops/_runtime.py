@@ -18,21 +18,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+# The dtype and attribute tables come from generator/type-table.ts (the one table every backend
+# reads), emitted as _types.py.
+from ._types import ATTR_ONNX, DTYPE_OF_JIT, LEGACY_SUFFIX, ONNX_ELEM, ONNX_TYPE_STR, TORCH_DTYPES
+
 #: torch.library namespace of every opforge op: torch.ops.opforge.<snake_name>.
 TORCH_NAMESPACE = "opforge"
 
-_ONNX_DTYPES = {
-    "float32": 1, "uint8": 2, "int8": 3, "int32": 6, "int64": 7, "bool": 9,
-    "float16": 10, "float64": 11, "bfloat16": 16,
-}
-_TORCH_DTYPES = {
-    "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-    "float64": torch.float64, "int8": torch.int8, "uint8": torch.uint8,
-    "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
-}
-_DTYPE_OF_TORCH = {v: k for k, v in _TORCH_DTYPES.items()}
-_DTYPE_OF_ONNX = {v: k for k, v in _ONNX_DTYPES.items()}
-_LEGACY_SUFFIX = {"bool": "i", "int": "i", "float": "f", "string": "s", "ints": "i", "floats": "f"}
+_DTYPE_OF_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 
 
 def _torch_version() -> Tuple[int, int]:
@@ -274,10 +267,10 @@ def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List
     out = []
     for o in op.outputs:
         if o.dtype_from is None:
-            out.append(_TORCH_DTYPES[o.dtypes[0]])
+            out.append(TORCH_DTYPES[o.dtypes[0]])
         else:
             src = tensors[o.dtype_from]
-            out.append(src.dtype if src is not None else _TORCH_DTYPES[o.dtypes[0]])
+            out.append(src.dtype if src is not None else TORCH_DTYPES[o.dtypes[0]])
     return out
 
 
@@ -468,11 +461,7 @@ def _value_dtype(v: Any) -> Optional[torch.dtype]:
         st = v.type().scalarType()
     except RuntimeError:
         return None
-    if st is None:
-        return None
-    names = {"Float": torch.float32, "Half": torch.float16, "BFloat16": torch.bfloat16, "Double": torch.float64,
-             "Char": torch.int8, "Byte": torch.uint8, "Int": torch.int32, "Long": torch.int64, "Bool": torch.bool}
-    return names.get(st)
+    return None if st is None else DTYPE_OF_JIT.get(st)
 
 
 def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
@@ -493,13 +482,13 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
     kwargs = {}
     for a in op.attributes:
         v = attrs[a.name]
-        kwargs[f"{a.name}_{_LEGACY_SUFFIX[a.type]}"] = int(v) if a.type == "bool" else v
+        kwargs[f"{a.name}_{LEGACY_SUFFIX[a.type]}"] = int(v) if a.type == "bool" else v
     outs = g.op(op.onnx_op, *onnx_inputs, outputs=len(op.outputs), **kwargs)
     outs_t = outs if isinstance(outs, (tuple, list)) else (outs,)
     shapes = op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs)
     for o, value, shape in zip(op.outputs, outs_t, shapes):
         if o.dtype_from is None:
-            dt: Optional[torch.dtype] = _TORCH_DTYPES[o.dtypes[0]]
+            dt: Optional[torch.dtype] = TORCH_DTYPES[o.dtypes[0]]
         else:
             src = args[o.dtype_from]
             dt = _value_dtype(src) if src is not None else None
@@ -520,7 +509,7 @@ def onnx_infer_types(op: OpInfo, elem_types: Sequence[Optional[int]], shapes: Se
     out_shapes = op.output_shapes(shapes, attrs)
     result = []
     for o, shape in zip(op.outputs, out_shapes):
-        elem = _ONNX_DTYPES[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
+        elem = ONNX_ELEM[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
         result.append((elem, shape))
     return result
 
@@ -588,9 +577,6 @@ def _infer_in_context(op: OpInfo, ctx: Any) -> None:
         ctx.set_output_type(i, _make_type(elem, dims))
 
 
-_ATTR_PROTO = {"bool": 2, "int": 2, "float": 1, "string": 3, "ints": 7, "floats": 6}  # onnx.AttributeProto.AttributeType
-
-
 def onnx_schema(op: OpInfo) -> Any:
     """The onnx.defs.OpSchema of the op (onnx >= 1.16), with a type-and-shape inference function."""
     import onnx
@@ -601,35 +587,27 @@ def onnx_schema(op: OpInfo) -> Any:
         return OpSchema.FormalParameter(name, type_str, "", param_option=opt)
 
     def type_str(dtypes: Tuple[str, ...], var: Optional[str]) -> str:
-        return var if var is not None else _onnx_type_str(dtypes[0])
+        return var if var is not None else ONNX_TYPE_STR[dtypes[0]]
 
-    attr_types = {"bool": OpSchema.AttrType.INT, "int": OpSchema.AttrType.INT, "float": OpSchema.AttrType.FLOAT,
-                  "string": OpSchema.AttrType.STRING, "ints": OpSchema.AttrType.INTS, "floats": OpSchema.AttrType.FLOATS}
     attributes = []
     for a in op.attributes:
         if a.required:
-            attributes.append(OpSchema.Attribute(a.name, attr_types[a.type], a.description, required=True))
+            attributes.append(OpSchema.Attribute(a.name, getattr(OpSchema.AttrType, ATTR_ONNX[a.type][0]), a.description, required=True))
         else:
             default = int(a.default) if a.type == "bool" else a.default
             # The type is given, not inferred: an empty list default has no element to infer it from.
-            proto = onnx.helper.make_attribute(a.name, default, attr_type=_ATTR_PROTO[a.type])
+            proto = onnx.helper.make_attribute(a.name, default, attr_type=ATTR_ONNX[a.type][1])
             attributes.append(OpSchema.Attribute(a.name, proto, a.description))
     schema = OpSchema(
         op.name, op.domain, op.version, op.doc,
         inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional) for i in op.inputs],
         outputs=[param(o.name, type_str(o.dtypes, o.type_var)) for o in op.outputs],
-        type_constraints=[(name, [_onnx_type_str(d) for d in dts], "") for name, dts in op.type_vars],
+        type_constraints=[(name, [ONNX_TYPE_STR[d] for d in dts], "") for name, dts in op.type_vars],
         attributes=attributes,
     )
     if hasattr(schema, "set_type_and_shape_inference_function"):
         schema.set_type_and_shape_inference_function(lambda ctx: _infer_in_context(op, ctx))
     return schema
-
-
-def _onnx_type_str(dtype: str) -> str:
-    names = {"float32": "float", "float16": "float16", "bfloat16": "bfloat16", "float64": "double", "int8": "int8",
-             "uint8": "uint8", "int32": "int32", "int64": "int64", "bool": "bool"}
-    return f"tensor({names[dtype]})"
 
 
 def register_onnx_schema(op: OpInfo) -> bool:
