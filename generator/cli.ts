@@ -136,10 +136,11 @@ export async function main(argv: string[]): Promise<number> {
       watchAndGenerate(opts);
       return EXIT.ok; // the watcher keeps the process alive
     }
-    const upToDate = upToDateFiles(opts.outDir, genDigest(opts));
+    const digest = genDigest(opts);
+    const upToDate = upToDateFiles(opts.outDir, digest);
     const { project, result } = upToDate !== undefined
       ? { project: undefined, result: { written: [] as string[], unchanged: upToDate, removed: [] as string[] } }
-      : (await import('./gen.js')).generateIfChanged(opts);
+      : (await import('./gen.js')).generateStamped(opts, digest);
     const ms = Math.round(performance.now() - t0);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);

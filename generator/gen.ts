@@ -25,6 +25,11 @@ export function generateIfChanged(opts: GenOptions): { project: ProjectIR | unde
   const digest = genDigest(opts);
   const files = upToDateFiles(opts.outDir, digest);
   if (files !== undefined) return { project: undefined, result: { written: [], unchanged: files, removed: [] } };
+  return generateStamped(opts, digest);
+}
+
+/** generate(), then the stamp for `digest` (the genDigest the caller already computed). */
+export function generateStamped(opts: GenOptions, digest: string): { project: ProjectIR; result: WriteResult } {
   const r = generate(opts);
   writeStamp(opts.outDir, digest);
   return r;
