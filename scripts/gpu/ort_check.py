@@ -5,6 +5,9 @@
       Every seed-op model in DIR (test/gpu/ort-cases.ts wrote them, with cases.json) runs through
       onnxruntime with SessionOptions.register_custom_ops_library(LIB), for each LIB; outputs are
       compared with the numpy references below within each case's rtol/atol.
+  ort_check.py exported LIB [LIB...] --exported DIR
+      Models PyTorch exported (test/python/torch_ops_check.py --save-models) with their inputs and
+      PyTorch's outputs: each runs in onnxruntime and must match PyTorch within the spec tolerance.
   ort_check.py model LIB --model PATH [--inputs FILE.npz] [--save OUT.npz]
       Any model containing opforge ops (for example one exported by torch): runs it with random
       inputs of the declared dtypes (symbolic dims = 2) or the arrays in FILE.npz, prints each
@@ -117,6 +120,27 @@ def session(model, libs, providers):
     return ort.InferenceSession(model, so, providers=providers)
 
 
+def compare(names, outs, want, rtol, atol):
+    """(worst abs error, None) when every output matches its reference, else (_, what differs)."""
+    worst = 0.0
+    for name, got in zip(names, outs):
+        w = want[name]
+        if got.shape != w.shape:
+            return worst, f'{name} shape {got.shape}, reference {w.shape}'
+        g = got.astype(np.float64)
+        w = w.astype(np.float64)
+        finite = np.isfinite(w)
+        if not np.array_equal(np.isfinite(g), finite) or not np.array_equal(g[~finite], w[~finite]):
+            return worst, f'{name}: non-finite values differ'
+        err = np.abs(g[finite] - w[finite])
+        tol = atol + rtol * np.abs(w[finite])
+        if err.size and np.any(err > tol):
+            j = int(np.argmax(err - tol))
+            return worst, f'{name}[{j}] = {g[finite][j]}, reference {w[finite][j]}'
+        worst = max(worst, float(err.max()) if err.size else 0.0)
+    return worst, None
+
+
 def run_cases(args, log):
     cases = json.load(open(os.path.join(args.cases, 'cases.json')))
     providers = [['CPUExecutionProvider']]
@@ -137,30 +161,40 @@ def run_cases(args, log):
                         failed += 1
                         log(f'FAIL {tag}: {e}')
                         continue
-                    worst, bad = 0.0, None
-                    for name, got in zip(case['outputs'], outs):
-                        w = want[name]
-                        if got.shape != w.shape:
-                            bad = f'{name} shape {got.shape}, reference {w.shape}'
-                            break
-                        g = got.astype(np.float64)
-                        finite = np.isfinite(w)
-                        if not np.array_equal(np.isfinite(g), finite) or not np.array_equal(g[~finite], w[~finite]):
-                            bad = f'{name}: non-finite values differ'
-                            break
-                        err = np.abs(g[finite] - w[finite])
-                        tol = case['atol'] + case['rtol'] * np.abs(w[finite])
-                        if err.size and np.any(err > tol):
-                            j = int(np.argmax(err - tol))
-                            bad = f'{name}[{j}] = {g[finite][j]}, reference {w[finite][j]}'
-                            break
-                        worst = max(worst, float(err.max()) if err.size else 0.0)
+                    worst, bad = compare(case['outputs'], outs, want, case['rtol'], case['atol'])
                     if bad:
                         failed += 1
                         log(f'FAIL {tag}: {bad}')
                     else:
                         log(f'ok   {tag}: max |ort - ref| = {worst:.3g} (rtol {case["rtol"]}, atol {case["atol"]})')
     log(f'{total - failed} passed, {failed} failed')
+    return failed == 0 and total > 0
+
+
+def run_exported(args, log):
+    """Models test/python/torch_ops_check.py --save-models wrote (<op>.case<k>[.dynamo].onnx, each
+    next to an .npz of in_<input>, out_<output> = PyTorch's reference outputs, rtol, atol)."""
+    import glob
+
+    failed = total = 0
+    for lib in args.libs:
+        for model in sorted(glob.glob(os.path.join(args.exported, '*.onnx'))):
+            data = np.load(model[:-5] + '.npz')
+            total += 1
+            tag = f'{os.path.basename(model)} ({lib})'
+            try:
+                s = session(model, [lib], ['CPUExecutionProvider'])
+                names = [o.name for o in s.get_outputs()]
+                outs = s.run(names, {i.name: data[f'in_{i.name}'] for i in s.get_inputs()})
+                worst, bad = compare(names, outs, {n: data[f'out_{n}'] for n in names}, float(data['rtol']), float(data['atol']))
+            except Exception as e:  # noqa: BLE001 - report and go on
+                worst, bad = 0.0, f'{type(e).__name__}: {e}'
+            if bad:
+                failed += 1
+                log(f'FAIL {tag}: {bad}')
+            else:
+                log(f'ok   {tag}: max |ort - torch| = {worst:.3g}')
+    log(f'torch-exported models in onnxruntime {ort.__version__}: {total - failed} passed, {failed} failed')
     return failed == 0 and total > 0
 
 
@@ -188,9 +222,10 @@ def run_model(args, log):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('mode', choices=['cases', 'model'])
+    p.add_argument('mode', choices=['cases', 'exported', 'model'])
     p.add_argument('libs', nargs='+', help='custom-op libraries to register')
     p.add_argument('--cases', help='directory with cases.json and the models')
+    p.add_argument('--exported', help='directory of models exported by test/python/torch_ops_check.py --save-models')
     p.add_argument('--model')
     p.add_argument('--inputs')
     p.add_argument('--save')
@@ -204,7 +239,7 @@ def main():
             logf.write(s + '\n')
 
     log(f'onnxruntime {ort.__version__}, providers {ort.get_available_providers()}, numpy {np.__version__}')
-    ok = run_cases(args, log) if args.mode == 'cases' else run_model(args, log)
+    ok = {'cases': run_cases, 'exported': run_exported, 'model': run_model}[args.mode](args, log)
     sys.exit(0 if ok else 1)
 
 

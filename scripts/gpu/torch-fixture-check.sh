@@ -18,6 +18,6 @@ PYTHONPATH=build/adapters-out/python python3 test/python/torch_ops_check.py --li
 cmake -S build/adapters-out -B /tmp/ao -DWITH_ONNXRUNTIME=ON -DONNXRUNTIME_INCLUDE_DIR="$PWD/.thirdparty/ort-include" \
   -DOPFORGE_PROJECT_ROOT="$F" >> "$OUT/fixture-build.log" 2>&1 &&
   cmake --build /tmp/ao --target opforge_ort -j"$(nproc)" >> "$OUT/fixture-build.log" 2>&1 || status=1
-python3 scripts/gpu/ort_torch_models.py /tmp/am /tmp/ao/ort/libopforge_ort.so > "$OUT/fixture-ort.log" 2>&1 || status=1
+python3 scripts/gpu/ort_check.py exported /tmp/ao/ort/libopforge_ort.so --exported /tmp/am > "$OUT/fixture-ort.log" 2>&1 || status=1
 tail -n 1 "$OUT/fixture-torch.log" "$OUT/fixture-ort.log"
 exit $status
