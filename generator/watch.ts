@@ -20,10 +20,12 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     }
     out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
   };
-  once();
+  // Watch before the first run: Node sets up recursive watching on Linux asynchronously, and a
+  // change made while the first generation runs must trigger another one, not be lost.
   const watcher = watch(opts.opsDir, { recursive: true }, () => {
     clearTimeout(timer);
     timer = setTimeout(once, 100); // editors write in bursts
   });
+  once();
   return () => { clearTimeout(timer); watcher.close(); };
 }
