@@ -1,6 +1,6 @@
 // Child process of node-fuzz.test.ts: drives the built Node binding with seeded random calls —
 // wrong and right dtypes, odd shapes, bad attributes, detached/short/foreign buffers, garbage
-// straight into the raw addon — and counts the outcomes. A crash kills this process, which the
+// straight into the raw addon (its arguments and scratch slots) — and counts the outcomes. A crash kills this process, which the
 // test sees; a non-JS-error outcome (e.g. a returned garbage tensor) is counted as a failure.
 // Usage: node dist/test/node-fuzz-driver.js <build-dir> <iterations> <seed>
 
@@ -94,6 +94,7 @@ async function main(): Promise<void> {
   const ops = mod.bind(addon) as Record<string, (...a: unknown[]) => unknown>;
   const names = Object.keys(ops);
   const raw = Object.keys(addon).filter((k) => k.startsWith('run_'));
+  const abi = addon.abi as unknown as { scratch: ArrayBuffer };
   for (let i = 0; i < counts.iterations; i++) {
     const viaRaw = rnd() < 0.3;
     try {
@@ -108,9 +109,12 @@ async function main(): Promise<void> {
         continue;
       }
       if (viaRaw) {
-        // Garbage straight into the addon, past index.js's checks.
-        const inputs = rnd() < 0.1 ? pick([undefined, 7, 'x', {}]) : Array.from({ length: Math.floor(rnd() * 6) }, tensor);
-        const r = addon[pick(raw)]!(inputs, attrs());
+        // Garbage straight into the addon, past index.js's checks: random scratch slots (dtype
+        // codes, ranks, dims, scalar attributes) and random arguments (data, handles, lists).
+        const slots = new Float64Array(abi.scratch);
+        for (let k = 0; k < 64; k++) slots[Math.floor(rnd() * slots.length)] = pick([0, 1, 2, 3, 8, 9, -1, 1.5, 2 ** 40, Number.NaN, Infinity, 1e300, Math.floor(rnd() * 10)]);
+        const args = Array.from({ length: Math.floor(rnd() * 6) }, () => (rnd() < 0.7 ? data(String(pick(DTYPES)), dims()) : pick([undefined, null, 7, 'x', {}, [1, 2], [Number.NaN]])));
+        const r = addon[pick(raw)]!(...args);
         // The async variants fail later: their rejections must be JS errors too.
         if (r instanceof Promise) pending.push(r.then(() => { counts.ok += 1; }, (e: unknown) => { classify(e, true); }));
       } else {

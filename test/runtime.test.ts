@@ -124,6 +124,37 @@ test('async variants: same results as the sync calls, errors reject, the event l
   assert.ok(ticks >= 3, `only ${ticks} timer ticks during a ${ms.toFixed(0)} ms kernel`);
 });
 
+test('small outputs share an untransferable pool and stay independent; raw calls get their own buffers', async () => {
+  const seen = new Set<ArrayBufferLike>();
+  const outs: T[] = [];
+  for (let i = 0; i < 40; i++) {
+    const x = tensor('float32', [100], Array.from({ length: 100 }, (_, k) => k - i));
+    outs.push(ops.customRelu!(x).y!);
+    seen.add(outs[i]!.data.buffer);
+  }
+  // 40 outputs of 400 bytes: a few 64 KiB pools, each holding many outputs.
+  assert.ok(seen.size < 5 && seen.size >= 1, `${seen.size} buffers for 40 small outputs`);
+  // Later calls did not overwrite earlier outputs.
+  outs.forEach((o, i) => assert.equal(Array.from(o.data), Array.from({ length: 100 }, (_, k) => Math.max(k - i, 0)), `output ${i}`));
+  // Transferring a pooled output's buffer would detach its neighbours: the pool is untransferable, as
+  // Node's Buffer pool is (Node 20 copies instead, later versions throw); either way nothing detaches.
+  const { port1, port2 } = new MessageChannel();
+  try { port1.postMessage(outs[0]!.data, [outs[0]!.data.buffer as ArrayBuffer]); } catch { /* newer Node: DataCloneError */ }
+  port1.close(); port2.close();
+  assert.is(outs[1]!.data.length, 100);
+  assert.ok(outs[0]!.data.buffer.byteLength > 0, 'the pool was detached');
+  // Large outputs have their own buffers.
+  const big = ops.customRelu!(tensor('float32', [2000], Array.from({ length: 2000 }, (_, k) => k))).y!;
+  assert.is(big.data.buffer.byteLength, 8000);
+  // Without bind() (a fresh load is the same addon object; a raw call through its ABI) outputs are not pooled.
+  const raw = load(buildDir) as { abi: { scratch: ArrayBuffer; outputBase: number }; run_my_add: (a: Float32Array, b: Float32Array) => Float32Array };
+  const slots = new Float64Array(raw.abi.scratch);
+  for (const base of [0, 10]) slots.set([0, 1, 3], base); // float32, rank 1, dims [3] for a and b
+  const c = raw.run_my_add(Float32Array.of(1, 2, 3), Float32Array.of(10, 20, 30));
+  assert.equal(Array.from(c), [12, 24, 36]); // MyAdd: 2a + b
+  assert.equal(Array.from(slots.subarray(raw.abi.outputBase, raw.abi.outputBase + 3)), [0, 1, 3]);
+});
+
 test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () => {
   const cudaBuild = path.join(root, 'build', 'node-test-cuda');
   await build({ root, buildDir: cudaBuild, cuda: true });

@@ -24,7 +24,7 @@ export const cmakeEmitter: Emitter = {
         `add_library(${t}_cpu OBJECT "\${OPFORGE_PROJECT_ROOT}/${op.kernels.cpu}")`,
         `target_link_libraries(${t}_cpu PUBLIC opforge_core)`,
         `set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)`,
-        `target_compile_options(${t}_cpu PRIVATE \${OPFORGE_WARNINGS})`,
+        `target_compile_options(${t}_cpu PRIVATE \${OPFORGE_WARNINGS} \${OPFORGE_KERNEL_FLAGS})`,
         `list(APPEND OPFORGE_OPS ${op.ident.snake})`,
         op.kernels.cuda
           ? lines(
@@ -63,6 +63,12 @@ export const cmakeEmitter: Emitter = {
       'set(OPFORGE_WARNINGS -Wall -Wextra)',
       'if(OPFORGE_WERROR)',
       '  list(APPEND OPFORGE_WARNINGS -Werror)',
+      'endif()',
+      '# GCC\'s default -ftrapping-math keeps it from vectorizing loops that compare floats (a relu\'s',
+      '# select); Clang already defaults to -fno-trapping-math. Values are unchanged.',
+      'set(OPFORGE_KERNEL_FLAGS)',
+      'if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")',
+      '  list(APPEND OPFORGE_KERNEL_FLAGS -fno-trapping-math)',
       'endif()',
       '',
       'add_library(opforge_core INTERFACE)',

@@ -53,19 +53,37 @@ function cmake(project: ProjectIR): string {
   );
 }
 
-function attrRead(a: AttributeIR): string[] {
-  const get = `o.Get(${JSON.stringify(a.name)})`;
-  const guard = `  if (o.Has(${JSON.stringify(a.name)}) && !${get}.IsUndefined()) {`;
+/** Scalar attributes (bool, int, float) travel in scratch slots; strings and lists as arguments. */
+const isScalar = (a: AttributeIR): boolean => a.type === 'bool' || a.type === 'int' || a.type === 'float';
+
+/** Where each attribute travels in a call: its scratch slot (scalars) or its argument index (after the inputs). */
+function attrPlaces(op: OpIR): { attr: AttributeIR; slot: number; arg: number }[] {
+  let slots = 0;
+  let args = op.inputs.length;
+  return op.attributes.map((attr) => (isScalar(attr) ? { attr, slot: slots++, arg: -1 } : { attr, slot: -1, arg: args++ }));
+}
+
+function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: number }): string[] {
+  const a = p.attr;
+  const slot = `slots[opforge::node::abi::kAttrBase + ${p.slot}]`;
+  const arg = `info[${p.arg}]`;
   switch (a.type) {
-    case 'bool': return [guard, `    attrs->${a.name} = ${get}.ToBoolean().Value();`, '  }'];
-    case 'int': return [guard, `    attrs->${a.name} = ${get}.ToNumber().Int64Value();`, '  }'];
-    case 'float': return [guard, `    attrs->${a.name} = ${get}.ToNumber().FloatValue();`, '  }'];
-    case 'string': return [guard, `    attrs->${a.name} = ${get}.ToString().Utf8Value();`, '  }'];
+    case 'bool': return [`  attrs->${a.name} = ${slot} != 0;`];
+    case 'int': return [`  attrs->${a.name} = opforge::node::toInt64(${slot});`];
+    case 'float': return [`  attrs->${a.name} = static_cast<float>(${slot});`];
+    case 'string': return [
+      `  if (!${arg}.IsString()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be a string"), false;`,
+      `  attrs->${a.name} = ${arg}.As<Napi::String>().Utf8Value();`];
     case 'ints':
     case 'floats': {
       const conv = a.type === 'ints' ? 'Int64Value()' : 'FloatValue()';
-      return [guard, `    Napi::Array v = ${get}.As<Napi::Array>();`, `    attrs->${a.name}.clear();`,
-        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`, '  }'];
+      return [
+        `  if (!${arg}.IsArray()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be an array"), false;`,
+        '  {',
+        `    Napi::Array v = ${arg}.As<Napi::Array>();`,
+        `    attrs->${a.name}.clear();`,
+        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`,
+        '  }'];
     }
   }
 }
@@ -74,27 +92,30 @@ function addon(project: ProjectIR): string {
   const fns = project.ops.map((op) => {
     const ns = cppNamespace(op);
     const P = op.ident.pascal;
+    const places = attrPlaces(op);
+    const reads = places.flatMap((p) => attrRead(op.name, p));
     return lines(
-      `// ${op.name}: run_${op.ident.snake}(inputs, attrs) and run_${op.ident.snake}_async. Attributes were type-checked in index.js.`,
-      `bool read${P}Attrs(const Napi::CallbackInfo& info, ${ns}::Attrs* attrs) {`,
-      op.attributes.length ? lines(
-        '  if (!info[1].IsObject()) {',
-        `    opforge::node::raise<Napi::TypeError>(info.Env(), "${op.name}: attributes must be an object");`,
-        '    return false;',
-        '  }',
-        '  Napi::Object o = info[1].As<Napi::Object>();',
-      ) : lines('  (void)info;', '  (void)attrs;'),
-      op.attributes.flatMap(attrRead),
+      `// ${op.name}: run_${op.ident.snake}(${[...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)].join(', ')}) and run_${op.ident.snake}_async;`,
+      '// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
+      `bool read${P}Attrs(const Napi::CallbackInfo& info, const double* slots, ${ns}::Attrs* attrs) {`,
+      places.some((p) => p.slot >= 0) ? [] : ['  (void)slots;'],
+      places.some((p) => p.arg >= 0) ? [] : ['  (void)info;'],
+      op.attributes.length ? [] : ['  (void)attrs;'],
+      reads,
       '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
       '}',
       '',
       `Napi::Value Run${P}(const Napi::CallbackInfo& info) {`,
+      '  double* slots = opforge::node::scratch(info.Env());',
       `  ${ns}::Attrs attrs;`,
-      `  return read${P}Attrs(info, &attrs) ? opforge::node::run<${ns}::Core>(info, attrs) : info.Env().Undefined();`,
+      `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
+      `  return read${P}Attrs(info, slots, &attrs) ? opforge::node::run<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
       '}',
       `Napi::Value Run${P}Async(const Napi::CallbackInfo& info) {`,
+      '  double* slots = opforge::node::scratch(info.Env());',
       `  ${ns}::Attrs attrs;`,
-      `  return read${P}Attrs(info, &attrs) ? opforge::node::runAsync<${ns}::Core>(info, attrs) : info.Env().Undefined();`,
+      `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
+      `  return read${P}Attrs(info, slots, &attrs) ? opforge::node::runAsync<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
       '}',
     );
   });
@@ -113,7 +134,7 @@ function addon(project: ProjectIR): string {
     'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
     ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}", Napi::Function::New(env, Run${op.ident.pascal}));`),
     ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}_async", Napi::Function::New(env, Run${op.ident.pascal}Async));`),
-    '  opforge::node::exportDeviceApi(env, exports);',
+    '  opforge::node::exportRuntime(env, exports);',
     '  return exports;',
     '}',
     '',
@@ -133,14 +154,16 @@ function indexJs(project: ProjectIR): string {
     `  ${op.ident.camel}: {`,
     `    name: ${tsString(op.name)}, fn: 'run_${op.ident.snake}', fnAsync: 'run_${op.ident.snake}_async',`,
     `    inputs: [${op.inputs.map((i) => `{ name: ${tsString(i.name)}, dtypes: [${allowedDtypes(i.type).map((d) => tsString(d)).join(', ')}], rank: ${i.rank ?? 'null'}, optional: ${i.optional} }`).join(', ')}],`,
-    `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}],`,
-    `    attributes: [${op.attributes.map((a) => `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'} }`).join(', ')}],`,
+    `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}], arity: ${op.inputs.length + attrPlaces(op).filter((p) => p.arg >= 0).length},`,
+    `    attributes: [${attrPlaces(op).map(({ attr: a, slot, arg }) => `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'}, slot: ${slot}, arg: ${arg} }`).join(', ')}],`,
     '  },',
   ));
   const arrays = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray},`);
   return lines(
     '// Typed entry of the opforge Node binding: bind(addon) returns one function per op.',
     '// Arguments are checked here and in the op core; errors name the op and the argument.',
+    '',
+    "import { markAsUntransferable } from 'node:worker_threads';",
     '',
     'const ARRAYS = {',
     arrays,
@@ -169,57 +192,122 @@ function indexJs(project: ProjectIR): string {
     '  }',
     '}',
     '',
-    'function call(addon, op, inputs, attrs, isAsync) {',
+    "const DTYPE_NAMES = Object.keys(ARRAYS); // in the op core's DType order",
+    '',
+    '// Per addon: its scratch slots (see addon_base.h, "the call ABI") and its pool of small outputs.',
+    'const CONNECTED = new WeakMap();',
+    'function connect(addon) {',
+    '  let c = CONNECTED.get(addon);',
+    '  if (c === undefined) {',
+    '    const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;',
+    '    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };',
+    '    markAsUntransferable(scratch);',
+    '    addon.set_pool(newPool);',
+    '    CONNECTED.set(addon, c);',
+    '  }',
+    '  return c;',
+    '}',
+    '',
+    '// Small outputs are views into 64 KiB pools: a transfer would detach every output sharing one.',
+    'function newPool() {',
+    '  const b = new ArrayBuffer(64 * 1024);',
+    '  markAsUntransferable(b);',
+    '  return b;',
+    '}',
+    '',
+    'function call(c, op, inputs, attrs, isAsync) {',
     "  if (attrs !== undefined && (attrs === null || typeof attrs !== 'object')) throw new TypeError(`${op.name}: attributes must be an object`);",
     '  const given = attrs ?? {};',
-    '  for (const k of Object.keys(given)) {',
-    '    if (!op.attributes.some((a) => a.name === k)) throw new TypeError(`${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(\', \') || \'none\'})`);',
+    '  if (attrs !== undefined) {',
+    '    for (const k of Object.keys(given)) {',
+    '      if (!op.attributes.some((a) => a.name === k)) throw new TypeError(`${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(\', \') || \'none\'})`);',
+    '    }',
     '  }',
-    '  const full = {};',
-    '  for (const a of op.attributes) {',
+    '  const S = c.slots;',
+    '  const args = new Array(op.arity);',
+    '  for (let k = 0; k < op.attributes.length; k++) {',
+    '    const a = op.attributes[k];',
     '    const v = given[a.name] ?? a.default;',
     '    if (v === undefined) throw new TypeError(`${op.name}: attribute ${a.name} is required`);',
     '    checkAttr(op, a, v);',
-    '    full[a.name] = v;',
+    '    if (a.slot >= 0) S[c.attrBase + a.slot] = +v;',
+    '    else args[a.arg] = v;',
     '  }',
-    '  op.inputs.forEach((spec, i) => {',
+    '  let onDevice = false;',
+    '  for (let i = 0; i < op.inputs.length; i++) {',
+    '    const spec = op.inputs[i];',
     '    const t = inputs[i];',
     "    const where = `${op.name}: input ${spec.name}`;",
-    '    if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); return; }',
+    '    if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); args[i] = undefined; continue; }',
     "    if (typeof t !== 'object' || !Array.isArray(t.dims)) throw new TypeError(`${where} must be a tensor { dtype, dims, data }`);",
     '    if (!spec.dtypes.includes(t.dtype)) throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(\', \')}`);',
-    '    if (spec.rank !== null && t.dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${t.dims.length}`);',
-    "    if (t.device !== undefined) {",
-    "      if (t.device !== 'cuda' || t.handle === undefined) throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);",
-    '      return;',
+    '    const dims = t.dims;',
+    '    if (spec.rank !== null && dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${dims.length}`);',
+    '    if (dims.length > c.tensorSlots - 2) throw new RangeError(`${where} has more than ${c.tensorSlots - 2} dims`);',
+    '    let n = 1;',
+    '    for (let d = 0; d < dims.length; d++) {',
+    '      const x = dims[d];',
+    "      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw new RangeError(`${where}.dims must be non-negative integers, got [${dims.join(', ')}]`);",
+    '      n *= x;',
     '    }',
-    '    if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);',
-    '    const n = t.dims.reduce((a, b) => a * b, 1);',
-    '    if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${t.dims.join(\', \')}] need ${n}`);',
-    '  });',
-    '  const list = op.inputs.length === inputs.length ? inputs : op.inputs.map((_, i) => inputs[i]);',
-    '  if (isAsync) return addon[op.fnAsync](list, full).then((out) => named(op, out));',
-    '  return named(op, addon[op.fn](list, full));',
+    '    if (t.device !== undefined) {',
+    "      if (t.device !== 'cuda' || t.handle === undefined) throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);",
+    '      args[i] = t.handle;',
+    '      onDevice = true;',
+    '    } else {',
+    '      if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);',
+    '      if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${dims.join(\', \')}] need ${n}`);',
+    '      args[i] = t.data;',
+    '    }',
+    '    const b = c.inputBase + i * c.tensorSlots;',
+    '    S[b] = DTYPE_NAMES.indexOf(t.dtype);',
+    '    S[b + 1] = dims.length;',
+    '    for (let d = 0; d < dims.length; d++) S[b + 2 + d] = dims[d];',
+    '  }',
+    '  const r = c.addon[isAsync ? op.fnAsync : op.fn](...args);',
+    '  // The output dtypes and dims are in the slots now; read them before another call reuses them.',
+    '  const made = outputs(c, op, onDevice);',
+    '  return isAsync ? r.then((values) => named(op, made, values)) : named(op, made, r);',
     '}',
     '',
-    '// Outputs by name; a plain loop, since this runs on every call.',
-    'function named(op, out) {',
+    '// Output tensors without their data: dtype and dims from the scratch slots.',
+    'function outputs(c, op, onDevice) {',
+    '  const S = c.slots;',
+    '  const made = new Array(op.outputs.length);',
+    '  for (let o = 0; o < op.outputs.length; o++) {',
+    '    const b = c.outputBase + o * c.tensorSlots;',
+    '    const dims = new Array(S[b + 1]);',
+    '    for (let d = 0; d < dims.length; d++) dims[d] = S[b + 2 + d];',
+    "    made[o] = onDevice ? { dtype: DTYPE_NAMES[S[b]], dims, device: 'cuda', handle: undefined } : { dtype: DTYPE_NAMES[S[b]], dims, data: undefined };",
+    '  }',
+    '  return made;',
+    '}',
+    '',
+    '// Outputs by name: one output comes back as its data (or handle), several as an array.',
+    'function named(op, made, values) {',
     '  const r = {};',
-    '  for (let i = 0; i < op.outputs.length; i++) r[op.outputs[i]] = out[i];',
+    '  for (let o = 0; o < made.length; o++) {',
+    '    const t = made[o];',
+    '    const v = made.length === 1 ? values : values[o];',
+    "    if (t.device === 'cuda') t.handle = v; else t.data = v;",
+    '    r[op.outputs[o]] = t;',
+    '  }',
     '  return r;',
     '}',
     '',
     '/** The typed ops of a loaded addon (runtime load()): host tensors run on the CPU, device tensors on CUDA. */',
     'export function bind(addon) {',
+    '  const c = connect(addon);',
     '  return {',
-    project.ops.map((op) => `    ${op.ident.camel}: (${[...op.inputs.map((i) => i.name), 'attrs'].join(', ')}) => call(addon, OPS.${op.ident.camel}, [${op.inputs.map((i) => i.name).join(', ')}], attrs, false),`),
+    project.ops.map((op) => `    ${op.ident.camel}: (${[...op.inputs.map((i) => i.name), 'attrs'].join(', ')}) => call(c, OPS.${op.ident.camel}, [${op.inputs.map((i) => i.name).join(', ')}], attrs, false),`),
     '  };',
     '}',
     '',
     '/** The same ops running off the JS thread: each returns a Promise (argument errors reject it). */',
     'export function bindAsync(addon) {',
+    '  const c = connect(addon);',
     '  return {',
-    project.ops.map((op) => `    ${op.ident.camel}: async (${[...op.inputs.map((i) => i.name), 'attrs'].join(', ')}) => call(addon, OPS.${op.ident.camel}, [${op.inputs.map((i) => i.name).join(', ')}], attrs, true),`),
+    project.ops.map((op) => `    ${op.ident.camel}: async (${[...op.inputs.map((i) => i.name), 'attrs'].join(', ')}) => call(c, OPS.${op.ident.camel}, [${op.inputs.map((i) => i.name).join(', ')}], attrs, true),`),
     '  };',
     '}',
     '',

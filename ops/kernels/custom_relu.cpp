@@ -13,7 +13,9 @@ Status relu(const Attrs& attrs, const Io<T>& io) {
   const int64_t n = io.x.numel();
   for (int64_t i = 0; i < n; ++i) {
     const C v = toCompute(io.x.data[i]);
-    io.y.data[i] = fromCompute<T>(v > C(0) ? v : alpha * v);
+    // Both sides computed unconditionally: the loop is then a select the compiler vectorizes.
+    const C scaled = alpha * v;
+    io.y.data[i] = fromCompute<T>(v > C(0) ? v : scaled);
   }
   return Status::Ok();
 }

@@ -12,108 +12,110 @@
 
 namespace {
 
-// CustomRelu: run_custom_relu(inputs, attrs) and run_custom_relu_async. Attributes were type-checked in index.js.
-bool readCustomReluAttrs(const Napi::CallbackInfo& info, opforge::ops::custom_relu::Attrs* attrs) {
-  if (!info[1].IsObject()) {
-    opforge::node::raise<Napi::TypeError>(info.Env(), "CustomRelu: attributes must be an object");
-    return false;
-  }
-  Napi::Object o = info[1].As<Napi::Object>();
-  if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
-    attrs->alpha = o.Get("alpha").ToNumber().FloatValue();
-  }
+// CustomRelu: run_custom_relu(x) and run_custom_relu_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readCustomReluAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::custom_relu::Attrs* attrs) {
+  (void)info;
+  attrs->alpha = static_cast<float>(slots[opforge::node::abi::kAttrBase + 0]);
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 Napi::Value RunCustomRelu(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::custom_relu::Attrs attrs;
-  return readCustomReluAttrs(info, &attrs) ? opforge::node::run<opforge::ops::custom_relu::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "CustomRelu: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readCustomReluAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::custom_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 Napi::Value RunCustomReluAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::custom_relu::Attrs attrs;
-  return readCustomReluAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::custom_relu::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "CustomRelu: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readCustomReluAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::custom_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-// DynamicTRTResize: run_dynamic_trt_resize(inputs, attrs) and run_dynamic_trt_resize_async. Attributes were type-checked in index.js.
-bool readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info, opforge::ops::dynamic_trt_resize::Attrs* attrs) {
-  if (!info[1].IsObject()) {
-    opforge::node::raise<Napi::TypeError>(info.Env(), "DynamicTRTResize: attributes must be an object");
-    return false;
-  }
-  Napi::Object o = info[1].As<Napi::Object>();
-  if (o.Has("align_corners") && !o.Get("align_corners").IsUndefined()) {
-    attrs->align_corners = o.Get("align_corners").ToBoolean().Value();
-  }
+// DynamicTRTResize: run_dynamic_trt_resize(input, size_tensor) and run_dynamic_trt_resize_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::dynamic_trt_resize::Attrs* attrs) {
+  (void)info;
+  attrs->align_corners = slots[opforge::node::abi::kAttrBase + 0] != 0;
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 Napi::Value RunDynamicTrtResize(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::dynamic_trt_resize::Attrs attrs;
-  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::run<opforge::ops::dynamic_trt_resize::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "DynamicTRTResize: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readDynamicTrtResizeAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::dynamic_trt_resize::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 Napi::Value RunDynamicTrtResizeAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::dynamic_trt_resize::Attrs attrs;
-  return readDynamicTrtResizeAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "DynamicTRTResize: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readDynamicTrtResizeAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-// KNNQuery: run_knn_query(inputs, attrs) and run_knn_query_async. Attributes were type-checked in index.js.
-bool readKnnQueryAttrs(const Napi::CallbackInfo& info, opforge::ops::knn_query::Attrs* attrs) {
-  if (!info[1].IsObject()) {
-    opforge::node::raise<Napi::TypeError>(info.Env(), "KNNQuery: attributes must be an object");
-    return false;
-  }
-  Napi::Object o = info[1].As<Napi::Object>();
-  if (o.Has("nsample") && !o.Get("nsample").IsUndefined()) {
-    attrs->nsample = o.Get("nsample").ToNumber().Int64Value();
-  }
+// KNNQuery: run_knn_query(xyz, offset, new_xyz, new_offset) and run_knn_query_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readKnnQueryAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::knn_query::Attrs* attrs) {
+  (void)info;
+  attrs->nsample = opforge::node::toInt64(slots[opforge::node::abi::kAttrBase + 0]);
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 Napi::Value RunKnnQuery(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::knn_query::Attrs attrs;
-  return readKnnQueryAttrs(info, &attrs) ? opforge::node::run<opforge::ops::knn_query::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "KNNQuery: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readKnnQueryAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::knn_query::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 Napi::Value RunKnnQueryAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::knn_query::Attrs attrs;
-  return readKnnQueryAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::knn_query::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "KNNQuery: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readKnnQueryAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::knn_query::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-// LeakyRelu: run_leaky_relu(inputs, attrs) and run_leaky_relu_async. Attributes were type-checked in index.js.
-bool readLeakyReluAttrs(const Napi::CallbackInfo& info, opforge::ops::leaky_relu::Attrs* attrs) {
-  if (!info[1].IsObject()) {
-    opforge::node::raise<Napi::TypeError>(info.Env(), "LeakyRelu: attributes must be an object");
-    return false;
-  }
-  Napi::Object o = info[1].As<Napi::Object>();
-  if (o.Has("alpha") && !o.Get("alpha").IsUndefined()) {
-    attrs->alpha = o.Get("alpha").ToNumber().FloatValue();
-  }
+// LeakyRelu: run_leaky_relu(input) and run_leaky_relu_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readLeakyReluAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::leaky_relu::Attrs* attrs) {
+  (void)info;
+  attrs->alpha = static_cast<float>(slots[opforge::node::abi::kAttrBase + 0]);
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 Napi::Value RunLeakyRelu(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::leaky_relu::Attrs attrs;
-  return readLeakyReluAttrs(info, &attrs) ? opforge::node::run<opforge::ops::leaky_relu::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "LeakyRelu: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readLeakyReluAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::leaky_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 Napi::Value RunLeakyReluAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::leaky_relu::Attrs attrs;
-  return readLeakyReluAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "LeakyRelu: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readLeakyReluAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-// MyAdd: run_my_add(inputs, attrs) and run_my_add_async. Attributes were type-checked in index.js.
-bool readMyAddAttrs(const Napi::CallbackInfo& info, opforge::ops::my_add::Attrs* attrs) {
+// MyAdd: run_my_add(a, b) and run_my_add_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readMyAddAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::my_add::Attrs* attrs) {
+  (void)slots;
   (void)info;
   (void)attrs;
   return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
 }
 
 Napi::Value RunMyAdd(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::my_add::Attrs attrs;
-  return readMyAddAttrs(info, &attrs) ? opforge::node::run<opforge::ops::my_add::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "MyAdd: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readMyAddAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::my_add::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 Napi::Value RunMyAddAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
   opforge::ops::my_add::Attrs attrs;
-  return readMyAddAttrs(info, &attrs) ? opforge::node::runAsync<opforge::ops::my_add::Core>(info, attrs) : info.Env().Undefined();
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "MyAdd: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readMyAddAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::my_add::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -127,7 +129,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("run_knn_query_async", Napi::Function::New(env, RunKnnQueryAsync));
   exports.Set("run_leaky_relu_async", Napi::Function::New(env, RunLeakyReluAsync));
   exports.Set("run_my_add_async", Napi::Function::New(env, RunMyAddAsync));
-  opforge::node::exportDeviceApi(env, exports);
+  opforge::node::exportRuntime(env, exports);
   return exports;
 }
 

@@ -2,6 +2,8 @@
 // Typed entry of the opforge Node binding: bind(addon) returns one function per op.
 // Arguments are checked here and in the op core; errors name the op and the argument.
 
+import { markAsUntransferable } from 'node:worker_threads';
+
 const ARRAYS = {
   float32: Float32Array,
   float16: Uint16Array,
@@ -18,31 +20,31 @@ export const OPS = {
   customRelu: {
     name: "CustomRelu", fn: 'run_custom_relu', fnAsync: 'run_custom_relu_async',
     inputs: [{ name: "x", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
-    outputs: ["y"],
-    attributes: [{ name: "alpha", type: "float", required: false, default: 0, enum: undefined, min: undefined, max: undefined }],
+    outputs: ["y"], arity: 1,
+    attributes: [{ name: "alpha", type: "float", required: false, default: 0, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
   dynamicTrtResize: {
     name: "DynamicTRTResize", fn: 'run_dynamic_trt_resize', fnAsync: 'run_dynamic_trt_resize_async',
     inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: 4, optional: false }, { name: "size_tensor", dtypes: ["float32", "float16"], rank: 4, optional: false }],
-    outputs: ["output"],
-    attributes: [{ name: "align_corners", type: "bool", required: false, default: false, enum: undefined, min: undefined, max: undefined }],
+    outputs: ["output"], arity: 2,
+    attributes: [{ name: "align_corners", type: "bool", required: false, default: false, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
   knnQuery: {
     name: "KNNQuery", fn: 'run_knn_query', fnAsync: 'run_knn_query_async',
     inputs: [{ name: "xyz", dtypes: ["float32"], rank: 2, optional: false }, { name: "offset", dtypes: ["int32"], rank: 1, optional: false }, { name: "new_xyz", dtypes: ["float32"], rank: 2, optional: false }, { name: "new_offset", dtypes: ["int32"], rank: 1, optional: false }],
-    outputs: ["idx", "dist2"],
-    attributes: [{ name: "nsample", type: "int", required: true, default: undefined, enum: undefined, min: 1, max: 1024 }],
+    outputs: ["idx", "dist2"], arity: 4,
+    attributes: [{ name: "nsample", type: "int", required: true, default: undefined, enum: undefined, min: 1, max: 1024, slot: 0, arg: -1 }],
   },
   leakyRelu: {
     name: "LeakyRelu", fn: 'run_leaky_relu', fnAsync: 'run_leaky_relu_async',
     inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: null, optional: false }],
-    outputs: ["output"],
-    attributes: [{ name: "alpha", type: "float", required: false, default: 0.01, enum: undefined, min: undefined, max: undefined }],
+    outputs: ["output"], arity: 1,
+    attributes: [{ name: "alpha", type: "float", required: false, default: 0.01, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
   myAdd: {
     name: "MyAdd", fn: 'run_my_add', fnAsync: 'run_my_add_async',
     inputs: [{ name: "a", dtypes: ["float32", "float16"], rank: null, optional: false }, { name: "b", dtypes: ["float32", "float16"], rank: null, optional: false }],
-    outputs: ["c"],
+    outputs: ["c"], arity: 2,
     attributes: [],
   },
 };
@@ -66,65 +68,130 @@ function checkAttr(op, a, v) {
   }
 }
 
-function call(addon, op, inputs, attrs, isAsync) {
+const DTYPE_NAMES = Object.keys(ARRAYS); // in the op core's DType order
+
+// Per addon: its scratch slots (see addon_base.h, "the call ABI") and its pool of small outputs.
+const CONNECTED = new WeakMap();
+function connect(addon) {
+  let c = CONNECTED.get(addon);
+  if (c === undefined) {
+    const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;
+    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };
+    markAsUntransferable(scratch);
+    addon.set_pool(newPool);
+    CONNECTED.set(addon, c);
+  }
+  return c;
+}
+
+// Small outputs are views into 64 KiB pools: a transfer would detach every output sharing one.
+function newPool() {
+  const b = new ArrayBuffer(64 * 1024);
+  markAsUntransferable(b);
+  return b;
+}
+
+function call(c, op, inputs, attrs, isAsync) {
   if (attrs !== undefined && (attrs === null || typeof attrs !== 'object')) throw new TypeError(`${op.name}: attributes must be an object`);
   const given = attrs ?? {};
-  for (const k of Object.keys(given)) {
-    if (!op.attributes.some((a) => a.name === k)) throw new TypeError(`${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(', ') || 'none'})`);
+  if (attrs !== undefined) {
+    for (const k of Object.keys(given)) {
+      if (!op.attributes.some((a) => a.name === k)) throw new TypeError(`${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(', ') || 'none'})`);
+    }
   }
-  const full = {};
-  for (const a of op.attributes) {
+  const S = c.slots;
+  const args = new Array(op.arity);
+  for (let k = 0; k < op.attributes.length; k++) {
+    const a = op.attributes[k];
     const v = given[a.name] ?? a.default;
     if (v === undefined) throw new TypeError(`${op.name}: attribute ${a.name} is required`);
     checkAttr(op, a, v);
-    full[a.name] = v;
+    if (a.slot >= 0) S[c.attrBase + a.slot] = +v;
+    else args[a.arg] = v;
   }
-  op.inputs.forEach((spec, i) => {
+  let onDevice = false;
+  for (let i = 0; i < op.inputs.length; i++) {
+    const spec = op.inputs[i];
     const t = inputs[i];
     const where = `${op.name}: input ${spec.name}`;
-    if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); return; }
+    if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); args[i] = undefined; continue; }
     if (typeof t !== 'object' || !Array.isArray(t.dims)) throw new TypeError(`${where} must be a tensor { dtype, dims, data }`);
     if (!spec.dtypes.includes(t.dtype)) throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(', ')}`);
-    if (spec.rank !== null && t.dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${t.dims.length}`);
+    const dims = t.dims;
+    if (spec.rank !== null && dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${dims.length}`);
+    if (dims.length > c.tensorSlots - 2) throw new RangeError(`${where} has more than ${c.tensorSlots - 2} dims`);
+    let n = 1;
+    for (let d = 0; d < dims.length; d++) {
+      const x = dims[d];
+      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw new RangeError(`${where}.dims must be non-negative integers, got [${dims.join(', ')}]`);
+      n *= x;
+    }
     if (t.device !== undefined) {
       if (t.device !== 'cuda' || t.handle === undefined) throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);
-      return;
+      args[i] = t.handle;
+      onDevice = true;
+    } else {
+      if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);
+      if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${dims.join(', ')}] need ${n}`);
+      args[i] = t.data;
     }
-    if (!(t.data instanceof ARRAYS[t.dtype])) throw new TypeError(`${where}: ${t.dtype} data must be a ${ARRAYS[t.dtype].name}`);
-    const n = t.dims.reduce((a, b) => a * b, 1);
-    if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${t.dims.join(', ')}] need ${n}`);
-  });
-  const list = op.inputs.length === inputs.length ? inputs : op.inputs.map((_, i) => inputs[i]);
-  if (isAsync) return addon[op.fnAsync](list, full).then((out) => named(op, out));
-  return named(op, addon[op.fn](list, full));
+    const b = c.inputBase + i * c.tensorSlots;
+    S[b] = DTYPE_NAMES.indexOf(t.dtype);
+    S[b + 1] = dims.length;
+    for (let d = 0; d < dims.length; d++) S[b + 2 + d] = dims[d];
+  }
+  const r = c.addon[isAsync ? op.fnAsync : op.fn](...args);
+  // The output dtypes and dims are in the slots now; read them before another call reuses them.
+  const made = outputs(c, op, onDevice);
+  return isAsync ? r.then((values) => named(op, made, values)) : named(op, made, r);
 }
 
-// Outputs by name; a plain loop, since this runs on every call.
-function named(op, out) {
+// Output tensors without their data: dtype and dims from the scratch slots.
+function outputs(c, op, onDevice) {
+  const S = c.slots;
+  const made = new Array(op.outputs.length);
+  for (let o = 0; o < op.outputs.length; o++) {
+    const b = c.outputBase + o * c.tensorSlots;
+    const dims = new Array(S[b + 1]);
+    for (let d = 0; d < dims.length; d++) dims[d] = S[b + 2 + d];
+    made[o] = onDevice ? { dtype: DTYPE_NAMES[S[b]], dims, device: 'cuda', handle: undefined } : { dtype: DTYPE_NAMES[S[b]], dims, data: undefined };
+  }
+  return made;
+}
+
+// Outputs by name: one output comes back as its data (or handle), several as an array.
+function named(op, made, values) {
   const r = {};
-  for (let i = 0; i < op.outputs.length; i++) r[op.outputs[i]] = out[i];
+  for (let o = 0; o < made.length; o++) {
+    const t = made[o];
+    const v = made.length === 1 ? values : values[o];
+    if (t.device === 'cuda') t.handle = v; else t.data = v;
+    r[op.outputs[o]] = t;
+  }
   return r;
 }
 
 /** The typed ops of a loaded addon (runtime load()): host tensors run on the CPU, device tensors on CUDA. */
 export function bind(addon) {
+  const c = connect(addon);
   return {
-    customRelu: (x, attrs) => call(addon, OPS.customRelu, [x], attrs, false),
-    dynamicTrtResize: (input, size_tensor, attrs) => call(addon, OPS.dynamicTrtResize, [input, size_tensor], attrs, false),
-    knnQuery: (xyz, offset, new_xyz, new_offset, attrs) => call(addon, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, false),
-    leakyRelu: (input, attrs) => call(addon, OPS.leakyRelu, [input], attrs, false),
-    myAdd: (a, b, attrs) => call(addon, OPS.myAdd, [a, b], attrs, false),
+    customRelu: (x, attrs) => call(c, OPS.customRelu, [x], attrs, false),
+    dynamicTrtResize: (input, size_tensor, attrs) => call(c, OPS.dynamicTrtResize, [input, size_tensor], attrs, false),
+    knnQuery: (xyz, offset, new_xyz, new_offset, attrs) => call(c, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, false),
+    leakyRelu: (input, attrs) => call(c, OPS.leakyRelu, [input], attrs, false),
+    myAdd: (a, b, attrs) => call(c, OPS.myAdd, [a, b], attrs, false),
   };
 }
 
 /** The same ops running off the JS thread: each returns a Promise (argument errors reject it). */
 export function bindAsync(addon) {
+  const c = connect(addon);
   return {
-    customRelu: async (x, attrs) => call(addon, OPS.customRelu, [x], attrs, true),
-    dynamicTrtResize: async (input, size_tensor, attrs) => call(addon, OPS.dynamicTrtResize, [input, size_tensor], attrs, true),
-    knnQuery: async (xyz, offset, new_xyz, new_offset, attrs) => call(addon, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, true),
-    leakyRelu: async (input, attrs) => call(addon, OPS.leakyRelu, [input], attrs, true),
-    myAdd: async (a, b, attrs) => call(addon, OPS.myAdd, [a, b], attrs, true),
+    customRelu: async (x, attrs) => call(c, OPS.customRelu, [x], attrs, true),
+    dynamicTrtResize: async (input, size_tensor, attrs) => call(c, OPS.dynamicTrtResize, [input, size_tensor], attrs, true),
+    knnQuery: async (xyz, offset, new_xyz, new_offset, attrs) => call(c, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, true),
+    leakyRelu: async (input, attrs) => call(c, OPS.leakyRelu, [input], attrs, true),
+    myAdd: async (a, b, attrs) => call(c, OPS.myAdd, [a, b], attrs, true),
   };
 }
 

@@ -5,6 +5,8 @@
 
 #include <napi.h>
 
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -163,19 +165,6 @@ inline bool readTensor(Napi::Env env, Napi::Value v, const char* op, const char*
   return true;
 }
 
-inline Napi::Value newTypedArray(Napi::Env env, DType t, size_t n) {
-  switch (t) {
-    case DType::kFloat32: return Napi::Float32Array::New(env, n);
-    case DType::kFloat64: return Napi::Float64Array::New(env, n);
-    case DType::kFloat16: case DType::kBFloat16: return Napi::Uint16Array::New(env, n);
-    case DType::kInt8: return Napi::Int8Array::New(env, n);
-    case DType::kUInt8: case DType::kBool: return Napi::Uint8Array::New(env, n);
-    case DType::kInt32: return Napi::Int32Array::New(env, n);
-    case DType::kInt64: return Napi::BigInt64Array::New(env, n);
-  }
-  return env.Undefined();
-}
-
 /** Whether the addon can run Core's CUDA kernel: built with CUDA and the spec names one. */
 template <class Core>
 constexpr bool hasCuda() {
@@ -186,34 +175,205 @@ constexpr bool hasCuda() {
 #endif
 }
 
+// ---- the call ABI of index.js ------------------------------------------------------------
+// A call passes only the tensors' data (a TypedArray, or a device tensor's handle) and the
+// list/string attributes as arguments. Everything scalar travels through a scratch Float64Array
+// shared with index.js: each input's dtype code, rank and dims, each scalar attribute, and on
+// return each output's dtype code, rank and dims. Each N-API property read or object built costs
+// about 0.1 us, which for small tensors was most of a call (docs/benchmarks.md).
+namespace abi {
+constexpr int kTensorSlots = 2 + kMaxRank;  // dtype code, rank, dims
+constexpr int kInputBase = 0;
+constexpr int kOutputBase = kMaxTensors * kTensorSlots;
+constexpr int kAttrBase = 2 * kMaxTensors * kTensorSlots;
+constexpr int kMaxScalarAttrs = 64;  // the schema's limit on attributes
+constexpr size_t kScratchDoubles = kAttrBase + kMaxScalarAttrs;
+// Small host outputs are views into a shared pool buffer, as Node's Buffer.allocUnsafe pools
+// buffers under 4 KiB: allocating a fresh ArrayBuffer costs more than a 1k-element kernel.
+// A pool is never reused, so outputs start zeroed and stay independent of later calls.
+constexpr size_t kPooledBelow = 4096;
+}  // namespace abi
+
+/** Per-environment (main thread, each worker) state of the addon. */
+struct EnvState {
+  Napi::Reference<Napi::ArrayBuffer> scratch;
+  Napi::FunctionReference newPool;  // from index.js's bind(); unset: every output gets its own buffer
+  Napi::Reference<Napi::ArrayBuffer> pool;
+  size_t poolUsed = 0;
+};
+
+/** The scratch slots, looked up per call so a detached or replaced buffer is an error, not a crash. */
+inline double* scratch(Napi::Env env) {
+  EnvState* st = env.GetInstanceData<EnvState>();
+  if (st == nullptr || st->scratch.IsEmpty()) return nullptr;
+  Napi::ArrayBuffer ab = st->scratch.Value();
+  if (ab.ByteLength() < abi::kScratchDoubles * sizeof(double)) return nullptr;
+  return static_cast<double*>(ab.Data());
+}
+
+/** A scratch number as an int64 the way napi_get_value_int64 converts: non-finite is 0, the rest saturates. */
+inline int64_t toInt64(double x) {
+  if (!(x == x) || x == HUGE_VAL || x == -HUGE_VAL) return 0;
+  if (x >= 9.2233720368547758e18) return INT64_MAX;
+  if (x <= -9.2233720368547758e18) return INT64_MIN;
+  return static_cast<int64_t>(x);
+}
+
+/** A host output buffer of `bytes`: a slice of the pool when small and a pool source is set. */
+inline Napi::ArrayBuffer outputBuffer(Napi::Env env, size_t bytes, size_t* offset) {
+  EnvState* st = env.GetInstanceData<EnvState>();
+  *offset = 0;
+  if (st == nullptr || st->newPool.IsEmpty() || bytes >= abi::kPooledBelow) return Napi::ArrayBuffer::New(env, bytes);
+  const size_t need = (bytes + 7) & ~size_t(7);  // keeps every view 8-byte aligned
+  Napi::ArrayBuffer pool;
+  if (!st->pool.IsEmpty()) pool = st->pool.Value();
+  // A detached pool reads as 0 bytes; a new one is needed.
+  if (pool.IsEmpty() || st->poolUsed + need > pool.ByteLength()) {
+    Napi::Value v = st->newPool.Call({});
+    if (env.IsExceptionPending() || !v.IsArrayBuffer() || v.As<Napi::ArrayBuffer>().ByteLength() < need) {
+      if (env.IsExceptionPending()) env.GetAndClearPendingException();
+      return Napi::ArrayBuffer::New(env, bytes);
+    }
+    pool = v.As<Napi::ArrayBuffer>();
+    st->pool = Napi::Persistent(pool);
+    st->poolUsed = 0;
+  }
+  *offset = st->poolUsed;
+  st->poolUsed += need;
+  return pool;
+}
+
+inline Napi::Value newTypedArray(Napi::Env env, DType t, Napi::ArrayBuffer buf, size_t offset, size_t n) {
+  napi_typedarray_type type = napi_uint8_array;
+  switch (t) {
+    case DType::kFloat32: type = napi_float32_array; break;
+    case DType::kFloat64: type = napi_float64_array; break;
+    case DType::kFloat16: case DType::kBFloat16: type = napi_uint16_array; break;
+    case DType::kInt8: type = napi_int8_array; break;
+    case DType::kUInt8: case DType::kBool: type = napi_uint8_array; break;
+    case DType::kInt32: type = napi_int32_array; break;
+    case DType::kInt64: type = napi_bigint64_array; break;
+  }
+  napi_value out = nullptr;
+  if (napi_create_typedarray(env, type, n, buf, offset, &out) != napi_ok) return env.Undefined();
+  return Napi::Value(env, out);
+}
+
+inline Napi::Value newTypedArray(Napi::Env env, DType t, size_t n) {
+  return newTypedArray(env, t, Napi::ArrayBuffer::New(env, n * dtypeSize(t)), 0, n);
+}
+
+/** The TypedArray type that holds `t` (16-bit floats as raw bits; bool as bytes). */
+inline bool holds(napi_typedarray_type type, DType t) {
+  switch (t) {
+    case DType::kFloat32: return type == napi_float32_array;
+    case DType::kFloat64: return type == napi_float64_array;
+    case DType::kFloat16: case DType::kBFloat16: return type == napi_uint16_array;
+    case DType::kInt8: return type == napi_int8_array;
+    case DType::kUInt8: case DType::kBool: return type == napi_uint8_array || type == napi_uint8_clamped_array;
+    case DType::kInt32: return type == napi_int32_array;
+    case DType::kInt64: return type == napi_bigint64_array;
+  }
+  return false;
+}
+
+/** Input `i` of a call: dtype and dims from the scratch slots, data from the argument. */
+inline bool readInput(Napi::Env env, const double* slots, napi_value arg, const char* op, const char* input, RawTensor* t, bool* onDevice) {
+  // Built only when there is an error to report: the success path stays allocation-free.
+  auto what = [op, input] { return std::string(op) + ": input " + input; };
+  napi_valuetype kind = napi_undefined;
+  napi_typeof(env, arg, &kind);
+  if (kind == napi_undefined || kind == napi_null) { t->present = false; t->data = nullptr; return true; }
+  const double code = slots[0], rank = slots[1];
+  if (!(code >= 0 && code <= static_cast<double>(DType::kBool)) || code != static_cast<int>(code)) {
+    raise<Napi::TypeError>(env, what() + " has an unknown dtype");
+    return false;
+  }
+  t->dtype = static_cast<DType>(static_cast<int>(code));
+  if (!(rank >= 0 && rank <= kMaxRank) || rank != static_cast<int>(rank)) { raise<Napi::RangeError>(env, what() + " has more than 8 dims"); return false; }
+  t->shape.rank = static_cast<int32_t>(rank);
+  for (int i = 0; i < t->shape.rank; ++i) {
+    const double x = slots[2 + i];
+    if (!(x >= 0) || x > 9.007199254740991e15 || x != static_cast<double>(static_cast<int64_t>(x))) {
+      raise<Napi::RangeError>(env, what() + ".dims must be non-negative integers");
+      return false;
+    }
+    t->shape.dims[i] = static_cast<int64_t>(x);
+  }
+  const size_t bytes = static_cast<size_t>(t->shape.numel()) * dtypeSize(t->dtype);
+  *onDevice = kind == napi_external;
+  if (*onDevice) {
+    void* p = nullptr;
+    napi_get_value_external(env, arg, &p);
+    // Every external this addon hands out is a DeviceBuffer (index.js passes only handles here).
+    DeviceBuffer* b = static_cast<DeviceBuffer*>(p);
+    if (b == nullptr || (b->ptr == nullptr && t->shape.numel() > 0)) { raise<Napi::Error>(env, what() + " was freed"); return false; }
+    if (b->bytes != bytes) {
+      raise<Napi::RangeError>(env, what() + ": device buffer has " + std::to_string(b->bytes) + " bytes, dims " + t->shape.str() + " need " + std::to_string(bytes));
+      return false;
+    }
+    t->data = b->ptr;
+    t->present = true;
+    return true;
+  }
+  napi_typedarray_type type;
+  size_t length = 0, offset = 0;
+  void* data = nullptr;
+  napi_value buffer;
+  bool isTyped = false;
+  napi_is_typedarray(env, arg, &isTyped);
+  if (!isTyped || napi_get_typedarray_info(env, arg, &type, &length, &data, &buffer, &offset) != napi_ok) {
+    raise<Napi::TypeError>(env, what() + ".data must be a TypedArray");
+    return false;
+  }
+  if (!holds(type, t->dtype)) { raise<Napi::TypeError>(env, what() + ": " + dtypeName(t->dtype) + " data must be in its own TypedArray type"); return false; }
+  if (static_cast<int64_t>(length) != t->shape.numel()) {
+    raise<Napi::RangeError>(env, what() + ".data has " + std::to_string(length) + " elements, dims " + t->shape.str() + " need " + std::to_string(t->shape.numel()));
+    return false;
+  }
+  t->data = data;  // napi_get_typedarray_info already adds the view's byte offset
+  t->present = true;
+  return true;
+}
+
 /** One call of op core `Core` (the op header's `Core` type), prepared on the JS thread. */
 template <class Core>
 struct Call {
+  static constexpr int kIn = Core::kNumInputs, kOut = Core::kNumOutputs;
   typename Core::Attrs attrs;
   typename Core::State state;
   bool device = false;
-  RawTensor in[kMaxTensors];
-  RawTensor out[kMaxTensors];
-  Shape shapes[kMaxTensors];
+  RawTensor in[kIn];
+  RawTensor out[kOut];
   size_t workspaceBytes = 0;
 };
 
-/** Reads and checks the inputs, infers and allocates the outputs; false when a JS error was thrown. */
+/** Writes an output's dtype code, rank and dims into its scratch slots. */
+inline void writeOutput(double* slots, DType t, const Shape& s) {
+  slots[0] = static_cast<double>(static_cast<int>(t));
+  slots[1] = s.rank;
+  for (int d = 0; d < s.rank; ++d) slots[2 + d] = static_cast<double>(s.dims[d]);
+}
+
+/**
+ * Reads and checks the inputs (arguments 0..kNumInputs-1 and their scratch slots), infers and
+ * allocates the outputs; *result is the one output's data or handle, or an array of them.
+ * False when a JS error was thrown.
+ */
 template <class Core>
-bool prepare(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs, Call<Core>* c, Napi::Array* result) {
+bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core::Attrs& attrs, Call<Core>* c, Napi::Value* result) {
   Napi::Env env = info.Env();
   c->attrs = attrs;
   Status s = Core::validate(attrs);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  if (!info[0].IsArray()) { raise<Napi::TypeError>(env, std::string(Core::kName) + ": inputs must be an array"); return false; }
-  Napi::Array arr = info[0].As<Napi::Array>();
-  DType dtypes[kMaxTensors] = {};
-  bool present[kMaxTensors] = {};
+  Shape shapes[Call<Core>::kIn];
+  DType dtypes[Call<Core>::kIn] = {};
+  bool present[Call<Core>::kIn] = {};
   int host = 0, dev = 0;
   for (int i = 0; i < Core::kNumInputs; ++i) {
     bool onDevice = false;
-    if (!readTensor(env, arr.Get(i), Core::kName, Core::kInputNames[i], &c->in[i], &onDevice)) return false;
-    c->shapes[i] = c->in[i].shape;
+    if (!readInput(env, slots + abi::kInputBase + i * abi::kTensorSlots, info[i], Core::kName, Core::kInputNames[i], &c->in[i], &onDevice)) return false;
+    shapes[i] = c->in[i].shape;
     dtypes[i] = c->in[i].dtype;
     present[i] = c->in[i].present;
     if (present[i]) (onDevice ? dev : host) += 1;
@@ -227,25 +387,26 @@ bool prepare(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs, 
     raise<Napi::TypeError>(env, std::string(Core::kName) + (cudaAvailable() ? ": the spec names no CUDA kernel; run it on host tensors" : ": this addon was built without CUDA"));
     return false;
   }
-  DType outT[kMaxTensors] = {};
+  DType outT[Call<Core>::kOut] = {};
   int binding = -1;
   s = Core::inferTypes(dtypes, present, outT, &binding);
   if (!s.ok()) { raise<Napi::TypeError>(env, s.message()); return false; }
-  s = Core::checkShapes(attrs, c->shapes, present);
+  s = Core::checkShapes(attrs, shapes, present);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  Shape outShapes[kMaxTensors];
-  s = Core::inferShapes(attrs, c->shapes, outShapes);
+  Shape outShapes[Call<Core>::kOut];
+  s = Core::inferShapes(attrs, shapes, outShapes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  s = Core::workspaceSize(attrs, c->shapes, &c->workspaceBytes);
+  s = Core::workspaceSize(attrs, shapes, &c->workspaceBytes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   if constexpr (Core::kHasConfigure) {
-    s = Core::configure(attrs, c->shapes, &c->state);
+    s = Core::configure(attrs, shapes, &c->state);
     if (!s.ok()) { raise<Napi::Error>(env, s.message()); return false; }
   }
-  *result = Napi::Array::New(env, Core::kNumOutputs);
+  Napi::Value values[Call<Core>::kOut];
   std::vector<DeviceBuffer*> made;  // released at once if a later output does not fit
   for (int o = 0; o < Core::kNumOutputs; ++o) {
     const size_t n = static_cast<size_t>(outShapes[o].numel());
+    writeOutput(slots + abi::kOutputBase + o * abi::kTensorSlots, outT[o], outShapes[o]);
     if (c->device) {
       std::unique_ptr<DeviceBuffer> buf;
       s = deviceAlloc(n * dtypeSize(outT[o]), &buf);
@@ -256,19 +417,22 @@ bool prepare(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs, 
       }
       made.push_back(buf.get());
       c->out[o] = RawTensor{outT[o], buf->ptr, outShapes[o], true};
-      result->Set(o, newDeviceTensor(env, outT[o], outShapes[o], std::move(buf)));
+      values[o] = Napi::External<DeviceBuffer>::New(env, buf.release(), [](Napi::Env, DeviceBuffer* b) { delete b; });
       continue;
     }
-    Napi::Value data = newTypedArray(env, outT[o], n);
-    Napi::TypedArray ta = data.As<Napi::TypedArray>();
-    c->out[o] = RawTensor{outT[o], static_cast<uint8_t*>(ta.ArrayBuffer().Data()) + ta.ByteOffset(), outShapes[o], true};
-    Napi::Object t = Napi::Object::New(env);
-    t.Set("dtype", dtypeName(outT[o]));
-    Napi::Array dims = Napi::Array::New(env, outShapes[o].rank);
-    for (int d = 0; d < outShapes[o].rank; ++d) dims.Set(d, static_cast<double>(outShapes[o].dims[d]));
-    t.Set("dims", dims);
-    t.Set("data", data);
-    result->Set(o, t);
+    size_t offset = 0;
+    Napi::ArrayBuffer buf = outputBuffer(env, n * dtypeSize(outT[o]), &offset);
+    if (env.IsExceptionPending()) return false;
+    values[o] = newTypedArray(env, outT[o], buf, offset, n);
+    if (values[o].IsUndefined()) { raise<Napi::Error>(env, std::string(Core::kName) + ": could not allocate an output"); return false; }
+    c->out[o] = RawTensor{outT[o], static_cast<uint8_t*>(buf.Data()) + offset, outShapes[o], true};
+  }
+  if constexpr (Core::kNumOutputs == 1) {
+    *result = values[0];
+  } else {
+    Napi::Array arr = Napi::Array::New(env, Core::kNumOutputs);
+    for (int o = 0; o < Core::kNumOutputs; ++o) arr.Set(o, values[o]);
+    *result = arr;
   }
   return true;
 }
@@ -305,13 +469,13 @@ Status execute(const Call<Core>& c, bool wait) {
   return Status::Error(std::string(Core::kName) + ": no CUDA kernel in this addon");
 }
 
-/** run(inputs, attrs): host tensors run the CPU kernel, device tensors the CUDA kernel (not awaited). */
+/** run(...inputs, ...listAttrs): host tensors run the CPU kernel, device tensors the CUDA kernel (not awaited). */
 template <class Core>
-Napi::Value run(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs) {
+Napi::Value run(const Napi::CallbackInfo& info, double* slots, const typename Core::Attrs& attrs) {
   Napi::Env env = info.Env();
   Call<Core> c;  // on the stack: the sync path allocates nothing but the outputs
-  Napi::Array result;
-  if (!prepare<Core>(info, attrs, &c, &result)) return env.Undefined();
+  Napi::Value result;
+  if (!prepare<Core>(info, slots, attrs, &c, &result)) return env.Undefined();
   Status s = execute(c, false);
   if (!s.ok()) { raise<Napi::Error>(env, s.message()); return env.Undefined(); }
   return result;
@@ -321,9 +485,14 @@ Napi::Value run(const Napi::CallbackInfo& info, const typename Core::Attrs& attr
 template <class Core>
 class RunWorker : public Napi::AsyncWorker {
  public:
-  RunWorker(Napi::Env env, std::unique_ptr<Call<Core>> call, Napi::Value inputs, Napi::Array result)
-      : Napi::AsyncWorker(env), call_(std::move(call)), deferred_(Napi::Promise::Deferred::New(env)),
-        inputs_(Napi::Persistent(inputs.As<Napi::Object>())), result_(Napi::Persistent(result.As<Napi::Object>())) {}
+  RunWorker(const Napi::CallbackInfo& info, std::unique_ptr<Call<Core>> call, Napi::Value result)
+      : Napi::AsyncWorker(info.Env()), call_(std::move(call)), deferred_(Napi::Promise::Deferred::New(info.Env())),
+        result_(Napi::Persistent(result)) {
+    // The kernel reads the inputs' memory later: keep their TypedArrays or handles alive until then.
+    for (int i = 0; i < Core::kNumInputs; ++i) {
+      if (call_->in[i].present) inputs_[i] = Napi::Persistent(info[i]);
+    }
+  }
   Napi::Promise promise() const { return deferred_.Promise(); }
   void Execute() override {
     Status s = execute(*call_, true);
@@ -335,18 +504,18 @@ class RunWorker : public Napi::AsyncWorker {
  private:
   std::unique_ptr<Call<Core>> call_;
   Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference inputs_;
-  Napi::ObjectReference result_;
+  Napi::Reference<Napi::Value> inputs_[Call<Core>::kIn];
+  Napi::Reference<Napi::Value> result_;
 };
 
-/** runAsync(inputs, attrs): like run, resolved when the kernel has finished (CUDA: synchronized). */
+/** runAsync(...inputs, ...listAttrs): like run, resolved when the kernel has finished (CUDA: synchronized). */
 template <class Core>
-Napi::Value runAsync(const Napi::CallbackInfo& info, const typename Core::Attrs& attrs) {
+Napi::Value runAsync(const Napi::CallbackInfo& info, double* slots, const typename Core::Attrs& attrs) {
   Napi::Env env = info.Env();
   auto c = std::make_unique<Call<Core>>();
-  Napi::Array result;
-  if (!prepare<Core>(info, attrs, c.get(), &result)) return env.Undefined();
-  auto* w = new RunWorker<Core>(env, std::move(c), info[0], result);
+  Napi::Value result;
+  if (!prepare<Core>(info, slots, attrs, c.get(), &result)) return env.Undefined();
+  auto* w = new RunWorker<Core>(info, std::move(c), result);
   Napi::Promise p = w->promise();
   w->Queue();  // the worker deletes itself after OnOK/OnError
   return p;
@@ -415,8 +584,30 @@ inline Napi::Value freeDevice(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-/** Exports the device helpers next to the ops. */
-inline void exportDeviceApi(Napi::Env env, Napi::Object exports) {
+/** setPool(fn): index.js's source of pool buffers (it marks them untransferable, as Node does its own). */
+inline Napi::Value setPool(const Napi::CallbackInfo& info) {
+  EnvState* st = info.Env().GetInstanceData<EnvState>();
+  if (!info[0].IsFunction()) { raise<Napi::TypeError>(info.Env(), "set_pool: expects a function returning an ArrayBuffer"); return info.Env().Undefined(); }
+  st->newPool = Napi::Persistent(info[0].As<Napi::Function>());
+  st->pool.Reset();
+  st->poolUsed = 0;
+  return info.Env().Undefined();
+}
+
+/** Sets up the environment's state and exports the call ABI and the device helpers next to the ops. */
+inline void exportRuntime(Napi::Env env, Napi::Object exports) {
+  auto* st = new EnvState();
+  env.SetInstanceData(st);
+  Napi::ArrayBuffer scratch = Napi::ArrayBuffer::New(env, abi::kScratchDoubles * sizeof(double));
+  st->scratch = Napi::Persistent(scratch);
+  Napi::Object a = Napi::Object::New(env);
+  a.Set("scratch", scratch);
+  a.Set("tensorSlots", abi::kTensorSlots);
+  a.Set("inputBase", abi::kInputBase);
+  a.Set("outputBase", abi::kOutputBase);
+  a.Set("attrBase", abi::kAttrBase);
+  exports.Set("abi", a);
+  exports.Set("set_pool", Napi::Function::New(env, setPool));
   exports.Set("cuda_available", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Napi::Boolean::New(i.Env(), cudaAvailable()); }));
   exports.Set("to_device", Napi::Function::New(env, toDevice));
   exports.Set("to_host", Napi::Function::New(env, toHost));
