@@ -36,26 +36,48 @@ OPFORGE_HD inline float source(float scale, int64_t dst, bool alignCorners) {
 
 OPFORGE_HD inline int64_t clampIndex(int64_t i, int64_t n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
-/** One output pixel of one (n, c) plane. */
-template <typename T>
-OPFORGE_HD inline T pixel(const T* plane, int64_t inH, int64_t inW, float sh, float sw, int64_t oy, int64_t ox, bool alignCorners) {
+/** Where output pixel (oy, ox) reads from and with what weights: the same for every plane. */
+struct Taps {
+  int64_t rows[4];  // row offsets (clamped row index * inW)
+  int64_t cols[4];  // clamped column indices
+  float wy[4];
+  float wx[4];
+};
+
+OPFORGE_HD inline Taps taps(int64_t inH, int64_t inW, float sh, float sw, int64_t oy, int64_t ox, bool alignCorners) {
+  Taps t;
   const float fy = source(sh, oy, alignCorners);
   const float fx = source(sw, ox, alignCorners);
   const float y0 = floorf(fy);
   const float x0 = floorf(fx);
-  float wy[4], wx[4];
-  coefficients(fy - y0, wy);
-  coefficients(fx - x0, wx);
+  coefficients(fy - y0, t.wy);
+  coefficients(fx - x0, t.wx);
   const auto iy = static_cast<int64_t>(y0);
   const auto ix = static_cast<int64_t>(x0);
+  for (int r = 0; r < 4; ++r) {
+    t.rows[r] = clampIndex(iy - 1 + r, inH) * inW;
+    t.cols[r] = clampIndex(ix - 1 + r, inW);
+  }
+  return t;
+}
+
+/** The output pixel of one (n, c) plane at the taps' position. */
+template <typename T>
+OPFORGE_HD inline T apply(const T* plane, const Taps& t) {
   float acc = 0.0f;
   for (int r = 0; r < 4; ++r) {
-    const T* row = plane + clampIndex(iy - 1 + r, inH) * inW;
+    const T* row = plane + t.rows[r];
     float racc = 0.0f;
-    for (int c = 0; c < 4; ++c) racc += wx[c] * toFloat(row[clampIndex(ix - 1 + c, inW)]);
-    acc += wy[r] * racc;
+    for (int c = 0; c < 4; ++c) racc += t.wx[c] * toFloat(row[t.cols[c]]);
+    acc += t.wy[r] * racc;
   }
   return fromCompute<T>(acc);
+}
+
+/** One output pixel of one (n, c) plane. */
+template <typename T>
+OPFORGE_HD inline T pixel(const T* plane, int64_t inH, int64_t inW, float sh, float sw, int64_t oy, int64_t ox, bool alignCorners) {
+  return apply(plane, taps(inH, inW, sh, sw, oy, ox, alignCorners));
 }
 
 }  // namespace bicubic

@@ -1,6 +1,6 @@
 // k-nearest-neighbour search shared by the CPU and CUDA kernels of KNNQuery. The result
-// row is kept sorted by (distance, index), so CPU and GPU agree even on ties; distances
-// are computed without fused multiply-add for the same reason.
+// row is kept sorted by (distance, index), a total order, so CPU and GPU agree even on ties;
+// distances are computed without fused multiply-add for the same reason.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,19 @@ OPFORGE_HD inline int64_t batchOf(const int32_t* newOffset, int64_t batches, int
 }
 
 /**
- * The k nearest seen so far, kept sorted by (distance, index) in the output row itself.
- * `worst` and `filled` live in registers so most candidates are rejected without a memory access.
+ * The order of candidates: by distance, NaN after every number (as torch.topk ranks NaN highest),
+ * then by index. A total order, so the k smallest are the same whatever order candidates come in
+ * (the CUDA kernel merges partial lists) and CPU and GPU agree even on ties.
+ */
+OPFORGE_HD inline bool before(float d, int32_t i, float e, int32_t j) {
+  const bool dNan = d != d, eNan = e != e;
+  if (dNan || eNan) return dNan ? (eNan && i < j) : true;
+  return d < e || (d == e && i < j);
+}
+
+/**
+ * The k smallest candidates seen so far, kept sorted by `before` in the row itself (the output
+ * row, or a scratch row). The worst kept candidate is in registers so most are rejected at once.
  */
 struct TopK {
   int32_t* idx;
@@ -41,16 +52,16 @@ struct TopK {
   int64_t k;
   int64_t filled = 0;
   float worst = 0.0f;
+  int32_t worstIdx = 0;
 
   OPFORGE_HD TopK(int32_t* i, float* d, int64_t kk) : idx(i), d2(d), k(kk) {
     const float inf = __builtin_huge_valf();
     for (int64_t j = 0; j < k; ++j) { idx[j] = -1; d2[j] = inf; }
   }
-  /** Candidates arrive in increasing index order, so an equal distance never displaces an earlier point. */
   OPFORGE_HD void push(float d, int32_t i) {
-    if (filled == k && !(d < worst)) return;
+    if (filled == k && !before(d, i, worst, worstIdx)) return;
     int64_t j = filled < k ? filled++ : k - 1;
-    while (j > 0 && d < d2[j - 1]) {
+    while (j > 0 && before(d, i, d2[j - 1], idx[j - 1])) {
       idx[j] = idx[j - 1];
       d2[j] = d2[j - 1];
       --j;
@@ -58,6 +69,7 @@ struct TopK {
     idx[j] = i;
     d2[j] = d;
     worst = d2[filled - 1];
+    worstIdx = idx[filled - 1];
   }
 };
 

@@ -88,6 +88,21 @@ async function main(): Promise<void> {
       }
     }
   }
+  // KNNQuery beyond the spec cases: the split kernel (k <= 32) and the one-thread kernel (k > 32)
+  // against the CPU, exactly, on grid points (many equal distances) with a few NaN coordinates.
+  for (const k of [1, 16, 32, 33, 64]) {
+    const np = 3000, nq = 700;
+    const g = rng(11 + k);
+    const grid = (len: number): Float32Array => Float32Array.from({ length: 3 * len }, () => Math.floor(g() * 6));
+    const pts = grid(np), qs = grid(nq);
+    pts[3 * 17] = Number.NaN; pts[3 * 2500 + 1] = Number.NaN; qs[3 * 5] = Number.NaN;
+    const args = [{ dtype: 'float32', dims: [np, 3], data: pts }, { dtype: 'int32', dims: [2], data: Int32Array.of(1200, np) },
+      { dtype: 'float32', dims: [nq, 3], data: qs }, { dtype: 'int32', dims: [2], data: Int32Array.of(300, nq) }] as T[];
+    const cpu = ops.knnQuery!(...args, { nsample: k }) as Record<string, T>;
+    const gpu = ops.knnQuery!(...args.map((a) => dev.toDevice(a)), { nsample: k }) as Record<string, D>;
+    compare(`knn k=${k} idx, ties and NaN`, dev.toHost(gpu.idx as D), cpu.idx!, 0, 0);
+    compare(`knn k=${k} dist2, ties and NaN`, dev.toHost(gpu.dist2 as D), cpu.dist2!, 0, 0);
+  }
   // A device-resident chain: relu -> leaky relu -> 2a + b, one copy in and one out.
   const n = 1 << 22;
   const r = rng(5);
