@@ -16,7 +16,10 @@ export interface ArrayFor {
   bool: Uint8Array;
 }
 
-/** A dense row-major tensor; `data` is used without copying. */
+/**
+ * A dense row-major tensor; `data` is used without copying. Outputs under 4 KiB are views into a
+ * shared pool buffer, as Node pools small Buffers: use `data` itself, not `data.buffer`.
+ */
 export interface Tensor<D extends DType = DType> {
   readonly dtype: D;
   readonly dims: readonly number[];
