@@ -30,6 +30,26 @@ __device__ inline void rangeOf(const int32_t* offset, const int32_t* newOffset, 
   }
 }
 
+/** Query q's point range and coordinates; false (and an empty range) for a thread past the last query. */
+__device__ inline bool loadQuery(const int32_t* offset, const float* newXyz, const int32_t* newOffset, int64_t n, int64_t m,
+                                 int64_t batches, int64_t q, int64_t* begin, int64_t* end, float* p) {
+  *begin = 0;
+  *end = 0;
+  p[0] = p[1] = p[2] = 0.0f;
+  if (q >= m) return false;
+  rangeOf(offset, newOffset, n, batches, q, begin, end);
+  p[0] = newXyz[3 * q]; p[1] = newXyz[3 * q + 1]; p[2] = newXyz[3 * q + 2];
+  return true;
+}
+
+/** Called by every thread of the block: [*lo, *hi) becomes the union of the active threads' ranges. */
+__device__ inline void unionRange(bool active, int64_t begin, int64_t end, int64_t n, long long* lo, long long* hi) {
+  if (threadIdx.x == 0) { *lo = n; *hi = 0; }
+  __syncthreads();
+  if (active && begin < end) { atomicMin(lo, static_cast<long long>(begin)); atomicMax(hi, static_cast<long long>(end)); }
+  __syncthreads();
+}
+
 // Split kernel, for k <= kSplitMaxK: kLanes threads share a query, lane l taking the points whose
 // index is l modulo kLanes into its own top-k (in local memory); lane 0 then merges the kLanes
 // partial lists. With one thread per query, 4096 queries filled only 32 of an H100's 132 SMs.
@@ -48,17 +68,10 @@ __global__ void knnSplitKernel(const float* __restrict__ xyz, const int32_t* __r
   __shared__ long long lo, hi;
   const int lane = threadIdx.x % kLanes;
   const int64_t q = blockIdx.x * static_cast<int64_t>(kQueriesPerBlock) + threadIdx.x / kLanes;
-  const bool active = q < m;
-  int64_t begin = 0, end = 0;
-  float p[3] = {0.0f, 0.0f, 0.0f};
-  if (active) {
-    rangeOf(offset, newOffset, n, batches, q, &begin, &end);
-    p[0] = newXyz[3 * q]; p[1] = newXyz[3 * q + 1]; p[2] = newXyz[3 * q + 2];
-  }
-  if (threadIdx.x == 0) { lo = n; hi = 0; }
-  __syncthreads();
-  if (active && begin < end) { atomicMin(&lo, static_cast<long long>(begin)); atomicMax(&hi, static_cast<long long>(end)); }
-  __syncthreads();
+  int64_t begin, end;
+  float p[3];
+  const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);
+  unionRange(active, begin, end, n, &lo, &hi);
   int32_t myIdx[kSplitMaxK];
   float myD[kSplitMaxK];
   knn::TopK top(myIdx, myD, active ? k : 0);
@@ -94,17 +107,10 @@ __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restri
   __shared__ float tile[kTile * 3];
   __shared__ long long lo, hi;
   const int64_t q = blockIdx.x * static_cast<int64_t>(kThreads) + threadIdx.x;
-  const bool active = q < m;
-  int64_t begin = 0, end = 0;
-  float p[3] = {0.0f, 0.0f, 0.0f};
-  if (active) {
-    rangeOf(offset, newOffset, n, batches, q, &begin, &end);
-    p[0] = newXyz[3 * q]; p[1] = newXyz[3 * q + 1]; p[2] = newXyz[3 * q + 2];
-  }
-  if (threadIdx.x == 0) { lo = n; hi = 0; }
-  __syncthreads();
-  if (active && begin < end) { atomicMin(&lo, static_cast<long long>(begin)); atomicMax(&hi, static_cast<long long>(end)); }
-  __syncthreads();
+  int64_t begin, end;
+  float p[3];
+  const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);
+  unionRange(active, begin, end, n, &lo, &hi);
   knn::TopK top(active ? idx + q * k : nullptr, active ? d2 + q * k : nullptr, active ? k : 0);
   for (int64_t t0 = lo; t0 < hi; t0 += kTile) {
     const int64_t count = hi - t0 < kTile ? hi - t0 : kTile;
