@@ -14,7 +14,7 @@ import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/ir-helper
 import { loadProject } from '../generator/project.js';
 import { DTYPE_INFO } from '../generator/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { opsDir, outDir } from './helpers/paths.js';
+import { opsDir, outDir, root } from './helpers/paths.js';
 
 const project = loadProject({ opsDir });
 
@@ -145,6 +145,13 @@ test('op cores compile with -Wall -Wextra -Werror and pass their unit checks', (
   const m = /(\d+) checks, 0 failures/.exec(out);
   assert.ok(m, out);
   assert.ok(Number(m![1]) > 1000, out);
+});
+
+test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-knn-'));
+  const bin = path.join(dir, 'knn_topk');
+  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, `-I${path.join(root, 'ops', 'kernels')}`, path.join(root, 'test', 'cpp', 'knn_topk.cpp'), '-o', bin]);
+  assert.match(sh(bin, []), /3000 trials, 0 bad/);
 });
 
 test('float16 and bfloat16 conversions round to nearest even like numpy', () => {

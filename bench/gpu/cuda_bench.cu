@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "opforge/ops/custom_relu.h"
@@ -62,18 +63,21 @@ int main() {
     const opforge::RawTensor rout{opforge::DType::kFloat32, y, shape({8, 3, 512, 512}), true};
     report("opforge_bicubic_8x3x256x256_to_512", medianMs([&] { auto r = opforge::ops::dynamic_trt_resize::runCuda(a, st, rin, &rout, ctx); if (!r.ok()) { std::printf("%s\n", r.message().c_str()); std::exit(2); } }, s), 4.0 * 8 * 3 * (256 * 256 + 512 * 512));
   }
-  {  // KNNQuery: 2 batches of 8192 points, 2048 queries each, nsample 16
+  // KNNQuery: 2 batches of 8192 points, 2048 queries each, nsample 16 and 64
+  for (const int64_t k : {16, 64}) {
     const int64_t np = 16384, nq = 4096;
     float* pts; int32_t* off; int32_t* qoff; int32_t* idx; float* d2;
-    CK(cudaMalloc(&pts, np * 3 * 4)); CK(cudaMalloc(&off, 8)); CK(cudaMalloc(&qoff, 8)); CK(cudaMalloc(&idx, nq * 16 * 4)); CK(cudaMalloc(&d2, nq * 16 * 4));
+    CK(cudaMalloc(&pts, np * 3 * 4)); CK(cudaMalloc(&off, 8)); CK(cudaMalloc(&qoff, 8)); CK(cudaMalloc(&idx, nq * k * 4)); CK(cudaMalloc(&d2, nq * k * 4));
     CK(cudaMemcpy(pts, x, np * 3 * 4, cudaMemcpyDeviceToDevice));
     const int32_t ho[2] = {8192, 16384}, hq[2] = {2048, 4096};
     CK(cudaMemcpy(off, ho, 8, cudaMemcpyHostToDevice)); CK(cudaMemcpy(qoff, hq, 8, cudaMemcpyHostToDevice));
-    opforge::ops::knn_query::Attrs a; a.nsample = 16; opforge::ops::knn_query::State st;
+    opforge::ops::knn_query::Attrs a; a.nsample = k; opforge::ops::knn_query::State st;
     const opforge::RawTensor kin[4] = {{opforge::DType::kFloat32, pts, shape({np, 3}), true}, {opforge::DType::kInt32, off, shape({2}), true},
                                        {opforge::DType::kFloat32, x, shape({nq, 3}), true}, {opforge::DType::kInt32, qoff, shape({2}), true}};
-    const opforge::RawTensor kout[2] = {{opforge::DType::kInt32, idx, shape({nq, 16}), true}, {opforge::DType::kFloat32, d2, shape({nq, 16}), true}};
-    report("opforge_knn_16384pts_4096q_k16", medianMs([&] { auto r = opforge::ops::knn_query::runCuda(a, st, kin, kout, ctx); if (!r.ok()) std::exit(2); }, s), 0);
+    const opforge::RawTensor kout[2] = {{opforge::DType::kInt32, idx, shape({nq, k}), true}, {opforge::DType::kFloat32, d2, shape({nq, k}), true}};
+    const std::string name = "opforge_knn_16384pts_4096q_k" + std::to_string(k);
+    report(name.c_str(), medianMs([&] { auto r = opforge::ops::knn_query::runCuda(a, st, kin, kout, ctx); if (!r.ok()) std::exit(2); }, s), 0);
+    CK(cudaFree(pts)); CK(cudaFree(off)); CK(cudaFree(qoff)); CK(cudaFree(idx)); CK(cudaFree(d2));
   }
   return 0;
 }

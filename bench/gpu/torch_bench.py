@@ -27,9 +27,10 @@ img = x[: 8 * 3 * 256 * 256].view(8, 3, 256, 256)
 rep('torch_bicubic_8x3x256x256_to_512', median_ms(lambda: F.interpolate(img, size=(512, 512), mode='bicubic', align_corners=False)), 4.0 * 8 * 3 * (256 * 256 + 512 * 512))
 pts = x[: 16384 * 3].view(16384, 3)
 q = x[: 4096 * 3].view(4096, 3)
-def knn():
+def knn(k):
     # per-batch cdist + topk, the reference a PyTorch user would write
     for (p0, p1), (q0, q1) in (((0, 8192), (0, 2048)), ((8192, 16384), (2048, 4096))):
         d = torch.cdist(q[q0:q1], pts[p0:p1]).pow_(2)
-        torch.topk(d, 16, dim=1, largest=False)
-rep('torch_cdist_topk_16384pts_4096q_k16', median_ms(knn), 0)
+        torch.topk(d, k, dim=1, largest=False)
+for k in (16, 64):
+    rep(f'torch_cdist_topk_16384pts_4096q_k{k}', median_ms(lambda: knn(k)), 0)

@@ -1,7 +1,9 @@
-// CUDA kernel of KNNQuery: several threads per query point for small k, one for large k. Offsets live on the device and are
+// CUDA kernel of KNNQuery: several threads per query point for k <= 64, one for larger k. Offsets live on the device and are
 // not validated here (that would need a sync); they are clamped so a bad offset cannot
 // cause an out-of-bounds read.
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "opforge/ops/knn_query.h"
 #include "opforge/cuda_launch.h"
@@ -50,21 +52,23 @@ __device__ inline void unionRange(bool active, int64_t begin, int64_t end, int64
   __syncthreads();
 }
 
-// Split kernel, for k <= kSplitMaxK: kLanes threads share a query, lane l taking the points whose
-// index is l modulo kLanes into its own top-k (in local memory); lane 0 then merges the kLanes
-// partial lists. With one thread per query, 4096 queries filled only 32 of an H100's 132 SMs.
-// The block walks the union of its queries' point ranges tile by tile through shared memory.
+// Split kernel, for k <= kMaxK: kLanes threads share a query, lane l taking the points whose index
+// is l modulo kLanes into its own top-k (in local memory); lane 0 then merges the kLanes partial
+// lists through shared memory. With one thread per query, 4096 queries filled only 32 of an H100's
+// 132 SMs. The block walks the union of its queries' point ranges tile by tile through shared memory.
+// kThreadsT shrinks as kMaxK grows, keeping the partial lists within 48 KiB of shared memory.
 constexpr int kLanes = 8;
-constexpr int kSplitMaxK = 32;
-constexpr int kQueriesPerBlock = kThreads / kLanes;
 
-__global__ void knnSplitKernel(const float* __restrict__ xyz, const int32_t* __restrict__ offset, const float* __restrict__ newXyz,
-                               const int32_t* __restrict__ newOffset, int64_t n, int64_t m, int64_t batches, int64_t k,
-                               int32_t* __restrict__ idx, float* __restrict__ d2) {
+template <int kMaxK, int kThreadsT>
+__global__ void __launch_bounds__(kThreadsT) knnSplitKernel(const float* __restrict__ xyz, const int32_t* __restrict__ offset,
+                                                             const float* __restrict__ newXyz, const int32_t* __restrict__ newOffset,
+                                                             int64_t n, int64_t m, int64_t batches, int64_t k,
+                                                             int32_t* __restrict__ idx, float* __restrict__ d2) {
+  constexpr int kQueriesPerBlock = kThreadsT / kLanes;
   __shared__ float tile[kTile * 3];
-  __shared__ int32_t partIdx[kThreads][kSplitMaxK];
-  __shared__ float partD[kThreads][kSplitMaxK];
-  __shared__ int partFilled[kThreads];
+  __shared__ int32_t partIdx[kThreadsT][kMaxK];
+  __shared__ float partD[kThreadsT][kMaxK];
+  __shared__ int partFilled[kThreadsT];
   __shared__ long long lo, hi;
   const int lane = threadIdx.x % kLanes;
   const int64_t q = blockIdx.x * static_cast<int64_t>(kQueriesPerBlock) + threadIdx.x / kLanes;
@@ -72,12 +76,14 @@ __global__ void knnSplitKernel(const float* __restrict__ xyz, const int32_t* __r
   float p[3];
   const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);
   unionRange(active, begin, end, n, &lo, &hi);
-  int32_t myIdx[kSplitMaxK];
-  float myD[kSplitMaxK];
-  knn::TopK top(myIdx, myD, active ? k : 0);
+  // Up to 32 a sorted list is cheapest; beyond, a heap (shifting 64 entries per insert was 13x slower).
+  using Top = std::conditional_t<(kMaxK > 32), knn::TopKHeap, knn::TopK>;
+  int32_t myIdx[kMaxK];
+  float myD[kMaxK];
+  Top top(myIdx, myD, active ? k : 0);
   for (int64_t t0 = lo; t0 < hi; t0 += kTile) {
     const int64_t count = hi - t0 < kTile ? hi - t0 : kTile;
-    for (int64_t j = threadIdx.x; j < count * 3; j += kThreads) tile[j] = xyz[3 * t0 + j];
+    for (int64_t j = threadIdx.x; j < count * 3; j += kThreadsT) tile[j] = xyz[3 * t0 + j];
     __syncthreads();
     if (active) {
       const int64_t from = begin > t0 ? begin - t0 : 0;
@@ -92,15 +98,24 @@ __global__ void knnSplitKernel(const float* __restrict__ xyz, const int32_t* __r
   partFilled[threadIdx.x] = static_cast<int>(top.filled);
   __syncthreads();
   if (active && lane == 0) {
-    knn::TopK out(idx + q * k, d2 + q * k, k);
+    Top out(idx + q * k, d2 + q * k, k);
     for (int l = 0; l < kLanes; ++l) {
       const int t = threadIdx.x + l;
       for (int j = 0; j < partFilled[t]; ++j) out.push(partD[t][j], partIdx[t][j]);
     }
+    out.finish();
   }
 }
 
-// One thread per query, for any k: the row is kept in the output itself.
+template <int kMaxK, int kThreadsT>
+void launchSplit(const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream) {
+  constexpr int kQueriesPerBlock = kThreadsT / kLanes;
+  const auto blocks = static_cast<unsigned>((m + kQueriesPerBlock - 1) / kQueriesPerBlock);
+  knnSplitKernel<kMaxK, kThreadsT><<<blocks, kThreadsT, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
+                                                                     io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
+}
+
+// One thread per query, for any k: the row is a heap in the output itself, sorted at the end.
 __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restrict__ offset, const float* __restrict__ newXyz,
                           const int32_t* __restrict__ newOffset, int64_t n, int64_t m, int64_t batches, int64_t k,
                           int32_t* __restrict__ idx, float* __restrict__ d2) {
@@ -111,7 +126,7 @@ __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restri
   float p[3];
   const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);
   unionRange(active, begin, end, n, &lo, &hi);
-  knn::TopK top(active ? idx + q * k : nullptr, active ? d2 + q * k : nullptr, active ? k : 0);
+  knn::TopKHeap top(active ? idx + q * k : nullptr, active ? d2 + q * k : nullptr, active ? k : 0);
   for (int64_t t0 = lo; t0 < hi; t0 += kTile) {
     const int64_t count = hi - t0 < kTile ? hi - t0 : kTile;
     for (int64_t j = threadIdx.x; j < count * 3; j += kThreads) tile[j] = xyz[3 * t0 + j];
@@ -123,6 +138,7 @@ __global__ void knnKernel(const float* __restrict__ xyz, const int32_t* __restri
     }
     __syncthreads();
   }
+  top.finish();
 }
 
 }  // namespace
@@ -131,10 +147,10 @@ Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& c
   const int64_t m = io.new_xyz.shape[0];
   if (m == 0) return Status::Ok();
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
-  if (attrs.nsample <= kSplitMaxK) {
-    const auto blocks = static_cast<unsigned>((m + kQueriesPerBlock - 1) / kQueriesPerBlock);
-    knnSplitKernel<<<blocks, kThreads, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
-                                                    io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
+  if (attrs.nsample <= 32) {
+    launchSplit<32, 128>(attrs, io, m, stream);
+  } else if (attrs.nsample <= 64) {
+    launchSplit<64, 64>(attrs, io, m, stream);
   } else {
     const auto blocks = static_cast<unsigned>((m + kThreads - 1) / kThreads);
     knnKernel<<<blocks, kThreads, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,

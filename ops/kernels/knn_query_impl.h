@@ -71,6 +71,65 @@ struct TopK {
     worst = d2[filled - 1];
     worstIdx = idx[filled - 1];
   }
+  /** The row is sorted as it goes. */
+  OPFORGE_HD void finish() {}
+};
+
+/**
+ * The same set for large k: a max-heap by `before` (the worst candidate at the root), so a push
+ * costs O(log k) instead of shifting up to k entries; finish() heap-sorts the row ascending.
+ */
+struct TopKHeap {
+  int32_t* idx;
+  float* d2;
+  int64_t k;
+  int64_t filled = 0;
+
+  OPFORGE_HD TopKHeap(int32_t* i, float* d, int64_t kk) : idx(i), d2(d), k(kk) {
+    const float inf = __builtin_huge_valf();
+    for (int64_t j = 0; j < k; ++j) { idx[j] = -1; d2[j] = inf; }
+  }
+  OPFORGE_HD void push(float d, int32_t i) {
+    if (filled < k) {
+      int64_t j = filled++;
+      while (j > 0) {  // sift up past every parent that comes before (d, i)
+        const int64_t parent = (j - 1) / 2;
+        if (!before(d2[parent], idx[parent], d, i)) break;
+        idx[j] = idx[parent];
+        d2[j] = d2[parent];
+        j = parent;
+      }
+      idx[j] = i;
+      d2[j] = d;
+      return;
+    }
+    if (k > 0 && before(d, i, d2[0], idx[0])) siftDown(0, filled, d, i);
+  }
+  OPFORGE_HD void finish() {
+    for (int64_t n = filled - 1; n > 0; --n) {
+      const float d = d2[n];
+      const int32_t i = idx[n];
+      idx[n] = idx[0];
+      d2[n] = d2[0];
+      siftDown(0, n, d, i);
+    }
+  }
+
+ private:
+  /** Puts (d, i) at slot j of the heap [0, n), moving larger children up. */
+  OPFORGE_HD void siftDown(int64_t j, int64_t n, float d, int32_t i) {
+    for (;;) {
+      int64_t c = 2 * j + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(d2[c], idx[c], d2[c + 1], idx[c + 1])) ++c;
+      if (!before(d, i, d2[c], idx[c])) break;
+      idx[j] = idx[c];
+      d2[j] = d2[c];
+      j = c;
+    }
+    idx[j] = i;
+    d2[j] = d;
+  }
 };
 
 /** Fills one output row: the k nearest of xyz[begin, end) to query p. */

@@ -88,9 +88,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  // KNNQuery beyond the spec cases: the split kernel (k <= 32) and the one-thread kernel (k > 32)
+  // KNNQuery beyond the spec cases: both split kernels (k <= 32, k <= 64) and the one-thread kernel (k > 64)
   // against the CPU, exactly, on grid points (many equal distances) with a few NaN coordinates.
-  for (const k of [1, 16, 32, 33, 64]) {
+  for (const k of [1, 16, 32, 33, 64, 65, 128]) {
     const np = 3000, nq = 700;
     const g = rng(11 + k);
     const grid = (len: number): Float32Array => Float32Array.from({ length: 3 * len }, () => Math.floor(g() * 6));
