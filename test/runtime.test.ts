@@ -175,4 +175,11 @@ test('load() without a build names what to do', () => {
   assert.throws(() => load(path.join(root, 'build', 'does-not-exist')), /not built .*run `opforge build`/);
 });
 
+test('an addon that does not match index.js (another out/, another opforge) is reported, not misread', async () => {
+  const mod = await import(path.join(root, 'out', 'node', 'index.js'));
+  for (const addon of [{}, { abi: { version: 1 } }, null]) {
+    assert.throws(() => mod.bind(addon), /the loaded addon does not match out\/node\/index.js .*run `opforge build`/);
+  }
+});
+
 test.run();

@@ -9,6 +9,13 @@ import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../type-table.js';
 import { lines, projectFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, tsString } from './literals.js';
 
+/**
+ * Version of the call ABI between index.js and the addon (addon_base.h, "the call ABI"): emitted
+ * into both, so an addon built from another opforge's out/ is reported, not misread. Bump it when
+ * the arguments or the scratch layout change.
+ */
+const NODE_ABI_VERSION = 2;
+
 export const nodeEmitter: Emitter = {
   name: 'node',
   emit(project: ProjectIR): GeneratedFile[] {
@@ -134,7 +141,7 @@ function addon(project: ProjectIR): string {
     'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
     ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}", Napi::Function::New(env, Run${op.ident.pascal}));`),
     ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}_async", Napi::Function::New(env, Run${op.ident.pascal}Async));`),
-    '  opforge::node::exportRuntime(env, exports);',
+    `  opforge::node::exportRuntime(env, exports, ${NODE_ABI_VERSION});`,
     '  return exports;',
     '}',
     '',
@@ -199,6 +206,7 @@ function indexJs(project: ProjectIR): string {
     'function connect(addon) {',
     '  let c = CONNECTED.get(addon);',
     '  if (c === undefined) {',
+    `    if (addon?.abi?.version !== ${NODE_ABI_VERSION}) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run \`opforge build\`');`,
     '    const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;',
     '    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };',
     '    markAsUntransferable(scratch);',

@@ -75,6 +75,7 @@ const CONNECTED = new WeakMap();
 function connect(addon) {
   let c = CONNECTED.get(addon);
   if (c === undefined) {
+    if (addon?.abi?.version !== 2) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`');
     const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;
     c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };
     markAsUntransferable(scratch);

@@ -594,13 +594,17 @@ inline Napi::Value setPool(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-/** Sets up the environment's state and exports the call ABI and the device helpers next to the ops. */
-inline void exportRuntime(Napi::Env env, Napi::Object exports) {
+/**
+ * Sets up the environment's state and exports the call ABI (with `abiVersion`, which index.js
+ * checks) and the device helpers next to the ops.
+ */
+inline void exportRuntime(Napi::Env env, Napi::Object exports, int abiVersion) {
   auto* st = new EnvState();
   env.SetInstanceData(st);
   Napi::ArrayBuffer scratch = Napi::ArrayBuffer::New(env, abi::kScratchDoubles * sizeof(double));
   st->scratch = Napi::Persistent(scratch);
   Napi::Object a = Napi::Object::New(env);
+  a.Set("version", abiVersion);
   a.Set("scratch", scratch);
   a.Set("tensorSlots", abi::kTensorSlots);
   a.Set("inputBase", abi::kInputBase);
