@@ -53,8 +53,8 @@ __device__ inline void unionRange(bool active, int64_t begin, int64_t end, int64
 }
 
 // Split kernel, for k <= kMaxK: kLanes threads share a query, lane l taking the points whose index
-// is l modulo kLanes into its own top-k (in local memory); lane 0 then merges the kLanes partial
-// lists through shared memory. With one thread per query, 4096 queries filled only 32 of an H100's
+// is l modulo kLanes into its own top-k (in local memory); the kLanes partial lists are then merged
+// pairwise through shared memory. With one thread per query, 4096 queries filled only 32 of an H100's
 // 132 SMs. The block walks the union of its queries' point ranges tile by tile through shared memory.
 // kThreadsT shrinks as kMaxK grows, keeping the partial lists within 48 KiB of shared memory.
 constexpr int kLanes = 8;
@@ -94,16 +94,34 @@ __global__ void __launch_bounds__(kThreadsT) knnSplitKernel(const float* __restr
     }
     __syncthreads();
   }
+  // Each lane's list, sorted, into shared memory; then lanes merge pairwise (log2(kLanes) rounds of
+  // a two-list merge, O(k) each) instead of one lane pushing kLanes * k candidates.
+  top.finish();
   for (int64_t j = 0; j < top.filled; ++j) { partIdx[threadIdx.x][j] = myIdx[j]; partD[threadIdx.x][j] = myD[j]; }
   partFilled[threadIdx.x] = static_cast<int>(top.filled);
   __syncthreads();
-  if (active && lane == 0) {
-    Top out(idx + q * k, d2 + q * k, k);
-    for (int l = 0; l < kLanes; ++l) {
-      const int t = threadIdx.x + l;
-      for (int j = 0; j < partFilled[t]; ++j) out.push(partD[t][j], partIdx[t][j]);
+  for (int step = 1; step < kLanes; step *= 2) {
+    if (lane % (2 * step) == 0) {
+      const int a = threadIdx.x, b = threadIdx.x + step;
+      const int na = partFilled[a], nb = partFilled[b];
+      const int n = na + nb < k ? na + nb : static_cast<int>(k);
+      for (int j = 0, ia = 0, ib = 0; j < n; ++j) {
+        const bool fromA = ib >= nb || (ia < na && knn::before(partD[a][ia], partIdx[a][ia], partD[b][ib], partIdx[b][ib]));
+        myD[j] = fromA ? partD[a][ia] : partD[b][ib];
+        myIdx[j] = fromA ? partIdx[a][ia++] : partIdx[b][ib++];
+      }
+      for (int j = 0; j < n; ++j) { partIdx[a][j] = myIdx[j]; partD[a][j] = myD[j]; }
+      partFilled[a] = n;
     }
-    out.finish();
+    __syncthreads();
+  }
+  if (active && lane == 0) {
+    const float inf = __builtin_huge_valf();
+    for (int64_t j = 0; j < k; ++j) {
+      const bool found = j < partFilled[threadIdx.x];
+      idx[q * k + j] = found ? partIdx[threadIdx.x][j] : -1;
+      d2[q * k + j] = found ? partD[threadIdx.x][j] : inf;
+    }
   }
 }
 
