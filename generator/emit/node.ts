@@ -14,7 +14,7 @@ import { commentText, tsString } from './literals.js';
  * into both, so an addon built from another opforge's out/ is reported, not misread. Bump it when
  * the arguments or the scratch layout change.
  */
-const NODE_ABI_VERSION = 2;
+const NODE_ABI_VERSION = 3;
 
 export const nodeEmitter: Emitter = {
   name: 'node',
@@ -207,16 +207,17 @@ function indexJs(project: ProjectIR): string {
     '  let c = CONNECTED.get(addon);',
     '  if (c === undefined) {',
     `    if (addon?.abi?.version !== ${NODE_ABI_VERSION}) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run \`opforge build\`');`,
-    '    const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;',
-    '    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };',
+    '    const { scratch, tensorSlots, inputBase, outputBase, attrBase, poolExhausted } = addon.abi;',
+    '    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase, poolExhausted };',
     '    markAsUntransferable(scratch);',
-    '    addon.set_pool(newPool);',
+    '    addon.set_pool(newPool());',
     '    CONNECTED.set(addon, c);',
     '  }',
     '  return c;',
     '}',
     '',
-    '// Small outputs are views into 64 KiB pools: a transfer would detach every output sharing one.',
+    '// Small outputs are views into 64 KiB pools, a new one whenever the addon reports the last full:',
+    '// a transfer would detach every output sharing one.',
     'function newPool() {',
     '  const b = new ArrayBuffer(64 * 1024);',
     '  markAsUntransferable(b);',
@@ -275,6 +276,7 @@ function indexJs(project: ProjectIR): string {
     '  const r = c.addon[isAsync ? op.fnAsync : op.fn](...args);',
     '  // The output dtypes and dims are in the slots now; read them before another call reuses them.',
     '  const made = outputs(c, op, onDevice);',
+    '  if (S[c.poolExhausted] !== 0) { S[c.poolExhausted] = 0; c.addon.set_pool(newPool()); }',
     '  return isAsync ? r.then((values) => named(op, made, values)) : named(op, made, r);',
     '}',
     '',

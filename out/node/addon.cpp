@@ -129,7 +129,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("run_knn_query_async", Napi::Function::New(env, RunKnnQueryAsync));
   exports.Set("run_leaky_relu_async", Napi::Function::New(env, RunLeakyReluAsync));
   exports.Set("run_my_add_async", Napi::Function::New(env, RunMyAddAsync));
-  opforge::node::exportRuntime(env, exports, 2);
+  opforge::node::exportRuntime(env, exports, 3);
   return exports;
 }
 

@@ -75,17 +75,18 @@ const CONNECTED = new WeakMap();
 function connect(addon) {
   let c = CONNECTED.get(addon);
   if (c === undefined) {
-    if (addon?.abi?.version !== 2) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`');
-    const { scratch, tensorSlots, inputBase, outputBase, attrBase } = addon.abi;
-    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase };
+    if (addon?.abi?.version !== 3) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`');
+    const { scratch, tensorSlots, inputBase, outputBase, attrBase, poolExhausted } = addon.abi;
+    c = { addon, slots: new Float64Array(scratch), tensorSlots, inputBase, outputBase, attrBase, poolExhausted };
     markAsUntransferable(scratch);
-    addon.set_pool(newPool);
+    addon.set_pool(newPool());
     CONNECTED.set(addon, c);
   }
   return c;
 }
 
-// Small outputs are views into 64 KiB pools: a transfer would detach every output sharing one.
+// Small outputs are views into 64 KiB pools, a new one whenever the addon reports the last full:
+// a transfer would detach every output sharing one.
 function newPool() {
   const b = new ArrayBuffer(64 * 1024);
   markAsUntransferable(b);
@@ -144,6 +145,7 @@ function call(c, op, inputs, attrs, isAsync) {
   const r = c.addon[isAsync ? op.fnAsync : op.fn](...args);
   // The output dtypes and dims are in the slots now; read them before another call reuses them.
   const made = outputs(c, op, onDevice);
+  if (S[c.poolExhausted] !== 0) { S[c.poolExhausted] = 0; c.addon.set_pool(newPool()); }
   return isAsync ? r.then((values) => named(op, made, values)) : named(op, made, r);
 }
 

@@ -187,7 +187,10 @@ constexpr int kInputBase = 0;
 constexpr int kOutputBase = kMaxTensors * kTensorSlots;
 constexpr int kAttrBase = 2 * kMaxTensors * kTensorSlots;
 constexpr int kMaxScalarAttrs = 64;  // the schema's limit on attributes
-constexpr size_t kScratchDoubles = kAttrBase + kMaxScalarAttrs;
+// Set to 1 when a small output did not fit in the pool: index.js then hands over a new one. The
+// addon never calls into JS during a call, so nothing can change its inputs or outputs midway.
+constexpr int kPoolExhausted = kAttrBase + kMaxScalarAttrs;
+constexpr size_t kScratchDoubles = kPoolExhausted + 1;
 // Small host outputs are views into a shared pool buffer, as Node's Buffer.allocUnsafe pools
 // buffers under 4 KiB: allocating a fresh ArrayBuffer costs more than a 1k-element kernel.
 // A pool is never reused, so outputs start zeroed and stay independent of later calls.
@@ -197,8 +200,7 @@ constexpr size_t kPooledBelow = 4096;
 /** Per-environment (main thread, each worker) state of the addon. */
 struct EnvState {
   Napi::Reference<Napi::ArrayBuffer> scratch;
-  Napi::FunctionReference newPool;  // from index.js's bind(); unset: every output gets its own buffer
-  Napi::Reference<Napi::ArrayBuffer> pool;
+  Napi::Reference<Napi::ArrayBuffer> pool;  // from index.js (set_pool); none: every output gets its own buffer
   size_t poolUsed = 0;
 };
 
@@ -219,24 +221,17 @@ inline int64_t toInt64(double x) {
   return static_cast<int64_t>(x);
 }
 
-/** A host output buffer of `bytes`: a slice of the pool when small and a pool source is set. */
-inline Napi::ArrayBuffer outputBuffer(Napi::Env env, size_t bytes, size_t* offset) {
+/** A host output buffer of `bytes`: a slice of the pool when small and it has room; else its own. */
+inline Napi::ArrayBuffer outputBuffer(Napi::Env env, double* slots, size_t bytes, size_t* offset) {
   EnvState* st = env.GetInstanceData<EnvState>();
   *offset = 0;
-  if (st == nullptr || st->newPool.IsEmpty() || bytes >= abi::kPooledBelow) return Napi::ArrayBuffer::New(env, bytes);
+  if (st == nullptr || st->pool.IsEmpty() || bytes >= abi::kPooledBelow) return Napi::ArrayBuffer::New(env, bytes);
   const size_t need = (bytes + 7) & ~size_t(7);  // keeps every view 8-byte aligned
-  Napi::ArrayBuffer pool;
-  if (!st->pool.IsEmpty()) pool = st->pool.Value();
-  // A detached pool reads as 0 bytes; a new one is needed.
-  if (pool.IsEmpty() || st->poolUsed + need > pool.ByteLength()) {
-    Napi::Value v = st->newPool.Call({});
-    if (env.IsExceptionPending() || !v.IsArrayBuffer() || v.As<Napi::ArrayBuffer>().ByteLength() < need) {
-      if (env.IsExceptionPending()) env.GetAndClearPendingException();
-      return Napi::ArrayBuffer::New(env, bytes);
-    }
-    pool = v.As<Napi::ArrayBuffer>();
-    st->pool = Napi::Persistent(pool);
-    st->poolUsed = 0;
+  Napi::ArrayBuffer pool = st->pool.Value();
+  // A detached pool reads as 0 bytes, like a full one.
+  if (st->poolUsed + need > pool.ByteLength()) {
+    slots[abi::kPoolExhausted] = 1;
+    return Napi::ArrayBuffer::New(env, bytes);
   }
   *offset = st->poolUsed;
   st->poolUsed += need;
@@ -421,7 +416,7 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
       continue;
     }
     size_t offset = 0;
-    Napi::ArrayBuffer buf = outputBuffer(env, n * dtypeSize(outT[o]), &offset);
+    Napi::ArrayBuffer buf = outputBuffer(env, slots, n * dtypeSize(outT[o]), &offset);
     if (env.IsExceptionPending()) return false;
     values[o] = newTypedArray(env, outT[o], buf, offset, n);
     if (values[o].IsUndefined()) { raise<Napi::Error>(env, std::string(Core::kName) + ": could not allocate an output"); return false; }
@@ -584,12 +579,11 @@ inline Napi::Value freeDevice(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-/** setPool(fn): index.js's source of pool buffers (it marks them untransferable, as Node does its own). */
+/** setPool(buffer): the next pool (index.js marks each untransferable, as Node marks its own). */
 inline Napi::Value setPool(const Napi::CallbackInfo& info) {
   EnvState* st = info.Env().GetInstanceData<EnvState>();
-  if (!info[0].IsFunction()) { raise<Napi::TypeError>(info.Env(), "set_pool: expects a function returning an ArrayBuffer"); return info.Env().Undefined(); }
-  st->newPool = Napi::Persistent(info[0].As<Napi::Function>());
-  st->pool.Reset();
+  if (!info[0].IsArrayBuffer()) { raise<Napi::TypeError>(info.Env(), "set_pool: expects an ArrayBuffer"); return info.Env().Undefined(); }
+  st->pool = Napi::Persistent(info[0].As<Napi::ArrayBuffer>());
   st->poolUsed = 0;
   return info.Env().Undefined();
 }
@@ -610,6 +604,7 @@ inline void exportRuntime(Napi::Env env, Napi::Object exports, int abiVersion) {
   a.Set("inputBase", abi::kInputBase);
   a.Set("outputBase", abi::kOutputBase);
   a.Set("attrBase", abi::kAttrBase);
+  a.Set("poolExhausted", abi::kPoolExhausted);
   exports.Set("abi", a);
   exports.Set("set_pool", Napi::Function::New(env, setPool));
   exports.Set("cuda_available", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Napi::Boolean::New(i.Env(), cudaAvailable()); }));
