@@ -42,6 +42,23 @@ for (const op of project.ops) {
   });
 }
 
+test('KNNQuery CPU: the sorted-list (k <= 32) and heap (k > 32) paths match the reference, ties included', () => {
+  const op = project.ops.find((o) => o.name === 'KNNQuery')!;
+  const g = rng(3);
+  // Grid points: distances are small integers, so most candidates tie and the index decides.
+  const grid = (len: number) => Array.from({ length: 3 * len }, () => Math.floor(g() * 5));
+  for (const [k, n0, n1] of [[1, 40, 60], [32, 40, 60], [33, 40, 60], [60, 150, 30], [100, 80, 300], [1024, 1500, 700]] as const) {
+    const xyz = grid(n0 + n1), q = grid(30);
+    const t: TestCaseIR = { ...op.tests[0]!, attributes: { nsample: k }, inputs: [
+      { name: 'xyz', shape: [n0 + n1, 3], values: xyz, range: [0, 0] },
+      { name: 'offset', shape: [2], values: [n0, n0 + n1], range: [0, 0] },
+      { name: 'new_xyz', shape: [30, 3], values: q, range: [0, 0] },
+      { name: 'new_offset', shape: [2], values: [13, 30], range: [0, 0] },
+    ] };
+    runCase(op, t);
+  }
+});
+
 const f32 = (dims: number[]): T => tensor('float32', dims, new Array(dims.reduce((a, b) => a * b, 1)).fill(0.5));
 
 test('wrong inputs throw TypeError or RangeError naming the op and argument', () => {

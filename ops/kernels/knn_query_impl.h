@@ -34,7 +34,7 @@ OPFORGE_HD inline int64_t batchOf(const int32_t* newOffset, int64_t batches, int
 /**
  * The order of candidates: by distance, NaN after every number (as torch.topk ranks NaN highest),
  * then by index. A total order, so the k smallest are the same whatever order candidates come in
- * (the CUDA kernel merges partial lists) and CPU and GPU agree even on ties.
+ * (the CUDA kernel takes them 32 at a time) and CPU and GPU agree even on ties.
  */
 OPFORGE_HD inline bool before(float d, int32_t i, float e, int32_t j) {
   const bool dNan = d != d, eNan = e != e;
@@ -132,10 +132,16 @@ struct TopKHeap {
   }
 };
 
-/** Fills one output row: the k nearest of xyz[begin, end) to query p. */
-OPFORGE_HD inline void query(const float* xyz, int64_t begin, int64_t end, const float* p, int64_t k, int32_t* idx, float* d2) {
-  TopK top(idx, d2, k);
+template <typename Top>
+OPFORGE_HD inline void scan(Top top, const float* xyz, int64_t begin, int64_t end, const float* p) {
   for (int64_t i = begin; i < end; ++i) top.push(dist2(xyz + 3 * i, p), static_cast<int32_t>(i));
+  top.finish();
+}
+
+/** Fills one output row: the k nearest of xyz[begin, end) to query p (a heap beyond k = 32). */
+OPFORGE_HD inline void query(const float* xyz, int64_t begin, int64_t end, const float* p, int64_t k, int32_t* idx, float* d2) {
+  if (k > 32) scan(TopKHeap(idx, d2, k), xyz, begin, end, p);
+  else scan(TopK(idx, d2, k), xyz, begin, end, p);
 }
 
 }  // namespace knn

@@ -88,20 +88,23 @@ async function main(): Promise<void> {
       }
     }
   }
-  // KNNQuery beyond the spec cases: both split kernels (k <= 32, k <= 64) and the one-thread kernel (k > 64)
-  // against the CPU, exactly, on grid points (many equal distances) with a few NaN coordinates.
-  for (const k of [1, 16, 32, 33, 64, 65, 128]) {
+  // KNNQuery beyond the spec cases: the warp kernel at each register-slot count (k <= 32 ... 1024)
+  // against the CPU (a sorted list up to k = 32, a heap beyond), exactly, on grid points (many
+  // equal distances) with a few NaN coordinates; batch 0 ends at query 301 (inside a block of 4
+  // queries); first batches of 150 and 1000 points pad rows with -1.
+  for (const [k, firstBatch] of [[1, 1200], [16, 1200], [32, 1200], [33, 1200], [64, 1200], [65, 1200], [128, 1200], [129, 1200],
+    [200, 150], [256, 1200], [257, 1200], [512, 1200], [513, 1200], [1024, 1000]] as const) {
     const np = 3000, nq = 700;
     const g = rng(11 + k);
     const grid = (len: number): Float32Array => Float32Array.from({ length: 3 * len }, () => Math.floor(g() * 6));
     const pts = grid(np), qs = grid(nq);
     pts[3 * 17] = Number.NaN; pts[3 * 2500 + 1] = Number.NaN; qs[3 * 5] = Number.NaN;
-    const args = [{ dtype: 'float32', dims: [np, 3], data: pts }, { dtype: 'int32', dims: [2], data: Int32Array.of(1200, np) },
-      { dtype: 'float32', dims: [nq, 3], data: qs }, { dtype: 'int32', dims: [2], data: Int32Array.of(300, nq) }] as T[];
+    const args = [{ dtype: 'float32', dims: [np, 3], data: pts }, { dtype: 'int32', dims: [2], data: Int32Array.of(firstBatch, np) },
+      { dtype: 'float32', dims: [nq, 3], data: qs }, { dtype: 'int32', dims: [2], data: Int32Array.of(301, nq) }] as T[];
     const cpu = ops.knnQuery!(...args, { nsample: k }) as Record<string, T>;
     const gpu = ops.knnQuery!(...args.map((a) => dev.toDevice(a)), { nsample: k }) as Record<string, D>;
-    compare(`knn k=${k} idx, ties and NaN`, dev.toHost(gpu.idx as D), cpu.idx!, 0, 0);
-    compare(`knn k=${k} dist2, ties and NaN`, dev.toHost(gpu.dist2 as D), cpu.dist2!, 0, 0);
+    compare(`knn k=${k} (batch 0: ${firstBatch} points) idx, ties and NaN`, dev.toHost(gpu.idx as D), cpu.idx!, 0, 0);
+    compare(`knn k=${k} (batch 0: ${firstBatch} points) dist2, ties and NaN`, dev.toHost(gpu.dist2 as D), cpu.dist2!, 0, 0);
   }
   // A device-resident chain: relu -> leaky relu -> 2a + b, one copy in and one out.
   const n = 1 << 22;

@@ -141,7 +141,7 @@ export function randomCases(op: OpIR, count: number): TestCaseIR[] {
     if (op.name === 'KNNQuery') {
       // Packed batches need consistent offsets: draw per-batch counts, then the offsets.
       const b = 1 + Math.floor(3 * r());
-      const pc = Array.from({ length: b }, () => Math.floor(12 * r()));
+      const pc = Array.from({ length: b }, () => Math.floor(80 * r()));
       const qc = Array.from({ length: b }, () => 1 + Math.floor(5 * r()));
       const cum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((x, y) => x + y, 0));
       const n = pc.reduce((x, y) => x + y, 0), m = qc.reduce((x, y) => x + y, 0);
@@ -151,7 +151,8 @@ export function randomCases(op: OpIR, count: number): TestCaseIR[] {
         { name: 'new_xyz', shape: [m, 3], values: undefined, range: [-1, 1] },
         { name: 'new_offset', shape: [b], values: cum(qc), range: [0, 0] },
       ];
-      scaled.attributes = { nsample: 1 + Math.floor(8 * r()) };
+      // Up to 60 neighbours: the CPU kernel keeps a sorted list up to 32 and a heap beyond.
+      scaled.attributes = { nsample: 1 + Math.floor((r() < 0.5 ? 8 : 60) * r()) };
     }
     if (op.name === 'MyAdd') scaled.inputs = scaled.inputs.map((i) => ({ ...i, shape: scaled.inputs[0]!.shape }));
     cases.push(scaled);
