@@ -52,13 +52,16 @@ function emitDimKnown(op: OpIR): string {
   const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
   const usesAxis = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.length > 0);
   return lines(
-    '/** Whether dim `axis` of an output is known when input dims may be -1 (Paddle\'s static-graph InferShape). */',
-    `inline bool outputDimKnown(int output, int ${usesAxis ? 'axis' : '/*axis*/'}, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
-    '  switch (output) {',
-    cases,
-    '    default: return false;',
+    '/** The op core as the Paddle bridge runs it, plus what only Paddle asks. */',
+    'struct PaddleOp : core::Core {',
+    '  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle\'s static-graph InferShape). */',
+    `  static bool outputDimKnown(int output, int ${usesAxis ? 'axis' : '/*axis*/'}, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
+    '    switch (output) {',
+    cases.map((c) => c.split('\n').map((l) => `  ${l}`).join('\n')),
+    '      default: return false;',
+    '    }',
     '  }',
-    '}',
+    '};',
   );
 }
 
@@ -67,7 +70,7 @@ export function emitPaddleHeader(op: OpIR): string {
   const params = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`).join(', ');
   return lines(
     `// ${op.name} for Paddle, framework-free half: PD_BUILD_OP's attribute values -> the op core's`,
-    '// Attrs, and the op core as the bridge sees it. Includes no Paddle header (tested without Paddle).',
+    '// Attrs, and the op core as the bridge runs it. Includes no Paddle header (tested without Paddle).',
     '#pragma once',
     '',
     '#include <cstdint>',
@@ -92,16 +95,6 @@ export function emitPaddleHeader(op: OpIR): string {
     '}',
     '',
     emitDimKnown(op),
-    '',
-    '/** The op core as the bridge runs it (the CUDA kernel only in builds with PADDLE_WITH_CUDA). */',
-    'inline const ::opforge::paddle_bridge::OpCore<core::Attrs, core::State>& opCore() {',
-    '  static const ::opforge::paddle_bridge::OpCore<core::Attrs, core::State> kCore = {',
-    '      core::kName, core::kNumInputs, core::kNumOutputs, core::kInputNames, core::validate, core::checkShapes,',
-    '      core::inferTypes, core::inferShapes, core::workspaceSize, core::runCpu,',
-    op.kernels.cuda ? lines('#if defined(PADDLE_WITH_CUDA)', '      core::runCuda,', '#else', '      nullptr,', '#endif') : '      nullptr,  // no CUDA kernel in the spec',
-    `      ${op.hasConfigure ? 'core::configure' : 'nullptr'}, outputDimKnown};`,
-    '  return kCore;',
-    '}',
     '',
     ns.split('::').reverse().map((n) => `}  // namespace ${n}`).join('\n'),
   );
@@ -140,15 +133,15 @@ export function emitPaddleOp(op: OpIR): string {
     'namespace bridge = ::opforge::paddle_bridge;',
     '',
     sig('std::vector<paddle::Tensor>', 'Forward', [...op.inputs.map((i) => inputParam(i, 'kernel')), ...attrParams]),
-    `  return bridge::compute(op::opCore(), op::makeAttrs(${attrArgs}), {${ins}});`,
+    `  return bridge::compute<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
     '}',
     '',
     sig('std::vector<std::vector<int64_t>>', 'InferShape', [...op.inputs.map((i) => inputParam(i, 'shape')), ...attrParams]),
-    `  return bridge::inferShape(op::opCore(), op::makeAttrs(${attrArgs}), {${ins}});`,
+    `  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
     '}',
     '',
     sig('std::vector<paddle::DataType>', 'InferDtype', op.inputs.map((i) => inputParam(i, 'dtype'))),
-    `  return bridge::inferDtype(op::opCore(), {${ins}});`,
+    `  return bridge::inferDtype<op::PaddleOp>({${ins}});`,
     '}',
     '',
     '}  // namespace',

@@ -17,15 +17,15 @@ namespace op = ::opforge::paddle_ops::custom_relu;
 namespace bridge = ::opforge::paddle_bridge;
 
 std::vector<paddle::Tensor> Forward(const paddle::Tensor& x, float alpha) {
-  return bridge::compute(op::opCore(), op::makeAttrs(alpha), {&x});
+  return bridge::compute<op::PaddleOp>(op::makeAttrs(alpha), {&x});
 }
 
 std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& x, float alpha) {
-  return bridge::inferShape(op::opCore(), op::makeAttrs(alpha), {&x});
+  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(alpha), {&x});
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& x) {
-  return bridge::inferDtype(op::opCore(), {&x});
+  return bridge::inferDtype<op::PaddleOp>({&x});
 }
 
 }  // namespace

@@ -17,15 +17,15 @@ namespace op = ::opforge::paddle_ops::dynamic_trt_resize;
 namespace bridge = ::opforge::paddle_bridge;
 
 std::vector<paddle::Tensor> Forward(const paddle::Tensor& input, const paddle::Tensor& size_tensor, bool align_corners) {
-  return bridge::compute(op::opCore(), op::makeAttrs(align_corners), {&input, &size_tensor});
+  return bridge::compute<op::PaddleOp>(op::makeAttrs(align_corners), {&input, &size_tensor});
 }
 
 std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& input, const std::vector<int64_t>& size_tensor, bool align_corners) {
-  return bridge::inferShape(op::opCore(), op::makeAttrs(align_corners), {&input, &size_tensor});
+  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(align_corners), {&input, &size_tensor});
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& input, const paddle::DataType& size_tensor) {
-  return bridge::inferDtype(op::opCore(), {&input, &size_tensor});
+  return bridge::inferDtype<op::PaddleOp>({&input, &size_tensor});
 }
 
 }  // namespace

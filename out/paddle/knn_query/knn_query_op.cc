@@ -17,15 +17,15 @@ namespace op = ::opforge::paddle_ops::knn_query;
 namespace bridge = ::opforge::paddle_bridge;
 
 std::vector<paddle::Tensor> Forward(const paddle::Tensor& xyz, const paddle::Tensor& offset, const paddle::Tensor& new_xyz, const paddle::Tensor& new_offset, int nsample) {
-  return bridge::compute(op::opCore(), op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
+  return bridge::compute<op::PaddleOp>(op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
 }
 
 std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& xyz, const std::vector<int64_t>& offset, const std::vector<int64_t>& new_xyz, const std::vector<int64_t>& new_offset, int nsample) {
-  return bridge::inferShape(op::opCore(), op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
+  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& xyz, const paddle::DataType& offset, const paddle::DataType& new_xyz, const paddle::DataType& new_offset) {
-  return bridge::inferDtype(op::opCore(), {&xyz, &offset, &new_xyz, &new_offset});
+  return bridge::inferDtype<op::PaddleOp>({&xyz, &offset, &new_xyz, &new_offset});
 }
 
 }  // namespace

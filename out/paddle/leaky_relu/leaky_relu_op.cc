@@ -17,15 +17,15 @@ namespace op = ::opforge::paddle_ops::leaky_relu;
 namespace bridge = ::opforge::paddle_bridge;
 
 std::vector<paddle::Tensor> Forward(const paddle::Tensor& input, float alpha) {
-  return bridge::compute(op::opCore(), op::makeAttrs(alpha), {&input});
+  return bridge::compute<op::PaddleOp>(op::makeAttrs(alpha), {&input});
 }
 
 std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& input, float alpha) {
-  return bridge::inferShape(op::opCore(), op::makeAttrs(alpha), {&input});
+  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(alpha), {&input});
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& input) {
-  return bridge::inferDtype(op::opCore(), {&input});
+  return bridge::inferDtype<op::PaddleOp>({&input});
 }
 
 }  // namespace

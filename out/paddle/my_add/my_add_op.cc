@@ -17,15 +17,15 @@ namespace op = ::opforge::paddle_ops::my_add;
 namespace bridge = ::opforge::paddle_bridge;
 
 std::vector<paddle::Tensor> Forward(const paddle::Tensor& a, const paddle::Tensor& b) {
-  return bridge::compute(op::opCore(), op::makeAttrs(), {&a, &b});
+  return bridge::compute<op::PaddleOp>(op::makeAttrs(), {&a, &b});
 }
 
 std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  return bridge::inferShape(op::opCore(), op::makeAttrs(), {&a, &b});
+  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(), {&a, &b});
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& a, const paddle::DataType& b) {
-  return bridge::inferDtype(op::opCore(), {&a, &b});
+  return bridge::inferDtype<op::PaddleOp>({&a, &b});
 }
 
 }  // namespace

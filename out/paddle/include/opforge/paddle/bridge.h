@@ -21,26 +21,13 @@ constexpr int kMaxTensors = 32;
 /** Paddle's placeholder for a dim that is known only at run time (static-graph InferShape). */
 constexpr int64_t kUnknownDim = -1;
 
-/** The functions of one op core the adapter needs, plus the per-op dim dependency table. */
-template <class Attrs, class State>
-struct OpCore {
-  const char* name;
-  int numInputs;
-  int numOutputs;
-  const char* const* inputNames;
-  Status (*validate)(const Attrs&);
-  Status (*checkShapes)(const Attrs&, const Shape*, const bool*);
-  Status (*inferTypes)(const DType*, const bool*, DType*, int*);
-  Status (*inferShapes)(const Attrs&, const Shape*, Shape*);
-  Status (*workspaceSize)(const Attrs&, const Shape*, size_t*);
-  Status (*runCpu)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CpuContext&);
-  /** null when the spec has no CUDA kernel. */
-  Status (*runCuda)(const Attrs&, const State&, const RawTensor*, const RawTensor*, const CudaContext&);
-  /** null when the op has no state. */
-  Status (*configure)(const Attrs&, const Shape*, State*);
-  /** Whether dim `axis` of output `output` is known, given which input dims are (negative: unknown). */
-  bool (*outputDimKnown)(int output, int axis, const Shape* inputs);
-};
+// The bridge's functions are templates over `Op`: the op core's `Core` type (every backend
+// adapter is instantiated with it, so none lists the op's functions again) plus the one thing
+// only Paddle asks, which the per-op <op>_paddle.h adds:
+//   struct PaddleOp : core::Core {
+//     // Whether dim `axis` of output `output` is known, given which input dims are (negative: unknown).
+//     static bool outputDimKnown(int output, int axis, const Shape* inputs);
+//   };
 
 /** Dims as a Shape; negative dims are kept (the caller decides what they mean). */
 inline Status toShape(const char* op, const char* what, const std::vector<int64_t>& dims, Shape* s) {
@@ -62,17 +49,16 @@ inline std::vector<int64_t> widen(const std::vector<int>& v) { return std::vecto
  * Paddle's static-graph pass gives -1 for dims known only at run time: those inputs are checked
  * at run time instead, and every output dim that depends on one is -1 too.
  */
-template <class Attrs, class State>
-Status inferShapes(const OpCore<Attrs, State>& op, const Attrs& attrs, const std::vector<int64_t>* const* inputs,
-                   std::vector<std::vector<int64_t>>* outputs) {
+template <class Op>
+Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* const* inputs, std::vector<std::vector<int64_t>>* outputs) {
   Shape in[kMaxTensors];
   Shape known[kMaxTensors];
   bool present[kMaxTensors] = {};
   bool anyUnknown = false;
-  for (int i = 0; i < op.numInputs; ++i) {
+  for (int i = 0; i < Op::kNumInputs; ++i) {
     present[i] = inputs[i] != nullptr;
     if (!present[i]) continue;
-    OPFORGE_RETURN_IF_ERROR(toShape(op.name, (std::string("input ") + op.inputNames[i]).c_str(), *inputs[i], &in[i]));
+    OPFORGE_RETURN_IF_ERROR(toShape(Op::kName, (std::string("input ") + Op::kInputNames[i]).c_str(), *inputs[i], &in[i]));
     known[i] = in[i];
     for (int d = 0; d < in[i].rank; ++d) {
       if (in[i].dims[d] < 0) {
@@ -81,16 +67,16 @@ Status inferShapes(const OpCore<Attrs, State>& op, const Attrs& attrs, const std
       }
     }
   }
-  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(op.checkShapes(attrs, in, present));
+  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present));
   Shape out[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(op.inferShapes(attrs, known, out));
-  outputs->assign(static_cast<size_t>(op.numOutputs), std::vector<int64_t>());
-  for (int o = 0; o < op.numOutputs; ++o) {
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, out));
+  outputs->assign(static_cast<size_t>(Op::kNumOutputs), std::vector<int64_t>());
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
     std::vector<int64_t>& dims = (*outputs)[static_cast<size_t>(o)];
     dims = toDims(out[o]);
     if (anyUnknown) {
       for (int d = 0; d < out[o].rank; ++d) {
-        if (!op.outputDimKnown(o, d, in)) dims[static_cast<size_t>(d)] = kUnknownDim;
+        if (!Op::outputDimKnown(o, d, in)) dims[static_cast<size_t>(d)] = kUnknownDim;
       }
     }
   }
@@ -98,12 +84,12 @@ Status inferShapes(const OpCore<Attrs, State>& op, const Attrs& attrs, const std
 }
 
 /** InferDtypeFn: output dtypes from input dtypes (present[i] false for an absent optional input). */
-template <class Attrs, class State>
-Status inferDtypes(const OpCore<Attrs, State>& op, const DType* inputs, const bool* present, std::vector<DType>* outputs) {
+template <class Op>
+Status inferDtypes(const DType* inputs, const bool* present, std::vector<DType>* outputs) {
   DType out[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(op.inferTypes(inputs, present, out, &binding));
-  outputs->assign(out, out + op.numOutputs);
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(inputs, present, out, &binding));
+  outputs->assign(out, out + Op::kNumOutputs);
   return Status::Ok();
 }
 
@@ -117,48 +103,53 @@ struct Plan {
 };
 
 /** Validates attributes, checks dtypes and shapes, infers outputs, sizes scratch, configures state. */
-template <class Attrs, class State>
-Status plan(const OpCore<Attrs, State>& op, const Attrs& attrs, const RawTensor* inputs, Plan<State>* p) {
-  OPFORGE_RETURN_IF_ERROR(op.validate(attrs));
+template <class Op>
+Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typename Op::State>* p) {
+  OPFORGE_RETURN_IF_ERROR(Op::validate(attrs));
   DType dtypes[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
   Shape shapes[kMaxTensors];
-  for (int i = 0; i < op.numInputs; ++i) {
+  for (int i = 0; i < Op::kNumInputs; ++i) {
     dtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
     shapes[i] = inputs[i].shape;
   }
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(op.inferTypes(dtypes, present, p->outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(op.checkShapes(attrs, shapes, present));
-  OPFORGE_RETURN_IF_ERROR(op.inferShapes(attrs, shapes, p->outShapes));
-  OPFORGE_RETURN_IF_ERROR(op.workspaceSize(attrs, shapes, &p->workspaceBytes));
-  if (op.configure != nullptr) OPFORGE_RETURN_IF_ERROR(op.configure(attrs, shapes, &p->state));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(dtypes, present, p->outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, p->outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, &p->workspaceBytes));
+  if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
 
 /** Runs the CPU kernel on buffers allocated as `p` says (workspace: p.workspaceBytes bytes or null). */
-template <class Attrs, class State>
-Status runCpu(const OpCore<Attrs, State>& op, const Attrs& attrs, const Plan<State>& p, const RawTensor* inputs,
-              const RawTensor* outputs, void* workspace) {
+template <class Op>
+Status runCpu(const typename Op::Attrs& attrs, const Plan<typename Op::State>& p, const RawTensor* inputs, const RawTensor* outputs,
+              void* workspace) {
   CpuContext ctx;
   ctx.workspace = workspace;
   ctx.workspaceSize = p.workspaceBytes;
-  return op.runCpu(attrs, p.state, inputs, outputs, ctx);
+  return Op::runCpu(attrs, p.state, inputs, outputs, ctx);
 }
 
-/** Runs the CUDA kernel on device buffers, enqueued on `stream` (a cudaStream_t). */
-template <class Attrs, class State>
-Status runCuda(const OpCore<Attrs, State>& op, const Attrs& attrs, const Plan<State>& p, const RawTensor* inputs,
-               const RawTensor* outputs, void* workspace, void* stream) {
-  if (op.runCuda == nullptr) {
-    return Status::Error(std::string(op.name) + ": the spec has no CUDA kernel; place the op's inputs on the CPU");
+/**
+ * Runs the CUDA kernel on device buffers, enqueued on `stream` (a cudaStream_t). Instantiated only
+ * in builds with PADDLE_WITH_CUDA (op_base.h), so CPU builds need no CUDA kernel objects.
+ */
+template <class Op>
+Status runCuda(const typename Op::Attrs& attrs, const Plan<typename Op::State>& p, const RawTensor* inputs, const RawTensor* outputs,
+               void* workspace, void* stream) {
+  if constexpr (Op::kHasCuda) {
+    CudaContext ctx;
+    ctx.stream = stream;
+    ctx.workspace = workspace;
+    ctx.workspaceSize = p.workspaceBytes;
+    return Op::runCuda(attrs, p.state, inputs, outputs, ctx);
+  } else {
+    (void)attrs; (void)p; (void)inputs; (void)outputs; (void)workspace; (void)stream;
+    return Status::Error(std::string(Op::kName) + ": the spec has no CUDA kernel; place the op's inputs on the CPU");
   }
-  CudaContext ctx;
-  ctx.stream = stream;
-  ctx.workspace = workspace;
-  ctx.workspaceSize = p.workspaceBytes;
-  return op.runCuda(attrs, p.state, inputs, outputs, ctx);
 }
 
 }  // namespace paddle_bridge
