@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU machine check of the PyTorch backend (torch 2.x with CUDA, onnx >= 1.16, onnxscript):
 # builds out/torch with the CUDA kernels, then runs test/python/torch_ops_check.py
-#   1. with the extension on CUDA: parity with the reference, legacy and dynamo export checks;
-#   2. without the extension: dynamo export through torch.library.custom_op over the reference.
+#   1. with the extension on CUDA: parity with the reference, legacy and dynamo export checks,
+#      torch.library.opcheck and torch.compile(fullgraph=True, dynamic=True) vs eager;
+#   2. without the extension: the same through torch.library.custom_op over the reference (CPU).
 # Logs and the exported models go to $OUT (default /tmp/opforge-gpu). Run from the repo root.
 set -uo pipefail
 OUT=${OUT:-/tmp/opforge-gpu}
@@ -19,12 +20,12 @@ if cmake -S out/torch -B build/torch-cuda -DWITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTU
    cmake --build build/torch-cuda -j"$(nproc)" >> "$OUT/torch-build.log" 2>&1; then
   echo "build: ok" >> "$OUT/torch-build.log"
   PYTHONPATH=out/python $PY test/python/torch_ops_check.py --library build/torch-cuda/libopforge_torch.so \
-    --device cuda --dynamo --save-models "$OUT/models" > "$OUT/torch-check-cuda.log" 2>&1 || status=1
+    --device cuda --dynamo --compile --save-models "$OUT/models" > "$OUT/torch-check-cuda.log" 2>&1 || status=1
 else
   echo "build: FAILED" >> "$OUT/torch-build.log"
   status=1
 fi
-PYTHONPATH=out/python $PY test/python/torch_ops_check.py --dynamo > "$OUT/torch-check-reference.log" 2>&1 || status=1
+PYTHONPATH=out/python $PY test/python/torch_ops_check.py --dynamo --compile > "$OUT/torch-check-reference.log" 2>&1 || status=1
 [ -d "$OUT/models" ] && tar czf "$OUT/models.tgz" -C "$OUT" models && rm -rf "$OUT/models"
 tail -n 1 "$OUT"/torch-check-*.log
 exit $status

@@ -3,11 +3,14 @@
 For every op and every spec test case: the compiled extension (when loaded) against the spec's
 PyTorch reference; the legacy exporter's node (domain, op type, attribute names, types and values,
 output count), the opset import and the inferred output shapes; with --dynamo, the dynamo
-exporter (custom node present, attributes, symbolic shapes, onnx.checker full check).
+exporter (custom node present, attributes, symbolic shapes, onnx.checker full check); with
+--compile (torch >= 2.4), torch.library.opcheck on the registered op (schema, fake tensor,
+autograd registration, AOT dispatch with dynamic shapes) and torch.compile(fullgraph=True,
+dynamic=True) against eager.
 Prints one line per check and a JSON summary last; exits 1 on any failure.
 
 Usage: PYTHONPATH=out/python python3 test/python/torch_ops_check.py [--library PATH] [--dynamo]
-       [--device cuda] [--save-models DIR]
+       [--compile] [--device cuda] [--save-models DIR]
 """
 
 from __future__ import annotations
@@ -172,6 +175,25 @@ def dynamo_export(op, fn, inputs, attrs, oo):
     return prog.model_proto
 
 
+def compile_checks(tag, op, fn, case, attrs, device):
+    """opcheck on torch.ops.opforge.<op>, then the op inside torch.compile(fullgraph=True) vs eager."""
+    inputs = make_inputs(op, case, device, grow_batch=True)
+    # Compiled first: without the extension an op's first call may be inside the compiled region.
+    torch._dynamo.reset()
+    compiled = torch.compile(OpModule(fn, attrs), fullgraph=True, dynamic=True)
+    got = as_tuple(compiled(*inputs))
+    eager = as_tuple(fn(*inputs, **attrs))
+    ok = len(got) == len(eager) and all(close(g, w, case.rtol, case.atol) for g, w in zip(got, eager))
+    record(f"compile {tag} ({device})", ok, "fullgraph, dynamic; outputs equal eager" if ok else "outputs differ")
+    ns, name = __import__("opforge_ops")._runtime.TORCH_NAMESPACE, op.snake
+    overload = getattr(getattr(torch.ops, ns), name).default
+    full_attrs = {a.name: attrs.get(a.name, a.default) for a in op.attributes}
+    kwargs = {k: v for k, v in full_attrs.items() if v is not None}
+    report = torch.library.opcheck(overload, tuple(inputs), kwargs, raise_exception=False)
+    bad = {k: v for k, v in report.items() if v != "SUCCESS"}
+    record(f"opcheck {tag} ({device})", not bad, str(bad) if bad else ", ".join(sorted(report)))
+
+
 def error_checks(oo):
     cases = [
         ("missing-required", lambda: oo.knn_query(torch.zeros(4, 3), torch.tensor([4], dtype=torch.int32),
@@ -204,6 +226,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", help="compiled extension (libopforge_torch.so) to load and check")
     ap.add_argument("--dynamo", action="store_true", help="also check the dynamo exporter (torch >= 2.5, onnx >= 1.16)")
+    ap.add_argument("--compile", action="store_true", help="also torch.library.opcheck and torch.compile (torch >= 2.4)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--save-models", help="directory for the exported legacy models with inputs and outputs (.npz)")
     ap.add_argument("--no-legacy", action="store_true")
@@ -233,6 +256,8 @@ def main() -> int:
                     for o, g, w in zip(op.outputs, got, want):
                         record(f"parity {tag} {o.name} ({args.device})", close(g, w, case.rtol, case.atol),
                                f"max abs diff {float((g.cpu().double() - w.double()).abs().max()) if g.shape == w.shape and g.numel() else 'n/a'}")
+                if args.compile:
+                    compile_checks(tag, op, fn, case, attrs, args.device)
                 if not args.no_legacy:
                     path = os.path.join(args.save_models, f"{op.snake}.case{k}.onnx") if args.save_models else None
                     model = legacy_export(op, fn, cpu_inputs, attrs, path)

@@ -81,6 +81,10 @@ class TestCase:
     seed: int
 
 
+#: Every OpInfo by qualname ("opforge::<snake>"), filled as the op modules are imported.
+_registry: Dict[str, "OpInfo"] = {}
+
+
 @dataclass(frozen=True)
 class OpInfo:
     name: str
@@ -101,6 +105,9 @@ class OpInfo:
     #: The spec's PyTorch reference, or None.
     reference: Optional[Callable[..., Any]]
     tests: Tuple[TestCase, ...]
+
+    def __post_init__(self) -> None:
+        _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
 
     @property
     def qualname(self) -> str:
@@ -371,13 +378,30 @@ def eager_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
 
 def ensure_registered(op: OpInfo) -> None:
     """torch >= 2.4: makes torch.ops.opforge.<op> exist (from the extension, else a custom_op over
-    the reference) and gives it a fake (meta) implementation, so torch.export and the dynamo ONNX
-    exporter trace it as one node with symbolic shapes."""
-    if not HAS_CUSTOM_OP:
-        return
+    the reference) and gives it a fake (meta) implementation, so torch.export, torch.compile and
+    the dynamo ONNX exporter trace it as one node with symbolic shapes."""
+    # No `in _faked` test here: torch.compile may trace this twice (a restart) and the two passes
+    # must take the same path, so the check lives in _register, which dynamo does not trace.
+    if HAS_CUSTOM_OP:
+        _register(op.qualname)
+
+
+def _assume_constant_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    compiler = getattr(torch, "compiler", None)
+    return compiler.assume_constant_result(fn) if hasattr(compiler, "assume_constant_result") else fn
+
+
+@_assume_constant_result
+def _register(qualname: str) -> bool:
+    """Registers on the first call. Under torch.compile, dynamo runs this at trace time instead of
+    tracing it (it cannot trace the lock or torch.library calls), so an op first called inside a
+    compiled region still compiles with fullgraph=True."""
+    op = _registry[qualname]
+    if qualname in _faked:
+        return True
     with _lock:
-        if op.qualname in _faked:
-            return
+        if qualname in _faked:
+            return True
         if not _extension_has(op):
             impl = op.reference if op.reference is not None else _no_impl(op)
             torch.library.custom_op(op.qualname, impl, mutates_args=(), schema=op.torch_schema)
@@ -392,6 +416,7 @@ def ensure_registered(op: OpInfo) -> None:
 
         torch.library.register_fake(op.qualname)(fake)
         _faked.add(op.qualname)
+    return True
 
 
 def torch_op(op: OpInfo) -> Any:
