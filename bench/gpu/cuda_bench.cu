@@ -63,8 +63,8 @@ int main() {
     const opforge::RawTensor rout{opforge::DType::kFloat32, y, shape({8, 3, 512, 512}), true};
     report("opforge_bicubic_8x3x256x256_to_512", medianMs([&] { auto r = opforge::ops::dynamic_trt_resize::runCuda(a, st, rin, &rout, ctx); if (!r.ok()) { std::printf("%s\n", r.message().c_str()); std::exit(2); } }, s), 4.0 * 8 * 3 * (256 * 256 + 512 * 512));
   }
-  // KNNQuery: 2 batches of 8192 points, 2048 queries each, nsample 16, 64, 128 (warp kernel) and 512 (thread kernel)
-  for (const int64_t k : {16, 64, 128, 512}) {
+  // KNNQuery: 2 batches of 8192 points, 2048 queries each, nsample 16 to 1024
+  for (const int64_t k : {16, 64, 128, 256, 512, 1024}) {
     const int64_t np = 16384, nq = 4096;
     float* pts; int32_t* off; int32_t* qoff; int32_t* idx; float* d2;
     CK(cudaMalloc(&pts, np * 3 * 4)); CK(cudaMalloc(&off, 8)); CK(cudaMalloc(&qoff, 8)); CK(cudaMalloc(&idx, nq * k * 4)); CK(cudaMalloc(&d2, nq * k * 4));

@@ -32,5 +32,5 @@ def knn(k):
     for (p0, p1), (q0, q1) in (((0, 8192), (0, 2048)), ((8192, 16384), (2048, 4096))):
         d = torch.cdist(q[q0:q1], pts[p0:p1]).pow_(2)
         torch.topk(d, k, dim=1, largest=False)
-for k in (16, 64, 128, 512):
+for k in (16, 64, 128, 256, 512, 1024):
     rep(f'torch_cdist_topk_16384pts_4096q_k{k}', median_ms(lambda: knn(k)), 0)
