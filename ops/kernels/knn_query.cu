@@ -1,8 +1,7 @@
-// CUDA kernel of KNNQuery: a warp per query point (k <= 1024, the spec's limit). Offsets live on the device and are
-// not validated here (that would need a sync); they are clamped so a bad offset cannot
-// cause an out-of-bounds read.
+// CUDA kernel of KNNQuery: a warp per query point (k <= 1024, the spec's limit). Offsets live on
+// the device and are not validated here (that would need a sync); they are clamped so a bad offset
+// cannot cause an out-of-bounds read.
 #include <cuda_runtime.h>
-
 
 #include "opforge/ops/knn_query.h"
 #include "opforge/cuda_launch.h"
@@ -15,7 +14,6 @@ namespace knn_query {
 namespace {
 
 __device__ inline int64_t clampTo(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
-
 
 /** The point range [begin, end) of query q's batch (empty for a query past the last offset). */
 __device__ inline void rangeOf(const int32_t* offset, const int32_t* newOffset, int64_t n, int64_t batches, int64_t q,
