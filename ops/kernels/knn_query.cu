@@ -47,16 +47,16 @@ __device__ inline void unionRange(bool active, int64_t begin, int64_t end, int64
   __syncthreads();
 }
 
-// A warp per query. Each step its 32 lanes take 32 consecutive points; a ballot finds those that
-// beat the current k-th (all of them until k are kept), and they are appended to a per-warp buffer
-// in shared memory. When the buffer holds more than 32 they are merged into the warp's sorted list
-// (also in shared memory): the buffer is sorted by rank (how many others come before each), then
-// every entry's merged position is its own index plus a binary search in the other sorted array,
-// and entries are written straight there. The k-th, the filter, is refreshed at each merge.
-// Measured against inserting candidates one at a time into a register-resident list (a ballot per
-// 32 entries to find the place, shuffles to shift the tail): faster at every k, 1.2x at k = 16 and
-// 5.5x at k = 1000 (docs/benchmarks.md). The block's warps walk the union of their queries' point
-// ranges tile by tile through shared memory.
+// Merge kernel, for k <= 128: a warp per query. Each step its 32 lanes take 32 consecutive points;
+// a ballot finds those that beat the current k-th (all of them until k are kept), and they are
+// appended to a per-warp buffer in shared memory. When the buffer holds more than 32 they are
+// merged into the warp's sorted list (also in shared memory): the buffer is sorted by rank (how
+// many others come before each), then every entry's merged position is its own index plus a binary
+// search in the other sorted array, and entries are written straight there. The k-th, the filter,
+// is refreshed at each merge. Against inserting candidates one at a time into a register-resident
+// list (a ballot per 32 entries to find the place, shuffles to shift the tail) it was faster at
+// every k (docs/benchmarks.md). The block's warps walk the union of their queries' point ranges
+// tile by tile through shared memory.
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerBlock = 4;
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -66,10 +66,10 @@ constexpr int kBuffer = 64;  // 96 measured the same, 128 slower (the rank sort 
 template <int kCap>
 class WarpTopK {
  public:
+  static_assert(kCap <= 128, "larger k: the select kernel");
   static_assert(kCap % kWarpSize == 0, "kCap is a multiple of the warp size");
   static constexpr int kSlots = kCap / kWarpSize;  // list entries per lane in a merge
-  // Points a tile: 512 keeps 4 warps' lists of 1024 within 48 KiB of shared memory.
-  static constexpr int kTilePoints = kCap <= 256 ? 1024 : 512;
+  static constexpr int kTilePoints = 1024;
   struct Shared {
     float listD[kCap];
     int32_t listI[kCap];
@@ -228,19 +228,173 @@ void launchWarp(const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream
                                                                         io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
 }
 
+// Select kernel, for k > 128: a warp per query finds the k-th candidate exactly by radix select
+// on the 32-bit distance keys (four passes over its points, one byte each, histograms in shared
+// memory), then gathers the candidates before it in one more pass and bitonic-sorts them. Its
+// cost hardly depends on k, where merging into a sorted list costs O(k) per merge: at k = 1024,
+// 0.78 ms against the merge kernel's 3.6 ms (H100, 8192 points a batch).
+/** Distances as keys that order like `knn::before` orders distances: NaN after everything. */
+__device__ __forceinline__ uint32_t orderKey(float d) { return d != d ? 0xffffffffu : __float_as_uint(d); }
+
+template <int kCap>
+struct SelectShared {
+  float d[kCap];
+  int32_t i[kCap];
+  uint32_t hist[256];
+};
+
+template <int kCap>
+__global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnSelectKernel(const float* __restrict__ xyz, const int32_t* __restrict__ offset,
+                                                                               const float* __restrict__ newXyz, const int32_t* __restrict__ newOffset,
+                                                                               int64_t n, int64_t m, int64_t batches, int64_t k,
+                                                                               int32_t* __restrict__ idx, float* __restrict__ d2) {
+  constexpr int kThreadsT = kWarpsPerBlock * kWarpSize;
+  constexpr int kTileT = 512;  // keeps 4 warps' lists of 1024 within 48 KiB
+  __shared__ float tile[kTileT * 3];
+  __shared__ SelectShared<kCap> perWarp[kWarpsPerBlock];
+  __shared__ long long lo, hi;
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t q = blockIdx.x * static_cast<int64_t>(kWarpsPerBlock) + threadIdx.x / kWarpSize;
+  SelectShared<kCap>& sh = perWarp[threadIdx.x / kWarpSize];
+  int64_t begin, end;
+  float p[3];
+  const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);  // warp-uniform
+  unionRange(active, begin, end, n, &lo, &hi);
+  const int64_t points = end - begin;
+  // The k-th key is prefix once all four bytes are chosen; `need` is how many candidates with that
+  // key are kept (the lowest indices). With no more than k points every candidate is kept.
+  uint32_t prefix = 0, mask = 0;
+  int64_t need = k;
+  const bool select = active && points > k;
+  if (active && !select) { prefix = 0xffffffffu; need = points; }
+  // Walks the block's tiles, calling f(key, d, index, in) for each step of 32 of this warp's points.
+  auto scan = [&](auto&& f) {
+    for (int64_t t0 = lo; t0 < hi; t0 += kTileT) {
+      const int64_t count = hi - t0 < kTileT ? hi - t0 : kTileT;
+      for (int64_t j = threadIdx.x; j < count * 3; j += kThreadsT) tile[j] = xyz[3 * t0 + j];
+      __syncthreads();
+      if (active) {
+        const int64_t from = begin > t0 ? begin - t0 : 0;
+        const int64_t to = end - t0 < count ? end - t0 : count;
+        for (int64_t base = from; base < to; base += kWarpSize) {  // warp-uniform trip count
+          const int64_t j = base + lane;
+          const bool in = j < to;
+          const float d = in ? knn::dist2(tile + 3 * j, p) : 0.0f;
+          f(orderKey(d), d, static_cast<int32_t>(t0 + j), in);
+        }
+      }
+      __syncthreads();
+    }
+  };
+  for (int shift = 24; shift >= 0; shift -= 8) {  // every warp of the block runs the passes (tiles are shared)
+    if (select) {
+      for (int b = lane; b < 256; b += kWarpSize) sh.hist[b] = 0;
+      __syncwarp();
+    }
+    scan([&](uint32_t key, float, int32_t, bool in) {
+      if (!select) return;
+      const bool counted = in && (key & mask) == prefix;
+      const unsigned bin = (key >> shift) & 0xffu;
+      // One atomic per distinct bin: most keys share their leading byte.
+      const unsigned same = __match_any_sync(kFullMask, counted ? bin : 0x100u);
+      if (counted && (__ffs(same) - 1) == lane) atomicAdd(&sh.hist[bin], static_cast<uint32_t>(__popc(same)));
+    });
+    if (select) {
+      __syncwarp();
+      // The bin holding the need-th candidate: lane l sums bins 8l..8l+7, a warp scan finds the lane.
+      uint32_t local[8];
+      uint32_t sum = 0;
+#pragma unroll
+      for (int t = 0; t < 8; ++t) { local[t] = sh.hist[lane * 8 + t]; sum += local[t]; }
+      uint32_t incl = sum;
+#pragma unroll
+      for (int o = 1; o < kWarpSize; o *= 2) {
+        const uint32_t v = __shfl_up_sync(kFullMask, incl, o);
+        if (lane >= o) incl += v;
+      }
+      const uint32_t excl = incl - sum;
+      const unsigned holder = __ballot_sync(kFullMask, excl < need && static_cast<int64_t>(incl) >= need);
+      const int src = __ffs(holder) - 1;
+      uint32_t bin = 0, before = 0;
+      if (lane == src) {
+        uint32_t acc = excl;
+#pragma unroll
+        for (int t = 0; t < 8; ++t) {
+          if (acc + local[t] >= need) { bin = lane * 8 + t; break; }
+          acc += local[t];
+        }
+        before = acc;
+      }
+      bin = __shfl_sync(kFullMask, bin, src);
+      before = __shfl_sync(kFullMask, before, src);
+      need -= before;
+      prefix |= bin << shift;
+      mask |= 0xffu << shift;
+    }
+  }
+  // Gather: every candidate with a smaller key, and the first `need` (by index) with the k-th key.
+  int written = 0;
+  int64_t equalTaken = 0;
+  scan([&](uint32_t key, float d, int32_t i, bool in) {
+    const unsigned less = __ballot_sync(kFullMask, in && key < prefix);
+    const unsigned equal = __ballot_sync(kFullMask, in && key == prefix);
+    const unsigned below = (1u << lane) - 1u;
+    const int64_t eqRank = equalTaken + __popc(equal & below);
+    const unsigned takenEqual = __ballot_sync(kFullMask, ((equal >> lane) & 1u) && eqRank < need);
+    const unsigned taken = less | takenEqual;
+    if ((taken >> lane) & 1u) {
+      const int at = written + __popc(taken & below);
+      sh.d[at] = d;
+      sh.i[at] = i;
+    }
+    written += __popc(taken);
+    equalTaken += __popc(takenEqual);
+  });
+  if (!active) return;
+  // Bitonic sort of the kCap slots, the unused ones as (NaN, INT32_MAX), which sorts last.
+  for (int j = written + lane; j < kCap; j += kWarpSize) { sh.d[j] = __int_as_float(0x7fffffff); sh.i[j] = 0x7fffffff; }
+  __syncwarp();
+  for (int size = 2; size <= kCap; size *= 2) {
+    for (int stride = size / 2; stride > 0; stride /= 2) {
+      for (int t = lane; t < kCap / 2; t += kWarpSize) {
+        const int a = 2 * t - (t & (stride - 1));  // the pair (a, a + stride)
+        const int b = a + stride;
+        const bool ascending = (a & size) == 0;
+        const float da = sh.d[a], db = sh.d[b];
+        const int32_t ia = sh.i[a], ib = sh.i[b];
+        if (knn::before(db, ib, da, ia) == ascending) { sh.d[a] = db; sh.i[a] = ib; sh.d[b] = da; sh.i[b] = ia; }
+      }
+      __syncwarp();
+    }
+  }
+  const float inf = __builtin_huge_valf();
+  for (int64_t j = lane; j < k; j += kWarpSize) {
+    idx[q * k + j] = j < written ? sh.i[j] : -1;
+    d2[q * k + j] = j < written ? sh.d[j] : inf;
+  }
+}
+
+template <int kCap>
+void launchSelect(const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>((m + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  knnSelectKernel<kCap><<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
+                                                                          io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
+}
+
 }  // namespace
 
 Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& ctx) {
   const int64_t m = io.new_xyz.shape[0];
   if (m == 0) return Status::Ok();
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
+  // Merging costs O(k) per merge, selecting hardly depends on k: measured crossover between 128 and 256.
   const int64_t k = attrs.nsample;
   if (k <= 32) launchWarp<32>(attrs, io, m, stream);
   else if (k <= 64) launchWarp<64>(attrs, io, m, stream);
   else if (k <= 128) launchWarp<128>(attrs, io, m, stream);
-  else if (k <= 256) launchWarp<256>(attrs, io, m, stream);
-  else if (k <= 512) launchWarp<512>(attrs, io, m, stream);
-  else if (k <= 1024) launchWarp<1024>(attrs, io, m, stream);
+  else if (k <= 256) launchSelect<256>(attrs, io, m, stream);
+  else if (k <= 512) launchSelect<512>(attrs, io, m, stream);
+  else if (k <= 1024) launchSelect<1024>(attrs, io, m, stream);
   else return Status::Error(std::string(kName) + ": the CUDA kernel supports nsample <= 1024");  // the spec's cap
   return cuda::lastError(kName);
 }

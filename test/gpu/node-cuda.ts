@@ -88,8 +88,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  // KNNQuery beyond the spec cases: the warp kernel at each register-slot count (k <= 32 ... 1024)
-  // against the CPU (a sorted list up to k = 32, a heap beyond), exactly, on grid points (many
+  // KNNQuery beyond the spec cases: the merge kernel (k <= 32, 64, 128) and the select kernel
+  // (k <= 256, 512, 1024) at each size against the CPU (a sorted list up to k = 32, a heap beyond),
+  // exactly, on grid points (many
   // equal distances) with a few NaN coordinates; batch 0 ends at query 301 (inside a block of 4
   // queries); first batches of 150 and 1000 points pad rows with -1.
   for (const [k, firstBatch] of [[1, 1200], [16, 1200], [32, 1200], [33, 1200], [64, 1200], [65, 1200], [128, 1200], [129, 1200],
