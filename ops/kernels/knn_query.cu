@@ -62,6 +62,84 @@ constexpr int kWarpsPerBlock = 4;
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kBuffer = 64;  // 96 measured the same, 128 slower (the rank sort is quadratic)
 
+/**
+ * Walks the union [lo, hi) of the block's query ranges tile by tile through shared memory; every
+ * thread of the block calls it. For an active warp, f(d, index, in) runs once per step of 32 of
+ * its own points [begin, end), with the same trip count on every lane (`in` marks real points).
+ */
+template <int kTileT, class F>
+__device__ __forceinline__ void forEachPoint(float* tile, const float* __restrict__ xyz, int64_t lo, int64_t hi, bool active,
+                                             int64_t begin, int64_t end, const float* p, int lane, F&& f) {
+  constexpr int kThreadsT = kWarpsPerBlock * kWarpSize;
+  for (int64_t t0 = lo; t0 < hi; t0 += kTileT) {
+    const int64_t count = hi - t0 < kTileT ? hi - t0 : kTileT;
+    for (int64_t j = threadIdx.x; j < count * 3; j += kThreadsT) tile[j] = xyz[3 * t0 + j];
+    __syncthreads();
+    if (active) {
+      const int64_t from = begin > t0 ? begin - t0 : 0;
+      const int64_t to = end - t0 < count ? end - t0 : count;
+      for (int64_t base = from; base < to; base += kWarpSize) {
+        const int64_t j = base + lane;
+        const bool in = j < to;
+        f(in ? knn::dist2(tile + 3 * j, p) : 0.0f, static_cast<int32_t>(t0 + j), in);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+/** Writes an output row: the `filled` sorted entries, then (-1, +inf) up to k. */
+__device__ __forceinline__ void writeRow(const float* d, const int32_t* i, int filled, int64_t k, int32_t* rowIdx, float* rowD, int lane) {
+  const float inf = __builtin_huge_valf();
+  for (int64_t j = lane; j < k; j += kWarpSize) {
+    rowIdx[j] = j < filled ? i[j] : -1;
+    rowD[j] = j < filled ? d[j] : inf;
+  }
+}
+
+/**
+ * A lane's share (entries lane, lane + 32, ...) of one sorted array being merged with another: each
+ * entry's merged position is its own index plus how many of the other array come before it.
+ */
+template <int kPerLane>
+struct Placed {
+  float d[kPerLane];
+  int32_t i[kPerLane];
+  int pos[kPerLane];
+
+  /** How many of the sorted entries a[0, n) come before (d, i). */
+  __device__ static int lowerBound(const float* ad, const int32_t* ai, int n, float dv, int32_t iv) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (knn::before(ad[mid], ai[mid], dv, iv)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  /** Reads this lane's entries of src[0, n) and places them against other[0, otherN); `limit` = none. */
+  __device__ __forceinline__ void place(const float* srcD, const int32_t* srcI, int n, const float* otherD, const int32_t* otherI,
+                                        int otherN, int limit, int lane) {
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      const int j = t * kWarpSize + lane;
+      pos[t] = limit;
+      if (j < n) {
+        d[t] = srcD[j];
+        i[t] = srcI[j];
+        pos[t] = j + lowerBound(otherD, otherI, otherN, d[t], i[t]);
+      }
+    }
+  }
+  /** Writes the placed entries whose position is below `limit`. */
+  __device__ __forceinline__ void store(float* dstD, int32_t* dstI, int limit) const {
+#pragma unroll
+    for (int t = 0; t < kPerLane; ++t) {
+      if (pos[t] < limit) { dstD[pos[t]] = d[t]; dstI[pos[t]] = i[t]; }
+    }
+  }
+};
+
 /** The k nearest candidates seen so far by one warp, for k <= kCap. Every member is called by the whole warp. */
 template <int kCap>
 class WarpTopK {
@@ -97,11 +175,7 @@ class WarpTopK {
   /** Writes the output row: the kept candidates in order, then (-1, +inf). */
   __device__ void write(int32_t* rowIdx, float* rowD, int lane) {
     if (count_ > 0) merge(lane);
-    const float inf = __builtin_huge_valf();
-    for (int j = lane; j < k_; j += kWarpSize) {
-      rowIdx[j] = j < filled_ ? sh_->listI[j] : -1;
-      rowD[j] = j < filled_ ? sh_->listD[j] : inf;
-    }
+    writeRow(sh_->listD, sh_->listI, filled_, k_, rowIdx, rowD, lane);
   }
 
  private:
@@ -116,17 +190,6 @@ class WarpTopK {
     return filled_ < k_ || (k_ > 0 && knn::before(d, i, worstD_, worstI_));
   }
 
-  /** How many of the sorted entries a[0, n) come before (d, i). */
-  __device__ static int lowerBound(const float* ad, const int32_t* ai, int n, float d, int32_t i) {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-      const int mid = (lo + hi) / 2;
-      if (knn::before(ad[mid], ai[mid], d, i)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   __device__ void merge(int lane) {
     __syncwarp();
     for (int e = lane; e < count_; e += kWarpSize) {  // sort the buffer by rank (a total order: ranks are distinct)
@@ -139,42 +202,13 @@ class WarpTopK {
     }
     __syncwarp();
     // Every merged position is computed before any entry moves; positions >= k drop out.
-    float ld[kSlots];
-    int32_t li[kSlots];
-    int lpos[kSlots];
-#pragma unroll
-    for (int s = 0; s < kSlots; ++s) {
-      const int j = s * kWarpSize + lane;
-      lpos[s] = k_;
-      if (j < filled_) {
-        ld[s] = sh_->listD[j];
-        li[s] = sh_->listI[j];
-        lpos[s] = j + lowerBound(sh_->sortD, sh_->sortI, count_, ld[s], li[s]);
-      }
-    }
-    constexpr int kPerLane = kBuffer / kWarpSize;
-    float bd[kPerLane];
-    int32_t bi[kPerLane];
-    int bpos[kPerLane];
-#pragma unroll
-    for (int t = 0; t < kPerLane; ++t) {
-      const int r = t * kWarpSize + lane;
-      bpos[t] = k_;
-      if (r < count_) {
-        bd[t] = sh_->sortD[r];
-        bi[t] = sh_->sortI[r];
-        bpos[t] = r + lowerBound(sh_->listD, sh_->listI, filled_, bd[t], bi[t]);
-      }
-    }
+    Placed<kSlots> kept;
+    Placed<kBuffer / kWarpSize> added;
+    kept.place(sh_->listD, sh_->listI, filled_, sh_->sortD, sh_->sortI, count_, k_, lane);
+    added.place(sh_->sortD, sh_->sortI, count_, sh_->listD, sh_->listI, filled_, k_, lane);
     __syncwarp();
-#pragma unroll
-    for (int s = 0; s < kSlots; ++s) {
-      if (lpos[s] < k_) { sh_->listD[lpos[s]] = ld[s]; sh_->listI[lpos[s]] = li[s]; }
-    }
-#pragma unroll
-    for (int t = 0; t < kPerLane; ++t) {
-      if (bpos[t] < k_) { sh_->listD[bpos[t]] = bd[t]; sh_->listI[bpos[t]] = bi[t]; }
-    }
+    kept.store(sh_->listD, sh_->listI, k_);
+    added.store(sh_->listD, sh_->listI, k_);
     __syncwarp();
     filled_ = filled_ + count_ < k_ ? filled_ + count_ : k_;
     count_ = 0;
@@ -191,7 +225,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnWarpKernel(cons
                                                                              int64_t n, int64_t m, int64_t batches, int64_t k,
                                                                              int32_t* __restrict__ idx, float* __restrict__ d2) {
   using Top = WarpTopK<kCap>;
-  constexpr int kThreadsT = kWarpsPerBlock * kWarpSize;
   constexpr int kTileT = Top::kTilePoints;
   __shared__ float tile[kTileT * 3];
   __shared__ typename Top::Shared perWarp[kWarpsPerBlock];
@@ -203,29 +236,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnWarpKernel(cons
   const bool active = loadQuery(offset, newXyz, newOffset, n, m, batches, q, &begin, &end, p);  // warp-uniform
   unionRange(active, begin, end, n, &lo, &hi);
   Top top(k, &perWarp[threadIdx.x / kWarpSize]);
-  for (int64_t t0 = lo; t0 < hi; t0 += kTileT) {
-    const int64_t count = hi - t0 < kTileT ? hi - t0 : kTileT;
-    for (int64_t j = threadIdx.x; j < count * 3; j += kThreadsT) tile[j] = xyz[3 * t0 + j];
-    __syncthreads();
-    if (active) {
-      const int64_t from = begin > t0 ? begin - t0 : 0;
-      const int64_t to = end - t0 < count ? end - t0 : count;
-      for (int64_t base = from; base < to; base += kWarpSize) {  // warp-uniform trip count
-        const int64_t j = base + lane;
-        const bool in = j < to;
-        top.offer(in ? knn::dist2(tile + 3 * j, p) : 0.0f, static_cast<int32_t>(t0 + j), in, lane);
-      }
-    }
-    __syncthreads();
-  }
+  forEachPoint<kTileT>(tile, xyz, lo, hi, active, begin, end, p, lane, [&](float d, int32_t i, bool in) { top.offer(d, i, in, lane); });
   if (active) top.write(idx + q * k, d2 + q * k, lane);
-}
-
-template <int kCap>
-void launchWarp(const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream) {
-  const auto blocks = static_cast<unsigned>((m + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  knnWarpKernel<kCap><<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
-                                                                        io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
 }
 
 // Select kernel, for k > 128: a warp per query finds the k-th candidate exactly by radix select
@@ -248,7 +260,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnSelectKernel(co
                                                                                const float* __restrict__ newXyz, const int32_t* __restrict__ newOffset,
                                                                                int64_t n, int64_t m, int64_t batches, int64_t k,
                                                                                int32_t* __restrict__ idx, float* __restrict__ d2) {
-  constexpr int kThreadsT = kWarpsPerBlock * kWarpSize;
   constexpr int kTileT = 512;  // keeps 4 warps' lists of 1024 within 48 KiB
   __shared__ float tile[kTileT * 3];
   __shared__ SelectShared<kCap> perWarp[kWarpsPerBlock];
@@ -267,26 +278,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnSelectKernel(co
   int64_t need = k;
   const bool select = active && points > k;
   if (active && !select) { prefix = 0xffffffffu; need = points; }
-  // Walks the block's tiles, calling f(key, d, index, in) for each step of 32 of this warp's points.
+  // Every warp of the block walks the tiles in every pass (they are shared), calling f(key, d, index, in).
   auto scan = [&](auto&& f) {
-    for (int64_t t0 = lo; t0 < hi; t0 += kTileT) {
-      const int64_t count = hi - t0 < kTileT ? hi - t0 : kTileT;
-      for (int64_t j = threadIdx.x; j < count * 3; j += kThreadsT) tile[j] = xyz[3 * t0 + j];
-      __syncthreads();
-      if (active) {
-        const int64_t from = begin > t0 ? begin - t0 : 0;
-        const int64_t to = end - t0 < count ? end - t0 : count;
-        for (int64_t base = from; base < to; base += kWarpSize) {  // warp-uniform trip count
-          const int64_t j = base + lane;
-          const bool in = j < to;
-          const float d = in ? knn::dist2(tile + 3 * j, p) : 0.0f;
-          f(orderKey(d), d, static_cast<int32_t>(t0 + j), in);
-        }
-      }
-      __syncthreads();
-    }
+    forEachPoint<kTileT>(tile, xyz, lo, hi, active, begin, end, p, lane, [&](float d, int32_t i, bool in) { f(orderKey(d), d, i, in); });
   };
-  for (int shift = 24; shift >= 0; shift -= 8) {  // every warp of the block runs the passes (tiles are shared)
+  for (int shift = 24; shift >= 0; shift -= 8) {
     if (select) {
       for (int b = lane; b < 256; b += kWarpSize) sh.hist[b] = 0;
       __syncwarp();
@@ -367,18 +363,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * kWarpSize) knnSelectKernel(co
       __syncwarp();
     }
   }
-  const float inf = __builtin_huge_valf();
-  for (int64_t j = lane; j < k; j += kWarpSize) {
-    idx[q * k + j] = j < written ? sh.i[j] : -1;
-    d2[q * k + j] = j < written ? sh.d[j] : inf;
-  }
+  writeRow(sh.d, sh.i, written, k, idx + q * k, d2 + q * k, lane);
 }
 
-template <int kCap>
-void launchSelect(const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream) {
+using KnnKernel = void (*)(const float*, const int32_t*, const float*, const int32_t*, int64_t, int64_t, int64_t, int64_t, int32_t*, float*);
+
+void launch(KnnKernel kernel, const Attrs& attrs, const Io& io, int64_t m, cudaStream_t stream) {
   const auto blocks = static_cast<unsigned>((m + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  knnSelectKernel<kCap><<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
-                                                                          io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
+  kernel<<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(io.xyz.data, io.offset.data, io.new_xyz.data, io.new_offset.data,
+                                                           io.xyz.shape[0], m, io.offset.shape[0], attrs.nsample, io.idx.data, io.dist2.data);
 }
 
 }  // namespace
@@ -389,12 +382,12 @@ Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& c
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   // Merging costs O(k) per merge, selecting hardly depends on k: measured crossover between 128 and 256.
   const int64_t k = attrs.nsample;
-  if (k <= 32) launchWarp<32>(attrs, io, m, stream);
-  else if (k <= 64) launchWarp<64>(attrs, io, m, stream);
-  else if (k <= 128) launchWarp<128>(attrs, io, m, stream);
-  else if (k <= 256) launchSelect<256>(attrs, io, m, stream);
-  else if (k <= 512) launchSelect<512>(attrs, io, m, stream);
-  else if (k <= 1024) launchSelect<1024>(attrs, io, m, stream);
+  if (k <= 32) launch(knnWarpKernel<32>, attrs, io, m, stream);
+  else if (k <= 64) launch(knnWarpKernel<64>, attrs, io, m, stream);
+  else if (k <= 128) launch(knnWarpKernel<128>, attrs, io, m, stream);
+  else if (k <= 256) launch(knnSelectKernel<256>, attrs, io, m, stream);
+  else if (k <= 512) launch(knnSelectKernel<512>, attrs, io, m, stream);
+  else if (k <= 1024) launch(knnSelectKernel<1024>, attrs, io, m, stream);
   else return Status::Error(std::string(kName) + ": the CUDA kernel supports nsample <= 1024");  // the spec's cap
   return cuda::lastError(kName);
 }

@@ -175,7 +175,7 @@ def dynamo_export(op, fn, inputs, attrs, oo):
     return prog.model_proto
 
 
-def compile_checks(tag, op, fn, case, attrs, device):
+def compile_checks(tag, op, fn, case, attrs, full_attrs, device, oo):
     """opcheck on torch.ops.opforge.<op>, then the op inside torch.compile(fullgraph=True) vs eager."""
     inputs = make_inputs(op, case, device, grow_batch=True)
     # Compiled first: without the extension an op's first call may be inside the compiled region.
@@ -185,9 +185,7 @@ def compile_checks(tag, op, fn, case, attrs, device):
     eager = as_tuple(fn(*inputs, **attrs))
     ok = len(got) == len(eager) and all(close(g, w, case.rtol, case.atol) for g, w in zip(got, eager))
     record(f"compile {tag} ({device})", ok, "fullgraph, dynamic; outputs equal eager" if ok else "outputs differ")
-    ns, name = __import__("opforge_ops")._runtime.TORCH_NAMESPACE, op.snake
-    overload = getattr(getattr(torch.ops, ns), name).default
-    full_attrs = {a.name: attrs.get(a.name, a.default) for a in op.attributes}
+    overload = oo._runtime.torch_op(op).default
     kwargs = {k: v for k, v in full_attrs.items() if v is not None}
     report = torch.library.opcheck(overload, tuple(inputs), kwargs, raise_exception=False)
     bad = {k: v for k, v in report.items() if v != "SUCCESS"}
@@ -257,7 +255,7 @@ def main() -> int:
                         record(f"parity {tag} {o.name} ({args.device})", close(g, w, case.rtol, case.atol),
                                f"max abs diff {float((g.cpu().double() - w.double()).abs().max()) if g.shape == w.shape and g.numel() else 'n/a'}")
                 if args.compile:
-                    compile_checks(tag, op, fn, case, attrs, args.device)
+                    compile_checks(tag, op, fn, case, attrs, full_attrs, args.device, oo)
                 if not args.no_legacy:
                     path = os.path.join(args.save_models, f"{op.snake}.case{k}.onnx") if args.save_models else None
                     model = legacy_export(op, fn, cpu_inputs, attrs, path)

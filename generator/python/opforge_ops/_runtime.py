@@ -396,9 +396,9 @@ def _register(qualname: str) -> bool:
     """Registers on the first call. Under torch.compile, dynamo runs this at trace time instead of
     tracing it (it cannot trace the lock or torch.library calls), so an op first called inside a
     compiled region still compiles with fullgraph=True."""
-    op = _registry[qualname]
     if qualname in _faked:
         return True
+    op = _registry[qualname]
     with _lock:
         if qualname in _faked:
             return True
