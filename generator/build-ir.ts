@@ -288,9 +288,10 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
     raw = parseExpr(d);
   } catch (e) {
     if (e instanceof ExprSyntaxError) {
-      // A YAML flow list splits `max(a, b)` at the comma; say so where it shows.
+      // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
+      // line; a call broken over lines is split at its commas. Say so where it shows.
       const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
-      return fail(e.message, e.pos, split ? "in a [flow, list], quote expressions that contain commas: 'max(a[0], b[0])'" : undefined);
+      return fail(e.message, e.pos, split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined);
     }
     throw e;
   }

@@ -69,14 +69,18 @@ export function loadSpec(file: string, displayFile: string): { spec?: LoadedSpec
   }
   if (size > MAX_SPEC_BYTES) return { errors: [at(`file is ${size} bytes; specs are limited to ${MAX_SPEC_BYTES} bytes`)] };
   const original = readFileSync(file, 'utf8');
-  if (original.includes(OPEN) || original.includes(CLOSE)) return { errors: [at('the characters U+E000 and U+E001 are reserved')] };
-  const text = protectIndexing(original);
+  const reserved = RESERVED_RE.exec(original);
+  if (reserved) {
+    const lc = lineCol(original, reserved.index);
+    return { errors: [at(`the character U+${reserved[0].codePointAt(0)!.toString(16).toUpperCase()} is reserved (U+E000..U+E00F are placeholders of the loader)`, lc.line, lc.col)] };
+  }
+  const text = protectCalls(protectIndexing(original));
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true, version: '1.2' });
   const errors: Diagnostic[] = [];
   for (const e of doc.errors) {
     const lp = lines.linePos(e.pos[0]);
-    const msg = e.code === 'DUPLICATE_KEY' ? 'duplicate key' : e.message.split('\n')[0]!;
+    const msg = e.code === 'DUPLICATE_KEY' ? 'duplicate key' : restoreText(e.message.split('\n')[0]!);
     errors.push({ file: displayFile, line: lp.line, col: lp.col, path: '(yaml)', message: msg });
   }
   if (errors.length) return { errors };
@@ -94,23 +98,70 @@ export function loadSpec(file: string, displayFile: string): { spec?: LoadedSpec
 }
 
 // `shape: [input[0], input[1]]` is how everyone writes shapes, but YAML forbids brackets
-// inside plain scalars of a flow sequence. Before parsing, `name[i]` becomes
-// `name\uE000i\uE001` (same length, so every line:col stays exact); parsed strings are mapped back.
+// inside plain scalars of a flow sequence, and splits `[ceil_div(x[2], 2)]` at the comma.
+// Before parsing, `name[i]` becomes `name\uE000i\uE001`, and within balanced parentheses on
+// one line every character YAML would read as flow syntax (`, [ ] { } # :`) becomes a
+// private-use placeholder. Each replacement is one UTF-16 unit for one, so every offset, and
+// with it every line:col, stays exact; parsed strings (values and keys) are mapped back.
 const OPEN = '\uE000';
 const CLOSE = '\uE001';
 const INDEX_RE = /([A-Za-z_][A-Za-z0-9_]*)\[(\s*-?\s*\d+\s*)\]/g;
+/** Flow indicators (and the comment and key markers) inside parentheses -> their placeholders. */
+const IN_CALL: Record<string, string> = { ',': '\uE002', '[': OPEN, ']': CLOSE, '{': '\uE003', '}': '\uE004', '#': '\uE005', ':': '\uE006' };
+const RESTORE: Record<string, string> = { [OPEN]: '[', [CLOSE]: ']', '\uE002': ',', '\uE003': '{', '\uE004': '}', '\uE005': '#', '\uE006': ':' };
+const PLACEHOLDER_RE = /[\uE000-\uE006]/g;
+const RESERVED_RE = /[\uE000-\uE00F]/;
 
 function protectIndexing(text: string): string {
   return text.replace(INDEX_RE, `$1${OPEN}$2${CLOSE}`);
 }
 
+/**
+ * Protects the flow syntax inside balanced parentheses, line by line: `max(a, b)`,
+ * `min(x[0], 3)`, nested calls. A parenthesis without its partner on the same line protects
+ * nothing, so an unbalanced `(` in a description or comment never reaches into other lines.
+ */
+export function protectCalls(text: string): string {
+  if (!text.includes('(')) return text;
+  const out = text.split('');
+  const stack: number[] = [];
+  const spans: [number, number][] = [];
+  const flush = (): void => {
+    for (const [a, b] of spans) for (let k = a + 1; k < b; k++) out[k] = IN_CALL[out[k]!] ?? out[k]!;
+    spans.length = 0;
+    stack.length = 0;
+  };
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k]!;
+    if (c === '\n') { flush(); continue; }
+    if (c === '(') stack.push(k);
+    else if (c === ')' && stack.length > 0) {
+      const open = stack.pop()!;
+      // Only the outermost matched pair is kept: it covers the nested ones.
+      while (spans.length > 0 && spans[spans.length - 1]![0] > open) spans.pop();
+      spans.push([open, k]);
+    }
+  }
+  flush();
+  return out.join('');
+}
+
+function restoreText(s: string): string {
+  return s.replace(PLACEHOLDER_RE, (c) => RESTORE[c]!);
+}
+
 export function restoreIndexing(v: unknown): unknown {
-  if (typeof v === 'string') return v.replaceAll(OPEN, '[').replaceAll(CLOSE, ']');
+  if (typeof v === 'string') return restoreText(v);
   if (Array.isArray(v)) return v.map(restoreIndexing);
   if (v !== null && typeof v === 'object') {
     return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [restoreIndexing(k) as string, restoreIndexing(x)]));
   }
   return v;
+}
+
+function lineCol(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, col: before[before.length - 1]!.length + 1 };
 }
 
 /** Spec files of an ops dir, sorted so that every run sees them in one order. */

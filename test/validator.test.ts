@@ -1,14 +1,16 @@
 // The validator against a corpus of bad specs: each file in test/fixtures/bad/ops states the
 // errors it must produce (`# expect: line:col key.path message|hint`), and gets exactly those.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SpecErrors, formatDiagnostic, type Diagnostic } from '../generator/diagnostics.js';
+import { evalExpr } from '../generator/expr.js';
+import type { Expr } from '../generator/ir.js';
 import { listSpecFiles } from '../generator/load.js';
 import { loadProject } from '../generator/project.js';
-import { fixtures } from './helpers/paths.js';
+import { fixtures, root } from './helpers/paths.js';
 
 const opsDir = path.join(fixtures, 'bad', 'ops');
 
@@ -53,6 +55,93 @@ for (const file of listSpecFiles(opsDir)) {
 test('good seed ops validate', () => {
   const project = loadProject({ opsDir: path.join(fixtures, '..', '..', 'ops') });
   assert.equal(project.ops.map((o) => o.name), ['CustomRelu', 'DynamicTRTResize', 'KNNQuery', 'LeakyRelu', 'MyAdd']);
+});
+
+// ---- calls with commas inside [flow, lists] ----
+
+/** Writes a one-spec project under build/ and loads it: the op, or the diagnostics. */
+function loadOne(dir: string, yaml: string): { op?: ReturnType<typeof loadProject>['ops'][number]; diags: Diagnostic[] } {
+  const ops = path.join(root, 'build', 'validator', dir, 'ops');
+  rmSync(ops, { recursive: true, force: true });
+  mkdirSync(ops, { recursive: true });
+  writeFileSync(path.join(ops, 'k.cpp'), '// kernel\n');
+  writeFileSync(path.join(ops, 'spec.yaml'), yaml);
+  try {
+    return { op: loadProject({ opsDir: ops }).ops[0]!, diags: [] };
+  } catch (e) {
+    if (e instanceof SpecErrors) return { diags: e.diagnostics };
+    throw e;
+  }
+}
+
+const CALLS = `# A note (with an unbalanced paren, and one balanced: (a, b)) in a comment
+name: Calls
+version: 1
+description: "f(a, b): keeps [this] {as} # written"
+inputs:
+  - { name: x, dtype: float32, rank: 4 }
+  - { name: y, dtype: float32, rank: 2, shape: [max(x[0], 2), min(x[1], max(x[2], 3))] }
+outputs:
+  - { name: z, dtype: float32, shape: [x[0], x[1], ceil_div(x[2], 2), ceil_div(x[3], k)] }
+  - name: w
+    dtype: float32
+    shape: [max(x[0], min(x[1], 3)), 'max(x[2], 1)', ceil_div(x[3] * 2, 3) + (1 + k)]
+  - name: v
+    dtype: float32
+    shape:
+      - max(x[0], 2)
+      - min(x[1], k)
+attributes:
+  - { name: k, type: int, default: 2, enum: [2, 3] }
+workspace: max(x[0], 1) * min(k, 4)
+kernels: { cpu: k.cpp }
+`;
+
+test('calls with commas in [flow, lists] are one expression (outputs, input constraints, workspace); strings keep their text', () => {
+  const { op, diags } = loadOne('calls', CALLS);
+  assert.ok(op, diags.map((d) => formatDiagnostic(d)).join('\n'));
+  const dims = [[5, 7, 9, 11], [5, 7]];
+  const ev = (e: Expr): number => evalExpr(e, dims, { k: 2 });
+  const shapes = op!.outputs.map((o) => (o.shape.kind === 'dims' ? o.shape.dims.map(ev) : []));
+  assert.equal(shapes, [[5, 7, 5, 6], [5, 9, 11], [5, 2]]);
+  assert.equal(op!.outputs.map((o) => (o.shape.kind === 'dims' ? o.shape.source : [])), [
+    ['x[0]', 'x[1]', 'ceil_div(x[2], 2)', 'ceil_div(x[3], k)'],
+    ['max(x[0], min(x[1], 3))', 'max(x[2], 1)', 'ceil_div(x[3] * 2, 3) + (1 + k)'],
+    ['max(x[0], 2)', 'min(x[1], k)'],
+  ]);
+  const y = op!.inputs[1]!.constraint;
+  assert.equal(y.kind === 'dims' ? y.dims.map((d) => (d.kind === 'expr' ? ev(d.expr) : -1)) : [], [5, 7]);
+  assert.is(ev(op!.workspace), 10);
+  assert.is(op!.description, 'f(a, b): keeps [this] {as} # written');
+  assert.equal(op!.attributes[0]!.enum, [2, 3]);
+});
+
+test('errors after and inside such calls keep their exact line:col', () => {
+  const lines = [
+    'name: Calls',
+    'version: 1',
+    'inputs:',
+    '  - { name: x, dtype: float32, rank: 4 }',
+    '  - { name: y, dtype: float32, rank: 2, shape: [max(x[0], 2), min(x[1], q)] }',
+    'outputs:',
+    '  - { name: z, dtype: float32, shape: [ceil_div(x[2], 2), max(x[0], min(k, 3)), x[0] $ 2], description: (a, b) }',
+    '  - { name: w, dtype: float99, shape: [min(x[0], 2)] }',
+    'attributes:',
+    '  - { name: k, type: int, default: 2 }',
+    'kernels: { cpu: k.cpp }',
+  ];
+  const { op, diags } = loadOne('calls-bad', `${lines.join('\n')}\n`);
+  assert.not.ok(op);
+  const at = (line: number, needle: string, skip = 0): string => `${line}:${lines[line - 1]!.indexOf(needle) + 1 + skip}`;
+  const got = diags.map((d) => `${d.line}:${d.col} ${d.path}`).sort();
+  const want = [
+    `${at(5, 'q)')} inputs[1].shape[1]`,
+    `${at(7, '$')} outputs[0].shape[2]`,
+    `${at(8, 'float99')} outputs[1].dtype`,
+  ].sort();
+  assert.equal(got, want, diags.map((d) => formatDiagnostic(d)).join('\n'));
+  assert.ok(diags.find((d) => d.path === 'inputs[1].shape[1]')!.message.includes('`q` is not an int attribute in `min(x[1], q)`'));
+  assert.ok(diags.find((d) => d.path === 'outputs[0].shape[2]')!.message.includes('unexpected character "$" in `x[0] $ 2`'));
 });
 
 test.run();
