@@ -1,6 +1,6 @@
 // Small derived facts about the IR that several emitters need.
 
-import type { AttrValue, OpIR, TensorType, TypeBinding } from './ir.js';
+import type { AttrValue, Expr, InputConstraint, OpIR, ShapeIR, TensorType, TypeBinding } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 /** The dtype a tensor has under a binding. */
@@ -59,4 +59,51 @@ export function bindingIndex(op: OpIR, vars: Record<string, DType>): number {
  */
 export function paddleOpType(op: OpIR): string {
   return op.ident.snake;
+}
+
+/**
+ * What compiled dim expressions read: whether any input dim, any attribute, or division occurs.
+ * Emitters name a generated function's `inputs`/`attrs` parameters from this (and comment them
+ * out otherwise), so an op whose shapes read only attributes or constants compiles with -Werror.
+ */
+export interface ExprReads {
+  dims: boolean;
+  attrs: boolean;
+  division: boolean;
+}
+
+export function exprReads(exprs: Iterable<Expr>): ExprReads {
+  const r: ExprReads = { dims: false, attrs: false, division: false };
+  const walk = (e: Expr): void => {
+    switch (e.kind) {
+      case 'int': return;
+      case 'dim': r.dims = true; return;
+      case 'attr': r.attrs = true; return;
+      case 'binary': if (e.op === '//') r.division = true; walk(e.left); walk(e.right); return;
+      case 'call': if (e.fn === 'ceil_div') r.division = true; walk(e.args[0]); walk(e.args[1]); return;
+    }
+  };
+  for (const e of exprs) walk(e);
+  return r;
+}
+
+/** What output shapes read: `like` shapes read the input's dims. */
+export function shapeReads(shapes: Iterable<ShapeIR>): ExprReads {
+  const list = [...shapes];
+  const r = exprReads(list.flatMap((s) => (s.kind === 'dims' ? s.dims : [])));
+  if (list.some((s) => s.kind === 'like')) r.dims = true;
+  return r;
+}
+
+/** What input shape constraints read (`like` constraints read the other input's dims). */
+export function constraintReads(constraints: Iterable<InputConstraint>): ExprReads {
+  const list = [...constraints];
+  const r = exprReads(list.flatMap((c) => (c.kind === 'dims' ? c.dims.flatMap((d) => (d.kind === 'expr' ? [d.expr] : [])) : [])));
+  if (list.some((c) => c.kind === 'like')) r.dims = true;
+  return r;
+}
+
+/** A C++ parameter name, or the name commented out when the body does not read it. */
+export function cppParam(name: string, used: boolean): string {
+  return used ? name : `/*${name}*/`;
 }

@@ -2,19 +2,19 @@
 // serialization round trip; truncated, oversized, corrupted and foreign buffers rejected;
 // attribute validation; dtype and shape inference against the TS evaluator of the IR.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cppAttrValue } from '../generator/emit/core.js';
+import { coreEmitter, cppAttrValue } from '../generator/emit/core.js';
 import { evalExpr } from '../generator/expr.js';
-import type { AttrValue, OpIR, TestCaseIR } from '../generator/ir.js';
+import type { AttrValue, OpIR, ProjectIR, TestCaseIR } from '../generator/ir.js';
 import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/ir-helpers.js';
 import { loadProject } from '../generator/project.js';
 import { DTYPE_INFO } from '../generator/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { opsDir, outDir, root } from './helpers/paths.js';
+import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
 
 const project = loadProject({ opsDir });
 
@@ -77,7 +77,7 @@ function attrRangeChecks(op: OpIR): string {
   return lines.join('\n');
 }
 
-function program(): string {
+function program(project: ProjectIR): string {
   const includes = project.ops.map((op) => `#include "${coreHeaderPath(op).include}"`).join('\n');
   const [first, second] = project.ops;
   return `${includes}
@@ -135,16 +135,65 @@ ${project.ops.map(attrRangeChecks).join('\n')}
 `;
 }
 
-test('op cores compile with -Wall -Wextra -Werror and pass their unit checks', () => {
+/** Compiles the unit checks of a project's op cores (headers in includeDir) with -Werror and runs them. */
+function runCoreChecks(p: ProjectIR, includeDir: string): number {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-core-'));
   const src = path.join(dir, 'core_test.cpp');
-  writeFileSync(src, program());
+  writeFileSync(src, program(p));
   const bin = path.join(dir, 'core_test');
-  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, src, '-o', bin]);
+  sh('g++', [...CXXFLAGS, `-I${includeDir}`, src, '-o', bin]);
   const out = sh(bin, []);
   const m = /(\d+) checks, 0 failures/.exec(out);
   assert.ok(m, out);
-  assert.ok(Number(m![1]) > 1000, out);
+  return Number(m![1]);
+}
+
+test('op cores compile with -Wall -Wextra -Werror and pass their unit checks', () => {
+  const checks = runCoreChecks(project, path.join(outDir, 'include'));
+  assert.ok(checks > 1000, `${checks} checks`);
+});
+
+test('output shapes of attributes only, of constants, of rank 0, attribute-only workspace (fixture edges): -Werror, inferred values', () => {
+  // SegmentSum: y [num_segments], hist [2, 2], total []; workspace num_segments * 8.
+  // ConstFill: no attributes, a shape-only input, y [3]. No generated function may name a
+  // parameter it does not read (inferShapes' inputs was always named: every -Werror build failed).
+  const edges = loadProject({ opsDir: path.join(fixtures, 'edges', 'ops') });
+  const dir = path.join(root, 'build', 'edges-core');
+  for (const f of coreEmitter.emit(edges)) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  const header = (op: OpIR): string => coreEmitter.emit(edges).find((f) => f.path === coreHeaderPath(op).path)!.content;
+  const segmentSum = edges.ops.find((o) => o.name === 'SegmentSum')!;
+  assert.ok(header(segmentSum).includes('inline Status inferShapes(const Attrs& attrs, const Shape* /*inputs*/, Shape* outputs)'));
+  assert.ok(header(segmentSum).includes('inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, size_t* bytes)'));
+  runCoreChecks(edges, path.join(dir, 'include'));
+  // The values: inferShapes and workspaceSize for num_segments = 5 and any input.
+  const src = path.join(dir, 'values.cpp');
+  writeFileSync(src, `#include "opforge/ops/segment_sum.h"
+#include "opforge/ops/const_fill.h"
+#include <cstdio>
+int main() {
+  namespace ss = opforge::ops::segment_sum;
+  ss::Attrs a;
+  a.num_segments = 5;
+  opforge::Shape in[1];
+  in[0].rank = 3; in[0].dims[0] = 2; in[0].dims[1] = 3; in[0].dims[2] = 4;
+  opforge::Shape out[3];
+  size_t ws = 0;
+  if (!ss::inferShapes(a, in, out).ok() || !ss::workspaceSize(a, in, &ws).ok()) return 1;
+  namespace cf = opforge::ops::const_fill;
+  opforge::Shape like[1];
+  like[0].rank = 1; like[0].dims[0] = 9;
+  opforge::Shape y[1];
+  if (!cf::inferShapes(cf::Attrs{}, like, y).ok()) return 1;
+  std::printf("%s %s %s %zu %s\\n", out[0].str().c_str(), out[1].str().c_str(), out[2].str().c_str(), ws, y[0].str().c_str());
+  return 0;
+}
+`);
+  const bin = path.join(dir, 'values');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.is(sh(bin, []).trim(), '[5] [2, 2] [] 40 [3]');
 });
 
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {

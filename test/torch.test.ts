@@ -77,4 +77,32 @@ test('every attribute type and an optional input (fixture project): build, parit
   assert.equal([summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape], [2, 2, 12, 2], r.stdout);
 });
 
+/** Generates a fixture project into build/, builds its extension (-Werror) and runs the checks on it. */
+function fixtureCheck(name: string): { summary: Summary; log: string; status: number | null } {
+  const fixture = path.join(root, 'test', 'fixtures', name);
+  const out = path.join(root, 'build', `${name}-torch-out`);
+  const build = path.join(root, 'build', `${name}-torch`);
+  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
+  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${fixture}`]);
+  sh('cmake', ['--build', build, '-j2']);
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
+    encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+  });
+  const lines = r.stdout.trim().split('\n');
+  return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
+}
+
+test('edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference', () => {
+  // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
+  // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
+  const project = loadProject({ opsDir: path.join(root, 'test', 'fixtures', 'edges', 'ops') });
+  const r = fixtureCheck('edges');
+  assert.is(r.status, 0, r.log);
+  const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
+  assert.is(r.summary.checks.parity, outputs, r.log);
+  assert.is(r.summary.checks.shape, outputs, r.log);
+  assert.is(r.summary.checks.backend, project.ops.length, r.log);
+});
+
 test.run();

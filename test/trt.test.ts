@@ -97,6 +97,19 @@ test('generated TensorRT units compile against TENSORRT_INCLUDE_DIR with -Wall -
   assert.match(out, /all clean/);
 });
 
+test('output dims of attributes, constants and rank 0 (fixture edges): outputDims names only what it reads; with TENSORRT_INCLUDE_DIR -Werror clean', () => {
+  // SegmentSum's outputs are [num_segments], [2, 2] and []; ConstFill's [3]: `in` is never read.
+  const edgesOut = path.join(root, 'build', 'edges-trt-out');
+  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'edges', 'ops'), '--out', edgesOut]);
+  const header = (snake: string): string => readFileSync(path.join(edgesOut, 'trt', snake, `${snake}_trt.h`), 'utf8');
+  assert.match(header('segment_sum'), /static bool outputDims\(const Attrs& attrs, int32_t index, const nvinfer1::DimsExprs\* \/\*in\*\/, const bool\* \/\*present\*\//);
+  assert.match(header('const_fill'), /static bool outputDims\(const Attrs& \/\*attrs\*\/, int32_t index, const nvinfer1::DimsExprs\* \/\*in\*\//);
+  assert.ok(header('segment_sum').includes('out->d[0] = ::opforge::trt::constant(b, attrs.num_segments);'));
+  if (!trtInclude) { console.log('  (TENSORRT_INCLUDE_DIR not set: compile skipped)'); return; }
+  const out = sh('bash', [path.join(root, 'scripts', 'check-trt.sh'), trtInclude], { env: { ...process.env, OPFORGE_OUT: edgesOut } });
+  assert.match(out, /all clean/);
+});
+
 test('plugin lifecycle on the host against TENSORRT_INCLUDE_DIR (enqueue skipped: no GPU)', () => {
   if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
   const build = path.join(root, 'build', 'trt-test', 'lifecycle-' + path.basename(path.dirname(trtInclude)));

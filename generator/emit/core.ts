@@ -3,9 +3,9 @@
 // expression trees, serialization, and the kernel contract with its dtype dispatch.
 
 import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js';
-import { coreHeaderPath, cppNamespace, dtypeUnder, ioType, opHash } from '../ir-helpers.js';
+import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
-import { cppExpr, exprUsesDivision } from './cpp-expr.js';
+import { cppExpr } from './cpp-expr.js';
 import { lines, opFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, cppFloat, cppInt, cppString } from './literals.js';
 
@@ -282,23 +282,23 @@ const shapeEnv = {
 
 function emitShapes(op: OpIR): string {
   const env = shapeEnv;
-  const check: string[] = [];
+  const checks: string[] = [];
   for (const i of op.inputs) {
     const guard = i.optional ? `present[${i.index}] && ` : '';
     if (i.rank !== null) {
-      check.push(`  if (${guard}inputs[${i.index}].rank != ${i.rank}) return Status::Error(std::string(kName) + ": input ${i.name} must have rank ${i.rank}, got " + std::to_string(inputs[${i.index}].rank));`);
+      checks.push(`  if (${guard}inputs[${i.index}].rank != ${i.rank}) return Status::Error(std::string(kName) + ": input ${i.name} must have rank ${i.rank}, got " + std::to_string(inputs[${i.index}].rank));`);
     } else {
-      check.push(`  if (${guard}(inputs[${i.index}].rank < 0 || inputs[${i.index}].rank > kMaxRank)) return Status::Error(std::string(kName) + ": input ${i.name} has rank " + std::to_string(inputs[${i.index}].rank) + ", at most " + std::to_string(kMaxRank) + " is supported");`);
+      checks.push(`  if (${guard}(inputs[${i.index}].rank < 0 || inputs[${i.index}].rank > kMaxRank)) return Status::Error(std::string(kName) + ": input ${i.name} has rank " + std::to_string(inputs[${i.index}].rank) + ", at most " + std::to_string(kMaxRank) + " is supported");`);
     }
-    check.push(`  for (int d = 0; ${guard ? `present[${i.index}] && ` : ''}d < inputs[${i.index}].rank; ++d) if (inputs[${i.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": input ${i.name} has a negative dim");`);
+    checks.push(`  for (int d = 0; ${guard ? `present[${i.index}] && ` : ''}d < inputs[${i.index}].rank; ++d) if (inputs[${i.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": input ${i.name} has a negative dim");`);
     const c = i.constraint;
     if (c.kind === 'like') {
-      check.push(`  if (${guard}inputs[${i.index}] != inputs[${c.inputIndex}]) return Status::Error(std::string(kName) + ": input ${i.name} must have the shape of ${c.input} " + inputs[${c.inputIndex}].str() + ", got " + inputs[${i.index}].str());`);
+      checks.push(`  if (${guard}inputs[${i.index}] != inputs[${c.inputIndex}]) return Status::Error(std::string(kName) + ": input ${i.name} must have the shape of ${c.input} " + inputs[${c.inputIndex}].str() + ", got " + inputs[${i.index}].str());`);
     } else if (c.kind === 'dims') {
       c.dims.forEach((d, axis) => {
         if (d.kind !== 'expr') return;
         const src = commentText(d.source).replace(/["\\]/g, '');
-        check.push(`  if (${guard}inputs[${i.index}].dims[${axis}] != ${cppExpr(d.expr, env)}) return Status::Error(std::string(kName) + ": dim ${axis} of input ${i.name} must equal ${src}, got " + std::to_string(inputs[${i.index}].dims[${axis}]));`);
+        checks.push(`  if (${guard}inputs[${i.index}].dims[${axis}] != ${cppExpr(d.expr, env)}) return Status::Error(std::string(kName) + ": dim ${axis} of input ${i.name} must equal ${src}, got " + std::to_string(inputs[${i.index}].dims[${axis}]));`);
       });
     }
   }
@@ -315,37 +315,36 @@ function emitShapes(op: OpIR): string {
     infer.push(`  for (int d = 0; d < outputs[${o.index}].rank; ++d) if (outputs[${o.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": output ${o.name} would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[${o.index}].dims[d]) + ")");`);
   }
   const divCheck = (what: string) => `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in ${what}");`;
-  const usesAttrsCheck = JSON.stringify(op.inputs.map((i) => i.constraint)).includes('"attr"');
-  const usesAttrsInfer = JSON.stringify(op.outputs.map((o) => o.shape)).includes('"attr"');
+  // Parameters are named only when the compiled expressions read them: output shapes may read
+  // only attributes (`[num_segments]`) or only constants (`[4, 2]`), the workspace likewise.
+  // checkShapes always reads `inputs` (every input's rank is checked).
+  const check = constraintReads(op.inputs.map((i) => i.constraint));
+  const out = shapeReads(op.outputs.map((o) => o.shape));
+  const wsReads = exprReads([op.workspace]);
   const usesPresent = op.inputs.some((i) => i.optional);
   const ws = cppExpr(op.workspace, env);
-  const wsUsesInputs = JSON.stringify(op.workspace).includes('"dim"');
-  const wsUsesAttrs = JSON.stringify(op.workspace).includes('"attr"');
-  const wsDiv = exprUsesDivision(op.workspace);
-  const checkDivIn = op.inputs.some((i) => i.constraint.kind === 'dims' && i.constraint.dims.some((d) => d.kind === 'expr' && exprUsesDivision(d.expr)));
-  const checkDivOut = op.outputs.some((o) => o.shape.kind === 'dims' && o.shape.dims.some(exprUsesDivision));
   return lines(
     '/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */',
-    `inline Status checkShapes(const Attrs& ${usesAttrsCheck ? 'attrs' : '/*attrs*/'}, const Shape* inputs, const bool* ${usesPresent ? 'present' : '/*present*/'}) {`,
-    checkDivIn ? '  bool ok = true;' : null,
-    check,
-    checkDivIn ? divCheck('an input shape constraint') : null,
+    `inline Status checkShapes(const Attrs& ${cppParam('attrs', check.attrs)}, const Shape* inputs, const bool* ${cppParam('present', usesPresent)}) {`,
+    check.division ? '  bool ok = true;' : null,
+    checks,
+    check.division ? divCheck('an input shape constraint') : null,
     '  return Status::Ok();',
     '}',
     '',
     '/** Output shapes from the spec\'s shape expressions. Call after checkShapes(). */',
-    `inline Status inferShapes(const Attrs& ${usesAttrsInfer ? 'attrs' : '/*attrs*/'}, const Shape* inputs, Shape* outputs) {`,
-    checkDivOut ? '  bool ok = true;' : null,
+    `inline Status inferShapes(const Attrs& ${cppParam('attrs', out.attrs)}, const Shape* ${cppParam('inputs', out.dims)}, Shape* outputs) {`,
+    out.division ? '  bool ok = true;' : null,
     infer,
-    checkDivOut ? divCheck('an output shape') : null,
+    out.division ? divCheck('an output shape') : null,
     '  return Status::Ok();',
     '}',
     '',
     '/** Scratch bytes the kernel needs for these input shapes. */',
-    `inline Status workspaceSize(const Attrs& ${wsUsesAttrs ? 'attrs' : '/*attrs*/'}, const Shape* ${wsUsesInputs ? 'inputs' : '/*inputs*/'}, size_t* bytes) {`,
-    wsDiv ? '  bool ok = true;' : null,
+    `inline Status workspaceSize(const Attrs& ${cppParam('attrs', wsReads.attrs)}, const Shape* ${cppParam('inputs', wsReads.dims)}, size_t* bytes) {`,
+    wsReads.division ? '  bool ok = true;' : null,
     `  const int64_t n = ${ws};`,
-    wsDiv ? divCheck('the workspace size') : null,
+    wsReads.division ? divCheck('the workspace size') : null,
     '  if (n < 0) return Status::Error(std::string(kName) + ": negative workspace size " + std::to_string(n));',
     '  *bytes = static_cast<size_t>(n);',
     '  return Status::Ok();',

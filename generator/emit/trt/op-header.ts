@@ -3,7 +3,7 @@
 // expression trees to IExprBuilder calls, and one-line forwarders to the op core.
 
 import type { Expr, OpIR, TensorType } from '../../ir.js';
-import { allowedDtypes } from '../../ir-helpers.js';
+import { allowedDtypes, cppParam } from '../../ir-helpers.js';
 import { visitExpr } from '../../expr.js';
 import { ATTR_INFO, DTYPE_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
@@ -55,10 +55,13 @@ function emitOutputDims(op: OpIR): string {
     return g;
   });
   const usesPresent = guards.some((g) => g.includes('present['));
+  // `in` is read only when some output is shaped like an input or reads an input dim: shapes of
+  // attributes and constants alone (`[num_segments]`, `[4, 2]`) need only the builder.
+  const usesIn = used.size > 0;
   return lines(
     '  /** Output dims from the spec\'s shape expressions, as IExprBuilder expressions. */',
-    `  static bool outputDims(const Attrs& ${usesAttrs ? 'attrs' : '/*attrs*/'}, int32_t index, const nvinfer1::DimsExprs* in, const bool* ${usesPresent ? 'present' : '/*present*/'},`,
-    `                         nvinfer1::IExprBuilder& ${usesBuilder ? 'b' : '/*b*/'}, nvinfer1::DimsExprs* out) {`,
+    `  static bool outputDims(const Attrs& ${cppParam('attrs', usesAttrs)}, int32_t index, const nvinfer1::DimsExprs* ${cppParam('in', usesIn)}, const bool* ${cppParam('present', usesPresent)},`,
+    `                         nvinfer1::IExprBuilder& ${cppParam('b', usesBuilder)}, nvinfer1::DimsExprs* out) {`,
     ...guards,
     '    switch (index) {',
     ...cases,
