@@ -2,6 +2,7 @@
 // cover: output shapes that read no input dim (SegmentSum: [num_segments], [2, 2], rank 0 []; an
 // attribute-only workspace) and an op with no attributes and a shape-only input (ConstFill: [3]).
 // Every generated function that names a parameter it never reads fails these -Werror builds.
+// ListScale: list attributes with non-empty defaults, replaced (not extended) by given values.
 // The Node addon is built and run against a reference written here; the ONNX Runtime units and
 // the Paddle framework-free headers compile with -Werror (the PyTorch extension: torch.test.ts).
 
@@ -22,6 +23,7 @@ interface T { dtype: string; dims: number[]; data: Float32Array | Int32Array | U
 type Ops = {
   segmentSum: (x: T, attrs?: { num_segments?: number }) => { y: T; hist: T; total: T };
   constFill: (like: T) => { y: T };
+  listScale: (x: T, attrs?: { scales?: number[]; offsets?: number[] }) => { y: T; n: T };
 };
 let ops: Ops;
 
@@ -58,9 +60,22 @@ test('Node: ConstFill (no attributes, shape-only input) gives [0, 1, 2] + n / 2'
   assert.equal(Array.from(r.y.data), [2.5, 3.5, 4.5]);
 });
 
+test('Node: list attributes with non-empty defaults are replaced by the given values, not extended', () => {
+  const values = [1, -2, 3, -4, 5];
+  const x: T = { dtype: 'float32', dims: [5], data: Float32Array.from(values) };
+  const want = (s: number[], o: number[]): number[] => values.map((v, i) => Math.fround(v * Math.fround(s[i % s.length]!) + o[i % o.length]!));
+  const d = ops.listScale(x);
+  assert.equal(Array.from(d.n.data), [1, 2]);
+  assert.equal(Array.from(d.y.data), want([1], [0, 10]));
+  const r = ops.listScale(x, { scales: [0.5, -3], offsets: [7] });
+  assert.equal(Array.from(r.n.data), [2, 1]);
+  assert.equal(Array.from(r.y.data), want([0.5, -3], [7]));
+});
+
 test('ONNX Runtime units and the Paddle framework-free headers compile with -Wall -Wextra -Werror', () => {
   const inc = ortIncludeDir();
-  for (const unit of ['ort/segment_sum/segment_sum_ort.cpp', 'ort/const_fill/const_fill_ort.cpp']) {
+  for (const op of ['segment_sum', 'const_fill', 'list_scale']) {
+    const unit = `ort/${op}/${op}_ort.cpp`;
     sh('g++', [...CXXFLAGS, '-fsyntax-only', '-isystem', inc, '-I', path.join(out, 'include'), '-I', path.join(out, 'ort', 'include'), '-I', path.join(out, 'ort'), path.join(out, unit)]);
   }
   // The bridge templates instantiated over each op, as PD_BUILD_OP's functions instantiate them.

@@ -96,6 +96,8 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
 test('edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference', () => {
   // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
   // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
+  // ListScale: floats/ints attributes with non-empty defaults; the extension used to append the
+  // given floats to the default (scales=[2.0] ran as [1.0, 2.0]); its n output reports the lengths.
   const project = loadProject({ opsDir: path.join(root, 'test', 'fixtures', 'edges', 'ops') });
   const r = fixtureCheck('edges');
   assert.is(r.status, 0, r.log);

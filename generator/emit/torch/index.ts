@@ -38,7 +38,8 @@ function attrAssign(a: AttributeIR): string {
     case 'float': return `  attrs.${a.name} = static_cast<float>(${a.name});`;
     case 'string': return `  attrs.${a.name} = std::string(${a.name}.data(), ${a.name}.size());`;
     case 'ints': return `  attrs.${a.name}.assign(${a.name}.begin(), ${a.name}.end());`;
-    case 'floats': return `  for (double v : ${a.name}) attrs.${a.name}.push_back(static_cast<float>(v));`;
+    // Attrs starts at the spec's defaults: the given list replaces a default, never extends it.
+    case 'floats': return `  attrs.${a.name}.clear();\n  for (double v : ${a.name}) attrs.${a.name}.push_back(static_cast<float>(v));`;
   }
 }
 
