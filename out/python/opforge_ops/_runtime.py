@@ -291,7 +291,11 @@ def _first_present(tensors: Sequence[Optional[torch.Tensor]]) -> torch.Tensor:
 
 def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
     """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts)."""
-    shapes = op.output_shapes([None if t is None else list(t.shape) for t in tensors], attrs)
+    # Under the legacy exporter's tracer, sizes are traced tensors; shape arithmetic on them (a
+    # Python max() of two) leaves values torch 1.13's peephole pass fails on ("Argument passed to
+    # at() was not in the map"). The exported node's shapes come from the symbolic: ints serve here.
+    tracing = torch.jit.is_tracing()
+    shapes = op.output_shapes([None if t is None else [int(d) for d in t.shape] if tracing else list(t.shape) for t in tensors], attrs)
     like_t = _first_present(tensors)
     outs = []
     for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors)):

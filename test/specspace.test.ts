@@ -1,0 +1,130 @@
+// The spec-space test: a fixed corpus of generated specs (test/specspace/plan.ts, one per seed)
+// that together cover what the schema allows, each with kernels and a reference computing one
+// closed form of its inputs and attributes. Every spec goes through gen and every backend this
+// machine has: the Node addon, the PyTorch extension (+ legacy ONNX export) and ONNX Runtime run
+// every test case against the reference; nvcc and (with their headers) TensorRT compile.
+// scripts/specspace-long.mjs runs any number of seeds the same way.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DTYPES } from '../generator/type-table.js';
+import { root } from './helpers/paths.js';
+import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
+import { compileCuda, compileTrt, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
+
+const dir = path.join(root, 'build', 'specspace');
+let corpus: Corpus;
+let project: Project;
+
+function clean(r: BackendReport): void {
+  const lines = r.failures.slice(0, 12).map((f) => `${f.op} case ${f.case ?? '-'} [${f.backend}]: ${f.message}`);
+  assert.is(r.failures.length, 0, `${r.failures.length} failures:\n${lines.join('\n')}`);
+}
+
+test.before(() => {
+  corpus = writeCorpus(dir, FIXED_SEEDS);
+  project = prepare(dir);
+});
+
+test('the fixed corpus covers the spec space', () => {
+  const ps = corpus.plans;
+  assert.ok(ps.length >= 40);
+  const inDtypes = new Set(ps.flatMap((p) => p.tests.flatMap((t) => p.inputs.filter((i) => t.dims[i.name]).map((i) => t.types[i.dtype] ?? i.dtype))));
+  const outDtypes = new Set(ps.flatMap((p) => p.tests.flatMap((t) => p.outputs.map((o) => t.types[o.dtype] ?? o.dtype))));
+  for (const d of DTYPES) {
+    assert.ok(inDtypes.has(d), `no case has a ${d} input`);
+    assert.ok(outDtypes.has(d), `no case has a ${d} output`);
+  }
+  const attrs = ps.flatMap((p) => p.attrs);
+  for (const t of ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const) {
+    assert.ok(attrs.some((a) => a.type === t && a.required), `no required ${t} attribute`);
+    assert.ok(attrs.some((a) => a.type === t && !a.required), `no ${t} attribute with a default`);
+  }
+  for (const t of ['ints', 'floats'] as const) {
+    assert.ok(attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length === 0), `no ${t} with an empty default`);
+    assert.ok(attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length > 0), `no ${t} with a non-empty default`);
+  }
+  assert.ok(attrs.some((a) => a.type === 'string' && a.enum) && attrs.some((a) => a.type === 'int' && a.enum), 'enums');
+  assert.ok(attrs.some((a) => a.type === 'float' && a.min !== undefined) && attrs.some((a) => a.type === 'int' && a.min !== undefined), 'bounds');
+  const cases = ps.flatMap((p) => p.tests.map((t) => ({ p, t })));
+  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => i.optional && t.dims[i.name])), 'an optional input present');
+  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => i.optional && !t.dims[i.name])), 'an optional input absent');
+  assert.ok(ps.some((p) => p.inputs.some((i) => i.shapeOnly)), 'shape_only');
+  assert.ok(ps.some((p) => p.inputs.some((i) => i.constraint.kind === 'dims' && i.constraint.dims.some((d) => d !== '?'))), 'input dims constrained by expressions');
+  const outs = ps.flatMap((p) => p.outputs);
+  assert.ok(outs.some((o) => o.shape.kind === 'like'), 'output shaped like an input');
+  const exprs = outs.flatMap((o) => (o.shape.kind === 'dims' ? [JSON.stringify(o.shape.dims)] : []));
+  assert.ok(exprs.some((e) => e.includes('"dim"') && /ceil_div|"\/\/"|max|min/.test(e)), 'output shaped by expressions of inputs');
+  assert.ok(exprs.some((e) => e.includes('"attr"') && !e.includes('"dim"')), 'output shaped by attributes only');
+  assert.ok(exprs.some((e) => e !== '[]' && !e.includes('"attr"') && !e.includes('"dim"')), 'output shaped by constants');
+  assert.ok(exprs.includes('[]'), 'rank-0 output');
+  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 8)), 'rank-8 input');
+  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 0)), 'rank-0 input');
+  assert.ok(ps.some((p) => new Set(p.outputs.map((o) => o.dtype)).size >= 2 && p.outputs.length >= 2), 'several outputs of different dtypes');
+  assert.ok(ps.some((p) => p.vars.length >= 2), 'several type variables');
+  assert.ok(ps.some((p) => p.state.length) && ps.some((p) => p.workspace), 'state and workspace');
+  assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
+  assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
+  assert.ok(ps.some((p) => p.cuda), 'CUDA kernels');
+  assert.is(project.ops.length, ps.length, 'every spec is valid and generated');
+});
+
+test('Node addon (-Werror): every case of every spec = the reference, sync and async', async () => {
+  clean(await runNode(project));
+});
+
+test('a wrong kernel is caught, naming the op, case and output', async () => {
+  // One attribute read wrong (its term dropped) in one op's kernel: only that op may fail.
+  const victim = corpus.plans.find((p) => p.attrs.length && p.tests.length)!;
+  const header = path.join(project.opsDir, 'kernels', `${project.ops.find((o) => o.name === victim.name)!.ident.snake}_form.h`);
+  const saved = readFileSync(header, 'utf8');
+  writeFileSync(header, saved.replace(/  t \+= [^\n]*\n/, ''));
+  try {
+    const r = await runNode(project);
+    assert.ok(r.failures.length > 0, 'the mutated kernel passed');
+    assert.equal([...new Set(r.failures.map((f) => f.op))], [victim.name]);
+    assert.match(r.failures[0]!.message, /output \w+\[\d+\] = .*, reference/);
+  } finally {
+    writeFileSync(header, saved);
+  }
+});
+
+test('ONNX Runtime (onnxruntime-node + the custom-op library): every case = the reference', async () => {
+  clean(await runOrt(project));
+});
+
+test('PyTorch extension (-Werror, torch 1.13): every case = the reference; legacy export node, attributes, shapes', () => {
+  const r = runTorch(project);
+  clean(r);
+  const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
+  const outputs = project.ops.reduce((n, o) => n + o.tests.length * o.outputs.length, 0);
+  assert.is(r.summary.checks.parity, outputs, r.log.slice(-3000));
+  assert.is(r.summary.checks.node, cases, r.log.slice(-3000));
+  assert.is(r.summary.checks.shape, outputs, r.log.slice(-3000));
+});
+
+test('every CUDA kernel compiles with nvcc (-Werror)', () => {
+  assert.is(spawnSync('nvcc', ['--version']).status, 0, 'nvcc is required (compile only)');
+  clean(compileCuda(project));
+});
+
+// TensorRT's headers are not installable here: with TENSORRT_INCLUDE_DIR (':'-separated for
+// several versions, see docs/tensorrt.md) every generated plugin unit is compiled -Werror.
+for (const [k, inc] of (process.env.TENSORRT_INCLUDE_DIR ?? '').split(':').filter(Boolean).entries()) {
+  test(`TensorRT units compile against ${inc} (-Werror)`, () => clean(compileTrt(project, inc, String(k))));
+}
+
+test('a version above 1000 is rejected where it is written (ONNX Runtime refuses such a custom domain)', () => {
+  const bad = path.join(dir, 'bad-version');
+  writeCorpus(bad, [1]);
+  const yaml = path.join(bad, 'ops', `${project.ops.find((o) => o.name === corpus.plans[0]!.name)!.ident.snake}.yaml`);
+  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^version: \d+$/m, 'version: 1001'));
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'check', '--ops', path.join(bad, 'ops')], { encoding: 'utf8' });
+  assert.is.not(r.status, 0);
+  assert.match(r.stderr, /:\d+:10: version: /);
+});
+
+test.run();

@@ -1,0 +1,325 @@
+// The spec space: a seeded generator of valid op specs covering what the schema allows (every
+// dtype, every attribute type with and without defaults, required attributes, enums and bounds,
+// optional and shape-only inputs, outputs shaped like an input / by input and attribute
+// expressions / by attributes only / by constants, rank 0 to 8, several type variables, state,
+// workspace, dotted domains, versions > 1) with test cases whose dims satisfy every constraint.
+// render.ts turns a plan into the spec, a CPU and a CUDA kernel and a PyTorch reference that all
+// compute one closed form of the inputs and attributes, so every backend has a reference.
+
+import { DTYPES, type AttrType, type DType } from '../../generator/type-table.js';
+import { rng } from '../helpers/references.js';
+
+export type DimE =
+  | { k: 'int'; v: number }
+  | { k: 'dim'; input: string; axis: number; rank: number }
+  | { k: 'attr'; name: string }
+  | { k: 'bin'; op: '+' | '-' | '*' | '//'; l: DimE; r: DimE }
+  | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE };
+
+export type AttrValue = boolean | number | string | number[];
+
+export interface InPlan {
+  name: string;
+  /** A dtype or a type variable's name. */
+  dtype: string;
+  rank: number | null;
+  constraint: { kind: 'none' } | { kind: 'like'; of: string } | { kind: 'dims'; dims: (DimE | '?')[] };
+  optional: boolean;
+  shapeOnly: boolean;
+}
+
+export interface AttrPlan {
+  name: string;
+  type: AttrType;
+  required: boolean;
+  default: AttrValue | undefined;
+  enum: (string | number)[] | undefined;
+  min: number | undefined;
+  max: number | undefined;
+  /** Read by dim expressions: small non-negative values (>= 1 when a divisor). */
+  dim: boolean;
+}
+
+export interface OutPlan {
+  name: string;
+  dtype: string;
+  shape: { kind: 'like'; of: string } | { kind: 'dims'; dims: DimE[] };
+  /** Closed form: base + 0.25 (i % 7) + sum_k weights[k] x_k[i % n_k] + ... */
+  base: number;
+  /** Per input (0 for shape-only inputs, which add their dims instead). */
+  weights: number[];
+}
+
+export interface StatePlan { name: string; type: AttrType }
+
+export interface CasePlan {
+  types: Record<string, DType>;
+  /** Attributes the case sets (the rest take their defaults). */
+  attrs: Record<string, AttrValue>;
+  /** Dims of every present input. */
+  dims: Record<string, number[]>;
+  /** Explicit values (bool inputs: random 0/1), else seeded random data in `range`. */
+  values: Record<string, number[]>;
+  ranges: Record<string, [number, number]>;
+  rtol: number | undefined;
+  atol: number | undefined;
+}
+
+export interface SpecPlan {
+  seed: number;
+  name: string;
+  domain: string | undefined;
+  version: number;
+  description: string;
+  vars: { name: string; dtypes: DType[] }[];
+  inputs: InPlan[];
+  attrs: AttrPlan[];
+  outputs: OutPlan[];
+  state: StatePlan[];
+  workspace: DimE | undefined;
+  /** How each dims list is written in YAML (flow lists with calls are what users write). */
+  flow: boolean;
+  cuda: boolean;
+  tests: CasePlan[];
+}
+
+type Rand = () => number;
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
+const chance = (r: Rand, p: number): boolean => r() < p;
+
+/** Strings that must survive C++, Python, TypeScript, ONNX and TensorRT intact. */
+const STRINGS = ['plain', 'a b', 'quote"d', "it's", 'back\\slash', 'new\nline', '{{x}}', '$dollar', 'tab\there', 'ünï', '', 'x'.repeat(40)];
+const NAME_STYLES = { in: ['x', 'in', 'data', 'Inp', 'tensor_', 'aB'], out: ['y', 'out', 'Res', 'val_'], attr: ['k', 'alpha', 'mode', 'padsList', 'use_', 'Beta'], state: ['s', 'cache', 'Memo'] };
+const WEIGHTS = [1, -1, 0.5, 2, -0.25, 0.125];
+
+/** Value of a dim expression, or undefined on division by zero. */
+export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<string, AttrValue>): number | undefined {
+  switch (e.k) {
+    case 'int': return e.v;
+    case 'dim': { const d = dims[e.input]!; return d[e.axis < 0 ? d.length + e.axis : e.axis]; }
+    case 'attr': return attrs[e.name] as number;
+    case 'bin': {
+      const a = evalDim(e.l, dims, attrs), b = evalDim(e.r, dims, attrs);
+      if (a === undefined || b === undefined) return undefined;
+      if (e.op === '//') return b === 0 ? undefined : Math.floor(a / b);
+      return e.op === '+' ? a + b : e.op === '-' ? a - b : a * b;
+    }
+    case 'call': {
+      const a = evalDim(e.a, dims, attrs), b = evalDim(e.b, dims, attrs);
+      if (a === undefined || b === undefined) return undefined;
+      if (e.fn === 'ceil_div') return b === 0 ? undefined : -Math.floor(-a / b);
+      return e.fn === 'max' ? Math.max(a, b) : Math.min(a, b);
+    }
+  }
+}
+
+interface Scope { inputs: InPlan[]; dimAttrs: AttrPlan[]; divisorAttrs: AttrPlan[] }
+
+function atom(r: Rand, s: Scope): DimE {
+  const indexable = s.inputs.filter((i) => i.rank !== null && i.rank > 0);
+  const roll = r();
+  if (indexable.length && roll < 0.6) {
+    const i = pick(r, indexable);
+    const axis = int(r, 0, i.rank! - 1);
+    return { k: 'dim', input: i.name, axis: chance(r, 0.3) ? axis - i.rank! : axis, rank: i.rank! };
+  }
+  if (s.dimAttrs.length && roll < 0.8) return { k: 'attr', name: pick(r, s.dimAttrs).name };
+  return { k: 'int', v: int(r, 1, 4) };
+}
+
+function divisor(r: Rand, s: Scope): DimE {
+  return s.divisorAttrs.length && chance(r, 0.4) ? { k: 'attr', name: pick(r, s.divisorAttrs).name } : { k: 'int', v: int(r, 1, 3) };
+}
+
+/** A dim expression over the scope; depth-limited. Divisors are positive constants or attributes >= 1. */
+function dimExpr(r: Rand, s: Scope, depth = 0): DimE {
+  if (depth >= 2 || chance(r, 0.45)) return atom(r, s);
+  const roll = r();
+  if (roll < 0.2) return { k: 'call', fn: 'ceil_div', a: dimExpr(r, s, depth + 1), b: divisor(r, s) };
+  if (roll < 0.35) return { k: 'bin', op: '//', l: dimExpr(r, s, depth + 1), r: divisor(r, s) };
+  if (roll < 0.5) return { k: 'call', fn: pick(r, ['max', 'min'] as const), a: dimExpr(r, s, depth + 1), b: dimExpr(r, s, depth + 1) };
+  // `a - b` may go negative: the case generator retries such draws; max(.., 0) keeps most valid.
+  if (roll < 0.6) return { k: 'call', fn: 'max', a: { k: 'bin', op: '-', l: dimExpr(r, s, depth + 1), r: atom(r, s) }, b: { k: 'int', v: 0 } };
+  return { k: 'bin', op: pick(r, ['+', '*'] as const), l: dimExpr(r, s, depth + 1), r: dimExpr(r, s, depth + 1) };
+}
+
+function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
+  const a: AttrPlan = { name, type, required: chance(r, 0.2), default: undefined, enum: undefined, min: undefined, max: undefined, dim: false };
+  switch (type) {
+    case 'bool': a.default = chance(r, 0.5); break;
+    case 'int':
+      if (chance(r, 0.3)) a.enum = pick(r, [[0, 1], [1, 2, 4], [-3, 7, 2147483647]]);
+      else if (chance(r, 0.5)) { a.min = int(r, -5, 1); a.max = pick(r, [a.min + 9, 2147483647]); }
+      a.default = a.enum ? pick(r, a.enum) : a.min !== undefined ? int(r, a.min, a.min + 9) : int(r, -20, 20);
+      break;
+    case 'float':
+      if (chance(r, 0.4)) { a.min = pick(r, [-1, 0, 0.5]); a.max = a.min + pick(r, [1, 10, 100.5]); }
+      a.default = a.min !== undefined ? a.min + 0.25 * int(r, 0, 4) : pick(r, [0, 1, -2.5, 0.1, 1e-3, 3.0e38]);
+      break;
+    case 'string':
+      if (chance(r, 0.5)) a.enum = [...new Set([pick(r, STRINGS), pick(r, STRINGS), 'plain'])];
+      a.default = a.enum ? pick(r, a.enum) : pick(r, STRINGS);
+      break;
+    case 'ints':
+      if (chance(r, 0.3)) { a.min = 0; a.max = 100; }
+      a.default = pick(r, [[], [1], [3, 0, 2], [100, 7]]);
+      break;
+    case 'floats':
+      if (chance(r, 0.3)) { a.min = -2; a.max = 2; }
+      a.default = pick(r, [[], [1.0], [0.5, -0.25], [1.5, 2, 0.1]]);
+      break;
+  }
+  if (a.required) a.default = undefined;
+  return a;
+}
+
+/** A value the attribute accepts, different from its default where it can be. */
+function attrValue(r: Rand, a: AttrPlan): AttrValue {
+  if (a.enum) return pick(r, a.enum);
+  const lo = a.min ?? -50, hi = a.max ?? 50;
+  switch (a.type) {
+    case 'bool': return chance(r, 0.5);
+    case 'int': return a.dim ? int(r, Math.max(lo, a.min ?? 0), Math.min(hi, 4)) : chance(r, 0.1) && a.max === undefined ? 2147483647 : int(r, lo, Math.min(hi, lo + 100));
+    case 'float': return chance(r, 0.15) && a.max === undefined ? pick(r, [-3.0e38, 1e-7, 0.3]) : Math.min(hi, lo + 0.125 * int(r, 0, 16 * 8));
+    case 'string': return pick(r, STRINGS);
+    case 'ints': return Array.from({ length: int(r, 0, 4) }, () => int(r, Math.max(lo, -9), Math.min(hi, 30)));
+    case 'floats': return Array.from({ length: int(r, 0, 4) }, () => Math.max(lo, Math.min(hi, pick(r, [0.5, -1.25, 2, 0.1, 1.75]))));
+  }
+}
+
+function dtypeOf(t: string, vars: SpecPlan['vars'], types: Record<string, DType>): DType {
+  return vars.some((v) => v.name === t) ? types[t]! : (t as DType);
+}
+
+const numel = (d: number[]): number => d.reduce((a, b) => a * b, 1);
+
+/** Draws a test case whose dims satisfy every constraint, or undefined when the draws keep failing. */
+function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random'): CasePlan | undefined {
+  for (let tries = 0; tries < 60; tries++) {
+    const types = Object.fromEntries(p.vars.map((v) => [v.name, pick(r, v.dtypes)]));
+    const attrs: Record<string, AttrValue> = {};
+    for (const a of p.attrs) if (a.required || a.dim || chance(r, 0.5)) attrs[a.name] = a.dim && !a.required && chance(r, 0.3) ? a.default! : attrValue(r, a);
+    const full = Object.fromEntries(p.attrs.map((a) => [a.name, attrs[a.name] ?? a.default!]));
+    const dims: Record<string, number[]> = {};
+    let ok = true;
+    for (const i of p.inputs) {
+      if (i.optional && (opt === 'absent' || (opt === 'random' && chance(r, 0.5)))) continue;
+      const small = (rank: number) => Array.from({ length: rank }, () => (rank >= 5 ? int(r, 1, 2) : chance(r, 0.06) && !i.optional ? 0 : int(r, 1, 4)));
+      if (i.constraint.kind === 'like') dims[i.name] = [...dims[i.constraint.of]!];
+      else if (i.constraint.kind === 'dims') {
+        const d = i.constraint.dims.map((e) => (e === '?' ? int(r, 1, 4) : evalDim(e, dims, full)));
+        if (d.some((x) => x === undefined || x < 0 || x > 12)) { ok = false; break; }
+        dims[i.name] = d as number[];
+      } else dims[i.name] = small(i.rank ?? int(r, 0, 3));
+      if (i.optional && numel(dims[i.name]!) === 0) { ok = false; break; }  // absent vs empty: kernels see data == nullptr for both
+    }
+    if (!ok) continue;
+    for (const o of p.outputs) {
+      if (o.shape.kind === 'like') continue;
+      const d = o.shape.dims.map((e) => evalDim(e, dims, full));
+      if (d.some((x) => x === undefined || x < 0) || numel(d as number[]) > 4096) { ok = false; break; }
+    }
+    if (p.workspace) { const w = evalDim(p.workspace, dims, full); if (w === undefined || w < 0) ok = false; }
+    if (!ok) continue;
+    const values: Record<string, number[]> = {};
+    const ranges: Record<string, [number, number]> = {};
+    for (const i of p.inputs) {
+      if (!dims[i.name] || i.shapeOnly) continue;
+      const dt = dtypeOf(i.dtype, p.vars, types);
+      if (dt === 'bool') values[i.name] = Array.from({ length: numel(dims[i.name]!) }, () => int(r, 0, 1));
+      else if (dt === 'uint8') ranges[i.name] = [0, 200];
+      else if (dt === 'int8') ranges[i.name] = [-100, 100];
+    }
+    const outDtypes = p.outputs.map((o) => dtypeOf(o.dtype, p.vars, types));
+    const half = outDtypes.some((d) => d === 'float16' || d === 'bfloat16');
+    return { types, attrs, dims, values, ranges, rtol: half ? 1e-2 : undefined, atol: half ? 1e-2 : undefined };
+  }
+  return undefined;
+}
+
+/** The spec plan of one seed. */
+export function planSpec(seed: number): SpecPlan {
+  const r = rng(seed * 7919 + 17);
+  const nVars = pick(r, [0, 0, 1, 1, 1, 2, 3]);
+  const vars: SpecPlan['vars'] = [];
+  let combos = 1;
+  for (let v = 0; v < nVars; v++) {
+    const n = Math.min(int(r, 1, 3), Math.floor(8 / combos));
+    if (n < 1) break;
+    const dtypes = [...DTYPES].sort(() => r() - 0.5).slice(0, n);
+    vars.push({ name: pick(r, ['T', 'U', 'TIdx', 'V_']) + v, dtypes });
+    combos *= n;
+  }
+  const nAttrs = pick(r, [0, 1, 2, 3, 4, 6]);
+  const attrs: AttrPlan[] = [];
+  for (let a = 0; a < nAttrs; a++) attrs.push(attrPlan(r, `${pick(r, NAME_STYLES.attr)}${a}`, pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats', 'int'] as const)));
+  // Attributes that shape expressions read: small, non-negative; some are divisors (>= 1).
+  if (chance(r, 0.6)) {
+    const divisorAttr = chance(r, 0.5);
+    const a: AttrPlan = { name: `${pick(r, ['n', 'num_', 'size'])}${attrs.length}`, type: 'int', required: chance(r, 0.25), default: undefined,
+      enum: undefined, min: divisorAttr ? 1 : 0, max: 6, dim: true };
+    if (!a.required) a.default = int(r, a.min!, 4);
+    attrs.push(a);
+  }
+  const dimAttrs = attrs.filter((a) => a.dim);
+  const scope: Scope = { inputs: [], dimAttrs, divisorAttrs: dimAttrs.filter((a) => a.min! >= 1) };
+
+  const nReq = pick(r, [1, 1, 2, 2, 3, 4]);
+  const nOpt = pick(r, [0, 0, 0, 1, 2]);
+  const inputs: InPlan[] = [];
+  for (let k = 0; k < nReq + nOpt; k++) {
+    const optional = k >= nReq;
+    const unbound = vars.find((v) => !inputs.some((i) => !i.optional && i.dtype === v.name));
+    const dtype = !optional && unbound ? unbound.name : vars.length && chance(r, 0.5) ? pick(r, vars).name : pick(r, DTYPES);
+    const rank = pick(r, [null, 0, 1, 1, 2, 2, 3, 4, 8]);
+    const inp: InPlan = { name: `${pick(r, NAME_STYLES.in)}${k}`, dtype, rank, constraint: { kind: 'none' }, optional, shapeOnly: k > 0 && chance(r, 0.15) };
+    if (optional) inp.shapeOnly = false;  // the validator rejects optional shape-only inputs
+    const earlier = scope.inputs.filter((i) => !i.optional);
+    if (earlier.length && chance(r, 0.25)) {
+      const of = pick(r, earlier);
+      inp.constraint = { kind: 'like', of: of.name };
+      inp.rank = of.rank;
+    } else if (rank !== null && rank > 0 && rank < 5 && chance(r, 0.35)) {
+      inp.constraint = { kind: 'dims', dims: Array.from({ length: rank }, () => (chance(r, 0.5) ? '?' : dimExpr(r, scope))) };
+    }
+    inputs.push(inp);
+    if (!optional) scope.inputs.push(inp);
+  }
+  // A variable no required input binds (more variables than required inputs) is dropped.
+  const usedVars = vars.filter((v) => inputs.some((i) => !i.optional && i.dtype === v.name));
+  for (const i of inputs) { const v = vars.find((x) => x.name === i.dtype); if (v && !usedVars.includes(v)) i.dtype = v.dtypes[0]!; }
+
+  const nOut = pick(r, [1, 1, 1, 2, 3]);
+  const outputs: OutPlan[] = [];
+  for (let k = 0; k < nOut; k++) {
+    const roll = r();
+    let shape: OutPlan['shape'];
+    const req = inputs.filter((i) => !i.optional);
+    if (roll < 0.3) shape = { kind: 'like', of: pick(r, req).name };
+    else if (roll < 0.45 && dimAttrs.length) shape = { kind: 'dims', dims: Array.from({ length: int(r, 1, 2) }, () => (chance(r, 0.7) ? { k: 'attr', name: pick(r, dimAttrs).name } : { k: 'int', v: int(r, 1, 3) })) };
+    else if (roll < 0.55) shape = { kind: 'dims', dims: chance(r, 0.4) ? [] : chance(r, 0.3) ? Array.from({ length: 8 }, () => ({ k: 'int', v: int(r, 1, 2) })) : [{ k: 'int', v: int(r, 1, 5) }, { k: 'int', v: 2 }] };
+    else shape = { kind: 'dims', dims: Array.from({ length: int(r, 0, 3) }, () => dimExpr(r, scope)) };
+    const dtype = usedVars.length && chance(r, 0.6) ? pick(r, usedVars).name : pick(r, DTYPES);
+    outputs.push({ name: `${pick(r, NAME_STYLES.out)}${k}`, dtype, shape, base: k + 1, weights: inputs.map((i) => (i.shapeOnly ? 0 : pick(r, WEIGHTS))) });
+  }
+  const state: StatePlan[] = chance(r, 0.25) ? Array.from({ length: int(r, 1, 3) }, (_, k) => ({ name: `${pick(r, NAME_STYLES.state)}${k}`, type: pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const) })) : [];
+  const workspace = chance(r, 0.2) ? { k: 'bin', op: '+', l: { k: 'bin', op: '*', l: atom(r, scope), r: { k: 'int', v: 8 } }, r: { k: 'int', v: 16 } } as DimE : undefined;
+  const p: SpecPlan = {
+    seed,
+    name: `${pick(r, ['Ss', 'SpecOp', 'SSGrid', 'SsTRT'])}${seed}${pick(r, ['', 'X', 'Op', 'Nd'])}`,
+    domain: pick(r, [undefined, 'spec.space', `ss.d${seed % 3}.x`, 'custom']),
+    version: pick(r, [1, 1, 2, 3, 1000]),
+    description: pick(r, ['closed form of the inputs and attributes', 'has "quotes", \\backslashes\\ and */ comment ends', 'ünïcode — and {{braces}}', '']),
+    vars: usedVars, inputs, attrs, outputs, state, workspace,
+    flow: chance(r, 0.6),
+    cuda: chance(r, 0.5),
+    tests: [],
+  };
+  const hasOptional = inputs.some((i) => i.optional);
+  for (const mode of hasOptional ? (['present', 'absent', 'random'] as const) : (['random', 'random'] as const)) {
+    const c = drawCase(r, p, mode);
+    if (c) p.tests.push(c);
+  }
+  return p;
+}
