@@ -1,5 +1,6 @@
 // The generator as a library: specs -> IR -> every emitter -> out/.
 
+import path from 'node:path';
 import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import type { ProjectIR } from './ir.js';
@@ -37,6 +38,8 @@ export function generateStamped(opts: GenOptions, digest: string): { project: Pr
 
 export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {
   const project = loadProject(opts.root === undefined ? { opsDir: opts.opsDir } : { opsDir: opts.opsDir, root: opts.root });
+  // Paths back into the project (CMake's kernel sources) are relative to where out/ really is.
+  project.outDir = path.resolve(opts.outDir);
   let files = emitAll(project);
   let keep: ((p: string) => boolean) | undefined;
   if (opts.only !== undefined) {

@@ -1,6 +1,7 @@
 // Small derived facts about the IR that several emitters need.
 
-import type { AttrValue, Expr, InputConstraint, OpIR, ShapeIR, TensorType, TypeBinding } from './ir.js';
+import path from 'node:path';
+import type { AttrValue, Expr, InputConstraint, OpIR, ProjectIR, ShapeIR, TensorType, TypeBinding } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 /** The dtype a tensor has under a binding. */
@@ -106,4 +107,14 @@ export function constraintReads(constraints: Iterable<InputConstraint>): ExprRea
 /** A C++ parameter name, or the name commented out when the body does not read it. */
 export function cppParam(name: string, used: boolean): string {
   return used ? name : `/*${name}*/`;
+}
+
+/**
+ * The project root as seen from the output directory, with forward slashes: `..` for the usual
+ * `<root>/out`, `../..` for `<root>/specs/out`, `../p` for out/ beside the project. '' when they
+ * are one directory.
+ */
+export function rootFromOut(project: ProjectIR): string {
+  const out = project.outDir ?? path.join(project.root, 'out');
+  return path.relative(path.resolve(out), project.root).split(path.sep).join('/');
 }

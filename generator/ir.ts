@@ -163,4 +163,10 @@ export interface ProjectIR {
   root: string;
   /** Ops dir relative to root. */
   opsDir: string;
+  /**
+   * Absolute path of the directory the files are generated into (`opforge gen --out`), when
+   * known. Generated files that point back into the project (CMake's kernel paths) are written
+   * relative to it; emitters assume `<root>/out` when it is absent.
+   */
+  outDir?: string;
 }

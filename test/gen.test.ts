@@ -28,8 +28,11 @@ test('same specs give byte-identical output', () => {
 });
 
 test('committed out/ is what the generator produces (run `npm run gen` when this fails)', () => {
+  // out/ beside a copy of ops/, as in the repository: files that point back into the project
+  // (CMake's kernel paths) are written relative to where out/ lies.
   const a = tmp();
-  generate({ opsDir, outDir: path.join(a, 'out') });
+  cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
+  generate({ opsDir: path.join(a, 'ops'), outDir: path.join(a, 'out') });
   const fresh = snapshot(path.join(a, 'out'));
   const committed = snapshot(outDir);
   assert.equal([...committed.keys()], [...fresh.keys()]);
@@ -162,6 +165,52 @@ test('an interrupted swap is recovered: old or new set, never a mix', () => {
   writeFileSync(path.join(`${out}.next`, 'a.txt'), 'half');
   writeOut(out, [{ path: 'a.txt', content: 'new a' }, { path: 'b.txt', content: 'new b' }]);
   assert.equal(snapshot(out), new Map([['a.txt', 'new a'], ['b.txt', 'new b']]));
+});
+
+
+test('CMake finds the kernels wherever --out puts the output: inside the ops dir, beside it, outside the project (paths with spaces and $)', () => {
+  const base = tmp();
+  const project = path.join(base, 'my project');
+  const specs = path.join(project, 'specs');
+  mkdirSync(path.join(specs, 'k $dir'), { recursive: true });
+  writeFileSync(path.join(specs, 'scale.yaml'), [
+    'name: Scale', 'version: 1',
+    'inputs: [{ name: x, dtype: float32 }]',
+    'outputs: [{ name: y, dtype: float32, shape: x }]',
+    'attributes: [{ name: s, type: float, default: 2.0 }]',
+    "kernels: { cpu: 'k $dir/scale.cpp' }", '',
+  ].join('\n'));
+  writeFileSync(path.join(specs, 'k $dir', 'scale.cpp'), [
+    '#include "opforge/ops/scale.h"',
+    'namespace opforge { namespace ops { namespace scale {',
+    'Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext&) {',
+    '  for (int64_t i = 0; i < io.x.numel(); ++i) io.y.data[i] = io.x.data[i] * attrs.s;',
+    '  return Status::Ok();',
+    '}',
+    '}}}', '',
+  ].join('\n'));
+  const layouts: [string, string, string][] = [
+    // [name, --out as given (cwd = project), root as out/CMakeLists.txt finds it]
+    ['inside the ops dir', 'specs/out', '../..'],
+    ['beside the ops dir', 'out', '..'],
+    ['outside the project', path.join(base, 'elsewhere', 'gen'), '../../my project'],
+  ];
+  for (const [name, out, rel] of layouts) {
+    const r = run(['gen', '--quiet', '--ops', 'specs', '--out', out], project);
+    assert.is(r.status, 0, `${name}: ${r.stderr}`);
+    const outAbs = path.resolve(project, out);
+    const cmake = readFileSync(path.join(outAbs, 'CMakeLists.txt'), 'utf8');
+    assert.ok(cmake.includes(`set(OPFORGE_PROJECT_ROOT "\${CMAKE_CURRENT_SOURCE_DIR}/${rel}" CACHE PATH`), `${name}: ${cmake.split('\n').find((l) => l.includes('OPFORGE_PROJECT_ROOT "'))}`);
+    assert.ok(cmake.includes('"${OPFORGE_PROJECT_ROOT}/specs/k \\$dir/scale.cpp"'), name);
+    const build = path.join(base, 'build', name.replace(/ /g, '-'));
+    for (const args of [['-S', outAbs, '-B', build], ['--build', build, '-j2']]) {
+      const c = spawnSync('cmake', args, { encoding: 'utf8' });
+      assert.is(c.status, 0, `${name}: cmake ${args.join(' ')}:\n${c.stdout}\n${c.stderr}`);
+    }
+    // The kernel object was compiled from the project's file (and nothing else was needed).
+    const objects = listTree(build).filter((p) => p.endsWith('scale.cpp.o'));
+    assert.is(objects.length, 1, `${name}: ${objects.join(', ')}`);
+  }
 });
 
 test.run();

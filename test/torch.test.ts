@@ -66,7 +66,7 @@ test('every attribute type and an optional input (fixture project): build, parit
   const build = path.join(root, 'build', 'adapters-torch');
   sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${fixture}`]);
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
   sh('cmake', ['--build', build, '-j2']);
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
     encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
@@ -84,7 +84,7 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
   const build = path.join(root, 'build', `${name}-torch`);
   sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${fixture}`]);
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
   sh('cmake', ['--build', build, '-j2']);
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
     encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },

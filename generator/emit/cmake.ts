@@ -3,7 +3,9 @@
 // their own subdirectories (listed in BACKEND_SUBDIRS) that use these targets.
 
 import type { ProjectIR } from '../ir.js';
+import { rootFromOut } from '../ir-helpers.js';
 import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { cmakeQuotedText } from './literals.js';
 
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
@@ -21,7 +23,7 @@ export const cmakeEmitter: Emitter = {
       return lines(
         '',
         `# ${op.name}`,
-        `add_library(${t}_cpu OBJECT "\${OPFORGE_PROJECT_ROOT}/${op.kernels.cpu}")`,
+        `add_library(${t}_cpu OBJECT "\${OPFORGE_PROJECT_ROOT}/${cmakeQuotedText(op.kernels.cpu)}")`,
         `target_link_libraries(${t}_cpu PUBLIC opforge_core)`,
         `set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)`,
         `target_compile_options(${t}_cpu PRIVATE \${OPFORGE_WARNINGS} \${OPFORGE_KERNEL_FLAGS})`,
@@ -29,7 +31,7 @@ export const cmakeEmitter: Emitter = {
         op.kernels.cuda
           ? lines(
               'if(WITH_CUDA)',
-              `  add_library(${t}_cuda OBJECT "\${OPFORGE_PROJECT_ROOT}/${op.kernels.cuda}")`,
+              `  add_library(${t}_cuda OBJECT "\${OPFORGE_PROJECT_ROOT}/${cmakeQuotedText(op.kernels.cuda)}")`,
               `  target_link_libraries(${t}_cuda PUBLIC opforge_core)`,
               `  set_target_properties(${t}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)`,
               `  target_compile_options(${t}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror>)`,
@@ -39,13 +41,17 @@ export const cmakeEmitter: Emitter = {
           : `# ${op.name} has no CUDA kernel.`,
       );
     });
+    // Kernel paths are relative to the project root; the root is found relative to this file,
+    // wherever `opforge gen --out` put it (out/ beside ops/, inside it, or anywhere else).
+    const rel = rootFromOut(project);
+    const rootDefault = rel === '' ? '${CMAKE_CURRENT_SOURCE_DIR}' : `\${CMAKE_CURRENT_SOURCE_DIR}/${cmakeQuotedText(rel)}`;
     const body = lines(
       'cmake_minimum_required(VERSION 3.18)',
       'project(opforge_ops LANGUAGES CXX)',
       '',
       'option(WITH_CUDA "Build the CUDA kernels (needs nvcc)" OFF)',
       'option(OPFORGE_WERROR "Treat warnings as errors" ON)',
-      'set(OPFORGE_PROJECT_ROOT "${CMAKE_CURRENT_SOURCE_DIR}/.." CACHE PATH "Directory holding ops/ (kernel paths are relative to it)")',
+      `set(OPFORGE_PROJECT_ROOT "${rootDefault}" CACHE PATH "Project root, the directory holding the ops dir (kernel paths are relative to it)")`,
       '',
       'if(NOT CMAKE_CXX_STANDARD)',
       '  set(CMAKE_CXX_STANDARD 17)',

@@ -50,6 +50,15 @@ export function commentText(s: string): string {
     .trim();
 }
 
+/**
+ * The inside of a CMake quoted argument ("..."): backslash, double quote, `$` (a variable
+ * reference) and line breaks escaped, so a path is read literally. (A `;` stays: CMake would
+ * take it as a list separator where the value becomes a list, escaped or not.)
+ */
+export function cmakeQuotedText(s: string): string {
+  return s.replace(/[\\"$]/g, (c) => `\\${c}`).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
 /** Shortest round-trip float32 literal for C++ (`0.01f`). */
 export function cppFloat(v: number): string {
   const f = Math.fround(v);
