@@ -126,7 +126,8 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'check') {
       const { loadProject } = await import('./project.js');
       const project = loadProject({ opsDir: values.ops });
-      if (values.json) process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name) })}\n`);
+      const limits = await warnDtypeLimits(project, values);
+      if (values.json) process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name), warnings: limits })}\n`);
       say(`opforge check: ${project.ops.length} op(s) valid (${project.ops.map((o) => o.name).join(', ')})`);
       return EXIT.ok;
     }
@@ -142,8 +143,10 @@ export async function main(argv: string[]): Promise<number> {
       ? { project: undefined, result: { written: [] as string[], unchanged: upToDate, removed: [] as string[] } }
       : (await import('./gen.js')).generateStamped(opts, digest);
     const ms = Math.round(performance.now() - t0);
+    // The no-op fast path loads no spec, so it has nothing new to warn about.
+    const limits = project === undefined ? [] : await warnDtypeLimits(project, values);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms })}\n`);
+      process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms, warnings: limits })}\n`);
     }
     if (project === undefined) say(`opforge gen: ${values.out}/ is up to date (${ms} ms)`);
     else say(`opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`);
@@ -161,6 +164,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`opforge: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.internal;
   }
+}
+
+/**
+ * Dtypes a backend cannot carry (generator/dtype-limits.ts): one `warning:` line per op, backend
+ * and dtype on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
+ */
+async function warnDtypeLimits(project: import('./ir.js').ProjectIR, values: { quiet: boolean; json: boolean }): Promise<string[]> {
+  const { dtypeLimits, formatDtypeLimit } = await import('./dtype-limits.js');
+  const limits = dtypeLimits(project);
+  if (!values.quiet && !values.json) for (const l of limits) process.stderr.write(`${formatDtypeLimit(l)}\n`);
+  return limits.map(formatDtypeLimit);
 }
 
 main(process.argv.slice(2)).then((code) => {

@@ -117,4 +117,29 @@ test('plugin lifecycle on the host against TENSORRT_INCLUDE_DIR (enqueue skipped
   assert.match(out, /checks, 0 failed/);
 });
 
+test('dtypes TensorRT cannot carry are refused, and cases without an optional input run (fixtures, host lifecycle)', () => {
+  if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
+  const tag = path.basename(path.dirname(trtInclude));
+  const env = { env: { ...process.env, OPFORGE_TRT_SKIP_ENQUEUE: '1', CUDA_ARCH: 'sm_80' } };
+  const lifecycle = path.join(root, 'dist', 'test', 'gpu', 'trt-lifecycle.js');
+  // test/fixtures/dtypes: float64, int64 and bfloat16 bindings and a fixed int64 output.
+  const out = sh('node', [lifecycle, trtInclude, path.join(root, 'build', 'trt-test', `dtypes-${tag}`), '--ops', path.join(root, 'test', 'fixtures', 'dtypes', 'ops')], env);
+  assert.match(out, /checks, 0 failed/);
+  const major = Number(/TensorRT (\d+)\.\d+ headers/.exec(out)![1]);
+  assert.match(out, /skip TypedScale case 1: TensorRT has no float64 tensors/);
+  assert.match(out, /TypedScale logged: TypedScale: TensorRT \S+ has no tensor type for binding f64 \(float64 input x\)/);
+  if (major < 10) {
+    assert.match(out, /TopIndices logged: TopIndices: TensorRT \S+ has no tensor type for int64 \(output idx\): the op cannot run on this TensorRT/);
+    assert.match(out, /ok {3}TopIndices dtypes on TensorRT \d+: creation refused/);
+    assert.match(out, /skip TypedScale case 2: TensorRT < 10 has no int64 tensors/);
+  } else {
+    assert.not.match(out, /TopIndices logged/);
+    assert.not.match(out, /skip TopIndices case \d+: TensorRT/);
+  }
+  // test/fixtures/adapters: case 0 leaves the optional input out.
+  const fx = sh('node', [lifecycle, trtInclude, path.join(root, 'build', 'trt-test', `adapters-${tag}`), '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops')], env);
+  assert.match(fx, /checks, 0 failed/);
+  assert.match(fx, /skip StridedScale case 0 IPluginV2DynamicExt: enqueue/);
+});
+
 test.run();

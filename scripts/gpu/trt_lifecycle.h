@@ -12,10 +12,80 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
-inline int failures = 0, checks = 0;
+inline int failures = 0, checks = 0, skipped = 0;
 #define EXPECT(cond, what) do { ++checks; if (!(cond)) { ++failures; std::printf("FAIL %s: %s\n", name, what); } } while (0)
+
+/** A case this TensorRT cannot run (a dtype it lacks, an absent optional input it cannot express). */
+inline void skipCase(const char* what, const char* why) {
+  ++skipped;
+  std::printf("skip %s: %s\n", what, why);
+}
+
+// ---- What the plugins log: an ILoggerFinder as TensorRT passes to setLoggerFinder(). ---------
+class CaptureLogger final : public nvinfer1::ILogger {
+ public:
+  std::string text;
+  void log(Severity, const char* msg) noexcept override {
+    try { text += msg; text += '\n'; } catch (...) {}
+  }
+};
+class CaptureFinder final : public nvinfer1::ILoggerFinder {
+ public:
+  CaptureLogger logger;
+  nvinfer1::ILogger* findLogger() override { return &logger; }
+};
+
+/** The TensorRT dtypes `ok` accepts, in enum order. */
+template <class Ok> std::vector<nvinfer1::DataType> acceptedTypes(Ok ok) {
+  std::vector<nvinfer1::DataType> v;
+  for (int32_t t = 0; t < nvinfer1::EnumMax<nvinfer1::DataType>(); ++t) if (ok(static_cast<nvinfer1::DataType>(t))) v.push_back(static_cast<nvinfer1::DataType>(t));
+  return v;
+}
+
+/**
+ * The dtypes this TensorRT cannot carry: creating the op from `fields` logs each refused dtype
+ * binding (`logged`, as the plugin words them) and fails exactly when none is left
+ * (`creatable`); supportsFormatCombination then offers input 0 exactly the TensorRT types of
+ * `accepted` (float64, FP8, INT4 ... never; int64 and bfloat16 only where this TensorRT has them).
+ */
+template <class Op>
+void dtypeRefusal(const char* name, const std::vector<nvinfer1::PluginField>& fields, bool creatable,
+                  const std::vector<std::string>& logged, const std::vector<nvinfer1::DataType>& accepted) {
+  nvinfer1::PluginFieldCollection fc{static_cast<int32_t>(fields.size()), fields.empty() ? nullptr : fields.data()};
+  CaptureFinder finder;
+  opforge::trt::loggerFinder().store(&finder);
+OPFORGE_TRT_V2_BEGIN
+  opforge::trt::CreatorV2<opforge::trt::PluginV2Dynamic<Op>, Op, opforge::trt::V2Name::kOp> creator;
+  std::unique_ptr<nvinfer1::IPluginV2, void (*)(nvinfer1::IPluginV2*)> p(creator.createPlugin(name, &fc), [](nvinfer1::IPluginV2* x) { if (x) x->destroy(); });
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
+  opforge::trt::CreatorV3<Op> creatorV3;
+  std::unique_ptr<nvinfer1::IPluginV3> v3(creatorV3.createPlugin(name, &fc, nvinfer1::TensorRTPhase::kBUILD));
+  EXPECT((v3 != nullptr) == creatable, creatable ? "V3 created on this TensorRT" : "V3 creation refused: no dtype binding this TensorRT can carry");
+#endif
+  opforge::trt::loggerFinder().store(nullptr);
+  const std::string& log = finder.logger.text;
+  EXPECT((p != nullptr) == creatable, creatable ? "V2Dynamic created on this TensorRT" : "V2Dynamic creation refused: no dtype binding this TensorRT can carry");
+  for (const std::string& m : logged) EXPECT(log.find(m) != std::string::npos, ("logs \"" + m + "\"; log was: " + log).c_str());
+  if (logged.empty()) EXPECT(log.find("has no tensor type") == std::string::npos, ("logs no refused dtype; log was: " + log).c_str());
+  if (!log.empty()) std::printf("     %s logged: %s", name, log.c_str());
+  if (!p) {
+    std::printf("%s %s dtypes on TensorRT %d: creation refused\n", creatable ? "FAIL" : "ok  ", name, NV_TENSORRT_MAJOR);
+    return;
+  }
+OPFORGE_TRT_V2_BEGIN
+  auto* plugin = static_cast<nvinfer1::IPluginV2DynamicExt*>(p.get());
+  std::vector<nvinfer1::PluginTensorDesc> d(Op::kNumInputs + Op::kNumOutputs);
+  for (auto& x : d) { x.format = nvinfer1::TensorFormat::kLINEAR; x.type = nvinfer1::DataType::kFLOAT; x.scale = 1.f; }
+  const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kNumInputs, Op::kNumOutputs); });
+OPFORGE_TRT_V2_END
+  EXPECT(got == accepted, "V2Dynamic supportsFormatCombination offers input 0 exactly the dtypes this TensorRT carries");
+  std::printf("%s %s dtypes on TensorRT %d: %zu of %d TensorRT types offered for input 0%s\n", got == accepted ? "ok  " : "FAIL", name,
+              NV_TENSORRT_MAJOR, got.size(), nvinfer1::EnumMax<nvinfer1::DataType>(), logged.empty() ? "" : ", refused bindings logged");
+}
 
 // ---- Stub expression builder: constants only (shapes of a test case are all known). ----------
 class ConstImpl final : public nvinfer1::apiv::VDimensionExpr {
@@ -149,9 +219,10 @@ struct Case {
     typename Op::State state;
     std::vector<opforge::RawTensor> in, out;
     for (auto& b : ins) in.push_back({b.dtype, b.host.data(), b.shape, true});
+    while (in.size() < static_cast<size_t>(Op::kNumInputs)) in.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left-out optional inputs
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
     const opforge::Status s = Op::runCpu(attrs, state, in.data(), out.data(), opforge::CpuContext{});
-    EXPECT(s.ok(), "runCpu");
+    EXPECT(s.ok(), ("runCpu: " + s.message()).c_str());
     for (auto& b : outs) expected.push_back(b.host);
   }
 
@@ -243,6 +314,12 @@ struct Case {
     auto dyn = dynDescs();
     const int32_t nIn = static_cast<int32_t>(ins.size()), nOut = static_cast<int32_t>(outs.size());
     for (int32_t pos = 0; pos < nIn + nOut; ++pos) EXPECT(build->supportsFormatCombination(pos, dyn.data(), nIn, nOut), "V3 supportsFormatCombination accepts the case's dtypes");
+    {
+      auto probe = dyn;
+      const int32_t last = nIn + nOut - 1;
+      const auto got = acceptedTypes([&](nvinfer1::DataType t) { probe[last].desc.type = t; return build->supportsFormatCombination(last, probe.data(), nIn, nOut); });
+      EXPECT(got.size() == 1 && got[0] == dyn[last].desc.type, "V3 supportsFormatCombination: the last output takes exactly the case's dtype");
+    }
     EXPECT(build->configurePlugin(dyn.data(), nIn, dyn.data() + nIn, nOut) == 0, "V3 configurePlugin");
     const size_t ws = build->getWorkspaceSize(dyn.data(), nIn, dyn.data() + nIn, nOut);
     // Serialize through getFieldsToSerialize, re-create in the runtime phase.
@@ -305,6 +382,12 @@ OPFORGE_TRT_V2_BEGIN
     }
     auto d = descs();
     for (int32_t pos = 0; pos < nIn + nOut; ++pos) EXPECT(p->supportsFormatCombination(pos, d.data(), nIn, nOut), "V2Dynamic supportsFormatCombination");
+    {
+      auto probe = d;
+      const int32_t last = nIn + nOut - 1;
+      const auto got = acceptedTypes([&](nvinfer1::DataType t) { probe[last].type = t; return p->supportsFormatCombination(last, probe.data(), nIn, nOut); });
+      EXPECT(got.size() == 1 && got[0] == d[last].type, "V2Dynamic supportsFormatCombination: the last output takes exactly the case's dtype");
+    }
     auto dyn = dynDescs();
     p->configurePlugin(dyn.data(), nIn, dyn.data() + nIn, nOut);
     const size_t ws = p->getWorkspaceSize(d.data(), nIn, d.data() + nIn, nOut);

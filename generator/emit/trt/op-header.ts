@@ -3,7 +3,7 @@
 // expression trees to IExprBuilder calls, and one-line forwarders to the op core.
 
 import type { Expr, OpIR, TensorType } from '../../ir.js';
-import { allowedDtypes, cppParam } from '../../ir-helpers.js';
+import { allowedDtypes, cppParam, dtypeUnder } from '../../ir-helpers.js';
 import { visitExpr } from '../../expr.js';
 import { ATTR_INFO, DTYPE_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
@@ -74,6 +74,21 @@ function emitOutputDims(op: OpIR): string {
   );
 }
 
+/**
+ * Every dtype binding (the op core's order) as the dtype of each input then output: what
+ * PluginCore checks against the dtypes this TensorRT has (float64 never, int64 from 10, bfloat16
+ * from 9; dtype.h), so a combination TensorRT cannot carry is refused, never mis-typed.
+ */
+function emitBindingTable(op: OpIR, ports: { name: string; type: TensorType }[]): string[] {
+  return [
+    '  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */',
+    `  static constexpr const char* kBindingNames[kNumBindings] = {${op.bindings.map((b) => cppString(b.suffix)).join(', ')}};`,
+    '  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {',
+    ...op.bindings.map((b) => `      {${ports.map((p) => `DType::${DTYPE_INFO[dtypeUnder(p.type, b)].cppEnum}`).join(', ')}},${b.suffix ? `  // ${b.suffix}` : ''}`),
+    '  };',
+  ];
+}
+
 export function emitOpHeader(op: OpIR, coreInclude: string): string {
   const n = pluginNames(op);
   const c = creatorNames(op);
@@ -136,6 +151,8 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     '      default: return false;',
     '    }',
     '  }',
+    '',
+    ...emitBindingTable(op, ports),
     '',
     emitOutputDims(op),
     '',

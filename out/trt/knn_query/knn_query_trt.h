@@ -52,6 +52,12 @@ struct Op : core::Core {
     }
   }
 
+  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */
+  static constexpr const char* kBindingNames[kNumBindings] = {""};
+  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {
+      {DType::kFloat32, DType::kInt32, DType::kFloat32, DType::kInt32, DType::kInt32, DType::kFloat32},
+  };
+
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& attrs, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
                          nvinfer1::IExprBuilder& b, nvinfer1::DimsExprs* out) {

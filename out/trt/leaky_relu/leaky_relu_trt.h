@@ -50,6 +50,13 @@ struct Op : core::Core {
     }
   }
 
+  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */
+  static constexpr const char* kBindingNames[kNumBindings] = {"f32", "f16"};
+  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {
+      {DType::kFloat32, DType::kFloat32},  // f32
+      {DType::kFloat16, DType::kFloat16},  // f16
+  };
+
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& /*attrs*/, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
                          nvinfer1::IExprBuilder& /*b*/, nvinfer1::DimsExprs* out) {

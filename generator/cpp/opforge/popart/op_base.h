@@ -60,6 +60,17 @@ class CoreOp : public ::popart::Op {
     DType outTypes[Desc::kNumOutputs] = {};
     int binding = -1;
     throwIfError(Desc::inferTypes(inTypes, present, outTypes, &binding));
+    // A dtype the IPU has no type for is refused here, by name, rather than mis-lowered.
+    for (int i = 0; i < Desc::kNumInputs; ++i) {
+      if (present[i] && poplarType(inTypes[i]) == nullptr) {
+        throw ::popart::error("{}: input {} has dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kInputNames[i], dtypeName(inTypes[i]));
+      }
+    }
+    for (int o = 0; o < Desc::kNumOutputs; ++o) {
+      if (poplarType(outTypes[o]) == nullptr) {
+        throw ::popart::error("{}: output {} would have dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kOutputNames[o], dtypeName(outTypes[o]));
+      }
+    }
     throwIfError(Desc::checkShapes(attrs_, inShapes, present));
     Shape outShapes[Desc::kNumOutputs];
     throwIfError(Desc::inferShapes(attrs_, inShapes, outShapes));

@@ -338,6 +338,60 @@ class PluginCore {
     return true;
   }
 
+  // ---- Dtypes this TensorRT cannot carry ----------------------------------------------
+  // TensorRT has no float64 tensors, and none of int64 before 10 or bfloat16 before 9 (dtype.h,
+  // from the type table). A dtype binding of the op that needs one is refused: never offered by
+  // supportsFormatCombination, logged once when the op is created, and when no binding is left
+  // the op cannot run on this TensorRT at all and creation fails.
+
+  /** "input x" / "output y" of a port (inputs then outputs). */
+  static std::string portName(int port) {
+    return port < Op::kNumInputs ? std::string("input ") + Op::kInputNames[port] : std::string("output ") + Op::kOutputNames[port - Op::kNumInputs];
+  }
+
+  /** "TensorRT 8.6" for the headers this was compiled against. */
+  static std::string trtName() { return "TensorRT " + std::to_string(NV_TENSORRT_MAJOR) + "." + std::to_string(NV_TENSORRT_MINOR); }
+
+  /** First port of binding b whose dtype this TensorRT lacks (optional inputs skipped when they may be left out); -1 if none. */
+  static int uncarriedPort(int b, bool skipOptional) {
+    for (int p = 0; p < Op::kNumInputs + Op::kNumOutputs; ++p) {
+      if (skipOptional && p < Op::kNumInputs && Op::kInputOptional[p]) continue;
+      nvinfer1::DataType t;
+      if (!toTrt(Op::kBindingDtypes[b][p], &t)) return p;
+    }
+    return -1;
+  }
+
+  /** "binding i64 (int64 input x)", or "int64 (output idx)" for an op without type variables. */
+  static std::string refusedBinding(int b, int port) {
+    const std::string what = std::string(dtypeName(Op::kBindingDtypes[b][port]));
+    if (Op::kBindingNames[b][0] == '\0') return what + " (" + portName(port) + ")";
+    return std::string("binding ") + Op::kBindingNames[b] + " (" + what + " " + portName(port) + ")";
+  }
+
+  /**
+   * At creation from fields: logs (once per op) the dtype bindings this TensorRT refuses; false,
+   * with an error, when it can run none of them.
+   */
+  static bool checkDtypes() {
+    std::string refused;
+    bool runnable = false;
+    for (int b = 0; b < Op::kNumBindings; ++b) {
+      const int p = uncarriedPort(b, true);
+      if (p < 0) { runnable = true; continue; }
+      refused += (refused.empty() ? "" : ", ") + refusedBinding(b, p);
+    }
+    if (!runnable) {
+      logError(std::string(Op::kPluginName) + ": " + trtName() + " has no tensor type for " + refused + ": the op cannot run on this TensorRT");
+      return false;
+    }
+    static std::atomic<bool> logged{false};
+    if (!refused.empty() && !logged.exchange(true)) {
+      logWarning(std::string(Op::kPluginName) + ": " + trtName() + " has no tensor type for " + refused + ": those dtype combinations are refused");
+    }
+    return true;
+  }
+
   /** Output dtypes from input dtypes through the op core's type inference. */
   static bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) {
     DType inT[Op::kNumInputs] = {};
@@ -351,7 +405,11 @@ class PluginCore {
     const Status s = Op::inferTypes(inT, present, outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
     for (int o = 0; o < Op::kNumOutputs; ++o) {
-      if (!toTrt(outT[o], &out[o])) { logError(std::string(Op::kPluginName) + ": output dtype " + dtypeName(outT[o]) + " has no TensorRT equivalent"); return false; }
+      if (!toTrt(outT[o], &out[o])) {
+        logError(std::string(Op::kPluginName) + ": " + trtName() + " has no tensor type for " +
+                 (binding >= 0 && binding < Op::kNumBindings ? refusedBinding(binding, Op::kNumInputs + o) : std::string(dtypeName(outT[o])) + " (" + portName(Op::kNumInputs + o) + ")"));
+        return false;
+      }
     }
     return true;
   }
@@ -369,12 +427,21 @@ class PluginCore {
     if (!fromTrt(types[pos], &t)) return false;
     if (!Op::portAllows(port, t)) return false;
     const int var = Op::kPortVar[port];
-    if (var < 0) return true;
-    for (int32_t p = 0; p < pos; ++p) {
+    for (int32_t p = 0; var >= 0 && p < pos; ++p) {
       const int q = p < nbInputs ? p : Op::kNumInputs + (p - nbInputs);
       if (Op::kPortVar[q] == var && types[p] != types[pos]) return false;
     }
-    return true;
+    // Some dtype binding must give every position so far exactly its type, with a TensorRT type
+    // for each of them: a binding this TensorRT cannot carry (float64, ...) is never offered.
+    for (int b = 0; b < Op::kNumBindings; ++b) {
+      bool match = true;
+      for (int32_t p = 0; match && p <= pos; ++p) {
+        nvinfer1::DataType want;
+        match = toTrt(Op::kBindingDtypes[b][p < nbInputs ? p : Op::kNumInputs + (p - nbInputs)], &want) && want == types[p];
+      }
+      if (match) return true;
+    }
+    return false;
   }
 
   /** Shapes of the connected inputs, checked against the spec. */

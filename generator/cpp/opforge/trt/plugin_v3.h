@@ -192,7 +192,7 @@ class CreatorV3 final : public nvinfer1::IPluginCreatorV3One {
         if (!core.deserialize(blob->data, static_cast<size_t>(blob->length))) return nullptr;
       } else {
         typename Op::Attrs attrs;
-        if (!PluginCore<Op>::fromFields(fc, Op::kPluginName, &attrs)) return nullptr;
+        if (!PluginCore<Op>::fromFields(fc, Op::kPluginName, &attrs) || !PluginCore<Op>::checkDtypes()) return nullptr;
         core = PluginCore<Op>(std::move(attrs));
       }
       auto* p = new PluginV3<Op>(std::move(core));

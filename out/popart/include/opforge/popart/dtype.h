@@ -40,5 +40,24 @@ inline ::popart::DataType toPopart(DType t) {
   return ::popart::DataType::UNDEFINED;
 }
 
+/**
+ * The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do
+ * not lower; int64 is cast to int32 on lowering, which the host kernel would misread).
+ */
+inline const char* poplarType(DType t) {
+  switch (t) {
+    case DType::kFloat32: return "poplar::FLOAT";
+    case DType::kFloat16: return "poplar::HALF";
+    case DType::kBFloat16: return nullptr;
+    case DType::kFloat64: return nullptr;
+    case DType::kInt8: return "poplar::SIGNED_CHAR";
+    case DType::kUInt8: return "poplar::UNSIGNED_CHAR";
+    case DType::kInt32: return "poplar::INT";
+    case DType::kInt64: return nullptr;
+    case DType::kBool: return "poplar::BOOL";
+  }
+  return nullptr;
+}
+
 }  // namespace popart_ext
 }  // namespace opforge

@@ -395,7 +395,7 @@ class CreatorV2 final : public nvinfer1::IPluginCreator {
   nvinfer1::IPluginV2* createPlugin(const char* /*name*/, const nvinfer1::PluginFieldCollection* fc) noexcept override {
     try {
       typename Op::Attrs attrs;
-      if (!PluginCore<Op>::fromFields(fc, v2Name<Op>(N), &attrs)) return nullptr;
+      if (!PluginCore<Op>::fromFields(fc, v2Name<Op>(N), &attrs) || !PluginCore<Op>::checkDtypes()) return nullptr;
       auto* p = new Plugin(PluginCore<Op>(std::move(attrs)), identity());
       return p;
     } catch (...) {

@@ -1,0 +1,95 @@
+// Spec dtypes a backend cannot carry (generator/dtype-limits.ts): the gen-time warnings, and the
+// audit of every backend's column in the type table. The run-time refusals are checked per
+// backend: TensorRT by the lifecycle driver (test/trt.test.ts with TENSORRT_INCLUDE_DIR),
+// PopART by its header compile (test/popart.test.ts with POPART_INCLUDE_DIR).
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { dtypeLimits, LIMITED_BACKENDS, opDtypeLimits } from '../generator/dtype-limits.js';
+import { loadProject } from '../generator/project.js';
+import { DTYPES, DTYPE_INFO } from '../generator/type-table.js';
+import { fixtures, root } from './helpers/paths.js';
+
+const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+const dtypesOps = 'test/fixtures/dtypes/ops';
+const warnings = (stderr: string): string[] => stderr.split('\n').filter((l) => l.startsWith('warning: '));
+
+const EXPECTED = [
+  'warning: test/fixtures/dtypes/ops/top_indices.yaml: TopIndices: TensorRT < 10 has no int64 (idx): the op is refused there',
+  'warning: test/fixtures/dtypes/ops/top_indices.yaml: TopIndices: PopART has no int64 (idx): the op is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: TensorRT < 9 has no bfloat16 (x, y): binding bf16 is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: TensorRT has no float64 (x, y): binding f64 is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: TensorRT < 10 has no int64 (x, y): binding i64 is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: PopART has no bfloat16 (x, y): binding bf16 is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: PopART has no float64 (x, y): binding f64 is refused there',
+  'warning: test/fixtures/dtypes/ops/typed_scale.yaml: TypedScale: PopART has no int64 (x, y): binding i64 is refused there',
+];
+
+test('check: one warning per op, backend and dtype (float64, int64, bfloat16), in a stable order', () => {
+  const r = run(['check', '--ops', dtypesOps]);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(warnings(r.stderr), EXPECTED);
+  assert.equal(warnings(run(['check', '--ops', dtypesOps]).stderr), EXPECTED, 'deterministic');
+});
+
+test('gen: the same warnings once each (not per generated file); --quiet silences them; --json carries them', () => {
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'opforge-limits-')), 'out');
+  const r = run(['gen', '--ops', dtypesOps, '--out', out]);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(warnings(r.stderr), EXPECTED);
+  const q = run(['gen', '--ops', dtypesOps, '--out', `${out}-quiet`, '--quiet']);
+  assert.is(q.status, 0, q.stderr);
+  assert.is(q.stderr, '');
+  const j = run(['check', '--ops', dtypesOps, '--json']);
+  assert.is(j.stderr, '');
+  assert.equal(JSON.parse(j.stdout).warnings, EXPECTED);
+});
+
+test('the seed ops warn only where they truly hit a limit (CustomRelu float64: TensorRT, PopART)', () => {
+  const r = run(['check']);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(warnings(r.stderr), [
+    'warning: ops/custom_relu.yaml: CustomRelu: TensorRT has no float64 (x, y): binding f64 is refused there',
+    'warning: ops/custom_relu.yaml: CustomRelu: PopART has no float64 (x, y): binding f64 is refused there',
+  ]);
+});
+
+test('a limit only optional inputs reach: the bindings run while they are left out', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-limits-'));
+  mkdirSync(path.join(dir, 'ops', 'kernels'), { recursive: true });
+  writeFileSync(path.join(dir, 'ops', 'kernels', 'k.cpp'), '');
+  writeFileSync(path.join(dir, 'ops', 'opt.yaml'), [
+    'name: OptLimit', 'version: 1', 'types: { T: [float32, float16] }',
+    'inputs:', '  - { name: x, dtype: T }', '  - { name: w, dtype: int64, optional: true }',
+    'outputs:', '  - { name: y, dtype: T, shape: x }', 'kernels: { cpu: kernels/k.cpp }', '',
+  ].join('\n'));
+  const [op] = loadProject({ opsDir: path.join(dir, 'ops') }).ops;
+  assert.equal(opDtypeLimits(op!).map((l) => l.message), [
+    'OptLimit: TensorRT < 10 has no int64 (w): bindings f32, f16 are refused there when it is given',
+    'OptLimit: PopART has no int64 (w): bindings f32, f16 are refused there when it is given',
+  ]);
+});
+
+test('audit: every backend column of the type table; only TensorRT and PopART lack dtypes', () => {
+  for (const d of DTYPES) {
+    const i = DTYPE_INFO[d];
+    // ONNX, ONNX Runtime, PyTorch, Paddle and the Node runtime carry every spec dtype.
+    assert.ok(i.onnx.name && i.ort.startsWith('ONNX_TENSOR_ELEMENT_DATA_TYPE_') && i.torch.aten && i.paddle.startsWith('paddle::DataType::') && i.tsArray, d);
+  }
+  assert.equal(LIMITED_BACKENDS.map((b) => b.backend), ['TensorRT', 'PopART']);
+  const trt = LIMITED_BACKENDS[0]!;
+  const popart = LIMITED_BACKENDS[1]!;
+  // TensorRT: no float64 ever, kBF16 from 9, kINT64 from 10 (NvInferRuntimeBase.h of 8.6.1 / 10.x).
+  assert.equal(Object.fromEntries(DTYPES.map((d) => [d, trt.since(d)])),
+    { float32: 8, float16: 8, bfloat16: 9, float64: null, int8: 8, uint8: 8, int32: 8, int64: 10, bool: 8 });
+  // PopART 3.4 popx::popType: no INT64, BFLOAT16 or DOUBLE.
+  assert.equal(DTYPES.filter((d) => popart.since(d) === null), ['bfloat16', 'float64', 'int64']);
+  assert.is(dtypeLimits(loadProject({ opsDir: path.join(fixtures, 'dtypes', 'ops') })).length, EXPECTED.length);
+});
+
+test.run();
