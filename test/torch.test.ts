@@ -107,4 +107,50 @@ test('edge-case shapes (fixture edges): outputs of attributes only, constants an
   assert.is(r.summary.checks.backend, project.ops.length, r.log);
 });
 
+test('CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher\'s (checked on the CPU)', () => {
+  // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
+  // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
+  // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
+  // C++ message in the library; scripts/gpu/torch-device-check.sh runs real CUDA tensors.
+  const check = (pythonPath: string, lib: string, ops: string[]): Record<string, unknown> => JSON.parse(python(`
+import importlib, json, sys, types, torch, opforge_ops
+from opforge_ops import _runtime as rt
+cuda = types.SimpleNamespace(device=torch.device("cuda", 0))
+result = {}
+for snake in sys.argv[2:]:
+    op = importlib.import_module("opforge_ops.ops." + snake)._OP
+    before = None
+    try:
+        rt.check_device(op, [cuda])  # the reference runs on any device: no error yet
+    except RuntimeError as e:
+        before = str(e)
+    result[snake] = {"has_cuda": op.has_cuda, "before_load": before}
+opforge_ops.load_library(sys.argv[1])
+blob = open(sys.argv[1], "rb").read()
+for snake in sys.argv[2:]:
+    op = importlib.import_module("opforge_ops.ops." + snake)._OP
+    r = result[snake]
+    r["cuda_key"] = torch._C._dispatch_has_kernel_for_dispatch_key(op.qualname, "CUDA")
+    try:
+        rt.check_device(op, [cuda])
+        r["error"] = None
+    except RuntimeError as e:
+        r["error"] = str(e)
+    # The compiled extension raises the same text (opforge/torch/op_base.h checkDevice).
+    r["in_library"] = rt.no_cuda_kernel_message(op)[len(op.name):].encode() in blob
+print(json.dumps(result))
+`, [lib, ...ops], { PYTHONPATH: pythonPath }).trim().split('\n').pop()!);
+  const edges = check(path.join(root, 'build', 'edges-torch-out', 'python'), path.join(root, 'build', 'edges-torch', 'libopforge_torch.so'), ['const_fill', 'segment_sum']);
+  const message = 'ConstFill has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec';
+  assert.equal(edges.const_fill, { has_cuda: false, before_load: null, cuda_key: true, error: message, in_library: true });
+  assert.equal((edges.segment_sum as { error: string }).error, message.replace('ConstFill', 'SegmentSum'));
+  // Seed ops have CUDA kernels: registered for CUDA even in this CPU-only build (which then says
+  // it was built without CUDA), and no Python-side refusal.
+  const seeds = check(path.join(outDir, 'python'), library, ['custom_relu', 'knn_query']);
+  for (const [snake, r] of Object.entries(seeds)) {
+    const { has_cuda: hasCuda, before_load: beforeLoad, cuda_key: cudaKey, error } = r as Record<string, unknown>;
+    assert.equal({ hasCuda, beforeLoad, cudaKey, error }, { hasCuda: true, beforeLoad: null, cudaKey: true, error: null }, snake);
+  }
+});
+
 test.run();

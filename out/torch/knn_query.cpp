@@ -30,8 +30,7 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
   m.impl("knn_query", &knnQuery);
 }
 
-#ifdef OPFORGE_WITH_CUDA
+// CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("knn_query", &knnQuery);
 }
-#endif

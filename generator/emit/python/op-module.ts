@@ -121,6 +121,7 @@ function opInfo(op: OpIR): string {
     '    output_shapes=output_shapes,',
     '    reference=_reference,',
     ...field('tests', op.tests.map((t) => testCase(op, t))),
+    `    has_cuda=${op.kernels.cuda ? 'True' : 'False'},`,
     ')',
   );
 }

@@ -83,14 +83,13 @@ function opSource(op: OpIR): string {
     'TORCH_LIBRARY_IMPL(opforge, CPU, m) {',
     `  m.impl(${cppString(snake)}, &${op.ident.camel});`,
     '}',
-    op.kernels.cuda ? lines(
-      '',
-      '#ifdef OPFORGE_WITH_CUDA',
-      'TORCH_LIBRARY_IMPL(opforge, CUDA, m) {',
-      `  m.impl(${cppString(snake)}, &${op.ident.camel});`,
-      '}',
-      '#endif',
-    ) : null,
+    '',
+    op.kernels.cuda
+      ? '// CUDA tensors: the CUDA kernel (an extension built without CUDA says so).'
+      : `// CUDA tensors: a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
+    'TORCH_LIBRARY_IMPL(opforge, CUDA, m) {',
+    `  m.impl(${cppString(snake)}, &${op.ident.camel});`,
+    '}',
   );
 }
 

@@ -106,6 +106,8 @@ class OpInfo:
     #: The spec's PyTorch reference, or None.
     reference: Optional[Callable[..., Any]]
     tests: Tuple[TestCase, ...]
+    #: Whether the spec names a CUDA kernel (kernels.cuda); without one the compiled op runs on the CPU only.
+    has_cuda: bool
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
@@ -269,6 +271,22 @@ def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
                 raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
         if spec.rank is not None and t.dim() != spec.rank:
             raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {t.dim()}")
+
+
+def no_cuda_kernel_message(op: OpInfo) -> str:
+    """The error for CUDA inputs to an op whose spec names no CUDA kernel (the compiled extension's
+    message too, opforge/torch/op_base.h): no silent copy to the CPU (docs/decisions.md)."""
+    return (f"{op.name} has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: "
+            "move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec")
+
+
+def check_device(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
+    """CUDA inputs need the op's CUDA kernel when the compiled extension runs it (the PyTorch
+    reference, run without the extension, is plain PyTorch and runs on any device)."""
+    if op.has_cuda or not any(t is not None and t.device.type == "cuda" for t in tensors):
+        return
+    if _extension_has(op):
+        raise RuntimeError(no_cuda_kernel_message(op))
 
 
 def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
@@ -445,6 +463,7 @@ def legacy_function(op: OpInfo) -> type:
 def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
     values = check_attrs(op, attrs)
     check_inputs(op, inputs)
+    check_device(op, inputs)
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         # The legacy (TorchScript) exporter: the autograd.Function's symbolic emits the node.
         return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))

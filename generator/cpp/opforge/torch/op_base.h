@@ -62,6 +62,24 @@ inline void check(const Status& s) {
 }
 
 /**
+ * Refuses, before any work, a device the op cannot run on: a CUDA tensor when the spec names no
+ * CUDA kernel (never a silent copy to the CPU: docs/decisions.md), a CUDA tensor when this
+ * extension was built without CUDA, any device but CPU and CUDA. Every op registers for the CUDA
+ * key so that CUDA tensors reach this message, not the dispatcher's "Could not run ... 'CUDA'".
+ */
+template <class Core>
+void checkDevice(const at::Device& device) {
+  if (device.is_cpu()) return;
+  TORCH_CHECK(device.is_cuda(), Core::kName, ": inputs on ", device, " are not supported (CPU and CUDA are)");
+  TORCH_CHECK(Core::kHasCuda, Core::kName,
+              " has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the "
+              "inputs to the CPU (.cpu()) or add a CUDA kernel to the spec");
+#ifndef OPFORGE_WITH_CUDA
+  TORCH_CHECK(false, Core::kName, ": this extension was built without CUDA (configure out/torch with -DWITH_CUDA=ON)");
+#endif
+}
+
+/**
  * Runs op core `Core` (the op header's `Core` type): validates, checks shapes and dtypes,
  * allocates outputs and runs the kernel on the inputs' device.
  */
@@ -104,6 +122,7 @@ std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_
     ++i;
   }
   TORCH_CHECK(device.has_value(), kOp, ": needs at least one input tensor");
+  checkDevice<Core>(*device);
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
   check(Core::inferTypes(dtypes, present, outDtypes, &binding));
@@ -133,7 +152,8 @@ std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_
     ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
     ctx.workspaceSize = workspaceBytes;
     check(Core::runCpu(attrs, state, raw, rawOut, ctx));
-  } else if (device->is_cuda()) {
+  } else {
+    // CUDA, with a CUDA kernel and a CUDA build: checkDevice() refused everything else.
 #ifdef OPFORGE_WITH_CUDA
     if constexpr (Core::kHasCuda) {
       c10::cuda::CUDAGuard guard(*device);
@@ -142,14 +162,8 @@ std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_
       ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
       ctx.workspaceSize = workspaceBytes;
       check(Core::runCuda(attrs, state, raw, rawOut, ctx));
-    } else {
-      TORCH_CHECK(false, kOp, ": the spec names no CUDA kernel; move the inputs to the CPU");
     }
-#else
-    TORCH_CHECK(false, kOp, ": this extension was built without CUDA (configure out/torch with -DWITH_CUDA=ON)");
 #endif
-  } else {
-    TORCH_CHECK(false, kOp, ": inputs on ", *device, " are not supported (CPU and CUDA are)");
   }
   return outputs;
 }

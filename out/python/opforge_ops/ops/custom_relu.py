@@ -47,6 +47,7 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((4, 33), None, (-1.0, 1.0)),), dtypes={'T': 'float16'}, attributes={'alpha': 0.0}, rtol=0.001, atol=0.001, seed=1002),
         _rt.TestCase(inputs=(((64,), None, (-1.0, 1.0)),), dtypes={'T': 'float64'}, attributes={'alpha': -0.5}, rtol=0.00001, atol=0.000001, seed=1003),
     ),
+    has_cuda=True,
 )
 
 

@@ -47,6 +47,7 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((2, 2, 7, 5), None, (-1.0, 1.0)), ((1, 1, 3, 11), None, (-1.0, 1.0))), dtypes={'T': 'float32'}, attributes={'align_corners': True}, rtol=0.001, atol=0.00001, seed=1001),
         _rt.TestCase(inputs=(((1, 1, 5, 6), None, (-1.0, 1.0)), ((1, 1, 12, 4), None, (-1.0, 1.0))), dtypes={'T': 'float16'}, attributes={'align_corners': False}, rtol=0.01, atol=0.01, seed=1002),
     ),
+    has_cuda=True,
 )
 
 

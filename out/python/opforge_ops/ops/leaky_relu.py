@@ -46,6 +46,7 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((2, 2, 9, 9), None, (-1.0, 1.0)),), dtypes={'T': 'float32'}, attributes={'alpha': 0.2}, rtol=0.00001, atol=0.000001, seed=1001),
         _rt.TestCase(inputs=(((1, 100), None, (-1.0, 1.0)),), dtypes={'T': 'float16'}, attributes={'alpha': 0.01}, rtol=0.001, atol=0.001, seed=1002),
     ),
+    has_cuda=True,
 )
 
 

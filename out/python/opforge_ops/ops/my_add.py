@@ -44,6 +44,7 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((3, 5), None, (-1.0, 1.0)), ((3, 5), None, (-1.0, 1.0))), dtypes={'T': 'float32'}, attributes={}, rtol=0.00001, atol=0.000001, seed=1000),
         _rt.TestCase(inputs=(((2, 4, 6), None, (-1.0, 1.0)), ((2, 4, 6), None, (-1.0, 1.0))), dtypes={'T': 'float16'}, attributes={}, rtol=0.001, atol=0.002, seed=1001),
     ),
+    has_cuda=True,
 )
 
 
