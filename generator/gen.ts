@@ -38,6 +38,7 @@ export function generateStamped(opts: GenOptions, digest: string): { project: Pr
 
 export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {
   const project = loadProject(opts.root === undefined ? { opsDir: opts.opsDir } : { opsDir: opts.opsDir, root: opts.root });
+  checkOutDir(project, opts.outDir);
   // Paths back into the project (CMake's kernel sources) are relative to where out/ really is.
   project.outDir = path.resolve(opts.outDir);
   let files = emitAll(project);
@@ -54,3 +55,24 @@ export function generate(opts: GenOptions): { project: ProjectIR; result: WriteR
 }
 
 export class UsageError extends Error {}
+
+/**
+ * The output directory is replaced as a whole (write-out.ts swaps in a new tree and deletes the
+ * old one), so it must not hold the project: `--out specs` with the specs in specs/, or `--out .`
+ * in the project, would delete the specs and kernels. Refused before anything is written.
+ */
+export function checkOutDir(project: ProjectIR, outDir: string): void {
+  const out = path.resolve(outDir);
+  const holds = (p: string): boolean => {
+    const r = path.relative(out, p);
+    return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
+  };
+  const ops = path.resolve(project.root, project.opsDir);
+  const kernels = project.ops.flatMap((op) => [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined));
+  const what = holds(project.root) ? `the project root ${project.root}`
+    : holds(ops) ? `the ops directory ${ops}`
+      : kernels.filter((k) => holds(path.join(project.root, k))).map((k) => `the kernel ${k}`)[0];
+  if (what !== undefined) {
+    throw new UsageError(`--out ${outDir} holds ${what}; the output directory is replaced as a whole on every gen, so it must be a directory of its own (such as ${path.join(path.relative(process.cwd(), project.root) || '.', 'out')})`);
+  }
+}

@@ -213,4 +213,18 @@ test('CMake finds the kernels wherever --out puts the output: inside the ops dir
   }
 });
 
+test('--out holding the ops dir, the project root or a kernel is refused (exit 2): out/ is replaced whole, it would delete them', () => {
+  const project = path.join(tmp(), 'p');
+  cpSync(opsDir, path.join(project, 'specs'), { recursive: true });
+  const before = snapshot(project);
+  for (const [out, what] of [['specs', 'the ops directory'], ['.', 'the project root'], ['..', 'the project root'], ['specs/kernels', 'the kernel specs/kernels/']] as const) {
+    const r = run(['gen', '--ops', 'specs', '--out', out], project);
+    assert.is(r.status, 2, `--out ${out}: ${r.stdout}${r.stderr}`);
+    assert.ok(r.stderr.includes(`--out ${out} holds ${what}`), r.stderr);
+    assert.equal(snapshot(project), before, `--out ${out} changed the project`);
+  }
+  assert.is(run(['gen', '--quiet', '--ops', 'specs', '--out', 'specs/out'], project).status, 0);
+  for (const [p, content] of before) assert.is(readFileSync(path.join(project, p), 'utf8'), content, p);
+});
+
 test.run();
