@@ -64,7 +64,7 @@ test('the fixed corpus covers the spec space', () => {
   assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 8)), 'rank-8 input');
   assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 0)), 'rank-0 input');
   assert.ok(ps.some((p) => new Set(p.outputs.map((o) => o.dtype)).size >= 2 && p.outputs.length >= 2), 'several outputs of different dtypes');
-  assert.ok(ps.some((p) => p.vars.length >= 2), 'several type variables');
+  assert.ok(ps.some((p) => p.vars.length >= 3 && p.vars.slice(1).some((v) => v.dtypes.length > 1) && p.tests.length > 1), 'three type variables');
   assert.ok(ps.some((p) => p.state.length) && ps.some((p) => p.workspace), 'state and workspace');
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');

@@ -258,7 +258,8 @@ function emitTypes(op: OpIR): string {
   let idx = '0';
   op.typeVars.forEach((tv, k) => {
     const ord = tv.dtypes.map((d, j) => `var${k} == DType::${DTYPE_INFO[d].cppEnum} ? ${j}`).join(' : ') + ' : 0';
-    idx = idx === '0' ? `(${ord})` : `${idx} * ${tv.dtypes.length} + (${ord})`;
+    // Mixed radix, last variable fastest (the order of op.bindings): ((i0) * n1 + i1) * n2 + i2.
+    idx = idx === '0' ? `(${ord})` : `(${idx}) * ${tv.dtypes.length} + (${ord})`;
   });
   body.push(`  *binding = ${idx};`);
   const usesPresent = op.inputs.some((i) => i.optional);
