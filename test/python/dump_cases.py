@@ -5,7 +5,8 @@ the spec's PyTorch reference outputs, the full attributes and the tolerances. No
 Runtime tests run the same inputs through their backend and compare with these outputs, so
 every backend is held to one reference.
 
-Layout: DIR/<snake>/<k>.json with {"attributes", "rtol", "atol", "inputs": {name: null |
+Layout: DIR/<snake>/<k>.json with {"attributes" (all, defaults filled in), "given" (those the case
+sets: backends must fill in the rest themselves), "rtol", "atol", "inputs": {name: null |
 {dtype, dims, file}}, "outputs": {name: {dtype, dims, file}}}; tensors as raw little-endian
 bytes (bool as 0/1 bytes, bfloat16 as its 16 bits).
 
@@ -49,7 +50,7 @@ def main() -> int:
             inputs = make_inputs(op, case, "cpu")
             want = as_tuple(op.reference(*inputs, **attrs))
             doc = {
-                "attributes": attrs, "rtol": case.rtol, "atol": case.atol,
+                "attributes": attrs, "given": dict(case.attributes), "rtol": case.rtol, "atol": case.atol,
                 "inputs": {i.name: None if t is None else write(os.path.join(d, f"{k}.in.{i.name}.bin"), t)
                            for i, t in zip(op.inputs, inputs)},
                 "outputs": {o.name: write(os.path.join(d, f"{k}.out.{o.name}.bin"), w) for o, w in zip(op.outputs, want)},

@@ -12,6 +12,7 @@ export interface Tensor { dtype: DType; dims: number[]; data: Data }
 interface TensorFile { dtype: DType; dims: number[]; file: string }
 interface CaseDoc {
   attributes: Record<string, unknown>;
+  given: Record<string, unknown>;
   rtol: number;
   atol: number;
   inputs: Record<string, TensorFile | null>;
@@ -20,7 +21,10 @@ interface CaseDoc {
 
 export interface DumpedCase {
   index: number;
+  /** Every attribute (defaults filled in), as the reference saw them. */
   attributes: Record<string, unknown>;
+  /** The attributes the case sets; a backend must supply the defaults of the rest itself. */
+  given: Record<string, unknown>;
   rtol: number;
   atol: number;
   /** In spec order; undefined for an absent optional input. */
@@ -47,6 +51,7 @@ export function readCase(casesDir: string, snake: string, index: number): Dumped
   return {
     index,
     attributes: doc.attributes,
+    given: doc.given,
     rtol: doc.rtol,
     atol: doc.atol,
     inputNames: Object.keys(doc.inputs),

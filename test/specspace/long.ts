@@ -2,7 +2,9 @@
 // the same backends as test/specspace.test.ts. Prints one line per batch and backend, every
 // failure with its seed, and a JSON summary last; exits 1 on any failure.
 //   node dist/test/specspace/long.js [--from 1000] [--count 2000] [--batch 200]
-//        [--backends node,ort,torch,nvcc] [--dir build/specspace-long]
+//        [--backends node,ort,torch,nvcc] [--dir build/specspace-long] [--cuda]
+// --cuda builds the PyTorch extension with the CUDA kernels and checks them on the GPU
+// (torch_ops_check.py --device cuda).
 // TENSORRT_INCLUDE_DIR (':'-separated) adds a TensorRT compile per header set.
 
 import { mkdirSync, rmSync } from 'node:fs';
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     backends: { type: 'string', default: 'node,ort,torch,nvcc' },
     dir: { type: 'string', default: path.join(root, 'build', 'specspace-long') },
     keep: { type: 'boolean', default: false },
+    cuda: { type: 'boolean', default: false },
   },
 });
 const from = Number(values.from), count = Number(values.count), batch = Number(values.batch);
@@ -59,7 +62,7 @@ for (let b = 0; b * batch < count; b++) {
   };
   if (backends.has('node')) await attempt('node', () => runNode(project));
   if (backends.has('ort')) await attempt('ort', () => runOrt(project));
-  if (backends.has('torch')) await attempt('torch', () => runTorch(project));
+  if (backends.has('torch')) await attempt('torch', () => runTorch(project, { cuda: values.cuda }));
   if (backends.has('nvcc')) await attempt('nvcc', () => compileCuda(project));
   for (const [k, inc] of trt.entries()) await attempt(`trt-${k}`, () => compileTrt(project, inc, String(k)));
   if (!values.keep) rmSync(path.join(dir, 'build'), { recursive: true, force: true });

@@ -6,12 +6,12 @@
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { OpIR } from '../../generator/ir.js';
 import { loadProject } from '../../generator/project.js';
 import { build, load } from '../../runtime/index.js';
-import { opModel } from '../../runtime/op-model.js';
-import { buildOrtLibrary, session, type Tensor as OrtTensor } from '../../runtime/ort.js';
+import type { Tensor as OrtTensor } from '../../runtime/ort.js';
 import { sh } from '../helpers/cxx.js';
 import { root as repoRoot } from '../helpers/paths.js';
 import { PYTHON, python } from '../helpers/python.js';
@@ -54,7 +54,7 @@ export async function runNode(p: Project): Promise<BackendReport> {
       report.cases++;
       const fail = (message: string) => report.failures.push({ op: op.name, case: c.index, backend: 'node', message });
       try {
-        const bad = compareOutputs(ops[op.ident.camel]!(...c.inputs, c.attributes), c);
+        const bad = compareOutputs(ops[op.ident.camel]!(...c.inputs, c.given), c);
         if (bad) { fail(bad); continue; }
         const later = compareOutputs(await asyncOps[op.ident.camel]!(...c.inputs, c.attributes), c);
         if (later) fail(`async: ${later}`);
@@ -68,6 +68,9 @@ export async function runNode(p: Project): Promise<BackendReport> {
 
 /** The custom-op library in ONNX Runtime (onnxruntime-node's): one-node models of every case. */
 export async function runOrt(p: Project): Promise<BackendReport> {
+  // Loaded here: the GPU machine's production-only node_modules has no ONNX protobuf package.
+  const { opModel } = await import('../../runtime/op-model.js');
+  const { buildOrtLibrary, session } = await import('../../runtime/ort.js');
   const buildDir = path.join(p.root, 'build', 'ort');
   const library = await buildOrtLibrary({ root: p.root, buildDir });
   const models = path.join(buildDir, 'models');
@@ -81,7 +84,7 @@ export async function runOrt(p: Project): Promise<BackendReport> {
         const inputShapes = Object.fromEntries(c.inputs.flatMap((x, i) => (x ? [[c.inputNames[i]!, x.dims]] : [])));
         const file = path.join(models, `${op.ident.snake}_${k}.onnx`);
         const omitInputs = c.inputNames.filter((_, i) => !c.inputs[i]);
-        writeFileSync(file, opModel(op, { binding: t.binding, attributes: c.attributes as Record<string, never>, inputShapes, omitInputs }));
+        writeFileSync(file, opModel(op, { binding: t.binding, attributes: c.given as Record<string, never>, inputShapes, omitInputs }));
         const s = await session(file, { root: p.root, customOpLibraries: [library] });
         try {
           const feeds = Object.fromEntries(c.inputs.flatMap((x, i) => (x ? [[c.inputNames[i]!, x as unknown as OrtTensor]] : [])));
@@ -101,12 +104,12 @@ export async function runOrt(p: Project): Promise<BackendReport> {
 interface TorchSummary { ok: number; failed: number; checks: Record<string, number> }
 
 /** The PyTorch extension (built -Werror against the installed torch): parity with the reference and the legacy export. */
-export function runTorch(p: Project): BackendReport & { summary: TorchSummary; log: string } {
+export function runTorch(p: Project, opts: { cuda?: boolean } = {}): BackendReport & { summary: TorchSummary; log: string } {
   const buildDir = path.join(p.root, 'build', 'torch');
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(p.outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${p.root}`]);
-  sh('cmake', ['--build', buildDir, '-j2']);
-  const r = spawnSync(PYTHON, [path.join(repoRoot, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(buildDir, 'libopforge_torch.so')], {
+  sh('cmake', ['-S', path.join(p.outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DOPFORGE_PROJECT_ROOT=${p.root}`, `-DWITH_CUDA=${opts.cuda ? 'ON' : 'OFF'}`]);
+  sh('cmake', ['--build', buildDir, `-j${availableParallelism()}`]);
+  const r = spawnSync(PYTHON, [path.join(repoRoot, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(buildDir, 'libopforge_torch.so'), ...(opts.cuda ? ['--device', 'cuda'] : [])], {
     encoding: 'utf8', maxBuffer: 256 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(p.outDir, 'python') },
   });
   const lines = r.stdout.trim().split('\n');
