@@ -13,6 +13,8 @@ export interface BuildOptions {
   root?: string;
   /** Build directory (default: <root>/build/node). */
   buildDir?: string;
+  /** The generated code (`opforge gen --out`; default: <root>/out). Kernel paths stay relative to root. */
+  outDir?: string;
   /** Called with each line cmake prints (progress). */
   onLine?: (line: string) => void;
   /** Also build the CUDA kernels (needs nvcc); the addon still runs on the CPU without a GPU. */
@@ -23,7 +25,7 @@ export interface BuildOptions {
 export async function build(opts: BuildOptions = {}): Promise<string> {
   const root = path.resolve(opts.root ?? process.cwd());
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'node'));
-  const source = path.join(root, 'out', 'node');
+  const source = path.join(path.resolve(opts.outDir ?? path.join(root, 'out')), 'node');
   if (!existsSync(path.join(source, 'CMakeLists.txt'))) throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
   const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """ONNX Runtime check of the opforge custom-op library, for the GPU machine (onnxruntime 1.30).
 
-  ort_check.py cases LIB [LIB...] --cases DIR
-      Every seed-op model in DIR (test/gpu/ort-cases.ts wrote them, with cases.json) runs through
+  ort_check.py cases LIB [LIB...] --cases DIR [--python DIR]
+      Every model in DIR (test/gpu/ort-cases.ts wrote them, with cases.json) runs through
       onnxruntime with SessionOptions.register_custom_ops_library(LIB), for each LIB; outputs are
-      compared with the numpy references below within each case's rtol/atol.
+      compared within each case's rtol/atol with the numpy references below (seed ops) or, for
+      other ops, the spec's PyTorch reference from the generated opforge_ops in --python DIR
+      (<out>/python; needs torch). A case with no reference, or a bfloat16 input (numpy has no
+      bfloat16), gets a counted `skip` line.
   ort_check.py exported LIB [LIB...] --exported DIR
       Models PyTorch exported (test/python/torch_ops_check.py --save-models) with their inputs and
       PyTorch's outputs: each runs in onnxruntime and must match PyTorch within the spec tolerance.
@@ -94,6 +97,32 @@ REFERENCES = {'CustomRelu': custom_relu, 'LeakyRelu': leaky_relu, 'MyAdd': my_ad
               'DynamicTRTResize': dynamic_trt_resize, 'KNNQuery': knn_query}
 
 
+def torch_references(pkg):
+    """op name -> reference(ins, attrs) through the spec's PyTorch reference (kernels.reference) of
+    the opforge_ops package in pkg; {} when torch or the package is not at hand."""
+    if not pkg:
+        return {}
+    try:
+        os.environ.setdefault('OPFORGE_TORCH_NO_EXTENSION', '1')
+        sys.path.insert(0, pkg)
+        import torch
+        import opforge_ops as oo
+    except ImportError as e:
+        print(f'no PyTorch references ({e})', flush=True)
+        return {}
+
+    def wrap(op):
+        def ref(ins, attrs):
+            args = [torch.from_numpy(ins[i.name]) if i.name in ins else None for i in op.inputs]
+            full = {a.name: attrs.get(a.name, a.default) for a in op.attributes}
+            out = op.reference(*args, **full)
+            out = out if isinstance(out, tuple) else (out,)
+            return {o.name: t.detach().cpu().numpy() for o, t in zip(op.outputs, out)}
+        return ref
+
+    return {name: wrap(op) for name, op in oo.OPS.items() if op.reference is not None}
+
+
 def make_inputs(case):
     rng = np.random.default_rng(case['seed'])
     feeds = {}
@@ -146,12 +175,22 @@ def run_cases(args, log):
     providers = [['CPUExecutionProvider']]
     if 'CUDAExecutionProvider' in ort.get_available_providers():
         providers.append(['CUDAExecutionProvider', 'CPUExecutionProvider'])
-    failed = total = 0
+    refs = {**torch_references(args.python), **REFERENCES}
+    failed = total = skipped = 0
     for lib in args.libs:
         for prov in providers:
             for case in cases:
+                what = f"{case['op']} case {case['case']} ({case['binding'] or 'fixed'}, {prov[0]}, {os.path.basename(lib)})"
+                if case['op'] not in refs:
+                    skipped += 1
+                    log(f'skip {what}: no reference (not a seed op, and no kernels.reference through --python)')
+                    continue
+                if any(i.get('dtype') == 'bfloat16' for i in case['inputs']):
+                    skipped += 1
+                    log(f'skip {what}: a bfloat16 input (numpy has no bfloat16)')
+                    continue
                 feeds = make_inputs(case)
-                want = REFERENCES[case['op']](feeds, case['attributes'])
+                want = refs[case['op']](feeds, case['attributes'])
                 for kind, model in sorted(case['models'].items()):
                     total += 1
                     tag = f"{case['op']} case {case['case']} ({case['binding'] or 'fixed'}, {kind} dims, {prov[0]}, {os.path.basename(lib)})"
@@ -167,7 +206,7 @@ def run_cases(args, log):
                         log(f'FAIL {tag}: {bad}')
                     else:
                         log(f'ok   {tag}: max |ort - ref| = {worst:.3g} (rtol {case["rtol"]}, atol {case["atol"]})')
-    log(f'{total - failed} passed, {failed} failed')
+    log(f'{total - failed} passed, {failed} failed, {skipped} skipped')
     return failed == 0 and total > 0
 
 
@@ -225,6 +264,7 @@ def main():
     p.add_argument('mode', choices=['cases', 'exported', 'model'])
     p.add_argument('libs', nargs='+', help='custom-op libraries to register')
     p.add_argument('--cases', help='directory with cases.json and the models')
+    p.add_argument('--python', help='<out>/python of the checked ops: their PyTorch references (other than the seed ops)')
     p.add_argument('--exported', help='directory of models exported by test/python/torch_ops_check.py --save-models')
     p.add_argument('--model')
     p.add_argument('--inputs')

@@ -221,7 +221,17 @@ struct Case {
     for (auto& b : ins) in.push_back({b.dtype, b.host.data(), b.shape, true});
     while (in.size() < static_cast<size_t>(Op::kNumInputs)) in.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left-out optional inputs
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
-    const opforge::Status s = Op::runCpu(attrs, state, in.data(), out.data(), opforge::CpuContext{});
+    // State (configure) and scratch space from the input shapes, as the plugins do.
+    opforge::Shape shapes[Op::kNumInputs];
+    for (int i = 0; i < Op::kNumInputs; ++i) shapes[i] = in[i].shape;
+    if constexpr (Op::kHasConfigure) EXPECT(Op::configure(attrs, shapes, &state).ok(), "configure");
+    size_t wsBytes = 0;
+    EXPECT(Op::workspaceSize(attrs, shapes, &wsBytes).ok(), "workspaceSize");
+    std::vector<uint8_t> ws(wsBytes);
+    opforge::CpuContext ctx;
+    ctx.workspace = ws.empty() ? nullptr : ws.data();
+    ctx.workspaceSize = wsBytes;
+    const opforge::Status s = Op::runCpu(attrs, state, in.data(), out.data(), ctx);
     EXPECT(s.ok(), ("runCpu: " + s.message()).c_str());
     for (auto& b : outs) expected.push_back(b.host);
   }
@@ -438,8 +448,12 @@ OPFORGE_TRT_V2_BEGIN
     if (!restored) return;
     Ptr cloned(static_cast<nvinfer1::IPluginV2Ext*>(restored.get())->clone(), destroy);
     EXPECT(cloned != nullptr, "V2Static clone");
-    // The batch-1 output dims agree with the spec when the op keeps dim 0 as its batch (e.g. an NCHW op).
-    if (ins[0].shape.dims[0] == 1 && outs[0].shape.dims[0] == 1) {
+    // The batch-1 output dims agree with the spec when every tensor's dim 0 is the batch (1 here),
+    // e.g. an NCHW op; an op with a batch-less input (a per-channel bias) does not fit implicit batch.
+    bool batched = true;
+    for (auto& b : ins) batched = batched && b.shape.rank >= 1 && b.shape.dims[0] == 1;
+    for (auto& b : outs) batched = batched && b.shape.rank >= 1 && b.shape.dims[0] == 1;
+    if (batched) {
       nvinfer1::Dims e = cloned->getOutputDimensions(0, inDims.data(), nIn);
       bool same = e.nbDims == outDims[0].nbDims;
       for (int d = 0; same && d < e.nbDims; ++d) same = e.d[d] == outDims[0].d[d];

@@ -1,20 +1,26 @@
-// GPU check (run on a machine with nvcc and a GPU; CI has none): for every seed op and every
-// `tests:` case of its spec, run the CUDA kernel through the op core's runCuda on device
+// GPU check (run on a machine with nvcc and a GPU; CI has none): for every op with a CUDA kernel
+// and every `tests:` case of its spec, run the CUDA kernel through the op core's runCuda on device
 // buffers and the CPU kernel through runCpu on the same inputs, and compare within the spec's
-// tolerance. Usage: node dist/test/gpu/cuda-parity.js <build-dir>
+// tolerance. Ops without `kernels.cuda` get a `skip` line each.
+// Usage: node dist/test/gpu/cuda-parity.js <build-dir> [--ops DIR] [--out DIR]
+// (default: the seed ops and out/; another ops dir is generated into <build-dir>/out or --out)
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cppAttrValue } from '../../generator/emit/core.js';
 import { evalExpr } from '../../generator/expr.js';
 import type { OpIR, TestCaseIR } from '../../generator/ir.js';
 import { coreHeaderPath, cppNamespace, dtypeUnder } from '../../generator/ir-helpers.js';
-import { loadProject } from '../../generator/project.js';
 import { DTYPE_INFO } from '../../generator/type-table.js';
 import { sh } from '../helpers/cxx.js';
-import { opsDir, outDir, root } from '../helpers/paths.js';
+import { root as repoRoot } from '../helpers/paths.js';
+import { opsArgs } from './ops-args.js';
 
-const project = loadProject({ opsDir });
+const args = process.argv.slice(2);
+const build = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--ops' && args[i - 1] !== '--out') ?? path.join(repoRoot, 'build', 'cuda-parity'));
+const { project, outDir } = opsArgs(args, path.join(build, 'out'));
+const root = project.root;
 
 function block(op: OpIR, t: TestCaseIR): string {
   const ns = cppNamespace(op);
@@ -25,7 +31,8 @@ function block(op: OpIR, t: TestCaseIR): string {
   for (const a of op.attributes) lines.push(`    attrs.${a.name} = ${cppAttrValue(a, t.attributes[a.name]!)};`);
   lines.push('    op::State state;', `    Case c("${op.name} case ${t.index}", ${t.rtol}, ${t.atol});`);
   op.inputs.forEach((inp, k) => {
-    const ti = t.inputs.find((x) => x.name === inp.name)!;
+    const ti = t.inputs.find((x) => x.name === inp.name);
+    if (!ti) { lines.push(`    c.absent();  // ${inp.name}: optional, left out`); return; }
     const dt = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
     const vals = ti.values ? `{${ti.values.join(', ')}}` : '{}';
     lines.push(`    c.input(opforge::DType::${dt.cppEnum}, {${ti.shape.join(', ')}}, std::vector<double>${vals}, ${ti.range[0]}, ${ti.range[1]}, ${t.seed + k});`);
@@ -35,8 +42,10 @@ function block(op: OpIR, t: TestCaseIR): string {
     lines.push(`    c.output(opforge::DType::${dt.cppEnum}, {${outShapes[k]!.join(', ')}});`);
   });
   lines.push(
-    '    c.run([&](const opforge::RawTensor* in, const opforge::RawTensor* out) { return op::runCpu(attrs, state, in, out, opforge::CpuContext{}); },',
-    '          [&](const opforge::RawTensor* in, const opforge::RawTensor* out, cudaStream_t s) { opforge::CudaContext ctx; ctx.stream = s; return op::runCuda(attrs, state, in, out, ctx); });',
+    // configure() (ops with state) and the workspace size come from the input shapes, as every backend does.
+    `    c.run([&](const opforge::Shape* shapes, size_t* bytes) -> opforge::Status { ${op.hasConfigure ? 'OPFORGE_RETURN_IF_ERROR(op::configure(attrs, shapes, &state)); ' : ''}return op::workspaceSize(attrs, shapes, bytes); },`,
+    '          [&](const opforge::RawTensor* in, const opforge::RawTensor* out, const opforge::CpuContext& ctx) { return op::runCpu(attrs, state, in, out, ctx); },',
+    '          [&](const opforge::RawTensor* in, const opforge::RawTensor* out, const opforge::CudaContext& ctx) { return op::runCuda(attrs, state, in, out, ctx); });',
     '  }',
   );
   return lines.join('\n');
@@ -52,7 +61,7 @@ ${project.ops.map((op) => `#include "${coreHeaderPath(op).include}"`).join('\n')
 #include <random>
 #include <vector>
 
-static int failures = 0, cases = 0;
+static int failures = 0, cases = 0, skipped = 0;
 
 static double toDouble(opforge::DType t, const uint8_t* p) {
   switch (t) {
@@ -80,7 +89,7 @@ static void fromDouble(opforge::DType t, double d, uint8_t* p) {
   }
 }
 
-struct Buf { opforge::DType dtype; opforge::Shape shape; std::vector<uint8_t> host; void* dev = nullptr; };
+struct Buf { opforge::DType dtype; opforge::Shape shape; std::vector<uint8_t> host; void* dev = nullptr; bool present = true; };
 
 struct Case {
   const char* name; double rtol, atol;
@@ -101,18 +110,40 @@ struct Case {
     }
     ins.push_back(std::move(b));
   }
+  void absent() { Buf b{opforge::DType::kFloat32, opforge::Shape{}, {}}; b.present = false; ins.push_back(std::move(b)); }
   void output(opforge::DType t, std::initializer_list<int64_t> d) { Buf b{t, shape(d), {}}; b.host.resize(b.shape.numel() * opforge::dtypeSize(t)); outs.push_back(std::move(b)); }
-  void run(std::function<opforge::Status(const opforge::RawTensor*, const opforge::RawTensor*)> cpu,
-           std::function<opforge::Status(const opforge::RawTensor*, const opforge::RawTensor*, cudaStream_t)> gpu) {
+  void run(std::function<opforge::Status(const opforge::Shape*, size_t*)> prepare,
+           std::function<opforge::Status(const opforge::RawTensor*, const opforge::RawTensor*, const opforge::CpuContext&)> cpu,
+           std::function<opforge::Status(const opforge::RawTensor*, const opforge::RawTensor*, const opforge::CudaContext&)> gpu) {
     ++cases;
+    std::vector<opforge::Shape> shapes;
+    for (auto& b : ins) shapes.push_back(b.shape);
+    size_t wsBytes = 0;
+    opforge::Status ps = prepare(shapes.data(), &wsBytes);
+    if (!ps.ok()) { std::printf("FAIL %s: configure/workspace: %s\\n", name, ps.message().c_str()); ++failures; return; }
+    std::vector<uint8_t> hostWs(wsBytes);
+    void* devWs = nullptr;
+    opforge::CpuContext cctx;
+    cctx.workspace = hostWs.empty() ? nullptr : hostWs.data();
+    cctx.workspaceSize = wsBytes;
     std::vector<opforge::RawTensor> hin, hout, din, dout;
-    for (auto& b : ins) { hin.push_back({b.dtype, b.host.data(), b.shape, true}); cudaMalloc(&b.dev, b.host.size() + 1); cudaMemcpy(b.dev, b.host.data(), b.host.size(), cudaMemcpyHostToDevice); din.push_back({b.dtype, b.dev, b.shape, true}); }
+    for (auto& b : ins) {
+      if (!b.present) { hin.push_back({b.dtype, nullptr, b.shape, false}); din.push_back({b.dtype, nullptr, b.shape, false}); continue; }
+      hin.push_back({b.dtype, b.host.data(), b.shape, true}); cudaMalloc(&b.dev, b.host.size() + 1); cudaMemcpy(b.dev, b.host.data(), b.host.size(), cudaMemcpyHostToDevice); din.push_back({b.dtype, b.dev, b.shape, true}); }
     std::vector<std::vector<uint8_t>> gpuOut;
     for (auto& b : outs) { hout.push_back({b.dtype, b.host.data(), b.shape, true}); cudaMalloc(&b.dev, b.host.size() + 1); cudaMemset(b.dev, 0xff, b.host.size()); dout.push_back({b.dtype, b.dev, b.shape, true}); }
-    opforge::Status s = cpu(hin.data(), hout.data());
+    opforge::Status s = cpu(hin.data(), hout.data(), cctx);
     if (!s.ok()) { std::printf("FAIL %s: cpu: %s\\n", name, s.message().c_str()); ++failures; return; }
+    if (wsBytes) {
+      const cudaError_t me = cudaMalloc(&devWs, wsBytes);
+      if (me != cudaSuccess) { std::printf("FAIL %s: cuda: workspace of %zu bytes: %s\\n", name, wsBytes, cudaGetErrorString(me)); ++failures; return; }
+    }
     cudaStream_t stream; cudaStreamCreate(&stream);
-    s = gpu(din.data(), dout.data(), stream);
+    opforge::CudaContext gctx;
+    gctx.stream = stream;
+    gctx.workspace = devWs;
+    gctx.workspaceSize = wsBytes;
+    s = gpu(din.data(), dout.data(), gctx);
     cudaError_t e = cudaStreamSynchronize(stream);
     if (!s.ok() || e != cudaSuccess) { std::printf("FAIL %s: cuda: %s %s\\n", name, s.message().c_str(), cudaGetErrorString(e)); ++failures; return; }
     double worst = 0; int64_t bad = 0, total = 0;
@@ -131,6 +162,7 @@ struct Case {
       cudaFree(b.dev);
     }
     for (auto& b : ins) cudaFree(b.dev);
+    if (devWs) cudaFree(devWs);
     cudaStreamDestroy(stream);
     std::printf("%s %s: %lld values, max |cuda - cpu| = %.3g (rtol %g, atol %g)\\n", bad ? "FAIL" : "ok  ", name, static_cast<long long>(total), worst, rtol, atol);
     if (bad) ++failures;
@@ -138,16 +170,17 @@ struct Case {
 };
 
 int main() {
-${project.ops.flatMap((op) => (op.kernels.cuda ? op.tests.map((t) => block(op, t)) : [])).join('\n')}
-  std::printf("%d cases, %d failed\\n", cases, failures);
+${project.ops.flatMap((op) => (op.kernels.cuda ? op.tests.map((t) => block(op, t)) : [`  std::printf("skip ${op.name}: the spec names no kernels.cuda (${op.tests.length} cases)\\n"); ++skipped;`])).join('\n')}
+  std::printf("%d cases, %d failed, %d ops skipped\\n", cases, failures, skipped);
   return failures ? 1 : 0;
 }
 `;
 
-const build = path.resolve(process.argv[2] ?? path.join(root, 'build', 'cuda-parity'));
 mkdirSync(build, { recursive: true });
 writeFileSync(path.join(build, 'driver.cu'), driver);
 const kernels = project.ops.flatMap((op) => [op.kernels.cpu, ...(op.kernels.cuda ? [op.kernels.cuda] : [])]).map((k) => path.join(root, k));
 const arch = process.env.CUDA_ARCH ?? 'sm_90';
 sh('nvcc', ['-std=c++17', `-arch=${arch}`, '-O2', `-I${path.join(outDir, 'include')}`, '-Xcompiler=-Wall,-Wextra', path.join(build, 'driver.cu'), ...kernels, '-o', path.join(build, 'driver')]);
-process.stdout.write(sh(path.join(build, 'driver'), []));
+const r = spawnSync(path.join(build, 'driver'), [], { encoding: 'utf8', maxBuffer: 64 << 20 });
+process.stdout.write(r.stdout + r.stderr);
+process.exitCode = r.status === 0 ? 0 : 1;

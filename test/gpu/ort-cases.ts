@@ -1,19 +1,18 @@
-// For the GPU machine's ONNX Runtime check (scripts/gpu/ort-check.sh): writes, for every seed op
+// For the GPU machine's ONNX Runtime check (scripts/gpu/ort-check.sh): writes, for every op
 // and every `tests:` case of its spec, two one-node ONNX models (input dims declared as in the
 // case, and all dims symbolic) and cases.json describing inputs, attributes and tolerances, which
 // scripts/gpu/ort_check.py turns into numpy inputs and references.
-// Usage: node dist/test/gpu/ort-cases.js <dir>
+// Usage: node dist/test/gpu/ort-cases.js <dir> [--ops DIR] [--out DIR]   (default: the seed ops)
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { dtypeUnder } from '../../generator/ir-helpers.js';
-import { loadProject } from '../../generator/project.js';
 import { opModel } from '../../runtime/op-model.js';
-import { opsDir } from '../helpers/paths.js';
+import { opsArgs } from './ops-args.js';
 
-const dir = path.resolve(process.argv[2] ?? 'build/ort-cases');
+const { project, rest } = opsArgs(process.argv.slice(2), path.resolve('build/ort-cases/out'));
+const dir = path.resolve(rest[0] ?? 'build/ort-cases');
 mkdirSync(dir, { recursive: true });
-const project = loadProject({ opsDir });
 const cases: unknown[] = [];
 for (const op of project.ops) {
   for (const t of op.tests) {
@@ -21,7 +20,8 @@ for (const op of project.ops) {
     for (const kind of ['declared', 'symbolic'] as const) {
       const inputShapes = Object.fromEntries(t.inputs.map((i) => [i.name, kind === 'declared' ? i.shape : i.shape.map((_, d) => `${i.name}_${d}`)]));
       const file = `${op.ident.snake}_case${t.index}_${kind}.onnx`;
-      writeFileSync(path.join(dir, file), opModel(op, { binding: t.binding, attributes: t.attributes, inputShapes }));
+      const omitInputs = op.inputs.filter((i) => !t.inputs.some((x) => x.name === i.name)).map((i) => i.name);  // optional, left out
+      writeFileSync(path.join(dir, file), opModel(op, { binding: t.binding, attributes: t.attributes, inputShapes, omitInputs }));
       models[kind] = file;
     }
     cases.push({

@@ -16,6 +16,7 @@
 //          [--ops DIR] [--out DIR]
 // Default: the seed ops and out/; another ops dir is generated into <build dir>/out (or --out).
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { evalExpr } from '../../generator/expr.js';
@@ -165,5 +166,8 @@ if (compileOnly) {
   process.stdout.write('trt-lifecycle: driver compiled (not run)\n');
 } else {
   sh('nvcc', [...flags, path.join(build, 'driver.cu'), ...kernels, '-o', path.join(build, 'driver')]);
-  process.stdout.write(sh(path.join(build, 'driver'), []));
+  const r = spawnSync(path.join(build, 'driver'), [], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  process.exitCode = r.status === 0 ? 0 : 1;
 }
