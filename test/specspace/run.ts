@@ -41,8 +41,7 @@ function cases(p: Project, op: OpIR): DumpedCase[] {
 type NodeFn = (...args: unknown[]) => Record<string, { dtype: string; dims: readonly number[]; data: unknown }>;
 
 /** The Node addon (built -Werror) on every case, sync and async. */
-export async function runNode(p: Project): Promise<BackendReport> {
-  const buildDir = path.join(p.root, 'build', 'node');
+export async function runNode(p: Project, buildDir = path.join(p.root, 'build', 'node')): Promise<BackendReport> {
   await build({ root: p.root, buildDir });
   const mod = (await import(path.join(p.outDir, 'node', 'index.js'))) as { bind(a: unknown): Record<string, NodeFn>; bindAsync(a: unknown): Record<string, (...args: unknown[]) => Promise<ReturnType<NodeFn>>> };
   const addon = load(buildDir);
