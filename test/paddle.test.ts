@@ -3,13 +3,18 @@
 // the framework-free half of every op's adapter (its <op>_paddle.h over bridge.h: attribute
 // conversion, InferShapeFn and InferDtypeFn logic, the run path) is compiled with -Werror and RUN
 // on every spec test case, against the references in test/helpers/references.ts and shapes from
-// the IR's expression trees. With PADDLE_INCLUDE_DIR (a Paddle include root, see
-// docs/paddle-popart.md): scripts/check-paddle.sh compiles every generated unit against it.
+// the IR's expression trees. Every op of the spec-space corpus and of test/fixtures/user-ops: its
+// framework-free half (bridge templates instantiated) and its custom_op_test.cc (Paddle Inference's
+// API declared by test/fixtures/paddle-infer-stub) compile with -Werror. With PADDLE_INCLUDE_DIR
+// (a Paddle include root, see docs/paddle-popart.md): scripts/check-paddle.sh compiles every
+// generated unit against it.
 
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { coreEmitter } from '../generator/emit/core.js';
 import { paddleEmitter, paddlePaths } from '../generator/emit/paddle/index.js';
 import { cppFloat } from '../generator/emit/literals.js';
 import { evalExpr, visitExpr } from '../generator/expr.js';
@@ -20,8 +25,9 @@ import { ATTR_INFO, DTYPE_INFO } from '../generator/type-table.js';
 import { caseInputs, close, emitFixture } from './helpers/adapters.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { numberToHalf } from './helpers/half.js';
-import { opsDir, outDir, root } from './helpers/paths.js';
+import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
 import { reference } from './helpers/references.js';
+import { FIXED_SEEDS, writeCorpus } from './specspace/corpus.js';
 
 const project = loadProject({ opsDir });
 const files = paddleEmitter.emit(project);
@@ -288,6 +294,59 @@ test('framework-free adapter half: every spec test case (seed ops and fixture) v
     assert.ok(bad.startsWith(`${op.name}: input`) && bad.includes('bool'), `${key}: bool input must be refused by name, got ${bad}`);
   }
   assert.ok(checked > 100, `${checked} values checked`);
+});
+
+// ---- every op of the spec-space corpus and of the user ops, compiled ----
+
+/** Runs the commands two at a time (the CI machine has two cores); rejects with the failures' output. */
+async function runAll(cmds: { cmd: string; args: string[] }[]): Promise<void> {
+  const failures: string[] = [];
+  const queue = [...cmds];
+  const worker = async (): Promise<void> => {
+    for (let c = queue.shift(); c; c = queue.shift()) {
+      const { cmd, args } = c;
+      await new Promise<void>((resolve) => {
+        execFile(cmd, args, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+          if (err) failures.push(`${args.find((a) => a.endsWith('.cc') || a.endsWith('.cpp'))}:\n${stdout}${stderr}`.slice(0, 3000));
+          resolve();
+        });
+      });
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  assert.is(failures.length, 0, failures.join('\n'));
+}
+
+test('spec-space corpus and user ops: every <op>_paddle.h with the bridge instantiated, and every custom_op_test.cc (Paddle Inference API declared by a stub), compile with -Werror', async () => {
+  const corpus = writeCorpus(path.join(buildDir, 'specspace'), FIXED_SEEDS);
+  const cmds: { cmd: string; args: string[] }[] = [];
+  for (const [name, dir] of [['specspace', corpus.opsDir], ['user-ops', path.join(fixtures, 'user-ops', 'ops')]] as const) {
+    const p = loadProject({ opsDir: dir });
+    const out = path.join(buildDir, `${name}-out`);
+    for (const f of [...coreEmitter.emit(p), ...paddleEmitter.emit(p)]) {
+      mkdirSync(path.dirname(path.join(out, f.path)), { recursive: true });
+      writeFileSync(path.join(out, f.path), f.content);
+    }
+    const inc = [`-I${path.join(out, 'include')}`, `-I${path.join(out, 'paddle', 'include')}`, `-I${path.join(out, 'paddle')}`];
+    // One unit: every op's framework-free half, each bridge template instantiated for it.
+    const fns = ['inferShapes', 'inferDtypes', 'plan', 'runCpu', 'runCuda'];
+    const halves = path.join(buildDir, `${name}-halves.cpp`);
+    writeFileSync(halves, [
+      ...p.ops.map((op) => `#include "${op.ident.snake}/${op.ident.snake}_paddle.h"`),
+      '',
+      'namespace b = opforge::paddle_bridge;',
+      '',
+      'int main() {',
+      ...p.ops.flatMap((op) => fns.map((fn) => `  (void)&b::${fn}<opforge::paddle_ops::${op.ident.snake}::PaddleOp>;`)),
+      '  return 0;',
+      '}',
+    ].join('\n'));
+    cmds.push({ cmd: 'g++', args: [...CXXFLAGS, '-O0', ...inc, '-fsyntax-only', halves] });
+    for (const op of p.ops) {
+      cmds.push({ cmd: 'g++', args: [...CXXFLAGS, '-O0', '-isystem', path.join(fixtures, 'paddle-infer-stub'), ...inc, '-fsyntax-only', path.join(out, paddlePaths(op).example)] });
+    }
+  }
+  await runAll(cmds);
 });
 
 test('generated Paddle units compile against PADDLE_INCLUDE_DIR with -Wall -Wextra -Werror (seed ops and fixture)', () => {

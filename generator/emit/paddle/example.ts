@@ -33,12 +33,14 @@ export function emitExample(op: OpIR): string {
   const feeds = present.map((inp, k) => {
     const ti = t.inputs.find((x) => x.name === inp.name)!;
     const d = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
+    // Named by index, not by the spec's name: main's locals (config, predictor, ok, ...) stay free.
+    const v = `data${inp.index}`;
     const fill = ti.values
-      ? `  const std::vector<${d.cpp}> ${inp.name} = {${ti.values.map((v) => (d.isFloat ? cppFloat(v) : d.dtype === 'bool' ? String(v !== 0) : String(v))).join(', ')}};`
-      : `  const std::vector<${d.cpp}> ${inp.name} = seeded<${d.cpp}>(${ti.shape.reduce((a, b) => a * b, 1)}, ${t.seed + inp.index}u, ${ti.range[0]}, ${ti.range[1]});`;
+      ? `  const Host<${d.cpp}> ${v}{${ti.values.map((x) => (d.isFloat ? cppFloat(x) : d.dtype === 'bool' ? String(x !== 0) : String(x))).join(', ')}};`
+      : `  const Host<${d.cpp}> ${v} = seeded<${d.cpp}>(${ti.shape.reduce((a, b) => a * b, 1)}, ${t.seed + inp.index}u, ${ti.range[0]}, ${ti.range[1]});`;
     return lines(
       fill,
-      `  feed(*predictor, feeds.at(${k}), {${ti.shape.join(', ')}}, ${inp.name});`,
+      `  feed(*predictor, feeds.at(${k}), {${ti.shape.join(', ')}}, ${v});  // ${inp.name}`,
       `  in[${inp.index}].rank = ${ti.shape.length};`,
       ti.shape.map((s, a) => `  in[${inp.index}].dims[${a}] = ${s};`).join('\n') || null,
       `  present[${inp.index}] = true;`,
@@ -55,8 +57,12 @@ export function emitExample(op: OpIR): string {
   return lines(
     ...head,
     `// Input data: spec test case ${t.index} (seeded uniform values, or the spec's values).`,
+    '#include <algorithm>',
+    '#include <cstddef>',
     '#include <cstdint>',
+    '#include <initializer_list>',
     '#include <iostream>',
+    '#include <memory>',
     '#include <random>',
     '#include <string>',
     '#include <vector>',
@@ -69,20 +75,29 @@ export function emitExample(op: OpIR): string {
     '',
     `namespace core = ::${cppNamespace(op)};`,
     '',
+    '/** Host data of one tensor (not std::vector: std::vector<bool> has no data() to copy from or to). */',
     'template <typename T>',
-    'std::vector<T> seeded(size_t n, uint32_t seed, double lo, double hi) {',
+    'struct Host {',
+    '  explicit Host(size_t n) : size(n), values(new T[n]()) {}',
+    '  Host(std::initializer_list<T> v) : Host(v.size()) { std::copy(v.begin(), v.end(), values.get()); }',
+    '  size_t size;',
+    '  std::unique_ptr<T[]> values;',
+    '};',
+    '',
+    'template <typename T>',
+    'Host<T> seeded(size_t n, uint32_t seed, double lo, double hi) {',
     '  std::mt19937 gen(seed);',
     '  std::uniform_real_distribution<double> dist(lo, hi);',
-    '  std::vector<T> v(n);',
-    '  for (auto& x : v) x = static_cast<T>(dist(gen));',
+    '  Host<T> v(n);',
+    '  for (size_t i = 0; i < n; ++i) v.values[i] = static_cast<T>(dist(gen));',
     '  return v;',
     '}',
     '',
     'template <typename T>',
-    'void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const std::vector<T>& data) {',
+    'void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const Host<T>& data) {',
     '  auto t = p.GetInputHandle(name);',
     '  t->Reshape(shape);',
-    '  t->CopyFromCpu(data.data());',
+    '  t->CopyFromCpu(data.values.get());',
     '}',
     '',
     'template <typename T>',
@@ -91,12 +106,12 @@ export function emitExample(op: OpIR): string {
     '  const std::vector<int> shape = t->shape();',
     '  bool same = static_cast<int>(shape.size()) == expected.rank;',
     '  for (size_t d = 0; same && d < shape.size(); ++d) same = shape[d] == expected.dims[d];',
-    '  std::vector<T> data(static_cast<size_t>(expected.numel()));',
-    '  if (same) t->CopyToCpu(data.data());',
+    '  Host<T> data(static_cast<size_t>(expected.numel()));',
+    '  if (same) t->CopyToCpu(data.values.get());',
     '  std::cout << output << ": shape [";',
     '  for (size_t d = 0; d < shape.size(); ++d) std::cout << (d ? ", " : "") << shape[d];',
     '  std::cout << "] " << (same ? "as the op core infers" : "DIFFERS from the op core\'s " + expected.str());',
-    '  for (size_t i = 0; same && i < data.size() && i < 8; ++i) std::cout << (i ? ", " : "; first values: ") << +data[i];',
+    '  for (size_t i = 0; same && i < data.size && i < 8; ++i) std::cout << (i ? ", " : "; first values: ") << +data.values[i];',
     '  std::cout << "\\n";',
     '  return same;',
     '}',

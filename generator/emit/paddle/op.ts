@@ -41,7 +41,8 @@ function dimsOf(e: Expr): string[] {
 }
 
 function emitDimKnown(op: OpIR): string {
-  const cases = op.outputs.map((o) => {
+  // A rank-0 output has no dim to ask about: it takes the default case.
+  const cases = op.outputs.filter((o) => o.shape.kind === 'like' || o.shape.dims.length > 0).map((o) => {
     if (o.shape.kind === 'like') return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
     const axes = o.shape.dims.map((e, k) => {
       const deps = dimsOf(e);
@@ -50,12 +51,18 @@ function emitDimKnown(op: OpIR): string {
     return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
   });
   const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
-  const usesAxis = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.length > 0);
-  return lines(
+  const head = [
     '/** The op core as the Paddle bridge runs it, plus what only Paddle asks. */',
     'struct PaddleOp : core::Core {',
     '  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle\'s static-graph InferShape). */',
-    `  static bool outputDimKnown(int output, int ${usesAxis ? 'axis' : '/*axis*/'}, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
+  ];
+  if (cases.length === 0) {
+    return lines(...head, '  static bool outputDimKnown(int /*output*/, int /*axis*/, const ::opforge::Shape* /*in*/) {',
+      '    return false;  // every output has rank 0: there is no dim to ask about', '  }', '};');
+  }
+  return lines(
+    ...head,
+    `  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
     '    switch (output) {',
     cases.map((c) => c.split('\n').map((l) => `  ${l}`).join('\n')),
     '      default: return false;',

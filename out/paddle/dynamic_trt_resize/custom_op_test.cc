@@ -3,8 +3,12 @@
 // custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>
 // The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order.
 // Input data: spec test case 0 (seeded uniform values, or the spec's values).
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,20 +21,29 @@ namespace {
 
 namespace core = ::opforge::ops::dynamic_trt_resize;
 
+/** Host data of one tensor (not std::vector: std::vector<bool> has no data() to copy from or to). */
 template <typename T>
-std::vector<T> seeded(size_t n, uint32_t seed, double lo, double hi) {
+struct Host {
+  explicit Host(size_t n) : size(n), values(new T[n]()) {}
+  Host(std::initializer_list<T> v) : Host(v.size()) { std::copy(v.begin(), v.end(), values.get()); }
+  size_t size;
+  std::unique_ptr<T[]> values;
+};
+
+template <typename T>
+Host<T> seeded(size_t n, uint32_t seed, double lo, double hi) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(dist(gen));
+  Host<T> v(n);
+  for (size_t i = 0; i < n; ++i) v.values[i] = static_cast<T>(dist(gen));
   return v;
 }
 
 template <typename T>
-void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const std::vector<T>& data) {
+void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const Host<T>& data) {
   auto t = p.GetInputHandle(name);
   t->Reshape(shape);
-  t->CopyFromCpu(data.data());
+  t->CopyFromCpu(data.values.get());
 }
 
 template <typename T>
@@ -39,12 +52,12 @@ bool fetch(paddle_infer::Predictor& p, const std::string& name, const opforge::S
   const std::vector<int> shape = t->shape();
   bool same = static_cast<int>(shape.size()) == expected.rank;
   for (size_t d = 0; same && d < shape.size(); ++d) same = shape[d] == expected.dims[d];
-  std::vector<T> data(static_cast<size_t>(expected.numel()));
-  if (same) t->CopyToCpu(data.data());
+  Host<T> data(static_cast<size_t>(expected.numel()));
+  if (same) t->CopyToCpu(data.values.get());
   std::cout << output << ": shape [";
   for (size_t d = 0; d < shape.size(); ++d) std::cout << (d ? ", " : "") << shape[d];
   std::cout << "] " << (same ? "as the op core infers" : "DIFFERS from the op core's " + expected.str());
-  for (size_t i = 0; same && i < data.size() && i < 8; ++i) std::cout << (i ? ", " : "; first values: ") << +data[i];
+  for (size_t i = 0; same && i < data.size && i < 8; ++i) std::cout << (i ? ", " : "; first values: ") << +data.values[i];
   std::cout << "\n";
   return same;
 }
@@ -74,16 +87,16 @@ int main(int argc, char** argv) {
   }
   opforge::Shape in[core::kNumInputs];
   bool present[core::kNumInputs] = {};
-  const std::vector<float> input = seeded<float>(192, 1000u, -1, 1);
-  feed(*predictor, feeds.at(0), {1, 3, 8, 8}, input);
+  const Host<float> data0 = seeded<float>(192, 1000u, -1, 1);
+  feed(*predictor, feeds.at(0), {1, 3, 8, 8}, data0);  // input
   in[0].rank = 4;
   in[0].dims[0] = 1;
   in[0].dims[1] = 3;
   in[0].dims[2] = 8;
   in[0].dims[3] = 8;
   present[0] = true;
-  const std::vector<float> size_tensor = seeded<float>(256, 1001u, -1, 1);
-  feed(*predictor, feeds.at(1), {1, 1, 16, 16}, size_tensor);
+  const Host<float> data1 = seeded<float>(256, 1001u, -1, 1);
+  feed(*predictor, feeds.at(1), {1, 1, 16, 16}, data1);  // size_tensor
   in[1].rank = 4;
   in[1].dims[0] = 1;
   in[1].dims[1] = 1;
