@@ -86,8 +86,10 @@ function compare(name: string, got: T, want: T, rtol: number, atol: number): voi
 }
 
 async function main(): Promise<void> {
-  const buildDir = path.join(repoRoot, 'build', 'node-cuda');
-  const { project, outDir, seed } = opsArgs(process.argv.slice(2), path.join(buildDir, 'out'));
+  const base = path.join(repoRoot, 'build', 'node-cuda');
+  const { project, outDir, seed } = opsArgs(process.argv.slice(2), path.join(base, 'out'));
+  // One build dir per generated project: another project's addon in the same dir would be reused.
+  const buildDir = seed ? base : path.join(path.dirname(outDir), `${path.basename(outDir)}-node-cuda`);
   const root = project.root;
   // The addon's CMake asks node for node-addon-api from the project root: find this repo's.
   process.env.NODE_PATH ??= path.join(repoRoot, 'node_modules');

@@ -35,7 +35,7 @@ let specs = 0;
 const t0 = performance.now();
 for (let b = 0; b * batch < count; b++) {
   const seeds = Array.from({ length: Math.min(batch, count - b * batch) }, (_, i) => from + b * batch + i);
-  const dir = path.join(values.dir, `b${b}`);
+  const dir = path.resolve(values.dir, `b${b}`);
   mkdirSync(dir, { recursive: true });
   const corpus = writeCorpus(dir, seeds);
   let project;
@@ -43,7 +43,7 @@ for (let b = 0; b * batch < count; b++) {
     project = prepare(dir);
   } catch (e) {
     failures.push({ batch: b, op: '*', case: null, backend: 'gen', message: (e as Error).message.slice(0, 4000) });
-    console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}): gen FAILED`);
+    console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}): gen FAILED\n${(e as Error).message.slice(0, 4000)}`);
     continue;
   }
   specs += corpus.plans.length;
@@ -58,7 +58,7 @@ for (let b = 0; b * batch < count; b++) {
     const r = reports.at(-1)!;
     totals[r.backend] = (totals[r.backend] ?? 0) + r.cases;
     console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed (${((performance.now() - t) / 1000).toFixed(0)} s)`);
-    for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.split('\n').slice(0, 6).join(' | ')}`); }
+    for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`); }
   };
   if (backends.has('node')) await attempt('node', () => runNode(project));
   if (backends.has('ort')) await attempt('ort', () => runOrt(project));
