@@ -3,10 +3,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-
-const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { cmakeJsBin, nodeAddonApiDir } from './resolve.js';
 
 export interface BuildOptions {
   /** Project root holding out/ (default: the current directory). */
@@ -27,9 +25,10 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'node'));
   const source = path.join(path.resolve(opts.outDir ?? path.join(root, 'out')), 'node');
   if (!existsSync(path.join(source, 'CMakeLists.txt'))) throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
-  const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
+  const cmakeJs = cmakeJsBin();
+  const napiDir = nodeAddonApiDir();
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
-  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`, `--CDWITH_CUDA=${opts.cuda ? 'ON' : 'OFF'}`], {
+  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`, `--CDNODE_ADDON_API_DIR=${napiDir}`, `--CDWITH_CUDA=${opts.cuda ? 'ON' : 'OFF'}`], {
     env: { npm_config_nodedir: nodedir },
     all: true,
     reject: false,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { DType } from '../generator/type-table.js';
+import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -68,9 +69,9 @@ export interface SessionOptions extends OrtBuildOptions {
 /** Where the ORT headers are: option, $ORT_INCLUDE_DIR, or the headers com.github.asus4.onnxruntime ships. */
 export function ortIncludeDir(given?: string): string {
   const candidates = [given, process.env.ORT_INCLUDE_DIR];
-  for (const base of [process.cwd(), pkgRoot]) {
-    candidates.push(path.join(base, 'node_modules', 'com.github.asus4.onnxruntime', 'Plugins', 'iOS~', 'onnxruntime.xcframework', 'ios-arm64', 'onnxruntime.framework', 'Headers'));
-  }
+  let headersPkg: string | undefined;
+  try { headersPkg = packageDir('com.github.asus4.onnxruntime', 'the ONNX Runtime backend', [process.cwd()]); } catch { /* optional: the error below names it */ }
+  if (headersPkg) candidates.push(path.join(headersPkg, 'Plugins', 'iOS~', 'onnxruntime.xcframework', 'ios-arm64', 'onnxruntime.framework', 'Headers'));
   for (const c of candidates) {
     if (!c) continue;
     for (const d of [c, path.join(c, 'include'), path.join(c, 'include', 'onnxruntime')]) {
@@ -84,9 +85,13 @@ export function ortIncludeDir(given?: string): string {
 export function onnxruntimeNodeLibrary(): string {
   let pkg: string;
   try {
-    pkg = path.dirname(require.resolve('onnxruntime-node/package.json', { paths: [process.cwd(), pkgRoot] }));
+    pkg = path.dirname(require.resolve('onnxruntime-node/package.json', { paths: [process.cwd()] }));
   } catch {
-    throw new Error('onnxruntime-node is not installed: install it, or pass ortLibrary (a libonnxruntime path)');
+    try {
+      pkg = packageDir('onnxruntime-node', 'ONNX Runtime sessions');
+    } catch (e) {
+      throw new Error(`${(e as Error).message} (or pass ortLibrary, a libonnxruntime path)`);
+    }
   }
   const bin = path.join(pkg, 'bin');
   const napi = existsSync(bin) ? readdirSync(bin).filter((d) => d.startsWith('napi-v')).sort().reverse() : [];
@@ -127,9 +132,9 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
 /** Builds the Node session binding with cmake-js (offline, against the local Node headers); incremental. Returns its path. */
 export async function buildSessionBinding(opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {}): Promise<string> {
   const buildDir = path.resolve(opts.buildDir ?? path.join(process.cwd(), 'build', 'ort-session'));
-  const cmakeJs = path.join(pkgRoot, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
+  const cmakeJs = cmakeJsBin('the ONNX Runtime session binding');
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
-  const napiDir = path.resolve(pkgRoot, (require('node-addon-api') as { include_dir: string }).include_dir.replace(/^"|"$/g, ''));
+  const napiDir = nodeAddonApiDir('the ONNX Runtime session binding');
   await runLogged(process.execPath, [cmakeJs, 'compile', '-d', path.join(pkgRoot, 'runtime', 'ort-session'), '-O', buildDir,
     `--CDORT_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`, `--CDNODE_ADDON_API_DIR=${napiDir}`], 'building the ONNX Runtime session binding', opts.onLine, { npm_config_nodedir: nodedir });
   return path.join(buildDir, 'Release', 'opforge_ort_session.node');
