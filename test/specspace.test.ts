@@ -13,15 +13,14 @@ import * as assert from 'uvu/assert';
 import { DTYPES } from '../generator/type-table.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
-import { compileCuda, compileTrt, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
+import { compileCuda, describeFailures, compileTrt, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'specspace');
 let corpus: Corpus;
 let project: Project;
 
 function clean(r: BackendReport): void {
-  const lines = r.failures.slice(0, 12).map((f) => `${f.op} case ${f.case ?? '-'} [${f.backend}]: ${f.message}`);
-  assert.is(r.failures.length, 0, `${r.failures.length} failures:\n${lines.join('\n')}`);
+  assert.is(r.failures.length, 0, describeFailures(r));
 }
 
 test.before(() => {

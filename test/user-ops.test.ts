@@ -8,14 +8,13 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtures, root } from './helpers/paths.js';
-import { compileCuda, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
+import { compileCuda, describeFailures, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'user-ops');
 let project: Project;
 
 function clean(r: BackendReport): void {
-  const lines = r.failures.slice(0, 12).map((f) => `${f.op} case ${f.case ?? '-'} [${f.backend}]: ${f.message}`);
-  assert.is(r.failures.length, 0, `${r.failures.length} failures:\n${lines.join('\n')}`);
+  assert.is(r.failures.length, 0, describeFailures(r));
   assert.ok(r.cases > 0);
 }
 

@@ -20,6 +20,13 @@ import { compareOutputs, readCase, type DumpedCase } from './cases.js';
 export interface Failure { op: string; case: number | null; backend: string; message: string }
 export interface BackendReport { backend: string; cases: number; failures: Failure[] }
 
+/** The failures of a report as one message, the first dozen named by op, case and backend; '' when none. */
+export function describeFailures(r: BackendReport): string {
+  if (!r.failures.length) return '';
+  const lines = r.failures.slice(0, 12).map((f) => `${f.op} case ${f.case ?? '-'} [${f.backend}]: ${f.message}`);
+  return `${r.failures.length} failures:\n${lines.join('\n')}`;
+}
+
 const cli = path.join(repoRoot, 'dist', 'generator', 'cli.js');
 
 export interface Project { root: string; opsDir: string; outDir: string; casesDir: string; ops: OpIR[] }
