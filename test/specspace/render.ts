@@ -11,7 +11,7 @@
 
 import { DTYPE_INFO, type AttrType, type DType } from '../../generator/type-table.js';
 import { toSnake } from '../../generator/names.js';
-import type { AttrValue, CasePlan, DimE, InPlan, OutPlan, SpecPlan } from './plan.js';
+import type { AttrValue, CasePlan, DimE, OutPlan, SpecPlan } from './plan.js';
 
 const COEF = [0.125, 0.25, 0.5, 1];
 const q = (s: string): string => JSON.stringify(s);  // valid in YAML double quotes, C++ needs its own
@@ -394,8 +394,7 @@ function reference(p: SpecPlan): string {
     }
   });
   const ENC_PY: Record<AttrType, string> = { bool: '_enc_bool', int: '_enc_int', float: '_enc_float', string: '_enc_string', ints: '_enc_ints', floats: '_enc_floats' };
-  const outs = p.outputs.map((o, k) => {
-    const first = p.inputs[0]!;
+  const outs = p.outputs.map((o) => {
     const shape = o.shape.kind === 'like' ? `tuple(${o.shape.of}.shape)` : `(${o.shape.dims.map(dimPy).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
     const varIn = p.inputs.find((i) => !i.optional && i.dtype === o.dtype);
     const dtype = varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
@@ -404,7 +403,6 @@ function reference(p: SpecPlan): string {
       const t = `v = _term(v, idx, ${num(o.weights[j]!)}, ${inp.name})`;
       return inp.optional ? `    if ${inp.name} is not None:\n        v = v + 3.0\n        ${t}` : `    ${t}`;
     });
-    void first;
     return `    # ${o.name}
     shape = ${shape}
     n = _numel(shape)
@@ -413,7 +411,7 @@ function reference(p: SpecPlan): string {
     v = v + 0.25 * (idx % 7).to(torch.float64)
 ${terms.join('\n')}
     v = v + extra
-    outs.append(_store(v, ${dtype}).reshape(shape))${k === 0 ? '' : ''}`;
+    outs.append(_store(v, ${dtype}).reshape(shape))`;
   });
   return `"""PyTorch reference of ${p.name} (spec-space seed ${p.seed}): the closed form its kernels compute."""
 import torch
@@ -517,4 +515,3 @@ export function renderSpec(p: SpecPlan): RenderedSpec {
   return { snake, files };
 }
 
-export type { InPlan };
