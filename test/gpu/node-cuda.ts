@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { OpIR, TestCaseIR } from '../../generator/ir.js';
 import { DTYPE_INFO, type DType } from '../../generator/type-table.js';
 import { build, load } from '../../runtime/index.js';
-import { halfToNumber, numberToHalf } from '../helpers/half.js';
+import { bf16ToNumber, halfToNumber, numberToHalf } from '../helpers/half.js';
 import { root as repoRoot } from '../helpers/paths.js';
 import { opsArgs } from './ops-args.js';
 
@@ -39,9 +39,8 @@ function rng(seed: number): () => number {
 type Elems = { [k: number]: number | bigint; length: number };
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
-/** The upper 16 bits of a float32 (bfloat16, truncated) and back. */
+/** The upper 16 bits of a float32 (bfloat16, truncated). */
 const toBf16 = (v: number): number => { f32[0] = v; return u32[0]! >>> 16; };
-const fromBf16 = (b: number): number => { u32[0] = b << 16; return f32[0]!; };
 
 /** One element as the runtime's typed array for the dtype holds it (type-table tsArray). */
 function element(dtype: DType, v: number, r: () => number, explicit: boolean): number | bigint {
@@ -69,7 +68,7 @@ function inputsFor(op: OpIR, t: TestCaseIR): (T | undefined)[] {
   });
 }
 
-const num = (t: T): number[] => Array.from(t.data as ArrayLike<number | bigint>, (v) => (t.dtype === 'float16' ? halfToNumber(Number(v)) : t.dtype === 'bfloat16' ? fromBf16(Number(v)) : Number(v)));
+const num = (t: T): number[] => Array.from(t.data as ArrayLike<number | bigint>, (v) => (t.dtype === 'float16' ? halfToNumber(Number(v)) : t.dtype === 'bfloat16' ? bf16ToNumber(Number(v)) : Number(v)));
 
 function compare(name: string, got: T, want: T, rtol: number, atol: number): void {
   const g = num(got), w = num(want);

@@ -28,3 +28,9 @@ export function numberToHalf(x: number): number {
   const pick = db < da ? below : da < db ? above : (below & 1 ? above : below);
   return sign | pick;
 }
+
+/** bfloat16 bits (the upper half of a float32) as a number. */
+export function bf16ToNumber(bits: number): number {
+  u32[0] = (bits & 0xffff) << 16;
+  return f32[0]!;
+}

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DType } from '../../generator/type-table.js';
-import { halfToNumber } from '../helpers/half.js';
+import { bf16ToNumber, halfToNumber } from '../helpers/half.js';
 
 export type Data = Float32Array | Float64Array | Uint16Array | Int8Array | Uint8Array | Int32Array | BigInt64Array;
 export interface Tensor { dtype: DType; dims: number[]; data: Data }
@@ -58,12 +58,6 @@ export function readCase(casesDir: string, snake: string, index: number): Dumped
     inputs: Object.values(doc.inputs).map((f) => (f ? readTensor(dir, f) : undefined)),
     outputs: Object.fromEntries(Object.entries(doc.outputs).map(([k, f]) => [k, readTensor(dir, f)])),
   };
-}
-
-function bf16ToNumber(bits: number): number {
-  const b = new DataView(new ArrayBuffer(4));
-  b.setUint32(0, bits << 16);
-  return b.getFloat32(0);
 }
 
 function values(t: Tensor): (number | bigint)[] {

@@ -5,7 +5,7 @@
 // corpus) and scripts/specspace-long.mjs (any number of seeds).
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { OpIR } from '../../generator/ir.js';
@@ -142,18 +142,20 @@ export function compileCuda(p: Project): BackendReport {
   return report;
 }
 
-/** Compiles every generated TensorRT unit against the headers in `include` (-Werror). */
+/** Compiles every generated TensorRT unit against the headers in `include` with scripts/check-trt.sh (-Werror). */
 export function compileTrt(p: Project, include: string, tag: string): BackendReport {
-  const units = readdirSync(path.join(p.outDir, 'trt'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.cpp')).sort();
-  const report: BackendReport = { backend: `trt-${tag}`, cases: units.length, failures: [] };
-  const dir = path.join(p.root, 'build', `trt-${tag}`);
-  mkdirSync(dir, { recursive: true });
-  const cuda = process.env.CUDA_INCLUDE_DIR ?? '/usr/local/cuda/include';
-  for (const u of units) {
-    const r = spawnSync(process.env.CXX ?? 'g++', ['-std=c++17', '-Wall', '-Wextra', '-Werror', '-Wshadow', '-Wnon-virtual-dtor', '-Woverloaded-virtual', '-O0', '-fPIC',
-      '-isystem', include, '-isystem', cuda, '-I', path.join(p.outDir, 'include'), '-I', path.join(p.outDir, 'trt', 'include'), '-I', path.join(p.outDir, 'trt'),
-      '-c', path.join(p.outDir, 'trt', u), '-o', path.join(dir, `${u.replaceAll('/', '_')}.o`)], { encoding: 'utf8' });
-    if (r.status !== 0) report.failures.push({ op: u.split('/')[0] ?? u, case: null, backend: report.backend, message: r.stderr.slice(0, 3000) });
-  }
+  const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'check-trt.sh'), include, path.join(p.root, 'build', `trt-${tag}`)], {
+    encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, OPFORGE_OUT: p.outDir },
+  });
+  const lines = r.stdout.split('\n');
+  const report: BackendReport = { backend: `trt-${tag}`, cases: lines.filter((l) => /^(ok|FAIL) /.test(l)).length, failures: [] };
+  // Each FAIL line is followed by that unit's compiler output, up to the next ok/FAIL/summary line.
+  lines.forEach((l, i) => {
+    const m = /^FAIL (\S+)/.exec(l);
+    if (!m) return;
+    const end = lines.findIndex((x, j) => j > i && /^(ok|FAIL) |^check-trt:/.test(x));
+    report.failures.push({ op: m[1]!.split('/')[1] ?? m[1]!, case: null, backend: report.backend, message: lines.slice(i + 1, end < 0 ? undefined : end).join('\n').slice(0, 3000) });
+  });
+  if (r.status !== 0 && !report.failures.length) report.failures.push({ op: '*', case: null, backend: report.backend, message: `${r.stdout}${r.stderr}`.slice(-3000) });
   return report;
 }
