@@ -416,13 +416,14 @@ function buildTest(t: RawTest, i: number, inputs: readonly InputIR[], attributes
     if (problem) err([...p, 'attributes', k], problem);
     else attrs[k] = normalizeAttrValue(v, a.type);
   }
+  const given = attributes.filter((a) => attrs[a.name] !== undefined).map((a) => a.name);
   for (const a of attributes) {
     if (attrs[a.name] !== undefined) continue;
     if (a.required) err([...p, 'attributes'], `missing required attribute \`${a.name}\``);
     else attrs[a.name] = a.default!;
   }
   return {
-    index: i, binding: { vars, suffix }, inputs: testInputs, attributes: attrs,
+    index: i, binding: { vars, suffix }, inputs: testInputs, attributes: attrs, given,
     rtol: t.rtol ?? 1e-5, atol: t.atol ?? 1e-6, seed: t.seed ?? 1000 + i,
   };
 }

@@ -19,6 +19,8 @@ commands:
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
+  test [--only Op[,Op]] [--backend node,torch,ort,export,serialize] [--device cpu|cuda] [--json]
+               run every spec test case through every backend against the spec's reference (gen and builds first)
 
 options:
   --ops <dir>    specs directory (default: ops)
@@ -29,7 +31,7 @@ options:
   --watch        (gen) regenerate whenever a spec or kernel changes
   -h, --help     this text
 
-exit codes: 0 ok, 1 invalid specs, 2 usage error, 3 internal or I/O error`;
+exit codes: 0 ok, 1 invalid specs (test: a backend disagrees with the reference), 2 usage error, 3 internal or I/O error`;
 
 export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
 
@@ -51,6 +53,7 @@ export async function main(argv: string[]): Promise<number> {
         device: { type: 'string', default: 'cpu' },
         cuda: { type: 'boolean', default: false },
         seed: { type: 'string', default: '1' },
+        backend: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -79,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
       .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
     return EXIT.ok;
   }
+  if (cmd === 'test') return runTestCommand(values);
   if (cmd === 'docs') {
     const { schemaMarkdown } = await import('./schema-doc.js');
     writeFileSync('docs/spec-schema.md', schemaMarkdown());
@@ -163,6 +167,37 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof (await import('./gen.js')).UsageError) { process.stderr.write(`opforge: ${e.message}\n`); return EXIT.usage; }
     process.stderr.write(`opforge: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.internal;
+  }
+}
+
+/** `opforge test`: the table (or JSON) on stdout, progress on stderr; exit 1 on any mismatch. */
+async function runTestCommand(values: { ops: string; out: string; only?: string | undefined; backend?: string | undefined; device: string; json: boolean; quiet: boolean }): Promise<number> {
+  const { BACKENDS, runTests } = await import('../runtime/testing/run.js');
+  const { formatReport } = await import('../runtime/testing/results.js');
+  const backends = values.backend?.split(',').map((b) => b.trim()).filter(Boolean);
+  const bad = backends?.filter((b) => !(BACKENDS as readonly string[]).includes(b)) ?? [];
+  if (bad.length) { process.stderr.write(`opforge test: unknown backend ${bad.join(', ')} (backends: ${BACKENDS.join(', ')})\n`); return EXIT.usage; }
+  if (values.device !== 'cpu' && values.device !== 'cuda') { process.stderr.write(`opforge test: --device ${values.device}: use cpu or cuda\n`); return EXIT.usage; }
+  const tty = process.stderr.isTTY === true;
+  const progress = (l: string): void => { if (!values.quiet) process.stderr.write(tty ? `\r\x1b[K${l.slice(0, 120)}` : `${l}\n`); };
+  try {
+    const report = await runTests({
+      opsDir: values.ops, outDir: values.out, device: values.device,
+      ...(values.only ? { only: values.only.split(',') } : {}),
+      ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
+      onProgress: progress,
+    });
+    if (tty && !values.quiet) process.stderr.write('\r\x1b[K');
+    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
+    return report.ok ? EXIT.ok : EXIT.invalid;
+  } catch (e) {
+    if (tty && !values.quiet) process.stderr.write('\n');
+    if (e instanceof SpecErrors) {
+      for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
+      return EXIT.invalid;
+    }
+    process.stderr.write(`opforge test: ${(e as Error).message}\n`);
+    return EXIT.usage;
   }
 }
 

@@ -105,7 +105,10 @@ export interface TestCaseIR {
   /** The dtype per type variable this case runs with (defaults to each variable's first dtype). */
   binding: TypeBinding;
   inputs: TestInputIR[];
+  /** Every attribute: the case's values, defaults filled in. */
   attributes: Record<string, AttrValue>;
+  /** Names of the attributes the case sets itself (a backend must supply the others' defaults). */
+  given: string[];
   rtol: number;
   atol: number;
   seed: number;

@@ -49,6 +49,8 @@ export interface OrtBuildOptions {
   root?: string;
   /** Build directory for the custom-op library (default: <root>/build/ort). */
   buildDir?: string;
+  /** The generated code (`opforge gen --out`; default: <root>/out). */
+  outDir?: string;
   /** Directory holding onnxruntime_c_api.h and onnxruntime_cxx_api.h (default: $ORT_INCLUDE_DIR, then the com.github.asus4.onnxruntime package). */
   includeDir?: string;
   /** Called with each line the build prints. */
@@ -119,9 +121,10 @@ async function runLogged(cmd: string, args: string[], what: string, onLine?: (l:
 export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<string> {
   const root = path.resolve(opts.root ?? process.cwd());
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'ort'));
-  if (!existsSync(path.join(root, 'out', 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(root, 'out', 'ort')}: run \`opforge gen\` first`);
+  const out = path.resolve(opts.outDir ?? path.join(root, 'out'));
+  if (!existsSync(path.join(out, 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(out, 'ort')}: run \`opforge gen\` first`);
   if (!existsSync(path.join(buildDir, 'CMakeCache.txt'))) {
-    await runLogged('cmake', ['-S', path.join(root, 'out'), '-B', buildDir, '-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
+    await runLogged('cmake', ['-S', out, '-B', buildDir, '-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
       `-DOPFORGE_PROJECT_ROOT=${root}`, '-DCMAKE_BUILD_TYPE=Release',
       ...(opts.cuda ? ['-DWITH_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90'}`] : [])], 'cmake configure of out/ort', opts.onLine);
   }

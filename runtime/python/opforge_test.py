@@ -1,0 +1,202 @@
+"""The PyTorch side of `opforge test` (runtime/testing): runs the case files Node wrote.
+
+For every case (<cases>/<snake>/<k>.json, inputs as raw little-endian bytes):
+  - the spec's PyTorch reference on the CPU, with every attribute: <k>.reference.<output>.bin;
+    and the package's shape function (output_shapes) against the reference's dims;
+  - with --library, the compiled extension on each --device, with only the case's attributes
+    (the wrapper fills in defaults): <k>.torch-<device>.<output>.bin;
+  - with --export, the legacy exporter (and the dynamo one on torch >= 2.5 with onnxscript):
+    <k>.legacy.onnx / <k>.dynamo.onnx, and the output shapes ONNX shape inference gives them.
+Node compares every file with the baseline (one comparison for all backends). Prints one JSON
+document: the environment, what was skipped and why, and per case what was written or the error.
+
+Usage: python3 opforge_test.py --cases DIR --package OUT/python [--library SO] [--device cpu,cuda] [--export]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import traceback
+import warnings
+
+import torch
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
+          "int8": torch.int8, "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
+NAMES = {v: k for k, v in DTYPES.items()}
+
+
+def read(d: str, f: dict) -> torch.Tensor:
+    with open(os.path.join(d, f["file"]), "rb") as fh:
+        raw = bytearray(fh.read())
+    dtype = DTYPES[f["dtype"]]
+    if not raw:
+        return torch.empty(f["dims"], dtype=dtype)
+    store = torch.int16 if dtype == torch.bfloat16 else dtype
+    t = torch.frombuffer(raw, dtype=store).reshape(f["dims"]).clone()
+    return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
+
+
+def write(d: str, name: str, t: torch.Tensor) -> dict:
+    t = t.detach().cpu().contiguous()
+    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
+    with open(os.path.join(d, name), "wb") as fh:
+        fh.write(raw.numpy().tobytes())
+    return {"dtype": NAMES[t.dtype], "dims": list(t.shape), "file": name}
+
+
+def as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def error(e: BaseException) -> dict:
+    msg = str(e).strip().split("\n")
+    return {"error": f"{type(e).__name__}: {' | '.join(m for m in msg[:4] if m)}"[:1500]}
+
+
+class OpModule(torch.nn.Module):
+    def __init__(self, fn, attrs):
+        super().__init__()
+        self.fn = fn
+        self.attrs = attrs
+
+    def forward(self, *inputs):
+        return self.fn(*inputs, **self.attrs)
+
+
+def onnx_shapes(model, names):
+    """Output dims of the model's graph outputs after shape inference (None: unknown; str: symbolic)."""
+    types = {vi.name: vi.type for vi in list(model.graph.value_info) + list(model.graph.output)}
+    out = []
+    for n in names:
+        t = types.get(n)
+        if t is None or not t.tensor_type.HasField("shape"):
+            out.append(None)
+            continue
+        out.append([d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.tensor_type.shape.dim])
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", required=True)
+    ap.add_argument("--package", required=True, help="directory holding the generated opforge_ops")
+    ap.add_argument("--library", help="compiled extension (libopforge_torch.so)")
+    ap.add_argument("--device", default="cpu", help="comma-separated devices for the extension")
+    ap.add_argument("--export", action="store_true", help="export every case with the legacy (and dynamo) exporter")
+    args = ap.parse_args()
+
+    sys.path.insert(0, args.package)
+    os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # load exactly --library, or nothing
+    import opforge_ops as oo
+
+    env = {"torch": torch.__version__, "cuda": torch.cuda.is_available(), "skipped": {}}
+    if args.library:
+        oo.load_library(args.library)
+        env["extension"] = oo.extension_path()
+    devices = [d for d in args.device.split(",") if d]
+    if "cuda" in devices and not torch.cuda.is_available():
+        env["skipped"]["torch:cuda"] = "torch sees no CUDA device"
+        devices.remove("cuda")
+    onnx = None
+    dynamo = False
+    if args.export:
+        try:
+            import onnx  # noqa: F811
+            env["onnx"] = onnx.__version__
+        except ImportError:
+            env["skipped"]["ort-legacy"] = env["skipped"]["ort-dynamo"] = "the onnx Python package is not installed"
+        major_minor = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+        if onnx is not None and major_minor < (2, 5):
+            env["skipped"]["ort-dynamo"] = f"torch {torch.__version__} < 2.5 has no dynamo exporter with custom translations"
+        elif onnx is not None:
+            try:
+                import onnxscript  # noqa: F401
+                dynamo = True
+            except ImportError:
+                env["skipped"]["ort-dynamo"] = "onnxscript is not installed (the dynamo exporter needs it)"
+
+    cases = []
+    by_snake = {op.snake: op for op in oo.OPS.values()}
+    for snake in sorted(os.listdir(args.cases)):
+        op = by_snake.get(snake)
+        d = os.path.join(args.cases, snake)
+        if op is None or not os.path.isdir(d):
+            continue
+        fn = getattr(oo, op.snake)
+        for name in sorted((f for f in os.listdir(d) if f.endswith(".json")), key=lambda f: int(f.split(".")[0])):
+            with open(os.path.join(d, name), encoding="utf-8") as fh:
+                doc = json.load(fh)
+            k = doc["index"]
+            res = {"op": op.name, "case": k}
+            cases.append(res)
+            try:
+                inputs = [None if f is None else read(d, f) for f in doc["inputs"].values()]
+            except Exception as e:  # noqa: BLE001
+                res["inputs"] = error(e)
+                continue
+            attrs, given = doc["attributes"], doc["given"]
+            if op.reference is not None:
+                try:
+                    want = as_tuple(op.reference(*inputs, **attrs))
+                    res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
+                    shapes = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
+                    res["python-shapes"] = shapes
+                except Exception as e:  # noqa: BLE001
+                    res["reference"] = error(e)
+            if args.library:
+                for dev in devices:
+                    tag = f"torch-{dev}"
+                    if dev == "cuda" and not op.has_cuda:
+                        res[tag] = {"skip": "the spec names no kernels.cuda"}
+                        continue
+                    try:
+                        got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
+                        if dev == "cuda":
+                            torch.cuda.synchronize()
+                        res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
+                    except Exception as e:  # noqa: BLE001
+                        res[tag] = error(e)
+            if onnx is not None:
+                if not args.library and op.reference is None:
+                    res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}
+                    continue
+                names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
+                outs = [o.name for o in op.outputs]
+                try:
+                    f = io.BytesIO()
+                    kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        torch.onnx.export(OpModule(fn, given), tuple(inputs), f, input_names=names, output_names=outs,
+                                          opset_version=17, custom_opsets=oo.custom_opsets(), **kwargs)
+                    model = onnx.load_from_string(f.getvalue())
+                    path = os.path.join(d, f"{k}.legacy.onnx")
+                    onnx.save(model, path)
+                    res["ort-legacy"] = {"model": os.path.basename(path), "shapes": onnx_shapes(oo.infer_shapes(model), outs)}
+                except Exception as e:  # noqa: BLE001
+                    traceback.print_exc(file=sys.stderr)
+                    res["ort-legacy"] = error(e)
+                if dynamo:
+                    try:
+                        prog = torch.onnx.export(OpModule(fn, given), tuple(inputs), dynamo=True,
+                                                 custom_translation_table=oo.custom_translation_table(),
+                                                 input_names=names, output_names=outs)
+                        model = prog.model_proto
+                        path = os.path.join(d, f"{k}.dynamo.onnx")
+                        onnx.save(model, path)
+                        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+                        res["ort-dynamo"] = {"model": os.path.basename(path), "shapes": onnx_shapes(inferred, outs)}
+                    except Exception as e:  # noqa: BLE001
+                        traceback.print_exc(file=sys.stderr)
+                        res["ort-dynamo"] = error(e)
+    print(json.dumps({"env": env, "cases": cases}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+// The PyTorch side of `opforge test`: finds a Python with torch, builds the project's extension
+// (out/torch, incrementally, with CMake against that torch), and runs runtime/python/opforge_test.py
+// over the case files (reference outputs, the extension on each device, the exported models).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import type { TensorFile } from './cases.js';
+
+const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const harness = path.join(pkgRoot, 'runtime', 'python', 'opforge_test.py');
+
+/** What the harness reports per case: outputs written (by output name), an error, or a skip. */
+export type PyOutcome = Record<string, TensorFile> | { error: string } | { skip: string };
+export interface PyExport { model: string; shapes: ((number | string | null)[] | null)[] }
+export interface PyCase {
+  op: string;
+  case: number;
+  inputs?: { error: string };
+  reference?: PyOutcome;
+  'python-shapes'?: ((number | string | null)[] | null)[];
+  [backend: string]: unknown;
+}
+export interface PyRun { env: { torch: string; cuda: boolean; onnx?: string; extension?: string; skipped: Record<string, string> }; cases: PyCase[] }
+
+/** The Python `opforge test` runs (OPFORGE_PYTHON, else python3) and its torch version; undefined with the reason when torch is not importable. */
+export async function probeTorch(python: string): Promise<{ version?: string; prefix?: string; cuda?: boolean; why?: string }> {
+  const r = await execa(python, ['-c', 'import torch, torch.utils; print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.cuda.is_available())'], { reject: false });
+  if (r.exitCode !== 0) {
+    const why = /No module named 'torch'/.test(String(r.stderr)) ? `torch is not importable by ${python}` : `${python} failed: ${String(r.stderr ?? r.message).trim().split('\n').at(-1)}`;
+    return { why: `${why} (set OPFORGE_PYTHON to a Python with torch)` };
+  }
+  const [version, prefix, cuda] = String(r.stdout).trim().split('\n');
+  return { version: version!, prefix: prefix!, cuda: cuda === 'True' };
+}
+
+async function logged(cmd: string, args: string[], what: string, onLine?: (l: string) => void): Promise<void> {
+  const child = execa(cmd, args, { all: true, reject: false });
+  const lines: string[] = [];
+  child.all?.on('data', (d: Buffer) => { for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); onLine?.(l); } });
+  const r = await child;
+  if (r.exitCode !== 0) {
+    const errors = lines.filter((l) => /error/i.test(l)).slice(0, 20).join('\n');
+    throw new Error(`${what} failed (exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
+  }
+}
+
+/** Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. */
+export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
+  const cache = path.join(o.buildDir, 'CMakeCache.txt');
+  const withCuda = `-DWITH_CUDA=${o.cuda ? 'ON' : 'OFF'}`;
+  // Reconfigure only when there is no cache or the CUDA choice changed: a no-op build stays fast.
+  const cached = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
+  if (!new RegExp(`^WITH_CUDA:\\w+=${o.cuda ? 'ON' : 'OFF'}$`, 'm').test(cached)) {
+    await logged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${o.prefix}`, `-DOPFORGE_PROJECT_ROOT=${o.root}`, withCuda], 'cmake configure of out/torch', o.onLine);
+  }
+  const jobs = String(availableParallelism());
+  await logged('cmake', ['--build', o.buildDir, '-j', jobs], 'building the PyTorch extension (out/torch)', o.onLine);
+  return path.join(o.buildDir, 'libopforge_torch.so');
+}
+
+/** Runs the harness over casesDir; throws with its stderr when it cannot run at all. */
+export async function runHarness(o: { python: string; casesDir: string; outDir: string; library?: string; devices: string[]; exportModels: boolean }): Promise<PyRun> {
+  const args = [harness, '--cases', o.casesDir, '--package', path.join(o.outDir, 'python'), '--device', o.devices.join(',')];
+  if (o.library) args.push('--library', o.library);
+  if (o.exportModels) args.push('--export');
+  const r = await execa(o.python, args, { reject: false, env: { PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 256 << 20 });
+  const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
+  if (r.exitCode !== 0 || !last.startsWith('{')) throw new Error(`the PyTorch side of opforge test failed (exit ${r.exitCode}):\n${String(r.stderr).trim().split('\n').slice(-15).join('\n')}`);
+  return JSON.parse(last) as PyRun;
+}
