@@ -1,0 +1,89 @@
+// `opforge test` (runtime/testing): the seed ops agree on every backend here; a deliberately wrong
+// kernel is caught on every backend that runs it, naming the op, case and backend; an op without
+// a reference is held to its CPU kernel; usage errors are clear.
+
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadProject } from '../generator/project.js';
+import type { TestReport } from '../runtime/testing/results.js';
+import { root } from './helpers/paths.js';
+import { PYTHON } from './helpers/python.js';
+
+const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function opforgeTest(cwd: string, args: string[]): { status: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [cli, 'test', ...args], { cwd, encoding: 'utf8', env: { ...process.env, OPFORGE_PYTHON: PYTHON }, maxBuffer: 64 << 20 });
+  return { status: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** A project holding copies of some seed ops (spec and kernels). */
+function seedProject(name: string, ops: string[]): string {
+  const dir = path.join(tmp, name);
+  for (const op of ops) {
+    cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
+    for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
+      const f = path.join(root, 'ops', 'kernels', `${op}${ext}`);
+      try { cpSync(f, path.join(dir, 'ops', 'kernels', `${op}${ext}`)); } catch { /* not every op has every file */ }
+    }
+  }
+  return dir;
+}
+
+test('the seed ops: every case agrees on node, torch, ort, the legacy export and serialization', () => {
+  const r = opforgeTest(root, ['--json']);
+  assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+  const report = JSON.parse(r.out) as TestReport;
+  assert.ok(report.ok);
+  for (const b of ['node', 'torch', 'ort', 'ort-legacy', 'serialize']) assert.ok(report.backends.includes(b), `${b} did not run: ${JSON.stringify(report.skipped)}`);
+  // torch 1.13 here: the dynamo exporter is skipped with its reason, not silently.
+  assert.match(report.skipped['ort-dynamo'] ?? '', /torch 1\.13.* < 2\.5/);
+  const cases = loadProject({ opsDir: path.join(root, 'ops'), root }).ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`));
+  for (const b of ['node', 'torch', 'ort', 'ort-legacy', 'serialize']) {
+    const ran = report.results.filter((x) => x.backend === b && x.status === 'ok').map((x) => `${x.op}#${x.case}`).sort();
+    assert.equal(ran, [...cases].sort(), `backend ${b}`);
+  }
+  assert.ok(report.env.extension, 'the torch column ran the compiled extension');
+});
+
+test('a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
+  const dir = seedProject('wrong', ['custom_relu']);
+  const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
+  // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.
+  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('v > C(0) ? v : scaled', 'v > C(0) ? v : alpha * scaled'));
+  const r = opforgeTest(dir, []);
+  assert.is(r.status, 1, `${r.out}\n${r.err.slice(-2000)}`);
+  for (const b of ['node', 'torch', 'ort', 'ort-legacy']) {
+    for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[${b}\\]: output y\\[\\d+\\] = `), `${b} case ${k}`);
+    for (const k of [0, 2]) assert.not.match(r.out, `CustomRelu case ${k} [${b}]`);
+  }
+  assert.match(r.out, /CustomRelu\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+ok 4/);
+  assert.match(r.out, 'opforge test: 1 op(s), 4 case(s), 5 backend(s): 8 failure(s)');
+});
+
+test('without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors', () => {
+  const dir = seedProject('noref', ['my_add', 'leaky_relu']);
+  const spec = path.join(dir, 'ops', 'my_add.yaml');
+  writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^ {2}reference: .*\n/m, ''));
+  const r = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort', '--json']);
+  assert.is(r.status, 0, `${r.out}\n${r.err.slice(-2000)}`);
+  const report = JSON.parse(r.out) as TestReport;
+  assert.equal(report.backends, ['node', 'ort']);
+  assert.equal([...new Set(report.results.map((x) => x.op))], ['MyAdd']);
+  assert.ok(report.results.filter((x) => x.backend === 'node').every((x) => x.status === 'ok' && x.message === 'baseline (the spec has no reference)'));
+  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok'), JSON.stringify(report.results));
+
+  const bad = opforgeTest(dir, ['--backend', 'node,trt']);
+  assert.is(bad.status, 2);
+  assert.match(bad.err, 'unknown backend trt (backends: node, torch, ort, export, serialize)');
+  const only = opforgeTest(dir, ['--only', 'Nope']);
+  assert.is(only.status, 2);
+  assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, MyAdd)');
+});
+
+test.run();
