@@ -1,21 +1,26 @@
 // Installed, not cloned (issue 17): `npm pack` this repo, install the tarball into a fresh project
-// outside the repo (npm hoists opforge's dependencies to the project's node_modules), then `opforge
-// gen`, `opforge build` and the Node binding there, as a user would. Guards the runtime's tool
+// outside the repo (npm hoists opforge's dependencies to the project's node_modules), then the
+// README quickstart there as a user follows it: new, edit (the README's blocks), check, gen, build,
+// run, test, the Node snippet, the PyTorch eager call and the ONNX export; then a wrong kernel that
+// `opforge test` must catch, and a missing tool that must be named. Guards the runtime's tool
 // lookups (runtime/resolve.ts), which once assumed <opforge>/node_modules/<dep>.
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
+import { PYTHON } from './helpers/python.js';
+import { quickstartBlocks } from './helpers/readme.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-installed-'));
 const app = path.join(tmp, 'app');
 
 // npm's lifecycle variables (when run under `npm test`) would point the inner npm at this repo.
-const env: NodeJS.ProcessEnv = { ONNXRUNTIME_NODE_INSTALL: 'skip' };
+// torch is Debian's, in /usr/bin/python3 (a user's python3 would have it).
+const env: NodeJS.ProcessEnv = { ONNXRUNTIME_NODE_INSTALL: 'skip', OPFORGE_PYTHON: PYTHON };
 for (const [k, v] of Object.entries(process.env)) {
   if (!k.startsWith('npm_') || /^npm_config_(cache|nodedir|registry|userconfig)$/.test(k)) env[k] ??= v;
 }
@@ -33,7 +38,7 @@ function must(cmd: string, args: string[], cwd: string): string {
 
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-test('the packed tarball installs into a fresh project, and gen, build and the Node binding work there', () => {
+test('the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included', () => {
   // dist/ is built (this test runs from it), so skip `prepare`.
   must('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], root);
   const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
@@ -54,24 +59,48 @@ test('the packed tarball installs into a fresh project, and gen, build and the N
     assert.not.ok(existsSync(path.join(app, 'node_modules', 'opforge', 'node_modules', dep)), `${dep} nested under opforge`);
   }
 
-  cpSync(path.join(root, 'test', 'fixtures', 'adapters', 'ops'), path.join(app, 'ops'), { recursive: true });
-  must('npx', ['opforge', 'gen', '--quiet'], app);
-  const built = must('npx', ['opforge', 'build', '--quiet'], app);
-  assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')), built);
+  // The README quickstart, block by block, as a user who installed the tarball follows it.
+  const blocks = quickstartBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'));
+  // onnxruntime-node and the ORT headers are optional peers a user installs for the ORT backend;
+  // linked from this repo's install (a copy would be 670 MB), found by the same module resolution.
+  for (const dep of ['onnxruntime-node', 'com.github.asus4.onnxruntime']) symlinkSync(path.join(root, 'node_modules', dep), path.join(app, 'node_modules', dep), 'dir');
+  must('npx', ['opforge', 'new', 'MyScale'], app);
+  rmSync(path.join(app, 'ops', 'kernels', 'my_scale.cu'));
+  for (const [file, content] of blocks) {
+    mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+    writeFileSync(path.join(app, file), content);
+  }
+  assert.match(must('npx', ['opforge', 'check'], app), /1 op\(s\) valid \(MyScale\)/);
+  must('npx', ['opforge', 'gen'], app);
+  must('npx', ['opforge', 'build'], app);
+  assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')));
+  assert.match(must('npx', ['opforge', 'run', 'MyScale', '--input', 'x=4,8', '--attr', 'factor=3'], app), /MyScale on cpu/);
+  const tested = must('npx', ['opforge', 'test'], app);
+  assert.ok(/^op\s+torch\s+node\s+ort\s+ort-legacy\s+serialize$/m.test(tested), tested);
+  assert.ok(/^MyScale\s+ok 1 0\s+ok 1 0\s+ok 1 0\s+ok 1 0\s+ok 1 0$/m.test(tested), tested);
+  const { FORCE_COLOR: _, ...plain } = env; // uvu forces colour; the README shows plain output
+  const node = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: { ...plain, NO_COLOR: '1' } });
+  assert.is(node.status, 0, node.stderr);
+  assert.is(node.stdout.trim(), '[ 3 ] Float32Array(3) [ 3, -6, 1.5 ]');
+  // PyTorch eager and the ONNX export; `opforge test` built build/torch, which opforge_ops now loads.
+  const pyEnv = { ...env, PYTHONPATH: path.join(app, 'out', 'python'), PYTHONDONTWRITEBYTECODE: '1' };
+  const py = spawnSync(PYTHON, ['export.py'], { cwd: app, encoding: 'utf8', env: pyEnv });
+  assert.is(py.status, 0, py.stderr);
+  assert.is(py.stdout.trim(), 'tensor([ 3.0000, -6.0000,  1.5000])');
+  const info = spawnSync(PYTHON, ['-c', `import onnx, opforge_ops
+m = onnx.load("my_scale.onnx")
+print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])
+print(opforge_ops.backend("MyScale"), opforge_ops.extension_path())`], { cwd: app, encoding: 'utf8', env: pyEnv });
+  assert.is(info.status, 0, info.stderr);
+  assert.equal(info.stdout.trim().split('\n'), ["[('custom', 'MyScale', [('factor', 3.0)])]", `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`]);
 
-  writeFileSync(path.join(app, 'app.mjs'), [
-    "import { load } from 'opforge/runtime';",
-    "import { bind } from './out/node/index.js';",
-    'const ops = bind(load());',
-    "const x = { dtype: 'float32', dims: [2, 4], data: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]) };",
-    'const { y } = ops.stridedScale(x, undefined, { stride: 2, scale: 0.5 });',
-    'console.log(JSON.stringify({ dims: y.dims, data: [...y.data] }));',
-    '',
-  ].join('\n'));
-  const r = run(process.execPath, ['app.mjs'], app);
-  assert.ok(r.ok, r.out);
-  // y[i, j] = x[i, 2j] * 0.5
-  assert.equal(JSON.parse(r.out.trim().split('\n').at(-1)!), { dims: [2, 2], data: [0.5, 1.5, 2.5, 3.5] });
+  // A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends.
+  const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
+  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('toCompute(io.x.data[i]) * factor', 'toCompute(io.x.data[i]) * (factor + C(1))'));
+  const wrong = run('npx', ['opforge', 'test', '--backend', 'node,ort'], app);
+  assert.not.ok(wrong.ok, wrong.out);
+  assert.ok(/MyScale case 0 \[node\]: output y\[0\] = .*, expected/.test(wrong.out), wrong.out);
+  assert.match(wrong.out, /MyScale case 0 \[ort\]: output y\[0\] = .*, expected/);
 
   // Without cmake-js, the error names the package to install.
   rmSync(path.join(app, 'node_modules', 'cmake-js'), { recursive: true });

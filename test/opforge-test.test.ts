@@ -64,6 +64,13 @@ test('a wrong kernel fails on every backend that runs it, naming the op, case an
   }
   assert.match(r.out, /CustomRelu\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+ok 4/);
   assert.match(r.out, 'opforge test: 1 op(s), 4 case(s), 5 backend(s): 8 failure(s)');
+
+  // A kernel that does not compile: a failure on every backend that builds it, never a skip.
+  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
+  const broken = opforgeTest(dir, ['--backend', 'node,torch,ort']);
+  assert.is(broken.status, 1, broken.out);
+  for (const b of ['node', 'torch', 'ort']) assert.match(broken.out, new RegExp(`CustomRelu case - \\[${b}\\]: .*(failed|error)`), b);
+  assert.not.match(broken.out, 'skipped:');
 });
 
 test('without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors', () => {

@@ -11,20 +11,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PYTHON, python } from './helpers/python.js';
 import { root } from './helpers/paths.js';
+import { quickstartBlocks } from './helpers/readme.js';
 
 const cli = path.join(root, 'dist', 'generator', 'cli.js');
-
-/** The README's marked blocks: path -> content, indentation of the list item removed. */
-function quickstartBlocks(readme: string): Map<string, string> {
-  const blocks = new Map<string, string>();
-  const re = /^([ \t]*)<!-- quickstart: (\S+) -->\n\1```\w*\n([\s\S]*?)\n\1```$/gm;
-  for (const m of readme.matchAll(re)) {
-    const indent = m[1]!;
-    const body = m[3]!.split('\n').map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l)).join('\n');
-    blocks.set(m[2]!, `${body}\n`);
-  }
-  return blocks;
-}
 
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const blocks = quickstartBlocks(readme);

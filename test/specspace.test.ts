@@ -1,9 +1,9 @@
 // The spec-space test: a fixed corpus of generated specs (test/specspace/plan.ts, one per seed)
 // that together cover what the schema allows, each with kernels and a reference computing one
-// closed form of its inputs and attributes. Every spec goes through gen and every backend this
-// machine has: the Node addon, the PyTorch extension (+ legacy ONNX export) and ONNX Runtime run
-// every test case against the reference; nvcc and (with their headers) TensorRT compile.
-// scripts/specspace-long.mjs runs any number of seeds the same way.
+// closed form of its inputs and attributes. Every spec goes through `opforge test` (the Node addon,
+// the PyTorch extension, ONNX Runtime and the legacy-exported models against the reference on
+// every case; the serialization round trip); nvcc and (with their headers) TensorRT compile.
+// test/specspace/long.ts runs any number of seeds the same way.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { DTYPES } from '../generator/type-table.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
-import { compileCuda, describeFailures, compileTrt, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
+import { compileCuda, describeFailures, compileTrt, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'specspace');
 let corpus: Corpus;
@@ -71,8 +71,12 @@ test('the fixed corpus covers the spec space', () => {
   assert.is(project.ops.length, ps.length, 'every spec is valid and generated');
 });
 
-test('Node addon (-Werror): every case of every spec = the reference, sync and async', async () => {
-  clean(await runNode(project));
+test('opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
+  const { reports, report } = await runOpforgeTest(project);
+  for (const r of reports) clean(r);
+  assert.equal(report.backends, ['torch', 'node', 'ort', 'ort-legacy', 'serialize']);
+  const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
+  for (const r of reports) assert.is(r.cases, cases, `${r.backend}: ${r.cases} of ${cases} cases agree`);
 });
 
 test('a wrong kernel is caught, naming the op, case and output', async () => {
@@ -82,27 +86,15 @@ test('a wrong kernel is caught, naming the op, case and output', async () => {
   const saved = readFileSync(header, 'utf8');
   writeFileSync(header, saved.replace('  return t + u;', '  return t + u + 65.0;'));
   try {
-    const r = await runNode(project, path.join(dir, 'build', 'node-mutated'));  // a new addon path: Node caches loaded addons
-    assert.ok(r.failures.length > 0, 'the mutated kernel passed');
-    assert.equal([...new Set(r.failures.map((f) => f.op))], [victim.name]);
-    assert.match(r.failures[0]!.message, /output \w+\[\d+\] = .*, reference/);
+    // A new build dir: Node caches loaded addons by path.
+    const { reports } = await runOpforgeTest(project, { backends: ['node'], buildDir: path.join(dir, 'build-mutated') });
+    const failures = reports.flatMap((r) => r.failures);
+    assert.ok(failures.length > 0, 'the mutated kernel passed');
+    assert.equal([...new Set(failures.map((f) => f.op))], [victim.name]);
+    assert.match(failures[0]!.message, /output \w+\[\d+\] = .*, expected/);
   } finally {
     writeFileSync(header, saved);
   }
-});
-
-test('ONNX Runtime (onnxruntime-node + the custom-op library): every case = the reference', async () => {
-  clean(await runOrt(project));
-});
-
-test('PyTorch extension (-Werror, torch 1.13): every case = the reference; legacy export node, attributes, shapes', () => {
-  const r = runTorch(project);
-  clean(r);
-  const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
-  const outputs = project.ops.reduce((n, o) => n + o.tests.length * o.outputs.length, 0);
-  assert.is(r.summary.checks.parity, outputs, r.log.slice(-3000));
-  assert.is(r.summary.checks.node, cases, r.log.slice(-3000));
-  assert.is(r.summary.checks.shape, outputs, r.log.slice(-3000));
 });
 
 test('every CUDA kernel compiles with nvcc (-Werror)', () => {

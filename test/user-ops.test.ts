@@ -1,6 +1,6 @@
 // Five ops written from docs/spec.md alone (test/fixtures/user-ops), as a user project outside
-// ops/: gen, then the Node addon, ONNX Runtime and the PyTorch extension (+ legacy export) against
-// the spec's own PyTorch reference on every case, and nvcc on the CUDA kernels. No generated file
+// ops/: gen, then `opforge test` (the Node addon, ONNX Runtime, the PyTorch extension and the
+// legacy export against the spec's own PyTorch reference on every case; serialization), and nvcc. No generated file
 // is edited: what gen writes is what runs.
 
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtures, root } from './helpers/paths.js';
-import { compileCuda, describeFailures, prepare, runNode, runOrt, runTorch, type BackendReport, type Project } from './specspace/run.js';
+import { compileCuda, describeFailures, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'user-ops');
 let project: Project;
@@ -29,12 +29,10 @@ test('the five ops generate', () => {
   assert.equal(project.ops.map((o) => o.name), ['ChannelScale', 'GridSample', 'Histogram', 'MaxPool2x2', 'TopK']);
 });
 
-test('Node addon: every case = the reference', async () => clean(await runNode(project)));
-test('ONNX Runtime: every case = the reference', async () => clean(await runOrt(project)));
-test('PyTorch extension: every case = the reference; legacy export', () => {
-  const r = runTorch(project);
-  clean(r);
-  assert.is(r.summary.checks.parity, project.ops.reduce((n, o) => n + o.tests.length * o.outputs.length, 0), r.log.slice(-2000));
+test('opforge test: every case = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
+  const { reports, report } = await runOpforgeTest(project);
+  for (const r of reports) clean(r);
+  assert.equal(report.backends, ['torch', 'node', 'ort', 'ort-legacy', 'serialize']);
 });
 test('CUDA kernels compile with nvcc', () => clean(compileCuda(project)));
 

@@ -3,8 +3,7 @@
 // failure with its seed, and a JSON summary last; exits 1 on any failure.
 //   node dist/test/specspace/long.js [--from 1000] [--count 2000] [--batch 200]
 //        [--backends node,ort,torch,nvcc] [--dir build/specspace-long] [--cuda]
-// --cuda builds the PyTorch extension with the CUDA kernels and checks them on the GPU
-// (torch_ops_check.py --device cuda).
+// --cuda runs `opforge test --device cuda`: the Node addon and the PyTorch extension on the GPU.
 // TENSORRT_INCLUDE_DIR (':'-separated) adds a TensorRT compile per header set.
 
 import { mkdirSync, rmSync } from 'node:fs';
@@ -12,7 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { root } from '../helpers/paths.js';
 import { writeCorpus } from './corpus.js';
-import { compileCuda, compileTrt, prepare, runNode, runOrt, runTorch, type BackendReport, type Failure } from './run.js';
+import { compileCuda, compileTrt, prepare, runOpforgeTest, type BackendReport, type Failure } from './run.js';
 
 const { values } = parseArgs({
   options: {
@@ -60,9 +59,18 @@ for (let b = 0; b * batch < count; b++) {
     console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed (${((performance.now() - t) / 1000).toFixed(0)} s)`);
     for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`); }
   };
-  if (backends.has('node')) await attempt('node', () => runNode(project));
-  if (backends.has('ort')) await attempt('ort', () => runOrt(project));
-  if (backends.has('torch')) await attempt('torch', () => runTorch(project, { cuda: values.cuda }));
+  // `opforge test` with the asked backends (torch adds the exported models; ort alone the one-node ones).
+  const asked = (['node', 'torch', 'ort'] as const).filter((b) => backends.has(b));
+  if (asked.length) {
+    const t = performance.now();
+    try {
+      const { reports: rs } = await runOpforgeTest(project, { backends: [...asked, ...(backends.has('torch') && backends.has('ort') ? ['export' as const] : []), 'serialize'], device: values.cuda ? 'cuda' : 'cpu' });
+      for (const r of rs) await attempt(r.backend, () => r);
+    } catch (e) {
+      await attempt('opforge-test', () => { throw e; });
+    }
+    console.log(`batch ${b}: opforge test ${((performance.now() - t) / 1000).toFixed(0)} s`);
+  }
   if (backends.has('nvcc')) await attempt('nvcc', () => compileCuda(project));
   for (const [k, inc] of trt.entries()) await attempt(`trt-${k}`, () => compileTrt(project, inc, String(k)));
   if (!values.keep) rmSync(path.join(dir, 'build'), { recursive: true, force: true });

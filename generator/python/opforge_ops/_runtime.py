@@ -334,7 +334,9 @@ def default_library_paths() -> List[Path]:
     here = Path(__file__).resolve().parent
     env = os.environ.get("OPFORGE_TORCH_LIBRARY")
     paths = [Path(env)] if env else []
-    # out/python/opforge_ops -> out/torch/build (where out/torch/CMakeLists.txt builds by default)
+    # out/python/opforge_ops -> build/torch next to out/ (where the docs and `opforge test` build
+    # it), then out/torch/build (a build inside out/torch).
+    paths.append(here.parent.parent.parent / "build" / "torch" / "libopforge_torch.so")
     paths.append(here.parent.parent / "torch" / "build" / "libopforge_torch.so")
     return paths
 
