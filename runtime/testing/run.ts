@@ -136,9 +136,14 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       }
     }
     say('running the PyTorch side (reference, extension, export)');
-    py = await runHarness({ python, casesDir, outDir, ...(library ? { library } : {}), devices: [device], exportModels: want.has('export') });
-    for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : 'export')) skipped[b] = why;
-    Object.assign(env, { onnx: py.env.onnx, extension: py.env.extension, cudaInTorch: py.env.cuda });
+    try {
+      py = await runHarness({ python, casesDir, outDir, ...(library ? { library } : {}), devices: [device], exportModels: want.has('export') });
+      for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : 'export')) skipped[b] = why;
+      Object.assign(env, { onnx: py.env.onnx, extension: py.env.extension, cudaInTorch: py.env.cuda });
+    } catch (e) {
+      // E.g. out/python does not import: every op's reference is unusable, which is a failure.
+      for (const op of ops) results.push({ op: op.name, case: null, backend: col('reference'), status: 'fail', message: (e as Error).message.slice(0, 3000) });
+    }
   }
   const pyCase = (c: Case): PyCase | undefined => py?.cases.find((x) => x.op === c.op.name && x.case === c.doc.index);
 
