@@ -252,10 +252,10 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
           const feeds = Object.fromEntries(c.op.inputs.flatMap((inp, i) => (c.inputs[i] && names.has(inp.name) ? [[inp.name, c.inputs[i]!]] : [])));
           const got = s.run(feeds as Parameters<typeof s.run>[0]) as Outputs;
           const outs = c.op.outputs.map((o) => o.name);
-          // ORT's C API gives no dims for an output it could not infer; the generated library infers
-          // only for ops without optional inputs (docs/ort.md), so for the others [] means unknown.
-          const unknownAsEmpty = c.op.inputs.some((i) => i.optional);
-          const inferred = inferredFrom ?? s.outputs.map((o) => (o.dims.length === 0 && unknownAsEmpty ? null : [...o.dims]));
+          // ORT's C API gives no dims both for a rank-0 output and for one it could not infer (ops
+          // with optional inputs get no inference, docs/ort.md; rank-0 inputs leave some unknown), so
+          // an empty list is no evidence either way.
+          const inferred = inferredFrom ?? s.outputs.map((o) => (o.dims.length === 0 ? null : [...o.dims]));
           check(c, backend, got, shapeMismatch(backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model', inferred, outs, got));
         } finally {
           s.close();
