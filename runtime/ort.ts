@@ -104,7 +104,8 @@ export function onnxruntimeNodeLibrary(): string {
   throw new Error(`no libonnxruntime for ${process.platform}/${process.arch} in ${bin}`);
 }
 
-async function runLogged(cmd: string, args: string[], what: string, onLine?: (l: string) => void, env?: NodeJS.ProcessEnv): Promise<void> {
+/** Runs a build step, passing each output line to onLine; throws with its error lines on failure. */
+export async function runLogged(cmd: string, args: string[], what: string, onLine?: (l: string) => void, env?: NodeJS.ProcessEnv): Promise<void> {
   const child = execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) });
   const lines: string[] = [];
   child.all?.on('data', (d: Buffer) => {

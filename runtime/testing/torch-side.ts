@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { runLogged } from '../ort.js';
 import type { TensorFile } from './cases.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -36,17 +37,6 @@ export async function probeTorch(python: string): Promise<{ version?: string; pr
   return { version: version!, prefix: prefix!, cuda: cuda === 'True' };
 }
 
-async function logged(cmd: string, args: string[], what: string, onLine?: (l: string) => void): Promise<void> {
-  const child = execa(cmd, args, { all: true, reject: false });
-  const lines: string[] = [];
-  child.all?.on('data', (d: Buffer) => { for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); onLine?.(l); } });
-  const r = await child;
-  if (r.exitCode !== 0) {
-    const errors = lines.filter((l) => /error/i.test(l)).slice(0, 20).join('\n');
-    throw new Error(`${what} failed (exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
-  }
-}
-
 /** Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. */
 export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
   const cache = path.join(o.buildDir, 'CMakeCache.txt');
@@ -54,10 +44,10 @@ export async function buildTorchExtension(o: { root: string; outDir: string; bui
   // Reconfigure only when there is no cache or the CUDA choice changed: a no-op build stays fast.
   const cached = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
   if (!new RegExp(`^WITH_CUDA:\\w+=${o.cuda ? 'ON' : 'OFF'}$`, 'm').test(cached)) {
-    await logged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${o.prefix}`, `-DOPFORGE_PROJECT_ROOT=${o.root}`, withCuda], 'cmake configure of out/torch', o.onLine);
+    await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${o.prefix}`, `-DOPFORGE_PROJECT_ROOT=${o.root}`, withCuda], 'cmake configure of out/torch', o.onLine);
   }
   const jobs = String(availableParallelism());
-  await logged('cmake', ['--build', o.buildDir, '-j', jobs], 'building the PyTorch extension (out/torch)', o.onLine);
+  await runLogged('cmake', ['--build', o.buildDir, '-j', jobs], 'building the PyTorch extension (out/torch)', o.onLine);
   return path.join(o.buildDir, 'libopforge_torch.so');
 }
 
