@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { execa } from 'execa';
+import { defineArgs, needsConfigure } from './cmake-cache.js';
+import { runLogged } from './ort.js';
 import { cmakeJsBin, nodeAddonApiDir } from './resolve.js';
 
 export interface BuildOptions {
@@ -28,20 +29,12 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   const cmakeJs = cmakeJsBin();
   const napiDir = nodeAddonApiDir();
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
-  const child = execa(process.execPath, [cmakeJs, 'compile', '-d', source, '-O', buildDir, `--CDOPFORGE_PROJECT_ROOT=${root}`, `--CDNODE_ADDON_API_DIR=${napiDir}`, `--CDWITH_CUDA=${opts.cuda ? 'ON' : 'OFF'}`], {
-    env: { npm_config_nodedir: nodedir },
-    all: true,
-    reject: false,
-  });
-  const lines: string[] = [];
-  child.all?.on('data', (d: Buffer) => {
-    for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); opts.onLine?.(l); }
-  });
-  const r = await child;
-  if (r.exitCode !== 0) {
-    const errors = lines.filter((l) => /error|Error/.test(l)).slice(0, 20).join('\n');
-    throw new Error(`opforge build failed (cmake-js exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
-  }
+  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF' };
+  const args = ['-d', source, '-O', buildDir, ...defineArgs(defs, '--CD')];
+  const env = { npm_config_nodedir: nodedir };
+  // cmake-js compile configures only a fresh directory: options asked for now must reach the cache.
+  if (needsConfigure(buildDir, defs)) await runLogged(process.execPath, [cmakeJs, 'configure', ...args], 'opforge build (cmake-js configure)', opts.onLine, env);
+  await runLogged(process.execPath, [cmakeJs, 'compile', ...args], 'opforge build (cmake-js compile)', opts.onLine, env);
   return addonPath(buildDir);
 }
 

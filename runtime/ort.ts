@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { DType } from '../generator/type-table.js';
+import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -124,11 +125,13 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'ort'));
   const out = path.resolve(opts.outDir ?? path.join(root, 'out'));
   if (!existsSync(path.join(out, 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(out, 'ort')}: run \`opforge gen\` first`);
-  if (!existsSync(path.join(buildDir, 'CMakeCache.txt'))) {
-    await runLogged('cmake', ['-S', out, '-B', buildDir, '-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
-      `-DOPFORGE_PROJECT_ROOT=${root}`, '-DCMAKE_BUILD_TYPE=Release',
-      ...(opts.cuda ? ['-DWITH_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90'}`] : [])], 'cmake configure of out/ort', opts.onLine);
-  }
+  const defs: Record<string, string> = {
+    WITH_ONNXRUNTIME: 'ON', ONNXRUNTIME_INCLUDE_DIR: ortIncludeDir(opts.includeDir), OPFORGE_PROJECT_ROOT: root, CMAKE_BUILD_TYPE: 'Release',
+    WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
+    ...(opts.cuda ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' } : {}),
+  };
+  // Reconfigure when the options differ from the cache (cmake --build alone would keep the old ones).
+  if (needsConfigure(buildDir, defs)) await runLogged('cmake', ['-S', out, '-B', buildDir, ...defineArgs(defs)], 'cmake configure of out/ort', opts.onLine);
   await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', '2'], 'building the ONNX Runtime custom-op library', opts.onLine);
   return path.join(buildDir, 'ort', 'libopforge_ort.so');
 }

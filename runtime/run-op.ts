@@ -104,7 +104,7 @@ export async function runOp(a: RunArgs): Promise<string> {
   type Out = Record<string, { dims: number[]; data: ArrayLike<number | bigint> }>;
   const mod = (await import(pathToFileURL(path.resolve('out', 'node', 'index.js')).href)) as {
     bind: (x: unknown) => Record<string, (...args: unknown[]) => Out>;
-    device: (x: unknown) => { cudaAvailable(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): Out[string] };
+    device: (x: unknown) => { cudaAvailable(): boolean; builtWithCuda(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): Out[string] };
   };
   const addon = load();
   const fn = mod.bind(addon)[op.ident.camel]!;
@@ -112,7 +112,8 @@ export async function runOp(a: RunArgs): Promise<string> {
   let ms: number;
   if (a.device === 'cuda') {
     const dev = mod.device(addon);
-    if (!dev.cudaAvailable()) throw new Error('--device cuda: no CUDA device, or the addon was built without CUDA (opforge build --cuda)');
+    if (!dev.builtWithCuda()) throw new Error('--device cuda: the addon was built without CUDA; run `opforge build --cuda`');
+    if (!dev.cudaAvailable()) throw new Error('--device cuda: no CUDA device (the addon has its CUDA kernels)');
     const onDevice = tensors.map((t) => (t === undefined ? undefined : dev.toDevice(t)));
     const t0 = performance.now();
     const res = fn(...onDevice, attrs);

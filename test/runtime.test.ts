@@ -1,7 +1,7 @@
 // The generated Node binding, built with cmake-js: every seed op's spec test cases and extra
 // random shapes against independent references (test/helpers/references.ts), and the documented errors.
 
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { OpIR, TestCaseIR } from '../generator/ir.js';
 import { loadProject } from '../generator/project.js';
-import { build, load } from '../runtime/index.js';
+import { cachedValues, needsConfigure } from '../runtime/cmake-cache.js';
+import { addonPath, build, load } from '../runtime/index.js';
 import { caseInputs, mismatch, randomCases, reference, rng, tensor, type T } from './helpers/references.js';
 import { opsDir, root } from './helpers/paths.js';
 import { python } from './helpers/python.js';
@@ -99,7 +100,7 @@ test('CLI: opforge build, then opforge run prints shapes, values and time', () =
   const bad = cli(['run', 'MyAdd', '--input', 'a=2,2', '--input', 'b=2,3']);
   assert.is(bad.status, 2);
   assert.match(bad.stderr, /MyAdd: input b must have the shape of a/);
-  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /no CUDA device, or the addon was built without CUDA/);
+  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /the addon was built without CUDA; run `opforge build --cuda`/);
   // .npy inputs: dtype and dims come from the file (written by numpy).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-npy-'));
   python(`import numpy as np, sys
@@ -180,6 +181,7 @@ test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () =>
   const addon = load(cudaBuild);
   const dev = mod.device(addon);
   assert.is(dev.cudaAvailable(), false);
+  assert.is(dev.builtWithCuda(), true);
   assert.throws(() => dev.toDevice(f32([2])), /toDevice: no CUDA device/);
   const cudaOps = mod.bind(addon) as AnyOps;
   for (const op of project.ops) {
@@ -187,6 +189,18 @@ test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () =>
     ops = cudaOps;
     try { for (const t of op.tests) runCase(op, t); } finally { ops = saved; }
   }
+});
+
+test('a build asked for with other options reconfigures (CUDA off after on), not silently keeps the cache', async () => {
+  // cmake-js compile alone configures only a fresh directory: a CPU build after a CUDA one kept CUDA.
+  const cudaBuild = path.join(root, 'build', 'node-test-cuda');
+  await build({ root, buildDir: cudaBuild, cuda: false });
+  assert.equal(cachedValues(cudaBuild, ['WITH_CUDA']), { WITH_CUDA: 'OFF' });
+  // The loaded copy of this path is cached in this process: ask a fresh one.
+  const probe = `process.stdout.write(String(require(${JSON.stringify(addonPath(cudaBuild))}).built_with_cuda))`;
+  assert.is(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }), 'false');
+  assert.is(needsConfigure(cudaBuild, { WITH_CUDA: 'OFF', OPFORGE_PROJECT_ROOT: root }), false);
+  assert.is(needsConfigure(cudaBuild, { WITH_CUDA: 'ON' }), true);
 });
 
 test('load() without a build names what to do', () => {

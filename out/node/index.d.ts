@@ -113,6 +113,8 @@ export interface AsyncOps {
 export interface Device {
   /** Built with CUDA and a GPU present now. */
   cudaAvailable(): boolean;
+  /** Compiled with the CUDA kernels (`opforge build --cuda`), whether or not a GPU is present. */
+  builtWithCuda(): boolean;
   toDevice<D extends DType>(t: Tensor<D>): DeviceTensor<D>;
   /** Waits for queued kernels; their failures surface here. */
   toHost<D extends DType>(t: DeviceTensor<D>): Tensor<D>;

@@ -202,6 +202,7 @@ export function bindAsync(addon) {
 export function device(addon) {
   return {
     cudaAvailable: () => addon.cuda_available(),
+    builtWithCuda: () => addon.built_with_cuda === true,
     toDevice: (t) => addon.to_device(t),
     toHost: (t) => addon.to_host(t),
     free: (t) => addon.free(t),

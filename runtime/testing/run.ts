@@ -46,7 +46,7 @@ export interface TestOptions {
 }
 
 type Outputs = Record<string, GotTensor>;
-interface DeviceApi { cudaAvailable(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): GotTensor }
+interface DeviceApi { cudaAvailable(): boolean; builtWithCuda(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): GotTensor }
 /** out/node/index.js, as far as the test uses it (its typings are per project). */
 interface NodeModule {
   bind(addon: unknown): Record<string, (...a: unknown[]) => Outputs>;
@@ -177,7 +177,12 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
     } catch (e) {
       for (const op of ops) results.push({ op: op.name, case: null, backend: nodeCol, status: 'fail', message: (e as Error).message.slice(0, 3000) });
     }
-    if (bound && device === 'cuda' && !bound.dev.cudaAvailable()) { skipped[nodeCol] = 'no CUDA device (or the addon was built without CUDA)'; bound = undefined; }
+    if (bound && device === 'cuda' && !bound.dev.builtWithCuda()) {
+      // We just built it with CUDA: an addon without it is a build problem, not a missing GPU.
+      for (const op of ops) results.push({ op: op.name, case: null, backend: nodeCol, status: 'fail', message: 'the addon built with --cuda reports no CUDA kernels (stale build directory?)' });
+      bound = undefined;
+    }
+    if (bound && device === 'cuda' && !bound.dev.cudaAvailable()) { skipped[nodeCol] = 'no CUDA device (the addon has its CUDA kernels)'; bound = undefined; }
     for (const c of bound ? cases : []) {
       const fn = bound!.sync[c.op.ident.camel]!;
       const fail = (message: string) => results.push({ op: c.op.name, case: c.doc.index, backend: nodeCol, status: 'fail', message });

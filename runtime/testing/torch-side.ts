@@ -2,11 +2,11 @@
 // (out/torch, incrementally, with CMake against that torch), and runs runtime/python/opforge_test.py
 // over the case files (reference outputs, the extension on each device, the exported models).
 
-import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { defineArgs, needsConfigure } from '../cmake-cache.js';
 import { runLogged } from '../ort.js';
 import type { TensorFile } from './cases.js';
 
@@ -39,13 +39,9 @@ export async function probeTorch(python: string): Promise<{ version?: string; pr
 
 /** Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. */
 export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
-  const cache = path.join(o.buildDir, 'CMakeCache.txt');
-  const withCuda = `-DWITH_CUDA=${o.cuda ? 'ON' : 'OFF'}`;
-  // Reconfigure only when there is no cache or the CUDA choice changed: a no-op build stays fast.
-  const cached = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
-  if (!new RegExp(`^WITH_CUDA:\\w+=${o.cuda ? 'ON' : 'OFF'}$`, 'm').test(cached)) {
-    await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${o.prefix}`, `-DOPFORGE_PROJECT_ROOT=${o.root}`, withCuda], 'cmake configure of out/torch', o.onLine);
-  }
+  const defs = { CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF' };
+  // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
+  if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/torch', o.onLine);
   const jobs = String(availableParallelism());
   await runLogged('cmake', ['--build', o.buildDir, '-j', jobs], 'building the PyTorch extension (out/torch)', o.onLine);
   return path.join(o.buildDir, 'libopforge_torch.so');

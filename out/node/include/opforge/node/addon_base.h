@@ -76,6 +76,13 @@ inline Status cudaStatus(cudaError_t e, const char* what) {
 }
 #endif
 
+/** Whether this addon was compiled with the CUDA kernels (opforge build --cuda). */
+#ifdef OPFORGE_WITH_CUDA
+constexpr bool kBuiltWithCuda = true;
+#else
+constexpr bool kBuiltWithCuda = false;
+#endif
+
 /** Whether CUDA kernels can run: built with CUDA and a device is present now. */
 inline bool cudaAvailable() {
 #ifdef OPFORGE_WITH_CUDA
@@ -609,6 +616,7 @@ inline void exportRuntime(Napi::Env env, Napi::Object exports, int abiVersion) {
   exports.Set("abi", a);
   exports.Set("set_pool", Napi::Function::New(env, setPool));
   exports.Set("cuda_available", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Napi::Boolean::New(i.Env(), cudaAvailable()); }));
+  exports.Set("built_with_cuda", Napi::Boolean::New(env, kBuiltWithCuda));
   exports.Set("to_device", Napi::Function::New(env, toDevice));
   exports.Set("to_host", Napi::Function::New(env, toHost));
   exports.Set("free", Napi::Function::New(env, freeDevice));
