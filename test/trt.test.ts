@@ -7,7 +7,7 @@
 // deserialize, reject corrupt data, clone) for each spec test case; enqueue needs a GPU.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +16,9 @@ import { creatorNames, pluginNames, trtEmitter, trtPaths } from '../generator/em
 import { parseExpr } from '../generator/expr.js';
 import type { Expr } from '../generator/ir.js';
 import { loadProject } from '../generator/project.js';
+import type { TestReport } from '../runtime/testing/results.js';
+import { runTests } from '../runtime/testing/run.js';
+import { runTrtLifecycle } from '../runtime/testing/trt.js';
 import { ATTR_INFO } from '../generator/type-table.js';
 import { sh } from './helpers/cxx.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
@@ -23,6 +26,7 @@ import { opsDir, outDir, root } from './helpers/paths.js';
 const project = loadProject({ opsDir });
 const files = trtEmitter.emit(project);
 const trtInclude = process.env.TENSORRT_INCLUDE_DIR;
+const tag = trtInclude ? path.basename(path.dirname(trtInclude)) : '';
 
 test('out/trt is exactly what the emitter generates (golden)', () => {
   for (const f of files) {
@@ -110,23 +114,53 @@ test('output dims of attributes, constants and rank 0 (fixture edges): outputDim
   assert.match(out, /all clean/);
 });
 
-test('plugin lifecycle on the host against TENSORRT_INCLUDE_DIR (enqueue skipped: no GPU)', () => {
+/** `opforge test --backend trt` on a fixture project (copied) or the seed ops in place, and the driver's log. */
+async function trtColumn(project: string | undefined, name: string): Promise<{ report: TestReport; log: string }> {
+  const dir = path.join(root, 'build', 'trt-test', name);
+  rmSync(dir, { recursive: true, force: true });
+  if (project) cpSync(project, dir, { recursive: true });
+  const buildDir = path.join(dir, 'build');
+  const report = await runTests({ root: project ? dir : root, buildDir, backends: ['trt'], python: 'false' });
+  return { report, log: readFileSync(path.join(buildDir, 'test', 'trt', 'driver.log'), 'utf8') };
+}
+
+test('opforge test --backend trt: the plugin lifecycle on the host against TENSORRT_INCLUDE_DIR (enqueue needs a GPU)', async () => {
   if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
-  const build = path.join(root, 'build', 'trt-test', 'lifecycle-' + path.basename(path.dirname(trtInclude)));
-  const out = sh('node', [path.join(root, 'dist', 'test', 'gpu', 'trt-lifecycle.js'), trtInclude, build], { env: { ...process.env, OPFORGE_TRT_SKIP_ENQUEUE: '1', CUDA_ARCH: 'sm_80' } });
-  assert.match(out, /checks, 0 failed/);
+  const { report, log } = await trtColumn(undefined, `seed-${tag}`);
+  assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
+  assert.match(log, /checks, 0 failed/);
+  assert.is(report.results.filter((r) => r.backend === 'trt' && r.status === 'ok').length, 13); // 14 cases, CustomRelu's float64 one skipped
+  assert.match(log, /skip CustomRelu case 3 IPluginV2DynamicExt|skip CustomRelu case 3: TensorRT has no float64/);
 });
 
-test('dtypes TensorRT cannot carry are refused, and cases without an optional input run (fixtures, host lifecycle)', () => {
+test('opforge test --backend trt fails, by op and case, when a field reads a wrong value (that enqueue vs CPU cannot see)', async () => {
   if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
-  const tag = path.basename(path.dirname(trtInclude));
-  const env = { env: { ...process.env, OPFORGE_TRT_SKIP_ENQUEUE: '1', CUDA_ARCH: 'sm_80' } };
-  const lifecycle = path.join(root, 'dist', 'test', 'gpu', 'trt-lifecycle.js');
+  const project = loadProject({ opsDir });
+  const ops = project.ops.filter((o) => o.name === 'CustomRelu');
+  const out = path.join(root, 'build', 'trt-test', `wrong-field-${tag}`);
+  rmSync(out, { recursive: true, force: true });
+  cpSync(outDir, out, { recursive: true });
+  const header = path.join(out, 'trt', 'custom_relu', 'custom_relu_trt.h');
+  const text = readFileSync(header, 'utf8');
+  const wrong = text.replace('case 0: return readField(f, &a.alpha, err);', 'case 0: { const FieldResult r = readField(f, &a.alpha, err); a.alpha += 1; return r; }');
+  assert.ok(wrong !== text, 'the setField line to break was not found');
+  writeFileSync(header, wrong);
+  const { results } = await runTrtLifecycle({ ops, root, outDir: out, buildDir: path.join(out, 'build'), include: trtInclude, nvcc: 'nvcc', enqueue: false, column: 'trt' });
+  const failed = results.filter((r) => r.status === 'fail');
+  // Cases 0-2 run on TensorRT (case 3 is float64): each reads alpha one too large.
+  assert.equal(failed.map((r) => r.case), [0, 1, 2]);
+  for (const f of failed) assert.match(f.message!, /field alpha reads as the case's alpha/);
+});
+
+test('dtypes TensorRT cannot carry are refused, and cases without an optional input run (fixtures, host lifecycle)', async () => {
+  if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
   // test/fixtures/dtypes: float64, int64 and bfloat16 bindings and a fixed int64 output.
-  const out = sh('node', [lifecycle, trtInclude, path.join(root, 'build', 'trt-test', `dtypes-${tag}`), '--ops', path.join(root, 'test', 'fixtures', 'dtypes', 'ops')], env);
+  const { report, log: out } = await trtColumn(path.join(root, 'test', 'fixtures', 'dtypes'), `dtypes-${tag}`);
+  assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
   assert.match(out, /checks, 0 failed/);
   const major = Number(/TensorRT (\d+)\.\d+ headers/.exec(out)![1]);
   assert.match(out, /skip TypedScale case 1: TensorRT has no float64 tensors/);
+  assert.ok(report.results.some((r) => r.op === 'TypedScale' && r.case === 1 && r.status === 'skip' && /no float64/.test(r.message!)));
   assert.match(out, /TypedScale logged: TypedScale: TensorRT \S+ has no tensor type for binding f64 \(float64 input x\)/);
   if (major < 10) {
     assert.match(out, /TopIndices logged: TopIndices: TensorRT \S+ has no tensor type for int64 \(output idx\): the op cannot run on this TensorRT/);
@@ -137,9 +171,10 @@ test('dtypes TensorRT cannot carry are refused, and cases without an optional in
     assert.not.match(out, /skip TopIndices case \d+: TensorRT/);
   }
   // test/fixtures/adapters: case 0 leaves the optional input out.
-  const fx = sh('node', [lifecycle, trtInclude, path.join(root, 'build', 'trt-test', `adapters-${tag}`), '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops')], env);
-  assert.match(fx, /checks, 0 failed/);
-  assert.match(fx, /skip StridedScale case 0 IPluginV2DynamicExt: enqueue/);
+  const fx = await trtColumn(path.join(root, 'test', 'fixtures', 'adapters'), `adapters-${tag}`);
+  assert.ok(fx.report.ok, JSON.stringify(fx.report.results.filter((r) => r.status === 'fail')));
+  assert.match(fx.log, /checks, 0 failed/);
+  assert.match(fx.log, /skip StridedScale case 0 IPluginV2DynamicExt: enqueue/);
 });
 
 test.run();

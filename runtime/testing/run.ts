@@ -20,8 +20,9 @@ import { compareOutputs, type GotTensor } from './compare.js';
 import type { CaseResult, TestReport } from './results.js';
 import { checkSerialization } from './serialize.js';
 import { buildTorchExtension, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
+import { findNvcc, runTrtLifecycle, trtIncludeDir } from './trt.js';
 
-export const BACKENDS = ['node', 'torch', 'ort', 'export', 'serialize'] as const;
+export const BACKENDS = ['node', 'torch', 'ort', 'export', 'serialize', 'trt'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export interface TestOptions {
@@ -308,10 +309,31 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
     }
   }
 
+  // ---- TensorRT: the plugins and creators through their lifecycle (enqueue on --device cuda) ----
+  if (want.has('trt')) {
+    const trtCol = col(device === 'cuda' ? 'trt:cuda' : 'trt');
+    const include = trtIncludeDir();
+    const nvcc = include ? await findNvcc() : undefined;
+    if (!include) skipped[trtCol] = 'no TensorRT headers (set TENSORRT_ROOT or TENSORRT_INCLUDE_DIR)';
+    else if (!nvcc) skipped[trtCol] = 'no nvcc (set CUDACXX or put the CUDA toolkit on PATH)';
+    else {
+      say(`compiling the TensorRT plugin lifecycle against ${include}`);
+      try {
+        const r = await runTrtLifecycle({ ops, root, outDir, buildDir: path.join(buildRoot, 'test', 'trt'), include, nvcc, enqueue: device === 'cuda', column: trtCol });
+        results.push(...r.results);
+        env.tensorrt = { include, headers: r.version, log: path.join(buildRoot, 'test', 'trt', 'driver.log') };
+        writeFileSync(path.join(buildRoot, 'test', 'trt', 'driver.log'), r.log);
+      } catch (e) {
+        for (const op of ops) results.push({ op: op.name, case: null, backend: trtCol, status: 'fail', message: (e as Error).message.slice(0, 3000) });
+      }
+    }
+  }
+
   const backends = columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
   // Asked for CUDA and nothing ran there: not a pass (a user would read "all agree" as checked).
-  const noCuda = device === 'cuda' && !results.some((r) => (r.backend === nodeCol || r.backend === torchCol) && r.status === 'ok');
-  if (noCuda) env.error = `--device cuda: no case ran on CUDA (${[skipped[nodeCol], skipped[torchCol]].filter(Boolean).join('; ') || 'see the failures'})`;
+  const onCuda = [nodeCol, torchCol, 'trt:cuda'];
+  const noCuda = device === 'cuda' && !results.some((r) => onCuda.includes(r.backend) && r.status === 'ok');
+  if (noCuda) env.error = `--device cuda: no case ran on CUDA (${onCuda.map((b) => skipped[b]).filter(Boolean).join('; ') || 'see the failures'})`;
   return { ok: !noCuda && !results.some((r) => r.status === 'fail'), backends, results, skipped, env };
 }
 

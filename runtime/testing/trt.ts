@@ -1,42 +1,28 @@
-// TensorRT plugin lifecycle on a GPU without libnvinfer (run by scripts/gpu/trt-lifecycle.sh).
-// For every op and every `tests:` case of its spec, drive the generated plugins the way
-// TensorRT would: create from fields (onnx-tensorrt's field types), reject a missing required
-// field and a wrong field type, infer output dtypes and dims (through a stub IExprBuilder that
-// folds constants), supportsFormatCombination, configure, workspace size, serialize,
-// deserialize (and reject a corrupted buffer), clone, attach, shape change, and enqueue on real
-// device buffers; compare with the CPU kernel run through the op core's runCpu.
-// IPluginV3 runs when the headers are TensorRT 10+, IPluginV2DynamicExt always; the Paddle
-// static IPluginV2Ext gets create/serialize/deserialize/clone/output dims (its enqueue is
-// implicit-batch and needs TensorRT to choose the batch).
-// Per op, also the dtypes this TensorRT cannot carry (float64; int64 before 10, bfloat16 before
-// 9; generator/type-table.ts): creation logs the refused bindings or, with none left, fails, and
-// supportsFormatCombination offers exactly the carried dtypes. Cases that need such a dtype, or
-// leave out an optional input before a present one, are skipped with a `skip` line each.
-// Usage: node dist/test/gpu/trt-lifecycle.js <TensorRT include dir> <build dir> [--compile-only]
-//          [--ops DIR] [--out DIR]
-// Default: the seed ops and out/; another ops dir is generated into <build dir>/out (or --out).
+// The TensorRT column of `opforge test`: the generated plugins driven the way TensorRT drives them,
+// without libnvinfer (runtime/testing/cpp/trt_lifecycle.h stubs the expression builder): for each
+// spec test case, create from fields (onnx-tensorrt's field types), reject a missing required field
+// and a wrong field type, infer output dtypes and dims (checked against the CPU kernel's), formats,
+// configure, workspace size, serialize, deserialize (and reject a corrupted buffer), clone, attach,
+// shape change, and on a GPU enqueue on device buffers compared with the CPU kernel. IPluginV3 with
+// TensorRT 10+ headers, IPluginV2DynamicExt always, the Paddle static IPluginV2Ext's host steps.
+// Per op also the dtypes this TensorRT cannot carry (float64; int64 before 10, bfloat16 before 9):
+// creation logs the refused bindings or, with none left, fails. Needs TensorRT's headers (found
+// like the generated CMake finds them) and nvcc; absent, the column is skipped with the reason.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { cppAttrValue } from '../../generator/emit/core.js';
 import { evalExpr } from '../../generator/expr.js';
 import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../../generator/ir.js';
 import { dtypeUnder } from '../../generator/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../generator/type-table.js';
 import { trtPaths } from '../../generator/emit/trt/names.js';
 import { cppFloat, cppString } from '../../generator/emit/literals.js';
-import { sh } from '../helpers/cxx.js';
-import { root as repoRoot } from '../helpers/paths.js';
-import { opsArgs } from './ops-args.js';
+import type { CaseResult } from './results.js';
 
-const args = process.argv.slice(2);
-const positional = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--ops' && args[i - 1] !== '--out');
-const trtInclude = positional[0];
-if (!trtInclude) throw new Error('usage: node dist/test/gpu/trt-lifecycle.js <TensorRT include dir> <build dir> [--compile-only] [--ops DIR] [--out DIR]');
-const build = path.resolve(positional[1] ?? path.join(repoRoot, 'build', 'trt-lifecycle'));
-const compileOnly = args.includes('--compile-only');
-const { project, outDir } = opsArgs(args, path.join(build, 'out'));
-const root = project.root;
+const cppDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'runtime', 'testing', 'cpp');
 
 /** A field as onnx-tensorrt's plugin fallback builds it from the ONNX attribute. */
 function fieldCode(a: AttributeIR, v: AttrValue, k: number): string[] {
@@ -98,6 +84,16 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   });
   op.outputs.forEach((o, k) => L.push(`    c.output(opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}, {${outShapes[k]!.join(', ')}});`));
   L.push('    c.fields = fields;', '    c.reference<Op>();');
+  // The fields must read as the case's values: reference() and every plugin share fromFields, so a
+  // field read into the wrong attribute would otherwise agree with itself.
+  if (op.attributes.length) {
+    L.push('    {', '      const char* name = c.name;', '      Op::Attrs want;');
+    for (const a of op.attributes) L.push(`      want.${a.name} = ${cppAttrValue(a, t.attributes[a.name]!)};`);
+    L.push('      Op::Attrs got;', '      const nvinfer1::PluginFieldCollection f = c.fc();',
+      '      if (::opforge::trt::PluginCore<Op>::fromFields(&f, name, &got)) {');
+    for (const a of op.attributes) L.push(`        EXPECT(got.${a.name} == want.${a.name}, ${cppString(`field ${a.name} reads as the case's ${a.name}`)});`);
+    L.push('      }', '    }');
+  }
   L.push('#if NV_TENSORRT_MAJOR >= 10', `    c.runV3<Op>();`, '#endif', `    c.runV2Dynamic<Op>();`, `    c.runV2Static<Op>();`, '  }');
   return L.join('\n');
 }
@@ -144,30 +140,96 @@ function refusalBlock(op: OpIR): string {
   return L.join('\n');
 }
 
-const driver = `// Generated by test/gpu/trt-lifecycle.ts: TensorRT plugin lifecycle without libnvinfer.
-${project.ops.map((op) => `#include "${trtPaths(op).include}"`).join('\n')}
+/** The driver: one block per op (dtype refusal) and per test case. */
+export function driverSource(ops: readonly OpIR[]): string {
+  return `// Generated by opforge test (runtime/testing/trt.ts): TensorRT plugin lifecycle without libnvinfer.
+${ops.map((op) => `#include "${trtPaths(op).include}"`).join('\n')}
 #include "trt_lifecycle.h"
 
 int main() {
-${project.ops.map(refusalBlock).join('\n')}
-${project.ops.flatMap((op) => op.tests.map((t) => block(op, t))).join('\n')}
+${ops.map(refusalBlock).join('\n')}
+${ops.flatMap((op) => op.tests.map((t) => block(op, t))).join('\n')}
   std::printf("TensorRT %d.%d headers: %d checks, %d failed, %d cases skipped\\n", NV_TENSORRT_MAJOR, NV_TENSORRT_MINOR, checks, failures, skipped);
   return failures ? 1 : 0;
 }
 `;
+}
 
-mkdirSync(build, { recursive: true });
-writeFileSync(path.join(build, 'driver.cu'), driver);
-const kernels = project.ops.flatMap((op) => [op.kernels.cpu, ...(op.kernels.cuda ? [op.kernels.cuda] : [])]).map((k) => path.join(root, k));
-const arch = process.env.CUDA_ARCH ?? 'sm_90';
-const flags = ['-std=c++17', `-arch=${arch}`, '-O2', '-isystem', trtInclude, `-I${path.join(outDir, 'include')}`, `-I${path.join(outDir, 'trt', 'include')}`, `-I${path.join(outDir, 'trt')}`, `-I${path.join(repoRoot, 'scripts', 'gpu')}`, '-Xcompiler=-Wall,-Wextra'];
-if (compileOnly) {
-  sh('nvcc', [...flags, '-c', path.join(build, 'driver.cu'), '-o', path.join(build, 'driver.o')]);
-  process.stdout.write('trt-lifecycle: driver compiled (not run)\n');
-} else {
-  sh('nvcc', [...flags, path.join(build, 'driver.cu'), ...kernels, '-o', path.join(build, 'driver')]);
-  const r = spawnSync(path.join(build, 'driver'), [], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
-  process.exitCode = r.status === 0 ? 0 : 1;
+const hasHeaders = (d: string): boolean => existsSync(path.join(d, 'NvInferRuntime.h'));
+
+/**
+ * TensorRT's include directory: TENSORRT_INCLUDE_DIR, TENSORRT_ROOT/include (a tarball install),
+ * then where NVIDIA's Debian/RPM packages and containers put it. undefined when none has it.
+ */
+export function trtIncludeDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const candidates = [
+    env.TENSORRT_INCLUDE_DIR,
+    env.TENSORRT_ROOT && path.join(env.TENSORRT_ROOT, 'include'),
+    `/usr/include/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`,
+    '/usr/local/tensorrt/include',
+    '/usr/include',
+  ];
+  return candidates.find((d): d is string => !!d && hasHeaders(d));
+}
+
+/** nvcc: CUDACXX, then PATH, then CUDA_HOME / the usual install. undefined when none runs. */
+export async function findNvcc(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  for (const c of [env.CUDACXX, 'nvcc', env.CUDA_HOME && path.join(env.CUDA_HOME, 'bin', 'nvcc'), '/usr/local/cuda/bin/nvcc']) {
+    if (!c) continue;
+    const r = await execa(c, ['--version'], { reject: false });
+    if (r.exitCode === 0) return c;
+  }
+  return undefined;
+}
+
+export interface TrtRun { results: CaseResult[]; log: string; version?: string }
+
+/**
+ * Builds and runs the driver for `ops` against `include`. `enqueue`: run the plugins on the GPU
+ * (else every host step, and enqueue is a skip line). Results per op and case, as the table shows them.
+ */
+export async function runTrtLifecycle(o: { ops: readonly OpIR[]; root: string; outDir: string; buildDir: string; include: string; nvcc: string; enqueue: boolean; column: string }): Promise<TrtRun> {
+  mkdirSync(o.buildDir, { recursive: true });
+  const driver = path.join(o.buildDir, 'driver.cu');
+  writeFileSync(driver, driverSource(o.ops));
+  const kernels = o.ops.flatMap((op) => [op.kernels.cpu, ...(op.kernels.cuda ? [op.kernels.cuda] : [])]).map((k) => path.resolve(o.root, k));
+  // Without a GPU any architecture compiles the host steps; on one, nvcc asks the GPU.
+  const arch = process.env.CUDA_ARCH ?? (o.enqueue ? 'native' : 'sm_80');
+  const exe = path.join(o.buildDir, 'driver');
+  const flags = ['-std=c++17', `-arch=${arch}`, '-O2', '-isystem', o.include, `-I${path.join(o.outDir, 'include')}`, `-I${path.join(o.outDir, 'trt', 'include')}`,
+    `-I${path.join(o.outDir, 'trt')}`, `-I${cppDir}`, '-Xcompiler=-Wall,-Wextra'];
+  const c = await execa(o.nvcc, [...flags, driver, ...kernels, '-o', exe], { reject: false, all: true });
+  if (c.exitCode !== 0) throw new Error(`compiling the TensorRT lifecycle driver failed (nvcc exit ${c.exitCode}):\n${String(c.all).split('\n').filter((l) => /error/.test(l)).slice(0, 20).join('\n') || String(c.all).slice(-3000)}`);
+  const r = await execa(exe, [], { reject: false, all: true, env: o.enqueue ? {} : { OPFORGE_TRT_SKIP_ENQUEUE: '1' } });
+  const log = String(r.all ?? '');
+  const results = parseLifecycle(o.ops, log, o.column);
+  if (r.exitCode !== 0 && !results.some((x) => x.status === 'fail')) {
+    // Crashed (or failed) without a FAIL line: every op fails, with the end of its output.
+    results.push(...o.ops.map((op) => ({ op: op.name, case: null, backend: o.column, status: 'fail' as const, message: `the driver exited ${r.exitCode ?? r.signal}: ${log.slice(-1500)}` })));
+  }
+  const version = /TensorRT (\d+\.\d+) headers/.exec(log)?.[1];
+  return { results, log, ...(version ? { version } : {}) };
+}
+
+/** The driver's lines as results: per case ok / fail (its FAIL lines) / skip (a whole-case skip line). */
+export function parseLifecycle(ops: readonly OpIR[], log: string, column: string): CaseResult[] {
+  const lines = log.split('\n');
+  const results: CaseResult[] = [];
+  for (const op of ops) {
+    // Per-op lines: "FAIL <Op>: ..." and "FAIL <Op> dtypes on TensorRT ...".
+    const opFails = lines.filter((l) => l.startsWith(`FAIL ${op.name}: `) || l.startsWith(`FAIL ${op.name} dtypes `));
+    for (const l of opFails) results.push({ op: op.name, case: null, backend: column, status: 'fail', message: l.slice(5) });
+    for (const t of op.tests) {
+      const name = `${op.name} case ${t.index}`;
+      const mine = lines.filter((l) => l.slice(5).startsWith(`${name}:`) || l.slice(5).startsWith(`${name} `));
+      const fails = mine.filter((l) => l.startsWith('FAIL '));
+      const whole = mine.find((l) => l.startsWith(`skip ${name}:`));
+      const errs = mine.map((l) => /max \|plugin - cpu\| = (\S+)/.exec(l)?.[1]).filter((x): x is string => x !== undefined).map(Number);
+      const maxError = errs.length ? Math.max(...errs) : 0;
+      if (fails.length) results.push({ op: op.name, case: t.index, backend: column, status: 'fail', maxError, message: fails.map((l) => l.slice(5 + name.length).replace(/^:?\s*/, '')).slice(0, 6).join('; ') });
+      else if (whole) results.push({ op: op.name, case: t.index, backend: column, status: 'skip', message: whole.slice(5 + name.length + 2) });
+      else results.push({ op: op.name, case: t.index, backend: column, status: 'ok', maxError });
+    }
+  }
+  return results;
 }

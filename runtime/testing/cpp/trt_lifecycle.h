@@ -1,6 +1,6 @@
 // TensorRT plugin lifecycle driver, without libnvinfer: stubs for the expression builder, host
-// and device buffers, and one method per plugin generation. test/gpu/trt-lifecycle.ts generates
-// main() with one block per spec test case; scripts/gpu/trt-lifecycle.sh builds and runs it.
+// and device buffers, and one method per plugin generation. runtime/testing/trt.ts generates
+// main() with one block per spec test case; `opforge test --backend trt` builds and runs it.
 // Include after the generated out/trt/<op>/<op>_trt.h headers.
 #pragma once
 
