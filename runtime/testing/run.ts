@@ -322,7 +322,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
         const r = await runTrtLifecycle({ ops, root, outDir, buildDir: path.join(buildRoot, 'test', 'trt'), include, nvcc, enqueue: device === 'cuda', column: trtCol });
         results.push(...r.results);
         env.tensorrt = { include, headers: r.version, log: path.join(buildRoot, 'test', 'trt', 'driver.log') };
-        writeFileSync(path.join(buildRoot, 'test', 'trt', 'driver.log'), r.log);
+        writeFileSync(path.join(buildRoot, 'test', 'trt', 'driver.log'), r.log.endsWith('\n') ? r.log : `${r.log}\n`);
       } catch (e) {
         for (const op of ops) results.push({ op: op.name, case: null, backend: trtCol, status: 'fail', message: (e as Error).message.slice(0, 3000) });
       }
