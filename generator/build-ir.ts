@@ -15,8 +15,10 @@ import { identProblem, idents } from './names.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 type DimSpec = number | string;
-interface RawInput { name: string; dtype: string; rank?: number; shape?: string | DimSpec[]; optional?: boolean; shape_only?: boolean; description?: string }
-interface RawOutput { name: string; dtype: string; shape: string | DimSpec[]; description?: string }
+interface RawInput { name: string; dtype: string; rank?: number; shape?: string | DimSpec[]; optional?: boolean; shape_only?: boolean; differentiable?: boolean; description?: string }
+interface RawOutput { name: string; dtype: string; shape: string | DimSpec[]; differentiable?: boolean; description?: string }
+/** One `backward` entry as written: names, resolved against the gradient op by generator/backward.ts. */
+export interface RawGradient { op: string; inputs: Record<string, string>; attributes?: Record<string, string>; outputs: Record<string, string> }
 interface RawAttr { name: string; type: AttrType; default?: unknown; required?: boolean; enum?: (string | number)[]; min?: number; max?: number; description?: string }
 interface RawState { name: string; type: AttrType; description?: string }
 type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
@@ -24,7 +26,7 @@ interface RawTest { inputs: Record<string, RawTestInput>; attributes?: Record<st
 export interface RawSpec {
   name: string; domain?: string; version: number; description?: string; types?: Record<string, DType[]>;
   inputs: RawInput[]; outputs: RawOutput[]; attributes?: RawAttr[]; state?: RawState[]; workspace?: DimSpec;
-  kernels: { cpu: string; cuda?: string; reference?: string }; tests?: RawTest[];
+  kernels: { cpu: string; cuda?: string; reference?: string }; tests?: RawTest[]; backward?: RawGradient[];
 }
 
 const MAX_BINDINGS = 64;
@@ -34,7 +36,7 @@ export interface BuildContext {
   root: string;
 }
 
-export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; errors: Diagnostic[] } {
+export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; errors: Diagnostic[]; backward?: RawGradient[] } {
   const raw = spec.value as RawSpec;
   const errors: Diagnostic[] = [];
   const err = (p: KeyPath, message: string, opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {}): void => {
@@ -113,9 +115,12 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
       constraint = { kind: 'dims', dims };
     }
     if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
+    const float = floatOnly(type);
+    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `input \`${inp.name}\` can be ${dtypesOf(type)}: integer and bool tensors take no gradient`);
     inputs.push({
       name: inp.name, ident: idents(inp.name), index: i, type, rank, constraint,
-      optional: inp.optional ?? false, shapeOnly: inp.shape_only ?? false, description: inp.description ?? '',
+      optional: inp.optional ?? false, shapeOnly: inp.shape_only ?? false,
+      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false, description: inp.description ?? '',
     });
   });
   // Optional inputs must trail: ONNX and TensorRT address inputs by position.
@@ -147,7 +152,8 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
       rank = dims.length;
     }
-    return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, description: o.description ?? '' };
+    if (o.differentiable === true && !floatOnly(type)) err([...p, 'differentiable'], `output \`${o.name}\` can be ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
+    return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, differentiable: floatOnly(type) && o.differentiable !== false, description: o.description ?? '' };
   });
 
   typeVars.forEach((t) => {
@@ -186,9 +192,19 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
     op: {
       name: raw.name, ident: idents(raw.name), domain, version: raw.version, description: raw.description ?? '',
       source: { file: spec.file, relFile: rel }, typeVars, bindings, inputs, outputs, attributes, state, workspace,
-      kernels, tests, hasConfigure: state.length > 0,
+      kernels, tests, hasConfigure: state.length > 0, backward: undefined,
     },
+    ...(raw.backward ? { backward: raw.backward } : {}),
   };
+}
+
+/** Every dtype the tensor may take is a float dtype (gradients are defined). */
+function floatOnly(t: TensorType): boolean {
+  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).every((d) => DTYPE_INFO[d].isFloat);
+}
+
+function dtypesOf(t: TensorType): string {
+  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
 }
 
 type ErrFn = (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number }) => void;

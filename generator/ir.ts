@@ -43,6 +43,8 @@ export interface InputIR {
   optional: boolean;
   /** The kernel reads only the dims, never the data. */
   shapeOnly: boolean;
+  /** Gradients flow to it (a float input not marked `differentiable: false`). */
+  differentiable: boolean;
   description: string;
 }
 
@@ -54,7 +56,25 @@ export interface OutputIR {
   /** null: the rank of the input it is shaped like, which itself has any rank. */
   rank: number | null;
   shape: ShapeIR;
+  /** Its gradient reaches the backward (a float output not marked `differentiable: false`). */
+  differentiable: boolean;
   description: string;
+}
+
+/** What a gradient op's input is bound to: a forward input, a forward output, or the gradient flowing into an output. */
+export type GradSource = { kind: 'input' | 'output' | 'grad'; index: number };
+
+/** One gradient op of a backward declaration, resolved against that op's spec (indices, not names). */
+export interface GradientIR {
+  /** The gradient op's name (an op of the same project). */
+  op: string;
+  ident: Idents;
+  /** Per input of the gradient op, in its order: what feeds it (undefined: an optional input left out). */
+  inputs: (GradSource | undefined)[];
+  /** Per attribute of the gradient op: the forward attribute it takes (undefined: its own default). */
+  attributes: (string | undefined)[];
+  /** Per output of the gradient op: the forward input whose gradient it is (undefined: not used). */
+  outputs: (number | undefined)[];
 }
 
 export type AttrValue = boolean | number | string | number[];
@@ -157,6 +177,8 @@ export interface OpIR {
   tests: TestCaseIR[];
   /** Whether the kernel supplies configure() (true when the op has state). */
   hasConfigure: boolean;
+  /** The spec's `backward`: how gradients of the inputs are computed; undefined without one. */
+  backward: GradientIR[] | undefined;
 }
 
 export interface ProjectIR {

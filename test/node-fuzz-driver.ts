@@ -75,7 +75,8 @@ function attrs(): unknown {
 }
 
 const counts = { ok: 0, typeError: 0, rangeError: 0, error: 0, wrongThrow: 0, iterations: Number(iterations) };
-const ERR_NAMES = /^(CustomRelu|LeakyRelu|MyAdd|DynamicTRTResize|KNNQuery|toDevice|toHost)\b/;
+// Every seed op (and its gradient op) names itself first in its errors.
+const ERR_NAMES = /^(CustomRelu|LeakyRelu|MyAdd|DynamicTRTResize|KNNQuery)(Grad)?\b|^(toDevice|toHost)\b/;
 
 const pending: Promise<void>[] = [];
 

@@ -2,7 +2,7 @@
 // kernel is caught on every backend that runs it, naming the op, case and backend; an op without
 // a reference is held to its CPU kernel; usage errors are clear.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,8 @@ function opforgeTest(cwd: string, args: string[]): { status: number | null; out:
 /** A project holding copies of some seed ops (spec and kernels). */
 function seedProject(name: string, ops: string[]): string {
   const dir = path.join(tmp, name);
-  for (const op of ops) {
+  // An op's gradient op comes along (its spec's backward names it).
+  for (const op of ops.flatMap((o) => (existsSync(path.join(root, 'ops', `${o}_grad.yaml`)) ? [o, `${o}_grad`] : [o]))) {
     cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
     for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
       const f = path.join(root, 'ops', 'kernels', `${op}${ext}`);
@@ -41,7 +42,7 @@ test('the seed ops: every case agrees on node, torch, ort, the legacy export and
   assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
   const report = JSON.parse(r.out) as TestReport;
   assert.ok(report.ok);
-  for (const b of ['node', 'torch', 'ort', 'ort-legacy', 'serialize']) assert.ok(report.backends.includes(b), `${b} did not run: ${JSON.stringify(report.skipped)}`);
+  for (const b of ['node', 'torch', 'grad', 'ort', 'ort-legacy', 'serialize']) assert.ok(report.backends.includes(b), `${b} did not run: ${JSON.stringify(report.skipped)}`);
   // torch 1.13 here: the dynamo exporter is skipped with its reason, not silently.
   assert.match(report.skipped['ort-dynamo'] ?? '', /torch 1\.13.* < 2\.5/);
   // No TensorRT headers in CI: the trt column says why it did not run (test/trt.test.ts runs it with headers).
@@ -52,6 +53,9 @@ test('the seed ops: every case agrees on node, torch, ort, the legacy export and
     assert.equal(ran, [...cases].sort(), `backend ${b}`);
   }
   assert.ok(report.env.extension, 'the torch column ran the compiled extension');
+  // grad: every case of the ops with a backward (CustomRelu, LeakyRelu, MyAdd).
+  const withBackward = loadProject({ opsDir: path.join(root, 'ops'), root }).ops.filter((op) => op.backward).flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`));
+  assert.equal(report.results.filter((x) => x.backend === 'grad' && x.status === 'ok').map((x) => `${x.op}#${x.case}`).sort(), withBackward.sort());
 });
 
 test('a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
@@ -65,8 +69,10 @@ test('a wrong kernel fails on every backend that runs it, naming the op, case an
     for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[${b}\\]: output y\\[\\d+\\] = `), `${b} case ${k}`);
     for (const k of [0, 2]) assert.not.match(r.out, `CustomRelu case ${k} [${b}]`);
   }
-  assert.match(r.out, /CustomRelu\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+ok 4/);
-  assert.match(r.out, 'opforge test: 1 op(s), 4 case(s), 5 backend(s): 8 failure(s)');
+  // grad too: gradcheck compares the declared backward (alpha) with the wrong forward's slope (alpha^2).
+  for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[grad\\]: `), `grad case ${k}`);
+  assert.match(r.out, /CustomRelu\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+ok 4/);
+  assert.match(r.out, 'opforge test: 2 op(s), 7 case(s), 6 backend(s): 10 failure(s)');
 
   // A kernel that does not compile: a failure on every backend that builds it, never a skip.
   writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
@@ -90,10 +96,10 @@ test('without a reference the CPU kernel is the baseline; --only and --backend s
 
   const bad = opforgeTest(dir, ['--backend', 'node,paddle']);
   assert.is(bad.status, 2);
-  assert.match(bad.err, 'unknown backend paddle (backends: node, torch, ort, export, serialize, trt)');
+  assert.match(bad.err, 'unknown backend paddle (backends: node, torch, grad, ort, export, serialize, trt)');
   const only = opforgeTest(dir, ['--only', 'Nope']);
   assert.is(only.status, 2);
-  assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, MyAdd)');
+  assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');
 });
 
 test.run();

@@ -45,6 +45,19 @@ test('out/paddle is exactly what the emitter generates (golden)', () => {
   }
 });
 
+test('PD_BUILD_GRAD_OP from the spec\'s backward: the tensors the gradient ops read, one gradient per covered input, the forward attrs', () => {
+  const byName = (n: string) => project.ops.find((o) => o.name === n)!;
+  const cc = (n: string) => files.find((f) => f.path === paddlePaths(byName(n)).op)!.content;
+  // CustomRelu: CustomReluGrad(grad_y = grad(y), x = x), alpha from the forward.
+  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(Backward));');
+  assert.match(cc('CustomRelu'), 'custom_relu_grad::makeAttrs(alpha), {&y_grad, &x});');
+  // MyAdd: one gradient op giving both inputs' gradients, in input order.
+  assert.match(cc('MyAdd'), '.Outputs({paddle::Grad("a"), paddle::Grad("b")})');
+  assert.match(cc('MyAdd'), 'grads[0] = g0[0];  // da\n    grads[1] = g0[1];  // db');
+  // Ops without a backward (the gradient ops) or declared non-differentiable (KNNQuery): no grad op.
+  for (const n of ['KNNQuery', 'MyAddGrad', 'DynamicTRTResizeGrad']) assert.not.match(cc(n), 'PD_BUILD_GRAD_OP', n);
+});
+
 test('PD_BUILD_OP per op: snake_case type, spec inputs/outputs, Attrs in Paddle type strings, the three functions', () => {
   for (const [p, fs] of [[project, files], [fixture, fixtureFiles]] as [ProjectIR, typeof files][]) {
     for (const op of p.ops) {

@@ -54,7 +54,7 @@ test('extension = reference on every spec case; legacy export gives the custom n
 test('without the extension the package runs the reference and still exports', () => {
   const r = runCheck(['--no-legacy']);
   assert.is(r.status, 0, r.log);
-  assert.is(r.summary.checks.backend, 5, r.log);
+  assert.is(r.summary.checks.backend, 9, r.log);
   assert.is(r.summary.checks.parity ?? 0, 0, r.log);
 });
 

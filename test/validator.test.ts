@@ -54,7 +54,18 @@ for (const file of listSpecFiles(opsDir)) {
 
 test('good seed ops validate', () => {
   const project = loadProject({ opsDir: path.join(fixtures, '..', '..', 'ops') });
-  assert.equal(project.ops.map((o) => o.name), ['CustomRelu', 'DynamicTRTResize', 'KNNQuery', 'LeakyRelu', 'MyAdd']);
+  assert.equal(project.ops.map((o) => o.name), ['CustomRelu', 'CustomReluGrad', 'DynamicTRTResize', 'DynamicTRTResizeGrad', 'KNNQuery', 'LeakyRelu', 'LeakyReluGrad', 'MyAdd', 'MyAddGrad']);
+  const op = (n: string) => project.ops.find((o) => o.name === n)!;
+  // The backward resolved to indices: CustomReluGrad(grad_y = grad(y), x = x), alpha by name, grad_x -> x.
+  assert.equal(op('CustomRelu').backward, [{ op: 'CustomReluGrad', ident: op('CustomReluGrad').ident, inputs: [{ kind: 'grad', index: 0 }, { kind: 'input', index: 0 }], attributes: ['alpha'], outputs: [0] }]);
+  assert.equal(op('MyAdd').backward![0]!.outputs, [0, 1]);
+  // KNNQuery: declared non-differentiable (float points marked, int offsets and idx never).
+  assert.equal(op('KNNQuery').inputs.map((i) => i.differentiable), [false, false, false, false]);
+  assert.equal(op('KNNQuery').outputs.map((o) => o.differentiable), [false, false]);
+  assert.is(op('KNNQuery').backward, undefined);
+  // DynamicTRTResize: its shape_only size tensor is not differentiable, so only input gets a gradient.
+  assert.equal(op('DynamicTRTResize').backward![0]!.outputs, [0]);
+  assert.equal(op('DynamicTRTResize').inputs.map((i) => i.differentiable), [true, false]);
 });
 
 // ---- calls with commas inside [flow, lists] ----

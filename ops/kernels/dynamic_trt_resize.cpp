@@ -16,8 +16,9 @@ Status resize(const Attrs& attrs, const Io<T>& io) {
   const int64_t inH = in[2], inW = in[3], outH = out[2], outW = out[3];
   if (planes == 0 || outH == 0 || outW == 0) return Status::Ok();
   if (inH == 0 || inW == 0) return Status::Error(std::string(kName) + ": cannot resize an empty image to a non-empty one");
-  const float sh = bicubic::scale(inH, outH, attrs.align_corners);
-  const float sw = bicubic::scale(inW, outW, attrs.align_corners);
+  using S = bicubic::acc_t<T>;
+  const S sh = bicubic::scale<S>(inH, outH, attrs.align_corners);
+  const S sw = bicubic::scale<S>(inW, outW, attrs.align_corners);
   for (int64_t p = 0; p < planes; ++p) {
     const T* src = io.input.data + p * inH * inW;
     T* dst = io.output.data + p * outH * outW;
@@ -31,6 +32,7 @@ Status resize(const Attrs& attrs, const Io<T>& io) {
 
 Status cpu(const Attrs& attrs, const State&, const Io<float>& io, const CpuContext&) { return resize(attrs, io); }
 Status cpu(const Attrs& attrs, const State&, const Io<float16>& io, const CpuContext&) { return resize(attrs, io); }
+Status cpu(const Attrs& attrs, const State&, const Io<double>& io, const CpuContext&) { return resize(attrs, io); }
 
 }  // namespace dynamic_trt_resize
 }  // namespace ops

@@ -1,4 +1,4 @@
-// Bicubic interpolation shared by the CPU and CUDA kernels of DynamicTRTResize, following
+// Bicubic interpolation shared by the CPU and CUDA kernels of DynamicTRTResize and its gradient, following
 // PyTorch's upsample_bicubic2d: A = -0.75, source index (dst + 0.5) * scale - 0.5 (or
 // dst * scale with align_corners), taps clamped to the border.
 #pragma once
@@ -13,43 +13,56 @@ namespace ops {
 namespace dynamic_trt_resize {
 namespace bicubic {
 
-OPFORGE_HD inline float cubic1(float x, float a) { return ((a + 2.0f) * x - (a + 3.0f)) * x * x + 1.0f; }
-OPFORGE_HD inline float cubic2(float x, float a) { return ((a * x - 5.0f * a) * x + 8.0f * a) * x - 4.0f * a; }
+/** The scalar the weights and sums are computed in: double for float64 tensors (gradcheck), else float. */
+template <typename T> struct Acc { using type = float; };
+template <> struct Acc<double> { using type = double; };
+template <typename T> using acc_t = typename Acc<T>::type;
 
-OPFORGE_HD inline void coefficients(float t, float* w) {
-  const float a = -0.75f;
-  w[0] = cubic2(t + 1.0f, a);
+OPFORGE_HD inline float floorOf(float x) { return floorf(x); }
+OPFORGE_HD inline double floorOf(double x) { return floor(x); }
+
+template <typename S> OPFORGE_HD inline S cubic1(S x, S a) { return ((a + S(2)) * x - (a + S(3))) * x * x + S(1); }
+template <typename S> OPFORGE_HD inline S cubic2(S x, S a) { return ((a * x - S(5) * a) * x + S(8) * a) * x - S(4) * a; }
+
+template <typename S>
+OPFORGE_HD inline void coefficients(S t, S* w) {
+  const S a = S(-0.75);
+  w[0] = cubic2(t + S(1), a);
   w[1] = cubic1(t, a);
-  w[2] = cubic1(1.0f - t, a);
-  w[3] = cubic2(2.0f - t, a);
+  w[2] = cubic1(S(1) - t, a);
+  w[3] = cubic2(S(2) - t, a);
 }
 
 /** PyTorch's area_pixel_compute_scale for a given output size (no explicit scale factor). */
-OPFORGE_HD inline float scale(int64_t in, int64_t out, bool alignCorners) {
-  if (alignCorners) return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
-  return static_cast<float>(in) / static_cast<float>(out);
+template <typename S = float>
+OPFORGE_HD inline S scale(int64_t in, int64_t out, bool alignCorners) {
+  if (alignCorners) return out > 1 ? static_cast<S>(in - 1) / static_cast<S>(out - 1) : S(0);
+  return static_cast<S>(in) / static_cast<S>(out);
 }
 
-OPFORGE_HD inline float source(float scale, int64_t dst, bool alignCorners) {
-  return alignCorners ? scale * static_cast<float>(dst) : scale * (static_cast<float>(dst) + 0.5f) - 0.5f;
+template <typename S>
+OPFORGE_HD inline S source(S scale, int64_t dst, bool alignCorners) {
+  return alignCorners ? scale * static_cast<S>(dst) : scale * (static_cast<S>(dst) + S(0.5)) - S(0.5);
 }
 
 OPFORGE_HD inline int64_t clampIndex(int64_t i, int64_t n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
 /** Where output pixel (oy, ox) reads from and with what weights: the same for every plane. */
+template <typename S = float>
 struct Taps {
   int64_t rows[4];  // row offsets (clamped row index * inW)
   int64_t cols[4];  // clamped column indices
-  float wy[4];
-  float wx[4];
+  S wy[4];
+  S wx[4];
 };
 
-OPFORGE_HD inline Taps taps(int64_t inH, int64_t inW, float sh, float sw, int64_t oy, int64_t ox, bool alignCorners) {
-  Taps t;
-  const float fy = source(sh, oy, alignCorners);
-  const float fx = source(sw, ox, alignCorners);
-  const float y0 = floorf(fy);
-  const float x0 = floorf(fx);
+template <typename S>
+OPFORGE_HD inline Taps<S> taps(int64_t inH, int64_t inW, S sh, S sw, int64_t oy, int64_t ox, bool alignCorners) {
+  Taps<S> t;
+  const S fy = source(sh, oy, alignCorners);
+  const S fx = source(sw, ox, alignCorners);
+  const S y0 = floorOf(fy);
+  const S x0 = floorOf(fx);
   coefficients(fy - y0, t.wy);
   coefficients(fx - x0, t.wx);
   const auto iy = static_cast<int64_t>(y0);
@@ -63,20 +76,21 @@ OPFORGE_HD inline Taps taps(int64_t inH, int64_t inW, float sh, float sw, int64_
 
 /** The output pixel of one (n, c) plane at the taps' position. */
 template <typename T>
-OPFORGE_HD inline T apply(const T* plane, const Taps& t) {
-  float acc = 0.0f;
+OPFORGE_HD inline T apply(const T* plane, const Taps<acc_t<T>>& t) {
+  using S = acc_t<T>;
+  S acc = S(0);
   for (int r = 0; r < 4; ++r) {
     const T* row = plane + t.rows[r];
-    float racc = 0.0f;
-    for (int c = 0; c < 4; ++c) racc += t.wx[c] * toFloat(row[t.cols[c]]);
+    S racc = S(0);
+    for (int c = 0; c < 4; ++c) racc += t.wx[c] * static_cast<S>(toCompute(row[t.cols[c]]));
     acc += t.wy[r] * racc;
   }
-  return fromCompute<T>(acc);
+  return fromCompute<T>(static_cast<compute_t<T>>(acc));
 }
 
 /** One output pixel of one (n, c) plane. */
 template <typename T>
-OPFORGE_HD inline T pixel(const T* plane, int64_t inH, int64_t inW, float sh, float sw, int64_t oy, int64_t ox, bool alignCorners) {
+OPFORGE_HD inline T pixel(const T* plane, int64_t inH, int64_t inW, acc_t<T> sh, acc_t<T> sw, int64_t oy, int64_t ox, bool alignCorners) {
   return apply(plane, taps(inH, inW, sh, sw, oy, ox, alignCorners));
 }
 

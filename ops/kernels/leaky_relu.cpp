@@ -24,6 +24,7 @@ Status relu(const Attrs& attrs, const Io<T>& io) {
 
 Status cpu(const Attrs& attrs, const State&, const Io<float>& io, const CpuContext&) { return relu(attrs, io); }
 Status cpu(const Attrs& attrs, const State&, const Io<float16>& io, const CpuContext&) { return relu(attrs, io); }
+Status cpu(const Attrs& attrs, const State&, const Io<double>& io, const CpuContext&) { return relu(attrs, io); }
 
 }  // namespace leaky_relu
 }  // namespace ops

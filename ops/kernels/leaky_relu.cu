@@ -33,6 +33,7 @@ Status launch(const Attrs& attrs, const Io<T>& io, const CudaContext& ctx) {
 
 Status cuda(const Attrs& attrs, const State&, const Io<float>& io, const CudaContext& ctx) { return launch(attrs, io, ctx); }
 Status cuda(const Attrs& attrs, const State&, const Io<float16>& io, const CudaContext& ctx) { return launch(attrs, io, ctx); }
+Status cuda(const Attrs& attrs, const State&, const Io<double>& io, const CudaContext& ctx) { return launch(attrs, io, ctx); }
 
 }  // namespace leaky_relu
 }  // namespace ops

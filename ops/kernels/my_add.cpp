@@ -18,6 +18,7 @@ Status add(const Io<T>& io) {
 
 Status cpu(const Attrs&, const State&, const Io<float>& io, const CpuContext&) { return add(io); }
 Status cpu(const Attrs&, const State&, const Io<float16>& io, const CpuContext&) { return add(io); }
+Status cpu(const Attrs&, const State&, const Io<double>& io, const CpuContext&) { return add(io); }
 
 }  // namespace my_add
 }  // namespace ops

@@ -30,6 +30,7 @@ Status launch(const Io<T>& io, const CudaContext& ctx) {
 
 Status cuda(const Attrs&, const State&, const Io<float>& io, const CudaContext& ctx) { return launch(io, ctx); }
 Status cuda(const Attrs&, const State&, const Io<float16>& io, const CudaContext& ctx) { return launch(io, ctx); }
+Status cuda(const Attrs&, const State&, const Io<double>& io, const CudaContext& ctx) { return launch(io, ctx); }
 
 }  // namespace my_add
 }  // namespace ops

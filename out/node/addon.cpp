@@ -4,10 +4,14 @@
 #include <napi.h>
 
 #include "opforge/ops/custom_relu.h"
+#include "opforge/ops/custom_relu_grad.h"
 #include "opforge/ops/dynamic_trt_resize.h"
+#include "opforge/ops/dynamic_trt_resize_grad.h"
 #include "opforge/ops/knn_query.h"
 #include "opforge/ops/leaky_relu.h"
+#include "opforge/ops/leaky_relu_grad.h"
 #include "opforge/ops/my_add.h"
+#include "opforge/ops/my_add_grad.h"
 #include "opforge/node/addon_base.h"
 
 namespace {
@@ -33,6 +37,27 @@ Napi::Value RunCustomReluAsync(const Napi::CallbackInfo& info) {
   return readCustomReluAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::custom_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
+// CustomReluGrad: run_custom_relu_grad(grad_y, x) and run_custom_relu_grad_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readCustomReluGradAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::custom_relu_grad::Attrs* attrs) {
+  (void)info;
+  attrs->alpha = static_cast<float>(slots[opforge::node::abi::kAttrBase + 0]);
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
+}
+
+Napi::Value RunCustomReluGrad(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::custom_relu_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "CustomReluGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readCustomReluGradAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::custom_relu_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+Napi::Value RunCustomReluGradAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::custom_relu_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "CustomReluGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readCustomReluGradAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::custom_relu_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+
 // DynamicTRTResize: run_dynamic_trt_resize(input, size_tensor) and run_dynamic_trt_resize_async;
 // dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
 bool readDynamicTrtResizeAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::dynamic_trt_resize::Attrs* attrs) {
@@ -52,6 +77,27 @@ Napi::Value RunDynamicTrtResizeAsync(const Napi::CallbackInfo& info) {
   opforge::ops::dynamic_trt_resize::Attrs attrs;
   if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "DynamicTRTResize: the addon's scratch buffer is gone"), info.Env().Undefined();
   return readDynamicTrtResizeAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+
+// DynamicTRTResizeGrad: run_dynamic_trt_resize_grad(grad_output, input) and run_dynamic_trt_resize_grad_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readDynamicTrtResizeGradAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::dynamic_trt_resize_grad::Attrs* attrs) {
+  (void)info;
+  attrs->align_corners = slots[opforge::node::abi::kAttrBase + 0] != 0;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
+}
+
+Napi::Value RunDynamicTrtResizeGrad(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::dynamic_trt_resize_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "DynamicTRTResizeGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readDynamicTrtResizeGradAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::dynamic_trt_resize_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+Napi::Value RunDynamicTrtResizeGradAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::dynamic_trt_resize_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "DynamicTRTResizeGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readDynamicTrtResizeGradAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize_grad::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
 // KNNQuery: run_knn_query(xyz, offset, new_xyz, new_offset) and run_knn_query_async;
@@ -96,6 +142,27 @@ Napi::Value RunLeakyReluAsync(const Napi::CallbackInfo& info) {
   return readLeakyReluAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
+// LeakyReluGrad: run_leaky_relu_grad(grad_output, input) and run_leaky_relu_grad_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readLeakyReluGradAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::leaky_relu_grad::Attrs* attrs) {
+  (void)info;
+  attrs->alpha = static_cast<float>(slots[opforge::node::abi::kAttrBase + 0]);
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
+}
+
+Napi::Value RunLeakyReluGrad(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::leaky_relu_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "LeakyReluGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readLeakyReluGradAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::leaky_relu_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+Napi::Value RunLeakyReluGradAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::leaky_relu_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "LeakyReluGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readLeakyReluGradAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+
 // MyAdd: run_my_add(a, b) and run_my_add_async;
 // dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
 bool readMyAddAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::my_add::Attrs* attrs) {
@@ -118,17 +185,47 @@ Napi::Value RunMyAddAsync(const Napi::CallbackInfo& info) {
   return readMyAddAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::my_add::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
+// MyAddGrad: run_my_add_grad(grad_c) and run_my_add_grad_async;
+// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.
+bool readMyAddGradAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::my_add_grad::Attrs* attrs) {
+  (void)slots;
+  (void)info;
+  (void)attrs;
+  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception
+}
+
+Napi::Value RunMyAddGrad(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::my_add_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "MyAddGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readMyAddGradAttrs(info, slots, &attrs) ? opforge::node::run<opforge::ops::my_add_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+Napi::Value RunMyAddGradAsync(const Napi::CallbackInfo& info) {
+  double* slots = opforge::node::scratch(info.Env());
+  opforge::ops::my_add_grad::Attrs attrs;
+  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "MyAddGrad: the addon's scratch buffer is gone"), info.Env().Undefined();
+  return readMyAddGradAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::my_add_grad::Core>(info, slots, attrs) : info.Env().Undefined();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("run_custom_relu", Napi::Function::New(env, RunCustomRelu));
+  exports.Set("run_custom_relu_grad", Napi::Function::New(env, RunCustomReluGrad));
   exports.Set("run_dynamic_trt_resize", Napi::Function::New(env, RunDynamicTrtResize));
+  exports.Set("run_dynamic_trt_resize_grad", Napi::Function::New(env, RunDynamicTrtResizeGrad));
   exports.Set("run_knn_query", Napi::Function::New(env, RunKnnQuery));
   exports.Set("run_leaky_relu", Napi::Function::New(env, RunLeakyRelu));
+  exports.Set("run_leaky_relu_grad", Napi::Function::New(env, RunLeakyReluGrad));
   exports.Set("run_my_add", Napi::Function::New(env, RunMyAdd));
+  exports.Set("run_my_add_grad", Napi::Function::New(env, RunMyAddGrad));
   exports.Set("run_custom_relu_async", Napi::Function::New(env, RunCustomReluAsync));
+  exports.Set("run_custom_relu_grad_async", Napi::Function::New(env, RunCustomReluGradAsync));
   exports.Set("run_dynamic_trt_resize_async", Napi::Function::New(env, RunDynamicTrtResizeAsync));
+  exports.Set("run_dynamic_trt_resize_grad_async", Napi::Function::New(env, RunDynamicTrtResizeGradAsync));
   exports.Set("run_knn_query_async", Napi::Function::New(env, RunKnnQueryAsync));
   exports.Set("run_leaky_relu_async", Napi::Function::New(env, RunLeakyReluAsync));
+  exports.Set("run_leaky_relu_grad_async", Napi::Function::New(env, RunLeakyReluGradAsync));
   exports.Set("run_my_add_async", Napi::Function::New(env, RunMyAddAsync));
+  exports.Set("run_my_add_grad_async", Napi::Function::New(env, RunMyAddGradAsync));
   opforge::node::exportRuntime(env, exports, 3);
   return exports;
 }

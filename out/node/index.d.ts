@@ -32,9 +32,21 @@ export interface CustomReluAttrs {
   readonly alpha?: number;
 }
 
+/** Attributes of CustomReluGrad. */
+export interface CustomReluGradAttrs {
+  /** CustomRelu's slope for negative inputs. Default: 0. */
+  readonly alpha?: number;
+}
+
 /** Attributes of DynamicTRTResize. */
 export interface DynamicTrtResizeAttrs {
   /** Same meaning as torch.nn.functional.interpolate's align_corners. Default: false. */
+  readonly align_corners?: boolean;
+}
+
+/** Attributes of DynamicTRTResizeGrad. */
+export interface DynamicTrtResizeGradAttrs {
+  /** DynamicTRTResize's align_corners. Default: false. */
   readonly align_corners?: boolean;
 }
 
@@ -50,8 +62,18 @@ export interface LeakyReluAttrs {
   readonly alpha?: number;
 }
 
+/** Attributes of LeakyReluGrad. */
+export interface LeakyReluGradAttrs {
+  /** LeakyRelu's slope for negative inputs. Default: 0.01. */
+  readonly alpha?: number;
+}
+
 /** Attributes of MyAdd. */
 export interface MyAddAttrs {
+}
+
+/** Attributes of MyAddGrad. */
+export interface MyAddGradAttrs {
 }
 
 /** A tensor in CUDA memory (from Device.toDevice or a CUDA op); freed by Device.free or garbage collection. */
@@ -68,22 +90,38 @@ export interface Ops {
   customRelu<T extends 'float32' | 'float16' | 'float64'>(x: DeviceTensor<T>, attrs?: CustomReluAttrs): { y: DeviceTensor<T> };
   /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
   customRelu<T extends 'float32' | 'float16' | 'float64'>(x: Tensor<T>, attrs?: CustomReluAttrs): { y: Tensor<T> };
+  /** grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu). */
+  customReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_y: DeviceTensor<T>, x: DeviceTensor<NoInfer<T>>, attrs?: CustomReluGradAttrs): { grad_x: DeviceTensor<T> };
+  /** grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu). */
+  customReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_y: Tensor<T>, x: Tensor<NoInfer<T>>, attrs?: CustomReluGradAttrs): { grad_x: Tensor<T> };
   /** Bicubic resize whose output size comes from a second tensor. */
-  dynamicTrtResize<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: DeviceTensor<T> };
+  dynamicTrtResize<T extends 'float32' | 'float16' | 'float64'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: DeviceTensor<T> };
   /** Bicubic resize whose output size comes from a second tensor. */
-  dynamicTrtResize<T extends 'float32' | 'float16'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: Tensor<T> };
+  dynamicTrtResize<T extends 'float32' | 'float16' | 'float64'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): { output: Tensor<T> };
+  /** Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics). */
+  dynamicTrtResizeGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: DeviceTensor<T>, input: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeGradAttrs): { grad_input: DeviceTensor<T> };
+  /** Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics). */
+  dynamicTrtResizeGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: Tensor<T>, input: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeGradAttrs): { grad_input: Tensor<T> };
   /** k nearest neighbours within each batch of a packed point cloud. */
   knnQuery(xyz: DeviceTensor<'float32'>, offset: DeviceTensor<'int32'>, new_xyz: DeviceTensor<'float32'>, new_offset: DeviceTensor<'int32'>, attrs: KnnQueryAttrs): { idx: DeviceTensor<'int32'>; dist2: DeviceTensor<'float32'> };
   /** k nearest neighbours within each batch of a packed point cloud. */
   knnQuery(xyz: Tensor<'float32'>, offset: Tensor<'int32'>, new_xyz: Tensor<'float32'>, new_offset: Tensor<'int32'>, attrs: KnnQueryAttrs): { idx: Tensor<'int32'>; dist2: Tensor<'float32'> };
   /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
-  leakyRelu<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): { output: DeviceTensor<T> };
+  leakyRelu<T extends 'float32' | 'float16' | 'float64'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): { output: DeviceTensor<T> };
   /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
-  leakyRelu<T extends 'float32' | 'float16'>(input: Tensor<T>, attrs?: LeakyReluAttrs): { output: Tensor<T> };
+  leakyRelu<T extends 'float32' | 'float16' | 'float64'>(input: Tensor<T>, attrs?: LeakyReluAttrs): { output: Tensor<T> };
+  /** grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu). */
+  leakyReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: DeviceTensor<T>, input: DeviceTensor<NoInfer<T>>, attrs?: LeakyReluGradAttrs): { grad_input: DeviceTensor<T> };
+  /** grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu). */
+  leakyReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: Tensor<T>, input: Tensor<NoInfer<T>>, attrs?: LeakyReluGradAttrs): { grad_input: Tensor<T> };
   /** 2 * a + b for two tensors of the same shape. */
-  myAdd<T extends 'float32' | 'float16'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: DeviceTensor<T> };
+  myAdd<T extends 'float32' | 'float16' | 'float64'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: DeviceTensor<T> };
   /** 2 * a + b for two tensors of the same shape. */
-  myAdd<T extends 'float32' | 'float16'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: Tensor<T> };
+  myAdd<T extends 'float32' | 'float16' | 'float64'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): { c: Tensor<T> };
+  /** grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b). */
+  myAddGrad<T extends 'float32' | 'float16' | 'float64'>(grad_c: DeviceTensor<T>, attrs?: MyAddGradAttrs): { grad_a: DeviceTensor<T>; grad_b: DeviceTensor<T> };
+  /** grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b). */
+  myAddGrad<T extends 'float32' | 'float16' | 'float64'>(grad_c: Tensor<T>, attrs?: MyAddGradAttrs): { grad_a: Tensor<T>; grad_b: Tensor<T> };
 }
 
 /** The ops on a worker thread: resolved when the kernel has finished. */
@@ -92,22 +130,38 @@ export interface AsyncOps {
   customRelu<T extends 'float32' | 'float16' | 'float64'>(x: DeviceTensor<T>, attrs?: CustomReluAttrs): Promise<{ y: DeviceTensor<T> }>;
   /** y = x > 0 ? x : alpha * x, elementwise, any rank. */
   customRelu<T extends 'float32' | 'float16' | 'float64'>(x: Tensor<T>, attrs?: CustomReluAttrs): Promise<{ y: Tensor<T> }>;
+  /** grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu). */
+  customReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_y: DeviceTensor<T>, x: DeviceTensor<NoInfer<T>>, attrs?: CustomReluGradAttrs): Promise<{ grad_x: DeviceTensor<T> }>;
+  /** grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu). */
+  customReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_y: Tensor<T>, x: Tensor<NoInfer<T>>, attrs?: CustomReluGradAttrs): Promise<{ grad_x: Tensor<T> }>;
   /** Bicubic resize whose output size comes from a second tensor. */
-  dynamicTrtResize<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: DeviceTensor<T> }>;
+  dynamicTrtResize<T extends 'float32' | 'float16' | 'float64'>(input: DeviceTensor<T>, size_tensor: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: DeviceTensor<T> }>;
   /** Bicubic resize whose output size comes from a second tensor. */
-  dynamicTrtResize<T extends 'float32' | 'float16'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: Tensor<T> }>;
+  dynamicTrtResize<T extends 'float32' | 'float16' | 'float64'>(input: Tensor<T>, size_tensor: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeAttrs): Promise<{ output: Tensor<T> }>;
+  /** Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics). */
+  dynamicTrtResizeGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: DeviceTensor<T>, input: DeviceTensor<NoInfer<T>>, attrs?: DynamicTrtResizeGradAttrs): Promise<{ grad_input: DeviceTensor<T> }>;
+  /** Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics). */
+  dynamicTrtResizeGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: Tensor<T>, input: Tensor<NoInfer<T>>, attrs?: DynamicTrtResizeGradAttrs): Promise<{ grad_input: Tensor<T> }>;
   /** k nearest neighbours within each batch of a packed point cloud. */
   knnQuery(xyz: DeviceTensor<'float32'>, offset: DeviceTensor<'int32'>, new_xyz: DeviceTensor<'float32'>, new_offset: DeviceTensor<'int32'>, attrs: KnnQueryAttrs): Promise<{ idx: DeviceTensor<'int32'>; dist2: DeviceTensor<'float32'> }>;
   /** k nearest neighbours within each batch of a packed point cloud. */
   knnQuery(xyz: Tensor<'float32'>, offset: Tensor<'int32'>, new_xyz: Tensor<'float32'>, new_offset: Tensor<'int32'>, attrs: KnnQueryAttrs): Promise<{ idx: Tensor<'int32'>; dist2: Tensor<'float32'> }>;
   /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
-  leakyRelu<T extends 'float32' | 'float16'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: DeviceTensor<T> }>;
+  leakyRelu<T extends 'float32' | 'float16' | 'float64'>(input: DeviceTensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: DeviceTensor<T> }>;
   /** y = x >= 0 ? x : alpha * x, elementwise, any rank. */
-  leakyRelu<T extends 'float32' | 'float16'>(input: Tensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: Tensor<T> }>;
+  leakyRelu<T extends 'float32' | 'float16' | 'float64'>(input: Tensor<T>, attrs?: LeakyReluAttrs): Promise<{ output: Tensor<T> }>;
+  /** grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu). */
+  leakyReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: DeviceTensor<T>, input: DeviceTensor<NoInfer<T>>, attrs?: LeakyReluGradAttrs): Promise<{ grad_input: DeviceTensor<T> }>;
+  /** grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu). */
+  leakyReluGrad<T extends 'float32' | 'float16' | 'float64'>(grad_output: Tensor<T>, input: Tensor<NoInfer<T>>, attrs?: LeakyReluGradAttrs): Promise<{ grad_input: Tensor<T> }>;
   /** 2 * a + b for two tensors of the same shape. */
-  myAdd<T extends 'float32' | 'float16'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: DeviceTensor<T> }>;
+  myAdd<T extends 'float32' | 'float16' | 'float64'>(a: DeviceTensor<T>, b: DeviceTensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: DeviceTensor<T> }>;
   /** 2 * a + b for two tensors of the same shape. */
-  myAdd<T extends 'float32' | 'float16'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: Tensor<T> }>;
+  myAdd<T extends 'float32' | 'float16' | 'float64'>(a: Tensor<T>, b: Tensor<NoInfer<T>>, attrs?: MyAddAttrs): Promise<{ c: Tensor<T> }>;
+  /** grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b). */
+  myAddGrad<T extends 'float32' | 'float16' | 'float64'>(grad_c: DeviceTensor<T>, attrs?: MyAddGradAttrs): Promise<{ grad_a: DeviceTensor<T>; grad_b: DeviceTensor<T> }>;
+  /** grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b). */
+  myAddGrad<T extends 'float32' | 'float16' | 'float64'>(grad_c: Tensor<T>, attrs?: MyAddGradAttrs): Promise<{ grad_a: Tensor<T>; grad_b: Tensor<T> }>;
 }
 
 export interface Device {

@@ -23,10 +23,22 @@ export const OPS = {
     outputs: ["y"], arity: 1,
     attributes: [{ name: "alpha", type: "float", required: false, default: 0, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
+  customReluGrad: {
+    name: "CustomReluGrad", fn: 'run_custom_relu_grad', fnAsync: 'run_custom_relu_grad_async',
+    inputs: [{ name: "grad_y", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }, { name: "x", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
+    outputs: ["grad_x"], arity: 2,
+    attributes: [{ name: "alpha", type: "float", required: false, default: 0, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
+  },
   dynamicTrtResize: {
     name: "DynamicTRTResize", fn: 'run_dynamic_trt_resize', fnAsync: 'run_dynamic_trt_resize_async',
-    inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: 4, optional: false }, { name: "size_tensor", dtypes: ["float32", "float16"], rank: 4, optional: false }],
+    inputs: [{ name: "input", dtypes: ["float32", "float16", "float64"], rank: 4, optional: false }, { name: "size_tensor", dtypes: ["float32", "float16", "float64"], rank: 4, optional: false }],
     outputs: ["output"], arity: 2,
+    attributes: [{ name: "align_corners", type: "bool", required: false, default: false, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
+  },
+  dynamicTrtResizeGrad: {
+    name: "DynamicTRTResizeGrad", fn: 'run_dynamic_trt_resize_grad', fnAsync: 'run_dynamic_trt_resize_grad_async',
+    inputs: [{ name: "grad_output", dtypes: ["float32", "float16", "float64"], rank: 4, optional: false }, { name: "input", dtypes: ["float32", "float16", "float64"], rank: 4, optional: false }],
+    outputs: ["grad_input"], arity: 2,
     attributes: [{ name: "align_corners", type: "bool", required: false, default: false, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
   knnQuery: {
@@ -37,14 +49,26 @@ export const OPS = {
   },
   leakyRelu: {
     name: "LeakyRelu", fn: 'run_leaky_relu', fnAsync: 'run_leaky_relu_async',
-    inputs: [{ name: "input", dtypes: ["float32", "float16"], rank: null, optional: false }],
+    inputs: [{ name: "input", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
     outputs: ["output"], arity: 1,
+    attributes: [{ name: "alpha", type: "float", required: false, default: 0.01, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
+  },
+  leakyReluGrad: {
+    name: "LeakyReluGrad", fn: 'run_leaky_relu_grad', fnAsync: 'run_leaky_relu_grad_async',
+    inputs: [{ name: "grad_output", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }, { name: "input", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
+    outputs: ["grad_input"], arity: 2,
     attributes: [{ name: "alpha", type: "float", required: false, default: 0.01, enum: undefined, min: undefined, max: undefined, slot: 0, arg: -1 }],
   },
   myAdd: {
     name: "MyAdd", fn: 'run_my_add', fnAsync: 'run_my_add_async',
-    inputs: [{ name: "a", dtypes: ["float32", "float16"], rank: null, optional: false }, { name: "b", dtypes: ["float32", "float16"], rank: null, optional: false }],
+    inputs: [{ name: "a", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }, { name: "b", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
     outputs: ["c"], arity: 2,
+    attributes: [],
+  },
+  myAddGrad: {
+    name: "MyAddGrad", fn: 'run_my_add_grad', fnAsync: 'run_my_add_grad_async',
+    inputs: [{ name: "grad_c", dtypes: ["float32", "float16", "float64"], rank: null, optional: false }],
+    outputs: ["grad_a", "grad_b"], arity: 1,
     attributes: [],
   },
 };
@@ -179,10 +203,14 @@ export function bind(addon) {
   const c = connect(addon);
   return {
     customRelu: (x, attrs) => call(c, OPS.customRelu, [x], attrs, false),
+    customReluGrad: (grad_y, x, attrs) => call(c, OPS.customReluGrad, [grad_y, x], attrs, false),
     dynamicTrtResize: (input, size_tensor, attrs) => call(c, OPS.dynamicTrtResize, [input, size_tensor], attrs, false),
+    dynamicTrtResizeGrad: (grad_output, input, attrs) => call(c, OPS.dynamicTrtResizeGrad, [grad_output, input], attrs, false),
     knnQuery: (xyz, offset, new_xyz, new_offset, attrs) => call(c, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, false),
     leakyRelu: (input, attrs) => call(c, OPS.leakyRelu, [input], attrs, false),
+    leakyReluGrad: (grad_output, input, attrs) => call(c, OPS.leakyReluGrad, [grad_output, input], attrs, false),
     myAdd: (a, b, attrs) => call(c, OPS.myAdd, [a, b], attrs, false),
+    myAddGrad: (grad_c, attrs) => call(c, OPS.myAddGrad, [grad_c], attrs, false),
   };
 }
 
@@ -191,10 +219,14 @@ export function bindAsync(addon) {
   const c = connect(addon);
   return {
     customRelu: async (x, attrs) => call(c, OPS.customRelu, [x], attrs, true),
+    customReluGrad: async (grad_y, x, attrs) => call(c, OPS.customReluGrad, [grad_y, x], attrs, true),
     dynamicTrtResize: async (input, size_tensor, attrs) => call(c, OPS.dynamicTrtResize, [input, size_tensor], attrs, true),
+    dynamicTrtResizeGrad: async (grad_output, input, attrs) => call(c, OPS.dynamicTrtResizeGrad, [grad_output, input], attrs, true),
     knnQuery: async (xyz, offset, new_xyz, new_offset, attrs) => call(c, OPS.knnQuery, [xyz, offset, new_xyz, new_offset], attrs, true),
     leakyRelu: async (input, attrs) => call(c, OPS.leakyRelu, [input], attrs, true),
+    leakyReluGrad: async (grad_output, input, attrs) => call(c, OPS.leakyReluGrad, [grad_output, input], attrs, true),
     myAdd: async (a, b, attrs) => call(c, OPS.myAdd, [a, b], attrs, true),
+    myAddGrad: async (grad_c, attrs) => call(c, OPS.myAddGrad, [grad_c], attrs, true),
   };
 }
 

@@ -4,19 +4,27 @@
 // every op's kernels, in one custom-op domain per spec domain.
 #include "opforge/ort/custom_op.h"
 #include "custom_relu/custom_relu_ort.h"
+#include "custom_relu_grad/custom_relu_grad_ort.h"
 #include "dynamic_trt_resize/dynamic_trt_resize_ort.h"
+#include "dynamic_trt_resize_grad/dynamic_trt_resize_grad_ort.h"
 #include "knn_query/knn_query_ort.h"
 #include "leaky_relu/leaky_relu_ort.h"
+#include "leaky_relu_grad/leaky_relu_grad_ort.h"
 #include "my_add/my_add_ort.h"
+#include "my_add_grad/my_add_grad_ort.h"
 
 namespace {
 
 void addAll(::opforge::ort::Registry& r) {
   ::opforge::ort::custom_relu::addKernels(r);
+  ::opforge::ort::custom_relu_grad::addKernels(r);
   ::opforge::ort::dynamic_trt_resize::addKernels(r);
+  ::opforge::ort::dynamic_trt_resize_grad::addKernels(r);
   ::opforge::ort::knn_query::addKernels(r);
   ::opforge::ort::leaky_relu::addKernels(r);
+  ::opforge::ort::leaky_relu_grad::addKernels(r);
   ::opforge::ort::my_add::addKernels(r);
+  ::opforge::ort::my_add_grad::addKernels(r);
 }
 
 }  // namespace

@@ -64,6 +64,25 @@ class CustomRelu(ShapeFunc):
         return _update(self, model, node, outputs)
 
 
+@register_shape_func(['CustomReluGrad'])
+class CustomReluGrad(ShapeFunc):
+    """custom::CustomReluGrad v1: grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu)."""
+
+    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
+        if _inferred(model, node):
+            return model, True
+        dtypes, shapes = _inputs(model, node, 2)
+        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
+            return model, False
+        try:
+            outputs = [
+                (dtypes[0], list(shapes[1])),  # grad_x
+            ]
+        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
+            return model, False
+        return _update(self, model, node, outputs)
+
+
 @register_shape_func(['DynamicTRTResize'])
 class DynamicTrtResize(ShapeFunc):
     """custom::DynamicTRTResize v1: Bicubic resize whose output size comes from a second tensor."""
@@ -77,6 +96,25 @@ class DynamicTrtResize(ShapeFunc):
         try:
             outputs = [
                 (dtypes[0], [shapes[0][0], shapes[0][1], shapes[1][2], shapes[1][3]]),  # output
+            ]
+        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
+            return model, False
+        return _update(self, model, node, outputs)
+
+
+@register_shape_func(['DynamicTRTResizeGrad'])
+class DynamicTrtResizeGrad(ShapeFunc):
+    """custom::DynamicTRTResizeGrad v1: Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics)."""
+
+    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
+        if _inferred(model, node):
+            return model, True
+        dtypes, shapes = _inputs(model, node, 2)
+        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
+            return model, False
+        try:
+            outputs = [
+                (dtypes[0], list(shapes[1])),  # grad_input
             ]
         except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
             return model, False
@@ -123,6 +161,25 @@ class LeakyRelu(ShapeFunc):
         return _update(self, model, node, outputs)
 
 
+@register_shape_func(['LeakyReluGrad'])
+class LeakyReluGrad(ShapeFunc):
+    """custom::LeakyReluGrad v1: grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu)."""
+
+    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
+        if _inferred(model, node):
+            return model, True
+        dtypes, shapes = _inputs(model, node, 2)
+        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
+            return model, False
+        try:
+            outputs = [
+                (dtypes[0], list(shapes[1])),  # grad_input
+            ]
+        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
+            return model, False
+        return _update(self, model, node, outputs)
+
+
 @register_shape_func(['MyAdd'])
 class MyAdd(ShapeFunc):
     """custom::MyAdd v1: 2 * a + b for two tensors of the same shape."""
@@ -136,6 +193,26 @@ class MyAdd(ShapeFunc):
         try:
             outputs = [
                 (dtypes[0], list(shapes[0])),  # c
+            ]
+        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
+            return model, False
+        return _update(self, model, node, outputs)
+
+
+@register_shape_func(['MyAddGrad'])
+class MyAddGrad(ShapeFunc):
+    """custom::MyAddGrad v1: grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b)."""
+
+    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
+        if _inferred(model, node):
+            return model, True
+        dtypes, shapes = _inputs(model, node, 1)
+        if not all(dtypes[i] and _known(shapes[i]) for i in (0,)):
+            return model, False
+        try:
+            outputs = [
+                (dtypes[0], list(shapes[0])),  # grad_a
+                (dtypes[0], list(shapes[0])),  # grad_b
             ]
         except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
             return model, False

@@ -4,10 +4,14 @@
 // getPluginCreators (8.x), and setLoggerFinder. No static registration happens here, so
 // loading the library twice never registers a creator twice.
 #include "custom_relu/custom_relu_trt.h"
+#include "custom_relu_grad/custom_relu_grad_trt.h"
 #include "dynamic_trt_resize/dynamic_trt_resize_trt.h"
+#include "dynamic_trt_resize_grad/dynamic_trt_resize_grad_trt.h"
 #include "knn_query/knn_query_trt.h"
 #include "leaky_relu/leaky_relu_trt.h"
+#include "leaky_relu_grad/leaky_relu_grad_trt.h"
 #include "my_add/my_add_trt.h"
+#include "my_add_grad/my_add_grad_trt.h"
 
 #if NV_TENSORRT_MAJOR >= 10
 using CustomReluCreatorV3 = ::opforge::trt::custom_relu::CreatorV3;
@@ -18,12 +22,28 @@ using CustomReluPaddleDynamicCreator = ::opforge::trt::custom_relu::PaddleDynami
 using CustomReluPaddleStaticCreator = ::opforge::trt::custom_relu::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
+using CustomReluGradCreatorV3 = ::opforge::trt::custom_relu_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using CustomReluGradCreatorV2 = ::opforge::trt::custom_relu_grad::CreatorV2;
+using CustomReluGradPaddleDynamicCreator = ::opforge::trt::custom_relu_grad::PaddleDynamicCreator;
+using CustomReluGradPaddleStaticCreator = ::opforge::trt::custom_relu_grad::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
 using DynamicTrtResizeCreatorV3 = ::opforge::trt::dynamic_trt_resize::CreatorV3;
 #endif
 OPFORGE_TRT_V2_BEGIN
 using DynamicTrtResizeCreatorV2 = ::opforge::trt::dynamic_trt_resize::CreatorV2;
 using DynamicTrtResizePaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize::PaddleDynamicCreator;
 using DynamicTrtResizePaddleStaticCreator = ::opforge::trt::dynamic_trt_resize::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
+using DynamicTrtResizeGradCreatorV3 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using DynamicTrtResizeGradCreatorV2 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV2;
+using DynamicTrtResizeGradPaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleDynamicCreator;
+using DynamicTrtResizeGradPaddleStaticCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
 using KnnQueryCreatorV3 = ::opforge::trt::knn_query::CreatorV3;
@@ -42,12 +62,28 @@ using LeakyReluPaddleDynamicCreator = ::opforge::trt::leaky_relu::PaddleDynamicC
 using LeakyReluPaddleStaticCreator = ::opforge::trt::leaky_relu::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
+using LeakyReluGradCreatorV3 = ::opforge::trt::leaky_relu_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using LeakyReluGradCreatorV2 = ::opforge::trt::leaky_relu_grad::CreatorV2;
+using LeakyReluGradPaddleDynamicCreator = ::opforge::trt::leaky_relu_grad::PaddleDynamicCreator;
+using LeakyReluGradPaddleStaticCreator = ::opforge::trt::leaky_relu_grad::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
 using MyAddCreatorV3 = ::opforge::trt::my_add::CreatorV3;
 #endif
 OPFORGE_TRT_V2_BEGIN
 using MyAddCreatorV2 = ::opforge::trt::my_add::CreatorV2;
 using MyAddPaddleDynamicCreator = ::opforge::trt::my_add::PaddleDynamicCreator;
 using MyAddPaddleStaticCreator = ::opforge::trt::my_add::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
+using MyAddGradCreatorV3 = ::opforge::trt::my_add_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using MyAddGradCreatorV2 = ::opforge::trt::my_add_grad::CreatorV2;
+using MyAddGradPaddleDynamicCreator = ::opforge::trt::my_add_grad::PaddleDynamicCreator;
+using MyAddGradPaddleStaticCreator = ::opforge::trt::my_add_grad::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 
 extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* finder) { ::opforge::trt::loggerFinder().store(finder); }
@@ -56,22 +92,34 @@ extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* find
 /** Every creator: the IPluginV3 one under the op name, the V2 ones under Paddle's names. */
 extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCreators) {
   static CustomReluCreatorV3 sCustomReluCreatorV3;
+  static CustomReluGradCreatorV3 sCustomReluGradCreatorV3;
   static DynamicTrtResizeCreatorV3 sDynamicTrtResizeCreatorV3;
+  static DynamicTrtResizeGradCreatorV3 sDynamicTrtResizeGradCreatorV3;
   static KnnQueryCreatorV3 sKnnQueryCreatorV3;
   static LeakyReluCreatorV3 sLeakyReluCreatorV3;
+  static LeakyReluGradCreatorV3 sLeakyReluGradCreatorV3;
   static MyAddCreatorV3 sMyAddCreatorV3;
+  static MyAddGradCreatorV3 sMyAddGradCreatorV3;
 OPFORGE_TRT_V2_BEGIN
   static CustomReluPaddleDynamicCreator sCustomReluPaddleDynamicCreator;
   static CustomReluPaddleStaticCreator sCustomReluPaddleStaticCreator;
+  static CustomReluGradPaddleDynamicCreator sCustomReluGradPaddleDynamicCreator;
+  static CustomReluGradPaddleStaticCreator sCustomReluGradPaddleStaticCreator;
   static DynamicTrtResizePaddleDynamicCreator sDynamicTrtResizePaddleDynamicCreator;
   static DynamicTrtResizePaddleStaticCreator sDynamicTrtResizePaddleStaticCreator;
+  static DynamicTrtResizeGradPaddleDynamicCreator sDynamicTrtResizeGradPaddleDynamicCreator;
+  static DynamicTrtResizeGradPaddleStaticCreator sDynamicTrtResizeGradPaddleStaticCreator;
   static KnnQueryPaddleDynamicCreator sKnnQueryPaddleDynamicCreator;
   static KnnQueryPaddleStaticCreator sKnnQueryPaddleStaticCreator;
   static LeakyReluPaddleDynamicCreator sLeakyReluPaddleDynamicCreator;
   static LeakyReluPaddleStaticCreator sLeakyReluPaddleStaticCreator;
+  static LeakyReluGradPaddleDynamicCreator sLeakyReluGradPaddleDynamicCreator;
+  static LeakyReluGradPaddleStaticCreator sLeakyReluGradPaddleStaticCreator;
   static MyAddPaddleDynamicCreator sMyAddPaddleDynamicCreator;
   static MyAddPaddleStaticCreator sMyAddPaddleStaticCreator;
-  static nvinfer1::IPluginCreatorInterface* const kCreators[] = {&sCustomReluCreatorV3, &sDynamicTrtResizeCreatorV3, &sKnnQueryCreatorV3, &sLeakyReluCreatorV3, &sMyAddCreatorV3, &sCustomReluPaddleDynamicCreator, &sCustomReluPaddleStaticCreator, &sDynamicTrtResizePaddleDynamicCreator, &sDynamicTrtResizePaddleStaticCreator, &sKnnQueryPaddleDynamicCreator, &sKnnQueryPaddleStaticCreator, &sLeakyReluPaddleDynamicCreator, &sLeakyReluPaddleStaticCreator, &sMyAddPaddleDynamicCreator, &sMyAddPaddleStaticCreator};
+  static MyAddGradPaddleDynamicCreator sMyAddGradPaddleDynamicCreator;
+  static MyAddGradPaddleStaticCreator sMyAddGradPaddleStaticCreator;
+  static nvinfer1::IPluginCreatorInterface* const kCreators[] = {&sCustomReluCreatorV3, &sCustomReluGradCreatorV3, &sDynamicTrtResizeCreatorV3, &sDynamicTrtResizeGradCreatorV3, &sKnnQueryCreatorV3, &sLeakyReluCreatorV3, &sLeakyReluGradCreatorV3, &sMyAddCreatorV3, &sMyAddGradCreatorV3, &sCustomReluPaddleDynamicCreator, &sCustomReluPaddleStaticCreator, &sCustomReluGradPaddleDynamicCreator, &sCustomReluGradPaddleStaticCreator, &sDynamicTrtResizePaddleDynamicCreator, &sDynamicTrtResizePaddleStaticCreator, &sDynamicTrtResizeGradPaddleDynamicCreator, &sDynamicTrtResizeGradPaddleStaticCreator, &sKnnQueryPaddleDynamicCreator, &sKnnQueryPaddleStaticCreator, &sLeakyReluPaddleDynamicCreator, &sLeakyReluPaddleStaticCreator, &sLeakyReluGradPaddleDynamicCreator, &sLeakyReluGradPaddleStaticCreator, &sMyAddPaddleDynamicCreator, &sMyAddPaddleStaticCreator, &sMyAddGradPaddleDynamicCreator, &sMyAddGradPaddleStaticCreator};
 OPFORGE_TRT_V2_END
   nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));
   return kCreators;
@@ -80,21 +128,33 @@ OPFORGE_TRT_V2_END
 /** TensorRT 8.x: the IPluginV2DynamicExt creator under the op name, and the Paddle-named ones. */
 extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreator* const* getPluginCreators(int32_t& nbCreators) {
   static CustomReluCreatorV2 sCustomReluCreatorV2;
+  static CustomReluGradCreatorV2 sCustomReluGradCreatorV2;
   static DynamicTrtResizeCreatorV2 sDynamicTrtResizeCreatorV2;
+  static DynamicTrtResizeGradCreatorV2 sDynamicTrtResizeGradCreatorV2;
   static KnnQueryCreatorV2 sKnnQueryCreatorV2;
   static LeakyReluCreatorV2 sLeakyReluCreatorV2;
+  static LeakyReluGradCreatorV2 sLeakyReluGradCreatorV2;
   static MyAddCreatorV2 sMyAddCreatorV2;
+  static MyAddGradCreatorV2 sMyAddGradCreatorV2;
   static CustomReluPaddleDynamicCreator sCustomReluPaddleDynamicCreator;
   static CustomReluPaddleStaticCreator sCustomReluPaddleStaticCreator;
+  static CustomReluGradPaddleDynamicCreator sCustomReluGradPaddleDynamicCreator;
+  static CustomReluGradPaddleStaticCreator sCustomReluGradPaddleStaticCreator;
   static DynamicTrtResizePaddleDynamicCreator sDynamicTrtResizePaddleDynamicCreator;
   static DynamicTrtResizePaddleStaticCreator sDynamicTrtResizePaddleStaticCreator;
+  static DynamicTrtResizeGradPaddleDynamicCreator sDynamicTrtResizeGradPaddleDynamicCreator;
+  static DynamicTrtResizeGradPaddleStaticCreator sDynamicTrtResizeGradPaddleStaticCreator;
   static KnnQueryPaddleDynamicCreator sKnnQueryPaddleDynamicCreator;
   static KnnQueryPaddleStaticCreator sKnnQueryPaddleStaticCreator;
   static LeakyReluPaddleDynamicCreator sLeakyReluPaddleDynamicCreator;
   static LeakyReluPaddleStaticCreator sLeakyReluPaddleStaticCreator;
+  static LeakyReluGradPaddleDynamicCreator sLeakyReluGradPaddleDynamicCreator;
+  static LeakyReluGradPaddleStaticCreator sLeakyReluGradPaddleStaticCreator;
   static MyAddPaddleDynamicCreator sMyAddPaddleDynamicCreator;
   static MyAddPaddleStaticCreator sMyAddPaddleStaticCreator;
-  static nvinfer1::IPluginCreator* const kCreators[] = {&sCustomReluCreatorV2, &sDynamicTrtResizeCreatorV2, &sKnnQueryCreatorV2, &sLeakyReluCreatorV2, &sMyAddCreatorV2, &sCustomReluPaddleDynamicCreator, &sCustomReluPaddleStaticCreator, &sDynamicTrtResizePaddleDynamicCreator, &sDynamicTrtResizePaddleStaticCreator, &sKnnQueryPaddleDynamicCreator, &sKnnQueryPaddleStaticCreator, &sLeakyReluPaddleDynamicCreator, &sLeakyReluPaddleStaticCreator, &sMyAddPaddleDynamicCreator, &sMyAddPaddleStaticCreator};
+  static MyAddGradPaddleDynamicCreator sMyAddGradPaddleDynamicCreator;
+  static MyAddGradPaddleStaticCreator sMyAddGradPaddleStaticCreator;
+  static nvinfer1::IPluginCreator* const kCreators[] = {&sCustomReluCreatorV2, &sCustomReluGradCreatorV2, &sDynamicTrtResizeCreatorV2, &sDynamicTrtResizeGradCreatorV2, &sKnnQueryCreatorV2, &sLeakyReluCreatorV2, &sLeakyReluGradCreatorV2, &sMyAddCreatorV2, &sMyAddGradCreatorV2, &sCustomReluPaddleDynamicCreator, &sCustomReluPaddleStaticCreator, &sCustomReluGradPaddleDynamicCreator, &sCustomReluGradPaddleStaticCreator, &sDynamicTrtResizePaddleDynamicCreator, &sDynamicTrtResizePaddleStaticCreator, &sDynamicTrtResizeGradPaddleDynamicCreator, &sDynamicTrtResizeGradPaddleStaticCreator, &sKnnQueryPaddleDynamicCreator, &sKnnQueryPaddleStaticCreator, &sLeakyReluPaddleDynamicCreator, &sLeakyReluPaddleStaticCreator, &sLeakyReluGradPaddleDynamicCreator, &sLeakyReluGradPaddleStaticCreator, &sMyAddPaddleDynamicCreator, &sMyAddPaddleStaticCreator, &sMyAddGradPaddleDynamicCreator, &sMyAddGradPaddleStaticCreator};
   nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));
   return kCreators;
 }

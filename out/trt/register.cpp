@@ -3,10 +3,14 @@
 // trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer
 // (getPluginRegistry). Do not combine with loading the entry-point library into the same process.
 #include "custom_relu/custom_relu_trt.h"
+#include "custom_relu_grad/custom_relu_grad_trt.h"
 #include "dynamic_trt_resize/dynamic_trt_resize_trt.h"
+#include "dynamic_trt_resize_grad/dynamic_trt_resize_grad_trt.h"
 #include "knn_query/knn_query_trt.h"
 #include "leaky_relu/leaky_relu_trt.h"
+#include "leaky_relu_grad/leaky_relu_grad_trt.h"
 #include "my_add/my_add_trt.h"
+#include "my_add_grad/my_add_grad_trt.h"
 
 #if NV_TENSORRT_MAJOR >= 10
 using CustomReluCreatorV3 = ::opforge::trt::custom_relu::CreatorV3;
@@ -17,12 +21,28 @@ using CustomReluPaddleDynamicCreator = ::opforge::trt::custom_relu::PaddleDynami
 using CustomReluPaddleStaticCreator = ::opforge::trt::custom_relu::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
+using CustomReluGradCreatorV3 = ::opforge::trt::custom_relu_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using CustomReluGradCreatorV2 = ::opforge::trt::custom_relu_grad::CreatorV2;
+using CustomReluGradPaddleDynamicCreator = ::opforge::trt::custom_relu_grad::PaddleDynamicCreator;
+using CustomReluGradPaddleStaticCreator = ::opforge::trt::custom_relu_grad::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
 using DynamicTrtResizeCreatorV3 = ::opforge::trt::dynamic_trt_resize::CreatorV3;
 #endif
 OPFORGE_TRT_V2_BEGIN
 using DynamicTrtResizeCreatorV2 = ::opforge::trt::dynamic_trt_resize::CreatorV2;
 using DynamicTrtResizePaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize::PaddleDynamicCreator;
 using DynamicTrtResizePaddleStaticCreator = ::opforge::trt::dynamic_trt_resize::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
+using DynamicTrtResizeGradCreatorV3 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using DynamicTrtResizeGradCreatorV2 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV2;
+using DynamicTrtResizeGradPaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleDynamicCreator;
+using DynamicTrtResizeGradPaddleStaticCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
 using KnnQueryCreatorV3 = ::opforge::trt::knn_query::CreatorV3;
@@ -41,6 +61,14 @@ using LeakyReluPaddleDynamicCreator = ::opforge::trt::leaky_relu::PaddleDynamicC
 using LeakyReluPaddleStaticCreator = ::opforge::trt::leaky_relu::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
+using LeakyReluGradCreatorV3 = ::opforge::trt::leaky_relu_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using LeakyReluGradCreatorV2 = ::opforge::trt::leaky_relu_grad::CreatorV2;
+using LeakyReluGradPaddleDynamicCreator = ::opforge::trt::leaky_relu_grad::PaddleDynamicCreator;
+using LeakyReluGradPaddleStaticCreator = ::opforge::trt::leaky_relu_grad::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
 using MyAddCreatorV3 = ::opforge::trt::my_add::CreatorV3;
 #endif
 OPFORGE_TRT_V2_BEGIN
@@ -48,30 +76,54 @@ using MyAddCreatorV2 = ::opforge::trt::my_add::CreatorV2;
 using MyAddPaddleDynamicCreator = ::opforge::trt::my_add::PaddleDynamicCreator;
 using MyAddPaddleStaticCreator = ::opforge::trt::my_add::PaddleStaticCreator;
 OPFORGE_TRT_V2_END
+#if NV_TENSORRT_MAJOR >= 10
+using MyAddGradCreatorV3 = ::opforge::trt::my_add_grad::CreatorV3;
+#endif
+OPFORGE_TRT_V2_BEGIN
+using MyAddGradCreatorV2 = ::opforge::trt::my_add_grad::CreatorV2;
+using MyAddGradPaddleDynamicCreator = ::opforge::trt::my_add_grad::PaddleDynamicCreator;
+using MyAddGradPaddleStaticCreator = ::opforge::trt::my_add_grad::PaddleStaticCreator;
+OPFORGE_TRT_V2_END
 
 #if NV_TENSORRT_MAJOR >= 10
 REGISTER_TENSORRT_PLUGIN(CustomReluCreatorV3);
+REGISTER_TENSORRT_PLUGIN(CustomReluGradCreatorV3);
 REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeCreatorV3);
+REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeGradCreatorV3);
 REGISTER_TENSORRT_PLUGIN(KnnQueryCreatorV3);
 REGISTER_TENSORRT_PLUGIN(LeakyReluCreatorV3);
+REGISTER_TENSORRT_PLUGIN(LeakyReluGradCreatorV3);
 REGISTER_TENSORRT_PLUGIN(MyAddCreatorV3);
+REGISTER_TENSORRT_PLUGIN(MyAddGradCreatorV3);
 #endif
 OPFORGE_TRT_V2_BEGIN
 #if NV_TENSORRT_MAJOR < 10
 REGISTER_TENSORRT_PLUGIN(CustomReluCreatorV2);
+REGISTER_TENSORRT_PLUGIN(CustomReluGradCreatorV2);
 REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeCreatorV2);
+REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeGradCreatorV2);
 REGISTER_TENSORRT_PLUGIN(KnnQueryCreatorV2);
 REGISTER_TENSORRT_PLUGIN(LeakyReluCreatorV2);
+REGISTER_TENSORRT_PLUGIN(LeakyReluGradCreatorV2);
 REGISTER_TENSORRT_PLUGIN(MyAddCreatorV2);
+REGISTER_TENSORRT_PLUGIN(MyAddGradCreatorV2);
 #endif
 REGISTER_TENSORRT_PLUGIN(CustomReluPaddleDynamicCreator);
 REGISTER_TENSORRT_PLUGIN(CustomReluPaddleStaticCreator);
+REGISTER_TENSORRT_PLUGIN(CustomReluGradPaddleDynamicCreator);
+REGISTER_TENSORRT_PLUGIN(CustomReluGradPaddleStaticCreator);
 REGISTER_TENSORRT_PLUGIN(DynamicTrtResizePaddleDynamicCreator);
 REGISTER_TENSORRT_PLUGIN(DynamicTrtResizePaddleStaticCreator);
+REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeGradPaddleDynamicCreator);
+REGISTER_TENSORRT_PLUGIN(DynamicTrtResizeGradPaddleStaticCreator);
 REGISTER_TENSORRT_PLUGIN(KnnQueryPaddleDynamicCreator);
 REGISTER_TENSORRT_PLUGIN(KnnQueryPaddleStaticCreator);
 REGISTER_TENSORRT_PLUGIN(LeakyReluPaddleDynamicCreator);
 REGISTER_TENSORRT_PLUGIN(LeakyReluPaddleStaticCreator);
+REGISTER_TENSORRT_PLUGIN(LeakyReluGradPaddleDynamicCreator);
+REGISTER_TENSORRT_PLUGIN(LeakyReluGradPaddleStaticCreator);
 REGISTER_TENSORRT_PLUGIN(MyAddPaddleDynamicCreator);
 REGISTER_TENSORRT_PLUGIN(MyAddPaddleStaticCreator);
+REGISTER_TENSORRT_PLUGIN(MyAddGradPaddleDynamicCreator);
+REGISTER_TENSORRT_PLUGIN(MyAddGradPaddleStaticCreator);
 OPFORGE_TRT_V2_END

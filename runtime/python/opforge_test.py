@@ -81,6 +81,64 @@ def onnx_shapes(model, names):
     return out
 
 
+def check_grad(op, fn, inputs, attrs, given, doc, dev):
+    """The spec's backward on one case: (1) the gradients it gives (through opforge_ops, in the
+    case's dtypes, on `dev`) against autograd of the reference in float64, within the case's
+    tolerance; (2) torch.autograd.gradcheck in float64 where the op takes float64."""
+    diff = [i for i, (info, t) in enumerate(zip(op.inputs, inputs)) if t is not None and info.differentiable]
+    outs_diff = [k for k, o in enumerate(op.outputs) if o.differentiable]
+    if not diff or not outs_diff:
+        return {"skip": "no differentiable input or output"}
+    rtol, atol = doc["rtol"], doc["atol"]
+    gen = torch.Generator().manual_seed(doc.get("seed", 0) + 7)
+    x = [None if t is None else t.to(dev).detach().requires_grad_(i in diff) for i, t in enumerate(inputs)]
+    out = as_tuple(fn(*x, **given))
+    ups = [torch.rand(out[k].shape, generator=gen, dtype=torch.float64) * 2 - 1 for k in outs_diff]
+    ours = torch.autograd.grad([out[k] for k in outs_diff], [x[i] for i in diff],
+                               [u.to(out[k].dtype).to(dev) for u, k in zip(ups, outs_diff)], allow_unused=True)
+    result = {"maxError": 0.0}
+    if op.reference is not None:
+        xr = [None if t is None else (t.double() if t.is_floating_point() else t).requires_grad_(i in diff) for i, t in enumerate(inputs)]
+        ref_out = as_tuple(op.reference(*xr, **attrs))
+        want = torch.autograd.grad([ref_out[k] for k in outs_diff], [xr[i] for i in diff], ups, allow_unused=True)
+        worst = 0.0
+        for i, g, w in zip(diff, ours, want):
+            name = op.inputs[i].name
+            if g is None or w is None:
+                if (g is None) != (w is None) and not (w is not None and not w.any()) and not (g is not None and not g.any()):
+                    raise AssertionError(f"gradient of {name}: {'none' if g is None else 'given'}, the reference's {'none' if w is None else 'given'}")
+                continue
+            g64 = g.detach().double().cpu()
+            if tuple(g64.shape) != tuple(w.shape):
+                raise AssertionError(f"gradient of {name} has dims {list(g64.shape)}, the reference's {list(w.shape)}")
+            err = (g64 - w).abs()
+            worst = max(worst, float(err.max()) if err.numel() else 0.0)
+            bad = err > atol + rtol * w.abs()
+            if bool(bad.any()):
+                j = int(bad.flatten().nonzero()[0])
+                raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives "
+                                     f"{w.flatten()[j].item()} (rtol {rtol}, atol {atol})")
+        result["maxError"] = worst
+    # gradcheck in float64: every differentiable input's dtype must allow it.
+    if all("float64" in op.inputs[i].dtypes for i in diff):
+        # Every float input that shares a dtype with them goes to float64 too (e.g. a shape_only size tensor).
+        base = [None if t is None else (t.double() if t.is_floating_point() and "float64" in op.inputs[i].dtypes else t).to(dev)
+                for i, t in enumerate(inputs)]
+
+        def f(*d):
+            args = list(base)
+            for i, v in zip(diff, d):
+                args[i] = v
+            res = as_tuple(fn(*args, **given))
+            return tuple(res[k] for k in outs_diff)
+
+        leaves = [base[i].detach().requires_grad_(True) for i in diff]
+        result["gradcheck"] = bool(torch.autograd.gradcheck(f, leaves, eps=1e-6, atol=1e-5, rtol=1e-3))
+    else:
+        result["gradcheck"] = "skipped: an input has no float64"
+    return result
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
@@ -88,6 +146,7 @@ def main() -> int:
     ap.add_argument("--library", help="compiled extension (libopforge_torch.so)")
     ap.add_argument("--device", default="cpu", help="comma-separated devices for the extension")
     ap.add_argument("--export", action="store_true", help="export every case with the legacy (and dynamo) exporter")
+    ap.add_argument("--grad", action="store_true", help="check the spec's backward of every case (gradcheck, and against autograd of the reference)")
     args = ap.parse_args()
 
     sys.path.insert(0, args.package)
@@ -161,6 +220,21 @@ def main() -> int:
                         res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
                     except Exception as e:  # noqa: BLE001
                         res[tag] = error(e)
+            if args.grad:
+                for dev in devices:
+                    tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
+                    if not any(i.differentiable for i in op.inputs):
+                        res[tag] = {"skip": "not differentiable (no differentiable input)"}
+                    elif op.backward is None:
+                        res[tag] = {"skip": "the spec declares no backward"}
+                    elif dev == "cuda" and not op.has_cuda:
+                        res[tag] = {"skip": "the spec names no kernels.cuda"}
+                    else:
+                        try:
+                            res[tag] = check_grad(op, fn, inputs, attrs, given, doc, dev)
+                        except Exception as e:  # noqa: BLE001
+                            traceback.print_exc(file=sys.stderr)
+                            res[tag] = error(e)
             if onnx is not None:
                 if not args.library and op.reference is None:
                     res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}

@@ -22,7 +22,7 @@ import { checkSerialization } from './serialize.js';
 import { buildTorchExtension, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
 import { findNvcc, runTrtLifecycle, trtIncludeDir } from './trt.js';
 
-export const BACKENDS = ['node', 'torch', 'ort', 'export', 'serialize', 'trt'] as const;
+export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'serialize', 'trt'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export interface TestOptions {
@@ -116,30 +116,38 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const nodeCol = device === 'cuda' ? 'node:cuda' : 'node';
   const torchCol = device === 'cuda' ? 'torch:cuda' : 'torch';
 
-  // ---- PyTorch: the reference, the extension, the exported models ----
+  // ---- PyTorch: the reference, the extension, the exported models, the backward ----
+  // The grad column only where a spec declares a backward (else one line says so).
+  const wantGrad = want.has('grad') && ops.some((o) => o.backward);
+  if (want.has('grad') && !wantGrad) skipped[device === 'cuda' ? 'grad:cuda' : 'grad'] = 'no spec declares a backward';
   let py: PyRun | undefined;
   const torch = await probeTorch(python);
   if (!torch.version) {
     skipped.reference = torch.why!;
     if (want.has('torch')) skipped[torchCol] = torch.why!;
+    if (wantGrad) skipped[device === 'cuda' ? 'grad:cuda' : 'grad'] = torch.why!;
     if (want.has('export')) skipped['ort-legacy'] = skipped['ort-dynamo'] = torch.why!;
   } else {
     env.torch = torch.version;
     let library: string | undefined;
-    if (want.has('torch') && device === 'cuda' && !torch.cuda) skipped[torchCol] = `torch ${torch.version} sees no CUDA device`;
-    else if (want.has('torch')) {
-      col(torchCol);
+    const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
+    if ((want.has('torch') || wantGrad) && device === 'cuda' && !torch.cuda) {
+      if (want.has('torch')) skipped[torchCol] = `torch ${torch.version} sees no CUDA device`;
+      if (wantGrad) skipped[gradCol] = `torch ${torch.version} sees no CUDA device`;
+    } else if (want.has('torch') || wantGrad) {
+      if (want.has('torch')) col(torchCol);
+      if (wantGrad) col(gradCol);
       say(`building the PyTorch extension (torch ${torch.version})`);
       try {
         library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, cuda: device === 'cuda', onLine: progressLine(say) });
       } catch (e) {
-        for (const op of ops) results.push({ op: op.name, case: null, backend: torchCol, status: 'fail', message: (e as Error).message.slice(0, 3000) });
+        for (const op of ops) for (const b of [torchCol, gradCol]) if (b === torchCol ? want.has('torch') : wantGrad) results.push({ op: op.name, case: null, backend: b, status: 'fail', message: (e as Error).message.slice(0, 3000) });
       }
     }
-    say('running the PyTorch side (reference, extension, export)');
+    say('running the PyTorch side (reference, extension, export, gradients)');
     try {
-      py = await runHarness({ python, casesDir, outDir, ...(library ? { library } : {}), devices: [device], exportModels: want.has('export') });
-      for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : 'export')) skipped[b] = why;
+      py = await runHarness({ python, casesDir, outDir, ...(library ? { library } : {}), devices: [device], exportModels: want.has('export'), grad: wantGrad });
+      for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : b.startsWith('grad') ? 'grad' : 'export')) skipped[b] = why;
       Object.assign(env, { onnx: py.env.onnx, extension: py.env.extension, cudaInTorch: py.env.cuda });
     } catch (e) {
       // E.g. out/python does not import: every op's reference is unusable, which is a failure.
@@ -225,6 +233,20 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
         const got = readOutputs(c.dir, o as Record<string, TensorFile>);
         check(c, torchCol, got, shapeMismatch('opforge_ops output_shapes (fake tensors, export)', p?.['python-shapes'], c.op.outputs.map((x) => x.name), got));
       }
+    }
+  }
+
+  // ---- the spec's backward: gradcheck and autograd of the reference (the harness ran them) ----
+  const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
+  if (py && wantGrad && columns.includes(gradCol) && !results.some((r) => r.backend === gradCol && r.case === null)) {
+    for (const c of cases) {
+      const o = pyCase(c)?.[device === 'cuda' ? 'grad-cuda' : 'grad-cpu'] as { skip: string } | { error: string } | { maxError: number; gradcheck: boolean | string } | undefined;
+      if (!o) continue;
+      const r = { op: c.op.name, case: c.doc.index, backend: gradCol };
+      if ('skip' in o) results.push({ ...r, status: 'skip', message: o.skip });
+      else if ('error' in o) results.push({ ...r, status: 'fail', message: o.error });
+      else if (o.gradcheck === false) results.push({ ...r, status: 'fail', maxError: o.maxError, message: 'torch.autograd.gradcheck (float64) failed' });
+      else results.push({ ...r, status: 'ok', maxError: o.maxError, ...(typeof o.gradcheck === 'string' ? { message: `gradcheck ${o.gradcheck}` } : {}) });
     }
   }
 
@@ -331,7 +353,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
 
   const backends = columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
   // Asked for CUDA and nothing ran there: not a pass (a user would read "all agree" as checked).
-  const onCuda = [nodeCol, torchCol, 'trt:cuda'];
+  const onCuda = [nodeCol, torchCol, 'trt:cuda', 'grad:cuda'];
   const noCuda = device === 'cuda' && !results.some((r) => onCuda.includes(r.backend) && r.status === 'ok');
   if (noCuda) env.error = `--device cuda: no case ran on CUDA (${onCuda.map((b) => skipped[b]).filter(Boolean).join('; ') || 'see the failures'})`;
   return { ok: !noCuda && !results.some((r) => r.status === 'fail'), backends, results, skipped, env };

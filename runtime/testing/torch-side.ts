@@ -48,10 +48,11 @@ export async function buildTorchExtension(o: { root: string; outDir: string; bui
 }
 
 /** Runs the harness over casesDir; throws with its stderr when it cannot run at all. */
-export async function runHarness(o: { python: string; casesDir: string; outDir: string; library?: string; devices: string[]; exportModels: boolean }): Promise<PyRun> {
+export async function runHarness(o: { python: string; casesDir: string; outDir: string; library?: string; devices: string[]; exportModels: boolean; grad?: boolean }): Promise<PyRun> {
   const args = [harness, '--cases', o.casesDir, '--package', path.join(o.outDir, 'python'), '--device', o.devices.join(',')];
   if (o.library) args.push('--library', o.library);
   if (o.exportModels) args.push('--export');
+  if (o.grad) args.push('--grad');
   const r = await execa(o.python, args, { reject: false, env: { PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 256 << 20 });
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) throw new Error(`the PyTorch side of opforge test failed (exit ${r.exitCode}):\n${String(r.stderr).trim().split('\n').slice(-15).join('\n')}`);

@@ -48,6 +48,28 @@ function bicubicRef(x: number[], [n, c, h, w]: number[], oh: number, ow: number,
   return out;
 }
 
+/** The gradient of bicubicRef for the input: each output pixel's gradient to its 4 x 4 taps. */
+function bicubicGradRef(g: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
+  const A = -0.75;
+  const cc1 = (t: number) => ((A + 2) * t - (A + 3)) * t * t + 1;
+  const cc2 = (t: number) => ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
+  const scale = (i: number, o: number) => (align ? (o > 1 ? (i - 1) / (o - 1) : 0) : i / o);
+  const src = (s: number, d: number) => (align ? s * d : s * (d + 0.5) - 0.5);
+  const out = new Array<number>(n! * c! * h! * w!).fill(0);
+  for (let p = 0; p < n! * c!; p++) for (let y = 0; y < oh; y++) for (let xo = 0; xo < ow; xo++) {
+    const fy = src(scale(h!, oh), y), fx = src(scale(w!, ow), xo);
+    const y0 = Math.floor(fy), x0 = Math.floor(fx), ty = fy - y0, tx = fx - x0;
+    const wy = [cc2(ty + 1), cc1(ty), cc1(1 - ty), cc2(2 - ty)], wx = [cc2(tx + 1), cc1(tx), cc1(1 - tx), cc2(2 - tx)];
+    const gv = g[(p * oh + y) * ow + xo]!;
+    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) {
+      const yy = Math.min(Math.max(y0 - 1 + r, 0), h! - 1), xx = Math.min(Math.max(x0 - 1 + k, 0), w! - 1);
+      const at = p * h! * w! + yy * w! + xx;
+      out[at] = out[at]! + wy[r]! * wx[k]! * gv;
+    }
+  }
+  return out;
+}
+
 function knnRef(xyz: number[], off: number[], q: number[], qoff: number[], k: number): { idx: number[]; d2: number[] } {
   const idx: number[] = [], d2: number[] = [];
   for (let i = 0; i < q.length / 3; i++) {
@@ -73,9 +95,17 @@ export function reference(op: OpIR, ins: RefInputs, attrs: Record<string, unknow
     case 'CustomRelu': return { y: ins.x!.values.map((v) => (v > 0 ? v : alpha(0) * v)) };
     case 'LeakyRelu': return { output: ins.input!.values.map((v) => (v >= 0 ? v : alpha(0.01) * v)) };
     case 'MyAdd': return { c: ins.a!.values.map((v, i) => 2 * v + ins.b!.values[i]!) };
+    // The gradient ops of the seed ops' backward.
+    case 'CustomReluGrad': return { grad_x: ins.grad_y!.values.map((g, i) => (ins.x!.values[i]! > 0 ? g : alpha(0) * g)) };
+    case 'LeakyReluGrad': return { grad_input: ins.grad_output!.values.map((g, i) => (ins.input!.values[i]! >= 0 ? g : alpha(0.01) * g)) };
+    case 'MyAddGrad': return { grad_a: ins.grad_c!.values.map((g) => 2 * g), grad_b: [...ins.grad_c!.values] };
     case 'DynamicTRTResize': {
       const s = ins.size_tensor!.dims;
       return { output: bicubicRef(ins.input!.values, ins.input!.dims, s[2]!, s[3]!, (attrs.align_corners as boolean | undefined) ?? false) };
+    }
+    case 'DynamicTRTResizeGrad': {
+      const o = ins.grad_output!.dims;
+      return { grad_input: bicubicGradRef(ins.grad_output!.values, ins.input!.dims, o[2]!, o[3]!, (attrs.align_corners as boolean | undefined) ?? false) };
     }
     case 'StridedScale': { // test/fixtures/adapters
       const [rows, cols] = ins.x!.dims as [number, number];
@@ -137,6 +167,10 @@ export function randomCases(op: OpIR, count: number): TestCaseIR[] {
   for (let k = 0; k < count; k++) {
     const t = op.tests[k % op.tests.length]!;
     const scaled: TestCaseIR = { ...t, seed: 100 + k, inputs: t.inputs.map((i) => (i.values ? i : { ...i, shape: i.shape.map((d, j) => (op.name === 'KNNQuery' && j === 1 ? d : Math.max(1, Math.round(d * (0.5 + 1.5 * r()))))) })) };
+    if (op.name === 'DynamicTRTResizeGrad') {
+      const go = scaled.inputs.find((i) => i.name === 'grad_output')!.shape;
+      scaled.inputs = scaled.inputs.map((i) => (i.name === 'input' ? { ...i, shape: [go[0]!, go[1]!, 1 + Math.floor(20 * r()), 1 + Math.floor(20 * r())] } : i));
+    }
     if (op.name === 'DynamicTRTResize') scaled.inputs = scaled.inputs.map((i) => i.name === 'input' ? i : { ...i, shape: [1, 1, 1 + Math.floor(20 * r()), 1 + Math.floor(20 * r())] });
     if (op.name === 'KNNQuery') {
       // Packed batches need consistent offsets: draw per-batch counts, then the offsets.
@@ -154,7 +188,11 @@ export function randomCases(op: OpIR, count: number): TestCaseIR[] {
       // Up to 60 neighbours: the CPU kernel keeps a sorted list up to 32 and a heap beyond.
       scaled.attributes = { nsample: 1 + Math.floor((r() < 0.5 ? 8 : 60) * r()) };
     }
-    if (op.name === 'MyAdd') scaled.inputs = scaled.inputs.map((i) => ({ ...i, shape: scaled.inputs[0]!.shape }));
+    // Inputs constrained `shape: <earlier input>` (MyAdd's b, the gradient ops' second input) follow it.
+    scaled.inputs = scaled.inputs.map((i) => {
+      const c = op.inputs.find((x) => x.name === i.name)?.constraint;
+      return c?.kind === 'like' ? { ...i, shape: scaled.inputs.find((x) => x.name === c.input)!.shape } : i;
+    });
     cases.push(scaled);
   }
   return cases;

@@ -129,7 +129,7 @@ export const paddleEmitter: Emitter = {
     for (const op of project.ops) {
       const p = paddlePaths(op);
       files.push(opFile(op, p.header, emitPaddleHeader(op)));
-      files.push(opFile(op, p.op, emitPaddleOp(op)));
+      files.push(opFile(op, p.op, emitPaddleOp(op, project.ops)));
       files.push(opFile(op, p.example, emitExample(op)));
       files.push(opFile(op, p.readme, emitReadme(op)));
     }

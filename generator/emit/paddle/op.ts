@@ -2,10 +2,11 @@
 // which output dims depend on which input dims) and the custom op itself (<op>_op.cc:
 // PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
 
-import type { AttributeIR, Expr, InputIR, OpIR } from '../../ir.js';
+import type { AttrValue, AttributeIR, Expr, GradSource, InputIR, OpIR } from '../../ir.js';
 import { coreHeaderPath, cppNamespace, paddleOpType } from '../../ir-helpers.js';
 import { visitExpr } from '../../expr.js';
 import { ATTR_INFO } from '../../type-table.js';
+import { cppAttrValue } from '../core.js';
 import { lines } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
 import { paddleNamespace, paddlePaths } from './names.js';
@@ -114,7 +115,7 @@ function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
 
 const inputArg = (i: InputIR): string => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`);
 
-export function emitPaddleOp(op: OpIR): string {
+export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
   const type = paddleOpType(op);
   const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
   const attrArgs = op.attributes.map((a) => a.name).join(', ');
@@ -132,6 +133,7 @@ export function emitPaddleOp(op: OpIR): string {
     '#include "paddle/extension.h"',
     '',
     `#include "${paddlePaths(op).include}"`,
+    ...[...new Set(op.backward?.map((g) => g.op) ?? [])].map((n) => ops.find((o) => o.name === n)).filter((o): o is OpIR => o !== undefined).map((o) => `#include "${paddlePaths(o).include}"`),
     '#include "opforge/paddle/op_base.h"',
     '',
     'namespace {',
@@ -160,5 +162,70 @@ export function emitPaddleOp(op: OpIR): string {
     '    .SetKernelFn(PD_KERNEL(Forward))',
     '    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))',
     '    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));',
+    op.backward ? emitGradOp(op, ops) : null,
+  );
+}
+
+/** A default attribute value as the Paddle-typed parameter makeAttrs() takes. */
+function paddleLiteral(a: AttributeIR, v: AttrValue): string {
+  if (a.type === 'int') return `static_cast<int>(${cppAttrValue(a, v)})`;
+  if (a.type === 'ints') return `std::vector<int>{${(v as number[]).map((x) => `static_cast<int>(${cppAttrValue({ type: 'int' }, x)})`).join(', ')}}`;
+  return cppAttrValue(a, v);
+}
+
+/**
+ * PD_BUILD_GRAD_OP from the spec's backward: Paddle passes the forward tensors and output
+ * gradients the gradient ops read, and the forward's attributes; Backward runs each gradient op
+ * through its own Paddle bridge and returns the input gradients in Outputs() order.
+ */
+function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
+  const type = paddleOpType(op);
+  const key = (s: GradSource): string => `${s.kind}:${s.index}`;
+  // What the grad kernel receives: every referenced forward input, output and output gradient, in that order.
+  const used = new Map<string, GradSource>();
+  for (const kind of ['input', 'output', 'grad'] as const) {
+    for (const g of op.backward!) for (const s of g.inputs) if (s && s.kind === kind) used.set(key(s), s);
+  }
+  const sources = [...used.values()].sort((a, b) => (a.kind === b.kind ? a.index - b.index : ['input', 'output', 'grad'].indexOf(a.kind) - ['input', 'output', 'grad'].indexOf(b.kind)));
+  const varName = (s: GradSource): string => (s.kind === 'input' ? op.inputs[s.index]!.name : s.kind === 'output' ? op.outputs[s.index]!.name : `${op.outputs[s.index]!.name}_grad`);
+  const optional = (s: GradSource): boolean => s.kind === 'input' && op.inputs[s.index]!.optional;
+  const slot = (s: GradSource): string => {
+    const n = cppString(s.kind === 'input' ? op.inputs[s.index]!.name : op.outputs[s.index]!.name);
+    return s.kind === 'grad' ? `paddle::Grad(${n})` : optional(s) ? `paddle::Optional(${n})` : n;
+  };
+  const covered = op.inputs.map((_, i) => op.backward!.some((g) => g.outputs.includes(i)));
+  const gradIndex = (i: number): number => covered.slice(0, i).filter(Boolean).length;
+  const params = [
+    ...sources.map((s) => (optional(s) ? `const paddle::optional<paddle::Tensor>& ${varName(s)}` : `const paddle::Tensor& ${varName(s)}`)),
+    ...op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`),
+  ];
+  const body: string[] = [`  std::vector<paddle::Tensor> grads(${covered.filter(Boolean).length});`];
+  op.backward!.forEach((g, k) => {
+    const gop = ops.find((o) => o.name === g.op);
+    if (!gop) throw new Error(`${op.name}: gradient op ${g.op} is not in the project`);
+    const args = g.inputs.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
+    const attrs = gop.attributes.map((a, j) => g.attributes[j] ?? paddleLiteral(a, a.default!));
+    body.push(`  {  // ${g.op}`);
+    body.push(`    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}});`);
+    g.outputs.forEach((i, j) => { if (i !== undefined) body.push(`    grads[${gradIndex(i)}] = g${k}[${j}];  // d${op.inputs[i]!.name}`); });
+    body.push('  }');
+  });
+  return lines(
+    '',
+    'namespace {',
+    '',
+    `/** The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}. */`,
+    `std::vector<paddle::Tensor> Backward(${params.join(', ')}) {`,
+    ...body,
+    '  return grads;',
+    '}',
+    '',
+    '}  // namespace',
+    '',
+    `PD_BUILD_GRAD_OP(${type})`,
+    `    .Inputs({${sources.map(slot).join(', ')}})`,
+    `    .Outputs({${op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`).join(', ')}})`,
+    op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
+    '    .SetKernelFn(PD_KERNEL(Backward));',
   );
 }

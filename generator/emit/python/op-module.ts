@@ -2,7 +2,7 @@
 // OpInfo, its shape function compiled from the spec's expressions, the public function and the
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
-import type { AttrValue, AttributeIR, OpIR, TestCaseIR } from '../../ir.js';
+import type { AttrValue, AttributeIR, GradientIR, OpIR, TestCaseIR } from '../../ir.js';
 import { allowedDtypes } from '../../ir-helpers.js';
 import { ATTR_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
@@ -91,11 +91,18 @@ function testCase(op: OpIR, t: TestCaseIR): string {
   return `        _rt.TestCase(inputs=${tuple(ins)}, dtypes={${dtypes}}, attributes={${attrs}}, rtol=${t.rtol}, atol=${t.atol}, seed=${t.seed}),`;
 }
 
+/** One `backward` entry: the gradient op and, by index, what feeds it. */
+function gradient(g: GradientIR): string {
+  const src = g.inputs.map((x) => (x ? `(${pyString(x.kind)}, ${x.index})` : 'None'));
+  const opt = (xs: (string | number | undefined)[]): string => tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
+  return `        _rt.Gradient(${pyString(g.ident.snake)}, inputs=${tuple(src)}, attributes=${opt(g.attributes)}, outputs=${opt(g.outputs)}),`;
+}
+
 function opInfo(op: OpIR): string {
   const inputs = op.inputs.map((i) => `        _rt.Input(${pyString(i.name)}, ${strTuple(allowedDtypes(i.type))}, ` +
-    `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}),`);
+    `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`);
   const outputs = op.outputs.map((o) => `        _rt.Output(${pyString(o.name)}, ${strTuple(allowedDtypes(o.type))}, ` +
-    `${o.type.kind === 'var' ? `${pyString(o.type.name)}, ${firstInputOf(op, o.type.name)}` : 'None, None'}),`);
+    `${o.type.kind === 'var' ? `${pyString(o.type.name)}, ${firstInputOf(op, o.type.name)}` : 'None, None'}, ${o.differentiable ? 'True' : 'False'}),`);
   const attrs = op.attributes.map((a) => `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
     `${a.default === undefined ? 'None' : pyAttrValue(a.type, a.default)}, ` +
     `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ` +
@@ -122,6 +129,8 @@ function opInfo(op: OpIR): string {
     '    reference=_reference,',
     ...field('tests', op.tests.map((t) => testCase(op, t))),
     `    has_cuda=${op.kernels.cuda ? 'True' : 'False'},`,
+    ...(op.backward ? field('backward', op.backward.map(gradient)) : ['    backward=None,']),
+    `    spec=${pyString(op.source.relFile)},`,
     ')',
   );
 }

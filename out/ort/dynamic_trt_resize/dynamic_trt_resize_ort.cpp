@@ -7,10 +7,10 @@ namespace ort {
 namespace dynamic_trt_resize {
 
 void addKernels(Registry& r) {
-  static const CustomOp<Op, CpuEp> kCpu[] = {CustomOp<Op, CpuEp>(0), CustomOp<Op, CpuEp>(1)};
+  static const CustomOp<Op, CpuEp> kCpu[] = {CustomOp<Op, CpuEp>(0), CustomOp<Op, CpuEp>(1), CustomOp<Op, CpuEp>(2)};
   for (const auto& op : kCpu) r.add(Op::kDomain, &op);
 #if defined(OPFORGE_ORT_WITH_CUDA)
-  static const CustomOp<Op, CudaEp> kCuda[] = {CustomOp<Op, CudaEp>(0), CustomOp<Op, CudaEp>(1)};
+  static const CustomOp<Op, CudaEp> kCuda[] = {CustomOp<Op, CudaEp>(0), CustomOp<Op, CudaEp>(1), CustomOp<Op, CudaEp>(2)};
   for (const auto& op : kCuda) r.add(Op::kDomain, &op);
 #endif
 }

@@ -18,10 +18,11 @@ struct Op : core::Core {
   /** Rank each input must have; -1 for any. */
   static constexpr int32_t kInputRank[kNumInputs] = {-1, -1};
 
-  /** Element type of each input, then each output, under each dtype binding (T in float32 | float16). */
+  /** Element type of each input, then each output, under each dtype binding (T in float32 | float16 | float64). */
   static constexpr ONNXTensorElementDataType kPortTypes[kNumBindings][kNumInputs + kNumOutputs] = {
       {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT},  // f32
       {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16},  // f16
+      {ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE},  // f64
   };
 
   /** Graph-level shape inference: the input each output is shaped like, or -1 (then kOutputDims). */

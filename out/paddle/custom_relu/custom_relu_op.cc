@@ -9,6 +9,7 @@
 #include "paddle/extension.h"
 
 #include "custom_relu/custom_relu_paddle.h"
+#include "custom_relu_grad/custom_relu_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
 namespace {
@@ -37,3 +38,23 @@ PD_BUILD_OP(custom_relu)
     .SetKernelFn(PD_KERNEL(Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+
+namespace {
+
+/** The input gradients (Outputs() order) from the spec's backward: CustomReluGrad. */
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& x, const paddle::Tensor& y_grad, float alpha) {
+  std::vector<paddle::Tensor> grads(1);
+  {  // CustomReluGrad
+    const std::vector<paddle::Tensor> g0 = bridge::compute<::opforge::paddle_ops::custom_relu_grad::PaddleOp>(::opforge::paddle_ops::custom_relu_grad::makeAttrs(alpha), {&y_grad, &x});
+    grads[0] = g0[0];  // dx
+  }
+  return grads;
+}
+
+}  // namespace
+
+PD_BUILD_GRAD_OP(custom_relu)
+    .Inputs({"x", paddle::Grad("y")})
+    .Outputs({paddle::Grad("x")})
+    .Attrs({"alpha: float"})
+    .SetKernelFn(PD_KERNEL(Backward));

@@ -9,6 +9,7 @@
 #include "paddle/extension.h"
 
 #include "dynamic_trt_resize/dynamic_trt_resize_paddle.h"
+#include "dynamic_trt_resize_grad/dynamic_trt_resize_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
 namespace {
@@ -37,3 +38,23 @@ PD_BUILD_OP(dynamic_trt_resize)
     .SetKernelFn(PD_KERNEL(Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+
+namespace {
+
+/** The input gradients (Outputs() order) from the spec's backward: DynamicTRTResizeGrad. */
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::Tensor& output_grad, bool align_corners) {
+  std::vector<paddle::Tensor> grads(1);
+  {  // DynamicTRTResizeGrad
+    const std::vector<paddle::Tensor> g0 = bridge::compute<::opforge::paddle_ops::dynamic_trt_resize_grad::PaddleOp>(::opforge::paddle_ops::dynamic_trt_resize_grad::makeAttrs(align_corners), {&output_grad, &input});
+    grads[0] = g0[0];  // dinput
+  }
+  return grads;
+}
+
+}  // namespace
+
+PD_BUILD_GRAD_OP(dynamic_trt_resize)
+    .Inputs({"input", paddle::Grad("output")})
+    .Outputs({paddle::Grad("input")})
+    .Attrs({"align_corners: bool"})
+    .SetKernelFn(PD_KERNEL(Backward));

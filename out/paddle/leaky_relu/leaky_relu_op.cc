@@ -9,6 +9,7 @@
 #include "paddle/extension.h"
 
 #include "leaky_relu/leaky_relu_paddle.h"
+#include "leaky_relu_grad/leaky_relu_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
 namespace {
@@ -37,3 +38,23 @@ PD_BUILD_OP(leaky_relu)
     .SetKernelFn(PD_KERNEL(Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+
+namespace {
+
+/** The input gradients (Outputs() order) from the spec's backward: LeakyReluGrad. */
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::Tensor& output_grad, float alpha) {
+  std::vector<paddle::Tensor> grads(1);
+  {  // LeakyReluGrad
+    const std::vector<paddle::Tensor> g0 = bridge::compute<::opforge::paddle_ops::leaky_relu_grad::PaddleOp>(::opforge::paddle_ops::leaky_relu_grad::makeAttrs(alpha), {&output_grad, &input});
+    grads[0] = g0[0];  // dinput
+  }
+  return grads;
+}
+
+}  // namespace
+
+PD_BUILD_GRAD_OP(leaky_relu)
+    .Inputs({"input", paddle::Grad("output")})
+    .Outputs({paddle::Grad("input")})
+    .Attrs({"alpha: float"})
+    .SetKernelFn(PD_KERNEL(Backward));

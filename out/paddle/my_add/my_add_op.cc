@@ -9,6 +9,7 @@
 #include "paddle/extension.h"
 
 #include "my_add/my_add_paddle.h"
+#include "my_add_grad/my_add_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
 namespace {
@@ -36,3 +37,23 @@ PD_BUILD_OP(my_add)
     .SetKernelFn(PD_KERNEL(Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+
+namespace {
+
+/** The input gradients (Outputs() order) from the spec's backward: MyAddGrad. */
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& c_grad) {
+  std::vector<paddle::Tensor> grads(2);
+  {  // MyAddGrad
+    const std::vector<paddle::Tensor> g0 = bridge::compute<::opforge::paddle_ops::my_add_grad::PaddleOp>(::opforge::paddle_ops::my_add_grad::makeAttrs(), {&c_grad});
+    grads[0] = g0[0];  // da
+    grads[1] = g0[1];  // db
+  }
+  return grads;
+}
+
+}  // namespace
+
+PD_BUILD_GRAD_OP(my_add)
+    .Inputs({paddle::Grad("c")})
+    .Outputs({paddle::Grad("a"), paddle::Grad("b")})
+    .SetKernelFn(PD_KERNEL(Backward));

@@ -29,8 +29,8 @@ struct Desc : core::Core {
   /** Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates). */
   static ::popart::OpDefinition definition() {
     return ::popart::OpDefinition(
-        {{"input", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}, {"size_tensor", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}},
-        {{"output", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}},
+        {{"input", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}, {"size_tensor", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},
+        {{"output", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},
         {{"align_corners", {"*"}}});
   }
 

@@ -29,8 +29,8 @@ struct Desc : core::Core {
   /** Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates). */
   static ::popart::OpDefinition definition() {
     return ::popart::OpDefinition(
-        {{"a", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}, {"b", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}},
-        {{"c", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16}}},
+        {{"a", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}, {"b", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},
+        {{"c", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},
         {});
   }
 

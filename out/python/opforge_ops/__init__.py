@@ -15,31 +15,47 @@ from typing import Any, Callable, Dict
 from . import _runtime
 from ._runtime import TORCH_NAMESPACE, extension_path, load_library
 from .ops import custom_relu as _custom_relu
+from .ops import custom_relu_grad as _custom_relu_grad
 from .ops import dynamic_trt_resize as _dynamic_trt_resize
+from .ops import dynamic_trt_resize_grad as _dynamic_trt_resize_grad
 from .ops import knn_query as _knn_query
 from .ops import leaky_relu as _leaky_relu
+from .ops import leaky_relu_grad as _leaky_relu_grad
 from .ops import my_add as _my_add
+from .ops import my_add_grad as _my_add_grad
 from .ops.custom_relu import custom_relu
+from .ops.custom_relu_grad import custom_relu_grad
 from .ops.dynamic_trt_resize import dynamic_trt_resize
+from .ops.dynamic_trt_resize_grad import dynamic_trt_resize_grad
 from .ops.knn_query import knn_query
 from .ops.leaky_relu import leaky_relu
+from .ops.leaky_relu_grad import leaky_relu_grad
 from .ops.my_add import my_add
+from .ops.my_add_grad import my_add_grad
 
 #: OpInfo of every op, by ONNX op type.
 OPS: Dict[str, _runtime.OpInfo] = {
     'CustomRelu': _custom_relu._OP,
+    'CustomReluGrad': _custom_relu_grad._OP,
     'DynamicTRTResize': _dynamic_trt_resize._OP,
+    'DynamicTRTResizeGrad': _dynamic_trt_resize_grad._OP,
     'KNNQuery': _knn_query._OP,
     'LeakyRelu': _leaky_relu._OP,
+    'LeakyReluGrad': _leaky_relu_grad._OP,
     'MyAdd': _my_add._OP,
+    'MyAddGrad': _my_add_grad._OP,
 }
 
 _TRANSLATIONS: Dict[str, Callable[..., Any]] = {
     'CustomRelu': _custom_relu.onnx_translation,
+    'CustomReluGrad': _custom_relu_grad.onnx_translation,
     'DynamicTRTResize': _dynamic_trt_resize.onnx_translation,
+    'DynamicTRTResizeGrad': _dynamic_trt_resize_grad.onnx_translation,
     'KNNQuery': _knn_query.onnx_translation,
     'LeakyRelu': _leaky_relu.onnx_translation,
+    'LeakyReluGrad': _leaky_relu_grad.onnx_translation,
     'MyAdd': _my_add.onnx_translation,
+    'MyAddGrad': _my_add_grad.onnx_translation,
 }
 
 
@@ -80,8 +96,12 @@ __all__ = [
     "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "extension_path",
     "infer_shapes", "load_library", "register_onnx_schemas",
     'custom_relu',
+    'custom_relu_grad',
     'dynamic_trt_resize',
+    'dynamic_trt_resize_grad',
     'knn_query',
     'leaky_relu',
+    'leaky_relu_grad',
     'my_add',
+    'my_add_grad',
 ]

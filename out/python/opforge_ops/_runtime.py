@@ -48,6 +48,8 @@ class Input:
     type_var: Optional[str]
     rank: Optional[int]
     optional: bool
+    #: Gradients flow to it (spec: a float input not marked differentiable: false).
+    differentiable: bool = True
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,21 @@ class Output:
     type_var: Optional[str]
     #: Index of the first input bound to the same type variable (None for a fixed dtype).
     dtype_from: Optional[int]
+    #: Its gradient reaches the backward (integer outputs and those marked false never do).
+    differentiable: bool = True
+
+
+@dataclass(frozen=True)
+class Gradient:
+    """One entry of a spec's `backward`: a gradient op of the project and how it is fed."""
+    #: snake_case name of the gradient op.
+    op: str
+    #: Per input of the gradient op: ('input' | 'output' | 'grad', index into the forward's), or None.
+    inputs: Tuple[Optional[Tuple[str, int]], ...]
+    #: Per attribute of the gradient op: the forward attribute it takes, or None (its default).
+    attributes: Tuple[Optional[str], ...]
+    #: Per output of the gradient op: the forward input whose gradient it is, or None.
+    outputs: Tuple[Optional[int], ...]
 
 
 @dataclass(frozen=True)
@@ -108,6 +125,10 @@ class OpInfo:
     tests: Tuple[TestCase, ...]
     #: Whether the spec names a CUDA kernel (kernels.cuda); without one the compiled op runs on the CPU only.
     has_cuda: bool
+    #: The spec's `backward` (None: asking for a gradient through the op is an error).
+    backward: Optional[Tuple[Gradient, ...]] = None
+    #: The spec file, relative to the project root (named in errors).
+    spec: str = ""
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
@@ -440,6 +461,7 @@ def _register(qualname: str) -> bool:
             return empty_outputs(op, list(args[:n]), attrs)
 
         torch.library.register_fake(op.qualname)(fake)
+        _register_autograd(op)
         _faked.add(op.qualname)
     return True
 
@@ -448,6 +470,108 @@ def torch_op(op: OpInfo) -> Any:
     """The OpOverloadPacket torch.ops.opforge.<op> (registering it first)."""
     ensure_registered(op)
     return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
+
+
+# ---- gradients (the spec's `backward`) --------------------------------------------------
+
+def no_backward_message(op: OpInfo) -> str:
+    return (f"{op.name}: a gradient was requested through {op.onnx_op}, but its spec ({op.spec or op.snake + '.yaml'}) "
+            "declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` "
+            "if the op is constant in them")
+
+
+def _as_tuple(x: Any) -> Tuple[Any, ...]:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], outputs: Sequence[torch.Tensor],
+                    grad_outputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any],
+                    needs: Sequence[bool]) -> List[Optional[torch.Tensor]]:
+    """The gradient of each input (None where not needed or not differentiable), by running the
+    spec's gradient ops through opforge_ops (so the compiled extension runs them when loaded)."""
+    n = len(op.inputs)
+    wanted = [bool(needs[i]) and op.inputs[i].differentiable for i in range(n)]
+    grads: List[Optional[torch.Tensor]] = [None] * n
+    if not any(wanted):
+        return grads
+    if op.backward is None:
+        raise RuntimeError(no_backward_message(op))
+    # Gradients autograd did not materialize (unused outputs) are zeros, as the gradient ops expect tensors.
+    gouts = [torch.zeros_like(o) if g is None else g.contiguous() for g, o in zip(grad_outputs, outputs)]
+    for g in op.backward:
+        if not any(i is not None and wanted[i] for i in g.outputs):
+            continue
+        gop = _registry[f"{TORCH_NAMESPACE}::{g.op}"]
+        args = [None if s is None else (inputs[s[1]] if s[0] == "input" else outputs[s[1]] if s[0] == "output" else gouts[s[1]])
+                for s in g.inputs]
+        gattrs = {a.name: attrs[f] for a, f in zip(gop.attributes, g.attributes) if f is not None}
+        res = _as_tuple(call(gop, args, gattrs))
+        for j, i in enumerate(g.outputs):
+            if i is not None and wanted[i]:
+                grads[i] = res[j]
+    return grads
+
+
+def _register_autograd(op: OpInfo) -> None:
+    """torch >= 2.4: the op's backward for torch.library (eager, torch.compile, opcheck)."""
+    n = len(op.inputs)
+    names = [a.name for a in op.attributes]
+
+    def setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Any, keyword_only_inputs: Optional[Dict[str, Any]] = None) -> None:
+        outs = _as_tuple(output)
+        attrs = dict(zip(names, inputs[n:]))
+        attrs.update(keyword_only_inputs or {})
+        ctx.opforge_attrs = attrs
+        ctx.opforge_absent = [x is None for x in inputs[:n]]
+        ctx.save_for_backward(*[x for x in inputs[:n] if x is not None], *outs)
+        ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
+
+    def backward(ctx: Any, *grads: Any) -> Any:
+        saved = list(ctx.saved_tensors)
+        it = iter(saved[: len(saved) - len(op.outputs)])
+        inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
+        outputs = saved[len(saved) - len(op.outputs):]
+        return tuple(input_gradients(op, inputs, outputs, grads, ctx.opforge_attrs, ctx.needs_input_grad[:n]))
+
+    torch.library.register_autograd(op.qualname, backward, setup_context=setup_context)
+
+
+def training_function(op: OpInfo) -> type:
+    """torch < 2.4 (no torch.library.register_autograd): an autograd.Function around the op."""
+    fn = _trainers.get(op.qualname)
+    if fn is not None:
+        return fn
+    n = len(op.inputs)
+    names = [a.name for a in op.attributes]
+
+    def forward(ctx: Any, *args: Any) -> Any:
+        impl = eager_impl(op)
+        attrs = dict(zip(names, args[n:]))
+        out = (impl if impl is not None else _no_impl(op))(*args[:n], **attrs)
+        outs = _as_tuple(out)
+        ctx.opforge_attrs = attrs
+        ctx.opforge_absent = [x is None for x in args[:n]]
+        ctx.save_for_backward(*[x for x in args[:n] if x is not None], *outs)
+        ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
+        return out
+
+    def backward(ctx: Any, *grads: Any) -> Any:
+        saved = list(ctx.saved_tensors)
+        it = iter(saved[: len(saved) - len(op.outputs)])
+        inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
+        outputs = saved[len(saved) - len(op.outputs):]
+        g = input_gradients(op, inputs, outputs, grads, ctx.opforge_attrs, ctx.needs_input_grad[:n])
+        return (*g, *([None] * len(names)))
+
+    fn = _trainers[op.qualname] = type(f"{op.name}Training", (torch.autograd.Function,), {
+        "forward": staticmethod(forward),
+        "backward": staticmethod(backward),
+        "__doc__": f"{op.onnx_op} with the spec's backward (torch < 2.4).",
+    })
+    return fn
+
+
+_trainers: Dict[str, type] = {}
 
 
 # ---- calling an op ---------------------------------------------------------------------
@@ -471,6 +595,9 @@ def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, 
         return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
     if HAS_CUSTOM_OP:
         return torch_op(op)(*inputs, **values)
+    if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in inputs):
+        # Training on torch < 2.4: the spec's backward through an autograd.Function.
+        return training_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
     impl = eager_impl(op)
     if impl is None:
         return _no_impl(op)()

@@ -45,16 +45,17 @@ struct Op : core::Core {
   static bool portAllows(int port, DType t) {
     switch (port) {
       case 0: case 1:  // input, output
-        return t == DType::kFloat32 || t == DType::kFloat16;
+        return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kFloat64;
       default: return false;
     }
   }
 
   /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */
-  static constexpr const char* kBindingNames[kNumBindings] = {"f32", "f16"};
+  static constexpr const char* kBindingNames[kNumBindings] = {"f32", "f16", "f64"};
   static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {
       {DType::kFloat32, DType::kFloat32},  // f32
       {DType::kFloat16, DType::kFloat16},  // f16
+      {DType::kFloat64, DType::kFloat64},  // f64
   };
 
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */

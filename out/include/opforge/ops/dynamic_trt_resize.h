@@ -27,7 +27,7 @@ constexpr const char* kInputNames[kNumInputs] = {"input", "size_tensor"};
 constexpr const char* kOutputNames[kNumOutputs] = {"output"};
 constexpr bool kInputOptional[kNumInputs] = {false, false};
 constexpr bool kInputShapeOnly[kNumInputs] = {false, true};
-constexpr int kNumBindings = 2;  // dtype combinations of the type variables
+constexpr int kNumBindings = 3;  // dtype combinations of the type variables
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {
@@ -80,11 +80,11 @@ inline Status deserialize(const void* data, size_t size, Attrs* attrs, State* st
 inline Status inferTypes(const DType* inputs, const bool* /*present*/, DType* outputs, int* binding) {
   DType var0 = DType::kFloat32;  // T
   var0 = inputs[0];
-  if (!(var0 == DType::kFloat32 || var0 == DType::kFloat16)) return Status::Error(std::string(kName) + ": input input has dtype " + dtypeName(var0) + "; T allows float32, float16");
+  if (!(var0 == DType::kFloat32 || var0 == DType::kFloat16 || var0 == DType::kFloat64)) return Status::Error(std::string(kName) + ": input input has dtype " + dtypeName(var0) + "; T allows float32, float16, float64");
   if (inputs[0] != var0) return Status::Error(std::string(kName) + ": input input has dtype " + dtypeName(inputs[0]) + ", expected " + dtypeName(var0));
   if (inputs[1] != var0) return Status::Error(std::string(kName) + ": input size_tensor has dtype " + dtypeName(inputs[1]) + ", expected " + dtypeName(var0));
   outputs[0] = var0;
-  *binding = (var0 == DType::kFloat32 ? 0 : var0 == DType::kFloat16 ? 1 : 0);
+  *binding = (var0 == DType::kFloat32 ? 0 : var0 == DType::kFloat16 ? 1 : var0 == DType::kFloat64 ? 2 : 0);
   return Status::Ok();
 }
 
@@ -129,9 +129,11 @@ struct Io {
 // CPU kernel, in ops/kernels/dynamic_trt_resize.cpp
 Status cpu(const Attrs& attrs, const State& state, const Io<float>& io, const CpuContext& ctx);
 Status cpu(const Attrs& attrs, const State& state, const Io<opforge::float16>& io, const CpuContext& ctx);
+Status cpu(const Attrs& attrs, const State& state, const Io<double>& io, const CpuContext& ctx);
 // CUDA kernel, in ops/kernels/dynamic_trt_resize.cu: launch on ctx.stream, return without synchronizing
 Status cuda(const Attrs& attrs, const State& state, const Io<float>& io, const CudaContext& ctx);
 Status cuda(const Attrs& attrs, const State& state, const Io<opforge::float16>& io, const CudaContext& ctx);
+Status cuda(const Attrs& attrs, const State& state, const Io<double>& io, const CudaContext& ctx);
 
 /** Types raw tensors by dtype and calls the CPU kernel. Checks dtypes; shapes must have been checked. */
 inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CpuContext& ctx) {
@@ -161,6 +163,13 @@ inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in
       io.input = view<const opforge::float16>(inputs[0]);
       io.size_tensor = inputs[1].shape;
       io.output = view<opforge::float16>(outputs[0]);
+      return cpu(attrs, state, io, ctx);
+    }
+    case 2: {
+      Io<double> io;
+      io.input = view<const double>(inputs[0]);
+      io.size_tensor = inputs[1].shape;
+      io.output = view<double>(outputs[0]);
       return cpu(attrs, state, io, ctx);
     }
     default:
@@ -196,6 +205,13 @@ inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* i
       io.input = view<const opforge::float16>(inputs[0]);
       io.size_tensor = inputs[1].shape;
       io.output = view<opforge::float16>(outputs[0]);
+      return cuda(attrs, state, io, ctx);
+    }
+    case 2: {
+      Io<double> io;
+      io.input = view<const double>(inputs[0]);
+      io.size_tensor = inputs[1].shape;
+      io.output = view<double>(outputs[0]);
       return cuda(attrs, state, io, ctx);
     }
     default:

@@ -27,10 +27,10 @@ _OP = _rt.OpInfo(
     snake='custom_relu',
     doc='y = x > 0 ? x : alpha * x, elementwise, any rank.',
     inputs=(
-        _rt.Input('x', ('float32', 'float16', 'float64'), 'T', None, False),
+        _rt.Input('x', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('y', ('float32', 'float16', 'float64'), 'T', 0),
+        _rt.Output('y', ('float32', 'float16', 'float64'), 'T', 0, True),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.0, None, None, None, 'Slope for negative inputs.'),
@@ -48,6 +48,10 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((64,), None, (-1.0, 1.0)),), dtypes={'T': 'float64'}, attributes={'alpha': -0.5}, rtol=0.00001, atol=0.000001, seed=1003),
     ),
     has_cuda=True,
+    backward=(
+        _rt.Gradient('custom_relu_grad', inputs=(('grad', 0), ('input', 0)), attributes=('alpha',), outputs=(0,)),
+    ),
+    spec='ops/custom_relu.yaml',
 )
 
 

@@ -27,17 +27,17 @@ _OP = _rt.OpInfo(
     snake='dynamic_trt_resize',
     doc='Bicubic resize whose output size comes from a second tensor.',
     inputs=(
-        _rt.Input('input', ('float32', 'float16'), 'T', 4, False),
-        _rt.Input('size_tensor', ('float32', 'float16'), 'T', 4, False),
+        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', 4, False, True),
+        _rt.Input('size_tensor', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
-        _rt.Output('output', ('float32', 'float16'), 'T', 0),
+        _rt.Output('output', ('float32', 'float16', 'float64'), 'T', 0, True),
     ),
     attributes=(
         _rt.Attr('align_corners', 'bool', False, False, None, None, None, 'Same meaning as torch.nn.functional.interpolate\'s align_corners.'),
     ),
     type_vars=(
-        ('T', ('float32', 'float16')),
+        ('T', ('float32', 'float16', 'float64')),
     ),
     torch_schema='(Tensor input, Tensor size_tensor, *, bool align_corners=False) -> Tensor',
     output_shapes=output_shapes,
@@ -48,6 +48,10 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((1, 1, 5, 6), None, (-1.0, 1.0)), ((1, 1, 12, 4), None, (-1.0, 1.0))), dtypes={'T': 'float16'}, attributes={'align_corners': False}, rtol=0.01, atol=0.01, seed=1002),
     ),
     has_cuda=True,
+    backward=(
+        _rt.Gradient('dynamic_trt_resize_grad', inputs=(('grad', 0), ('input', 0)), attributes=('align_corners',), outputs=(0,)),
+    ),
+    spec='ops/dynamic_trt_resize.yaml',
 )
 
 
@@ -55,12 +59,12 @@ def dynamic_trt_resize(input: torch.Tensor, size_tensor: torch.Tensor, *, align_
     """DynamicTRTResize (ONNX custom::DynamicTRTResize, version 1): Bicubic resize whose output size comes from a second tensor.
 
     Args:
-        input: float32 | float16, rank 4. NCHW image batch.
-        size_tensor: float32 | float16, rank 4. Only its H and W dims are read; they give the output size.
+        input: float32 | float16 | float64, rank 4. NCHW image batch.
+        size_tensor: float32 | float16 | float64, rank 4. Only its H and W dims are read; they give the output size.
         align_corners: bool. Same meaning as torch.nn.functional.interpolate's align_corners.
 
     Returns:
-        output: float32 | float16.
+        output: float32 | float16 | float64.
     """
     return _rt.call(_OP, (input, size_tensor), {'align_corners': align_corners})
 

@@ -28,14 +28,14 @@ _OP = _rt.OpInfo(
     snake='knn_query',
     doc='k nearest neighbours within each batch of a packed point cloud.',
     inputs=(
-        _rt.Input('xyz', ('float32',), None, 2, False),
-        _rt.Input('offset', ('int32',), None, 1, False),
-        _rt.Input('new_xyz', ('float32',), None, 2, False),
-        _rt.Input('new_offset', ('int32',), None, 1, False),
+        _rt.Input('xyz', ('float32',), None, 2, False, False),
+        _rt.Input('offset', ('int32',), None, 1, False, False),
+        _rt.Input('new_xyz', ('float32',), None, 2, False, False),
+        _rt.Input('new_offset', ('int32',), None, 1, False, False),
     ),
     outputs=(
-        _rt.Output('idx', ('int32',), None, None),
-        _rt.Output('dist2', ('float32',), None, None),
+        _rt.Output('idx', ('int32',), None, None, False),
+        _rt.Output('dist2', ('float32',), None, None, False),
     ),
     attributes=(
         _rt.Attr('nsample', 'int', True, None, None, 1, 1024, 'Neighbours per query point.'),
@@ -49,6 +49,8 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((15, 3), None, (-1.0, 1.0)), ((3,), (3.0, 9.0, 15.0), (-100.0, 100.0)), ((7, 3), None, (-1.0, 1.0)), ((3,), (2.0, 5.0, 7.0), (-100.0, 100.0))), dtypes={}, attributes={'nsample': 5}, rtol=0.00001, atol=0.000001, seed=1001),
     ),
     has_cuda=True,
+    backward=None,
+    spec='ops/knn_query.yaml',
 )
 
 

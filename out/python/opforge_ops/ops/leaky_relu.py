@@ -27,16 +27,16 @@ _OP = _rt.OpInfo(
     snake='leaky_relu',
     doc='y = x >= 0 ? x : alpha * x, elementwise, any rank.',
     inputs=(
-        _rt.Input('input', ('float32', 'float16'), 'T', None, False),
+        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('output', ('float32', 'float16'), 'T', 0),
+        _rt.Output('output', ('float32', 'float16', 'float64'), 'T', 0, True),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.01, None, None, None, 'Slope for negative inputs.'),
     ),
     type_vars=(
-        ('T', ('float32', 'float16')),
+        ('T', ('float32', 'float16', 'float64')),
     ),
     torch_schema='(Tensor input, *, float alpha=0.01) -> Tensor',
     output_shapes=output_shapes,
@@ -47,6 +47,10 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((1, 100), None, (-1.0, 1.0)),), dtypes={'T': 'float16'}, attributes={'alpha': 0.01}, rtol=0.001, atol=0.001, seed=1002),
     ),
     has_cuda=True,
+    backward=(
+        _rt.Gradient('leaky_relu_grad', inputs=(('grad', 0), ('input', 0)), attributes=('alpha',), outputs=(0,)),
+    ),
+    spec='ops/leaky_relu.yaml',
 )
 
 
@@ -54,11 +58,11 @@ def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
     """LeakyRelu (ONNX custom::LeakyRelu, version 1): y = x >= 0 ? x : alpha * x, elementwise, any rank.
 
     Args:
-        input: float32 | float16.
+        input: float32 | float16 | float64.
         alpha: float. Slope for negative inputs.
 
     Returns:
-        output: float32 | float16.
+        output: float32 | float16 | float64.
     """
     return _rt.call(_OP, (input,), {'alpha': alpha})
 

@@ -27,15 +27,15 @@ _OP = _rt.OpInfo(
     snake='my_add',
     doc='2 * a + b for two tensors of the same shape.',
     inputs=(
-        _rt.Input('a', ('float32', 'float16'), 'T', None, False),
-        _rt.Input('b', ('float32', 'float16'), 'T', None, False),
+        _rt.Input('a', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('b', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('c', ('float32', 'float16'), 'T', 0),
+        _rt.Output('c', ('float32', 'float16', 'float64'), 'T', 0, True),
     ),
     attributes=(),
     type_vars=(
-        ('T', ('float32', 'float16')),
+        ('T', ('float32', 'float16', 'float64')),
     ),
     torch_schema='(Tensor a, Tensor b) -> Tensor',
     output_shapes=output_shapes,
@@ -45,6 +45,10 @@ _OP = _rt.OpInfo(
         _rt.TestCase(inputs=(((2, 4, 6), None, (-1.0, 1.0)), ((2, 4, 6), None, (-1.0, 1.0))), dtypes={'T': 'float16'}, attributes={}, rtol=0.001, atol=0.002, seed=1001),
     ),
     has_cuda=True,
+    backward=(
+        _rt.Gradient('my_add_grad', inputs=(('grad', 0),), attributes=(), outputs=(0, 1)),
+    ),
+    spec='ops/my_add.yaml',
 )
 
 
@@ -52,11 +56,11 @@ def my_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """MyAdd (ONNX custom::MyAdd, version 1): 2 * a + b for two tensors of the same shape.
 
     Args:
-        a: float32 | float16.
-        b: float32 | float16.
+        a: float32 | float16 | float64.
+        b: float32 | float16 | float64.
 
     Returns:
-        c: float32 | float16.
+        c: float32 | float16 | float64.
     """
     return _rt.call(_OP, (a, b), {})
 

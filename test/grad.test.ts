@@ -1,0 +1,95 @@
+// Training (the spec's `backward`) with Debian's torch 1.13 on the CPU: the seed ops' gradients
+// against PyTorch's own ops and gradcheck, through the compiled extension and through the
+// reference-only package (test/python/grad_check.py); `opforge test`'s grad column on every case;
+// a wrong gradient kernel fails there by op and case. torch >= 2.4's register_autograd,
+// torch.compile and opcheck run on the GPU machine (docs/gpu.md).
+
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runTests } from '../runtime/testing/run.js';
+import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
+import { outDir, root } from './helpers/paths.js';
+import { PYTHON } from './helpers/python.js';
+
+function gradCheck(args: string[]): { summary: { ok: number; failed: number }; log: string } {
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'grad_check.py'), ...args], {
+    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+  });
+  const log = `${r.stdout}\n${r.stderr}`;
+  const last = r.stdout.trim().split('\n').pop() ?? '{}';
+  return { summary: JSON.parse(last.startsWith('{') ? last : '{"ok":0,"failed":1}') as { ok: number; failed: number }, log };
+}
+
+test('seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-differentiable KNN, SGD steps: extension and reference', async () => {
+  const torch = await probeTorch(PYTHON);
+  assert.ok(torch.version, torch.why);
+  const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, cuda: false });
+  for (const args of [['--library', library], []]) {
+    const r = gradCheck(args);
+    assert.is(r.summary.failed, 0, r.log);
+    assert.is(r.summary.ok, 18, r.log);
+    assert.match(r.log, args.length ? 'backend extension' : 'backend reference');
+  }
+});
+
+test('an op without backward: a gradient through it is an error naming the op and the spec field, inference is unchanged', () => {
+  // test/fixtures/adapters' StridedScale declares no backward (reference-only package, torch 1.13).
+  const out = mkdtempSync(path.join(os.tmpdir(), 'opforge-nobwd-'));
+  const r0 = spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops'), '--out', out], { encoding: 'utf8' });
+  assert.is(r0.status, 0, r0.stderr);
+  const script = [
+    'import torch, opforge_ops as oo',
+    'x = torch.rand(3, 7, requires_grad=True)',
+    'y = oo.strided_scale(x, stride=2, scale=1.5, mode="plain", enabled=True, pads=[1], weights=[0.5])',
+    'print("inference ok", tuple(y.shape))',
+    'try:',
+    '    y.sum().backward()',
+    '    print("no error")',
+    'except RuntimeError as e:',
+    '    print("error:", e)',
+  ].join('\n');
+  const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' } });
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, 'inference ok (3, 4)');
+  assert.match(r.stdout, /error: StridedScale: a gradient was requested through \S+::StridedScale, but its spec \(\S*strided_scale\.yaml\) declares no `backward`/);
+});
+
+test('the README\'s training example converges through the compiled extension', () => {
+  const r = spawnSync(PYTHON, [path.join(root, 'examples', 'training', 'train.py')], {
+    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+  });
+  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /loss \d+\.\d+ -> \d+\.\d+ \(extension kernels, cpu\)/);  // the script asserts the loss fell 5x
+});
+
+test('opforge test --backend grad: every case of every op with a backward passes; a wrong gradient kernel fails by op and case', async () => {
+  const report = await runTests({ root, backends: ['grad'], python: PYTHON });
+  assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
+  const ok = (op: string) => report.results.filter((r) => r.op === op && r.backend === 'grad' && r.status === 'ok').length;
+  assert.is(ok('CustomRelu'), 4);
+  assert.is(ok('LeakyRelu'), 3);
+  assert.is(ok('MyAdd'), 2);
+  assert.is(ok('DynamicTRTResize'), 3);
+  assert.ok(report.results.some((r) => r.op === 'KNNQuery' && r.status === 'skip' && /not differentiable/.test(r.message ?? '')));
+
+  // A project with CustomRelu and a gradient kernel that doubles alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) fail.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-grad-'));
+  for (const f of ['custom_relu.yaml', 'custom_relu_grad.yaml']) cpSync(path.join(root, 'ops', f), path.join(dir, 'ops', f));
+  for (const f of ['custom_relu', 'custom_relu_grad']) for (const ext of ['.cpp', '.cu', '_ref.py']) cpSync(path.join(root, 'ops', 'kernels', `${f}${ext}`), path.join(dir, 'ops', 'kernels', `${f}${ext}`));
+  const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu_grad.cpp');
+  const text = readFileSync(kernel, 'utf8');
+  const wrong = text.replace('const C scaled = alpha * g;', 'const C scaled = C(2) * alpha * g;');
+  assert.ok(wrong !== text);
+  writeFileSync(kernel, wrong);
+  const bad = await runTests({ root: dir, backends: ['grad'], python: PYTHON, only: ['CustomRelu'] });
+  assert.not.ok(bad.ok);
+  const failed = bad.results.filter((r) => r.status === 'fail');
+  assert.equal(failed.map((r) => [r.op, r.case, r.backend]), [['CustomRelu', 1, 'grad'], ['CustomRelu', 3, 'grad']]);
+  for (const f of failed) assert.match(f.message!, /gradient of x\[\d+\] = .*autograd of the reference gives/);
+});
+
+test.run();
