@@ -5,11 +5,12 @@
 // torch.compile and opcheck run on the GPU machine (docs/gpu.md).
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { generate } from '../generator/gen.js';
 import { runTests } from '../runtime/testing/run.js';
 import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
 import { outDir, root } from './helpers/paths.js';
@@ -56,6 +57,45 @@ test('an op without backward: a gradient through it is an error naming the op an
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, 'inference ok (3, 4)');
   assert.match(r.stdout, /error: StridedScale: a gradient was requested through \S+::StridedScale, but its spec \(\S*strided_scale\.yaml\) declares no `backward`/);
+});
+
+test('a backward changes only the Python op module and the Paddle op: every other generated file, and the exported model, are the same without it', () => {
+  const project = (name: string, withBackward: boolean): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `opforge-bwd-${name}-`));
+    for (const f of ['custom_relu.yaml', 'custom_relu_grad.yaml']) cpSync(path.join(root, 'ops', f), path.join(dir, 'ops', f));
+    for (const f of ['custom_relu', 'custom_relu_grad']) for (const ext of ['.cpp', '.cu', '_ref.py']) cpSync(path.join(root, 'ops', 'kernels', `${f}${ext}`), path.join(dir, 'ops', 'kernels', `${f}${ext}`));
+    if (!withBackward) {
+      const spec = path.join(dir, 'ops', 'custom_relu.yaml');
+      const text = readFileSync(spec, 'utf8');
+      const without = text.replace(/^backward:\n(?: {2}.*\n)+/m, '');
+      assert.ok(without !== text);
+      writeFileSync(spec, without);
+    }
+    generate({ opsDir: path.join(dir, 'ops'), outDir: path.join(dir, 'out') });
+    return dir;
+  };
+  const a = project('with', true), b = project('without', false);
+  const files = (d: string): string[] => readdirSync(path.join(d, 'out'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name !== '.opforge-stamp').map((e) => path.relative(path.join(d, 'out'), path.join(e.parentPath, e.name))).sort();
+  assert.equal(files(a), files(b));
+  const differ = files(a).filter((f) => readFileSync(path.join(a, 'out', f), 'utf8') !== readFileSync(path.join(b, 'out', f), 'utf8'));
+  assert.equal(differ, ['paddle/custom_relu/custom_relu_op.cc', 'python/opforge_ops/ops/custom_relu.py']);
+  // The legacy export of the op: the same model bytes with and without the backward.
+  const script = [
+    'import hashlib, io, torch, opforge_ops as oo',
+    'class M(torch.nn.Module):',
+    '    def forward(self, x):',
+    '        return oo.custom_relu(x, alpha=0.25)',
+    'f = io.BytesIO()',
+    'torch.onnx.export(M(), (torch.rand(2, 3),), f, opset_version=17, custom_opsets=oo.custom_opsets())',
+    'print(hashlib.sha256(f.getvalue()).hexdigest())',
+  ].join('\n');
+  const hashes = [a, b].map((d) => {
+    const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(d, 'out', 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' } });
+    assert.is(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  });
+  assert.is(hashes[0], hashes[1]);
 });
 
 test('the README\'s training example converges through the compiled extension', () => {
