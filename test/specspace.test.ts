@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { DTYPES } from '../generator/type-table.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
+import { gradPlan } from './specspace/render.js';
 import { compileCuda, describeFailures, compileTrt, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'specspace');
@@ -68,15 +69,22 @@ test('the fixed corpus covers the spec space', () => {
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(ps.some((p) => p.cuda), 'CUDA kernels');
-  assert.is(project.ops.length, ps.length, 'every spec is valid and generated');
+  // Even seeds with a differentiable input and output also get a gradient op (render.ts, gradPlan).
+  const grads = ps.filter((p) => gradPlan(p));
+  assert.ok(grads.length >= 4, `${grads.length} specs with a backward`);
+  assert.ok(grads.some((p) => p.vars.length) && grads.some((p) => p.outputs.length > 1), 'backward over type variables and several outputs');
+  assert.is(project.ops.length, ps.length + grads.length, 'every spec is valid and generated');
+  for (const p of grads) assert.ok(project.ops.find((o) => o.name === p.name)!.backward, `${p.name} has its backward`);
 });
 
 test('opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
   const { reports, report } = await runOpforgeTest(project);
   for (const r of reports) clean(r);
-  assert.equal(report.backends, ['torch', 'node', 'ort', 'ort-legacy', 'serialize']);
+  assert.equal(report.backends, ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
   const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
-  for (const r of reports) assert.is(r.cases, cases, `${r.backend}: ${r.cases} of ${cases} cases agree`);
+  // grad: every case of every op with a backward (gradcheck where float64 allows, autograd of the reference always).
+  const withBackward = project.ops.filter((o) => o.backward).reduce((n, o) => n + o.tests.length, 0);
+  for (const r of reports) assert.is(r.cases, r.backend === 'grad' ? withBackward : cases, `${r.backend}: ${r.cases} cases agree`);
 });
 
 test('a wrong kernel is caught, naming the op, case and output', async () => {

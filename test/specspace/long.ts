@@ -64,7 +64,7 @@ for (let b = 0; b * batch < count; b++) {
   if (asked.length) {
     const t = performance.now();
     try {
-      const { reports: rs } = await runOpforgeTest(project, { backends: [...asked, ...(backends.has('torch') && backends.has('ort') ? ['export' as const] : []), 'serialize'], device: values.cuda ? 'cuda' : 'cpu' });
+      const { reports: rs } = await runOpforgeTest(project, { backends: [...asked, ...(backends.has('torch') ? ['grad' as const] : []), ...(backends.has('torch') && backends.has('ort') ? ['export' as const] : []), 'serialize'], device: values.cuda ? 'cuda' : 'cpu' });
       for (const r of rs) await attempt(r.backend, () => r);
     } catch (e) {
       await attempt('opforge-test', () => { throw e; });

@@ -11,7 +11,7 @@
 
 import { DTYPE_INFO, type AttrType, type DType } from '../../generator/type-table.js';
 import { toSnake } from '../../generator/names.js';
-import type { AttrValue, CasePlan, DimE, OutPlan, SpecPlan } from './plan.js';
+import type { AttrValue, CasePlan, DimE, InPlan, OutPlan, SpecPlan } from './plan.js';
 
 const COEF = [0.125, 0.25, 0.5, 1];
 const q = (s: string): string => JSON.stringify(s);  // valid in YAML double quotes, C++ needs its own
@@ -83,6 +83,8 @@ function specYaml(p: SpecPlan, snake: string): string {
     }
     if (i.optional) L.push('    optional: true');
     if (i.shapeOnly) L.push('    shape_only: true');
+    // With a backward, optional float inputs take no gradient (the gradient op reads only required ones).
+    if (gradPlan(p) && i.optional && floatOnly(p, i.dtype)) L.push('    differentiable: false');
   }
   L.push('outputs:');
   for (const o of p.outputs) {
@@ -102,6 +104,12 @@ function specYaml(p: SpecPlan, snake: string): string {
   }
   if (p.state.length) { L.push('state:'); for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`); }
   if (p.workspace) L.push(`workspace: ${q(dimText(p.workspace))}`);
+  const g = gradPlan(p);
+  if (g) {
+    L.push('backward:', `  - op: ${g.name}`,
+      `    inputs: { ${[...g.outs.map((o) => `g_${o.name}: grad(${o.name})`), ...g.ins.map((i) => `s_${i.name}: ${i.name}`)].join(', ')} }`,
+      `    outputs: { ${g.ins.map((i) => `d_${i.name}: ${i.name}`).join(', ')} }`);
+  }
   L.push('kernels:', `  cpu: kernels/${snake}.cpp`);
   if (p.cuda) L.push(`  cuda: kernels/${snake}.cu`);
   L.push(`  reference: kernels/${snake}_ref.py`);
@@ -502,6 +510,105 @@ ${outs.join('\n')}
 `;
 }
 
+// ---- the backward (even seeds): one gradient op for every differentiable input ----
+// The closed form is linear in each input: out_o[i] += w_ok * x_k[i % n_k], so
+// d x_k[j] = sum_o w_ok * sum_{i % n_k = j} g_o[i]. Odd seeds keep no backward (both kinds run).
+
+interface GradPlan { name: string; vars: SpecPlan['vars']; outs: (OutPlan & { index: number })[]; ins: (InPlan & { index: number })[] }
+
+function floatOnly(p: SpecPlan, dtype: string): boolean {
+  const v = p.vars.find((x) => x.name === dtype);
+  return (v ? v.dtypes : [dtype as DType]).every((d) => DTYPE_INFO[d].isFloat);
+}
+
+export function gradPlan(p: SpecPlan): GradPlan | undefined {
+  if (p.seed % 2 !== 0) return undefined;
+  const ins = p.inputs.map((i, index) => ({ ...i, index })).filter((i) => !i.optional && !i.shapeOnly && floatOnly(p, i.dtype));
+  const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => floatOnly(p, o.dtype));
+  if (!ins.length || !outs.length) return undefined;
+  const used = new Set([...ins.map((i) => i.dtype), ...outs.map((o) => o.dtype)]);
+  return { name: `${p.name}Grad`, vars: p.vars.filter((v) => used.has(v.name)), outs, ins };
+}
+
+function gradYaml(p: SpecPlan, g: GradPlan, snake: string): string {
+  const L = [`# The gradient op of ${p.name} (spec-space seed ${p.seed}): its closed form is linear in each input.`, `name: ${g.name}`];
+  if (p.domain) L.push(`domain: ${p.domain}`);
+  L.push('version: 1');
+  if (g.vars.length) { L.push('types:'); for (const v of g.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`); }
+  L.push('inputs:');
+  for (const o of g.outs) L.push(`  - { name: g_${o.name}, dtype: ${o.dtype} }`);
+  for (const i of g.ins) L.push(`  - { name: s_${i.name}, dtype: ${i.dtype}, shape_only: true }`);
+  L.push('outputs:');
+  for (const i of g.ins) L.push(`  - { name: d_${i.name}, dtype: ${i.dtype}, shape: s_${i.name} }`);
+  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, `  reference: kernels/${snake}_grad_ref.py`);
+  return `${L.join('\n')}\n`;
+}
+
+function gradCpu(p: SpecPlan, g: GradPlan, snake: string): string {
+  const gs = `${snake}_grad`;
+  const fake = { vars: g.vars } as SpecPlan;
+  const per = g.ins.map((i) => [
+    `  {  // d_${i.name}`,
+    `    const int64_t n = io.d_${i.name}.numel();`,
+    '    std::vector<double> acc(static_cast<size_t>(n), 0.0);',
+    ...g.outs.map((o) => `    if (n > 0) for (int64_t i = 0; i < io.g_${o.name}.numel(); ++i) acc[static_cast<size_t>(i % n)] += ${num(o.weights[i.index]!)} * num(io.g_${o.name}.data[i]);`),
+    `    for (int64_t i = 0; i < n; ++i) io.d_${i.name}.data[i] = store<elem_t<decltype(io.d_${i.name})>>(acc[static_cast<size_t>(i)]);`,
+    '  }',
+  ].join('\n'));
+  return `// CPU kernel of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed}).
+#include <type_traits>
+#include <vector>
+
+#include "opforge/ops/${gs}.h"
+
+namespace opforge {
+namespace ops {
+namespace ${gs} {
+namespace {
+
+template <typename T> double num(T v) { return static_cast<double>(toCompute(v)); }
+template <typename T> T store(double v) { return fromCompute<T>(static_cast<compute_t<T>>(v)); }
+template <typename View> using elem_t = typename std::remove_pointer<decltype(View::data)>::type;
+
+template <typename IoT>
+Status compute(const IoT& io) {
+${per.join('\n')}
+  return Status::Ok();
+}
+
+}  // namespace
+
+${bindings(fake).map((b) => `Status cpu(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CpuContext&) { return compute(io); }`).join('\n')}
+
+}  // namespace ${gs}
+}  // namespace ops
+}  // namespace opforge
+`;
+}
+
+function gradReference(p: SpecPlan, g: GradPlan): string {
+  const params = [...g.outs.map((o) => `g_${o.name}`), ...g.ins.map((i) => `s_${i.name}`)];
+  const per = g.ins.map((i) => [
+    `    n = s_${i.name}.numel()`,
+    '    acc = torch.zeros(n, dtype=torch.float64)',
+    ...g.outs.map((o) => `    if n > 0 and g_${o.name}.numel() > 0:\n        gv = g_${o.name}.detach().reshape(-1).to("cpu", torch.float64)\n        acc.index_add_(0, torch.arange(gv.numel()) % n, ${num(o.weights[i.index]!)} * gv)`),
+    `    outs.append(_store(acc, s_${i.name}.dtype).reshape(s_${i.name}.shape).to(s_${i.name}.device))`,
+  ].join('\n'));
+  return `"""PyTorch reference of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed})."""
+import torch
+
+
+def _store(v, dtype):
+    return v.to(torch.float32).to(dtype) if dtype in (torch.float16, torch.bfloat16) else v.to(dtype)
+
+
+def reference(${params.join(', ')}):
+    outs = []
+${per.join('\n')}
+    return outs[0] if len(outs) == 1 else tuple(outs)
+`;
+}
+
 /** Every file of one spec, by path relative to the ops dir. */
 export function renderSpec(p: SpecPlan): RenderedSpec {
   const snake = toSnake(p.name);
@@ -512,6 +619,12 @@ export function renderSpec(p: SpecPlan): RenderedSpec {
     [`kernels/${snake}_ref.py`]: reference(p),
   };
   if (p.cuda) files[`kernels/${snake}.cu`] = cudaKernel(p, snake);
+  const g = gradPlan(p);
+  if (g) {
+    files[`${snake}_grad.yaml`] = gradYaml(p, g, snake);
+    files[`kernels/${snake}_grad.cpp`] = gradCpu(p, g, snake);
+    files[`kernels/${snake}_grad_ref.py`] = gradReference(p, g);
+  }
   return { snake, files };
 }
 
