@@ -153,4 +153,36 @@ print(json.dumps(result))
   }
 });
 
+
+test('the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper\'s own errors', () => {
+  const script = [
+    'import os, torch',
+    'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
+    'import opforge_ops as oo',
+    'from opforge_ops import _runtime as rt',
+    `oo.load_library(${JSON.stringify(library)})`,
+    'x = torch.rand(4, 5) * 2 - 1',
+    'fast = oo.custom_relu(x, alpha=0.3)',
+    'print("fast entry", bool(rt._fast.get("opforge::custom_relu")))',
+    'print("same values", torch.equal(fast, rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 0.3})))',
+    'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
+    '    try:',
+    '        bad()',
+    '        print("no error")',
+    '    except Exception as e:',
+    '        print(type(e).__name__, e)',
+  ].join('\n');
+  const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') } });
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, 'fast entry True');
+  assert.match(r.stdout, 'same values True');
+  // bool for a float: the dispatcher would take it as 1.0; the wrapper refuses it.
+  assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got bool True");
+  assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got str 'a'");
+  // Failures of the compiled op are re-checked, so the message is the wrapper's, not the dispatcher's.
+  assert.match(r.stdout, "TypeError CustomRelu: input 'x' has dtype torch.int32");
+  assert.match(r.stdout, "ValueError KNNQuery: attribute 'nsample' must be >= 1, got 0");
+  assert.not.match(r.stdout, 'no error');
+});
+
 test.run();

@@ -378,6 +378,7 @@ def load_library(path: Optional[str] = None) -> str:
                         "load the extension before calling any op")
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
+                _fast.clear()  # ops first called before now ran the reference
                 return _extension
         raise FileNotFoundError("opforge_ops: no compiled extension at " + ", ".join(str(p) for p in candidates))
 
@@ -585,7 +586,65 @@ def legacy_function(op: OpInfo) -> type:
     return fn
 
 
+# ---- the fast path: the compiled op called directly, the checks run only when it fails ------
+# The extension's op core checks inputs, dtypes, ranks and attribute values itself, so on success
+# the Python checks would only repeat them; on failure they run, so the error is still the
+# wrapper's own message. Attribute *types* are checked here (cheaply): the dispatcher would
+# accept e.g. True for a float. Built once per op, at its first call (issue 18).
+
+#: Python types each attribute type accepts on the fast path (lists take the checked path).
+_FAST_TYPES: Dict[str, Tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (float, int), "string": (str,)}
+_fast: Dict[str, Any] = {}
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+_tracing_state = torch._C._get_tracing_state  # what torch.jit.is_tracing() reads (the legacy exporter traces)
+
+
+def _fast_entry(op: OpInfo) -> Any:
+    """(the OpOverload, {attr name: accepted types}) when the extension has the op, else False."""
+    entry = _fast.get(op.qualname)
+    if entry is None:
+        if not _extension_has(op) or any(a.type not in _FAST_TYPES for a in op.attributes):
+            entry = False
+        else:
+            ensure_registered(op)  # torch >= 2.4: its fake and autograd registrations first
+            overload = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake).default
+            entry = (overload, {a.name: _FAST_TYPES[a.type] for a in op.attributes})
+        _fast[op.qualname] = entry
+    return entry
+
+
 def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
+    if _is_compiling():  # torch.compile traces the checked path once; speed there is moot
+        return _call_checked(op, inputs, attrs)
+    entry = _fast.get(op.qualname)
+    if entry is None:
+        entry = _fast_entry(op)
+    # Plain loops, not any()/all() over generators: this runs on every call.
+    if entry and _tracing_state() is None:
+        if not HAS_CUSTOM_OP and torch.is_grad_enabled():
+            for x in inputs:
+                if x is not None and x.requires_grad:  # torch < 2.4 trains through training_function
+                    return _call_checked(op, inputs, attrs)
+        overload, types = entry
+        for k, v in attrs.items():
+            if type(v) not in types.get(k, ()):  # bool is an int: True for a float takes the checked path
+                return _call_checked(op, inputs, attrs)
+        try:
+            return overload(*inputs, **attrs)
+        except Exception:
+            _checked(op, inputs, attrs)  # raises the wrapper's message when the checks find the fault
+            raise
+    return _call_checked(op, inputs, attrs)
+
+
+def _checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Dict[str, Any]:
+    values = check_attrs(op, attrs)
+    check_inputs(op, inputs)
+    check_device(op, inputs)
+    return values
+
+
+def _call_checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
     values = check_attrs(op, attrs)
     check_inputs(op, inputs)
     check_device(op, inputs)
