@@ -3,7 +3,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { root } from './helpers/paths.js';
+import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
+import { outDir, root } from './helpers/paths.js';
+import { PYTHON } from './helpers/python.js';
 
 test('generation benchmark runs (5 ops, 1 run) and output is byte-identical', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'gen.js'), '--ops', '5', '--runs', '2'], { encoding: 'utf8' });
@@ -22,6 +24,18 @@ test('binding overhead benchmark runs (quick) against onnxruntime-node with iden
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'binding.js'), '--quick'], { encoding: 'utf8' });
   assert.is(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /\| latency \| [\d.]+ µs \| [\d.]+ µs \|/);
+});
+
+test('PyTorch call-path benchmark runs (quick) through the compiled extension', async () => {
+  const torch = await probeTorch(PYTHON);
+  assert.ok(torch.version, torch.why);
+  const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, cuda: false });
+  const r = spawnSync(PYTHON, [path.join(root, 'bench', 'python', 'torch_call.py'), '--library', library, '--calls', '300', '--repeat', '1'], {
+    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+  });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /backend extension/);
+  assert.match(r.stdout, /\| custom_relu \| [\d.]+ \| [\d.]+ \| [\d.]+ \(torch\.relu\) \| [\d.]+x \| [\d.]+x \|/);
 });
 
 test.run();
