@@ -115,22 +115,22 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const col = (b: string) => { if (!columns.includes(b)) columns.push(b); return b; };
   const nodeCol = device === 'cuda' ? 'node:cuda' : 'node';
   const torchCol = device === 'cuda' ? 'torch:cuda' : 'torch';
+  const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
 
   // ---- PyTorch: the reference, the extension, the exported models, the backward ----
   // The grad column only where a spec declares a backward (else one line says so).
   const wantGrad = want.has('grad') && ops.some((o) => o.backward);
-  if (want.has('grad') && !wantGrad) skipped[device === 'cuda' ? 'grad:cuda' : 'grad'] = 'no spec declares a backward';
+  if (want.has('grad') && !wantGrad) skipped[gradCol] = 'no spec declares a backward';
   let py: PyRun | undefined;
   const torch = await probeTorch(python);
   if (!torch.version) {
     skipped.reference = torch.why!;
     if (want.has('torch')) skipped[torchCol] = torch.why!;
-    if (wantGrad) skipped[device === 'cuda' ? 'grad:cuda' : 'grad'] = torch.why!;
+    if (wantGrad) skipped[gradCol] = torch.why!;
     if (want.has('export')) skipped['ort-legacy'] = skipped['ort-dynamo'] = torch.why!;
   } else {
     env.torch = torch.version;
     let library: string | undefined;
-    const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
     if ((want.has('torch') || wantGrad) && device === 'cuda' && !torch.cuda) {
       if (want.has('torch')) skipped[torchCol] = `torch ${torch.version} sees no CUDA device`;
       if (wantGrad) skipped[gradCol] = `torch ${torch.version} sees no CUDA device`;
@@ -237,7 +237,6 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   }
 
   // ---- the spec's backward: gradcheck and autograd of the reference (the harness ran them) ----
-  const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
   if (py && wantGrad && columns.includes(gradCol) && !results.some((r) => r.backend === gradCol && r.case === null)) {
     for (const c of cases) {
       const o = pyCase(c)?.[device === 'cuda' ? 'grad-cuda' : 'grad-cpu'] as { skip: string } | { error: string } | { maxError: number; gradcheck: boolean | string } | undefined;

@@ -27,45 +27,44 @@ export function tensor(dtype: string, dims: number[], values: number[]): T {
 /** Elements as numbers (16-bit floats decoded). */
 export const num = (t: T): number[] => (t.dtype === 'float16' ? [...t.data].map(halfToNumber) : [...t.data].map(Number));
 
-function bicubicRef(x: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
+/** Per output pixel (row-major), its 16 (in-plane index, weight) taps: PyTorch's bicubic (A = -0.75, clamped). */
+function bicubicTaps(h: number, w: number, oh: number, ow: number, align: boolean): [number, number][][] {
   const A = -0.75;
   const cc1 = (t: number) => ((A + 2) * t - (A + 3)) * t * t + 1;
   const cc2 = (t: number) => ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
   const scale = (i: number, o: number) => (align ? (o > 1 ? (i - 1) / (o - 1) : 0) : i / o);
   const src = (s: number, d: number) => (align ? s * d : s * (d + 0.5) - 0.5);
-  const out: number[] = [];
-  for (let p = 0; p < n! * c!; p++) for (let y = 0; y < oh; y++) for (let xo = 0; xo < ow; xo++) {
-    const fy = src(scale(h!, oh), y), fx = src(scale(w!, ow), xo);
+  const pixels: [number, number][][] = [];
+  for (let y = 0; y < oh; y++) for (let xo = 0; xo < ow; xo++) {
+    const fy = src(scale(h, oh), y), fx = src(scale(w, ow), xo);
     const y0 = Math.floor(fy), x0 = Math.floor(fx), ty = fy - y0, tx = fx - x0;
     const wy = [cc2(ty + 1), cc1(ty), cc1(1 - ty), cc2(2 - ty)], wx = [cc2(tx + 1), cc1(tx), cc1(1 - tx), cc2(2 - tx)];
-    let acc = 0;
+    const taps: [number, number][] = [];
     for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) {
-      const yy = Math.min(Math.max(y0 - 1 + r, 0), h! - 1), xx = Math.min(Math.max(x0 - 1 + k, 0), w! - 1);
-      acc += wy[r]! * wx[k]! * x[p * h! * w! + yy * w! + xx]!;
+      const yy = Math.min(Math.max(y0 - 1 + r, 0), h - 1), xx = Math.min(Math.max(x0 - 1 + k, 0), w - 1);
+      taps.push([yy * w + xx, wy[r]! * wx[k]!]);
     }
-    out.push(acc);
+    pixels.push(taps);
   }
+  return pixels;
+}
+
+function bicubicRef(x: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
+  const pixels = bicubicTaps(h!, w!, oh, ow, align);
+  const out: number[] = [];
+  for (let p = 0; p < n! * c!; p++) for (const taps of pixels) out.push(taps.reduce((acc, [i, wt]) => acc + wt * x[p * h! * w! + i]!, 0));
   return out;
 }
 
 /** The gradient of bicubicRef for the input: each output pixel's gradient to its 4 x 4 taps. */
 function bicubicGradRef(g: number[], [n, c, h, w]: number[], oh: number, ow: number, align: boolean): number[] {
-  const A = -0.75;
-  const cc1 = (t: number) => ((A + 2) * t - (A + 3)) * t * t + 1;
-  const cc2 = (t: number) => ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
-  const scale = (i: number, o: number) => (align ? (o > 1 ? (i - 1) / (o - 1) : 0) : i / o);
-  const src = (s: number, d: number) => (align ? s * d : s * (d + 0.5) - 0.5);
+  const pixels = bicubicTaps(h!, w!, oh, ow, align);
   const out = new Array<number>(n! * c! * h! * w!).fill(0);
-  for (let p = 0; p < n! * c!; p++) for (let y = 0; y < oh; y++) for (let xo = 0; xo < ow; xo++) {
-    const fy = src(scale(h!, oh), y), fx = src(scale(w!, ow), xo);
-    const y0 = Math.floor(fy), x0 = Math.floor(fx), ty = fy - y0, tx = fx - x0;
-    const wy = [cc2(ty + 1), cc1(ty), cc1(1 - ty), cc2(2 - ty)], wx = [cc2(tx + 1), cc1(tx), cc1(1 - tx), cc2(2 - tx)];
-    const gv = g[(p * oh + y) * ow + xo]!;
-    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) {
-      const yy = Math.min(Math.max(y0 - 1 + r, 0), h! - 1), xx = Math.min(Math.max(x0 - 1 + k, 0), w! - 1);
-      const at = p * h! * w! + yy * w! + xx;
-      out[at] = out[at]! + wy[r]! * wx[k]! * gv;
-    }
+  for (let p = 0; p < n! * c!; p++) {
+    pixels.forEach((taps, q) => {
+      const gv = g[p * oh * ow + q]!;
+      for (const [i, wt] of taps) out[p * h! * w! + i] = out[p * h! * w! + i]! + wt * gv;
+    });
   }
   return out;
 }

@@ -69,6 +69,7 @@ function dimsYaml(dims: (DimE | '?')[], flow: boolean, indent: string): string {
 
 function specYaml(p: SpecPlan, snake: string): string {
   const L: string[] = [`# Spec-space op, seed ${p.seed} (test/specspace): a closed form of its inputs and attributes.`, `name: ${p.name}`];
+  const g = gradPlan(p);
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push(`version: ${p.version}`);
   if (p.description) L.push(`description: ${q(p.description)}`);
@@ -84,7 +85,7 @@ function specYaml(p: SpecPlan, snake: string): string {
     if (i.optional) L.push('    optional: true');
     if (i.shapeOnly) L.push('    shape_only: true');
     // With a backward, optional float inputs take no gradient (the gradient op reads only required ones).
-    if (gradPlan(p) && i.optional && floatOnly(p, i.dtype)) L.push('    differentiable: false');
+    if (g && i.optional && floatOnly(p, i.dtype)) L.push('    differentiable: false');
   }
   L.push('outputs:');
   for (const o of p.outputs) {
@@ -104,7 +105,6 @@ function specYaml(p: SpecPlan, snake: string): string {
   }
   if (p.state.length) { L.push('state:'); for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`); }
   if (p.workspace) L.push(`workspace: ${q(dimText(p.workspace))}`);
-  const g = gradPlan(p);
   if (g) {
     L.push('backward:', `  - op: ${g.name}`,
       `    inputs: { ${[...g.outs.map((o) => `g_${o.name}: grad(${o.name})`), ...g.ins.map((i) => `s_${i.name}: ${i.name}`)].join(', ')} }`,

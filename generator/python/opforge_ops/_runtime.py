@@ -512,26 +512,35 @@ def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], output
     return grads
 
 
+def _save_for_backward(ctx: Any, op: OpInfo, inputs: Sequence[Any], outs: Tuple[Any, ...], attrs: Dict[str, Any]) -> None:
+    """What a backward needs, saved the same way by both autograd paths below."""
+    ctx.opforge_attrs = attrs
+    ctx.opforge_absent = [x is None for x in inputs]
+    ctx.save_for_backward(*[x for x in inputs if x is not None], *outs)
+    ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
+
+
+def _saved_gradients(ctx: Any, op: OpInfo, grads: Sequence[Any]) -> List[Optional[torch.Tensor]]:
+    """The input gradients from what _save_for_backward kept."""
+    saved = list(ctx.saved_tensors)
+    split = len(saved) - len(op.outputs)
+    it = iter(saved[:split])
+    inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
+    return input_gradients(op, inputs, saved[split:], grads, ctx.opforge_attrs, ctx.needs_input_grad[:len(op.inputs)])
+
+
 def _register_autograd(op: OpInfo) -> None:
     """torch >= 2.4: the op's backward for torch.library (eager, torch.compile, opcheck)."""
     n = len(op.inputs)
     names = [a.name for a in op.attributes]
 
     def setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Any, keyword_only_inputs: Optional[Dict[str, Any]] = None) -> None:
-        outs = _as_tuple(output)
         attrs = dict(zip(names, inputs[n:]))
         attrs.update(keyword_only_inputs or {})
-        ctx.opforge_attrs = attrs
-        ctx.opforge_absent = [x is None for x in inputs[:n]]
-        ctx.save_for_backward(*[x for x in inputs[:n] if x is not None], *outs)
-        ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
+        _save_for_backward(ctx, op, inputs[:n], _as_tuple(output), attrs)
 
     def backward(ctx: Any, *grads: Any) -> Any:
-        saved = list(ctx.saved_tensors)
-        it = iter(saved[: len(saved) - len(op.outputs)])
-        inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
-        outputs = saved[len(saved) - len(op.outputs):]
-        return tuple(input_gradients(op, inputs, outputs, grads, ctx.opforge_attrs, ctx.needs_input_grad[:n]))
+        return tuple(_saved_gradients(ctx, op, grads))
 
     torch.library.register_autograd(op.qualname, backward, setup_context=setup_context)
 
@@ -548,20 +557,11 @@ def training_function(op: OpInfo) -> type:
         impl = eager_impl(op)
         attrs = dict(zip(names, args[n:]))
         out = (impl if impl is not None else _no_impl(op))(*args[:n], **attrs)
-        outs = _as_tuple(out)
-        ctx.opforge_attrs = attrs
-        ctx.opforge_absent = [x is None for x in args[:n]]
-        ctx.save_for_backward(*[x for x in args[:n] if x is not None], *outs)
-        ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
+        _save_for_backward(ctx, op, args[:n], _as_tuple(out), attrs)
         return out
 
     def backward(ctx: Any, *grads: Any) -> Any:
-        saved = list(ctx.saved_tensors)
-        it = iter(saved[: len(saved) - len(op.outputs)])
-        inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
-        outputs = saved[len(saved) - len(op.outputs):]
-        g = input_gradients(op, inputs, outputs, grads, ctx.opforge_attrs, ctx.needs_input_grad[:n])
-        return (*g, *([None] * len(names)))
+        return (*_saved_gradients(ctx, op, grads), *([None] * len(names)))
 
     fn = _trainers[op.qualname] = type(f"{op.name}Training", (torch.autograd.Function,), {
         "forward": staticmethod(forward),
@@ -645,9 +645,7 @@ def _checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[s
 
 
 def _call_checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
-    values = check_attrs(op, attrs)
-    check_inputs(op, inputs)
-    check_device(op, inputs)
+    values = _checked(op, inputs, attrs)
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         # The legacy (TorchScript) exporter: the autograd.Function's symbolic emits the node.
         return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
