@@ -39,6 +39,10 @@ test('committed out/ is what the generator produces (run `npm run gen` when this
   for (const [p, content] of fresh) assert.ok(committed.get(p) === content, `out/${p} is stale`);
 });
 
+test('out/node is an ES module package of its own (a user project need not be "type": "module")', () => {
+  assert.is((JSON.parse(readFileSync(path.join(outDir, 'node', 'package.json'), 'utf8')) as { type: string }).type, 'module');
+});
+
 test('every generated file starts with a do-not-edit line naming its source', () => {
   for (const [p, content] of snapshot(outDir)) {
     const first = content.split('\n')[0]!;
