@@ -21,6 +21,7 @@ import { runTests } from '../runtime/testing/run.js';
 import { runTrtLifecycle } from '../runtime/testing/trt.js';
 import { ATTR_INFO } from '../generator/type-table.js';
 import { sh } from './helpers/cxx.js';
+import { FIXED_SEEDS, writeCorpus } from './specspace/corpus.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
 const project = loadProject({ opsDir });
@@ -178,6 +179,19 @@ test('dtypes TensorRT cannot carry are refused, and cases without an optional in
   assert.ok(fx.report.ok, JSON.stringify(fx.report.results.filter((r) => r.status === 'fail')));
   assert.match(fx.log, /checks, 0 failed/);
   assert.match(fx.log, /skip StridedScale case 0 IPluginV2DynamicExt: enqueue/);
+});
+
+test('opforge test --backend trt on the spec-space corpus: every generated spec lives through every plugin generation (rank-0 tensors skip implicit batch by name)', async () => {
+  if (!trtInclude || !hasNvcc) { console.log('  (TENSORRT_INCLUDE_DIR or nvcc missing: skipped)'); return; }
+  const corpus = path.join(root, 'build', 'trt-test', `corpus-src-${tag}`);
+  rmSync(corpus, { recursive: true, force: true });
+  writeCorpus(corpus, FIXED_SEEDS);
+  const { report, log } = await trtColumn(corpus, `corpus-${tag}`);
+  assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
+  assert.match(log, /checks, 0 failed/);
+  // Seeds 6 and 24 have rank-0 tensors: Paddle's static plugin cannot be configured for them.
+  assert.match(log, /skip SpecOp24Nd case 0 V2Static: implicit batch cannot carry the rank-0 tensor x2/);
+  assert.ok(report.results.filter((r) => r.backend === 'trt' && r.status === 'ok').length >= 40);
 });
 
 test.run();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -82,8 +83,12 @@ OPFORGE_TRT_V2_BEGIN
   for (auto& x : d) { x.format = nvinfer1::TensorFormat::kLINEAR; x.type = nvinfer1::DataType::kFLOAT; x.scale = 1.f; }
   const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kNumInputs, Op::kNumOutputs); });
 OPFORGE_TRT_V2_END
-  EXPECT(got == accepted, "V2Dynamic supportsFormatCombination offers input 0 exactly the dtypes this TensorRT carries");
-  std::printf("%s %s dtypes on TensorRT %d: %zu of %d TensorRT types offered for input 0%s\n", got == accepted ? "ok  " : "FAIL", name,
+  // Compared as sets: `accepted` comes in opforge's dtype order, `got` in TensorRT's enum order.
+  std::vector<nvinfer1::DataType> want = accepted;
+  std::sort(want.begin(), want.end());
+  const bool same = got == want;
+  EXPECT(same, "V2Dynamic supportsFormatCombination offers input 0 exactly the dtypes this TensorRT carries");
+  std::printf("%s %s dtypes on TensorRT %d: %zu of %d TensorRT types offered for input 0%s\n", same ? "ok  " : "FAIL", name,
               NV_TENSORRT_MAJOR, got.size(), nvinfer1::EnumMax<nvinfer1::DataType>(), logged.empty() ? "" : ", refused bindings logged");
 }
 

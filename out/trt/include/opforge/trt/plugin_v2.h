@@ -321,6 +321,14 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
       logError(std::string(Op::kPluginName) + ": configured with the wrong number of tensors");
       return;
     }
+    // Keep only a configuration deserialize() would accept back (per-sample dims, 0..kMaxRank-1).
+    for (int32_t i = 0; i < nbInputs + nbOutputs; ++i) {
+      const nvinfer1::Dims& d = i < nbInputs ? inputDims[i] : outputDims[i - nbInputs];
+      if (d.nbDims < 0 || d.nbDims >= kMaxRank) {
+        logError(std::string(Op::kPluginName) + ": configured with per-sample dims of rank " + std::to_string(d.nbDims) + " (implicit batch needs 0.." + std::to_string(kMaxRank - 1) + ")");
+        return;
+      }
+    }
     nbInputs_ = nbInputs;
     for (int32_t i = 0; i < nbInputs; ++i) { inDims_[i] = inputDims[i]; inTypes_[i] = inputTypes[i]; }
     for (int32_t o = 0; o < nbOutputs; ++o) { outDims_[o] = outputDims[o]; outTypes_[o] = outputTypes[o]; }
