@@ -104,6 +104,11 @@ export interface AttrTypeInfo {
   /** Suffix the legacy TorchScript exporter's g.op() uses (`alpha_f`). */
   legacySuffix: 'i' | 'f' | 's';
   /**
+   * Python test that a value can go straight to the compiled op (opforge_ops' direct path): the
+   * dispatcher would also take True for a float or an int, so the type is checked exactly.
+   */
+  pyDirectTest: (v: string) => string;
+  /**
    * TensorRT PluginFieldType the creator publishes: what onnx-tensorrt's plugin fallback
    * produces for the ONNX attribute (INT/INTS -> kINT32, FLOAT/FLOATS -> kFLOAT32,
    * STRING -> kCHAR).
@@ -125,16 +130,22 @@ export interface AttrTypeInfo {
 
 export const ATTR_INFO: Readonly<Record<AttrType, AttrTypeInfo>> = {
   bool: { type: 'bool', isList: false, cpp: 'bool', tag: 1, onnx: { name: 'INT', value: 2 }, legacySuffix: 'i',
+    pyDirectTest: (v) => `type(${v}) is bool`,
     trtField: 'kINT32', torchSchema: 'bool', py: 'bool', ts: 'boolean', paddle: 'bool' },
   int: { type: 'int', isList: false, cpp: 'int64_t', tag: 2, onnx: { name: 'INT', value: 2 }, legacySuffix: 'i',
+    pyDirectTest: (v) => `type(${v}) is int`,
     trtField: 'kINT32', torchSchema: 'int', py: 'int', ts: 'number', paddle: 'int' },
   float: { type: 'float', isList: false, cpp: 'float', tag: 3, onnx: { name: 'FLOAT', value: 1 }, legacySuffix: 'f',
+    pyDirectTest: (v) => `(type(${v}) is float or type(${v}) is int)`,
     trtField: 'kFLOAT32', torchSchema: 'float', py: 'float', ts: 'number', paddle: 'float' },
   string: { type: 'string', isList: false, cpp: 'std::string', tag: 4, onnx: { name: 'STRING', value: 3 }, legacySuffix: 's',
+    pyDirectTest: (v) => `type(${v}) is str`,
     trtField: 'kCHAR', torchSchema: 'str', py: 'str', ts: 'string', paddle: 'std::string' },
   ints: { type: 'ints', isList: true, cpp: 'std::vector<int64_t>', tag: 5, onnx: { name: 'INTS', value: 7 }, legacySuffix: 'i',
+    pyDirectTest: (v) => `_rt.is_ints(${v})`,
     trtField: 'kINT32', torchSchema: 'int[]', py: 'Sequence[int]', ts: 'readonly number[]', paddle: 'std::vector<int>' },
   floats: { type: 'floats', isList: true, cpp: 'std::vector<float>', tag: 6, onnx: { name: 'FLOATS', value: 6 }, legacySuffix: 'f',
+    pyDirectTest: (v) => `_rt.is_floats(${v})`,
     trtField: 'kFLOAT32', torchSchema: 'float[]', py: 'Sequence[float]', ts: 'readonly number[]', paddle: 'std::vector<float>' },
 };
 

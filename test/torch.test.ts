@@ -163,9 +163,18 @@ test('the fast call path (issue 18): used once the extension has the op, same va
     `oo.load_library(${JSON.stringify(library)})`,
     'x = torch.rand(4, 5) * 2 - 1',
     'fast = oo.custom_relu(x, alpha=0.3)',
-    'print("fast entry", bool(rt._fast.get("opforge::custom_relu")))',
+    'print("fast entry", rt._slots["opforge::custom_relu"][0] is torch.ops.opforge.custom_relu.default._op)',
     'print("same values", torch.equal(fast, rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 0.3})))',
-    'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
+    // An int for a float attribute is the same value on the direct path.
+    'print("int alpha", torch.equal(oo.custom_relu(x, alpha=2), rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 2.0})))',
+    // The direct path is really taken: the checked path is not entered once the slot is filled.
+    'calls = []',
+    'orig = rt._call_checked',
+    'rt._call_checked = lambda *a: calls.append(a) or orig(*a)',
+    'oo.custom_relu(x, alpha=0.5); oo.my_add(x, x); oo.my_add(x, x)',
+    'print("checked calls", len(calls))',
+    'rt._call_checked = orig',
+    'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.custom_relu([1.0, 2.0]), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
     '    try:',
     '        bad()',
     '        print("no error")',
@@ -176,11 +185,15 @@ test('the fast call path (issue 18): used once the extension has the op, same va
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, 'fast entry True');
   assert.match(r.stdout, 'same values True');
+  assert.match(r.stdout, 'int alpha True');
+  // my_add's first call fills its slot through the checked path; custom_relu's is filled already.
+  assert.match(r.stdout, 'checked calls 1');
   // bool for a float: the dispatcher would take it as 1.0; the wrapper refuses it.
   assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got bool True");
   assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got str 'a'");
   // Failures of the compiled op are re-checked, so the message is the wrapper's, not the dispatcher's.
   assert.match(r.stdout, "TypeError CustomRelu: input 'x' has dtype torch.int32");
+  assert.match(r.stdout, "TypeError CustomRelu: input 'x' must be a torch.Tensor");
   assert.match(r.stdout, "ValueError KNNQuery: attribute 'nsample' must be >= 1, got 0");
   assert.not.match(r.stdout, 'no error');
 });

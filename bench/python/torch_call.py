@@ -12,26 +12,30 @@ import time
 import torch
 
 
-def per_call_us(fn, calls, repeat, sync):
-    for _ in range(200):
-        fn()
-    sync()
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(calls):
+def per_call_us(fns, calls, repeat, sync):
+    """Median µs per call of each fn; the fns take turns batch by batch, so drift in the
+    machine's speed (a shared 2-core box) hits them alike."""
+    for fn in fns:
+        for _ in range(200):
             fn()
-        sync()
-        runs.append((time.perf_counter() - t0) / calls * 1e6)
-    return statistics.median(runs)
+    sync()
+    runs = [[] for _ in fns]
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            runs[k].append((time.perf_counter() - t0) / calls * 1e6)
+    return [statistics.median(r) for r in runs]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", required=True)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--calls", type=int, default=20000)
-    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--n", type=int, default=1000)
     args = ap.parse_args()
     os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"
@@ -51,9 +55,7 @@ def main():
     print("| op | opforge_ops (µs) | torch.ops (µs) | torch (µs) | wrapper / torch.ops | torch.ops / torch |")
     print("|---|---|---|---|---|---|")
     for name, wrapped, direct, native, native_name in rows:
-        w = per_call_us(wrapped, args.calls, args.repeat, sync)
-        d = per_call_us(direct, args.calls, args.repeat, sync)
-        t = per_call_us(native, args.calls, args.repeat, sync)
+        w, d, t = per_call_us([wrapped, direct, native], args.calls, args.repeat, sync)
         print(f"| {name} | {w:.2f} | {d:.2f} | {t:.2f} ({native_name}) | {w / d:.2f}x | {d / t:.2f}x |")
 
 

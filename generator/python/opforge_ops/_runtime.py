@@ -379,6 +379,8 @@ def load_library(path: Optional[str] = None) -> str:
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
                 _fast.clear()  # ops first called before now ran the reference
+                for slot in _slots.values():
+                    slot[0] = None
                 return _extension
         raise FileNotFoundError("opforge_ops: no compiled extension at " + ", ".join(str(p) for p in candidates))
 
@@ -586,55 +588,68 @@ def legacy_function(op: OpInfo) -> type:
     return fn
 
 
-# ---- the fast path: the compiled op called directly, the checks run only when it fails ------
+# ---- the direct path: generated functions call the compiled op itself ------------------------
 # The extension's op core checks inputs, dtypes, ranks and attribute values itself, so on success
-# the Python checks would only repeat them; on failure they run, so the error is still the
-# wrapper's own message. Attribute *types* are checked here (cheaply): the dispatcher would
-# accept e.g. True for a float. Built once per op, at its first call (issue 18).
+# the Python checks would only repeat them; on failure they run (`checked`), so the error is still
+# the wrapper's own message. Each generated function reads its op's slot, tests what only Python
+# can see (attribute *types*: the dispatcher would take True for a float; torch.compile; tracing;
+# training on torch < 2.4) inline, and calls the slot's callable: the work per op is done once,
+# at its first call through `call` (issue 18).
 
-#: Python types each attribute type accepts on the fast path (lists take the checked path).
-_FAST_TYPES: Dict[str, Tuple[type, ...]] = {"bool": (bool,), "int": (int,), "float": (float, int), "string": (str,)}
-_fast: Dict[str, Any] = {}
-_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
-_tracing_state = torch._C._get_tracing_state  # what torch.jit.is_tracing() reads (the legacy exporter traces)
+_fast: Dict[str, bool] = {}
+_slots: Dict[str, List[Any]] = {}
+_SEQUENCES = (list, tuple)
+
+#: torch.compile traces the checked path: the dynamo-only test where there is one (a plain
+#: `return False` in eager), torch.compiler's otherwise; torch < 2.0 has no compiler, and
+#: bool() is a C call that returns False.
+compiling: Callable[[], bool] = (getattr(getattr(torch, "compiler", None), "is_dynamo_compiling", None)
+                                 or getattr(getattr(torch, "compiler", None), "is_compiling", None) or bool)
+#: What torch.jit.is_tracing() reads (the legacy exporter traces, through the checked path).
+tracing: Callable[[], bool] = getattr(torch._C, "_is_tracing", None) or (lambda: torch._C._get_tracing_state() is not None)
+grad_enabled = torch.is_grad_enabled
+#: torch >= 2.4 registers the spec's backward with the dispatcher, so the direct call trains;
+#: older torch trains through an autograd.Function on the checked path.
+DISPATCHER_AUTOGRAD = HAS_CUSTOM_OP
 
 
-def _fast_entry(op: OpInfo) -> Any:
-    """(the OpOverload, {attr name: accepted types}) when the extension has the op, else False."""
-    entry = _fast.get(op.qualname)
-    if entry is None:
-        if not _extension_has(op) or any(a.type not in _FAST_TYPES for a in op.attributes):
-            entry = False
-        else:
-            ensure_registered(op)  # torch >= 2.4: its fake and autograd registrations first
-            overload = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake).default
-            entry = (overload, {a.name: _FAST_TYPES[a.type] for a in op.attributes})
-        _fast[op.qualname] = entry
-    return entry
+def direct_slot(op: OpInfo) -> List[Any]:
+    """The one-element list a generated function calls through: the compiled op's C++ entry once
+    the extension has the op (filled at the op's first call), else None."""
+    slot = _slots.get(op.qualname)
+    if slot is None:
+        slot = _slots[op.qualname] = [None]
+    return slot
+
+
+def is_ints(v: Any) -> bool:
+    return type(v) in _SEQUENCES and all(type(x) is int for x in v)
+
+
+def is_floats(v: Any) -> bool:
+    return type(v) in _SEQUENCES and all(type(x) is float or type(x) is int for x in v)
+
+
+def _fill_slot(op: OpInfo) -> None:
+    """Once per op (again after load_library): the direct callable when the extension has the op."""
+    if _extension_has(op):
+        ensure_registered(op)  # torch >= 2.4: its fake and autograd registrations first
+        overload = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake).default
+        # OpOverload.__call__ is a Python frame around _op: call _op itself.
+        direct_slot(op)[0] = getattr(overload, "_op", overload)
+    _fast[op.qualname] = True
 
 
 def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
-    if _is_compiling():  # torch.compile traces the checked path once; speed there is moot
-        return _call_checked(op, inputs, attrs)
-    entry = _fast.get(op.qualname)
-    if entry is None:
-        entry = _fast_entry(op)
-    # Plain loops, not any()/all() over generators: this runs on every call.
-    if entry and _tracing_state() is None:
-        if not HAS_CUSTOM_OP and torch.is_grad_enabled():
-            for x in inputs:
-                if x is not None and x.requires_grad:  # torch < 2.4 trains through training_function
-                    return _call_checked(op, inputs, attrs)
-        overload, types = entry
-        for k, v in attrs.items():
-            if type(v) not in types.get(k, ()):  # bool is an int: True for a float takes the checked path
-                return _call_checked(op, inputs, attrs)
-        try:
-            return overload(*inputs, **attrs)
-        except Exception:
-            _checked(op, inputs, attrs)  # raises the wrapper's message when the checks find the fault
-            raise
+    """The checked path: every call the generated direct test turns away (and each op's first)."""
+    if op.qualname not in _fast:
+        _fill_slot(op)
     return _call_checked(op, inputs, attrs)
+
+
+def checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:
+    """After the direct call raised: raises the wrapper's own message when its checks find the fault."""
+    _checked(op, inputs, attrs)
 
 
 def _checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Dict[str, Any]:

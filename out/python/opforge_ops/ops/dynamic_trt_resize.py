@@ -53,6 +53,7 @@ _OP = _rt.OpInfo(
     ),
     spec='ops/dynamic_trt_resize.yaml',
 )
+_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it
 
 
 def dynamic_trt_resize(input: torch.Tensor, size_tensor: torch.Tensor, *, align_corners: bool = False) -> torch.Tensor:
@@ -66,6 +67,14 @@ def dynamic_trt_resize(input: torch.Tensor, size_tensor: torch.Tensor, *, align_
     Returns:
         output: float32 | float16 | float64.
     """
+    if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
+            and type(align_corners) is bool):
+        try:
+            if _rt.DISPATCHER_AUTOGRAD or not ((input.requires_grad or size_tensor.requires_grad) and _rt.grad_enabled()):
+                return _DIRECT[0](input, size_tensor, align_corners=align_corners)
+        except Exception:  # the wrapper's own message when its checks find the fault
+            _rt.checked(_OP, (input, size_tensor), {'align_corners': align_corners})
+            raise
     return _rt.call(_OP, (input, size_tensor), {'align_corners': align_corners})
 
 

@@ -52,6 +52,7 @@ _OP = _rt.OpInfo(
     backward=None,
     spec='ops/dynamic_trt_resize_grad.yaml',
 )
+_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it
 
 
 def dynamic_trt_resize_grad(grad_output: torch.Tensor, input: torch.Tensor, *, align_corners: bool = False) -> torch.Tensor:
@@ -65,6 +66,14 @@ def dynamic_trt_resize_grad(grad_output: torch.Tensor, input: torch.Tensor, *, a
     Returns:
         grad_input: float32 | float16 | float64.
     """
+    if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
+            and type(align_corners) is bool):
+        try:
+            if _rt.DISPATCHER_AUTOGRAD or not ((grad_output.requires_grad or input.requires_grad) and _rt.grad_enabled()):
+                return _DIRECT[0](grad_output, input, align_corners=align_corners)
+        except Exception:  # the wrapper's own message when its checks find the fault
+            _rt.checked(_OP, (grad_output, input), {'align_corners': align_corners})
+            raise
     return _rt.call(_OP, (grad_output, input), {'align_corners': align_corners})
 
 

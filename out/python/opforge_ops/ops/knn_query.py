@@ -52,6 +52,7 @@ _OP = _rt.OpInfo(
     backward=None,
     spec='ops/knn_query.yaml',
 )
+_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it
 
 
 def knn_query(xyz: torch.Tensor, offset: torch.Tensor, new_xyz: torch.Tensor, new_offset: torch.Tensor, *, nsample: int) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -68,6 +69,14 @@ def knn_query(xyz: torch.Tensor, offset: torch.Tensor, new_xyz: torch.Tensor, ne
         idx: int32. Row in xyz of each neighbour, nearest first; -1 where the batch has fewer than nsample points.
         dist2: float32. Squared distance of each neighbour; +inf where idx is -1.
     """
+    if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
+            and type(nsample) is int):
+        try:
+            if _rt.DISPATCHER_AUTOGRAD or not ((xyz.requires_grad or new_xyz.requires_grad) and _rt.grad_enabled()):
+                return _DIRECT[0](xyz, offset, new_xyz, new_offset, nsample=nsample)
+        except Exception:  # the wrapper's own message when its checks find the fault
+            _rt.checked(_OP, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
+            raise
     return _rt.call(_OP, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
 
 

@@ -52,6 +52,7 @@ _OP = _rt.OpInfo(
     ),
     spec='ops/leaky_relu.yaml',
 )
+_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it
 
 
 def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
@@ -64,6 +65,14 @@ def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
     Returns:
         output: float32 | float16 | float64.
     """
+    if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
+            and (type(alpha) is float or type(alpha) is int)):
+        try:
+            if _rt.DISPATCHER_AUTOGRAD or not (input.requires_grad and _rt.grad_enabled()):
+                return _DIRECT[0](input, alpha=alpha)
+        except Exception:  # the wrapper's own message when its checks find the fault
+            _rt.checked(_OP, (input,), {'alpha': alpha})
+            raise
     return _rt.call(_OP, (input,), {'alpha': alpha})
 
 

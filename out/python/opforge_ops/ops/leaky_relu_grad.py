@@ -51,6 +51,7 @@ _OP = _rt.OpInfo(
     backward=None,
     spec='ops/leaky_relu_grad.yaml',
 )
+_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it
 
 
 def leaky_relu_grad(grad_output: torch.Tensor, input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
@@ -64,6 +65,14 @@ def leaky_relu_grad(grad_output: torch.Tensor, input: torch.Tensor, *, alpha: fl
     Returns:
         grad_input: float32 | float16 | float64.
     """
+    if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
+            and (type(alpha) is float or type(alpha) is int)):
+        try:
+            if _rt.DISPATCHER_AUTOGRAD or not ((grad_output.requires_grad or input.requires_grad) and _rt.grad_enabled()):
+                return _DIRECT[0](grad_output, input, alpha=alpha)
+        except Exception:  # the wrapper's own message when its checks find the fault
+            _rt.checked(_OP, (grad_output, input), {'alpha': alpha})
+            raise
     return _rt.call(_OP, (grad_output, input), {'alpha': alpha})
 
 

@@ -4,14 +4,15 @@
 // The generated per-op files hold only the TORCH_LIBRARY schema and attribute conversion.
 #pragma once
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Optional.h>
 
+#include <array>
 #include <initializer_list>
 #include <string>
-#include <vector>
 
 #include "opforge/core.h"
 
@@ -82,16 +83,17 @@ void checkDevice(const at::Device& device) {
 
 /**
  * Runs op core `Core` (the op header's `Core` type): validates, checks shapes and dtypes,
- * allocates outputs and runs the kernel on the inputs' device.
+ * allocates outputs and runs the kernel on the inputs' device. Fixed-size arrays, not vectors:
+ * this runs on every call, and small tensors spend most of a call outside the kernel.
  */
 template <class Core>
-std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given) {
+std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given) {
   constexpr const char* kOp = Core::kName;
   check(Core::validate(attrs));
   static_assert(Core::kNumInputs <= kMaxTensors && Core::kNumOutputs <= kMaxTensors, "too many tensors");
   TORCH_CHECK(static_cast<int>(given.size()) == Core::kNumInputs, kOp, ": wrong number of inputs");
   // Contiguous copies (or the tensors themselves) stay alive until the kernel has been launched.
-  std::vector<at::Tensor> inputs(given.size());
+  std::array<at::Tensor, Core::kNumInputs> inputs;
   RawTensor raw[kMaxTensors];
   Shape shapes[kMaxTensors];
   DType dtypes[kMaxTensors] = {};
@@ -135,20 +137,31 @@ std::vector<at::Tensor> run(const typename Core::Attrs& attrs, std::initializer_
   size_t workspaceBytes = 0;
   check(Core::workspaceSize(attrs, shapes, &workspaceBytes));
 
+  // CPU tensors straight from the CPU allocator, as ATen's own kernels get theirs (at::empty
+  // would go through the dispatcher once more); CUDA through at::empty (the caching allocator).
   const auto options = at::TensorOptions().device(*device);
-  std::vector<at::Tensor> outputs;
+  const bool cpu = device->is_cpu();
+  auto allocate = [&](const Shape& s, at::ScalarType type) -> at::Tensor {
+    const at::IntArrayRef sizes(s.dims, static_cast<size_t>(s.rank));
+    return cpu ? at::Tensor(at::detail::empty_cpu(sizes, type)) : at::empty(sizes, options.dtype(type));
+  };
+  std::array<at::Tensor, Core::kNumOutputs> outputs;
   RawTensor rawOut[kMaxTensors];
   for (int o = 0; o < Core::kNumOutputs; ++o) {
-    outputs.push_back(at::empty(at::IntArrayRef(outShapes[o].dims, static_cast<size_t>(outShapes[o].rank)),
-                                options.dtype(toScalarType(outDtypes[o]))));
+    outputs[o] = allocate(outShapes[o], toScalarType(outDtypes[o]));
     rawOut[o].dtype = outDtypes[o];
-    rawOut[o].data = outputs.back().data_ptr();
+    rawOut[o].data = outputs[o].data_ptr();
     rawOut[o].shape = outShapes[o];
   }
   at::Tensor workspace;
-  if (workspaceBytes > 0) workspace = at::empty({static_cast<int64_t>(workspaceBytes)}, options.dtype(at::kByte));
+  if (workspaceBytes > 0) {
+    Shape bytes;
+    bytes.rank = 1;
+    bytes.dims[0] = static_cast<int64_t>(workspaceBytes);
+    workspace = allocate(bytes, at::kByte);
+  }
 
-  if (device->is_cpu()) {
+  if (cpu) {
     CpuContext ctx;
     ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
     ctx.workspaceSize = workspaceBytes;
