@@ -5,8 +5,7 @@ import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import type { ProjectIR } from './ir.js';
 import { loadProject } from './project.js';
-import { genDigest, upToDateFiles, writeStamp } from './stamp.js';
-import { listTree, writeOut, type WriteResult } from './write-out.js';
+import { writeOut, type WriteResult } from './write-out.js';
 
 export interface GenOptions {
   opsDir: string;
@@ -19,21 +18,6 @@ export interface GenOptions {
 export function emitAll(project: ProjectIR): GeneratedFile[] {
   const files = EMITTERS.flatMap((e) => e.emit(project));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** Like generate(), but returns early (project: undefined) when nothing changed since the last run. */
-export function generateIfChanged(opts: GenOptions): { project: ProjectIR | undefined; result: WriteResult } {
-  const digest = genDigest(opts);
-  const files = upToDateFiles(opts.outDir, digest);
-  if (files !== undefined) return { project: undefined, result: { written: [], unchanged: files, removed: [] } };
-  return generateStamped(opts, digest);
-}
-
-/** generate(), then the stamp for `digest` (the genDigest the caller already computed). */
-export function generateStamped(opts: GenOptions, digest: string): { project: ProjectIR; result: WriteResult } {
-  const r = generate(opts);
-  writeStamp(opts.outDir, digest);
-  return r;
 }
 
 export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {

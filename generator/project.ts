@@ -1,9 +1,11 @@
 // load -> validate -> IR for a whole ops dir. Reports every error of every file together.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveProjectBackward } from './backward.js';
 import { buildOp, type RawGradient } from './build-ir.js';
-import { SpecErrors, type Diagnostic } from './diagnostics.js';
+export type { RawGradient } from './build-ir.js';
+import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
 import { checkSchema } from './schema-check.js';
@@ -13,6 +15,15 @@ export interface ProjectOptions {
   opsDir: string;
   /** Project root: kernel files must lie inside it; paths in messages are relative to it. Default: parent of opsDir. */
   root?: string;
+  /** Ops built by an earlier run, reused when their spec text is unchanged (generator/incremental.ts). */
+  cache?: SpecCache;
+}
+
+/** Built ops by spec file: `get` answers only for the same text (and kernel files as they were). */
+export interface SpecCache {
+  get(file: string, text: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
+  /** Called before backward resolution, which adds to `op`. */
+  put(file: string, text: string, op: OpIR, backward: RawGradient[] | undefined): void;
 }
 
 /** Loads and validates every spec; throws SpecErrors with all diagnostics when any spec is invalid. */
@@ -32,8 +43,20 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: `cannot read the ops directory: ${(e as Error).message}` }]);
   }
   if (files.length === 0) throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: 'no *.yaml specs found' }]);
+  let reused = false;
   for (const file of files) {
     const display = path.relative(process.cwd(), file) || file;
+    const text = opts.cache ? readText(file) : undefined;
+    const hit = text === undefined ? undefined : opts.cache!.get(file, text);
+    if (hit) {
+      reused = true;
+      const key = hit.op.ident.snake;
+      if (byName.has(key)) diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
+      else byName.set(key, display);
+      ops.push(hit.op);
+      if (hit.backward) backward.set(hit.op, hit.backward);
+      continue;
+    }
     const { spec, errors } = loadSpec(file, display);
     diagnostics.push(...errors);
     if (!spec) continue;
@@ -47,14 +70,29 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     const prev = byName.get(key);
     if (prev) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with the op in ${prev} (same name or same snake_case form \`${key}\`)`));
     else byName.set(key, display);
+    if (text !== undefined) opts.cache!.put(file, text, built.op, built.backward);
     ops.push(built.op);
     specs.set(built.op, spec);
     if (built.backward) backward.set(built.op, built.backward);
   }
   // Backward declarations name other ops: resolved once every spec is in (a gradient op whose own
   // spec failed is not reported again as missing).
-  diagnostics.push(...resolveProjectBackward(ops, backward, (op, p, m, o) => diagAt(specs.get(op)!, p, m, o ?? {}), brokenNames));
+  // A reused op has no parsed document to point into: any error is found again by a full load.
+  const locate = (op: OpIR, p: KeyPath, m: string, o?: Parameters<typeof diagAt>[3]): Diagnostic => {
+    const spec = specs.get(op);
+    return spec ? diagAt(spec, p, m, o ?? {}) : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
+  };
+  diagnostics.push(...resolveProjectBackward(ops, backward, locate, brokenNames));
+  if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });
   if (diagnostics.length) throw new SpecErrors(diagnostics);
   ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { ops, root, opsDir: path.relative(root, opsDir).split(path.sep).join('/') || '.' };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // loadSpec reports it
+  }
 }

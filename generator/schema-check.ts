@@ -1,8 +1,10 @@
 // Structural validation against schema/op.schema.json (the same file editors use), with
 // ajv's errors turned into located diagnostics.
 
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
 import { diagAt, type LoadedSpec } from './load.js';
@@ -17,13 +19,24 @@ interface SchemaNode {
   enum?: unknown[];
 }
 
+/** The build's precompiled validator (generator/build-validator.ts). */
+export const VALIDATOR_URL = new URL('./schema-validator.cjs', import.meta.url);
+export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const;
+
 let compiled: { validate: ValidateFunction; schema: SchemaNode } | undefined;
 
 function compile(): { validate: ValidateFunction; schema: SchemaNode } {
   if (compiled) return compiled;
   const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as SchemaNode;
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-  compiled = { validate: ajv.compile(schema), schema };
+  const built = statSync(VALIDATOR_URL, { throwIfNoEntry: false });
+  if (built && built.mtimeMs >= statSync(SCHEMA_URL).mtimeMs) {
+    const mod = createRequire(import.meta.url)(fileURLToPath(VALIDATOR_URL)) as { default: ValidateFunction };
+    compiled = { validate: mod.default, schema };
+  } else {
+    // Loaded only here: ajv's compiler is most of what the precompiled validator saves.
+    const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvType };
+    compiled = { validate: new Ajv(AJV_OPTIONS).compile(schema), schema };
+  }
   return compiled;
 }
 

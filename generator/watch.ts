@@ -3,7 +3,8 @@
 
 import { watch } from 'node:fs';
 import { formatDiagnostic, SpecErrors } from './diagnostics.js';
-import { generateIfChanged, type GenOptions } from './gen.js';
+import type { GenOptions } from './gen.js';
+import { generateIncremental } from './incremental.js';
 
 export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = process.stdout): () => void {
   const tty = out.isTTY === true;
@@ -12,7 +13,7 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     const t0 = performance.now();
     let text: string;
     try {
-      const { project, result } = generateIfChanged(opts);
+      const { project, result } = generateIncremental(opts);
       const ms = Math.round(performance.now() - t0);
       text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
     } catch (e) {
@@ -24,7 +25,7 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
   // change made while the first generation runs must trigger another one, not be lost.
   const watcher = watch(opts.opsDir, { recursive: true }, () => {
     clearTimeout(timer);
-    timer = setTimeout(once, 100); // editors write in bursts
+    timer = setTimeout(once, 15); // editors write in bursts (a temp file, then a rename: milliseconds apart)
   });
   once();
   return () => { clearTimeout(timer); watcher.close(); };

@@ -8,6 +8,10 @@ import path from 'node:path';
 import type { GeneratedFile } from './emit/emitter.js';
 
 const COMPLETE_MARKER = '.opforge-complete';
+/** In `${out}.next` of an incremental write: the files to move into out/ and those to delete. */
+const JOURNAL = '.opforge-journal';
+/** Files of out/ that are the generator's bookkeeping, not output. */
+export const BOOKKEEPING: ReadonlySet<string> = new Set([COMPLETE_MARKER, '.opforge-stamp', '.opforge-cache']);
 
 export interface WriteResult {
   written: string[];
@@ -22,7 +26,7 @@ export function listTree(dir: string): string[] {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (r !== COMPLETE_MARKER && r !== '.opforge-stamp') out.push(r);
+      else if (!BOOKKEEPING.has(r)) out.push(r);
     }
   };
   if (existsSync(dir)) walk(dir, '');
@@ -33,6 +37,10 @@ export function listTree(dir: string): string[] {
 export function recoverOut(outDir: string): void {
   const next = `${outDir}.next`;
   const old = `${outDir}.old`;
+  if (existsSync(outDir) && existsSync(path.join(next, COMPLETE_MARKER)) && existsSync(path.join(next, JOURNAL))) {
+    applyJournal(outDir, next); // an incremental write was complete: finish moving it in
+    return;
+  }
   if (!existsSync(outDir)) {
     if (existsSync(path.join(next, COMPLETE_MARKER))) renameSync(next, outDir);
     else if (existsSync(old)) renameSync(old, outDir);
@@ -101,4 +109,52 @@ function linkOrCopy(src: string, dst: string): void {
   } catch {
     copyFileSync(src, dst);
   }
+}
+
+/**
+ * Writes only what changed into an out/ that holds the rest (incremental gen), as one step as far
+ * as a reader after recoverOut() can tell: the new files go to `${out}.next` with a journal of
+ * moves and deletions; once that is complete, the journal is applied (renames within one file
+ * system). A run killed before the marker leaves out/ as it was; after it, the next run (or this
+ * one) finishes the journal.
+ */
+export function writeChanges(outDir: string, files: readonly GeneratedFile[], removed: readonly string[]): void {
+  outDir = path.resolve(outDir);
+  recoverOut(outDir);
+  if (files.length === 0 && removed.length === 0) return;
+  const next = `${outDir}.next`;
+  const made = new Set<string>();
+  for (const f of files) {
+    const dst = path.join(next, f.path);
+    const d = path.dirname(dst);
+    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+    writeFileSync(dst, f.content);
+  }
+  mkdirSync(next, { recursive: true });
+  writeFileSync(path.join(next, JOURNAL), JSON.stringify({ moves: files.map((f) => f.path), removes: removed }));
+  writeFileSync(path.join(next, COMPLETE_MARKER), '');
+  applyJournal(outDir, next);
+}
+
+function applyJournal(outDir: string, next: string): void {
+  const { moves, removes } = JSON.parse(readFileSync(path.join(next, JOURNAL), 'utf8')) as { moves: string[]; removes: string[] };
+  const made = new Set<string>();
+  for (const rel of moves) {
+    const src = path.join(next, rel);
+    if (!existsSync(src)) continue; // moved by the run that was killed
+    const dst = path.join(outDir, rel);
+    const d = path.dirname(dst);
+    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+    renameSync(src, dst);
+  }
+  for (const rel of removes) {
+    rmSync(path.join(outDir, rel), { force: true });
+    // A removed op leaves its directories empty: a cold run would not have them.
+    for (let d = path.dirname(rel); d !== '.'; d = path.dirname(d)) {
+      const abs = path.join(outDir, d);
+      if (!existsSync(abs) || readdirSync(abs).length > 0) break;
+      rmSync(abs, { recursive: true });
+    }
+  }
+  rmSync(next, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@
 
 import type { ProjectIR } from '../ir.js';
 import { rootFromOut } from '../ir-helpers.js';
-import { lines, projectFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, projectFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { cmakeQuotedText } from './literals.js';
 
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
@@ -15,9 +15,10 @@ export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
   { dir: 'ort', option: 'WITH_ONNXRUNTIME', doc: 'Build the ONNX Runtime custom-op library (needs ONNXRUNTIME_ROOT or ONNXRUNTIME_INCLUDE_DIR)' },
 ];
 
-export const cmakeEmitter: Emitter = {
+export const cmakeEmitter: Emitter = defineEmitter({
   name: 'cmake',
-  emit(project: ProjectIR): GeneratedFile[] {
+  op: () => [],
+  project(project: ProjectIR): GeneratedFile[] {
     const perOp = project.ops.map((op) => {
       const t = `opforge_${op.ident.snake}`;
       return lines(
@@ -95,4 +96,4 @@ export const cmakeEmitter: Emitter = {
     );
     return [projectFile('CMakeLists.txt', body)];
   },
-};
+});

@@ -6,21 +6,20 @@ import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js'
 import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
 import { cppExpr } from './cpp-expr.js';
-import { lines, opFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, cppFloat, cppInt, cppString } from './literals.js';
 
 const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
 
-export const coreEmitter: Emitter = {
+export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = SHARED_HEADERS.map((h) =>
-      staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`),
-    );
-    for (const op of project.ops) files.push(opFile(op, coreHeaderPath(op).path, emitCore(op)));
-    return files;
+  project(): GeneratedFile[] {
+    return SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`));
   },
-};
+  op(op: OpIR): GeneratedFile[] {
+    return [opFile(op, coreHeaderPath(op).path, emitCore(op))];
+  },
+});
 
 export function cppAttrValue(a: { type: AttributeIR['type'] }, v: AttrValue): string {
   switch (a.type) {

@@ -11,10 +11,22 @@ export interface GeneratedFile {
   op?: string;
 }
 
-export interface Emitter {
+export interface EmitterParts {
   /** Short name shown in progress output (`core`, `trt`, ...). */
   name: string;
+  /** The files shared by every op (registries, CMake, static bases). */
+  project(project: ProjectIR): GeneratedFile[];
+  /** One op's own files; `project` only for what the op names (its gradient ops). */
+  op(op: OpIR, project: ProjectIR): GeneratedFile[];
+}
+
+/** The split lets an incremental gen re-emit only the ops whose IR changed (generator/incremental.ts). */
+export interface Emitter extends EmitterParts {
   emit(project: ProjectIR): GeneratedFile[];
+}
+
+export function defineEmitter(parts: EmitterParts): Emitter {
+  return { ...parts, emit: (project) => [...parts.project(project), ...project.ops.flatMap((op) => parts.op(op, project))] };
 }
 
 export type CommentStyle = 'slash' | 'hash' | 'html';

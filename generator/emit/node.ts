@@ -6,7 +6,7 @@ import type { AttributeIR, OpIR, ProjectIR } from '../ir.js';
 import { allowedDtypes } from '../ir-helpers.js';
 import { coreHeaderPath, cppNamespace } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../type-table.js';
-import { lines, projectFile, staticFile, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, tsString } from './literals.js';
 
 /**
@@ -16,9 +16,10 @@ import { commentText, tsString } from './literals.js';
  */
 const NODE_ABI_VERSION = 3;
 
-export const nodeEmitter: Emitter = {
+export const nodeEmitter: Emitter = defineEmitter({
   name: 'node',
-  emit(project: ProjectIR): GeneratedFile[] {
+  op: (op) => [opFile(op, nodeOpUnit(op), opUnit(op))],
+  project(project: ProjectIR): GeneratedFile[] {
     return [
       staticFile('node/include/opforge/node/addon_base.h', 'generator/cpp/opforge/node/addon_base.h'),
       projectFile('node/CMakeLists.txt', cmake(project)),
@@ -32,7 +33,7 @@ export const nodeEmitter: Emitter = {
       },
     ];
   },
-};
+});
 
 function cmake(project: ProjectIR): string {
   const cudaOps = project.ops.filter((op) => op.kernels.cuda);
@@ -55,6 +56,7 @@ function cmake(project: ProjectIR): string {
     '  message(FATAL_ERROR "node-addon-api not found (NODE_ADDON_API_DIR=\'${NODE_ADDON_API_DIR}\'): npm install node-addon-api")',
     'endif()',
     'add_library(opforge_node SHARED addon.cpp ${CMAKE_JS_SRC}',
+    ...project.ops.map((op) => `  ${nodeOpUnit(op).slice('node/'.length)}`),
     ...project.ops.map((op) => `  $<TARGET_OBJECTS:opforge_${op.ident.snake}_cpu>`),
     ')',
     'target_include_directories(opforge_node PRIVATE ${CMAKE_JS_INC} "${NODE_ADDON_API_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/include")',
@@ -107,52 +109,69 @@ function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: num
   }
 }
 
-function addon(project: ProjectIR): string {
-  const fns = project.ops.map((op) => {
-    const ns = cppNamespace(op);
-    const P = op.ident.pascal;
-    const places = attrPlaces(op);
-    const reads = places.flatMap((p) => attrRead(op.name, p));
-    return lines(
-      `// ${op.name}: run_${op.ident.snake}(${[...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)].join(', ')}) and run_${op.ident.snake}_async;`,
-      '// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
-      `bool read${P}Attrs(const Napi::CallbackInfo& info, const double* slots, ${ns}::Attrs* attrs) {`,
-      places.some((p) => p.slot >= 0) ? [] : ['  (void)slots;'],
-      places.some((p) => p.arg >= 0) ? [] : ['  (void)info;'],
-      op.attributes.length ? [] : ['  (void)attrs;'],
-      reads,
-      '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
-      '}',
-      '',
-      `Napi::Value Run${P}(const Napi::CallbackInfo& info) {`,
-      '  double* slots = opforge::node::scratch(info.Env());',
-      `  ${ns}::Attrs attrs;`,
-      `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
-      `  return read${P}Attrs(info, slots, &attrs) ? opforge::node::run<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
-      '}',
-      `Napi::Value Run${P}Async(const Napi::CallbackInfo& info) {`,
-      '  double* slots = opforge::node::scratch(info.Env());',
-      `  ${ns}::Attrs attrs;`,
-      `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
-      `  return read${P}Attrs(info, slots, &attrs) ? opforge::node::runAsync<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
-      '}',
-    );
-  });
+/** node/ops/<op>.cpp: one translation unit per op, so a spec change recompiles one op and builds run in parallel. */
+export const nodeOpUnit = (op: OpIR): string => `node/ops/${op.ident.snake}.cpp`;
+
+function opUnit(op: OpIR): string {
+  const ns = cppNamespace(op);
+  const P = op.ident.pascal;
+  const places = attrPlaces(op);
+  const reads = places.flatMap((p) => attrRead(op.name, p));
   return lines(
-    '// Node addon: per op a sync and an async function over its op core (CPU kernel for host',
-    '// tensors, CUDA kernel for device tensors), plus the device helpers.',
+    `// ${op.name} in the Node addon: run_${op.ident.snake}(${[...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)].join(', ')}) and run_${op.ident.snake}_async;`,
+    '// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
     '#include <napi.h>',
     '',
-    ...project.ops.map((op) => `#include "${coreHeaderPath(op).include}"`),
+    `#include "${coreHeaderPath(op).include}"`,
     '#include "opforge/node/addon_base.h"',
     '',
     'namespace {',
     '',
-    fns.join('\n\n'),
+    `bool readAttrs(const Napi::CallbackInfo& info, const double* slots, ${ns}::Attrs* attrs) {`,
+    places.some((p) => p.slot >= 0) ? [] : ['  (void)slots;'],
+    places.some((p) => p.arg >= 0) ? [] : ['  (void)info;'],
+    op.attributes.length ? [] : ['  (void)attrs;'],
+    reads,
+    '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
+    '}',
+    '',
+    'Napi::Value run(const Napi::CallbackInfo& info) {',
+    '  double* slots = opforge::node::scratch(info.Env());',
+    `  ${ns}::Attrs attrs;`,
+    `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
+    `  return readAttrs(info, slots, &attrs) ? opforge::node::run<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
+    '}',
+    '',
+    'Napi::Value runAsync(const Napi::CallbackInfo& info) {',
+    '  double* slots = opforge::node::scratch(info.Env());',
+    `  ${ns}::Attrs attrs;`,
+    `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
+    `  return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
+    '}',
+    '',
+    '}  // namespace',
+    '',
+    `void opforgeNodeExport${P}(Napi::Env env, Napi::Object exports) {`,
+    `  exports.Set("run_${op.ident.snake}", Napi::Function::New(env, run));`,
+    `  exports.Set("run_${op.ident.snake}_async", Napi::Function::New(env, runAsync));`,
+    '}',
+  );
+}
+
+function addon(project: ProjectIR): string {
+  return lines(
+    '// Node addon: per op a sync and an async function over its op core (node/ops/<op>.cpp: CPU',
+    '// kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
+    '#include <napi.h>',
+    '',
+    '#include "opforge/node/addon_base.h"',
+    '',
+    ...project.ops.map((op) => `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports);`),
+    '',
+    'namespace {',
     '',
     'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
-    ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}", Napi::Function::New(env, Run${op.ident.pascal}));`),
-    ...project.ops.map((op) => `  exports.Set("run_${op.ident.snake}_async", Napi::Function::New(env, Run${op.ident.pascal}Async));`),
+    ...project.ops.map((op) => `  opforgeNodeExport${op.ident.pascal}(env, exports);`),
     `  opforge::node::exportRuntime(env, exports, ${NODE_ABI_VERSION});`,
     '  return exports;',
     '}',

@@ -92,9 +92,9 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const say = opts.onProgress ?? (() => {});
 
   // gen first, as `opforge gen` would (a no-op when out/ is current).
-  const { generateIfChanged } = await import('../../generator/gen.js');
+  const { generateIncremental } = await import('../../generator/incremental.js');
   const { loadProject } = await import('../../generator/project.js');
-  generateIfChanged({ opsDir, outDir, root });
+  generateIncremental({ opsDir, outDir, root });
   const project = loadProject({ opsDir, root });
   const unknown = (opts.only ?? []).filter((n) => !project.ops.some((o) => o.name === n));
   if (unknown.length) throw new Error(`--only: no op named ${unknown.join(', ')} (ops: ${project.ops.map((o) => o.name).join(', ')})`);

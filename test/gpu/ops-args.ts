@@ -4,7 +4,7 @@
 // user's ops are checked exactly like the seed ops. Kernel paths are relative to project.root.
 
 import path from 'node:path';
-import { generateIfChanged } from '../../generator/gen.js';
+import { generateIncremental } from '../../generator/incremental.js';
 import type { ProjectIR } from '../../generator/ir.js';
 import { loadProject } from '../../generator/project.js';
 import { opsDir as seedOpsDir, outDir as seedOutDir, root as repoRoot } from '../helpers/paths.js';
@@ -40,7 +40,7 @@ export function opsArgs(argv: string[], genDir: string): OpsArgs {
   const seed = opsDir === path.resolve(seedOpsDir);
   if (seed && (out === undefined || path.resolve(out) === path.resolve(seedOutDir))) return { project: loadProject({ opsDir }), outDir: seedOutDir, seed, rest };
   const outDir = path.resolve(out ?? genDir);
-  const { project } = generateIfChanged({ opsDir, outDir });
+  const { project } = generateIncremental({ opsDir, outDir });
   process.stdout.write(`ops: ${path.relative(repoRoot, opsDir) || '.'} -> ${path.relative(repoRoot, outDir) || '.'}\n`);
   return { project: project ?? loadProject({ opsDir }), outDir, seed, rest };
 }

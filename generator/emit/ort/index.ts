@@ -3,9 +3,9 @@
 // generator/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
 // a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
 
-import type { ProjectIR } from '../../ir.js';
+import type { OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -35,20 +35,18 @@ function emitLibrary(project: ProjectIR): string {
   );
 }
 
-export const ortEmitter: Emitter = {
+export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = [
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
       staticFile('ort/include/opforge/ort/custom_op.h', 'generator/cpp/opforge/ort/custom_op.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('ort/custom_ops.cpp', emitLibrary(project)),
+      projectFile('ort/CMakeLists.txt', emitCmake(project)),
     ];
-    for (const op of project.ops) {
-      const p = ortPaths(op);
-      files.push(opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)));
-      files.push(opFile(op, p.unit, emitOpUnit(op, p.include)));
-    }
-    files.push(projectFile('ort/custom_ops.cpp', emitLibrary(project)));
-    files.push(projectFile('ort/CMakeLists.txt', emitCmake(project)));
-    return files;
   },
-};
+  op(op: OpIR): GeneratedFile[] {
+    const p = ortPaths(op);
+    return [opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)), opFile(op, p.unit, emitOpUnit(op, p.include))];
+  },
+});

@@ -7,7 +7,7 @@
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { paddleOpType } from '../../ir-helpers.js';
 import { DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText } from '../literals.js';
 import { pluginNames, trtPaths } from '../trt/names.js';
 import { emitCompileSh, emitPaddleCmake } from './cmake.js';
@@ -119,22 +119,23 @@ function emitReadme(op: OpIR): string {
   );
 }
 
-export const paddleEmitter: Emitter = {
+export const paddleEmitter: Emitter = defineEmitter({
   name: 'paddle',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = SHARED.map((h) =>
-      staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`),
-    );
-    files.push(projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
-    for (const op of project.ops) {
-      const p = paddlePaths(op);
-      files.push(opFile(op, p.header, emitPaddleHeader(op)));
-      files.push(opFile(op, p.op, emitPaddleOp(op, project.ops)));
-      files.push(opFile(op, p.example, emitExample(op)));
-      files.push(opFile(op, p.readme, emitReadme(op)));
-    }
-    files.push(projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project)));
-    files.push(projectFile('paddle/compile.sh', emitCompileSh()));
-    return files;
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
+      ...SHARED.map((h) => staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`)),
+      projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project)),
+      projectFile('paddle/compile.sh', emitCompileSh()),
+    ];
   },
-};
+  op(op: OpIR, project: ProjectIR): GeneratedFile[] {
+    const p = paddlePaths(op);
+    return [
+      opFile(op, p.header, emitPaddleHeader(op)),
+      opFile(op, p.op, emitPaddleOp(op, project.ops)),
+      opFile(op, p.example, emitExample(op)),
+      opFile(op, p.readme, emitReadme(op)),
+    ];
+  },
+});

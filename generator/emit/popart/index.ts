@@ -8,7 +8,7 @@
 import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
 import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
 import { emitShapeInference } from './shape-inference.js';
 
@@ -243,22 +243,18 @@ function emitReadme(op: OpIR): string {
   );
 }
 
-export const popartEmitter: Emitter = {
+export const popartEmitter: Emitter = defineEmitter({
   name: 'popart',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = SHARED.map((h) =>
-      staticFile(`popart/include/opforge/popart/${h}`, `generator/cpp/opforge/popart/${h}`),
-    );
-    files.push(projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
-    for (const op of project.ops) {
-      const p = popartPaths(op);
-      files.push(opFile(op, p.header, emitHeader(op)));
-      files.push(opFile(op, p.op, emitOpUnit(op)));
-      files.push(opFile(op, p.opx, emitOpxUnit(op)));
-      files.push(opFile(op, p.readme, emitReadme(op)));
-    }
-    files.push(projectFile('popart/custom_shape_inference.py', emitShapeInference(project)));
-    files.push(projectFile('popart/CMakeLists.txt', emitCmake(project)));
-    return files;
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
+      ...SHARED.map((h) => staticFile(`popart/include/opforge/popart/${h}`, `generator/cpp/opforge/popart/${h}`)),
+      projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('popart/custom_shape_inference.py', emitShapeInference(project)),
+      projectFile('popart/CMakeLists.txt', emitCmake(project)),
+    ];
   },
-};
+  op(op: OpIR): GeneratedFile[] {
+    const p = popartPaths(op);
+    return [opFile(op, p.header, emitHeader(op)), opFile(op, p.op, emitOpUnit(op)), opFile(op, p.opx, emitOpxUnit(op)), opFile(op, p.readme, emitReadme(op))];
+  },
+});

@@ -6,31 +6,29 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpIR, ProjectIR } from '../../ir.js';
-import { headerLine, lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { headerLine, lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { pyString } from '../literals.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../type-table.js';
 import { opModule } from './op-module.js';
 
 const PKG = 'python/opforge_ops';
 
-export const pythonEmitter: Emitter = {
+export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = [
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
       staticFile(`${PKG}/_runtime.py`, 'generator/python/opforge_ops/_runtime.py'),
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
       projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),
     ];
-    for (const op of project.ops) {
-      files.push(opFile(op, `${PKG}/ops/${op.ident.snake}.py`, opModule(op)));
-      const ref = referenceFile(project, op);
-      if (ref) files.push(ref);
-    }
-    return files;
   },
-};
+  op(op: OpIR, project: ProjectIR): GeneratedFile[] {
+    const ref = referenceFile(project, op);
+    return [opFile(op, `${PKG}/ops/${op.ident.snake}.py`, opModule(op)), ...(ref ? [ref] : [])];
+  },
+});
 
 /** The spec's reference, copied so the package is self-contained (it may move to a site-packages). */
 function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined {

@@ -4,20 +4,22 @@
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
 import { torchSchema } from './schema.js';
 
-export const torchEmitter: Emitter = {
+export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
-  emit(project: ProjectIR): GeneratedFile[] {
+  project(project: ProjectIR): GeneratedFile[] {
     return [
       staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
       projectFile('torch/CMakeLists.txt', cmake(project)),
-      ...project.ops.map((op) => opFile(op, `torch/${op.ident.snake}.cpp`, opSource(op))),
     ];
   },
-};
+  op(op: OpIR): GeneratedFile[] {
+    return [opFile(op, `torch/${op.ident.snake}.cpp`, opSource(op))];
+  },
+});
 
 /** C++ parameter type of an attribute in the TORCH_LIBRARY function. */
 function paramType(a: AttributeIR): string {

@@ -6,7 +6,7 @@
 
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
@@ -126,23 +126,24 @@ function emitRegister(project: ProjectIR): string {
   );
 }
 
-export const trtEmitter: Emitter = {
+export const trtEmitter: Emitter = defineEmitter({
   name: 'trt',
-  emit(project: ProjectIR): GeneratedFile[] {
-    const files: GeneratedFile[] = SHARED.map((h) =>
-      staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`),
-    );
-    files.push(projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'));
-    for (const op of project.ops) {
-      const p = trtPaths(op);
-      files.push(opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)));
-      files.push(opFile(op, p.v3, emitV3Unit(op)));
-      files.push(opFile(op, p.v2, emitV2Unit(op)));
-      files.push(opFile(op, p.readme, emitOpReadme(op)));
-    }
-    files.push(projectFile('trt/plugin_library.cpp', emitLibrary(project)));
-    files.push(projectFile('trt/register.cpp', emitRegister(project)));
-    files.push(projectFile('trt/CMakeLists.txt', emitCmake(project)));
-    return files;
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
+      ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`)),
+      projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('trt/plugin_library.cpp', emitLibrary(project)),
+      projectFile('trt/register.cpp', emitRegister(project)),
+      projectFile('trt/CMakeLists.txt', emitCmake(project)),
+    ];
   },
-};
+  op(op: OpIR): GeneratedFile[] {
+    const p = trtPaths(op);
+    return [
+      opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)),
+      opFile(op, p.v3, emitV3Unit(op)),
+      opFile(op, p.v2, emitV2Unit(op)),
+      opFile(op, p.readme, emitOpReadme(op)),
+    ];
+  },
+});

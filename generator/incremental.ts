@@ -1,0 +1,183 @@
+// Incremental gen (issue 18): after one spec changes in a large project, only that spec is read
+// and validated again and only the ops whose IR changed are emitted again; the project-wide files
+// (registries, CMake, the Node addon) are emitted from the whole IR every time, and only files
+// whose bytes differ are written. The output is the cold run's, byte for byte (test/incremental).
+//
+// `.opforge-cache` in out/ keeps, per spec file, the op built from it (before backward
+// resolution, which reads other specs) with the spec's hash and its kernel files' stats, and per
+// op the digest of its resolved IR and the files it produced. The cache is used only while out/
+// is exactly as the last stamped run left it; anything else is a full run.
+
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import type { GeneratedFile } from './emit/emitter.js';
+import { EMITTERS } from './emit/index.js';
+import { checkOutDir, generate, UsageError, type GenOptions } from './gen.js';
+import type { OpIR, ProjectIR } from './ir.js';
+import { loadProject, type RawGradient, type SpecCache } from './project.js';
+import { fileStat, genDigest, generatorDigest, untouchedOutput, writeStamp, type Stamp } from './stamp.js';
+import { listTree, writeChanges, writeOut, type WriteResult } from './write-out.js';
+
+const CACHE_FILE = '.opforge-cache';
+
+interface SpecEntry {
+  /** sha256 of the spec text. */
+  hash: string;
+  /** Kernel files of the op (relative to the root) and their stats when it was built. */
+  kernels: string[];
+  kernelStats: string;
+  /** v8-serialized { op, backward }, as built (before backward resolution). */
+  built: Uint8Array;
+}
+
+interface OpEntry {
+  /** Digest of what the op's files are emitted from (generator/incremental.ts emitKey). */
+  key: string;
+  files: string[];
+}
+
+interface Cache {
+  /** What the cache is valid for: the generator, the options, the root, the cwd (message paths), out/. */
+  key: string;
+  specs: Record<string, SpecEntry>;
+  ops: Record<string, OpEntry>;
+}
+
+const sha = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+function rootOf(opts: GenOptions): string {
+  return path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
+}
+
+function cacheKey(opts: GenOptions): string {
+  return sha(JSON.stringify([generatorDigest(), rootOf(opts), process.cwd(), path.resolve(opts.outDir)]));
+}
+
+function readCache(outDir: string, key: string): Cache | undefined {
+  try {
+    const c = v8.deserialize(readFileSync(path.join(outDir, CACHE_FILE))) as Cache;
+    return c.key === key ? c : undefined;
+  } catch {
+    return undefined; // absent or from another Node: a full run writes a new one
+  }
+}
+
+const kernelFiles = (op: OpIR): string[] => [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined);
+const statsOf = (root: string, files: readonly string[]): string => files.map((f) => fileStat(path.join(root, f))).join('|');
+
+/** A SpecCache over the previous run's entries that records this run's. */
+function specCache(previous: Record<string, SpecEntry>, root: string): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
+  const entries: Record<string, SpecEntry> = {};
+  const digests = new Map<OpIR, string>();
+  return {
+    entries,
+    digests,
+    get(file, text) {
+      const e = previous[file];
+      if (e === undefined || e.hash !== sha(text) || e.kernelStats !== statsOf(root, e.kernels)) return undefined;
+      entries[file] = e;
+      const hit = v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+      digests.set(hit.op, `${e.hash}:${e.kernelStats}`);
+      return hit;
+    },
+    put(file, text, op, backward) {
+      const kernels = kernelFiles(op);
+      entries[file] = { hash: sha(text), kernels, kernelStats: statsOf(root, kernels), built: v8.serialize({ op, backward }) };
+      digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
+    },
+  };
+}
+
+/**
+ * What an op's own files are emitted from, by what they are built from (the generator, root and
+ * out/ are the cache's key): its spec and kernel files, and the specs of the gradient ops it names
+ * (its resolved backward; the Paddle grad op includes their headers). Not the IR itself: v8 does
+ * not serialize a number the same before and after a round trip (double vs small integer).
+ */
+function emitKey(op: OpIR, byName: ReadonlyMap<string, OpIR>, digests: ReadonlyMap<OpIR, string>): string {
+  const grads = [...new Set(op.backward?.map((b) => b.op) ?? [])].sort();
+  return sha(JSON.stringify([digests.get(op), ...grads.map((g) => [g, digests.get(byName.get(g)!)])]));
+}
+
+function sameBytes(file: string, content: string): boolean {
+  try {
+    return readFileSync(file).equals(Buffer.from(content, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function writeCache(outDir: string, cache: Cache): void {
+  writeFileSync(path.join(outDir, CACHE_FILE), v8.serialize(cache));
+}
+
+export interface GenResult {
+  /** undefined when out/ was up to date (nothing loaded). */
+  project: ProjectIR | undefined;
+  result: WriteResult;
+  /** How the run went: nothing to do, only what changed, or everything. */
+  mode: 'up-to-date' | 'incremental' | 'full';
+}
+
+/** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
+export function generateIncremental(opts: GenOptions, digest = genDigest(opts), known?: ReturnType<typeof untouchedOutput> | null): GenResult {
+  // `known`: the caller's untouchedOutput() (null: out/ was not as stamped), so it is not stat'ed twice.
+  const state = known === undefined ? untouchedOutput(opts.outDir) : known ?? undefined;
+  if (state && state.stamp.input === digest) {
+    return { project: undefined, result: { written: [], unchanged: state.stamp.files.length, removed: [] }, mode: 'up-to-date' };
+  }
+  if (opts.only !== undefined) {
+    // One op's files, the others left as they are: the cache (per-op digests) stays as it was.
+    const r = generate(opts);
+    writeStamp(opts.outDir, digest, listTree(opts.outDir));
+    return { project: r.project, result: r.result, mode: 'full' };
+  }
+  const key = cacheKey(opts);
+  const cache = state ? readCache(opts.outDir, key) : undefined;
+  const root = rootOf(opts);
+  const specs = specCache(cache?.specs ?? {}, root);
+  const project = loadProject({ opsDir: opts.opsDir, ...(opts.root !== undefined ? { root: opts.root } : {}), cache: specs });
+  checkOutDir(project, opts.outDir);
+  project.outDir = path.resolve(opts.outDir);
+  const byName = new Map(project.ops.map((o) => [o.name, o]));
+
+  const files: GeneratedFile[] = EMITTERS.flatMap((e) => e.project(project));
+  const ops: Record<string, OpEntry> = {};
+  for (const op of project.ops) {
+    const k = emitKey(op, byName, specs.digests);
+    const prev = cache?.ops[op.name];
+    if (prev && prev.key === k) { ops[op.name] = prev; continue; }
+    const own = EMITTERS.flatMap((e) => e.op(op, project));
+    files.push(...own);
+    ops[op.name] = { key: k, files: own.map((f) => f.path).sort() };
+  }
+  const next: Cache = { key, specs: specs.entries, ops };
+  if (!cache || !state) {
+    // Everything was emitted: the atomic whole-tree write, which also clears stray files.
+    const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    writeStamp(opts.outDir, digest, files.map((f) => f.path));
+    writeCache(opts.outDir, next);
+    return { project, result, mode: 'full' };
+  }
+  return { project, result: writeIncrement(opts.outDir, digest, state, files, ops, next), mode: 'incremental' };
+}
+
+function writeIncrement(outDir: string, digest: string, state: { stamp: Stamp; stats: Map<string, string> }, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache): WriteResult {
+  const seen = new Set<string>();
+  for (const f of emitted) {
+    if (seen.has(f.path)) throw new UsageError(`two emitters produced ${f.path}`);
+    seen.add(f.path);
+  }
+  const all = [...new Set([...seen, ...Object.values(ops).flatMap((o) => o.files)])].sort();
+  const keep = new Set(all);
+  const removed = state.stamp.files.filter((p) => !keep.has(p));
+  const changed = emitted.filter((f) => !sameBytes(path.join(outDir, f.path), f.content));
+  writeChanges(outDir, changed, removed);
+  const stats = new Map(state.stats);
+  for (const f of changed) stats.delete(f.path); // stat again: just written
+  writeStamp(outDir, digest, all, stats);
+  writeCache(outDir, cache);
+  return { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed };
+}
