@@ -59,7 +59,7 @@ test('an op without backward: a gradient through it is an error naming the op an
   assert.match(r.stdout, /error: StridedScale: a gradient was requested through \S+::StridedScale, but its spec \(\S*strided_scale\.yaml\) declares no `backward`/);
 });
 
-test('a backward changes only the Python op module and the Paddle op: every other generated file, and the exported model, are the same without it', () => {
+test('a backward changes only the Python op module, the Paddle op and the PyTorch extension\'s Autograd kernel: every other generated file, and the exported model, are the same without it', () => {
   const project = (name: string, withBackward: boolean): string => {
     const dir = mkdtempSync(path.join(os.tmpdir(), `opforge-bwd-${name}-`));
     for (const f of ['custom_relu.yaml', 'custom_relu_grad.yaml']) cpSync(path.join(root, 'ops', f), path.join(dir, 'ops', f));
@@ -79,7 +79,7 @@ test('a backward changes only the Python op module and the Paddle op: every othe
     .filter((e) => e.isFile() && !e.name.startsWith('.opforge-')).map((e) => path.relative(path.join(d, 'out'), path.join(e.parentPath, e.name))).sort();
   assert.equal(files(a), files(b));
   const differ = files(a).filter((f) => readFileSync(path.join(a, 'out', f), 'utf8') !== readFileSync(path.join(b, 'out', f), 'utf8'));
-  assert.equal(differ, ['paddle/custom_relu/custom_relu_op.cc', 'python/opforge_ops/ops/custom_relu.py']);
+  assert.equal(differ, ['paddle/custom_relu/custom_relu_op.cc', 'python/opforge_ops/ops/custom_relu.py', 'torch/custom_relu.cpp']);
   // The legacy export of the op: the same model bytes with and without the backward.
   const script = [
     'import hashlib, io, torch, opforge_ops as oo',

@@ -174,6 +174,14 @@ test('the fast call path (issue 18): used once the extension has the op, same va
     'oo.custom_relu(x, alpha=0.5); oo.my_add(x, x); oo.my_add(x, x)',
     'print("checked calls", len(calls))',
     'rt._call_checked = orig',
+    // Training through torch.ops itself: the extension's C++ Autograd kernel (any torch version).
+    'xg = (torch.rand(3, 4, dtype=torch.float64) - 0.5).requires_grad_()',
+    'print("torch.ops gradcheck", torch.autograd.gradcheck(lambda t: torch.ops.opforge.custom_relu(t, alpha=0.3), (xg,)))',
+    'print("no grad_fn without grad", torch.ops.opforge.custom_relu(xg.detach(), alpha=0.3).grad_fn is None)',
+    'try:',
+    '    torch.ops.opforge.custom_relu_grad(xg, xg, alpha=0.1).sum().backward()',
+    'except RuntimeError as e:',
+    '    print("no backward:", str(e).splitlines()[0])',
     'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.custom_relu([1.0, 2.0]), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
     '    try:',
     '        bad()',
@@ -186,6 +194,9 @@ test('the fast call path (issue 18): used once the extension has the op, same va
   assert.match(r.stdout, 'fast entry True');
   assert.match(r.stdout, 'same values True');
   assert.match(r.stdout, 'int alpha True');
+  assert.match(r.stdout, 'torch.ops gradcheck True');
+  assert.match(r.stdout, 'no grad_fn without grad True');
+  assert.match(r.stdout, 'no backward: CustomReluGrad: a gradient was requested through custom::CustomReluGrad, but its spec (ops/custom_relu_grad.yaml) declares no `backward`');
   // my_add's first call fills its slot through the checked path; custom_relu's is filled already.
   assert.match(r.stdout, 'checked calls 1');
   // bool for a float: the dispatcher would take it as 1.0; the wrapper refuses it.

@@ -6,7 +6,7 @@ import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js'
 import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
 import { cppExpr } from './cpp-expr.js';
-import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, cppFloat, cppInt, cppString } from './literals.js';
 
 const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
@@ -14,7 +14,11 @@ const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
 export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
   project(): GeneratedFile[] {
-    return SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`));
+    return [
+      ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`)),
+      // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
+      projectFile('.gitignore', '# gen\'s bookkeeping, not output:\n.opforge-stamp\n.opforge-cache'),
+    ];
   },
   op(op: OpIR): GeneratedFile[] {
     return [opFile(op, coreHeaderPath(op).path, emitCore(op))];

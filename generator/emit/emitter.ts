@@ -33,7 +33,7 @@ export type CommentStyle = 'slash' | 'hash' | 'html';
 
 export function commentStyleFor(file: string): CommentStyle | undefined {
   if (/\.(h|hpp|cc|cpp|cu|cuh|ts|js|mjs|cjs)$/.test(file)) return 'slash';
-  if (/(\.py|\.cmake|CMakeLists\.txt|\.txt|\.sh|\.cfg|\.toml|\.in)$/.test(file)) return 'hash';
+  if (/(\.py|\.cmake|CMakeLists\.txt|\.txt|\.sh|\.cfg|\.toml|\.in|\.gitignore)$/.test(file)) return 'hash';
   if (/\.md$/.test(file)) return 'html';
   return undefined;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/custom_relu_grad.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -31,4 +32,45 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("custom_relu_grad", &customReluGrad);
+}
+
+// Training: the spec declares no backward, as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(customReluGrad)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::custom_relu_grad", "").typed<decltype(customReluGrad)>();
+  return op;
+}
+
+class CustomReluGradFunction : public torch::autograd::Function<CustomReluGradFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& grad_y, const at::Tensor& x, double alpha) {
+    (void)ctx;
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(grad_y, x, alpha)};
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
+    (void)grads;
+    TORCH_CHECK(false, "CustomReluGrad: a gradient was requested through custom::CustomReluGrad, but its spec (ops/custom_relu_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them");
+    return {};
+  }
+};
+
+at::Tensor customReluGradAutograd(const at::Tensor& grad_y, const at::Tensor& x, double alpha) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(grad_y.requires_grad() || x.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(grad_y, x, alpha);
+  }
+  return CustomReluGradFunction::apply(grad_y, x, alpha);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("custom_relu_grad", &customReluGradAutograd);
 }

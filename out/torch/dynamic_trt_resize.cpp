@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/dynamic_trt_resize.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -31,4 +32,49 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("dynamic_trt_resize", &dynamicTrtResize);
+}
+
+// Training: the spec's backward (DynamicTRTResizeGrad), as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(dynamicTrtResize)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::dynamic_trt_resize", "").typed<decltype(dynamicTrtResize)>();
+  return op;
+}
+
+class DynamicTrtResizeFunction : public torch::autograd::Function<DynamicTrtResizeFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& size_tensor, bool align_corners) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(input, size_tensor, align_corners)};
+    ctx->save_for_backward({input});
+    ctx->saved_data["align_corners"] = align_corners;
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    torch::autograd::variable_list d(3);  // one per forward argument
+    {
+      const auto r = opforge::torch_ext::callGradient("opforge::dynamic_trt_resize_grad", {grads[0], opforge::torch_ext::tensorOrNone(saved[0]), ctx->saved_data["align_corners"]});
+      d[0] = r[0];
+    }
+    return d;
+  }
+};
+
+at::Tensor dynamicTrtResizeAutograd(const at::Tensor& input, const at::Tensor& size_tensor, bool align_corners) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(input.requires_grad() || size_tensor.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(input, size_tensor, align_corners);
+  }
+  return DynamicTrtResizeFunction::apply(input, size_tensor, align_corners);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("dynamic_trt_resize", &dynamicTrtResizeAutograd);
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/dynamic_trt_resize_grad.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -31,4 +32,45 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("dynamic_trt_resize_grad", &dynamicTrtResizeGrad);
+}
+
+// Training: the spec declares no backward, as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(dynamicTrtResizeGrad)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::dynamic_trt_resize_grad", "").typed<decltype(dynamicTrtResizeGrad)>();
+  return op;
+}
+
+class DynamicTrtResizeGradFunction : public torch::autograd::Function<DynamicTrtResizeGradFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& grad_output, const at::Tensor& input, bool align_corners) {
+    (void)ctx;
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(grad_output, input, align_corners)};
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
+    (void)grads;
+    TORCH_CHECK(false, "DynamicTRTResizeGrad: a gradient was requested through custom::DynamicTRTResizeGrad, but its spec (ops/dynamic_trt_resize_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them");
+    return {};
+  }
+};
+
+at::Tensor dynamicTrtResizeGradAutograd(const at::Tensor& grad_output, const at::Tensor& input, bool align_corners) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(grad_output.requires_grad() || input.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(grad_output, input, align_corners);
+  }
+  return DynamicTrtResizeGradFunction::apply(grad_output, input, align_corners);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("dynamic_trt_resize_grad", &dynamicTrtResizeGradAutograd);
 }

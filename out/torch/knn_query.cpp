@@ -6,6 +6,7 @@
 #include <string>
 
 #include "opforge/ops/knn_query.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -33,4 +34,46 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("knn_query", &knnQuery);
+}
+
+// Training: the spec declares no backward, as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(knnQuery)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::knn_query", "").typed<decltype(knnQuery)>();
+  return op;
+}
+
+class KnnQueryFunction : public torch::autograd::Function<KnnQueryFunction> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const at::Tensor& xyz, const at::Tensor& offset, const at::Tensor& new_xyz, const at::Tensor& new_offset, int64_t nsample) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    const auto r = below().call(xyz, offset, new_xyz, new_offset, nsample);
+    torch::autograd::variable_list outs{std::get<0>(r), std::get<1>(r)};
+    ctx->mark_non_differentiable({outs[0], outs[1]});
+    return outs;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
+    (void)grads;
+    return torch::autograd::variable_list(5);  // no differentiable input
+  }
+};
+
+std::tuple<at::Tensor, at::Tensor> knnQueryAutograd(const at::Tensor& xyz, const at::Tensor& offset, const at::Tensor& new_xyz, const at::Tensor& new_offset, int64_t nsample) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(xyz.requires_grad() || offset.requires_grad() || new_xyz.requires_grad() || new_offset.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(xyz, offset, new_xyz, new_offset, nsample);
+  }
+  const auto r = KnnQueryFunction::apply(xyz, offset, new_xyz, new_offset, nsample);
+  return std::make_tuple(r[0], r[1]);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("knn_query", &knnQueryAutograd);
 }

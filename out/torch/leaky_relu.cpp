@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/leaky_relu.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -31,4 +32,49 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("leaky_relu", &leakyRelu);
+}
+
+// Training: the spec's backward (LeakyReluGrad), as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(leakyRelu)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::leaky_relu", "").typed<decltype(leakyRelu)>();
+  return op;
+}
+
+class LeakyReluFunction : public torch::autograd::Function<LeakyReluFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, double alpha) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(input, alpha)};
+    ctx->save_for_backward({input});
+    ctx->saved_data["alpha"] = alpha;
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    torch::autograd::variable_list d(2);  // one per forward argument
+    {
+      const auto r = opforge::torch_ext::callGradient("opforge::leaky_relu_grad", {grads[0], opforge::torch_ext::tensorOrNone(saved[0]), ctx->saved_data["alpha"]});
+      d[0] = r[0];
+    }
+    return d;
+  }
+};
+
+at::Tensor leakyReluAutograd(const at::Tensor& input, double alpha) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(input.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(input, alpha);
+  }
+  return LeakyReluFunction::apply(input, alpha);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("leaky_relu", &leakyReluAutograd);
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/leaky_relu_grad.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -31,4 +32,45 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("leaky_relu_grad", &leakyReluGrad);
+}
+
+// Training: the spec declares no backward, as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(leakyReluGrad)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::leaky_relu_grad", "").typed<decltype(leakyReluGrad)>();
+  return op;
+}
+
+class LeakyReluGradFunction : public torch::autograd::Function<LeakyReluGradFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& grad_output, const at::Tensor& input, double alpha) {
+    (void)ctx;
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(grad_output, input, alpha)};
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
+    (void)grads;
+    TORCH_CHECK(false, "LeakyReluGrad: a gradient was requested through custom::LeakyReluGrad, but its spec (ops/leaky_relu_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them");
+    return {};
+  }
+};
+
+at::Tensor leakyReluGradAutograd(const at::Tensor& grad_output, const at::Tensor& input, double alpha) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(grad_output.requires_grad() || input.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(grad_output, input, alpha);
+  }
+  return LeakyReluGradFunction::apply(grad_output, input, alpha);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("leaky_relu_grad", &leakyReluGradAutograd);
 }

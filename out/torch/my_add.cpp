@@ -5,6 +5,7 @@
 #include <string>
 
 #include "opforge/ops/my_add.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -30,4 +31,48 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("my_add", &myAdd);
+}
+
+// Training: the spec's backward (MyAddGrad), as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(myAdd)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::my_add", "").typed<decltype(myAdd)>();
+  return op;
+}
+
+class MyAddFunction : public torch::autograd::Function<MyAddFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b) {
+    (void)ctx;
+    at::AutoDispatchBelowADInplaceOrView guard;
+    torch::autograd::variable_list outs{below().call(a, b)};
+    return outs[0];
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    torch::autograd::variable_list d(2);  // one per forward argument
+    {
+      const auto r = opforge::torch_ext::callGradient("opforge::my_add_grad", {grads[0]});
+      d[0] = r[0];
+      d[1] = r[1];
+    }
+    return d;
+  }
+};
+
+at::Tensor myAddAutograd(const at::Tensor& a, const at::Tensor& b) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(a.requires_grad() || b.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(a, b);
+  }
+  return MyAddFunction::apply(a, b);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("my_add", &myAddAutograd);
 }

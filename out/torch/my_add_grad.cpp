@@ -6,6 +6,7 @@
 #include <string>
 
 #include "opforge/ops/my_add_grad.h"
+#include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
 namespace {
@@ -32,4 +33,47 @@ TORCH_LIBRARY_IMPL(opforge, CPU, m) {
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
   m.impl("my_add_grad", &myAddGrad);
+}
+
+// Training: the spec declares no backward, as the op's Autograd kernel.
+namespace {
+
+/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
+const c10::TypedOperatorHandle<decltype(myAddGrad)>& below() {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::my_add_grad", "").typed<decltype(myAddGrad)>();
+  return op;
+}
+
+class MyAddGradFunction : public torch::autograd::Function<MyAddGradFunction> {
+ public:
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const at::Tensor& grad_c) {
+    (void)ctx;
+    at::AutoDispatchBelowADInplaceOrView guard;
+    const auto r = below().call(grad_c);
+    torch::autograd::variable_list outs{std::get<0>(r), std::get<1>(r)};
+    return outs;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
+    (void)grads;
+    TORCH_CHECK(false, "MyAddGrad: a gradient was requested through custom::MyAddGrad, but its spec (ops/my_add_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them");
+    return {};
+  }
+};
+
+std::tuple<at::Tensor, at::Tensor> myAddGradAutograd(const at::Tensor& grad_c) {
+  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).
+  if (!at::GradMode::is_enabled() || !(grad_c.requires_grad())) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return below().call(grad_c);
+  }
+  const auto r = MyAddGradFunction::apply(grad_c);
+  return std::make_tuple(r[0], r[1]);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
+  m.impl("my_add_grad", &myAddGradAutograd);
 }

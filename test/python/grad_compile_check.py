@@ -43,12 +43,15 @@ def main():
         "CustomRelu": ((rand(3, 7, dtype=torch.float64),), {"alpha": 0.25}),
         "LeakyRelu": ((rand(4, 5, dtype=torch.float64),), {"alpha": 0.1}),
         "MyAdd": ((rand(2, 6, dtype=torch.float64), rand(2, 6, dtype=torch.float64)), {}),
+        # size_tensor is shape-only (not differentiable): only the image takes a gradient.
+        "DynamicTRTResize": ((rand(1, 2, 5, 6, dtype=torch.float64), rand(1, 1, 9, 7, dtype=torch.float64)), {"align_corners": True}),
     }
+    differentiable = {"DynamicTRTResize": (0,)}
     from opforge_ops import _runtime as rt
     for snake, (xs, kw) in samples.items():
         opdef = rt.torch_op(oo.OPS[snake]).default  # registers it (and its autograd) first
         for requires_grad in (True, False):
-            inputs = tuple(x.clone().requires_grad_(requires_grad) for x in xs)
+            inputs = tuple(x.clone().requires_grad_(requires_grad and k in differentiable.get(snake, range(len(xs)))) for k, x in enumerate(xs))
             try:
                 torch.library.opcheck(opdef, inputs, kw)
                 check(f"opcheck {snake} (requires_grad={requires_grad}, autograd tests included)", True)

@@ -2,7 +2,8 @@
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
-import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
+import type { AttributeIR, AttrValue, GradSource, OpIR, ProjectIR } from '../../ir.js';
+import { cppAttrValue } from '../core.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
 import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
@@ -13,11 +14,12 @@ export const torchEmitter: Emitter = defineEmitter({
   project(project: ProjectIR): GeneratedFile[] {
     return [
       staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
+      staticFile('torch/include/opforge/torch/autograd.h', 'generator/cpp/opforge/torch/autograd.h'),
       projectFile('torch/CMakeLists.txt', cmake(project)),
     ];
   },
-  op(op: OpIR): GeneratedFile[] {
-    return [opFile(op, `torch/${op.ident.snake}.cpp`, opSource(op))];
+  op(op: OpIR, project: ProjectIR): GeneratedFile[] {
+    return [opFile(op, `torch/${op.ident.snake}.cpp`, opSource(op, project))];
   },
 });
 
@@ -45,7 +47,7 @@ function attrAssign(a: AttributeIR): string {
   }
 }
 
-function opSource(op: OpIR): string {
+function opSource(op: OpIR, project: ProjectIR): string {
   const snake = op.ident.snake;
   const params = [
     ...op.inputs.map((i) => (i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`)),
@@ -62,6 +64,7 @@ function opSource(op: OpIR): string {
     '#include <string>',
     '',
     `#include "${coreHeaderPath(op).include}"`,
+    '#include "opforge/torch/autograd.h"',
     '#include "opforge/torch/op_base.h"',
     '',
     'namespace {',
@@ -92,7 +95,128 @@ function opSource(op: OpIR): string {
     'TORCH_LIBRARY_IMPL(opforge, CUDA, m) {',
     `  m.impl(${cppString(snake)}, &${op.ident.camel});`,
     '}',
+    '',
+    ...autograd(op, project),
   );
+}
+
+/** An attribute value as a c10::IValue the boxed dispatcher takes (floats are doubles there). */
+function ivalueOf(a: AttributeIR, v: AttrValue): string {
+  switch (a.type) {
+    case 'float': return `static_cast<double>(${cppAttrValue(a, v)})`;
+    case 'floats': return `std::vector<double>{${(v as number[]).map((x) => `static_cast<double>(${cppAttrValue({ type: 'float' }, x)})`).join(', ')}}`;
+    default: return cppAttrValue(a, v);
+  }
+}
+
+/** What torch::autograd saved_data keeps of an attribute parameter. */
+function savedAttr(a: AttributeIR): string {
+  switch (a.type) {
+    case 'string': return `std::string(${a.name})`;
+    case 'ints':
+    case 'floats': return `${a.name}.vec()`;
+    default: return a.name;
+  }
+}
+
+/**
+ * The op's Autograd kernel: a torch::autograd::Function whose forward redispatches below autograd
+ * and saves what the gradient ops read, and whose backward runs them (opforge/torch/autograd.h).
+ */
+function autograd(op: OpIR, project: ProjectIR): string[] {
+  const snake = op.ident.snake;
+  const cls = `${op.ident.pascal}Function`;
+  const multi = op.outputs.length > 1;
+  const ret = multi ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
+  const params = [
+    ...op.inputs.map((i) => (i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`)),
+    ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
+  ];
+  const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
+  // Saved: the inputs and outputs some gradient op reads, inputs first.
+  const sources = (op.backward ?? []).flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined));
+  const savedIn = [...new Set(sources.filter((s) => s.kind === 'input').map((s) => s.index))].sort((a, b) => a - b);
+  const savedOut = [...new Set(sources.filter((s) => s.kind === 'output').map((s) => s.index))].sort((a, b) => a - b);
+  const slot = (s: GradSource): string => s.kind === 'grad' ? `grads[${s.index}]`
+    : s.kind === 'input' ? `opforge::torch_ext::tensorOrNone(saved[${savedIn.indexOf(s.index)}])`
+      : `saved[${savedIn.length + savedOut.indexOf(s.index)}]`;
+  const savedAttrs = [...new Set((op.backward ?? []).flatMap((g) => g.attributes.filter((a): a is string => a !== undefined)))];
+  const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
+  const anyDiff = op.inputs.some((i) => i.differentiable);
+  const gradCalls = (op.backward ?? []).map((g) => {
+    const gop = project.ops.find((o) => o.name === g.op)!;
+    const stack = [
+      ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slot(s))),
+      ...gop.attributes.map((a, k) => { const f = g.attributes[k]; return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!); }),
+    ];
+    return lines(
+      '    {',
+      `      const auto r = opforge::torch_ext::callGradient("opforge::${g.ident.snake}", {${stack.join(', ')}});`,
+      ...g.outputs.flatMap((i, j) => (i === undefined ? [] : [`      d[${i}] = r[${j}];`])),
+      '    }',
+    );
+  });
+  const message = `${op.name}: a gradient was requested through ${op.domain}::${op.name}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
+  return [
+    `// Training: ${op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : 'the spec declares no backward'}, as the op's Autograd kernel.`,
+    'namespace {',
+    '',
+    '/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */',
+    `const c10::TypedOperatorHandle<decltype(${op.ident.camel})>& below() {`,
+    `  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::${snake}", "").typed<decltype(${op.ident.camel})>();`,
+    '  return op;',
+    '}',
+    '',
+    `class ${cls} : public torch::autograd::Function<${cls}> {`,
+    ' public:',
+    `  static ${multi ? 'torch::autograd::variable_list' : 'at::Tensor'} forward(torch::autograd::AutogradContext* ctx, ${params.join(', ')}) {`,
+    savedIn.length + savedOut.length + savedAttrs.length + nonDiff.length ? null : '    (void)ctx;',
+    '    at::AutoDispatchBelowADInplaceOrView guard;',
+    multi
+      ? `    const auto r = below().call(${args});\n    torch::autograd::variable_list outs{${op.outputs.map((o) => `std::get<${o.index}>(r)`).join(', ')}};`
+      : `    torch::autograd::variable_list outs{below().call(${args})};`,
+    savedIn.length + savedOut.length
+      ? `    ctx->save_for_backward({${[...savedIn.map((i) => (op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name)), ...savedOut.map((o) => `outs[${o}]`)].join(', ')}});`
+      : null,
+    ...savedAttrs.map((f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`),
+    nonDiff.length ? `    ctx->mark_non_differentiable({${nonDiff.join(', ')}});` : null,
+    `    return ${multi ? 'outs' : 'outs[0]'};`,
+    '  }',
+    '',
+    `  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {`,
+    ...(op.backward
+      ? [
+          savedIn.length + savedOut.length ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();' : null,
+          savedAttrs.length || savedIn.length + savedOut.length || sources.some((s) => s.kind === 'grad') ? null : '    (void)ctx;',
+          sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
+          `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
+          ...gradCalls,
+          '    return d;',
+        ]
+      : anyDiff
+        ? ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};']
+        : ['    (void)ctx;', '    (void)grads;', `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`]),
+    '  }',
+    '};',
+    '',
+    `${ret} ${op.ident.camel}Autograd(${params.join(', ')}) {`,
+    '  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).',
+    `  if (!at::GradMode::is_enabled() || !(${op.inputs.map((i) => (i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`)).join(' || ')})) {`,
+    '    at::AutoDispatchBelowADInplaceOrView guard;',
+    `    return below().call(${args});`,
+    '  }',
+    multi
+      ? `  const auto r = ${cls}::apply(${args});
+  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});`
+      : `  return ${cls}::apply(${args});`,
+    '}',
+    '',
+    '}  // namespace',
+    '',
+    'TORCH_LIBRARY_IMPL(opforge, Autograd, m) {',
+    `  m.impl(${cppString(snake)}, &${op.ident.camel}Autograd);`,
+    '}',
+  ].filter((x): x is string => x !== null);
 }
 
 function cmake(project: ProjectIR): string {

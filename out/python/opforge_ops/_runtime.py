@@ -451,7 +451,8 @@ def _register(qualname: str) -> bool:
     with _lock:
         if qualname in _faked:
             return True
-        if not _extension_has(op):
+        from_python = not _extension_has(op)
+        if from_python:
             impl = op.reference if op.reference is not None else _no_impl(op)
             torch.library.custom_op(op.qualname, impl, mutates_args=(), schema=op.torch_schema)
             _python_defined.add(op.qualname)
@@ -464,8 +465,15 @@ def _register(qualname: str) -> bool:
             return empty_outputs(op, list(args[:n]), attrs)
 
         torch.library.register_fake(op.qualname)(fake)
-        _register_autograd(op)
+        if from_python:
+            # The extension registers its own Autograd kernels in C++ (a Python one would cost
+            # every call, gradient or not, ~10 µs).
+            _register_autograd(op)
         _faked.add(op.qualname)
+    # The extension's backward calls the gradient ops through the dispatcher, not through this
+    # module: they need their fake implementations before torch.compile traces a backward.
+    for g in op.backward or ():
+        _register(f"{TORCH_NAMESPACE}::{g.op}")
     return True
 
 
