@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace custom_relu_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::custom_relu;
 
@@ -18,7 +18,7 @@ at::Tensor customRelu(const at::Tensor& x, double alpha) {
   return opforge::torch_ext::run<op::Core>(attrs, {x})[0];
 }
 
-}  // namespace
+}  // namespace custom_relu_torch
 
 // custom::CustomRelu; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("custom_relu", &customRelu);
+  m.impl("custom_relu", &custom_relu_torch::customRelu);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("custom_relu", &customRelu);
+  m.impl("custom_relu", &custom_relu_torch::customRelu);
 }
 
 // Training: the spec's backward (CustomReluGrad), as the op's Autograd kernel.
-namespace {
+namespace custom_relu_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(customRelu)>& below() {
@@ -73,8 +73,8 @@ at::Tensor customReluAutograd(const at::Tensor& x, double alpha) {
   return CustomReluFunction::apply(x, alpha);
 }
 
-}  // namespace
+}  // namespace custom_relu_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("custom_relu", &customReluAutograd);
+  m.impl("custom_relu", &custom_relu_torch::customReluAutograd);
 }

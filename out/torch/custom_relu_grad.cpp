@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace custom_relu_grad_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::custom_relu_grad;
 
@@ -18,7 +18,7 @@ at::Tensor customReluGrad(const at::Tensor& grad_y, const at::Tensor& x, double 
   return opforge::torch_ext::run<op::Core>(attrs, {grad_y, x})[0];
 }
 
-}  // namespace
+}  // namespace custom_relu_grad_torch
 
 // custom::CustomReluGrad; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("custom_relu_grad", &customReluGrad);
+  m.impl("custom_relu_grad", &custom_relu_grad_torch::customReluGrad);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("custom_relu_grad", &customReluGrad);
+  m.impl("custom_relu_grad", &custom_relu_grad_torch::customReluGrad);
 }
 
 // Training: the spec declares no backward, as the op's Autograd kernel.
-namespace {
+namespace custom_relu_grad_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(customReluGrad)>& below() {
@@ -69,8 +69,8 @@ at::Tensor customReluGradAutograd(const at::Tensor& grad_y, const at::Tensor& x,
   return CustomReluGradFunction::apply(grad_y, x, alpha);
 }
 
-}  // namespace
+}  // namespace custom_relu_grad_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("custom_relu_grad", &customReluGradAutograd);
+  m.impl("custom_relu_grad", &custom_relu_grad_torch::customReluGradAutograd);
 }

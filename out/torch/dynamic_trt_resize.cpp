@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace dynamic_trt_resize_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::dynamic_trt_resize;
 
@@ -18,7 +18,7 @@ at::Tensor dynamicTrtResize(const at::Tensor& input, const at::Tensor& size_tens
   return opforge::torch_ext::run<op::Core>(attrs, {input, size_tensor})[0];
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_torch
 
 // custom::DynamicTRTResize; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("dynamic_trt_resize", &dynamicTrtResize);
+  m.impl("dynamic_trt_resize", &dynamic_trt_resize_torch::dynamicTrtResize);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("dynamic_trt_resize", &dynamicTrtResize);
+  m.impl("dynamic_trt_resize", &dynamic_trt_resize_torch::dynamicTrtResize);
 }
 
 // Training: the spec's backward (DynamicTRTResizeGrad), as the op's Autograd kernel.
-namespace {
+namespace dynamic_trt_resize_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(dynamicTrtResize)>& below() {
@@ -73,8 +73,8 @@ at::Tensor dynamicTrtResizeAutograd(const at::Tensor& input, const at::Tensor& s
   return DynamicTrtResizeFunction::apply(input, size_tensor, align_corners);
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("dynamic_trt_resize", &dynamicTrtResizeAutograd);
+  m.impl("dynamic_trt_resize", &dynamic_trt_resize_torch::dynamicTrtResizeAutograd);
 }

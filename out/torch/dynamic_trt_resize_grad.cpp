@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace dynamic_trt_resize_grad_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::dynamic_trt_resize_grad;
 
@@ -18,7 +18,7 @@ at::Tensor dynamicTrtResizeGrad(const at::Tensor& grad_output, const at::Tensor&
   return opforge::torch_ext::run<op::Core>(attrs, {grad_output, input})[0];
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_grad_torch
 
 // custom::DynamicTRTResizeGrad; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("dynamic_trt_resize_grad", &dynamicTrtResizeGrad);
+  m.impl("dynamic_trt_resize_grad", &dynamic_trt_resize_grad_torch::dynamicTrtResizeGrad);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("dynamic_trt_resize_grad", &dynamicTrtResizeGrad);
+  m.impl("dynamic_trt_resize_grad", &dynamic_trt_resize_grad_torch::dynamicTrtResizeGrad);
 }
 
 // Training: the spec declares no backward, as the op's Autograd kernel.
-namespace {
+namespace dynamic_trt_resize_grad_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(dynamicTrtResizeGrad)>& below() {
@@ -69,8 +69,8 @@ at::Tensor dynamicTrtResizeGradAutograd(const at::Tensor& grad_output, const at:
   return DynamicTrtResizeGradFunction::apply(grad_output, input, align_corners);
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_grad_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("dynamic_trt_resize_grad", &dynamicTrtResizeGradAutograd);
+  m.impl("dynamic_trt_resize_grad", &dynamic_trt_resize_grad_torch::dynamicTrtResizeGradAutograd);
 }

@@ -9,7 +9,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace knn_query_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::knn_query;
 
@@ -20,7 +20,7 @@ std::tuple<at::Tensor, at::Tensor> knnQuery(const at::Tensor& xyz, const at::Ten
   return std::make_tuple(r[0], r[1]);
 }
 
-}  // namespace
+}  // namespace knn_query_torch
 
 // custom::KNNQuery; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -28,16 +28,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("knn_query", &knnQuery);
+  m.impl("knn_query", &knn_query_torch::knnQuery);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("knn_query", &knnQuery);
+  m.impl("knn_query", &knn_query_torch::knnQuery);
 }
 
 // Training: the spec declares no backward, as the op's Autograd kernel.
-namespace {
+namespace knn_query_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(knnQuery)>& below() {
@@ -72,8 +72,8 @@ std::tuple<at::Tensor, at::Tensor> knnQueryAutograd(const at::Tensor& xyz, const
   return std::make_tuple(r[0], r[1]);
 }
 
-}  // namespace
+}  // namespace knn_query_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("knn_query", &knnQueryAutograd);
+  m.impl("knn_query", &knn_query_torch::knnQueryAutograd);
 }

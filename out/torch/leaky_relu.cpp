@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace leaky_relu_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::leaky_relu;
 
@@ -18,7 +18,7 @@ at::Tensor leakyRelu(const at::Tensor& input, double alpha) {
   return opforge::torch_ext::run<op::Core>(attrs, {input})[0];
 }
 
-}  // namespace
+}  // namespace leaky_relu_torch
 
 // custom::LeakyRelu; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("leaky_relu", &leakyRelu);
+  m.impl("leaky_relu", &leaky_relu_torch::leakyRelu);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("leaky_relu", &leakyRelu);
+  m.impl("leaky_relu", &leaky_relu_torch::leakyRelu);
 }
 
 // Training: the spec's backward (LeakyReluGrad), as the op's Autograd kernel.
-namespace {
+namespace leaky_relu_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(leakyRelu)>& below() {
@@ -73,8 +73,8 @@ at::Tensor leakyReluAutograd(const at::Tensor& input, double alpha) {
   return LeakyReluFunction::apply(input, alpha);
 }
 
-}  // namespace
+}  // namespace leaky_relu_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("leaky_relu", &leakyReluAutograd);
+  m.impl("leaky_relu", &leaky_relu_torch::leakyReluAutograd);
 }

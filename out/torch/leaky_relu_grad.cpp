@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace leaky_relu_grad_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::leaky_relu_grad;
 
@@ -18,7 +18,7 @@ at::Tensor leakyReluGrad(const at::Tensor& grad_output, const at::Tensor& input,
   return opforge::torch_ext::run<op::Core>(attrs, {grad_output, input})[0];
 }
 
-}  // namespace
+}  // namespace leaky_relu_grad_torch
 
 // custom::LeakyReluGrad; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -26,16 +26,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("leaky_relu_grad", &leakyReluGrad);
+  m.impl("leaky_relu_grad", &leaky_relu_grad_torch::leakyReluGrad);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("leaky_relu_grad", &leakyReluGrad);
+  m.impl("leaky_relu_grad", &leaky_relu_grad_torch::leakyReluGrad);
 }
 
 // Training: the spec declares no backward, as the op's Autograd kernel.
-namespace {
+namespace leaky_relu_grad_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(leakyReluGrad)>& below() {
@@ -69,8 +69,8 @@ at::Tensor leakyReluGradAutograd(const at::Tensor& grad_output, const at::Tensor
   return LeakyReluGradFunction::apply(grad_output, input, alpha);
 }
 
-}  // namespace
+}  // namespace leaky_relu_grad_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("leaky_relu_grad", &leakyReluGradAutograd);
+  m.impl("leaky_relu_grad", &leaky_relu_grad_torch::leakyReluGradAutograd);
 }

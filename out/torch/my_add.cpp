@@ -8,7 +8,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace my_add_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::my_add;
 
@@ -17,7 +17,7 @@ at::Tensor myAdd(const at::Tensor& a, const at::Tensor& b) {
   return opforge::torch_ext::run<op::Core>(attrs, {a, b})[0];
 }
 
-}  // namespace
+}  // namespace my_add_torch
 
 // custom::MyAdd; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -25,16 +25,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("my_add", &myAdd);
+  m.impl("my_add", &my_add_torch::myAdd);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("my_add", &myAdd);
+  m.impl("my_add", &my_add_torch::myAdd);
 }
 
 // Training: the spec's backward (MyAddGrad), as the op's Autograd kernel.
-namespace {
+namespace my_add_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(myAdd)>& below() {
@@ -71,8 +71,8 @@ at::Tensor myAddAutograd(const at::Tensor& a, const at::Tensor& b) {
   return MyAddFunction::apply(a, b);
 }
 
-}  // namespace
+}  // namespace my_add_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("my_add", &myAddAutograd);
+  m.impl("my_add", &my_add_torch::myAddAutograd);
 }

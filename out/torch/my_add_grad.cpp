@@ -9,7 +9,7 @@
 #include "opforge/torch/autograd.h"
 #include "opforge/torch/op_base.h"
 
-namespace {
+namespace my_add_grad_torch {  // its own namespace: CMake's unity build may compile several ops as one unit
 
 namespace op = opforge::ops::my_add_grad;
 
@@ -19,7 +19,7 @@ std::tuple<at::Tensor, at::Tensor> myAddGrad(const at::Tensor& grad_c) {
   return std::make_tuple(r[0], r[1]);
 }
 
-}  // namespace
+}  // namespace my_add_grad_torch
 
 // custom::MyAddGrad; the schema is also what opforge_ops defines when this library is absent.
 TORCH_LIBRARY_FRAGMENT(opforge, m) {
@@ -27,16 +27,16 @@ TORCH_LIBRARY_FRAGMENT(opforge, m) {
 }
 
 TORCH_LIBRARY_IMPL(opforge, CPU, m) {
-  m.impl("my_add_grad", &myAddGrad);
+  m.impl("my_add_grad", &my_add_grad_torch::myAddGrad);
 }
 
 // CUDA tensors: the CUDA kernel (an extension built without CUDA says so).
 TORCH_LIBRARY_IMPL(opforge, CUDA, m) {
-  m.impl("my_add_grad", &myAddGrad);
+  m.impl("my_add_grad", &my_add_grad_torch::myAddGrad);
 }
 
 // Training: the spec declares no backward, as the op's Autograd kernel.
-namespace {
+namespace my_add_grad_torch {
 
 /** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */
 const c10::TypedOperatorHandle<decltype(myAddGrad)>& below() {
@@ -72,8 +72,8 @@ std::tuple<at::Tensor, at::Tensor> myAddGradAutograd(const at::Tensor& grad_c) {
   return std::make_tuple(r[0], r[1]);
 }
 
-}  // namespace
+}  // namespace my_add_grad_torch
 
 TORCH_LIBRARY_IMPL(opforge, Autograd, m) {
-  m.impl("my_add_grad", &myAddGradAutograd);
+  m.impl("my_add_grad", &my_add_grad_torch::myAddGradAutograd);
 }

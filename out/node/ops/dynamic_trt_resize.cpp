@@ -6,7 +6,7 @@
 #include "opforge/ops/dynamic_trt_resize.h"
 #include "opforge/node/addon_base.h"
 
-namespace {
+namespace dynamic_trt_resize_node {
 
 bool readAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::dynamic_trt_resize::Attrs* attrs) {
   (void)info;
@@ -28,9 +28,9 @@ Napi::Value runAsync(const Napi::CallbackInfo& info) {
   return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::dynamic_trt_resize::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_node
 
 void opforgeNodeExportDynamicTrtResize(Napi::Env env, Napi::Object exports) {
-  exports.Set("run_dynamic_trt_resize", Napi::Function::New(env, run));
-  exports.Set("run_dynamic_trt_resize_async", Napi::Function::New(env, runAsync));
+  exports.Set("run_dynamic_trt_resize", Napi::Function::New(env, dynamic_trt_resize_node::run));
+  exports.Set("run_dynamic_trt_resize_async", Napi::Function::New(env, dynamic_trt_resize_node::runAsync));
 }

@@ -6,7 +6,7 @@
 #include "opforge/ops/knn_query.h"
 #include "opforge/node/addon_base.h"
 
-namespace {
+namespace knn_query_node {
 
 bool readAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::knn_query::Attrs* attrs) {
   (void)info;
@@ -28,9 +28,9 @@ Napi::Value runAsync(const Napi::CallbackInfo& info) {
   return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::knn_query::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-}  // namespace
+}  // namespace knn_query_node
 
 void opforgeNodeExportKnnQuery(Napi::Env env, Napi::Object exports) {
-  exports.Set("run_knn_query", Napi::Function::New(env, run));
-  exports.Set("run_knn_query_async", Napi::Function::New(env, runAsync));
+  exports.Set("run_knn_query", Napi::Function::New(env, knn_query_node::run));
+  exports.Set("run_knn_query_async", Napi::Function::New(env, knn_query_node::runAsync));
 }

@@ -6,7 +6,7 @@
 #include "opforge/ops/leaky_relu.h"
 #include "opforge/node/addon_base.h"
 
-namespace {
+namespace leaky_relu_node {
 
 bool readAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::leaky_relu::Attrs* attrs) {
   (void)info;
@@ -28,9 +28,9 @@ Napi::Value runAsync(const Napi::CallbackInfo& info) {
   return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::leaky_relu::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-}  // namespace
+}  // namespace leaky_relu_node
 
 void opforgeNodeExportLeakyRelu(Napi::Env env, Napi::Object exports) {
-  exports.Set("run_leaky_relu", Napi::Function::New(env, run));
-  exports.Set("run_leaky_relu_async", Napi::Function::New(env, runAsync));
+  exports.Set("run_leaky_relu", Napi::Function::New(env, leaky_relu_node::run));
+  exports.Set("run_leaky_relu_async", Napi::Function::New(env, leaky_relu_node::runAsync));
 }

@@ -6,7 +6,7 @@
 #include "opforge/ops/my_add.h"
 #include "opforge/node/addon_base.h"
 
-namespace {
+namespace my_add_node {
 
 bool readAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::my_add::Attrs* attrs) {
   (void)slots;
@@ -29,9 +29,9 @@ Napi::Value runAsync(const Napi::CallbackInfo& info) {
   return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::my_add::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-}  // namespace
+}  // namespace my_add_node
 
 void opforgeNodeExportMyAdd(Napi::Env env, Napi::Object exports) {
-  exports.Set("run_my_add", Napi::Function::New(env, run));
-  exports.Set("run_my_add_async", Napi::Function::New(env, runAsync));
+  exports.Set("run_my_add", Napi::Function::New(env, my_add_node::run));
+  exports.Set("run_my_add_async", Napi::Function::New(env, my_add_node::runAsync));
 }

@@ -6,7 +6,7 @@
 #include "opforge/ops/my_add_grad.h"
 #include "opforge/node/addon_base.h"
 
-namespace {
+namespace my_add_grad_node {
 
 bool readAttrs(const Napi::CallbackInfo& info, const double* slots, opforge::ops::my_add_grad::Attrs* attrs) {
   (void)slots;
@@ -29,9 +29,9 @@ Napi::Value runAsync(const Napi::CallbackInfo& info) {
   return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<opforge::ops::my_add_grad::Core>(info, slots, attrs) : info.Env().Undefined();
 }
 
-}  // namespace
+}  // namespace my_add_grad_node
 
 void opforgeNodeExportMyAddGrad(Napi::Env env, Napi::Object exports) {
-  exports.Set("run_my_add_grad", Napi::Function::New(env, run));
-  exports.Set("run_my_add_grad_async", Napi::Function::New(env, runAsync));
+  exports.Set("run_my_add_grad", Napi::Function::New(env, my_add_grad_node::run));
+  exports.Set("run_my_add_grad_async", Napi::Function::New(env, my_add_grad_node::runAsync));
 }
