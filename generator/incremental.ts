@@ -17,7 +17,7 @@ import { EMITTERS } from './emit/index.js';
 import { checkOutDir, generate, UsageError, type GenOptions } from './gen.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { loadProject, type RawGradient, type SpecCache } from './project.js';
-import { fileStat, genDigest, generatorDigest, untouchedOutput, writeStamp, type Stamp } from './stamp.js';
+import { fileStat, genDigest, generatorDigest, untouchedOutput, writeStamp, type OutputState } from './stamp.js';
 import { listTree, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 const CACHE_FILE = '.opforge-cache';
@@ -55,9 +55,18 @@ function cacheKey(opts: GenOptions): string {
   return sha(JSON.stringify([generatorDigest(), rootOf(opts), process.cwd(), path.resolve(opts.outDir)]));
 }
 
+/**
+ * The cache this process last wrote, while the file is still the one it wrote (`gen --watch` runs
+ * again and again in one process: no re-reading, and decoded ops are reused).
+ */
+let written: { file: string; stat: string; cache: Cache } | undefined;
+const decoded = new WeakMap<SpecEntry, { op: OpIR; backward: RawGradient[] | undefined }>();
+
 function readCache(outDir: string, key: string): Cache | undefined {
+  const file = path.resolve(outDir, CACHE_FILE);
+  if (written?.file === file && written.stat === fileStat(file)) return written.cache.key === key ? written.cache : undefined;
   try {
-    const c = v8.deserialize(readFileSync(path.join(outDir, CACHE_FILE))) as Cache;
+    const c = v8.deserialize(readFileSync(file)) as Cache;
     return c.key === key ? c : undefined;
   } catch {
     return undefined; // absent or from another Node: a full run writes a new one
@@ -78,7 +87,12 @@ function specCache(previous: Record<string, SpecEntry>, root: string): SpecCache
       const e = previous[file];
       if (e === undefined || e.hash !== sha(text) || e.kernelStats !== statsOf(root, e.kernels)) return undefined;
       entries[file] = e;
-      const hit = v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+      // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
+      let hit = decoded.get(e);
+      if (hit === undefined) {
+        hit = v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+        decoded.set(e, hit);
+      }
       digests.set(hit.op, `${e.hash}:${e.kernelStats}`);
       return hit;
     },
@@ -110,7 +124,9 @@ function sameBytes(file: string, content: string): boolean {
 }
 
 function writeCache(outDir: string, cache: Cache): void {
-  writeFileSync(path.join(outDir, CACHE_FILE), v8.serialize(cache));
+  const file = path.resolve(outDir, CACHE_FILE);
+  writeFileSync(file, v8.serialize(cache));
+  written = { file, stat: fileStat(file), cache };
 }
 
 export interface GenResult {
@@ -119,20 +135,22 @@ export interface GenResult {
   result: WriteResult;
   /** How the run went: nothing to do, only what changed, or everything. */
   mode: 'up-to-date' | 'incremental' | 'full';
+  /** out/ as this run left it (what `gen --watch` passes to its next run). */
+  state?: OutputState;
 }
 
 /** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
-export function generateIncremental(opts: GenOptions, digest = genDigest(opts), known?: ReturnType<typeof untouchedOutput> | null): GenResult {
-  // `known`: the caller's untouchedOutput() (null: out/ was not as stamped), so it is not stat'ed twice.
+export function generateIncremental(opts: GenOptions, digest = genDigest(opts), known?: OutputState | null): GenResult {
+  // `known`: out/ as the caller knows it (its untouchedOutput(), or `gen --watch`'s last run; null:
+  // not as stamped), so that the outputs are not stat'ed again.
   const state = known === undefined ? untouchedOutput(opts.outDir) : known ?? undefined;
   if (state && state.stamp.input === digest) {
-    return { project: undefined, result: { written: [], unchanged: state.stamp.files.length, removed: [] }, mode: 'up-to-date' };
+    return { project: undefined, result: { written: [], unchanged: state.stamp.files.length, removed: [] }, mode: 'up-to-date', state };
   }
   if (opts.only !== undefined) {
     // One op's files, the others left as they are: the cache (per-op digests) stays as it was.
     const r = generate(opts);
-    writeStamp(opts.outDir, digest, listTree(opts.outDir));
-    return { project: r.project, result: r.result, mode: 'full' };
+    return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, digest, listTree(opts.outDir)) };
   }
   const key = cacheKey(opts);
   const cache = state ? readCache(opts.outDir, key) : undefined;
@@ -157,14 +175,14 @@ export function generateIncremental(opts: GenOptions, digest = genDigest(opts), 
   if (!cache || !state) {
     // Everything was emitted: the atomic whole-tree write, which also clears stray files.
     const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-    writeStamp(opts.outDir, digest, files.map((f) => f.path));
+    const after = writeStamp(opts.outDir, digest, files.map((f) => f.path));
     writeCache(opts.outDir, next);
-    return { project, result, mode: 'full' };
+    return { project, result, mode: 'full', state: after };
   }
-  return { project, result: writeIncrement(opts.outDir, digest, state, files, ops, next), mode: 'incremental' };
+  return { project, ...writeIncrement(opts.outDir, digest, state, files, ops, next), mode: 'incremental' };
 }
 
-function writeIncrement(outDir: string, digest: string, state: { stamp: Stamp; stats: Map<string, string> }, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache): WriteResult {
+function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache): { result: WriteResult; state: OutputState } {
   const seen = new Set<string>();
   for (const f of emitted) {
     if (seen.has(f.path)) throw new UsageError(`two emitters produced ${f.path}`);
@@ -177,7 +195,7 @@ function writeIncrement(outDir: string, digest: string, state: { stamp: Stamp; s
   writeChanges(outDir, changed, removed);
   const stats = new Map(state.stats);
   for (const f of changed) stats.delete(f.path); // stat again: just written
-  writeStamp(outDir, digest, all, stats);
+  const after = writeStamp(outDir, digest, all, stats);
   writeCache(outDir, cache);
-  return { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed };
+  return { result: { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed }, state: after };
 }

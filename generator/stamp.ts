@@ -89,14 +89,19 @@ export function readStamp(outDir: string): Stamp | undefined {
   return { input, output, files };
 }
 
+/** What a stamp says of out/: the stamp and the stats of the files it lists. */
+export interface OutputState { stamp: Stamp; stats: Map<string, string> }
+
 /** Stamps out/ for `input`; `stats` may carry the fileStat of files known unchanged since. */
-export function writeStamp(outDir: string, input: string, files: readonly string[], stats?: ReadonlyMap<string, string>): void {
+export function writeStamp(outDir: string, input: string, files: readonly string[], stats?: ReadonlyMap<string, string>): OutputState {
   const all = new Map(files.map((p) => [p, stats?.get(p) ?? fileStat(path.join(outDir, p))]));
-  writeFileSync(path.join(outDir, STAMP_FILE), `${input}\n${outputDigest(files, all)}\n${files.map((f) => `${f}\n`).join('')}`);
+  const stamp = { input, output: outputDigest(files, all), files: [...files] };
+  writeFileSync(path.join(outDir, STAMP_FILE), `${input}\n${stamp.output}\n${files.map((f) => `${f}\n`).join('')}`);
+  return { stamp, stats: all };
 }
 
 /** The stamp and the output files' stats when out/ is as the last run left it, else undefined. */
-export function untouchedOutput(outDir: string): { stamp: Stamp; stats: Map<string, string> } | undefined {
+export function untouchedOutput(outDir: string): OutputState | undefined {
   const stamp = readStamp(outDir);
   if (stamp === undefined) return undefined;
   const stats = outputStats(outDir, stamp.files);

@@ -73,3 +73,22 @@ const PKG_ROOT = new URL('../../../', import.meta.url);
 export function staticFile(path: string, source: string): GeneratedFile {
   return projectFile(path, readFileSync(new URL(source, PKG_ROOT), 'utf8'), source);
 }
+
+const fragments = new Map<string, WeakMap<OpIR, unknown>>();
+
+/**
+ * A per-op fragment of a project-wide file, computed once per op IR object under `key`: `gen
+ * --watch` reuses the IR of unchanged ops from run to run, so a one-op change rebuilds one
+ * fragment. `f` may read only `op`'s own spec (not `op.backward`, which is resolved afresh).
+ */
+export function perOp<T>(key: string, f: (op: OpIR) => T): (op: OpIR) => T {
+  let memo = fragments.get(key);
+  if (memo === undefined) fragments.set(key, (memo = new WeakMap()));
+  const m = memo;
+  return (op) => {
+    if (m.has(op)) return m.get(op) as T;
+    const v = f(op);
+    m.set(op, v);
+    return v;
+  };
+}

@@ -6,7 +6,7 @@ import type { AttributeIR, OpIR, ProjectIR } from '../ir.js';
 import { allowedDtypes } from '../ir-helpers.js';
 import { coreHeaderPath, cppNamespace } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
+import { lines, opFile, perOp, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, tsString } from './literals.js';
 
 /**
@@ -195,14 +195,14 @@ function jsValue(v: unknown): string {
 }
 
 function indexJs(project: ProjectIR): string {
-  const meta = project.ops.map((op) => lines(
+  const meta = project.ops.map(perOp('node/index.js', (op) => lines(
     `  ${op.ident.camel}: {`,
     `    name: ${tsString(op.name)}, fn: 'run_${op.ident.snake}', fnAsync: 'run_${op.ident.snake}_async',`,
     `    inputs: [${op.inputs.map((i) => `{ name: ${tsString(i.name)}, dtypes: [${allowedDtypes(i.type).map((d) => tsString(d)).join(', ')}], rank: ${i.rank ?? 'null'}, optional: ${i.optional} }`).join(', ')}],`,
     `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}], arity: ${op.inputs.length + attrPlaces(op).filter((p) => p.arg >= 0).length},`,
     `    attributes: [${attrPlaces(op).map(({ attr: a, slot, arg }) => `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'}, slot: ${slot}, arg: ${arg} }`).join(', ')}],`,
     '  },',
-  ));
+  )));
   const arrays = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray},`);
   return lines(
     '// Typed entry of the opforge Node binding: bind(addon) returns one function per op.',
@@ -374,7 +374,7 @@ function indexJs(project: ProjectIR): string {
 
 function indexDts(project: ProjectIR): string {
   const arrayFor = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray};`);
-  const ops = project.ops.map((op) => {
+  const ops = project.ops.map(perOp('node/index.d.ts', (op) => {
     const tvs = op.typeVars.map((tv) => `${tv.name} extends ${tv.dtypes.map((d) => `'${d}'`).join(' | ')}`);
     const typeOf = (t: OpIR['inputs'][number]['type']): string => (t.kind === 'fixed' ? `'${t.dtype}'` : t.name);
     const attrs = op.attributes.map((a) => {
@@ -402,7 +402,7 @@ function indexDts(project: ProjectIR): string {
         `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
       ),
     };
-  });
+  }));
   return lines(
     '// Types of the opforge Node binding.',
     '',

@@ -6,7 +6,7 @@
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { visitExpr } from '../../expr.js';
 import { DTYPE_INFO } from '../../type-table.js';
-import { lines } from '../emitter.js';
+import { lines, perOp } from '../emitter.js';
 import { commentText, pyString } from '../literals.js';
 import { pyExpr } from '../py-expr.js';
 
@@ -107,6 +107,6 @@ export function emitShapeInference(project: ProjectIR): string {
     '    return onnx.shape_inference.infer_shapes(model), True',
     '',
     '',
-    project.ops.map(emitClass).join('\n\n\n'),
+    project.ops.map(perOp('popart/custom_shape_inference.py', emitClass)).join('\n\n\n'),
   );
 }
