@@ -34,7 +34,7 @@ function gen(opsDir: string, outDir: string): Sample {
  * `gen --watch` on the project: per edit of `spec`, the time from the write to the op's Python
  * module holding the edit (polled every millisecond).
  */
-async function watchLatency(opsDir: string, outDir: string, spec: string, orig: string): Promise<Sample[]> {
+async function watchLatency(opsDir: string, outDir: string, spec: string, orig: string, snake: string): Promise<Sample[]> {
   const child = spawn(process.execPath, [cli, 'gen', '--watch', '--ops', opsDir, '--out', outDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   let log = '';
   child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
@@ -47,7 +47,7 @@ async function watchLatency(opsDir: string, outDir: string, spec: string, orig: 
   };
   await until(() => log.includes('[opforge watch'));
   await new Promise((r) => setTimeout(r, 300)); // recursive watching is set up asynchronously
-  const module = path.join(outDir, 'python', 'opforge_ops', 'ops', 'synth_op7.py');
+  const module = path.join(outDir, 'python', 'opforge_ops', 'ops', `${snake}.py`);
   const samples: Sample[] = [];
   for (let r = 0; r < RUNS; r++) {
     const mark = `watch edit ${r}`;
@@ -84,7 +84,8 @@ async function measure(base: string): Promise<Result> {
     else res.identical &&= snap.size === reference.size && [...snap].every(([p, c]) => reference!.get(p) === c);
   }
   for (const out of outs) res.noop.push(gen(opsDir, out));
-  const f = path.join(opsDir, `op_${String(Math.min(7, N - 1)).padStart(4, '0')}.yaml`);
+  const edited = Math.min(7, N - 1);
+  const f = path.join(opsDir, `op_${String(edited).padStart(4, '0')}.yaml`);
   const orig = readFileSync(f, 'utf8');
   outs.forEach((out, r) => {
     writeFileSync(f, orig.replace('Synthetic benchmark op', `Synthetic benchmark op (edit ${r})`));
@@ -96,7 +97,7 @@ async function measure(base: string): Promise<Result> {
   const a = listTree(cold);
   const b = listTree(outs[RUNS - 1]!);
   res.identical &&= a.length === b.length && a.every((p, k) => p === b[k] && readFileSync(path.join(cold, p), 'utf8') === readFileSync(path.join(outs[RUNS - 1]!, p), 'utf8'));
-  res.watch = await watchLatency(opsDir, outs[0]!, f, orig);
+  res.watch = await watchLatency(opsDir, outs[0]!, f, orig, `synth_op${edited}`);
   writeFileSync(f, orig);
   res.files = reference?.size ?? 0;
   rmSync(work, { recursive: true, force: true });

@@ -7,11 +7,19 @@ import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.j
 import { outDir, root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
 
-test('generation benchmark runs (5 ops, 1 run) and output is byte-identical', () => {
+test('generation benchmark runs (5 ops, 2 runs): cold, no-op, incremental and watch, each byte-identical to a cold run', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'gen.js'), '--ops', '5', '--runs', '2'], { encoding: 'utf8' });
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| cold gen \(empty out\/\) \| \d+ ms/);
-  assert.match(r.stdout, /byte-identical across runs: yes/);
+  assert.match(r.stdout, /one-op change \(incremental\) \| \d+ ms/);
+  assert.match(r.stdout, /`gen --watch`: save to written files \| \d+ ms/);
+  assert.match(r.stdout, /byte-identical across cold runs, and the incremental run's to a cold run of the edited specs: yes/);
+});
+
+test('build-time benchmark runs (2 ops, the Node addon): cold, a kernel edit, a spec edit', () => {
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'build.js'), '--ops', '2', '--backends', 'node'], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\| node addon \(opforge build\) \| 2 \| [\d.]+ s \| [\d.]+ s \| [\d.]+ s \|/);
 });
 
 test('incremental build benchmark: one touched kernel rebuilds one object', () => {
