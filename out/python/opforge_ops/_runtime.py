@@ -467,7 +467,7 @@ def _register(qualname: str) -> bool:
         torch.library.register_fake(op.qualname)(fake)
         if from_python:
             # The extension registers its own Autograd kernels in C++ (a Python one would cost
-            # every call, gradient or not, ~10 µs).
+            # every call, gradient or not, ~10 us).
             _register_autograd(op)
         _faked.add(op.qualname)
     # The extension's backward calls the gradient ops through the dispatcher, not through this
