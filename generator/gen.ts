@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import type { ProjectIR } from './ir.js';
+import { kernelFiles } from './ir-helpers.js';
 import { loadProject } from './project.js';
 import { writeOut, type WriteResult } from './write-out.js';
 
@@ -52,7 +53,7 @@ export function checkOutDir(project: ProjectIR, outDir: string): void {
     return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
   };
   const ops = path.resolve(project.root, project.opsDir);
-  const kernels = project.ops.flatMap((op) => [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined));
+  const kernels = project.ops.flatMap(kernelFiles);
   const what = holds(project.root) ? `the project root ${project.root}`
     : holds(ops) ? `the ops directory ${ops}`
       : kernels.filter((k) => holds(path.join(project.root, k))).map((k) => `the kernel ${k}`)[0];

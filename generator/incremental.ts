@@ -1,11 +1,11 @@
 // Incremental gen (issue 18): after one spec changes in a large project, only that spec is read
-// and validated again and only the ops whose IR changed are emitted again; the project-wide files
+// and validated again and only the ops it affects are emitted again; the project-wide files
 // (registries, CMake, the Node addon) are emitted from the whole IR every time, and only files
 // whose bytes differ are written. The output is the cold run's, byte for byte (test/incremental).
 //
 // `.opforge-cache` in out/ keeps, per spec file, the op built from it (before backward
 // resolution, which reads other specs) with the spec's hash and its kernel files' stats, and per
-// op the digest of its resolved IR and the files it produced. The cache is used only while out/
+// op its emit key (emitKey) and the files it produced. The cache is used only while out/
 // is exactly as the last stamped run left it; anything else is a full run.
 
 import { createHash } from 'node:crypto';
@@ -14,13 +14,12 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import type { GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
-import { checkOutDir, generate, UsageError, type GenOptions } from './gen.js';
+import { checkOutDir, generate, type GenOptions } from './gen.js';
+import { kernelFiles } from './ir-helpers.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { loadProject, type RawGradient, type SpecCache } from './project.js';
 import { fileStat, genDigest, generatorDigest, untouchedOutput, writeStamp, type OutputState } from './stamp.js';
-import { listTree, writeChanges, writeOut, type WriteResult } from './write-out.js';
-
-const CACHE_FILE = '.opforge-cache';
+import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 interface SpecEntry {
   /** sha256 of the spec text. */
@@ -73,7 +72,6 @@ function readCache(outDir: string, key: string): Cache | undefined {
   }
 }
 
-const kernelFiles = (op: OpIR): string[] => [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined);
 const statsOf = (root: string, files: readonly string[]): string => files.map((f) => fileStat(path.join(root, f))).join('|');
 
 /** A SpecCache over the previous run's entries that records this run's. */
@@ -113,14 +111,6 @@ function specCache(previous: Record<string, SpecEntry>, root: string): SpecCache
 function emitKey(op: OpIR, byName: ReadonlyMap<string, OpIR>, digests: ReadonlyMap<OpIR, string>): string {
   const grads = [...new Set(op.backward?.map((b) => b.op) ?? [])].sort();
   return sha(JSON.stringify([digests.get(op), ...grads.map((g) => [g, digests.get(byName.get(g)!)])]));
-}
-
-function sameBytes(file: string, content: string): boolean {
-  try {
-    return readFileSync(file).equals(Buffer.from(content, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 function writeCache(outDir: string, cache: Cache): void {
@@ -183,15 +173,11 @@ export function generateIncremental(opts: GenOptions, digest = genDigest(opts), 
 }
 
 function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache): { result: WriteResult; state: OutputState } {
-  const seen = new Set<string>();
-  for (const f of emitted) {
-    if (seen.has(f.path)) throw new UsageError(`two emitters produced ${f.path}`);
-    seen.add(f.path);
-  }
+  const seen = checkPaths(emitted);
   const all = [...new Set([...seen, ...Object.values(ops).flatMap((o) => o.files)])].sort();
   const keep = new Set(all);
   const removed = state.stamp.files.filter((p) => !keep.has(p));
-  const changed = emitted.filter((f) => !sameBytes(path.join(outDir, f.path), f.content));
+  const changed = emitted.filter((f) => !sameContent(path.join(outDir, f.path), f.content));
   writeChanges(outDir, changed, removed);
   const stats = new Map(state.stats);
   for (const f of changed) stats.delete(f.path); // stat again: just written

@@ -14,6 +14,11 @@ export function allowedDtypes(t: TensorType): DType[] {
   return t.kind === 'fixed' ? [t.dtype] : t.dtypes;
 }
 
+/** The op's kernel files (relative to the project root): cpu, then cuda and reference when given. */
+export function kernelFiles(op: OpIR): string[] {
+  return [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined);
+}
+
 /** Fully qualified namespace of an op's core. */
 export function cppNamespace(op: OpIR): string {
   return `opforge::ops::${op.ident.snake}`;

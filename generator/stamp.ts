@@ -11,8 +11,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STAMP_FILE } from './write-out.js';
 
-export const STAMP_FILE = '.opforge-stamp';
+export { STAMP_FILE };
+
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function walk(dir: string, f: (file: string) => void): void {
@@ -59,7 +61,7 @@ export function fileStat(file: string): string {
 }
 
 /** Per listed output file (relative to outDir), its fileStat. */
-export function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
+function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
   return new Map(files.map((p) => [p, fileStat(path.join(outDir, p))]));
 }
 
@@ -108,16 +110,6 @@ export function untouchedOutput(outDir: string): OutputState | undefined {
   return outputDigest(stamp.files, stats) === stamp.output ? { stamp, stats } : undefined;
 }
 
-/** The number of output files when the stamp matches (nothing to do), else undefined. */
-export function upToDateFiles(outDir: string, input: string): number | undefined {
-  const stamp = readStamp(outDir);
-  if (stamp === undefined || stamp.input !== input) return undefined;
-  return outputDigest(stamp.files, outputStats(outDir, stamp.files)) === stamp.output ? stamp.files.length : undefined;
-}
-
-export function stampMatches(outDir: string, input: string): boolean {
-  return upToDateFiles(outDir, input) !== undefined;
-}
 
 /** The input digest `gen` stamps for these options. */
 export function genDigest(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): string {

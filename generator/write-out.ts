@@ -10,8 +10,11 @@ import type { GeneratedFile } from './emit/emitter.js';
 const COMPLETE_MARKER = '.opforge-complete';
 /** In `${out}.next` of an incremental write: the files to move into out/ and those to delete. */
 const JOURNAL = '.opforge-journal';
+/** gen's no-op stamp and incremental cache (generator/stamp.ts, generator/incremental.ts). */
+export const STAMP_FILE = '.opforge-stamp';
+export const CACHE_FILE = '.opforge-cache';
 /** Files of out/ that are the generator's bookkeeping, not output. */
-export const BOOKKEEPING: ReadonlySet<string> = new Set([COMPLETE_MARKER, '.opforge-stamp', '.opforge-cache']);
+export const BOOKKEEPING: ReadonlySet<string> = new Set([COMPLETE_MARKER, STAMP_FILE, CACHE_FILE]);
 
 export interface WriteResult {
   written: string[];
@@ -52,12 +55,7 @@ export function recoverOut(outDir: string): void {
 export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?: (relPath: string) => boolean): WriteResult {
   outDir = path.resolve(outDir);
   recoverOut(outDir);
-  const seen = new Set<string>();
-  for (const f of files) {
-    if (seen.has(f.path)) throw new Error(`two emitters produced ${f.path}`);
-    if (f.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(f.path)) throw new Error(`bad output path ${f.path}`);
-    seen.add(f.path);
-  }
+  const seen = checkPaths(files);
   const existing = listTree(outDir);
   // Files kept as they are (--only leaves other ops' files alone).
   const kept = keep ? existing.filter((p) => !seen.has(p) && keep(p)) : [];
@@ -65,7 +63,7 @@ export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?:
   let unchanged = 0;
   for (const f of files) {
     const cur = path.join(outDir, f.path);
-    if (existsSync(cur) && sameContent(cur, f.content)) unchanged++;
+    if (sameContent(cur, f.content)) unchanged++;
     else written.push(f.path);
   }
   const finalSet = new Set([...seen, ...kept]);
@@ -74,12 +72,7 @@ export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?:
 
   const next = `${outDir}.next`;
   mkdirSync(next, { recursive: true });
-  // Each directory is created once: on a slow disk, mkdir per file costs as much as the writes.
-  const made = new Set<string>([next]);
-  const dirFor = (file: string): void => {
-    const d = path.dirname(file);
-    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
-  };
+  const dirFor = dirMaker();
   const toWrite = new Set(written);
   for (const rel of kept) { const dst = path.join(next, rel); dirFor(dst); linkOrCopy(path.join(outDir, rel), dst); }
   for (const f of files) {
@@ -97,9 +90,30 @@ export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?:
   return { written, unchanged, removed };
 }
 
-function sameContent(file: string, content: string): boolean {
+/** The output paths, refused when two emitters produce one or a path leaves out/. */
+export function checkPaths(files: readonly GeneratedFile[]): Set<string> {
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (seen.has(f.path)) throw new Error(`two emitters produced ${f.path}`);
+    if (f.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(f.path)) throw new Error(`bad output path ${f.path}`);
+    seen.add(f.path);
+  }
+  return seen;
+}
+
+/** mkdir -p of each file's directory, once per directory: on a slow disk, mkdir per file costs as much as the writes. */
+function dirMaker(): (file: string) => void {
+  const made = new Set<string>();
+  return (file) => {
+    const d = path.dirname(file);
+    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+  };
+}
+
+/** Whether `file` holds exactly `content` (false when it is missing). */
+export function sameContent(file: string, content: string): boolean {
   const buf = Buffer.from(content, 'utf8');
-  if (statSync(file).size !== buf.length) return false;
+  if (statSync(file, { throwIfNoEntry: false })?.size !== buf.length) return false;
   return readFileSync(file).equals(buf);
 }
 
@@ -122,12 +136,12 @@ export function writeChanges(outDir: string, files: readonly GeneratedFile[], re
   outDir = path.resolve(outDir);
   recoverOut(outDir);
   if (files.length === 0 && removed.length === 0) return;
+  checkPaths(files);
   const next = `${outDir}.next`;
-  const made = new Set<string>();
+  const dirFor = dirMaker();
   for (const f of files) {
     const dst = path.join(next, f.path);
-    const d = path.dirname(dst);
-    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+    dirFor(dst);
     writeFileSync(dst, f.content);
   }
   mkdirSync(next, { recursive: true });
@@ -138,13 +152,12 @@ export function writeChanges(outDir: string, files: readonly GeneratedFile[], re
 
 function applyJournal(outDir: string, next: string): void {
   const { moves, removes } = JSON.parse(readFileSync(path.join(next, JOURNAL), 'utf8')) as { moves: string[]; removes: string[] };
-  const made = new Set<string>();
+  const dirFor = dirMaker();
   for (const rel of moves) {
     const src = path.join(next, rel);
     if (!existsSync(src)) continue; // moved by the run that was killed
     const dst = path.join(outDir, rel);
-    const d = path.dirname(dst);
-    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+    dirFor(dst);
     renameSync(src, dst);
   }
   for (const rel of removes) {

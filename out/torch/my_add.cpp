@@ -52,6 +52,7 @@ class MyAddFunction : public torch::autograd::Function<MyAddFunction> {
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {
+    (void)ctx;
     torch::autograd::variable_list d(2);  // one per forward argument
     {
       const auto r = opforge::torch_ext::callGradient("opforge::my_add_grad", {grads[0]});

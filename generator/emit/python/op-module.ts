@@ -4,7 +4,7 @@
 
 import type { AttrValue, AttributeIR, GradientIR, OpIR, TestCaseIR } from '../../ir.js';
 import { allowedDtypes } from '../../ir-helpers.js';
-import { ATTR_INFO, DTYPE_INFO } from '../../type-table.js';
+import { ATTR_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
 import { commentText, plainFloat, pyString } from '../literals.js';
 import { torchSchemaArgs } from '../torch/schema.js';
@@ -170,22 +170,16 @@ function publicFn(op: OpIR): string {
 
 /**
  * The direct path (issue 18): the compiled op called through its slot when the tests only Python
- * can make pass (torch.compile and tracing take the checked path; attribute types exactly; on
- * torch < 2.4, inputs that need grad go through an autograd.Function); failures re-run the checks.
- * The requires_grad test sits inside the try: a non-tensor input gets the wrapper's TypeError.
+ * can make pass (torch.compile and tracing take the checked path; attribute types exactly). The
+ * extension's own Autograd kernels train it on any torch version; failures re-run the checks.
  */
 function directCall(op: OpIR, args: string): string[] {
-  const floating = op.inputs.filter((i) => allowedDtypes(i.type).some((d) => DTYPE_INFO[d].isFloat));
-  const needsGrad = floating.map((i) => (i.optional ? `(${i.name} is not None and ${i.name}.requires_grad)` : `${i.name}.requires_grad`));
-  const anyGrad = needsGrad.length === 1 ? needsGrad[0]! : `(${needsGrad.join(' or ')})`;
-  const call = `return _DIRECT[0](${[...op.inputs.map((i) => i.name), ...op.attributes.map((a) => `${a.name}=${a.name}`)].join(', ')})`;
+  const call = `_DIRECT[0](${[...op.inputs.map((i) => i.name), ...op.attributes.map((a) => `${a.name}=${a.name}`)].join(', ')})`;
   const cond = ['_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()', ...op.attributes.map((a) => ATTR_INFO[a.type].pyDirectTest(a.name))];
   return [
     `    if (${cond.join('\n            and ')}):`,
     '        try:',
-    ...(needsGrad.length
-      ? [`            if _rt.DISPATCHER_AUTOGRAD or not (${anyGrad} and _rt.grad_enabled()):`, `                ${call}`]
-      : [`            ${call}`]),
+    `            return ${call}`,
     '        except Exception:  # the wrapper\'s own message when its checks find the fault',
     `            _rt.checked(${args})`,
     '            raise',

@@ -187,7 +187,7 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
     ...(op.backward
       ? [
           savedIn.length + savedOut.length ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();' : null,
-          savedAttrs.length || savedIn.length + savedOut.length || sources.some((s) => s.kind === 'grad') ? null : '    (void)ctx;',
+          savedAttrs.length || savedIn.length + savedOut.length ? null : '    (void)ctx;',
           sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
           `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
           ...gradCalls,

@@ -14,7 +14,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
@@ -378,7 +378,7 @@ def load_library(path: Optional[str] = None) -> str:
                         "load the extension before calling any op")
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
-                _fast.clear()  # ops first called before now ran the reference
+                _filled.clear()  # ops first called before now ran the reference
                 for slot in _slots.values():
                     slot[0] = None
                 return _extension
@@ -600,11 +600,11 @@ def legacy_function(op: OpInfo) -> type:
 # The extension's op core checks inputs, dtypes, ranks and attribute values itself, so on success
 # the Python checks would only repeat them; on failure they run (`checked`), so the error is still
 # the wrapper's own message. Each generated function reads its op's slot, tests what only Python
-# can see (attribute *types*: the dispatcher would take True for a float; torch.compile; tracing;
-# training on torch < 2.4) inline, and calls the slot's callable: the work per op is done once,
-# at its first call through `call` (issue 18).
+# can see (attribute *types*: the dispatcher would take True for a float; torch.compile; tracing)
+# inline, and calls the slot's callable, which trains through the extension's C++ Autograd kernel
+# on any torch version: the work per op is done once, at its first call through `call` (issue 18).
 
-_fast: Dict[str, bool] = {}
+_filled: Set[str] = set()
 _slots: Dict[str, List[Any]] = {}
 _SEQUENCES = (list, tuple)
 
@@ -615,10 +615,6 @@ compiling: Callable[[], bool] = (getattr(getattr(torch, "compiler", None), "is_d
                                  or getattr(getattr(torch, "compiler", None), "is_compiling", None) or bool)
 #: What torch.jit.is_tracing() reads (the legacy exporter traces, through the checked path).
 tracing: Callable[[], bool] = getattr(torch._C, "_is_tracing", None) or (lambda: torch._C._get_tracing_state() is not None)
-grad_enabled = torch.is_grad_enabled
-#: torch >= 2.4 registers the spec's backward with the dispatcher, so the direct call trains;
-#: older torch trains through an autograd.Function on the checked path.
-DISPATCHER_AUTOGRAD = HAS_CUSTOM_OP
 
 
 def direct_slot(op: OpInfo) -> List[Any]:
@@ -645,22 +641,18 @@ def _fill_slot(op: OpInfo) -> None:
         overload = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake).default
         # OpOverload.__call__ is a Python frame around _op: call _op itself.
         direct_slot(op)[0] = getattr(overload, "_op", overload)
-    _fast[op.qualname] = True
+    _filled.add(op.qualname)
 
 
 def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
     """The checked path: every call the generated direct test turns away (and each op's first)."""
-    if op.qualname not in _fast:
+    if op.qualname not in _filled:
         _fill_slot(op)
     return _call_checked(op, inputs, attrs)
 
 
-def checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:
-    """After the direct call raised: raises the wrapper's own message when its checks find the fault."""
-    _checked(op, inputs, attrs)
-
-
-def _checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Dict[str, Any]:
+def checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Dict[str, Any]:
+    """The wrapper's checks (its own messages); the attribute values with defaults filled in."""
     values = check_attrs(op, attrs)
     check_inputs(op, inputs)
     check_device(op, inputs)
@@ -668,7 +660,7 @@ def _checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[s
 
 
 def _call_checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
-    values = _checked(op, inputs, attrs)
+    values = checked(op, inputs, attrs)
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         # The legacy (TorchScript) exporter: the autograd.Function's symbolic emits the node.
         return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))

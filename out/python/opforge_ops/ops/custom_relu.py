@@ -69,8 +69,7 @@ def custom_relu(x: torch.Tensor, *, alpha: float = 0.0) -> torch.Tensor:
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and (type(alpha) is float or type(alpha) is int)):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not (x.requires_grad and _rt.grad_enabled()):
-                return _DIRECT[0](x, alpha=alpha)
+            return _DIRECT[0](x, alpha=alpha)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (x,), {'alpha': alpha})
             raise

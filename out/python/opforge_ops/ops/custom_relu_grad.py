@@ -68,8 +68,7 @@ def custom_relu_grad(grad_y: torch.Tensor, x: torch.Tensor, *, alpha: float = 0.
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and (type(alpha) is float or type(alpha) is int)):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not ((grad_y.requires_grad or x.requires_grad) and _rt.grad_enabled()):
-                return _DIRECT[0](grad_y, x, alpha=alpha)
+            return _DIRECT[0](grad_y, x, alpha=alpha)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (grad_y, x), {'alpha': alpha})
             raise

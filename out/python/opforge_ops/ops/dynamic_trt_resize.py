@@ -70,8 +70,7 @@ def dynamic_trt_resize(input: torch.Tensor, size_tensor: torch.Tensor, *, align_
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and type(align_corners) is bool):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not ((input.requires_grad or size_tensor.requires_grad) and _rt.grad_enabled()):
-                return _DIRECT[0](input, size_tensor, align_corners=align_corners)
+            return _DIRECT[0](input, size_tensor, align_corners=align_corners)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (input, size_tensor), {'align_corners': align_corners})
             raise

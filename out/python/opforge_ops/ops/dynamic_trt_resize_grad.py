@@ -69,8 +69,7 @@ def dynamic_trt_resize_grad(grad_output: torch.Tensor, input: torch.Tensor, *, a
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and type(align_corners) is bool):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not ((grad_output.requires_grad or input.requires_grad) and _rt.grad_enabled()):
-                return _DIRECT[0](grad_output, input, align_corners=align_corners)
+            return _DIRECT[0](grad_output, input, align_corners=align_corners)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (grad_output, input), {'align_corners': align_corners})
             raise

@@ -72,8 +72,7 @@ def knn_query(xyz: torch.Tensor, offset: torch.Tensor, new_xyz: torch.Tensor, ne
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and type(nsample) is int):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not ((xyz.requires_grad or new_xyz.requires_grad) and _rt.grad_enabled()):
-                return _DIRECT[0](xyz, offset, new_xyz, new_offset, nsample=nsample)
+            return _DIRECT[0](xyz, offset, new_xyz, new_offset, nsample=nsample)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
             raise

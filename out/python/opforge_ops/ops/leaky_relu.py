@@ -68,8 +68,7 @@ def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
             and (type(alpha) is float or type(alpha) is int)):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not (input.requires_grad and _rt.grad_enabled()):
-                return _DIRECT[0](input, alpha=alpha)
+            return _DIRECT[0](input, alpha=alpha)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (input,), {'alpha': alpha})
             raise

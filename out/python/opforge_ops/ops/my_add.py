@@ -65,8 +65,7 @@ def my_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()):
         try:
-            if _rt.DISPATCHER_AUTOGRAD or not ((a.requires_grad or b.requires_grad) and _rt.grad_enabled()):
-                return _DIRECT[0](a, b)
+            return _DIRECT[0](a, b)
         except Exception:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (a, b), {})
             raise
