@@ -2,7 +2,7 @@
 // random shapes against independent references (test/helpers/references.ts), and the documented errors.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -31,6 +31,10 @@ function runCase(op: OpIR, t: TestCaseIR): void {
 
 test.before(async () => {
   await build({ root, buildDir });
+  // The addon's own units get the warnings too (they are set in out/, which out/node adds).
+  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
+  assert.ok(commands.some((c) => /opforge_node\.dir/.test(c.command)), 'no addon unit in compile_commands.json');
+  for (const c of commands) assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
   ops = (await import(path.join(root, 'out', 'node', 'index.js'))).bind(load(buildDir)) as AnyOps;
 });
 

@@ -3,7 +3,7 @@
 // every spec case; every op exports through the legacy exporter as one custom node with the
 // right attributes, opset import and inferred shapes (test/python/torch_ops_check.py).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
@@ -31,6 +31,10 @@ test('the extension builds against the installed torch, warnings as errors', () 
   mkdirSync(buildDir, { recursive: true });
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
+  // Every unit, the extension's own included: the flags are set in out/, which this project adds.
+  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
+  assert.ok(commands.some((c) => /opforge_torch\.dir/.test(c.command)), 'no extension unit in compile_commands.json');
+  for (const c of commands) assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
   sh('cmake', ['--build', buildDir, '-j2']);
 });
 

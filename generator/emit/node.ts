@@ -43,6 +43,8 @@ function cmake(project: ProjectIR): string {
     '# loads and runs its CPU path on a machine without a GPU or CUDA installation).',
     'cmake_minimum_required(VERSION 3.18)',
     'project(opforge_node LANGUAGES CXX)',
+    '# compile_commands.json for clangd and the like (and the tests: every unit gets the warnings).',
+    'set(CMAKE_EXPORT_COMPILE_COMMANDS ON)',
     'set(CMAKE_CXX_STANDARD 17)',
     'add_definitions(-DNAPI_VERSION=8 -DNAPI_DISABLE_CPP_EXCEPTIONS)',
     'add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)',

@@ -228,6 +228,8 @@ function cmake(project: ProjectIR): string {
     '# opforge_ops loads build/torch/libopforge_torch.so (next to out/) or $OPFORGE_TORCH_LIBRARY.',
     'cmake_minimum_required(VERSION 3.18)',
     'project(opforge_torch LANGUAGES CXX)',
+    '# compile_commands.json for clangd and the like (and the tests: every unit gets the warnings).',
+    'set(CMAKE_EXPORT_COMPILE_COMMANDS ON)',
     '# The extension links CUDA objects: it needs architectures in this scope too (the ops subdirectory\'s',
     '# default does not reach here, and CMake refuses a CUDA target without them).',
     'if(WITH_CUDA AND NOT CMAKE_CUDA_ARCHITECTURES)',
