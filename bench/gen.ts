@@ -13,7 +13,7 @@ import { listTree } from '../generator/write-out.js';
 import { writeSyntheticOps } from './synth-ops.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const { values } = parseArgs({ options: { ops: { type: 'string', default: '500' }, runs: { type: 'string', default: '5' }, write: { type: 'boolean', default: false } } });
 const N = Number(values.ops);
 const RUNS = Number(values.runs);

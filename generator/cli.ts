@@ -206,6 +206,7 @@ async function runTestCommand(values: { ops: string; out: string; only?: string 
  * and dtype on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
  */
 async function warnDtypeLimits(project: import('./ir.js').ProjectIR, values: { quiet: boolean; json: boolean }): Promise<string[]> {
+  if (values.quiet && !values.json) return []; // shown nowhere: not worth computing for every op
   const { dtypeLimits, formatDtypeLimit } = await import('./dtype-limits.js');
   const limits = dtypeLimits(project);
   if (!values.quiet && !values.json) for (const l of limits) process.stderr.write(`${formatDtypeLimit(l)}\n`);

@@ -47,9 +47,19 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   return distance(word, best) <= limit ? `did you mean \`${best}\`?` : undefined;
 }
 
+const SPEC_ERRORS = Symbol.for('opforge.SpecErrors');
+
 /** Thrown when a run found problems: carries all of them. */
 export class SpecErrors extends Error {
   constructor(readonly diagnostics: Diagnostic[]) {
     super(diagnostics.map((d) => formatDiagnostic(d)).join('\n'));
   }
+
+  // By brand, not by class: the bundled CLI (dist/cli/) catches what the unbundled modules the
+  // runtime loads (dist/generator/) throw, two copies of this class.
+  static override [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[SPEC_ERRORS] === true;
+  }
+
+  get [SPEC_ERRORS](): true { return true; }
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import type { GeneratedFile } from './emit/emitter.js';
+import { withFragments, type GeneratedFile } from './emit/emitter.js';
 import { EMITTERS } from './emit/index.js';
 import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from './ir-helpers.js';
@@ -42,9 +42,15 @@ interface Cache {
   key: string;
   specs: Record<string, SpecEntry>;
   ops: Record<string, OpEntry>;
+  /** Per-op fragments of project-wide files (emitter.ts perOp), by fragment and emit key. */
+  fragments: Map<string, string>;
+  /** sha1 of each project-wide file as written: out/ is untouched, so no need to read it back. */
+  written: Map<string, string>;
 }
 
 const sha = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+// Only compares a file with what this tool wrote there itself: speed over collision resistance.
+const quickHash = (data: string): string => createHash('sha1').update(data).digest('base64');
 
 function rootOf(opts: GenOptions): string {
   return path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
@@ -142,42 +148,67 @@ export function generateIncremental(opts: GenOptions, digest = genDigest(opts), 
     const r = generate(opts);
     return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, digest, listTree(opts.outDir)) };
   }
-  const key = cacheKey(opts);
-  const cache = state ? readCache(opts.outDir, key) : undefined;
-  const root = rootOf(opts);
-  const specs = specCache(cache?.specs ?? {}, root);
+  return complete(plan(opts, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), digest, state);
+}
+
+/** What a run emits before it writes: every changed op's files; `skipped` ops reuse the cache's. */
+interface Plan {
+  opts: GenOptions;
+  project: ProjectIR;
+  files: GeneratedFile[];
+  skipped: OpIR[];
+  cache: Cache | undefined;
+  next: Cache;
+}
+
+function plan(opts: GenOptions, cache: Cache | undefined): Plan {
+  const specs = specCache(cache?.specs ?? {}, rootOf(opts));
   const project = loadProject({ opsDir: opts.opsDir, ...(opts.root !== undefined ? { root: opts.root } : {}), cache: specs });
   checkOutDir(project, opts.outDir);
   project.outDir = path.resolve(opts.outDir);
   const byName = new Map(project.ops.map((o) => [o.name, o]));
+  const keys = new Map(project.ops.map((op) => [op, emitKey(op, byName, specs.digests)]));
 
-  const files: GeneratedFile[] = EMITTERS.flatMap((e) => e.project(project));
+  const { value: shared, used: fragments } = withFragments(keys, cache?.fragments ?? new Map(), () => EMITTERS.flatMap((e) => e.project(project)));
+  const files: GeneratedFile[] = [...shared];
   const ops: Record<string, OpEntry> = {};
+  const skipped: OpIR[] = [];
   for (const op of project.ops) {
-    const k = emitKey(op, byName, specs.digests);
+    const k = keys.get(op)!;
     const prev = cache?.ops[op.name];
-    if (prev && prev.key === k) { ops[op.name] = prev; continue; }
+    if (prev && prev.key === k) { ops[op.name] = prev; skipped.push(op); continue; }
     const own = EMITTERS.flatMap((e) => e.op(op, project));
     files.push(...own);
     ops[op.name] = { key: k, files: own.map((f) => f.path).sort() };
   }
-  const next: Cache = { key, specs: specs.entries, ops };
+  const written = new Map(shared.map((f) => [f.path, quickHash(f.content)]));
+  return { opts, project, files, skipped, cache, next: { key: cacheKey(opts), specs: specs.entries, ops, fragments, written } };
+}
+
+function complete(p: Plan, digest: string, state: OutputState | undefined): GenResult {
+  const { opts, project, files, cache, next } = p;
   if (!cache || !state) {
-    // Everything was emitted: the atomic whole-tree write, which also clears stray files.
+    // Everything is written (the ops the cache let us skip are emitted now): the atomic
+    // whole-tree write, which also clears stray files.
+    for (const op of p.skipped) files.push(...EMITTERS.flatMap((e) => e.op(op, project)));
     const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
     const after = writeStamp(opts.outDir, digest, files.map((f) => f.path));
     writeCache(opts.outDir, next);
     return { project, result, mode: 'full', state: after };
   }
-  return { project, ...writeIncrement(opts.outDir, digest, state, files, ops, next), mode: 'incremental' };
+  return { project, ...writeIncrement(opts.outDir, digest, state, files, next.ops, next, cache.written), mode: 'incremental' };
 }
 
-function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache): { result: WriteResult; state: OutputState } {
+function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache, before: ReadonlyMap<string, string>): { result: WriteResult; state: OutputState } {
   const seen = checkPaths(emitted);
   const all = [...new Set([...seen, ...Object.values(ops).flatMap((o) => o.files)])].sort();
   const keep = new Set(all);
   const removed = state.stamp.files.filter((p) => !keep.has(p));
-  const changed = emitted.filter((f) => !sameContent(path.join(outDir, f.path), f.content));
+  // Project-wide files by the hash of what the last run wrote (out/ is as it left it); op files by content.
+  const changed = emitted.filter((f) => {
+    const was = before.get(f.path);
+    return was === undefined ? !sameContent(path.join(outDir, f.path), f.content) : was !== cache.written.get(f.path);
+  });
   writeChanges(outDir, changed, removed);
   const stats = new Map(state.stats);
   for (const f of changed) stats.delete(f.path); // stat again: just written

@@ -8,8 +8,9 @@ import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
 import { diagAt, type LoadedSpec } from './load.js';
+import { PKG_ROOT_URL } from './pkg-root.js';
 
-export const SCHEMA_URL = new URL('../../schema/op.schema.json', import.meta.url);
+export const SCHEMA_URL = new URL('schema/op.schema.json', PKG_ROOT_URL);
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;
@@ -20,7 +21,7 @@ interface SchemaNode {
 }
 
 /** The build's precompiled validator (generator/build-validator.ts). */
-export const VALIDATOR_URL = new URL('./schema-validator.cjs', import.meta.url);
+export const VALIDATOR_URL = new URL('dist/generator/schema-validator.cjs', PKG_ROOT_URL);
 export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const;
 
 let compiled: { validate: ValidateFunction; schema: SchemaNode } | undefined;

@@ -10,12 +10,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileStat } from './file-stat.js';
+import { PKG_ROOT as pkgRoot } from './pkg-root.js';
 import { STAMP_FILE } from './write-out.js';
 
-export { STAMP_FILE };
+export { STAMP_FILE, fileStat };
 
-const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 function walk(dir: string, f: (file: string) => void): void {
   if (!existsSync(dir)) return;
@@ -28,12 +28,19 @@ function walk(dir: string, f: (file: string) => void): void {
 
 let generator: string | undefined;
 
-/** Digest of the generator itself: its code, the static sources it copies and the schema. */
+/**
+ * Digest of the generator itself: its code, the static sources it copies and the schema, by
+ * path, size, mtime, ctime and inode (a reinstall or rebuild changes ctime even where npm pins
+ * mtime), not by content: reading ~1 MB each run was a tenth of a no-op `gen`.
+ */
 export function generatorDigest(): string {
   if (generator === undefined) {
     const h = createHash('sha256');
-    for (const d of [path.join(pkgRoot, 'dist', 'generator'), path.join(pkgRoot, 'generator', 'cpp'), path.join(pkgRoot, 'generator', 'python'), path.join(pkgRoot, 'schema')]) {
-      walk(d, (f) => { h.update(f); h.update(readFileSync(f)); });
+    for (const d of [path.join(pkgRoot, 'dist', 'generator'), path.join(pkgRoot, 'dist', 'cli'), path.join(pkgRoot, 'generator', 'cpp'), path.join(pkgRoot, 'generator', 'python'), path.join(pkgRoot, 'schema')]) {
+      walk(d, (f) => {
+        const st = statSync(f);
+        h.update(`${f}\0${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}\n`);
+      });
     }
     generator = h.digest('hex');
   }
@@ -54,11 +61,6 @@ export function inputDigest(opsDir: string, options: string): string {
   return h.digest('hex');
 }
 
-/** "size:mtime" of a file, or "-" when it is missing: what the output and kernel checks compare. */
-export function fileStat(file: string): string {
-  const st = statSync(file, { throwIfNoEntry: false });
-  return st ? `${st.size}:${st.mtimeMs}` : '-';
-}
 
 /** Per listed output file (relative to outDir), its fileStat. */
 function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
@@ -103,13 +105,11 @@ export function writeStamp(outDir: string, input: string, files: readonly string
 }
 
 /** The stamp and the output files' stats when out/ is as the last run left it, else undefined. */
-export function untouchedOutput(outDir: string): OutputState | undefined {
-  const stamp = readStamp(outDir);
+export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): OutputState | undefined {
   if (stamp === undefined) return undefined;
   const stats = outputStats(outDir, stamp.files);
   return outputDigest(stamp.files, stats) === stamp.output ? { stamp, stats } : undefined;
 }
-
 
 /** The input digest `gen` stamps for these options. */
 export function genDigest(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): string {

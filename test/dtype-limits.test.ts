@@ -14,7 +14,7 @@ import { loadProject } from '../generator/project.js';
 import { DTYPES, DTYPE_INFO } from '../generator/type-table.js';
 import { fixtures, root } from './helpers/paths.js';
 
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
 const dtypesOps = 'test/fixtures/dtypes/ops';
 const warnings = (stderr: string): string[] => stderr.split('\n').filter((l) => l.startsWith('warning: '));

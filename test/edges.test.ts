@@ -31,7 +31,7 @@ test.before(async () => {
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
   cpSync(path.join(fixtures, 'edges', 'ops'), path.join(project, 'ops'), { recursive: true });
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(project, 'ops'), '--out', out]);
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(project, 'ops'), '--out', out]);
   const buildDir = path.join(project, 'build');
   await build({ root: project, buildDir });
   const mod = await import(path.join(out, 'node', 'index.js'));

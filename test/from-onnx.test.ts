@@ -39,7 +39,7 @@ test('custom ops of a model become specs that generate and compile', () => {
   cpSync(path.join(root, 'schema', 'op.schema.json'), path.join(dir, 'schema', 'op.schema.json'));
   const model = path.join(dir, 'model.onnx');
   python(MODEL, [model]);
-  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), ...args], { cwd: dir, encoding: 'utf8' });
+  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], { cwd: dir, encoding: 'utf8' });
   const r = cli(['from-onnx', model, '--json']);
   assert.is(r.status, 0, r.stderr);
   const { written } = JSON.parse(r.stdout) as { written: string[] };

@@ -12,7 +12,7 @@ import { listTree, writeOut } from '../generator/write-out.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'opforge-gen-'));
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const run = (args: string[], cwd = root) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
 
 function snapshot(dir: string): Map<string, string> {

@@ -40,7 +40,7 @@ test('seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-
 test('an op without backward: a gradient through it is an error naming the op and the spec field, inference is unchanged', () => {
   // test/fixtures/adapters' StridedScale declares no backward (reference-only package, torch 1.13).
   const out = mkdtempSync(path.join(os.tmpdir(), 'opforge-nobwd-'));
-  const r0 = spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops'), '--out', out], { encoding: 'utf8' });
+  const r0 = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops'), '--out', out], { encoding: 'utf8' });
   assert.is(r0.status, 0, r0.stderr);
   const script = [
     'import torch, opforge_ops as oo',

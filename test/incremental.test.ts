@@ -3,6 +3,7 @@
 // that changed. Runs on the seed ops plus generated spec-space specs (gradient ops included).
 
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -10,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { generate } from '../generator/gen.js';
 import { generateIncremental } from '../generator/incremental.js';
 import { listTree, recoverOut, writeChanges } from '../generator/write-out.js';
-import { opsDir } from './helpers/paths.js';
+import { opsDir, root } from './helpers/paths.js';
 import { writeCorpus } from './specspace/corpus.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'opforge-incr-'));
@@ -116,6 +117,29 @@ test('an invalid edit is reported at its line and writes nothing', () => {
   edit('custom_relu.yaml', 'name: CustomRelu\nbogus: 1', 'name: CustomRelu');
   assert.is(gen().mode, 'up-to-date');
   assertLikeCold('after fixing the spec');
+});
+
+test('fresh processes (the opforge command): fragments and file hashes come from the cache file', () => {
+  // In one process the cache stays in memory; a new `opforge gen` reads the per-op fragments of
+  // project-wide files and their hashes back from out/.opforge-cache.
+  const cli = (): { written: string[]; unchanged: number } => {
+    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--json', '--ops', ops, '--out', out], { encoding: 'utf8' });
+    assert.is(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as { written: string[]; unchanged: number };
+  };
+  cli();
+  edit('leaky_relu.yaml', 'default: 0.01', 'default: 0.03');
+  const a = cli();
+  assert.ok(a.written.includes('node/index.js') && a.written.includes('node/index.d.ts'), a.written.join());
+  assert.ok(a.unchanged > a.written.length, 'incremental, not a full rewrite');
+  assertLikeCold('attribute default, fresh process');
+  assert.match(readFileSync(path.join(out, 'node/index.js'), 'utf8'), 'default: 0.03');
+  edit('my_add.yaml', '2 * a + b, for two tensors', '2 * a + b (for two tensors)');
+  cli();
+  assertLikeCold('description, fresh process');
+  edit('leaky_relu.yaml', 'default: 0.03', 'default: 0.01');
+  cli();
+  assertLikeCold('attribute default back, fresh process');
 });
 
 test('a journal left by a killed incremental write is finished by the next run', () => {

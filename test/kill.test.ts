@@ -39,7 +39,7 @@ test('SIGKILL at any point leaves the old or the new complete output', async () 
   // before its kill, and kills continue until enough have hit a running generator.
   setVersion(ops, 'B');
   const t0 = performance.now();
-  await new Promise((r) => spawn(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', ops, '--out', path.join(dir, 'timing')]).on('exit', r));
+  await new Promise((r) => spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', ops, '--out', path.join(dir, 'timing')]).on('exit', r));
   let runMs = performance.now() - t0;
   const seen = { old: 0, new: 0, swapping: 0 };
   const wanted = 8;
@@ -50,7 +50,7 @@ test('SIGKILL at any point leaves the old or the new complete output', async () 
     setVersion(ops, i % 2 ? 'A' : 'B');
     const before = snapshot(out);
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', ops, '--out', out]);
+    const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', ops, '--out', out]);
     let exitedAt = 0;
     const exited = new Promise((r) => child.on('exit', () => { exitedAt = performance.now(); r(undefined); }));
     // Writing happens at the end of a run: concentrate the kills around it (50% to 98% of a run).

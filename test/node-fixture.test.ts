@@ -24,7 +24,7 @@ test.before(async () => {
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
   cpSync(path.join(root, 'test', 'fixtures', 'adapters', 'ops'), path.join(project, 'ops'), { recursive: true });
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(project, 'ops'), '--out', path.join(project, 'out')]);
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(project, 'ops'), '--out', path.join(project, 'out')]);
   const buildDir = path.join(project, 'build');
   await build({ root: project, buildDir });
   const mod = await import(path.join(project, 'out', 'node', 'index.js'));

@@ -14,7 +14,7 @@ import { trtIncludeDir } from '../runtime/testing/trt.js';
 import { root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
 
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -179,7 +179,7 @@ test('an optional input (omitted or given), string and ints attributes, and a sp
   rmSync(path.join(fx, 'ops'), { recursive: true, force: true });
   mkdirSync(fx, { recursive: true });
   cpSync(path.join(fixtures, 'ort-optional', 'ops'), path.join(fx, 'ops'), { recursive: true });
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet'], { cwd: fx });
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: fx });
   const lib = await buildOrtLibrary({ root: fx, buildDir: path.join(fx, 'build') });
   const op = loadProject({ opsDir: path.join(fx, 'ops') }).ops[0]!;
   const x = tensor('float32', [2], [1, 2]) as unknown as Tensor;

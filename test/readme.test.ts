@@ -13,7 +13,7 @@ import { PYTHON, python } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { quickstartBlocks } from './helpers/readme.js';
 
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const blocks = quickstartBlocks(readme);

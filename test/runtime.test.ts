@@ -95,7 +95,7 @@ test('wrong inputs throw TypeError or RangeError naming the op and argument', ()
 });
 
 test('CLI: opforge build, then opforge run prints shapes, values and time', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), ...args], { cwd: root, encoding: 'utf8' });
+  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], { cwd: root, encoding: 'utf8' });
   const b = cli(['build', '--quiet']);
   assert.is(b.status, 0, b.stderr);
   const r = cli(['run', 'KNNQuery', '--input', 'xyz=10,3', '--input', 'offset=1:10', '--input', 'new_xyz=4,3', '--input', 'new_offset=1:4', '--attr', 'nsample=3']);

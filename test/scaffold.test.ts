@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { root } from './helpers/paths.js';
 
-const cli = path.join(root, 'dist', 'generator', 'cli.js');
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 
 test('opforge new writes a valid spec and stubs that compile', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-new-'));

@@ -121,7 +121,7 @@ test('a version above 1000 is rejected where it is written (ONNX Runtime refuses
   writeCorpus(bad, [1]);
   const yaml = path.join(bad, 'ops', `${project.ops.find((o) => o.name === corpus.plans[0]!.name)!.ident.snake}.yaml`);
   writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^version: \d+$/m, 'version: 1001'));
-  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'check', '--ops', path.join(bad, 'ops')], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check', '--ops', path.join(bad, 'ops')], { encoding: 'utf8' });
   assert.is.not(r.status, 0);
   assert.match(`${r.stdout}${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, ''), /\.yaml:\d+:10: version: must be <= 1000/);
 });

@@ -68,7 +68,7 @@ test('every attribute type and an optional input (fixture project): build, parit
   const fixture = path.join(root, 'test', 'fixtures', 'adapters');
   const out = path.join(root, 'build', 'adapters-out');
   const build = path.join(root, 'build', 'adapters-torch');
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
   sh('cmake', ['--build', build, '-j2']);
@@ -86,7 +86,7 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
   const build = path.join(root, 'build', `${name}-torch`);
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
   sh('cmake', ['--build', build, '-j2']);

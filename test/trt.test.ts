@@ -105,7 +105,7 @@ test('generated TensorRT units compile against TENSORRT_INCLUDE_DIR with -Wall -
 test('output dims of attributes, constants and rank 0 (fixture edges): outputDims names only what it reads; with TENSORRT_INCLUDE_DIR -Werror clean', () => {
   // SegmentSum's outputs are [num_segments], [2, 2] and []; ConstFill's [3]: `in` is never read.
   const edgesOut = path.join(root, 'build', 'edges-trt-out');
-  sh(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'edges', 'ops'), '--out', edgesOut]);
+  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'edges', 'ops'), '--out', edgesOut]);
   const header = (snake: string): string => readFileSync(path.join(edgesOut, 'trt', snake, `${snake}_trt.h`), 'utf8');
   assert.match(header('segment_sum'), /static bool outputDims\(const Attrs& attrs, int32_t index, const nvinfer1::DimsExprs\* \/\*in\*\/, const bool\* \/\*present\*\//);
   assert.match(header('const_fill'), /static bool outputDims\(const Attrs& \/\*attrs\*\/, int32_t index, const nvinfer1::DimsExprs\* \/\*in\*\//);

@@ -10,7 +10,7 @@ import { opsDir, root } from './helpers/paths.js';
 test('watch mode regenerates on change and reports errors in place', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-watch-'));
   cpSync(opsDir, path.join(dir, 'ops'), { recursive: true });
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'generator', 'cli.js'), 'gen', '--watch'], { cwd: dir });
+  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--watch'], { cwd: dir });
   let log = '';
   child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
   const waitFor = async (re: RegExp, ms = 8000): Promise<void> => {

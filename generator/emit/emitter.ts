@@ -2,6 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../ir.js';
+import { PKG_ROOT_URL } from '../pkg-root.js';
 
 export interface GeneratedFile {
   /** Path under out/, forward slashes. */
@@ -60,35 +61,68 @@ export function projectFile(path: string, body: string, source = 'ops/*.yaml'): 
 
 /** Joins lines, dropping `null`/`false` entries: keeps conditional template lines readable. */
 export function lines(...parts: (string | null | undefined | false | (string | null | undefined | false)[])[]): string {
-  return parts.flat().filter((x): x is string => typeof x === 'string').join('\n');
+  // A plain loop: flat() + filter() copied the per-op arrays of 500-op project files twice.
+  const out: string[] = [];
+  for (const p of parts) {
+    if (typeof p === 'string') out.push(p);
+    else if (Array.isArray(p)) for (const x of p) if (typeof x === 'string') out.push(x);
+  }
+  return out.join('\n');
 }
-
-/** The package root (dist/generator/emit/ -> ../../..), where the static sources live. */
-const PKG_ROOT = new URL('../../../', import.meta.url);
 
 /**
  * A static source of the generator (a shared C++ base, the Python runtime) copied to out/ with the
  * header line; `source` is relative to the package root, e.g. `generator/cpp/opforge/core.h`.
  */
 export function staticFile(path: string, source: string): GeneratedFile {
-  return projectFile(path, readFileSync(new URL(source, PKG_ROOT), 'utf8'), source);
+  return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);
 }
 
-const fragments = new Map<string, WeakMap<OpIR, unknown>>();
+const fragments = new Map<string, WeakMap<OpIR, string>>();
 
 /**
- * A per-op fragment of a project-wide file, computed once per op IR object under `key`: `gen
- * --watch` reuses the IR of unchanged ops from run to run, so a one-op change rebuilds one
- * fragment. `f` may read only `op`'s own spec (not `op.backward`, which is resolved afresh).
+ * Fragments by a key of what they are built from (incremental.ts: the op's emit key), so that a
+ * fresh `gen` process reuses those of the last run from the cache. Set for one emission.
  */
-export function perOp<T>(key: string, f: (op: OpIR) => T): (op: OpIR) => T {
+interface FragmentStore {
+  keyOf: ReadonlyMap<OpIR, string>;
+  previous: ReadonlyMap<string, string>;
+  /** The fragments this emission used: what the next run may reuse. */
+  used: Map<string, string>;
+}
+let store: FragmentStore | undefined;
+
+/** Runs `emit` with fragments looked up by op key (`keyOf`) in `previous`; returns those used. */
+export function withFragments<T>(keyOf: ReadonlyMap<OpIR, string>, previous: ReadonlyMap<string, string>, emit: () => T): { value: T; used: Map<string, string> } {
+  const s: FragmentStore = { keyOf, previous, used: new Map() };
+  store = s;
+  try {
+    return { value: emit(), used: s.used };
+  } finally {
+    store = undefined;
+  }
+}
+
+/**
+ * A per-op fragment of a project-wide file under `key`: computed once per op (its IR object, or
+ * its key within withFragments), so a one-op change rebuilds one fragment. `f` may read only
+ * `op`'s own spec (not `op.backward`, which is resolved afresh) and must not depend on other ops.
+ */
+export function perOp(key: string, f: (op: OpIR) => string): (op: OpIR) => string {
   let memo = fragments.get(key);
   if (memo === undefined) fragments.set(key, (memo = new WeakMap()));
   const m = memo;
   return (op) => {
-    if (m.has(op)) return m.get(op) as T;
-    const v = f(op);
-    m.set(op, v);
+    const opKey = store?.keyOf.get(op);
+    if (store && opKey !== undefined) {
+      const k = `${key}\0${opKey}`;
+      let v = store.used.get(k) ?? store.previous.get(k);
+      if (v === undefined) v = f(op);
+      store.used.set(k, v);
+      return v;
+    }
+    let v = m.get(op);
+    if (v === undefined) m.set(op, (v = f(op)));
     return v;
   };
 }

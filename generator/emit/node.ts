@@ -397,14 +397,18 @@ function indexDts(project: ProjectIR): string {
       ...op.inputs.map((i) => `${i.name}${i.optional ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`),
       `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
     ];
-    return {
-      attrs: lines(`/** Attributes of ${op.name}. */`, `export interface ${op.ident.pascal}Attrs {`, attrs, '}'),
-      fn: (tensor: string, wrap: (r: string) => string): string => lines(
-        `  /** ${commentText(op.description || op.name)} */`,
-        `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
-      ),
-    };
-  }));
+    const fn = (tensor: string, wrap: (r: string) => string): string => lines(
+      `  /** ${commentText(op.description || op.name)} */`,
+      `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
+    );
+    const promise = (r: string): string => `Promise<${r}>`;
+    // One string per op (a fragment is text, cached across runs): the three parts as JSON.
+    return JSON.stringify([
+      lines(`/** Attributes of ${op.name}. */`, `export interface ${op.ident.pascal}Attrs {`, attrs, '}'),
+      lines(fn('DeviceTensor', (r) => r), fn('Tensor', (r) => r)),
+      lines(fn('DeviceTensor', promise), fn('Tensor', promise)),
+    ]);
+  })).map((f) => { const [attrs, sync, async] = JSON.parse(f) as [string, string, string]; return { attrs, sync, async }; });
   return lines(
     '// Types of the opforge Node binding.',
     '',
@@ -438,12 +442,12 @@ function indexDts(project: ProjectIR): string {
     '/** Host tensors run the CPU kernel; device tensors the CUDA kernel, with device outputs (queued, not awaited). */',
     'export interface Ops {',
     // Host overload last: TypeScript reports the last overload's error, the one most callers mean.
-    ops.map((o) => [o.fn('DeviceTensor', (r) => r), o.fn('Tensor', (r) => r)]).flat(),
+    ops.map((o) => o.sync),
     '}',
     '',
     '/** The ops on a worker thread: resolved when the kernel has finished. */',
     'export interface AsyncOps {',
-    ops.map((o) => [o.fn('DeviceTensor', (r) => `Promise<${r}>`), o.fn('Tensor', (r) => `Promise<${r}>`)]).flat(),
+    ops.map((o) => o.async),
     '}',
     '',
     'export interface Device {',

@@ -25,7 +25,7 @@ export function describeFailures(r: BackendReport): string {
   return `${r.failures.length} failures:\n${lines.join('\n')}`;
 }
 
-const cli = path.join(repoRoot, 'dist', 'generator', 'cli.js');
+const cli = path.join(repoRoot, 'dist', 'cli', 'opforge.js');
 
 export interface Project { root: string; opsDir: string; outDir: string; ops: OpIR[] }
 

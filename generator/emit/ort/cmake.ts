@@ -4,11 +4,11 @@
 //                     only: it calls the API the runtime hands it and links no libonnxruntime.
 
 import type { ProjectIR } from '../../ir.js';
-import { lines } from '../emitter.js';
+import { lines, perOp } from '../emitter.js';
 import { ortPaths } from './names.js';
 
 export function emitCmake(project: ProjectIR): string {
-  const perOp = project.ops.map((op) => {
+  const opBlocks = project.ops.map(perOp('ort/CMakeLists.txt', (op) => {
     const s = op.ident.snake;
     const unit = ortPaths(op).unit.slice('ort/'.length);
     return lines(
@@ -26,7 +26,7 @@ export function emitCmake(project: ProjectIR): string {
           )
         : null,
     );
-  });
+  }));
   return lines(
     '# ONNX Runtime custom-op library for every op. Configure from out/ with',
     '#   cmake -S out -B build -DWITH_ONNXRUNTIME=ON -DONNXRUNTIME_ROOT=/path/to/onnxruntime [-DWITH_CUDA=ON]',
@@ -48,7 +48,7 @@ export function emitCmake(project: ProjectIR): string {
     'target_link_libraries(opforge_ort_headers INTERFACE opforge_core)',
     '',
     'set(OPFORGE_ORT_OBJECTS)',
-    ...perOp,
+    ...opBlocks,
     '',
     'add_library(opforge_ort SHARED custom_ops.cpp ${OPFORGE_ORT_OBJECTS})',
     'target_link_libraries(opforge_ort PRIVATE opforge_ort_headers)',

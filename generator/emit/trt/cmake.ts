@@ -6,11 +6,11 @@
 //                             REGISTER_TENSORRT_PLUGIN (links libnvinfer; Paddle, ctypes, 8.x trtexec --plugins).
 
 import type { ProjectIR } from '../../ir.js';
-import { lines } from '../emitter.js';
+import { lines, perOp } from '../emitter.js';
 import { trtPaths } from './names.js';
 
 export function emitCmake(project: ProjectIR): string {
-  const perOp = project.ops.map((op) => {
+  const opBlocks = project.ops.map(perOp('trt/CMakeLists.txt', (op) => {
     const s = op.ident.snake;
     const p = trtPaths(op);
     const rel = (f: string): string => f.slice('trt/'.length);
@@ -21,7 +21,7 @@ export function emitCmake(project: ProjectIR): string {
       `target_compile_options(opforge_trt_${s} PRIVATE \${OPFORGE_WARNINGS})`,
       `list(APPEND OPFORGE_TRT_OBJECTS $<TARGET_OBJECTS:opforge_trt_${s}> $<TARGET_OBJECTS:opforge_${s}_cpu>${op.kernels.cuda ? ` $<TARGET_OBJECTS:opforge_${s}_cuda>` : ''})`,
     );
-  });
+  }));
   return lines(
     '# TensorRT plugins for every op. Configure from out/ with',
     '#   cmake -S out -B build -DWITH_CUDA=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=/path/to/TensorRT \\',
@@ -46,7 +46,7 @@ export function emitCmake(project: ProjectIR): string {
     'target_link_libraries(opforge_trt_headers INTERFACE opforge_core CUDA::cudart)',
     '',
     'set(OPFORGE_TRT_OBJECTS)',
-    ...perOp,
+    ...opBlocks,
     '',
     'add_library(opforge_trt_plugins SHARED plugin_library.cpp ${OPFORGE_TRT_OBJECTS})',
     'target_link_libraries(opforge_trt_plugins PRIVATE opforge_trt_headers)',

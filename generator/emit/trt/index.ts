@@ -6,7 +6,7 @@
 
 import type { OpIR, ProjectIR } from '../../ir.js';
 import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, perOp, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
@@ -46,21 +46,23 @@ function emitV2Unit(op: OpIR): string {
   );
 }
 
+const creatorAlias = perOp('trt/creator-aliases', (op) => {
+  const n = creatorNames(op);
+  const ns = `::opforge::trt::${op.ident.snake}`;
+  return lines(
+    '#if NV_TENSORRT_MAJOR >= 10',
+    `using ${n.v3} = ${ns}::CreatorV3;`,
+    '#endif',
+    'OPFORGE_TRT_V2_BEGIN',
+    `using ${n.v2} = ${ns}::CreatorV2;`,
+    `using ${n.paddleDynamic} = ${ns}::PaddleDynamicCreator;`,
+    `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
+    'OPFORGE_TRT_V2_END',
+  );
+});
+
 function creatorAliases(project: ProjectIR): string[] {
-  return project.ops.map((op) => {
-    const n = creatorNames(op);
-    const ns = `::opforge::trt::${op.ident.snake}`;
-    return lines(
-      '#if NV_TENSORRT_MAJOR >= 10',
-      `using ${n.v3} = ${ns}::CreatorV3;`,
-      '#endif',
-      'OPFORGE_TRT_V2_BEGIN',
-      `using ${n.v2} = ${ns}::CreatorV2;`,
-      `using ${n.paddleDynamic} = ${ns}::PaddleDynamicCreator;`,
-      `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
-      'OPFORGE_TRT_V2_END',
-    );
-  });
+  return project.ops.map(creatorAlias);
 }
 
 function emitLibrary(project: ProjectIR): string {
