@@ -18,7 +18,7 @@ import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from './ir-helpers.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { loadProject, type RawGradient, type SpecCache } from './project.js';
-import { fileStat, genDigest, generatorDigest, untouchedOutput, writeStamp, type OutputState } from './stamp.js';
+import { fileStat, genInputs, generatorDigest, untouchedOutput, writeStamp, type Inputs, type OutputState } from './stamp.js';
 import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 interface SpecEntry {
@@ -78,18 +78,21 @@ function readCache(outDir: string, key: string): Cache | undefined {
   }
 }
 
-const statsOf = (root: string, files: readonly string[]): string => files.map((f) => fileStat(path.join(root, f))).join('|');
-
-/** A SpecCache over the previous run's entries that records this run's. */
-function specCache(previous: Record<string, SpecEntry>, root: string): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
+/** A SpecCache over the previous run's entries that records this run's; texts and kernel stats from `inputs`. */
+function specCache(previous: Record<string, SpecEntry>, root: string, inputs: Inputs): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
   const entries: Record<string, SpecEntry> = {};
   const digests = new Map<OpIR, string>();
+  const statsOf = (files: readonly string[]): string => files.map((f) => {
+    const p = path.join(root, f);
+    return inputs.stats.get(p) ?? fileStat(p);
+  }).join('|');
   return {
     entries,
     digests,
+    text: (file) => inputs.specs.get(file),
     get(file, text) {
       const e = previous[file];
-      if (e === undefined || e.hash !== sha(text) || e.kernelStats !== statsOf(root, e.kernels)) return undefined;
+      if (e === undefined || e.hash !== sha(text) || e.kernelStats !== statsOf(e.kernels)) return undefined;
       entries[file] = e;
       // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
       let hit = decoded.get(e);
@@ -102,7 +105,7 @@ function specCache(previous: Record<string, SpecEntry>, root: string): SpecCache
     },
     put(file, text, op, backward) {
       const kernels = kernelFiles(op);
-      entries[file] = { hash: sha(text), kernels, kernelStats: statsOf(root, kernels), built: v8.serialize({ op, backward }) };
+      entries[file] = { hash: sha(text), kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
       digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
     },
   };
@@ -136,7 +139,8 @@ export interface GenResult {
 }
 
 /** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
-export function generateIncremental(opts: GenOptions, digest = genDigest(opts), known?: OutputState | null): GenResult {
+export function generateIncremental(opts: GenOptions, inputs: Inputs = genInputs(opts), known?: OutputState | null): GenResult {
+  const digest = inputs.digest;
   // `known`: out/ as the caller knows it (its untouchedOutput(), or `gen --watch`'s last run; null:
   // not as stamped), so that the outputs are not stat'ed again.
   const state = known === undefined ? untouchedOutput(opts.outDir) : known ?? undefined;
@@ -148,7 +152,7 @@ export function generateIncremental(opts: GenOptions, digest = genDigest(opts), 
     const r = generate(opts);
     return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, digest, listTree(opts.outDir)) };
   }
-  return complete(plan(opts, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), digest, state);
+  return complete(plan(opts, inputs, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), digest, state);
 }
 
 /** What a run emits before it writes: every changed op's files; `skipped` ops reuse the cache's. */
@@ -161,8 +165,8 @@ interface Plan {
   next: Cache;
 }
 
-function plan(opts: GenOptions, cache: Cache | undefined): Plan {
-  const specs = specCache(cache?.specs ?? {}, rootOf(opts));
+function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan {
+  const specs = specCache(cache?.specs ?? {}, rootOf(opts), inputs);
   const project = loadProject({ opsDir: opts.opsDir, ...(opts.root !== undefined ? { root: opts.root } : {}), cache: specs });
   checkOutDir(project, opts.outDir);
   project.outDir = path.resolve(opts.outDir);

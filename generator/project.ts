@@ -21,6 +21,8 @@ export interface ProjectOptions {
 
 /** Built ops by spec file: `get` answers only for the same text (and kernel files as they were). */
 export interface SpecCache {
+  /** The spec's text as the run read it already (its input digest), if it did. */
+  text?(file: string): string | undefined;
   get(file: string, text: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
   /** Called before backward resolution, which adds to `op`. */
   put(file: string, text: string, op: OpIR, backward: RawGradient[] | undefined): void;
@@ -46,7 +48,7 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   let reused = false;
   for (const file of files) {
     const display = path.relative(process.cwd(), file) || file;
-    const text = opts.cache ? readText(file) : undefined;
+    const text = opts.cache ? opts.cache.text?.(file) ?? readText(file) : undefined;
     const hit = text === undefined ? undefined : opts.cache!.get(file, text);
     if (hit) {
       reused = true;

@@ -47,20 +47,41 @@ export function generatorDigest(): string {
   return generator;
 }
 
+/** What a run reads from the ops dir, read once: its digest, and the texts and stats behind it. */
+export interface Inputs {
+  digest: string;
+  /** Spec texts by absolute path (a run loads these, not a second read that could differ). */
+  specs: Map<string, string>;
+  /** fileStat of the other files under the ops dir (kernels) by absolute path. */
+  stats: Map<string, string>;
+}
+
 /** Digest of the generator, every file under the ops dir, and the options. */
-export function inputDigest(opsDir: string, options: string): string {
+export function readInputs(opsDir: string, options: string): Inputs {
   const h = createHash('sha256');
   h.update(options);
   h.update(generatorDigest());
+  const specs = new Map<string, string>();
+  const stats = new Map<string, string>();
   // Specs by content; other files (kernels) by size and mtime: their existence is validated.
   walk(path.resolve(opsDir), (f) => {
     h.update(f);
-    if (/\.ya?ml$/.test(f)) h.update(readFileSync(f));
-    else h.update(fileStat(f));
+    if (/\.ya?ml$/.test(f)) {
+      const bytes = readFileSync(f);
+      h.update(bytes);
+      specs.set(f, bytes.toString('utf8'));
+    } else {
+      const st = fileStat(f);
+      h.update(st);
+      stats.set(f, st);
+    }
   });
-  return h.digest('hex');
+  return { digest: h.digest('hex'), specs, stats };
 }
 
+export function inputDigest(opsDir: string, options: string): string {
+  return readInputs(opsDir, options).digest;
+}
 
 /** Per listed output file (relative to outDir), its fileStat. */
 function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
@@ -111,7 +132,12 @@ export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): Outp
   return outputDigest(stamp.files, stats) === stamp.output ? { stamp, stats } : undefined;
 }
 
+/** The inputs `gen` stamps for these options. */
+export function genInputs(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): Inputs {
+  return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
+}
+
 /** The input digest `gen` stamps for these options. */
 export function genDigest(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): string {
-  return inputDigest(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
+  return genInputs(opts).digest;
 }

@@ -1,7 +1,8 @@
 // `opforge gen --watch`: regenerate when a spec or kernel changes. Quiet on success (one line),
 // errors shown in place (the screen is redrawn on a TTY).
 
-import { watch } from 'node:fs';
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
 import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import type { GenOptions } from './gen.js';
 import { generateIncremental } from './incremental.js';
@@ -27,12 +28,37 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     }
     out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
   };
-  // Watch before the first run: Node sets up recursive watching on Linux asynchronously, and a
-  // change made while the first generation runs must trigger another one, not be lost.
-  const watcher = watch(opts.opsDir, { recursive: true }, () => {
+  // Watch before the first run: a change made while the first generation runs must trigger
+  // another one, not be lost. Every directory is watched on its own (inotify on the directory):
+  // Node's recursive watching on Linux watches files, and loses a file replaced by an atomic save
+  // (write a temp file, rename it over the spec: vim, VS Code), missing later edits.
+  const dirs = new Map<string, FSWatcher>();
+  const onEvent = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(once, 15); // editors write in bursts (a temp file, then a rename: milliseconds apart)
-  });
+    timer = setTimeout(() => { syncDirs(); once(); }, 15); // editors write in bursts (a temp file, then a rename)
+  };
+  const syncDirs = (): void => {
+    const now = new Set(directories(opts.opsDir));
+    for (const [d, w] of dirs) if (!now.has(d)) { w.close(); dirs.delete(d); }
+    for (const d of now) {
+      if (dirs.has(d)) continue;
+      try {
+        dirs.set(d, watch(d, onEvent).on('error', () => {})); // a removed directory: dropped at the next sync
+      } catch { /* removed meanwhile */ }
+    }
+  };
+  syncDirs();
   once();
-  return () => { clearTimeout(timer); watcher.close(); };
+  return () => { clearTimeout(timer); for (const w of dirs.values()) w.close(); dirs.clear(); };
+}
+
+/** `dir` and every directory below it. */
+function directories(dir: string): string[] {
+  const out = [dir];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const e of readdirSync(out[i]!, { withFileTypes: true })) if (e.isDirectory()) out.push(path.join(out[i]!, e.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 // `opforge gen --watch` regenerates on a spec change and shows errors without writing.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -31,6 +31,21 @@ test('watch mode regenerates on change and reports errors in place', async () =>
     writeFileSync(spec, good.replace('2 * a + b for', '2 * a + b, for'));
     await waitFor(/9 op\(s\): [1-9]\d* written/);
     assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'), /2 \* a \+ b, for/);
+    // Atomic saves (a temp file renamed over the spec, as vim and VS Code write): every one is seen.
+    // Node's recursive watching on Linux lost the spec after the first such save.
+    for (let i = 1; i <= 4; i++) {
+      log = '';
+      writeFileSync(`${spec}.tmp`, good.replace('2 * a + b for', `2 * a + b (save ${i}) for`));
+      renameSync(`${spec}.tmp`, spec);
+      await waitFor(/9 op\(s\): [1-9]\d* written/);
+      assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'), `(save ${i})`);
+    }
+    // A kernel in a directory made after the watch began is seen too.
+    log = '';
+    mkdirSync(path.join(dir, 'ops', 'kernels', 'more'));
+    await new Promise((r) => setTimeout(r, 200));
+    writeFileSync(path.join(dir, 'ops', 'kernels', 'more', 'note.txt'), 'x');
+    await waitFor(/\] (9 op\(s\)|up to date)/);
   } finally {
     child.kill();
   }
