@@ -22,6 +22,8 @@ import { fileStat, genInputs, generatorDigest, untouchedOutput, writeStamp, type
 import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 interface SpecEntry {
+  /** The spec text (compared as it is: cheaper than hashing every spec on every run). */
+  text: string;
   /** sha256 of the spec text. */
   hash: string;
   /** Kernel files of the op (relative to the root) and their stats when it was built. */
@@ -66,6 +68,8 @@ function cacheKey(opts: GenOptions): string {
  */
 let written: { file: string; stat: string; cache: Cache } | undefined;
 const decoded = new WeakMap<SpecEntry, { op: OpIR; backward: RawGradient[] | undefined }>();
+/** The project-wide files' contents behind a cache's `written` hashes, while in memory. */
+const contents = new WeakMap<Cache, Map<string, string>>();
 
 function readCache(outDir: string, key: string): Cache | undefined {
   const file = path.resolve(outDir, CACHE_FILE);
@@ -92,7 +96,7 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
     text: (file) => inputs.specs.get(file),
     get(file, text) {
       const e = previous[file];
-      if (e === undefined || e.hash !== sha(text) || e.kernelStats !== statsOf(e.kernels)) return undefined;
+      if (e === undefined || e.text !== text || e.kernelStats !== statsOf(e.kernels)) return undefined;
       entries[file] = e;
       // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
       let hit = decoded.get(e);
@@ -105,7 +109,7 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
     },
     put(file, text, op, backward) {
       const kernels = kernelFiles(op);
-      entries[file] = { hash: sha(text), kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
+      entries[file] = { text, hash: sha(text), kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
       digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
     },
   };
@@ -119,7 +123,7 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
  */
 function emitKey(op: OpIR, byName: ReadonlyMap<string, OpIR>, digests: ReadonlyMap<OpIR, string>): string {
   const grads = [...new Set(op.backward?.map((b) => b.op) ?? [])].sort();
-  return sha(JSON.stringify([digests.get(op), ...grads.map((g) => [g, digests.get(byName.get(g)!)])]));
+  return quickHash(JSON.stringify([digests.get(op), ...grads.map((g) => [g, digests.get(byName.get(g)!)])]));
 }
 
 function writeCache(outDir: string, cache: Cache): void {
@@ -185,8 +189,15 @@ function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan 
     files.push(...own);
     ops[op.name] = { key: k, files: own.map((f) => f.path).sort() };
   }
-  const written = new Map(shared.map((f) => [f.path, quickHash(f.content)]));
-  return { opts, project, files, skipped, cache, next: { key: cacheKey(opts), specs: specs.entries, ops, fragments, written } };
+  // Hashes of what is written now: reused where the content is the last run's in this process (watch).
+  const before = cache ? contents.get(cache) : undefined;
+  const written = new Map(shared.map((f) => {
+    const same = before?.get(f.path) === f.content ? cache!.written.get(f.path) : undefined;
+    return [f.path, same ?? quickHash(f.content)];
+  }));
+  const next: Cache = { key: cacheKey(opts), specs: specs.entries, ops, fragments, written };
+  contents.set(next, new Map(shared.map((f) => [f.path, f.content])));
+  return { opts, project, files, skipped, cache, next };
 }
 
 function complete(p: Plan, digest: string, state: OutputState | undefined): GenResult {
@@ -205,9 +216,11 @@ function complete(p: Plan, digest: string, state: OutputState | undefined): GenR
 
 function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache, before: ReadonlyMap<string, string>): { result: WriteResult; state: OutputState } {
   const seen = checkPaths(emitted);
-  const all = [...new Set([...seen, ...Object.values(ops).flatMap((o) => o.files)])].sort();
-  const keep = new Set(all);
+  const keep = new Set(seen);
+  for (const o of Object.values(ops)) for (const f of o.files) keep.add(f);
   const removed = state.stamp.files.filter((p) => !keep.has(p));
+  // The stamp's list is sorted already: sort again only when files were added.
+  const all = removed.length === 0 && keep.size === state.stamp.files.length ? state.stamp.files : [...keep].sort();
   // Project-wide files by the hash of what the last run wrote (out/ is as it left it); op files by content.
   const changed = emitted.filter((f) => {
     const was = before.get(f.path);
