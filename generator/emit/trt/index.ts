@@ -65,20 +65,22 @@ function creatorAliases(project: ProjectIR): string[] {
   return project.ops.map(creatorAlias);
 }
 
-function emitLibrary(project: ProjectIR): string {
-  const v3 = project.ops.map((op) => creatorNames(op).v3);
-  const v2 = project.ops.flatMap((op) => {
-    const n = creatorNames(op);
-    return [n.paddleDynamic, n.paddleStatic];
-  });
-  const v2Op = project.ops.map((op) => creatorNames(op).v2);
+/** An op's header and creator names (one fragment: a fresh run reads them from the cache). */
+interface OpNames { include: string; v3: string; v2: string; paddleDynamic: string; paddleStatic: string }
+const opNamesJson = perOp('trt/names', (op) => JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames));
+const opNames = (project: ProjectIR): OpNames[] => project.ops.map((op) => JSON.parse(opNamesJson(op)) as OpNames);
+
+function emitLibrary(project: ProjectIR, names: readonly OpNames[]): string {
+  const v3 = names.map((n) => n.v3);
+  const v2 = names.flatMap((n) => [n.paddleDynamic, n.paddleStatic]);
+  const v2Op = names.map((n) => n.v2);
   const decl = (t: string): string => `  static ${t} s${t};`;
   return lines(
     '// Entry points TensorRT looks for when it loads this library as a plugin library',
     '// (trtexec --dynamicPlugins, IPluginRegistry::loadLibrary): getCreators (TensorRT 10+) or',
     '// getPluginCreators (8.x), and setLoggerFinder. No static registration happens here, so',
     '// loading the library twice never registers a creator twice.',
-    ...project.ops.map((op) => `#include "${trtPaths(op).include}"`),
+    ...names.map((n) => `#include "${n.include}"`),
     '',
     ...creatorAliases(project),
     '',
@@ -107,23 +109,23 @@ function emitLibrary(project: ProjectIR): string {
   );
 }
 
-function emitRegister(project: ProjectIR): string {
+function emitRegister(project: ProjectIR, names: readonly OpNames[]): string {
   return lines(
     '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
     '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
     '// (getPluginRegistry). Do not combine with loading the entry-point library into the same process.',
-    ...project.ops.map((op) => `#include "${trtPaths(op).include}"`),
+    ...names.map((n) => `#include "${n.include}"`),
     '',
     ...creatorAliases(project),
     '',
     '#if NV_TENSORRT_MAJOR >= 10',
-    ...project.ops.map((op) => `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).v3});`),
+    ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v3});`),
     '#endif',
     'OPFORGE_TRT_V2_BEGIN',
     '#if NV_TENSORRT_MAJOR < 10',
-    ...project.ops.map((op) => `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).v2});`),
+    ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v2});`),
     '#endif',
-    ...project.ops.flatMap((op) => [`REGISTER_TENSORRT_PLUGIN(${creatorNames(op).paddleDynamic});`, `REGISTER_TENSORRT_PLUGIN(${creatorNames(op).paddleStatic});`]),
+    ...names.flatMap((n) => [`REGISTER_TENSORRT_PLUGIN(${n.paddleDynamic});`, `REGISTER_TENSORRT_PLUGIN(${n.paddleStatic});`]),
     'OPFORGE_TRT_V2_END',
   );
 }
@@ -131,11 +133,12 @@ function emitRegister(project: ProjectIR): string {
 export const trtEmitter: Emitter = defineEmitter({
   name: 'trt',
   project(project: ProjectIR): GeneratedFile[] {
+    const names = opNames(project);
     return [
       ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`)),
       projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
-      projectFile('trt/plugin_library.cpp', emitLibrary(project)),
-      projectFile('trt/register.cpp', emitRegister(project)),
+      projectFile('trt/plugin_library.cpp', emitLibrary(project, names)),
+      projectFile('trt/register.cpp', emitRegister(project, names)),
       projectFile('trt/CMakeLists.txt', emitCmake(project)),
     ];
   },
