@@ -85,7 +85,11 @@ export function inputDigest(opsDir: string, options: string): string {
 
 /** Per listed output file (relative to outDir), its fileStat. */
 function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
-  return new Map(files.map((p) => [p, fileStat(path.join(outDir, p))]));
+  // Stamped paths are normalized already (write-out.ts checkPaths): a join per file is wasted.
+  const dir = `${outDir}/`;
+  const stats = new Map<string, string>();
+  for (const p of files) stats.set(p, fileStat(dir + p));
+  return stats;
 }
 
 /** Digest of the output files as on disk (paths, sizes, mtimes); `files` sorted. */
