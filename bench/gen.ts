@@ -63,7 +63,14 @@ async function watchLatency(opsDir: string, outDir: string, spec: string, orig: 
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; watch: Sample[]; files: number; identical: boolean }
+interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; watch: Sample[]; node: Sample[]; files: number; identical: boolean }
+
+/** A bare `node -e 0`, interleaved with the no-op runs: how fast this (shared) machine starts Node now. */
+function bareNode(): Sample {
+  const t0 = performance.now();
+  spawnSync(process.execPath, ['-e', '0']);
+  return { ms: performance.now() - t0, rssMiB: 0 };
+}
 
 /**
  * All runs with out/ (and the specs) under `base`: first every cold run, each into a new directory,
@@ -74,7 +81,7 @@ async function measure(base: string): Promise<Result> {
   const work = mkdtempSync(path.join(base, 'opforge-bench-'));
   const opsDir = path.join(work, 'ops');
   writeSyntheticOps(opsDir, N);
-  const res: Result = { cold: [], noop: [], change: [], watch: [], files: 0, identical: true };
+  const res: Result = { cold: [], noop: [], change: [], watch: [], node: [], files: 0, identical: true };
   const outs = Array.from({ length: RUNS }, (_, r) => path.join(work, `out${r}`));
   for (const out of outs) res.cold.push(gen(opsDir, out));
   let reference: Map<string, string> | undefined;
@@ -83,7 +90,7 @@ async function measure(base: string): Promise<Result> {
     if (reference === undefined) reference = snap;
     else res.identical &&= snap.size === reference.size && [...snap].every(([p, c]) => reference!.get(p) === c);
   }
-  for (const out of outs) res.noop.push(gen(opsDir, out));
+  for (const out of outs) { res.node.push(bareNode()); res.noop.push(gen(opsDir, out)); }
   const edited = Math.min(7, N - 1);
   const f = path.join(opsDir, `op_${String(edited).padStart(4, '0')}.yaml`);
   const orig = readFileSync(f, 'utf8');
@@ -111,8 +118,8 @@ const ram = existsSync('/dev/shm') ? await measure('/dev/shm') : undefined;
 const identical = disk.identical && (ram?.identical ?? true);
 
 const med = (s: Sample[]): string => `${median(s.map((x) => x.ms)).toFixed(0)} ms`;
-const row = (name: string, k: 'cold' | 'noop' | 'change' | 'watch', target: string): string =>
-  `| ${name} | ${med(disk[k])} | ${ram ? med(ram[k]) : 'n/a'} | ${k === 'watch' ? '—' : `${Math.max(...disk[k].map((x) => x.rssMiB)).toFixed(0)} MiB`} | ${target} |`;
+const row = (name: string, k: 'cold' | 'noop' | 'change' | 'watch' | 'node', target: string): string =>
+  `| ${name} | ${med(disk[k])} | ${ram ? med(ram[k]) : 'n/a'} | ${k === 'watch' || k === 'node' ? '—' : `${Math.max(...disk[k].map((x) => x.rssMiB)).toFixed(0)} MiB`} | ${target} |`;
 const table = [
   `Generation, ${N} synthetic ops (${disk.files} files), median of ${RUNS} runs, each a fresh \`opforge gen\` process on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; out/ on the disk (${os.tmpdir()}) and on a RAM disk (/dev/shm):`,
   '',
@@ -122,6 +129,7 @@ const table = [
   row('no-op gen', 'noop', '< 150 ms'),
   row('one-op change (incremental)', 'change', '< 300 ms'),
   row('`gen --watch`: save to written files', 'watch', '< 100 ms'),
+  row('baseline: bare `node -e 0` (this machine now)', 'node', '—'),
   '',
   `Output byte-identical across cold runs, and the incremental run's to a cold run of the edited specs: ${identical ? 'yes' : 'NO'}.`,
 ].join('\n');
