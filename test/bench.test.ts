@@ -43,7 +43,7 @@ test('PyTorch call-path benchmark runs (quick) through the compiled extension', 
   });
   assert.is(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /backend extension/);
-  assert.match(r.stdout, /\| custom_relu \| [\d.]+ \| [\d.]+ \| [\d.]+ \(torch\.relu\) \| [\d.]+x \| [\d.]+x \|/);
+  assert.match(r.stdout, /\| custom_relu \| [\d.]+ \| [\d.]+ \| [\d.]+ \(torch\.relu\) \| [\d.]+ \| [\d.]+x \| [\d.]+x \| [\d.]+x \|/);
 });
 
 test.run();
