@@ -3,8 +3,10 @@
 // a rebuild after one op's spec changed (gen, then build), and a cold build dir again with ccache
 // warm (when ccache is installed). Prints a Markdown table; `--write` puts it in docs/benchmarks.md.
 // Backends: the Node addon (opforge build: cmake-js), the PyTorch extension (when Python has
-// torch), the ONNX Runtime library (when its headers are found: ONNXRUNTIME_INCLUDE_DIR).
-// Usage: node dist/bench/build.js [--ops 5,50] [--backends node,torch,ort] [--write]
+// torch), the ONNX Runtime library (when its headers are found: ONNXRUNTIME_INCLUDE_DIR), the
+// TensorRT plugin library (when TensorRT's headers and nvcc are found: TENSORRT_INCLUDE_DIR; the
+// entry-point library links no libnvinfer, so headers suffice; CUDA kernels for one architecture).
+// Usage: node dist/bench/build.js [--ops 5,50] [--backends node,torch,ort,trt] [--write]
 
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,10 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { generate } from '../generator/gen.js';
 import { build } from '../runtime/index.js';
 import { probeTorch } from '../runtime/testing/torch-side.js';
+import { findNvcc, trtIncludeDir } from '../runtime/testing/trt.js';
 import { writeCorpus } from '../test/specspace/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({ options: { ops: { type: 'string', default: '5,50' }, backends: { type: 'string', default: 'node,torch,ort' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { ops: { type: 'string', default: '5,50' }, backends: { type: 'string', default: 'node,torch,ort,trt' }, write: { type: 'boolean', default: false } } });
 const sizes = values.ops.split(',').map(Number);
 const wanted = values.backends.split(',');
 const python = process.env.OPFORGE_PYTHON ?? 'python3';
@@ -31,11 +34,11 @@ function sh(cmd: string, args: string[], env: NodeJS.ProcessEnv): void {
 
 interface Backend { name: string; build(project: string, buildDir: string, env: NodeJS.ProcessEnv): Promise<void> }
 
-const cmakeBackend = (name: string, src: (project: string) => string, defs: string[]): Backend => ({
+const cmakeBackend = (name: string, src: (project: string) => string, defs: string[], targets: string[] = []): Backend => ({
   name,
   async build(project, buildDir, env) {
     sh('cmake', ['-S', src(project), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', ...defs], env);
-    sh('cmake', ['--build', buildDir, '-j', String(os.cpus().length)], env);
+    sh('cmake', ['--build', buildDir, '-j', String(os.cpus().length), ...targets.flatMap((t) => ['--target', t])], env);
   },
 });
 
@@ -58,6 +61,14 @@ async function backends(): Promise<{ use: Backend[]; skipped: string[] }> {
     const inc = process.env.ONNXRUNTIME_INCLUDE_DIR ?? path.join(root, '.thirdparty', 'ort-include');
     if (existsSync(path.join(inc, 'onnxruntime_cxx_api.h'))) use.push(cmakeBackend('ONNX Runtime library', (p) => path.join(p, 'out'), ['-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${inc}`]));
     else skipped.push('ONNX Runtime library: no onnxruntime_cxx_api.h (set ONNXRUNTIME_INCLUDE_DIR)');
+  }
+  if (wanted.includes('trt')) {
+    const inc = trtIncludeDir();
+    const nvcc = await findNvcc();
+    if (inc && nvcc) {
+      use.push(cmakeBackend(`TensorRT plugin library (${path.basename(path.dirname(inc))} headers, CUDA sm_90)`, (p) => path.join(p, 'out'),
+        ['-DWITH_CUDA=ON', '-DWITH_TENSORRT=ON', `-DTENSORRT_INCLUDE_DIR=${inc}`, `-DCMAKE_CUDA_COMPILER=${nvcc}`, '-DCMAKE_CUDA_ARCHITECTURES=90'], ['opforge_trt_plugins']));
+    } else skipped.push(`TensorRT plugin library: ${inc ? 'no nvcc' : 'no NvInferRuntime.h (set TENSORRT_INCLUDE_DIR)'}`);
   }
   return { use, skipped };
 }

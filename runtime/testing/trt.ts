@@ -198,12 +198,15 @@ export async function runTrtLifecycle(o: { ops: readonly OpIR[]; root: string; o
   const driver = path.join(o.buildDir, 'driver.cu');
   writeFileSync(driver, driverSource(o.ops));
   const kernels = o.ops.flatMap((op) => [op.kernels.cpu, ...(op.kernels.cuda ? [op.kernels.cuda] : [])]).map((k) => path.resolve(o.root, k));
+  // The ops' own plugin units, as the CMake build links them: they hold the one instantiation of
+  // each plugin and creator class (the op headers declare them extern).
+  const units = o.ops.flatMap((op) => [trtPaths(op).v3, trtPaths(op).v2]).map((u) => path.join(o.outDir, u));
   // Without a GPU any architecture compiles the host steps; on one, nvcc asks the GPU.
   const arch = process.env.CUDA_ARCH ?? (o.enqueue ? 'native' : 'sm_80');
   const exe = path.join(o.buildDir, 'driver');
   const flags = ['-std=c++17', `-arch=${arch}`, '-O2', '-isystem', o.include, `-I${path.join(o.outDir, 'include')}`, `-I${path.join(o.outDir, 'trt', 'include')}`,
     `-I${path.join(o.outDir, 'trt')}`, `-I${cppDir}`, '-Xcompiler=-Wall,-Wextra'];
-  const c = await execa(o.nvcc, [...flags, driver, ...kernels, '-o', exe], { reject: false, all: true });
+  const c = await execa(o.nvcc, [...flags, driver, ...units, ...kernels, '-o', exe], { reject: false, all: true });
   if (c.exitCode !== 0) throw new Error(`compiling the TensorRT lifecycle driver failed (nvcc exit ${c.exitCode}):\n${String(c.all).split('\n').filter((l) => /error/.test(l)).slice(0, 20).join('\n') || String(c.all).slice(-3000)}`);
   const r = await execa(exe, [], { reject: false, all: true, env: o.enqueue ? {} : { OPFORGE_TRT_SKIP_ENQUEUE: '1' } });
   const log = String(r.all ?? '');

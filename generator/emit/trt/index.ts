@@ -11,37 +11,30 @@ import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
 import { emitCmake } from './cmake.js';
-import { creatorNames, trtPaths } from './names.js';
+import { creatorNames, instantiations, trtPaths } from './names.js';
 
 export { creatorNames, pluginNames, trtPaths } from './names.js';
 
 const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h'];
 
 function emitV3Unit(op: OpIR): string {
-  const ns = `::opforge::trt::${op.ident.snake}`;
   return lines(
     `// ${op.name} as an IPluginV3 (TensorRT 10 and 11); empty before TensorRT 10.`,
     `#include "${trtPaths(op).include}"`,
     '',
     '#if NV_TENSORRT_MAJOR >= 10',
-    `template class ::opforge::trt::PluginV3<${ns}::Op>;`,
-    `template class ::opforge::trt::CreatorV3<${ns}::Op>;`,
+    instantiations(op).v3.map((c) => `template class ${c};`),
     '#endif',
   );
 }
 
 function emitV2Unit(op: OpIR): string {
-  const ns = `::opforge::trt::${op.ident.snake}`;
   return lines(
     `// ${op.name} as IPluginV2DynamicExt and as the implicit-batch IPluginV2Ext Paddle looks up.`,
     `#include "${trtPaths(op).include}"`,
     '',
     'OPFORGE_TRT_V2_BEGIN',
-    `template class ::opforge::trt::PluginV2Dynamic<${ns}::Op>;`,
-    `template class ::opforge::trt::PluginV2Static<${ns}::Op>;`,
-    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kOp>;`,
-    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kPaddleDynamic>;`,
-    `template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Static<${ns}::Op>, ${ns}::Op, ::opforge::trt::V2Name::kPaddleStatic>;`,
+    instantiations(op).v2.map((c) => `template class ${c};`),
     'OPFORGE_TRT_V2_END',
   );
 }

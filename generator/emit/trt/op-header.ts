@@ -8,7 +8,7 @@ import { visitExpr } from '../../expr.js';
 import { ATTR_INFO, DTYPE_INFO } from '../../type-table.js';
 import { lines } from '../emitter.js';
 import { commentText, cppString } from '../literals.js';
-import { creatorNames, pluginNames } from './names.js';
+import { creatorNames, instantiations, pluginNames } from './names.js';
 
 const DIM_OPS: Record<string, string> = { '+': 'kSUM', '-': 'kSUB', '*': 'kPROD', '//': 'kFLOOR_DIV', ceil_div: 'kCEIL_DIV', max: 'kMAX', min: 'kMIN' };
 
@@ -178,5 +178,14 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     `}  // namespace ${op.ident.snake}`,
     '}  // namespace trt',
     '}  // namespace opforge',
+    '',
+    `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
+    '// the static registration, which include every op\'s header, only name the creators.',
+    '#if NV_TENSORRT_MAJOR >= 10',
+    instantiations(op).v3.map((c) => `extern template class ${c};`),
+    '#endif',
+    'OPFORGE_TRT_V2_BEGIN',
+    instantiations(op).v2.map((c) => `extern template class ${c};`),
+    'OPFORGE_TRT_V2_END',
   );
 }

@@ -92,3 +92,17 @@ OPFORGE_TRT_V2_END
 }  // namespace custom_relu_grad
 }  // namespace trt
 }  // namespace opforge
+
+// Instantiated once, in custom_relu_grad_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and
+// the static registration, which include every op's header, only name the creators.
+#if NV_TENSORRT_MAJOR >= 10
+extern template class ::opforge::trt::PluginV3<::opforge::trt::custom_relu_grad::Op>;
+extern template class ::opforge::trt::CreatorV3<::opforge::trt::custom_relu_grad::Op>;
+#endif
+OPFORGE_TRT_V2_BEGIN
+extern template class ::opforge::trt::PluginV2Dynamic<::opforge::trt::custom_relu_grad::Op>;
+extern template class ::opforge::trt::PluginV2Static<::opforge::trt::custom_relu_grad::Op>;
+extern template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<::opforge::trt::custom_relu_grad::Op>, ::opforge::trt::custom_relu_grad::Op, ::opforge::trt::V2Name::kOp>;
+extern template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Dynamic<::opforge::trt::custom_relu_grad::Op>, ::opforge::trt::custom_relu_grad::Op, ::opforge::trt::V2Name::kPaddleDynamic>;
+extern template class ::opforge::trt::CreatorV2<::opforge::trt::PluginV2Static<::opforge::trt::custom_relu_grad::Op>, ::opforge::trt::custom_relu_grad::Op, ::opforge::trt::V2Name::kPaddleStatic>;
+OPFORGE_TRT_V2_END
