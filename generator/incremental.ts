@@ -178,12 +178,12 @@ export function generateIncremental(opts: GenOptions, inputs: Inputs = genInputs
   return complete(plan(opts, inputs, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), digest, state);
 }
 
-/** What a run emits before it writes: every changed op's files; `skipped` ops reuse the cache's. */
+/** What a run emits before it writes: the project-wide files and the changed ops' files. */
 interface Plan {
   opts: GenOptions;
   project: ProjectIR;
   files: GeneratedFile[];
-  skipped: OpIR[];
+  /** The previous run's cache: read only when out/ is as that run left it. */
   cache: Cache | undefined;
   next: Cache;
 }
@@ -199,11 +199,10 @@ function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan 
   const { value: shared, used: fragments } = withFragments(keys, cache?.fragments ?? new Map(), () => EMITTERS.flatMap((e) => e.project(project)));
   const files: GeneratedFile[] = [...shared];
   const ops: Record<string, OpEntry> = {};
-  const skipped: OpIR[] = [];
   for (const op of project.ops) {
     const k = keys.get(op)!;
     const prev = cache?.ops[op.name];
-    if (prev && prev.key === k) { ops[op.name] = prev; skipped.push(op); continue; }
+    if (prev && prev.key === k) { ops[op.name] = prev; continue; }
     const own = EMITTERS.flatMap((e) => e.op(op, project));
     files.push(...own);
     ops[op.name] = { key: k, files: own.map((f) => f.path).sort() };
@@ -216,15 +215,13 @@ function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan 
   }));
   const next: Cache = { key: cacheKey(opts), specs: specs.entries, ops, fragments, written };
   contents.set(next, new Map(shared.map((f) => [f.path, f.content])));
-  return { opts, project, files, skipped, cache, next };
+  return { opts, project, files, cache, next };
 }
 
 function complete(p: Plan, digest: string, state: OutputState | undefined): GenResult {
   const { opts, project, files, cache, next } = p;
   if (!cache || !state) {
-    // Everything is written (the ops the cache let us skip are emitted now): the atomic
-    // whole-tree write, which also clears stray files.
-    for (const op of p.skipped) files.push(...EMITTERS.flatMap((e) => e.op(op, project)));
+    // Everything was emitted: the atomic whole-tree write, which also clears stray files.
     const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
     const after = writeStamp(opts.outDir, digest, files.map((f) => f.path));
     writeCache(opts.outDir, next);

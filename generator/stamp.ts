@@ -79,10 +79,6 @@ export function readInputs(opsDir: string, options: string): Inputs {
   return { digest: h.digest('hex'), specs, stats };
 }
 
-export function inputDigest(opsDir: string, options: string): string {
-  return readInputs(opsDir, options).digest;
-}
-
 /** Per listed output file (relative to outDir), its fileStat. */
 function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
   // Stamped paths are normalized already (write-out.ts checkPaths): a join per file is wasted.
@@ -140,9 +136,4 @@ export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): Outp
 /** The inputs `gen` stamps for these options. */
 export function genInputs(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): Inputs {
   return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
-}
-
-/** The input digest `gen` stamps for these options. */
-export function genDigest(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): string {
-  return genInputs(opts).digest;
 }
