@@ -66,14 +66,14 @@ function cacheKey(opts: GenOptions): string {
  * The cache this process last wrote, while the file is still the one it wrote (`gen --watch` runs
  * again and again in one process: no re-reading, and decoded ops are reused).
  */
-let written: { file: string; stat: string; cache: Cache } | undefined;
+let lastWritten: { file: string; stat: string; cache: Cache } | undefined;
 const decoded = new WeakMap<SpecEntry, { op: OpIR; backward: RawGradient[] | undefined }>();
 /** The project-wide files' contents behind a cache's `written` hashes, while in memory. */
 const contents = new WeakMap<Cache, Map<string, string>>();
 
 function readCache(outDir: string, key: string): Cache | undefined {
   const file = path.resolve(outDir, CACHE_FILE);
-  if (written?.file === file && written.stat === fileStat(file)) return written.cache.key === key ? written.cache : undefined;
+  if (lastWritten?.file === file && lastWritten.stat === fileStat(file)) return lastWritten.cache.key === key ? lastWritten.cache : undefined;
   try {
     const c = v8.deserialize(readFileSync(file)) as Omit<Cache, 'fragments'> & { fragments: PackedFragments };
     return c.key === key ? { ...c, fragments: unpack(c.fragments) } : undefined;
@@ -148,7 +148,7 @@ function unpack(p: PackedFragments): Map<string, string> {
 function writeCache(outDir: string, cache: Cache): void {
   const file = path.resolve(outDir, CACHE_FILE);
   writeFileSync(file, v8.serialize({ ...cache, fragments: pack(cache.fragments) }));
-  written = { file, stat: fileStat(file), cache };
+  lastWritten = { file, stat: fileStat(file), cache };
 }
 
 export interface GenResult {

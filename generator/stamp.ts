@@ -10,11 +10,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileStat } from './file-stat.js';
 import { PKG_ROOT as pkgRoot } from './pkg-root.js';
 import { STAMP_FILE } from './write-out.js';
 
-export { STAMP_FILE, fileStat };
+export { STAMP_FILE };
 
 
 function walk(dir: string, f: (file: string) => void): void {
@@ -47,6 +46,12 @@ export function generatorDigest(): string {
   return generator;
 }
 
+/** "size:mtime" of a file, or "-" when it is missing: what the output and kernel checks compare. */
+export function fileStat(file: string): string {
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}` : '-';
+}
+
 /** What a run reads from the ops dir, read once: its digest, and the texts and stats behind it. */
 export interface Inputs {
   digest: string;
@@ -56,7 +61,7 @@ export interface Inputs {
   stats: Map<string, string>;
 }
 
-/** Digest of the generator, every file under the ops dir, and the options. */
+/** The digest of the generator, every file under the ops dir and the options; the spec texts and kernel stats read for it. */
 export function readInputs(opsDir: string, options: string): Inputs {
   const h = createHash('sha256');
   h.update(options);

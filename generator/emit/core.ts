@@ -5,6 +5,7 @@
 import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../ir.js';
 import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../type-table.js';
+import { CACHE_FILE, STAMP_FILE } from '../write-out.js';
 import { cppExpr } from './cpp-expr.js';
 import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from './emitter.js';
 import { commentText, cppFloat, cppInt, cppString } from './literals.js';
@@ -17,7 +18,7 @@ export const coreEmitter: Emitter = defineEmitter({
     return [
       ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`)),
       // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
-      projectFile('.gitignore', '# gen\'s bookkeeping, not output:\n.opforge-stamp\n.opforge-cache'),
+      projectFile('.gitignore', lines('# gen\'s bookkeeping, not output:', STAMP_FILE, CACHE_FILE)),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

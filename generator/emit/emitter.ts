@@ -78,8 +78,6 @@ export function staticFile(path: string, source: string): GeneratedFile {
   return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);
 }
 
-const fragments = new Map<string, WeakMap<OpIR, string>>();
-
 /**
  * Fragments by a key of what they are built from (incremental.ts: the op's emit key), so that a
  * fresh `gen` process reuses those of the last run from the cache. Set for one emission.
@@ -104,25 +102,18 @@ export function withFragments<T>(keyOf: ReadonlyMap<OpIR, string>, previous: Rea
 }
 
 /**
- * A per-op fragment of a project-wide file under `key`: computed once per op (its IR object, or
- * its key within withFragments), so a one-op change rebuilds one fragment. `f` may read only
- * `op`'s own spec (not `op.backward`, which is resolved afresh) and must not depend on other ops.
+ * A per-op fragment of a project-wide file under `key`. Within withFragments it is looked up by
+ * the op's key (what it is built from), so a one-op change rebuilds one fragment and a fresh run
+ * reuses the cache's; elsewhere (a cold gen) it is simply computed. `f` may read only `op`'s own
+ * spec and must not depend on other ops.
  */
 export function perOp(key: string, f: (op: OpIR) => string): (op: OpIR) => string {
-  let memo = fragments.get(key);
-  if (memo === undefined) fragments.set(key, (memo = new WeakMap()));
-  const m = memo;
   return (op) => {
     const opKey = store?.keyOf.get(op);
-    if (store && opKey !== undefined) {
-      const k = `${key}\0${opKey}`;
-      let v = store.used.get(k) ?? store.previous.get(k);
-      if (v === undefined) v = f(op);
-      store.used.set(k, v);
-      return v;
-    }
-    let v = m.get(op);
-    if (v === undefined) m.set(op, (v = f(op)));
+    if (store === undefined || opKey === undefined) return f(op);
+    const k = `${key}\0${opKey}`;
+    const v = store.used.get(k) ?? store.previous.get(k) ?? f(op);
+    store.used.set(k, v);
     return v;
   };
 }
