@@ -146,8 +146,14 @@ export function protectCalls(text: string): string {
   return out.join('');
 }
 
+const WIDE_RE = /[^\x00-\xff]/;
+
 function restoreText(s: string): string {
-  return s.replace(PLACEHOLDER_RE, (c) => RESTORE[c]!);
+  const r = s.replace(PLACEHOLDER_RE, (c) => RESTORE[c]!);
+  // A slice of the protected text is stored two bytes a character (the placeholders are not
+  // Latin-1) even once restored; every file built from it would be too: twice the bytes to
+  // cache, and a conversion in every hash and write. A Latin-1 copy is stored one byte a character.
+  return WIDE_RE.test(r) ? r : Buffer.from(r, 'latin1').toString('latin1');
 }
 
 export function restoreIndexing(v: unknown): unknown {

@@ -43,6 +43,19 @@ test('out/node is an ES module package of its own (a user project need not be "t
   assert.is((JSON.parse(readFileSync(path.join(outDir, 'node', 'package.json'), 'utf8')) as { type: string }).type, 'module');
 });
 
+test('strings read from specs are stored one byte a character (the cache and every project file built from them)', async () => {
+  // The shape protection (load.ts) parses a text with non-Latin-1 placeholders: its slices were
+  // two bytes a character, which doubled the incremental cache and slowed every hash and write.
+  const v8 = await import('node:v8');
+  const { loadProject } = await import('../generator/project.js');
+  const project = loadProject({ opsDir });
+  const wide = (s: string): boolean => v8.serialize(s).length > s.length + 8;
+  for (const op of project.ops) {
+    assert.not.ok(wide(op.description), `${op.name}.description is stored two bytes a character`);
+    for (const i of op.inputs) assert.not.ok(wide(i.description) || wide(i.name), `${op.name}.${i.name}`);
+  }
+});
+
 test('every generated file starts with a do-not-edit line naming its source', () => {
   for (const [p, content] of snapshot(outDir)) {
     const first = content.split('\n')[0]!;
