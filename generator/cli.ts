@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
-import { genInputs, untouchedOutput } from './stamp.js';
+import { genInputs, readStamp, untouchedOutput, upToDate } from './stamp.js';
 // Everything else is imported by the command that needs it: a no-op `gen` then loads only the
 // stamp check (no validator, no emitters, no protobuf), which keeps it fast on large projects.
 
@@ -141,10 +141,12 @@ export async function main(argv: string[]): Promise<number> {
       watchAndGenerate(opts);
       return EXIT.ok; // the watcher keeps the process alive
     }
-    const inputs = genInputs(opts);
-    const out = untouchedOutput(opts.outDir);
-    const { project, result } = out?.stamp.input === inputs.digest
-      ? { project: undefined, result: { written: [] as string[], unchanged: out.stamp.files.length, removed: [] as string[] } }
+    const stamp = readStamp(opts.outDir);
+    const inputs = genInputs(opts, stamp);
+    const out = untouchedOutput(opts.outDir, stamp);
+    const current = upToDate(opts.outDir, inputs, out);
+    const { project, result } = current
+      ? { project: undefined, result: { written: [] as string[], unchanged: current.stamp.files.length, removed: [] as string[] } }
       : (await import('./incremental.js')).generateIncremental(opts, inputs, out ?? null);
     const ms = Math.round(performance.now() - t0);
     // The no-op fast path loads no spec, so it has nothing new to warn about.

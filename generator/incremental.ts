@@ -18,20 +18,27 @@ import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from './ir-helpers.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { loadProject, type RawGradient, type SpecCache } from './project.js';
-import { fileStat, genInputs, generatorDigest, untouchedOutput, writeStamp, type Inputs, type OutputState } from './stamp.js';
+import { fileStat, genInputs, generatorDigest, readStamp, untouchedOutput, upToDate, writeStamp, type Inputs, type OutputState } from './stamp.js';
 import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 interface SpecEntry {
-  /** The spec text (compared as it is: cheaper than hashing every spec on every run). */
-  text: string;
-  /** sha256 of the spec text. */
+  /** sha256 of the spec text (stamp.ts knows it by stat for a spec not edited since). */
   hash: string;
   /** Kernel files of the op (relative to the root) and their stats when it was built. */
   kernels: string[];
   kernelStats: string;
   /** v8-serialized { op, backward }, as built (before backward resolution). */
   built: Uint8Array;
+  /** For an op declaring no backward: its field names and the fields read of every op (lazyOp). */
+  head?: { keys: string[]; eager: Partial<OpIR> };
 }
+
+/**
+ * What loading, emit keys and the project-wide files read of every op (names, kernels, `backward`:
+ * unset for an op that declares none): kept decoded in the cache, so that the ops a run does not
+ * emit need not be decoded (lazyOp).
+ */
+const EAGER = ['name', 'ident', 'domain', 'version', 'source', 'kernels', 'backward'] as const;
 
 interface OpEntry {
   /** Digest of what the op's files are emitted from (generator/incremental.ts emitKey). */
@@ -82,7 +89,7 @@ function readCache(outDir: string, key: string): Cache | undefined {
   }
 }
 
-/** A SpecCache over the previous run's entries that records this run's; texts and kernel stats from `inputs`. */
+/** A SpecCache over the previous run's entries that records this run's; hashes, texts and kernel stats from `inputs`. */
 function specCache(previous: Record<string, SpecEntry>, root: string, inputs: Inputs): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
   const entries: Record<string, SpecEntry> = {};
   const digests = new Map<OpIR, string>();
@@ -94,25 +101,54 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
     entries,
     digests,
     text: (file) => inputs.specs.get(file),
-    get(file, text) {
+    hash: (file) => inputs.hashes.get(file)?.hash,
+    get(file, hash) {
       const e = previous[file];
-      if (e === undefined || e.text !== text || e.kernelStats !== statsOf(e.kernels)) return undefined;
+      if (e === undefined || e.hash !== hash || e.kernelStats !== statsOf(e.kernels)) return undefined;
       entries[file] = e;
       // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
       let hit = decoded.get(e);
       if (hit === undefined) {
-        hit = v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+        const decode = (): { op: OpIR; backward: RawGradient[] | undefined } => v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+        hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: undefined } : decode();
         decoded.set(e, hit);
       }
       digests.set(hit.op, `${e.hash}:${e.kernelStats}`);
       return hit;
     },
-    put(file, text, op, backward) {
+    put(file, hash, op, backward) {
       const kernels = kernelFiles(op);
-      entries[file] = { text, hash: sha(text), kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
+      entries[file] = { hash, kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
+      if (backward === undefined) entries[file].head = { keys: Object.keys(op), eager: Object.fromEntries(EAGER.map((k) => [k, op[k]])) };
       digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
     },
   };
+}
+
+/**
+ * An op whose fields other than `eager` are decoded on first read: a one-op change in a large
+ * project reads only names and kernels of the other ops (about half its time was decoding them).
+ * Every field keeps its place in key order; a field written (backward resolution) is just set.
+ */
+function lazyOp(keys: readonly string[], eager: Partial<OpIR>, decode: () => OpIR): OpIR {
+  const op: Record<string, unknown> = {};
+  let full: OpIR | undefined;
+  const settle = (k: string, value: unknown): unknown => {
+    Object.defineProperty(op, k, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  for (const k of keys) {
+    if (k in eager) op[k] = eager[k as keyof OpIR];
+    else {
+      Object.defineProperty(op, k, {
+        enumerable: true,
+        configurable: true,
+        get: () => settle(k, (full ??= decode())[k as keyof OpIR]),
+        set: (v: unknown) => { settle(k, v); },
+      });
+    }
+  }
+  return op as unknown as OpIR;
 }
 
 /**
@@ -162,20 +198,20 @@ export interface GenResult {
 }
 
 /** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
-export function generateIncremental(opts: GenOptions, inputs: Inputs = genInputs(opts), known?: OutputState | null): GenResult {
-  const digest = inputs.digest;
+export function generateIncremental(opts: GenOptions, given?: Inputs, known?: OutputState | null): GenResult {
   // `known`: out/ as the caller knows it (its untouchedOutput(), or `gen --watch`'s last run; null:
   // not as stamped), so that the outputs are not stat'ed again.
-  const state = known === undefined ? untouchedOutput(opts.outDir) : known ?? undefined;
-  if (state && state.stamp.input === digest) {
-    return { project: undefined, result: { written: [], unchanged: state.stamp.files.length, removed: [] }, mode: 'up-to-date', state };
-  }
+  const stamp = known === undefined ? readStamp(opts.outDir) : known?.stamp;
+  const inputs = given ?? genInputs(opts, stamp);
+  const state = known === undefined ? untouchedOutput(opts.outDir, stamp) : known ?? undefined;
+  const current = upToDate(opts.outDir, inputs, state);
+  if (current) return { project: undefined, result: { written: [], unchanged: current.stamp.files.length, removed: [] }, mode: 'up-to-date', state: current };
   if (opts.only !== undefined) {
     // One op's files, the others left as they are: the cache (per-op digests) stays as it was.
     const r = generate(opts);
-    return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, digest, listTree(opts.outDir)) };
+    return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, inputs, listTree(opts.outDir)) };
   }
-  return complete(plan(opts, inputs, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), digest, state);
+  return complete(plan(opts, inputs, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), inputs, state);
 }
 
 /** What a run emits before it writes: the project-wide files and the changed ops' files. */
@@ -218,19 +254,19 @@ function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan 
   return { opts, project, files, cache, next };
 }
 
-function complete(p: Plan, digest: string, state: OutputState | undefined): GenResult {
+function complete(p: Plan, inputs: Inputs, state: OutputState | undefined): GenResult {
   const { opts, project, files, cache, next } = p;
   if (!cache || !state) {
     // Everything was emitted: the atomic whole-tree write, which also clears stray files.
     const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-    const after = writeStamp(opts.outDir, digest, files.map((f) => f.path));
+    const after = writeStamp(opts.outDir, inputs, files.map((f) => f.path));
     writeCache(opts.outDir, next);
     return { project, result, mode: 'full', state: after };
   }
-  return { project, ...writeIncrement(opts.outDir, digest, state, files, next.ops, next, cache.written), mode: 'incremental' };
+  return { project, ...writeIncrement(opts.outDir, inputs, state, files, next.ops, next, cache.written), mode: 'incremental' };
 }
 
-function writeIncrement(outDir: string, digest: string, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache, before: ReadonlyMap<string, string>): { result: WriteResult; state: OutputState } {
+function writeIncrement(outDir: string, inputs: Inputs, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache, before: ReadonlyMap<string, string>): { result: WriteResult; state: OutputState } {
   const seen = checkPaths(emitted);
   const keep = new Set(seen);
   for (const o of Object.values(ops)) for (const f of o.files) keep.add(f);
@@ -245,7 +281,7 @@ function writeIncrement(outDir: string, digest: string, state: OutputState, emit
   writeChanges(outDir, changed, removed);
   const stats = new Map(state.stats);
   for (const f of changed) stats.delete(f.path); // stat again: just written
-  const after = writeStamp(outDir, digest, all, stats);
+  const after = writeStamp(outDir, inputs, all, stats);
   writeCache(outDir, cache);
   return { result: { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed }, state: after };
 }

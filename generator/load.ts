@@ -56,8 +56,8 @@ export function diagAt(spec: LoadedSpec, keyPath: KeyPath, message: string, opts
   return d;
 }
 
-/** Loads one spec file, or returns its diagnostics. */
-export function loadSpec(file: string, displayFile: string): { spec?: LoadedSpec; errors: Diagnostic[] } {
+/** Loads one spec file (`read`: its text as the caller read it already), or returns its diagnostics. */
+export function loadSpec(file: string, displayFile: string, read?: string): { spec?: LoadedSpec; errors: Diagnostic[] } {
   const at = (message: string, line = 1, col = 1): Diagnostic => ({ file: displayFile, line, col, path: '(file)', message });
   let size: number;
   try {
@@ -68,11 +68,12 @@ export function loadSpec(file: string, displayFile: string): { spec?: LoadedSpec
     return { errors: [at(`cannot read: ${(e as Error).message}`)] };
   }
   if (size > MAX_SPEC_BYTES) return { errors: [at(`file is ${size} bytes; specs are limited to ${MAX_SPEC_BYTES} bytes`)] };
-  const original = readFileSync(file, 'utf8');
+  const original = read ?? readFileSync(file, 'utf8');
   const reserved = RESERVED_RE.exec(original);
   if (reserved) {
     const lc = lineCol(original, reserved.index);
-    return { errors: [at(`the character U+${reserved[0].codePointAt(0)!.toString(16).toUpperCase()} is reserved (U+E000..U+E00F are placeholders of the loader)`, lc.line, lc.col)] };
+    const code = reserved[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return { errors: [at(`the control character U+${code} is not allowed (YAML forbids C1 controls unescaped; U+0080..U+009F are the loader's placeholders)`, lc.line, lc.col)] };
   }
   const text = protectCalls(protectIndexing(original));
   const lines = new LineCounter();
@@ -99,18 +100,21 @@ export function loadSpec(file: string, displayFile: string): { spec?: LoadedSpec
 
 // `shape: [input[0], input[1]]` is how everyone writes shapes, but YAML forbids brackets
 // inside plain scalars of a flow sequence, and splits `[ceil_div(x[2], 2)]` at the comma.
-// Before parsing, `name[i]` becomes `name\uE000i\uE001`, and within balanced parentheses on
+// Before parsing, `name[i]` becomes `name\u0080i\u0081`, and within balanced parentheses on
 // one line every character YAML would read as flow syntax (`, [ ] { } # :`) becomes a
-// private-use placeholder. Each replacement is one UTF-16 unit for one, so every offset, and
-// with it every line:col, stays exact; parsed strings (values and keys) are mapped back.
-const OPEN = '\uE000';
-const CLOSE = '\uE001';
+// placeholder. Each replacement is one UTF-16 unit for one, so every offset, and with it every
+// line:col, stays exact; parsed strings (values and keys) are mapped back. The placeholders are
+// C1 controls, which YAML does not allow in a spec unescaped (U+0085, a line break to YAML 1.1,
+// is skipped), and Latin-1: a text holding a private-use character instead is stored two bytes a
+// character, and so was every string parsed from it and every file built from those.
+const OPEN = '\u0080';
+const CLOSE = '\u0081';
 const INDEX_RE = /([A-Za-z_][A-Za-z0-9_]*)\[(\s*-?\s*\d+\s*)\]/g;
 /** Flow indicators (and the comment and key markers) inside parentheses -> their placeholders. */
-const IN_CALL: Record<string, string> = { ',': '\uE002', '[': OPEN, ']': CLOSE, '{': '\uE003', '}': '\uE004', '#': '\uE005', ':': '\uE006' };
-const RESTORE: Record<string, string> = { [OPEN]: '[', [CLOSE]: ']', '\uE002': ',', '\uE003': '{', '\uE004': '}', '\uE005': '#', '\uE006': ':' };
-const PLACEHOLDER_RE = /[\uE000-\uE006]/g;
-const RESERVED_RE = /[\uE000-\uE00F]/;
+const IN_CALL: Record<string, string> = { ',': '\u0082', '[': OPEN, ']': CLOSE, '{': '\u0083', '}': '\u0084', '#': '\u0086', ':': '\u0087' };
+const RESTORE: Record<string, string> = { [OPEN]: '[', [CLOSE]: ']', '\u0082': ',', '\u0083': '{', '\u0084': '}', '\u0086': '#', '\u0087': ':' };
+const PLACEHOLDER_RE = /[\u0080-\u0084\u0086\u0087]/g;
+const RESERVED_RE = /[\u0080-\u009F]/;
 
 function protectIndexing(text: string): string {
   return text.replace(INDEX_RE, `$1${OPEN}$2${CLOSE}`);
@@ -146,14 +150,8 @@ export function protectCalls(text: string): string {
   return out.join('');
 }
 
-const WIDE_RE = /[^\x00-\xff]/;
-
 function restoreText(s: string): string {
-  const r = s.replace(PLACEHOLDER_RE, (c) => RESTORE[c]!);
-  // A slice of the protected text is stored two bytes a character (the placeholders are not
-  // Latin-1) even once restored; every file built from it would be too: twice the bytes to
-  // cache, and a conversion in every hash and write. A Latin-1 copy is stored one byte a character.
-  return WIDE_RE.test(r) ? r : Buffer.from(r, 'latin1').toString('latin1');
+  return s.replace(PLACEHOLDER_RE, (c) => RESTORE[c]!);
 }
 
 export function restoreIndexing(v: unknown): unknown {

@@ -9,6 +9,7 @@ import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
 import { checkSchema } from './schema-check.js';
+import { specHash } from './stamp.js';
 
 export interface ProjectOptions {
   /** Directory holding the *.yaml specs. */
@@ -19,13 +20,15 @@ export interface ProjectOptions {
   cache?: SpecCache;
 }
 
-/** Built ops by spec file: `get` answers only for the same text (and kernel files as they were). */
+/** Built ops by spec file: `get` answers only for the same text's hash (and kernel files as they were). */
 export interface SpecCache {
   /** The spec's text as the run read it already (its input digest), if it did. */
   text?(file: string): string | undefined;
-  get(file: string, text: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
+  /** The spec text's sha256 as the run knows it already (stamp.ts readInputs), if it does. */
+  hash?(file: string): string | undefined;
+  get(file: string, hash: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
   /** Called before backward resolution, which adds to `op`. */
-  put(file: string, text: string, op: OpIR, backward: RawGradient[] | undefined): void;
+  put(file: string, hash: string, op: OpIR, backward: RawGradient[] | undefined): void;
 }
 
 /** Loads and validates every spec; throws SpecErrors with all diagnostics when any spec is invalid. */
@@ -48,8 +51,11 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   let reused = false;
   for (const file of files) {
     const display = path.relative(process.cwd(), file) || file;
-    const text = opts.cache ? opts.cache.text?.(file) ?? readText(file) : undefined;
-    const hit = text === undefined ? undefined : opts.cache!.get(file, text);
+    // A spec the run knows by its hash (stamp.ts) is read only when it must be built.
+    let text = opts.cache?.text?.(file);
+    if (opts.cache && !opts.cache.hash) text ??= readText(file);
+    const hash = opts.cache?.hash?.(file) ?? (text === undefined ? undefined : specHash(text));
+    const hit = hash === undefined ? undefined : opts.cache!.get(file, hash);
     if (hit) {
       reused = true;
       const key = hit.op.ident.snake;
@@ -59,7 +65,8 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
       if (hit.backward) backward.set(hit.op, hit.backward);
       continue;
     }
-    const { spec, errors } = loadSpec(file, display);
+    if (opts.cache) text ??= readText(file);
+    const { spec, errors } = loadSpec(file, display, text);
     diagnostics.push(...errors);
     if (!spec) continue;
     const schemaErrors = checkSchema(spec);
@@ -72,7 +79,8 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     const prev = byName.get(key);
     if (prev) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with the op in ${prev} (same name or same snake_case form \`${key}\`)`));
     else byName.set(key, display);
-    if (text !== undefined) opts.cache!.put(file, text, built.op, built.backward);
+    // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
+    if (text !== undefined) opts.cache!.put(file, specHash(text), built.op, built.backward);
     ops.push(built.op);
     specs.set(built.op, spec);
     if (built.backward) backward.set(built.op, built.backward);

@@ -2,6 +2,11 @@
 // under the ops dir, the options) and of the output files as they were left. When both match the
 // stamp of the last run, `gen` has nothing to do and skips loading entirely.
 //
+// Specs count by content (sha256), but a spec is read only when its stat (size, mtime, ctime,
+// inode) differs from what the stamp recorded with its hash, as git's index does. A spec changed
+// within RACY_MS of being stat'ed could keep its stat through a second edit (file times tick
+// coarsely), so its stat is not recorded and the next run reads it again.
+//
 // The stamp lists the files the run wrote, so the output check is one stat per file (no walk of
 // out/, whose 2000 directories on a 500-op project cost more than the stats): an
 // edited or deleted output is noticed; a stray file someone adds to out/ is removed by the next
@@ -52,36 +57,59 @@ export function fileStat(file: string): string {
   return st ? `${st.size}:${st.mtimeMs}` : '-';
 }
 
+/** A spec as the stamp records it: its stat (empty when too recent to trust) and its text's sha256. */
+export interface SpecStamp { stat: string; hash: string }
+
 /** What a run reads from the ops dir, read once: its digest, and the texts and stats behind it. */
 export interface Inputs {
   digest: string;
-  /** Spec texts by absolute path (a run loads these, not a second read that could differ). */
+  /** Texts of the specs read this run by absolute path (a run loads these, not a second read that could differ). */
   specs: Map<string, string>;
+  /** Every spec's stat and hash by absolute path: what the run loads by, and the next stamp records. */
+  hashes: Map<string, SpecStamp>;
   /** fileStat of the other files under the ops dir (kernels) by absolute path. */
   stats: Map<string, string>;
 }
 
-/** The digest of the generator, every file under the ops dir and the options; the spec texts and kernel stats read for it. */
-export function readInputs(opsDir: string, options: string): Inputs {
+/** How recently changed (ms, by ctime) a spec's stat is not trusted to tell a later edit. */
+export const RACY_MS = 2000;
+
+export const specHash = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The digest of the generator, every file under the ops dir and the options; the spec texts read
+ * for it and the kernel stats. `known`: the last stamp's specs, whose hashes stand while the stat does.
+ */
+export function readInputs(opsDir: string, options: string, known?: ReadonlyMap<string, SpecStamp>): Inputs {
   const h = createHash('sha256');
   h.update(options);
   h.update(generatorDigest());
   const specs = new Map<string, string>();
+  const hashes = new Map<string, SpecStamp>();
   const stats = new Map<string, string>();
+  const trustedBefore = Date.now() - RACY_MS;
   // Specs by content; other files (kernels) by size and mtime: their existence is validated.
   walk(path.resolve(opsDir), (f) => {
     h.update(f);
     if (/\.ya?ml$/.test(f)) {
-      const bytes = readFileSync(f);
-      h.update(bytes);
-      specs.set(f, bytes.toString('utf8'));
+      const st = statSync(f, { throwIfNoEntry: false });
+      const stat = st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : '';
+      let hash = stat === '' ? undefined : known?.get(f);
+      if (hash === undefined || hash.stat !== stat) {
+        let text = '';
+        try { text = readFileSync(f, 'utf8'); } catch { /* gone meanwhile: loading reports it */ }
+        specs.set(f, text);
+        hash = { stat: st && st.ctimeMs < trustedBefore ? stat : '', hash: specHash(text) };
+      }
+      hashes.set(f, hash);
+      h.update(hash.hash);
     } else {
       const st = fileStat(f);
       h.update(st);
       stats.set(f, st);
     }
   });
-  return { digest: h.digest('hex'), specs, stats };
+  return { digest: h.digest('hex'), specs, hashes, stats };
 }
 
 /** Per listed output file (relative to outDir), its fileStat. */
@@ -104,6 +132,8 @@ export function outputDigest(files: readonly string[], stats: ReadonlyMap<string
 export interface Stamp {
   input: string;
   output: string;
+  /** The specs the inputs were read from: their stats and hashes (readInputs' `known`). */
+  specs: Map<string, SpecStamp>;
   /** The files the last run left in out/, sorted. */
   files: string[];
 }
@@ -115,19 +145,30 @@ export function readStamp(outDir: string): Stamp | undefined {
   } catch {
     return undefined;
   }
-  const [input, output, ...files] = text.split('\n');
-  if (!input || !output || files.pop() !== '') return undefined;
-  return { input, output, files };
+  const [input, output, specLine, ...files] = text.split('\n');
+  if (!input || !output || specLine === undefined || files.pop() !== '') return undefined;
+  let specs: Map<string, SpecStamp>;
+  try {
+    specs = new Map((JSON.parse(specLine) as [string, string, string][]).map(([f, stat, hash]) => [f, { stat, hash }]));
+  } catch {
+    return undefined; // an older stamp: a full run writes a new one
+  }
+  return { input, output, specs, files };
 }
 
 /** What a stamp says of out/: the stamp and the stats of the files it lists. */
 export interface OutputState { stamp: Stamp; stats: Map<string, string> }
 
-/** Stamps out/ for `input`; `stats` may carry the fileStat of files known unchanged since. */
-export function writeStamp(outDir: string, input: string, files: readonly string[], stats?: ReadonlyMap<string, string>): OutputState {
+/**
+ * Stamps out/ for `inputs` (the digest, and the specs' stats and hashes); `stats` may carry the
+ * fileStat of files known unchanged since.
+ */
+export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hashes'>, files: readonly string[], stats?: ReadonlyMap<string, string>): OutputState {
   const all = new Map(files.map((p) => [p, stats?.get(p) ?? fileStat(path.join(outDir, p))]));
-  const stamp = { input, output: outputDigest(files, all), files: [...files] };
-  writeFileSync(path.join(outDir, STAMP_FILE), `${input}\n${stamp.output}\n${files.map((f) => `${f}\n`).join('')}`);
+  const stamp = { input: inputs.digest, output: outputDigest(files, all), specs: new Map(inputs.hashes), files: [...files] };
+  // The specs on one line as JSON: their paths are the user's and may hold any character.
+  const specLine = JSON.stringify([...stamp.specs].map(([f, e]) => [f, e.stat, e.hash]));
+  writeFileSync(path.join(outDir, STAMP_FILE), `${stamp.input}\n${stamp.output}\n${specLine}\n${files.map((f) => `${f}\n`).join('')}`);
   return { stamp, stats: all };
 }
 
@@ -138,7 +179,20 @@ export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): Outp
   return outputDigest(stamp.files, stats) === stamp.output ? { stamp, stats } : undefined;
 }
 
-/** The inputs `gen` stamps for these options. */
-export function genInputs(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }): Inputs {
-  return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }));
+/**
+ * out/ as stamped when it is up to date for `inputs`, else undefined. Specs read only because
+ * their stats were too recent to trust (a fresh checkout: all of them) are stamped again with
+ * their stats now settled, so that the next run need not read them.
+ */
+export function upToDate(outDir: string, inputs: Inputs, state: OutputState | undefined): OutputState | undefined {
+  if (state === undefined || state.stamp.input !== inputs.digest) return undefined;
+  for (const [f, e] of inputs.hashes) {
+    if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat) return writeStamp(outDir, inputs, state.stamp.files, state.stats);
+  }
+  return state;
+}
+
+/** The inputs `gen` stamps for these options; `stamp`: the last run's, whose spec hashes stand while their stats do. */
+export function genInputs(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }, stamp?: Stamp): Inputs {
+  return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }), stamp?.specs);
 }

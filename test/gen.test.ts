@@ -125,6 +125,22 @@ test('--only writes one op and leaves the others', () => {
   assert.ok(existsSync(path.join(out, 'include/opforge/ops/knn_query.h')));
 });
 
+test('a C1 control character in a spec is refused at its line and column (YAML forbids it; the loader\'s placeholders)', async () => {
+  const { loadSpec } = await import('../generator/load.js');
+  const a = tmp();
+  const spec = path.join(a, 'x.yaml');
+  for (const c of ['\u0080', '\u0086', '\u009f']) {
+    writeFileSync(spec, `name: X\nversion: 1\ndescription: a ${c} b\n`);
+    const { errors } = loadSpec(spec, 'x.yaml');
+    assert.equal(errors.map((e) => [e.line, e.col]), [[3, 16]]);
+    assert.match(errors[0]!.message, `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+  }
+  // Brackets, commas and colons inside calls come back exactly (the placeholders are restored).
+  writeFileSync(spec, 'name: X\nversion: 1\ndescription: "f(a, [b]): {c} #d"\nshape: [max(x[0], y[1]), x[2]]\n');
+  const { spec: loaded } = loadSpec(spec, 'x.yaml');
+  assert.equal(loaded?.value, { name: 'X', version: 1, description: 'f(a, [b]): {c} #d', shape: ['max(x[0], y[1])', 'x[2]'] });
+});
+
 test('invalid specs: exit 1, all errors reported, nothing written', () => {
   const a = tmp();
   cpSync(opsDir, path.join(a, 'ops'), { recursive: true });

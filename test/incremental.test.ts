@@ -142,6 +142,29 @@ test('fresh processes (the opforge command): fragments and file hashes come from
   assertLikeCold('attribute default back, fresh process');
 });
 
+test('specs are known by stat once settled: only an edited spec is read; a same-size edit is noticed', async () => {
+  const { readInputs, readStamp, RACY_MS } = await import('../generator/stamp.js');
+  // Every spec here was just written: none of their stats is trusted yet (each would be read).
+  assert.is(gen().mode, 'up-to-date');
+  const fresh = readStamp(out)!;
+  assert.ok([...fresh.specs.values()].some((e) => e.stat === ''), 'recently changed specs are recorded without a stat');
+  await new Promise((r) => setTimeout(r, RACY_MS + 100));
+  assert.is(gen().mode, 'up-to-date'); // the same hashes, now recorded with their stats
+  const settled = readStamp(out)!;
+  assert.ok([...settled.specs.values()].every((e) => e.stat !== ''), 'settled specs are recorded with their stats');
+  assert.is(readInputs(ops, 'x', settled.specs).specs.size, 0, 'no spec read when none changed');
+  // An edit that keeps the size: the stat (mtime, ctime) still tells it.
+  edit('my_add.yaml', '2 * a + b (for two tensors)', '2 * a + b [for two tensors]');
+  const read = readInputs(ops, 'x', settled.specs).specs;
+  assert.equal([...read.keys()].map((f) => path.basename(f)), ['my_add.yaml']);
+  const r = gen();
+  assert.is(r.mode, 'incremental');
+  assert.match(readFileSync(path.join(out, 'python/opforge_ops/ops/my_add.py'), 'utf8'), '[for two tensors]');
+  assertLikeCold('same-size edit');
+  edit('my_add.yaml', '2 * a + b [for two tensors]', '2 * a + b (for two tensors)');
+  assert.is(gen().mode, 'incremental');
+});
+
 test('a journal left by a killed incremental write is finished by the next run', () => {
   const dir = path.join(work, 'journal');
   mkdirSync(path.join(dir, 'out', 'a'), { recursive: true });
