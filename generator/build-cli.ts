@@ -1,25 +1,44 @@
-// Build step (npm run build): the `opforge` command as one bundle, dist/cli/opforge.js, with
-// esbuild. Node then loads a handful of files instead of ~120 (the generator's modules and yaml's),
-// about 90 ms of a one-op `gen` on a 500-op project (docs/benchmarks.md). Lazily loaded commands
-// stay separate chunks; the runtime (build, run, test) is not bundled: it finds its files relative
-// to dist/runtime/. dist/cli/ is as deep as dist/generator/, so pkg-root.ts holds in both.
+// Build step (npm run build): the `opforge` command as one bundle, with esbuild. Node then loads a
+// couple of files instead of ~120 (the generator's modules and yaml's), about 90 ms of a one-op
+// `gen` on a 500-op project (docs/benchmarks.md).
+// - dist/cli/opforge-main.cjs: the generator and its packages, CommonJS, so that the entry can
+//   compile it with a V8 code cache (a vm script; Node 20 has no code cache for ES modules). The
+//   runtime (build, run, test) is not bundled: it finds its files relative to dist/runtime/, and
+//   is imported through runtime-import.ts. dist/cli/ is as deep as dist/generator/, so
+//   pkg-root.ts holds in both.
+// - dist/cli/opforge.js: the entry (cli-entry.ts), the package's bin.
 
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const outdir = fileURLToPath(new URL('../cli/', import.meta.url));
+const from = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { opforge: fileURLToPath(new URL('./cli.js', import.meta.url)) },
+  entryPoints: { 'opforge-main': from('./cli.js') },
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   outdir,
   external: ['../runtime/*'],
-  // yaml and ajv are CommonJS: their require() calls need a real require in an ES module.
-  banner: { js: "import { createRequire as opforgeCreateRequire } from 'node:module'; const require = opforgeCreateRequire(import.meta.url);" },
+  // import.meta.url (pkg-root.ts, schema-check.ts) is the bundle's own URL. Injected, not a
+  // banner: a banner would come before the bundle's "use strict".
+  define: { 'import.meta.url': 'opforgeBundleUrl' },
+  inject: [from('./bundle-meta-url.js')],
   logLevel: 'warning',
 });
+await build({
+  entryPoints: { opforge: from('./cli-entry.js') },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir,
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning',
+});
+chmodSync(path.join(outdir, 'opforge.js'), 0o755); // the package's bin

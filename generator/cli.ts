@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
+import { importRuntime, markGenerated } from './runtime-import.js';
 import { genInputs, readStamp, untouchedOutput, upToDate } from './stamp.js';
 // Everything else is imported by the command that needs it: a no-op `gen` then loads only the
 // stamp check (no validator, no emitters, no protobuf), which keeps it fast on large projects.
@@ -67,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'run') {
     const op = positionals[1];
     if (op === undefined) { process.stderr.write(`opforge run: missing op name\n${USAGE}\n`); return EXIT.usage; }
-    const { runOp } = await import('../runtime/run-op.js');
+    const { runOp } = await importRuntime<typeof import('../runtime/run-op.js')>('../runtime/run-op.js');
     runOp({ op, inputs: values.input, attrs: values.attr, device: values.device, opsDir: values.ops, seed: Number(values.seed) })
       .then((s) => process.stdout.write(`${s}\n`))
       .catch((e: unknown) => { process.stderr.write(`opforge run: ${(e as Error).message}\n`); process.exitCode = EXIT.usage; });
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'build') {
     const t0 = performance.now();
     const tty = process.stdout.isTTY === true;
-    const { build } = await import('../runtime/index.js');
+    const { build } = await importRuntime<typeof import('../runtime/index.js')>('../runtime/index.js');
     build({ cuda: values.cuda, onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
       .then((p) => { process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`); })
       .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
@@ -149,6 +150,7 @@ export async function main(argv: string[]): Promise<number> {
       ? { project: undefined, result: { written: [] as string[], unchanged: current.stamp.files.length, removed: [] as string[] } }
       : (await import('./incremental.js')).generateIncremental(opts, inputs, out ?? null);
     const ms = Math.round(performance.now() - t0);
+    if (project !== undefined) markGenerated();
     // The no-op fast path loads no spec, so it has nothing new to warn about.
     const limits = project === undefined ? [] : await warnDtypeLimits(project, values);
     if (values.json) {
@@ -174,8 +176,8 @@ export async function main(argv: string[]): Promise<number> {
 
 /** `opforge test`: the table (or JSON) on stdout, progress on stderr; exit 1 on any mismatch. */
 async function runTestCommand(values: { ops: string; out: string; only?: string | undefined; backend?: string | undefined; device: string; json: boolean; quiet: boolean }): Promise<number> {
-  const { BACKENDS, runTests } = await import('../runtime/testing/run.js');
-  const { formatReport } = await import('../runtime/testing/results.js');
+  const { BACKENDS, runTests } = await importRuntime<typeof import('../runtime/testing/run.js')>('../runtime/testing/run.js');
+  const { formatReport } = await importRuntime<typeof import('../runtime/testing/results.js')>('../runtime/testing/results.js');
   const backends = values.backend?.split(',').map((b) => b.trim()).filter(Boolean);
   const bad = backends?.filter((b) => !(BACKENDS as readonly string[]).includes(b)) ?? [];
   if (bad.length) { process.stderr.write(`opforge test: unknown backend ${bad.join(', ')} (backends: ${BACKENDS.join(', ')})\n`); return EXIT.usage; }

@@ -1,7 +1,7 @@
 // The generator end to end: determinism, committed out/ is fresh, atomic and incremental
 // output, --only, stale-file removal, and "nothing written" on invalid specs.
 
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -139,6 +139,35 @@ test('a C1 control character in a spec is refused at its line and column (YAML f
   writeFileSync(spec, 'name: X\nversion: 1\ndescription: "f(a, [b]): {c} #d"\nshape: [max(x[0], y[1]), x[2]]\n');
   const { spec: loaded } = loadSpec(spec, 'x.yaml');
   assert.equal(loaded?.value, { name: 'X', version: 1, description: 'f(a, [b]): {c} #d', shape: ['max(x[0], y[1])', 'x[2]'] });
+});
+
+test('the command keeps a V8 code cache in the user cache dir: written once a gen generated, then used; output alike without it', () => {
+  const a = tmp();
+  cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
+  const cache = path.join(a, 'xdg');
+  const gen = (out: string, env: Record<string, string>): string => {
+    const r = spawnSync(process.execPath, [cli, 'gen', '--json', '--ops', path.join(a, 'ops'), '--out', path.join(a, out)], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, ...env } });
+    assert.is(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  gen('out', {});
+  const files = (): string[] => (existsSync(path.join(cache, 'opforge')) ? readdirSync(path.join(cache, 'opforge')) : []);
+  const [file, ...rest] = files();
+  assert.ok(file !== undefined && /^[0-9a-f]{16}-gen\.v8$/.test(file) && rest.length === 0, files().join());
+  const before = statSync(path.join(cache, 'opforge', file!)).mtimeMs;
+  assert.match(gen('out', {}), '"upToDate":true'); // loads it; a no-op adds nothing worth writing
+  assert.is(statSync(path.join(cache, 'opforge', file!)).mtimeMs, before);
+  // Without the cache (Node's own switch): nothing written, and the same files.
+  rmSync(cache, { recursive: true });
+  gen('out2', { NODE_DISABLE_COMPILE_CACHE: '1' });
+  assert.equal(files(), []);
+  const x = snapshot(path.join(a, 'out'));
+  const y = snapshot(path.join(a, 'out2'));
+  assert.equal([...y.keys()], [...x.keys()]);
+  for (const [p, c] of x) if (!p.startsWith('.opforge')) assert.ok(y.get(p) === c, p);
+  // A cache dir that cannot be made runs without it (mkdirSync's recursive mode never returned on /proc).
+  const r = spawnSync(process.execPath, [cli, 'check', '--quiet', '--ops', path.join(a, 'ops')], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, XDG_CACHE_HOME: '/proc/opforge-none' } });
+  assert.is(r.status, 0, r.stderr);
 });
 
 test('invalid specs: exit 1, all errors reported, nothing written', () => {
