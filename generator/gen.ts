@@ -48,9 +48,11 @@ export class UsageError extends Error {}
  */
 export function checkOutDir(project: ProjectIR, outDir: string): void {
   const out = path.resolve(outDir);
+  // A prefix test on resolved paths (path.relative per kernel cost ~7 ms on 500 ops).
+  const inside = out.endsWith(path.sep) ? out : out + path.sep;
   const holds = (p: string): boolean => {
-    const r = path.relative(out, p);
-    return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
+    const r = path.resolve(p);
+    return r === out || r.startsWith(inside);
   };
   const ops = path.resolve(project.root, project.opsDir);
   const kernels = project.ops.flatMap(kernelFiles);
