@@ -6,9 +6,9 @@
 //   runtime (build, run, test) is not bundled: it finds its files relative to dist/runtime/, and
 //   is imported through runtime-import.ts. dist/cli/ is as deep as dist/generator/, so
 //   pkg-root.ts holds in both.
-// - dist/cli/opforge.js: the entry (cli-entry.ts), the package's bin.
+// - dist/cli/opforge.js: the entry (cli-entry.cts), the package's bin; CommonJS, like the bundle.
 
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -32,9 +32,9 @@ await build({
   logLevel: 'warning',
 });
 await build({
-  entryPoints: { opforge: from('./cli-entry.js') },
+  entryPoints: { opforge: from('./cli-entry.cjs') },
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   outdir,
@@ -42,3 +42,5 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(path.join(outdir, 'opforge.js'), 0o755); // the package's bin
+// dist/cli/*.js are CommonJS (the package is "type": "module").
+writeFileSync(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);

@@ -1,5 +1,5 @@
 // The runtime's modules (build, run, test) are ES modules outside the `opforge` bundle. When the
-// command's entry (cli-entry.ts) runs the bundle as a vm script with a V8 code cache, the script
+// command's entry (cli-entry.cts) runs the bundle as a vm script with a V8 code cache, the script
 // cannot import() on Node 20 without an experimental loader; the entry then passes its own import,
 // which resolves from dist/cli/ as this module's import does from dist/generator/.
 
