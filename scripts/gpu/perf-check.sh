@@ -13,7 +13,7 @@ out=${OUT:-/tmp}
 mkdir -p "$out"
 export OPFORGE_PYTHON=${OPFORGE_PYTHON:-python3}
 rc=0
-node dist/generator/cli.js test --device cuda > "$out/perf-opforge-test-cuda.log" 2>&1 || rc=1
+node dist/cli/opforge.js test --device cuda > "$out/perf-opforge-test-cuda.log" 2>&1 || rc=1
 lib=build/torch/libopforge_torch.so   # the CUDA build the run above left
 export PYTHONPATH=out/python
 for d in cpu cuda; do
