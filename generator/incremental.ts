@@ -29,14 +29,16 @@ interface SpecEntry {
   kernelStats: string;
   /** v8-serialized { op, backward }, as built (before backward resolution). */
   built: Uint8Array;
-  /** For an op declaring no backward: its field names and the fields read of every op (lazyOp). */
-  head?: { keys: string[]; eager: Partial<OpIR> };
+  /** Its field names and the fields read of every op (lazyOp); the spec's raw backward, if any. */
+  head?: { keys: string[]; eager: Partial<OpIR>; raw: RawGradient[] | undefined };
+  /** The backward it resolved to, and what from: the gradient ops' digests (resolutionKey). */
+  resolved?: { key: string; backward: OpIR['backward'] };
 }
 
 /**
  * What loading, emit keys and the project-wide files read of every op (names, kernels, `backward`:
- * unset for an op that declares none): kept decoded in the cache, so that the ops a run does not
- * emit need not be decoded (lazyOp).
+ * as built, before resolution sets it from the cache or afresh): kept decoded in the cache, so that
+ * the ops a run does not emit need not be decoded (lazyOp).
  */
 const EAGER = ['name', 'ident', 'domain', 'version', 'source', 'kernels', 'backward'] as const;
 
@@ -93,6 +95,10 @@ function readCache(outDir: string, key: string): Cache | undefined {
 function specCache(previous: Record<string, SpecEntry>, root: string, inputs: Inputs): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
   const entries: Record<string, SpecEntry> = {};
   const digests = new Map<OpIR, string>();
+  const entryOf = new Map<OpIR, SpecEntry>();
+  // What a backward is resolved from besides the op's own spec: the gradient ops it names, as built.
+  const resolutionKey = (raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): string =>
+    JSON.stringify([...new Set(raw.map((g) => g.op))].sort().map((g) => [g, ops.has(g) ? digests.get(ops.get(g)!) ?? null : null]));
   const statsOf = (files: readonly string[]): string => files.map((f) => {
     const p = path.join(root, f);
     return inputs.stats.get(p) ?? fileStat(p);
@@ -110,17 +116,27 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
       let hit = decoded.get(e);
       if (hit === undefined) {
         const decode = (): { op: OpIR; backward: RawGradient[] | undefined } => v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
-        hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: undefined } : decode();
+        hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: e.head.raw } : decode();
         decoded.set(e, hit);
       }
+      entryOf.set(hit.op, e);
       digests.set(hit.op, `${e.hash}:${e.kernelStats}`);
       return hit;
     },
     put(file, hash, op, backward) {
       const kernels = kernelFiles(op);
-      entries[file] = { hash, kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }) };
-      if (backward === undefined) entries[file].head = { keys: Object.keys(op), eager: Object.fromEntries(EAGER.map((k) => [k, op[k]])) };
+      const head = { keys: Object.keys(op), eager: Object.fromEntries(EAGER.map((k) => [k, op[k]])), raw: backward };
+      entries[file] = { hash, kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }), head };
+      entryOf.set(op, entries[file]);
       digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
+    },
+    resolved(op, raw, ops) {
+      const r = entryOf.get(op)?.resolved;
+      return r !== undefined && r.key === resolutionKey(raw, ops) ? r.backward : undefined;
+    },
+    resolvedNow(op, raw, ops) {
+      const e = entryOf.get(op);
+      if (e) e.resolved = { key: resolutionKey(raw, ops), backward: op.backward };
     },
   };
 }

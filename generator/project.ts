@@ -29,6 +29,12 @@ export interface SpecCache {
   get(file: string, hash: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
   /** Called before backward resolution, which adds to `op`. */
   put(file: string, hash: string, op: OpIR, backward: RawGradient[] | undefined): void;
+  /**
+   * The backward `op` resolved to in an earlier run, while it and the gradient ops it names are
+   * as they were then (`ops`: every op by name); after resolution, `resolvedNow` records it.
+   */
+  resolved?(op: OpIR, raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): OpIR['backward'] | undefined;
+  resolvedNow?(op: OpIR, raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): void;
 }
 
 /** Loads and validates every spec; throws SpecErrors with all diagnostics when any spec is invalid. */
@@ -92,9 +98,18 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     const spec = specs.get(op);
     return spec ? diagAt(spec, p, m, o ?? {}) : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
   };
-  diagnostics.push(...resolveProjectBackward(ops, backward, locate, brokenNames));
+  // A backward resolved before from the same specs is taken as it was (nor are its ops decoded).
+  const opsByName = new Map(ops.map((o) => [o.name, o]));
+  const pending = new Map<OpIR, RawGradient[]>();
+  for (const [op, raw] of backward) {
+    const was = opts.cache?.resolved?.(op, raw, opsByName);
+    if (was) op.backward = was;
+    else pending.set(op, raw);
+  }
+  diagnostics.push(...resolveProjectBackward(ops, pending, locate, brokenNames));
   if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });
   if (diagnostics.length) throw new SpecErrors(diagnostics);
+  for (const [op, raw] of pending) opts.cache?.resolvedNow?.(op, raw, opsByName);
   ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { ops, root, opsDir: path.relative(root, opsDir).split(path.sep).join('/') || '.' };
 }

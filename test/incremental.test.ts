@@ -80,6 +80,36 @@ test('a gradient op\'s spec changes its forward op\'s files too', () => {
   assertLikeCold('gradient op edit');
 });
 
+test('a backward resolved in an earlier run is taken from the cache only while its gradient op is unchanged', () => {
+  // Renaming LeakyReluGrad's input breaks LeakyRelu's backward, though LeakyRelu's spec is the
+  // same: its cached resolution must not be used, and the error points into leaky_relu.yaml.
+  const gradSpec = path.join(ops, 'leaky_relu_grad.yaml');
+  const original = readFileSync(gradSpec, 'utf8');
+  writeFileSync(gradSpec, original.replace(/\binput\b/g, 'input_x')); // valid on its own, tests included
+  try {
+    gen();
+    assert.unreachable('no error');
+  } catch (e) {
+    const d = (e as { diagnostics?: { file: string; line: number; message: string }[] }).diagnostics ?? [];
+    assert.ok(d.some((x) => x.file.endsWith('/leaky_relu.yaml') && x.line > 1 && x.message.includes('`LeakyReluGrad` has no input `input`')), JSON.stringify(d));
+  } finally {
+    writeFileSync(gradSpec, original);
+  }
+  assert.is(gen().mode, 'up-to-date');
+  // Swapping the gradient op's inputs keeps both specs valid, LeakyRelu's unchanged, but changes
+  // what its backward resolves to (which forward tensor feeds which gradient input).
+  const inputs = [
+    "  - name: grad_output\n    dtype: T\n    description: The gradient flowing into LeakyRelu's output.\n  - name: input\n    dtype: T\n    shape: grad_output\n    description: LeakyRelu's input.\n",
+    "  - name: input\n    dtype: T\n    description: LeakyRelu's input.\n  - name: grad_output\n    dtype: T\n    shape: input\n    description: The gradient flowing into LeakyRelu's output.\n",
+  ] as const;
+  edit('leaky_relu_grad.yaml', inputs[0], inputs[1]);
+  assert.is(gen().mode, 'incremental');
+  assertLikeCold('gradient op inputs swapped');
+  edit('leaky_relu_grad.yaml', inputs[1], inputs[0]);
+  assert.is(gen().mode, 'incremental');
+  assertLikeCold('gradient op inputs back');
+});
+
 test('added, renamed and removed specs; a kernel reference file edit', () => {
   writeFileSync(path.join(ops, 'my_add2.yaml'), readFileSync(path.join(ops, 'my_add.yaml'), 'utf8').replace('name: MyAdd', 'name: MyAddTwo').replace(/backward:[\s\S]*?kernels:/, 'kernels:'));
   assert.is(gen().mode, 'incremental');
