@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { listTree } from '../generator/write-out.js';
-import { writeSyntheticOps } from './synth-ops.js';
+import { writeGradientPairs, writeSyntheticOps } from './synth-ops.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
@@ -63,7 +63,7 @@ async function watchLatency(opsDir: string, outDir: string, spec: string, orig: 
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; watch: Sample[]; node: Sample[]; files: number; identical: boolean }
+interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; grad: Sample[]; watch: Sample[]; node: Sample[]; files: number; identical: boolean }
 
 /** A bare `node -e 0`, interleaved with the no-op runs: how fast this (shared) machine starts Node now. */
 function bareNode(): Sample {
@@ -81,7 +81,7 @@ async function measure(base: string): Promise<Result> {
   const work = mkdtempSync(path.join(base, 'opforge-bench-'));
   const opsDir = path.join(work, 'ops');
   writeSyntheticOps(opsDir, N);
-  const res: Result = { cold: [], noop: [], change: [], watch: [], node: [], files: 0, identical: true };
+  const res: Result = { cold: [], noop: [], change: [], grad: [], watch: [], node: [], files: 0, identical: true };
   const outs = Array.from({ length: RUNS }, (_, r) => path.join(work, `out${r}`));
   for (const out of outs) res.cold.push(gen(opsDir, out));
   let reference: Map<string, string> | undefined;
@@ -106,6 +106,20 @@ async function measure(base: string): Promise<Result> {
   res.identical &&= a.length === b.length && a.every((p, k) => p === b[k] && readFileSync(path.join(cold, p), 'utf8') === readFileSync(path.join(outs[RUNS - 1]!, p), 'utf8'));
   res.watch = await watchLatency(opsDir, outs[0]!, f, orig, `synth_op${edited}`);
   writeFileSync(f, orig);
+  // A training project: N/2 forward ops, each with its gradient op; one forward op edited per run.
+  const pairsDir = path.join(work, 'pairs');
+  writeGradientPairs(path.join(pairsDir, 'ops'), Math.max(1, Math.floor(N / 2)));
+  const fwd = path.join(pairsDir, 'ops', `fwd_${String(Math.min(7, Math.floor(N / 2) - 1)).padStart(4, '0')}.yaml`);
+  const fwdText = readFileSync(fwd, 'utf8');
+  gen(path.join(pairsDir, 'ops'), path.join(pairsDir, 'out'));
+  for (let r = 0; r < RUNS; r++) {
+    writeFileSync(fwd, fwdText.replace('Forward benchmark op', `Forward benchmark op (edit ${r})`));
+    res.grad.push(gen(path.join(pairsDir, 'ops'), path.join(pairsDir, 'out')));
+  }
+  gen(path.join(pairsDir, 'ops'), path.join(pairsDir, 'cold'));
+  const pa = listTree(path.join(pairsDir, 'cold'));
+  const pb = listTree(path.join(pairsDir, 'out'));
+  res.identical &&= pa.length === pb.length && pa.every((p, k) => p === pb[k] && readFileSync(path.join(pairsDir, 'cold', p), 'utf8') === readFileSync(path.join(pairsDir, 'out', p), 'utf8'));
   res.files = reference?.size ?? 0;
   rmSync(work, { recursive: true, force: true });
   return res;
@@ -118,7 +132,7 @@ const ram = existsSync('/dev/shm') ? await measure('/dev/shm') : undefined;
 const identical = disk.identical && (ram?.identical ?? true);
 
 const med = (s: Sample[]): string => `${median(s.map((x) => x.ms)).toFixed(0)} ms`;
-const row = (name: string, k: 'cold' | 'noop' | 'change' | 'watch' | 'node', target: string): string =>
+const row = (name: string, k: 'cold' | 'noop' | 'change' | 'grad' | 'watch' | 'node', target: string): string =>
   `| ${name} | ${med(disk[k])} | ${ram ? med(ram[k]) : 'n/a'} | ${k === 'watch' || k === 'node' ? '—' : `${Math.max(...disk[k].map((x) => x.rssMiB)).toFixed(0)} MiB`} | ${target} |`;
 const table = [
   `Generation, ${N} synthetic ops (${disk.files} files), median of ${RUNS} runs, each a fresh \`opforge gen\` process on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; out/ on the disk (${os.tmpdir()}) and on a RAM disk (/dev/shm):`,
@@ -128,6 +142,7 @@ const table = [
   row('cold gen (empty out/)', 'cold', '< 2000 ms'),
   row('no-op gen', 'noop', '< 150 ms'),
   row('one-op change (incremental)', 'change', '< 300 ms'),
+  row(`one-op change, ${Math.max(1, Math.floor(N / 2))} forward ops with gradient ops instead`, 'grad', '< 300 ms'),
   row('`gen --watch`: save to written files', 'watch', '< 100 ms'),
   row('baseline: bare `node -e 0` (this machine now)', 'node', '—'),
   '',

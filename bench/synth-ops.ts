@@ -50,3 +50,46 @@ ${nAttr ? `attributes:\n${attrs}\n` : ''}kernels:
   cpu: kernels/k.cpp
 ${i % 2 ? '  cuda: kernels/k.cu\n' : ''}`;
 }
+
+/**
+ * `pairs` forward ops, each declaring a backward through its own gradient op (2 × pairs specs): the
+ * shape of a training project, where loading resolves every backward against its gradient op.
+ */
+export function writeGradientPairs(dir: string, pairs: number): void {
+  mkdirSync(path.join(dir, 'kernels'), { recursive: true });
+  writeFileSync(path.join(dir, 'kernels', 'k.cpp'), '// benchmark kernel placeholder\n');
+  for (let i = 0; i < pairs; i++) {
+    const n = String(i).padStart(4, '0');
+    const two = i % 2 === 1; // a second input (and its gradient) for every other pair
+    const attrs = `attributes:\n  - { name: alpha, type: float, default: 0.5 }\n  - { name: k, type: int, default: ${1 + (i % 4)}, min: 1 }\n`;
+    writeFileSync(path.join(dir, `fwd_${n}.yaml`), `name: Fwd${i}
+version: 1
+description: Forward benchmark op number ${i}.
+types:
+  T: [float32, float16, float64]
+inputs:
+  - { name: x, dtype: T }
+${two ? '  - { name: y, dtype: T, shape: x }\n' : ''}outputs:
+  - { name: out, dtype: T, shape: x }
+${attrs}backward:
+  - op: Fwd${i}Grad
+    inputs: { grad_out: grad(out), x: x${two ? ', y: y' : ''} }
+    outputs: { grad_x: x${two ? ', grad_y: y' : ''} }
+kernels:
+  cpu: kernels/k.cpp
+`);
+    writeFileSync(path.join(dir, `fwd_${n}_grad.yaml`), `name: Fwd${i}Grad
+version: 1
+description: The gradient of Fwd${i}.
+types:
+  T: [float32, float16, float64]
+inputs:
+  - { name: grad_out, dtype: T }
+  - { name: x, dtype: T, shape: grad_out }
+${two ? '  - { name: y, dtype: T, shape: grad_out }\n' : ''}outputs:
+  - { name: grad_x, dtype: T, shape: x }
+${two ? '  - { name: grad_y, dtype: T, shape: x }\n' : ''}${attrs}kernels:
+  cpu: kernels/k.cpp
+`);
+  }
+}

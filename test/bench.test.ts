@@ -12,6 +12,7 @@ test('generation benchmark runs (5 ops, 2 runs): cold, no-op, incremental and wa
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /\| cold gen \(empty out\/\) \| \d+ ms/);
   assert.match(r.stdout, /one-op change \(incremental\) \| \d+ ms/);
+  assert.match(r.stdout, /one-op change, 2 forward ops with gradient ops instead \| \d+ ms/);
   assert.match(r.stdout, /`gen --watch`: save to written files \| \d+ ms/);
   assert.match(r.stdout, /byte-identical across cold runs, and the incremental run's to a cold run of the edited specs: yes/);
 });
