@@ -20,10 +20,13 @@ const RUNS = Number(values.runs);
 
 interface Sample { ms: number; rssMiB: number }
 
+/** The environment of the measured processes (the third pass leaves out NODE_EXTRA_CA_CERTS). */
+let childEnv: NodeJS.ProcessEnv = process.env;
+
 function gen(opsDir: string, outDir: string): Sample {
   // /usr/bin/time -f reports the child's peak RSS; fall back to wall time only.
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'gen', '--quiet', '--ops', opsDir, '--out', outDir], { encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'gen', '--quiet', '--ops', opsDir, '--out', outDir], { encoding: 'utf8', env: childEnv });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`gen failed: ${r.stderr}`);
   const kb = Number(r.stderr.trim().split('\n').pop());
@@ -35,7 +38,7 @@ function gen(opsDir: string, outDir: string): Sample {
  * module holding the edit (polled every millisecond).
  */
 async function watchLatency(opsDir: string, outDir: string, spec: string, orig: string, snake: string): Promise<Sample[]> {
-  const child = spawn(process.execPath, [cli, 'gen', '--watch', '--ops', opsDir, '--out', outDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [cli, 'gen', '--watch', '--ops', opsDir, '--out', outDir], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
   let log = '';
   child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
   const until = async (ok: () => boolean, ms = 20000): Promise<void> => {
@@ -68,7 +71,7 @@ interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; grad: Sampl
 /** A bare `node -e 0`, interleaved with the no-op runs: how fast this (shared) machine starts Node now. */
 function bareNode(): Sample {
   const t0 = performance.now();
-  spawnSync(process.execPath, ['-e', '0']);
+  spawnSync(process.execPath, ['-e', '0'], { env: childEnv });
   return { ms: performance.now() - t0, rssMiB: 0 };
 }
 
@@ -129,16 +132,25 @@ async function measure(base: string): Promise<Result> {
 // kernel's cost of creating the files, which on some disks exceeds the generator's own work.
 const disk = await measure(os.tmpdir());
 const ram = existsSync('/dev/shm') ? await measure('/dev/shm') : undefined;
-const identical = disk.identical && (ram?.identical ?? true);
+// NODE_EXTRA_CA_CERTS (set on this VM) makes Node 20 read and parse the CA bundle at every start
+// (~45 ms of each process here): the same runs without it show what opforge itself costs.
+const { NODE_EXTRA_CA_CERTS: extraCerts, ...withoutCerts } = process.env;
+let plain: Result | undefined;
+if (extraCerts !== undefined) {
+  childEnv = withoutCerts;
+  plain = await measure(existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
+  childEnv = process.env;
+}
+const identical = disk.identical && (ram?.identical ?? true) && (plain?.identical ?? true);
 
 const med = (s: Sample[]): string => `${median(s.map((x) => x.ms)).toFixed(0)} ms`;
 const row = (name: string, k: 'cold' | 'noop' | 'change' | 'grad' | 'watch' | 'node', target: string): string =>
-  `| ${name} | ${med(disk[k])} | ${ram ? med(ram[k]) : 'n/a'} | ${k === 'watch' || k === 'node' ? '—' : `${Math.max(...disk[k].map((x) => x.rssMiB)).toFixed(0)} MiB`} | ${target} |`;
+  `| ${name} | ${med(disk[k])} | ${ram ? med(ram[k]) : 'n/a'} | ${plain ? med(plain[k]) : 'n/a'} | ${k === 'watch' || k === 'node' ? '—' : `${Math.max(...disk[k].map((x) => x.rssMiB)).toFixed(0)} MiB`} | ${target} |`;
 const table = [
-  `Generation, ${N} synthetic ops (${disk.files} files), median of ${RUNS} runs, each a fresh \`opforge gen\` process on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; out/ on the disk (${os.tmpdir()}) and on a RAM disk (/dev/shm):`,
+  `Generation, ${N} synthetic ops (${disk.files} files), median of ${RUNS} runs, each a fresh \`opforge gen\` process on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; out/ on the disk (${os.tmpdir()}) and on a RAM disk (/dev/shm), in this machine's environment${extraCerts !== undefined ? ', and on the RAM disk without its NODE_EXTRA_CA_CERTS (which costs Node 20 a read of the CA bundle at every start)' : ''}:`,
   '',
-  '| step | median wall, disk | median wall, RAM disk | peak RSS | target |',
-  '|---|---|---|---|---|',
+  '| step | median wall, disk | median wall, RAM disk | RAM disk, no NODE_EXTRA_CA_CERTS | peak RSS | target |',
+  '|---|---|---|---|---|---|',
   row('cold gen (empty out/)', 'cold', '< 2000 ms'),
   row('no-op gen', 'noop', '< 150 ms'),
   row('one-op change (incremental)', 'change', '< 300 ms'),

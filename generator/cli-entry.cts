@@ -26,6 +26,17 @@ function cacheDir(): string | undefined {
   return base ? path.join(base, 'opforge') : undefined;
 }
 
+/**
+ * Makes each directory in turn (parents first); false when one cannot be made. Not mkdirSync's
+ * recursive mode, nor Node's own for its compile cache: under /proc those never return (Node 20, 22).
+ */
+function makeDirs(dirs: readonly string[]): boolean {
+  for (const d of dirs) {
+    try { mkdirSync(d); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false; }
+  }
+  return true;
+}
+
 function runWithCache(dir: string): void {
   const source = readFileSync(bundle, 'utf8');
   const st = statSync(bundle);
@@ -42,11 +53,8 @@ function runWithCache(dir: string): void {
     const generated = (globalThis as Record<symbol, unknown>)[Symbol.for('opforge.cli.generated')] === true;
     const to = generated ? full : plain;
     if (from !== undefined && !script.cachedDataRejected && (from === full || !generated)) return;
+    if (!makeDirs([path.dirname(dir), dir])) return;
     try {
-      // Two levels, not mkdirSync's recursive mode: on some file systems (/proc) that never returns.
-      for (const d of [path.dirname(dir), dir]) {
-        try { mkdirSync(d); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; }
-      }
       const tmp = `${to}.${process.pid}.tmp`;
       writeFileSync(tmp, script.createCachedData());
       renameSync(tmp, to); // whole or not at all, whichever process writes last
@@ -60,7 +68,7 @@ function runWithCache(dir: string): void {
 const dir = cacheDir();
 const nodeCache = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
 if (dir !== undefined && nodeCache) {
-  nodeCache(path.join(dir, 'node'));
+  if (makeDirs([path.dirname(dir), dir, path.join(dir, 'node')])) nodeCache(path.join(dir, 'node'));
   bundleRequire(bundle);
 } else if (dir !== undefined) {
   runWithCache(dir);
