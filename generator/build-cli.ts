@@ -28,7 +28,7 @@ await build({
   // import.meta.url (pkg-root.ts, schema-check.ts) is the bundle's own URL. Injected, not a
   // banner: a banner would come before the bundle's "use strict".
   define: { 'import.meta.url': 'opforgeBundleUrl' },
-  inject: [from('./bundle-meta-url.js')],
+  inject: [from('./bundle-meta-url.js'), from('./bundled-validator.js')],
   logLevel: 'warning',
 });
 await build({

@@ -24,6 +24,9 @@ interface SchemaNode {
 export const VALIDATOR_URL = new URL('dist/generator/schema-validator.cjs', PKG_ROOT_URL);
 export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true } as const;
 
+/** The validator inside the command's bundle (bundled-validator.ts); undefined unbundled. */
+declare const opforgeBundledValidator: (() => unknown) | undefined;
+
 let compiled: { validate: ValidateFunction; schema: SchemaNode } | undefined;
 
 function compile(): { validate: ValidateFunction; schema: SchemaNode } {
@@ -31,7 +34,8 @@ function compile(): { validate: ValidateFunction; schema: SchemaNode } {
   const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as SchemaNode;
   const built = statSync(VALIDATOR_URL, { throwIfNoEntry: false });
   if (built && built.mtimeMs >= statSync(SCHEMA_URL).mtimeMs) {
-    const mod = createRequire(import.meta.url)(fileURLToPath(VALIDATOR_URL)) as { default: ValidateFunction };
+    const bundled = typeof opforgeBundledValidator === 'function' ? opforgeBundledValidator : undefined;
+    const mod = (bundled ? bundled() : createRequire(import.meta.url)(fileURLToPath(VALIDATOR_URL))) as { default: ValidateFunction };
     compiled = { validate: mod.default, schema };
   } else {
     // Loaded only here: ajv's compiler is most of what the precompiled validator saves.
