@@ -295,9 +295,8 @@ function writeIncrement(outDir: string, inputs: Inputs, state: OutputState, emit
     return was === undefined ? !sameContent(path.join(outDir, f.path), f.content) : was !== cache.written.get(f.path);
   });
   writeChanges(outDir, changed, removed);
-  const stats = new Map(state.stats);
-  for (const f of changed) stats.delete(f.path); // stat again: just written
-  const after = writeStamp(outDir, inputs, all, stats);
+  // Files just written are stat'ed again; the others' stats are the stamp's.
+  const after = writeStamp(outDir, inputs, all, state, new Set(changed.map((f) => f.path)));
   writeCache(outDir, cache);
   return { result: { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed }, state: after };
 }

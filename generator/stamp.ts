@@ -112,21 +112,28 @@ export function readInputs(opsDir: string, options: string, known?: ReadonlyMap<
   return { digest: h.digest('hex'), specs, hashes, stats };
 }
 
-/** Per listed output file (relative to outDir), its fileStat. */
-function outputStats(outDir: string, files: readonly string[]): Map<string, string> {
+/**
+ * Per listed output file (relative to outDir), its size and mtime: two numbers a file in the
+ * list's order (-1 for a missing file). Numbers, not strings: a no-op stats every output, and
+ * formatting 9,000 stats and joining them cost more than hashing them.
+ */
+function outputStats(outDir: string, files: readonly string[]): Float64Array {
   // Stamped paths are normalized already (write-out.ts checkPaths): a join per file is wasted.
   const dir = `${outDir}/`;
-  const stats = new Map<string, string>();
-  for (const p of files) stats.set(p, fileStat(dir + p));
+  const stats = new Float64Array(files.length * 2);
+  for (let i = 0; i < files.length; i++) statInto(stats, i, dir + files[i]!);
   return stats;
 }
 
-/** Digest of the output files as on disk (paths, sizes, mtimes); `files` sorted. */
-export function outputDigest(files: readonly string[], stats: ReadonlyMap<string, string>): string {
-  // One update: a call per line cost more than the hashing.
-  let text = '';
-  for (const p of files) text += `${p}:${stats.get(p)}\n`;
-  return createHash('sha256').update(text).digest('hex');
+function statInto(stats: Float64Array, i: number, file: string): void {
+  const st = statSync(file, { throwIfNoEntry: false });
+  stats[2 * i] = st ? st.size : -1;
+  stats[2 * i + 1] = st ? st.mtimeMs : -1;
+}
+
+/** Digest of the output files as on disk: their paths (`files`, sorted) and outputStats. */
+export function outputDigest(files: readonly string[], stats: Float64Array): string {
+  return createHash('sha256').update(files.join('\n')).update(new Uint8Array(stats.buffer, stats.byteOffset, stats.byteLength)).digest('hex');
 }
 
 export interface Stamp {
@@ -156,16 +163,33 @@ export function readStamp(outDir: string): Stamp | undefined {
   return { input, output, specs, files };
 }
 
-/** What a stamp says of out/: the stamp and the stats of the files it lists. */
-export interface OutputState { stamp: Stamp; stats: Map<string, string> }
+/** What a stamp says of out/: the stamp and the stats of the files it lists (outputStats, in its order). */
+export interface OutputState { stamp: Stamp; stats: Float64Array }
 
 /**
- * Stamps out/ for `inputs` (the digest, and the specs' stats and hashes); `stats` may carry the
- * fileStat of files known unchanged since.
+ * Stamps out/ for `inputs` (the digest, and the specs' stats and hashes). `known`: out/ as stamped
+ * before, whose stats stand for the files not in `changed` (written since); others are stat'ed.
  */
-export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hashes'>, files: readonly string[], stats?: ReadonlyMap<string, string>): OutputState {
-  const all = new Map(files.map((p) => [p, stats?.get(p) ?? fileStat(path.join(outDir, p))]));
-  const stamp = { input: inputs.digest, output: outputDigest(files, all), specs: new Map(inputs.hashes), files: [...files] };
+export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hashes'>, files: readonly string[], known?: OutputState, changed: ReadonlySet<string> = new Set()): OutputState {
+  let all: Float64Array;
+  if (known !== undefined && known.stamp.files === files) {
+    // The same list (no file added or removed): the stamp's stats, the written files' afresh.
+    all = changed.size === 0 ? known.stats : Float64Array.from(known.stats);
+    if (changed.size > 0) files.forEach((p, i) => { if (changed.has(p)) statInto(all, i, `${outDir}/${p}`); });
+  } else {
+    const at = new Map(known?.stamp.files.map((p, i) => [p, i]));
+    const fresh = files.filter((p) => changed.has(p) || !at.has(p));
+    const statted = outputStats(outDir, fresh);
+    const fromFresh = new Map(fresh.map((p, i) => [p, i]));
+    all = new Float64Array(files.length * 2);
+    files.forEach((p, i) => {
+      const j = fromFresh.get(p);
+      const [src, k] = j === undefined ? [known!.stats, at.get(p)!] : [statted, j];
+      all[2 * i] = src[2 * k]!;
+      all[2 * i + 1] = src[2 * k + 1]!;
+    });
+  }
+  const stamp = { input: inputs.digest, output: outputDigest(files, all), specs: new Map(inputs.hashes), files: known !== undefined && files === known.stamp.files ? known.stamp.files : [...files] };
   // The specs on one line as JSON: their paths are the user's and may hold any character.
   const specLine = JSON.stringify([...stamp.specs].map(([f, e]) => [f, e.stat, e.hash]));
   writeFileSync(path.join(outDir, STAMP_FILE), `${stamp.input}\n${stamp.output}\n${specLine}\n${files.map((f) => `${f}\n`).join('')}`);
@@ -187,7 +211,7 @@ export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): Outp
 export function upToDate(outDir: string, inputs: Inputs, state: OutputState | undefined): OutputState | undefined {
   if (state === undefined || state.stamp.input !== inputs.digest) return undefined;
   for (const [f, e] of inputs.hashes) {
-    if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat) return writeStamp(outDir, inputs, state.stamp.files, state.stats);
+    if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat) return writeStamp(outDir, inputs, state.stamp.files, state);
   }
   return state;
 }
