@@ -4,10 +4,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-export function writeSyntheticOps(dir: string, n: number): void {
+/** The kernel files every synthetic spec names (gen only checks that they exist). */
+function writeKernels(dir: string, ...names: string[]): void {
   mkdirSync(path.join(dir, 'kernels'), { recursive: true });
-  writeFileSync(path.join(dir, 'kernels', 'k.cpp'), '// benchmark kernel placeholder\n');
-  writeFileSync(path.join(dir, 'kernels', 'k.cu'), '// benchmark kernel placeholder\n');
+  for (const k of names) writeFileSync(path.join(dir, 'kernels', k), '// benchmark kernel placeholder\n');
+}
+
+export function writeSyntheticOps(dir: string, n: number): void {
+  writeKernels(dir, 'k.cpp', 'k.cu');
   for (let i = 0; i < n; i++) writeFileSync(path.join(dir, `op_${String(i).padStart(4, '0')}.yaml`), spec(i));
 }
 
@@ -56,40 +60,35 @@ ${i % 2 ? '  cuda: kernels/k.cu\n' : ''}`;
  * shape of a training project, where loading resolves every backward against its gradient op.
  */
 export function writeGradientPairs(dir: string, pairs: number): void {
-  mkdirSync(path.join(dir, 'kernels'), { recursive: true });
-  writeFileSync(path.join(dir, 'kernels', 'k.cpp'), '// benchmark kernel placeholder\n');
+  writeKernels(dir, 'k.cpp');
+  // What the forward and gradient specs share: all but their tensors (and the forward's backward).
+  const spec = (name: string, description: string, i: number, body: string): string => `name: ${name}
+version: 1
+description: ${description}
+types:
+  T: [float32, float16, float64]
+${body}attributes:
+  - { name: alpha, type: float, default: 0.5 }
+  - { name: k, type: int, default: ${1 + (i % 4)}, min: 1 }
+`;
+  const kernels = 'kernels:\n  cpu: kernels/k.cpp\n';
   for (let i = 0; i < pairs; i++) {
     const n = String(i).padStart(4, '0');
     const two = i % 2 === 1; // a second input (and its gradient) for every other pair
-    const attrs = `attributes:\n  - { name: alpha, type: float, default: 0.5 }\n  - { name: k, type: int, default: ${1 + (i % 4)}, min: 1 }\n`;
-    writeFileSync(path.join(dir, `fwd_${n}.yaml`), `name: Fwd${i}
-version: 1
-description: Forward benchmark op number ${i}.
-types:
-  T: [float32, float16, float64]
-inputs:
+    writeFileSync(path.join(dir, `fwd_${n}.yaml`), `${spec(`Fwd${i}`, `Forward benchmark op number ${i}.`, i, `inputs:
   - { name: x, dtype: T }
 ${two ? '  - { name: y, dtype: T, shape: x }\n' : ''}outputs:
   - { name: out, dtype: T, shape: x }
-${attrs}backward:
+`)}backward:
   - op: Fwd${i}Grad
     inputs: { grad_out: grad(out), x: x${two ? ', y: y' : ''} }
     outputs: { grad_x: x${two ? ', grad_y: y' : ''} }
-kernels:
-  cpu: kernels/k.cpp
-`);
-    writeFileSync(path.join(dir, `fwd_${n}_grad.yaml`), `name: Fwd${i}Grad
-version: 1
-description: The gradient of Fwd${i}.
-types:
-  T: [float32, float16, float64]
-inputs:
+${kernels}`);
+    writeFileSync(path.join(dir, `fwd_${n}_grad.yaml`), `${spec(`Fwd${i}Grad`, `The gradient of Fwd${i}.`, i, `inputs:
   - { name: grad_out, dtype: T }
   - { name: x, dtype: T, shape: grad_out }
 ${two ? '  - { name: y, dtype: T, shape: grad_out }\n' : ''}outputs:
   - { name: grad_x, dtype: T, shape: x }
-${two ? '  - { name: grad_y, dtype: T, shape: x }\n' : ''}${attrs}kernels:
-  cpu: kernels/k.cpp
-`);
+${two ? '  - { name: grad_y, dtype: T, shape: x }\n' : ''}`)}${kernels}`);
   }
 }

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors, useColor } from './diagnostics.js';
 import { importRuntime, markGenerated } from './runtime-import.js';
-import { genInputs, readStamp, untouchedOutput, upToDate } from './stamp.js';
+import { preflight } from './stamp.js';
 // Everything else is imported by the command that needs it: a no-op `gen` then loads only the
 // stamp check (no validator, no emitters, no protobuf), which keeps it fast on large projects.
 
@@ -142,13 +142,10 @@ export async function main(argv: string[]): Promise<number> {
       watchAndGenerate(opts);
       return EXIT.ok; // the watcher keeps the process alive
     }
-    const stamp = readStamp(opts.outDir);
-    const inputs = genInputs(opts, stamp);
-    const out = untouchedOutput(opts.outDir, stamp);
-    const current = upToDate(opts.outDir, inputs, out);
-    const { project, result } = current
-      ? { project: undefined, result: { written: [] as string[], unchanged: current.stamp.files.length, removed: [] as string[] } }
-      : (await import('./incremental.js')).generateIncremental(opts, inputs, out ?? null);
+    const pre = preflight(opts);
+    const { project, result } = pre.current
+      ? { project: undefined, result: { written: [] as string[], unchanged: pre.current.stamp.files.length, removed: [] as string[] } }
+      : (await import('./incremental.js')).generateIncremental(opts, pre);
     const ms = Math.round(performance.now() - t0);
     if (project !== undefined) markGenerated();
     // The no-op fast path loads no spec, so it has nothing new to warn about.

@@ -18,7 +18,7 @@ import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from './ir-helpers.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { loadProject, type RawGradient, type SpecCache } from './project.js';
-import { fileStat, genInputs, generatorDigest, readStamp, untouchedOutput, upToDate, writeStamp, type Inputs, type OutputState } from './stamp.js';
+import { fileStat, generatorDigest, preflight, writeStamp, type Inputs, type OutputState, type Preflight } from './stamp.js';
 import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
 
 interface SpecEntry {
@@ -214,13 +214,8 @@ export interface GenResult {
 }
 
 /** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
-export function generateIncremental(opts: GenOptions, given?: Inputs, known?: OutputState | null): GenResult {
-  // `known`: out/ as the caller knows it (its untouchedOutput(), or `gen --watch`'s last run; null:
-  // not as stamped), so that the outputs are not stat'ed again.
-  const stamp = known === undefined ? readStamp(opts.outDir) : known?.stamp;
-  const inputs = given ?? genInputs(opts, stamp);
-  const state = known === undefined ? untouchedOutput(opts.outDir, stamp) : known ?? undefined;
-  const current = upToDate(opts.outDir, inputs, state);
+export function generateIncremental(opts: GenOptions, pre: Preflight = preflight(opts)): GenResult {
+  const { inputs, state, current } = pre;
   if (current) return { project: undefined, result: { written: [], unchanged: current.stamp.files.length, removed: [] }, mode: 'up-to-date', state: current };
   if (opts.only !== undefined) {
     // One op's files, the others left as they are: the cache (per-op digests) stays as it was.

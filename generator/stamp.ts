@@ -172,21 +172,18 @@ export interface OutputState { stamp: Stamp; stats: Float64Array }
  */
 export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hashes'>, files: readonly string[], known?: OutputState, changed: ReadonlySet<string> = new Set()): OutputState {
   let all: Float64Array;
-  if (known !== undefined && known.stamp.files === files) {
+  if (known === undefined) all = outputStats(outDir, files);
+  else if (known.stamp.files === files) {
     // The same list (no file added or removed): the stamp's stats, the written files' afresh.
     all = changed.size === 0 ? known.stats : Float64Array.from(known.stats);
     if (changed.size > 0) files.forEach((p, i) => { if (changed.has(p)) statInto(all, i, `${outDir}/${p}`); });
   } else {
-    const at = new Map(known?.stamp.files.map((p, i) => [p, i]));
-    const fresh = files.filter((p) => changed.has(p) || !at.has(p));
-    const statted = outputStats(outDir, fresh);
-    const fromFresh = new Map(fresh.map((p, i) => [p, i]));
+    const at = new Map(known.stamp.files.map((p, i) => [p, i]));
     all = new Float64Array(files.length * 2);
     files.forEach((p, i) => {
-      const j = fromFresh.get(p);
-      const [src, k] = j === undefined ? [known!.stats, at.get(p)!] : [statted, j];
-      all[2 * i] = src[2 * k]!;
-      all[2 * i + 1] = src[2 * k + 1]!;
+      const k = changed.has(p) ? undefined : at.get(p);
+      if (k === undefined) statInto(all, i, `${outDir}/${p}`);
+      else all.set(known.stats.subarray(2 * k, 2 * k + 2), 2 * i);
     });
   }
   const stamp = { input: inputs.digest, output: outputDigest(files, all), specs: new Map(inputs.hashes), files: known !== undefined && files === known.stamp.files ? known.stamp.files : [...files] };
@@ -214,6 +211,20 @@ export function upToDate(outDir: string, inputs: Inputs, state: OutputState | un
     if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat) return writeStamp(outDir, inputs, state.stamp.files, state);
   }
   return state;
+}
+
+/** What `gen` knows before loading anything: its inputs, out/ as stamped (if it is), and whether that is up to date. */
+export interface Preflight { inputs: Inputs; state: OutputState | undefined; current: OutputState | undefined }
+
+/**
+ * The stamp check every `gen` starts with. `known`: out/ as the caller knows it (`gen --watch`'s
+ * last run), so that the outputs are not stat'ed again.
+ */
+export function preflight(opts: { opsDir: string; outDir: string; only?: string | undefined; root?: string | undefined }, known?: OutputState): Preflight {
+  const stamp = known?.stamp ?? readStamp(opts.outDir);
+  const inputs = genInputs(opts, stamp);
+  const state = known ?? untouchedOutput(opts.outDir, stamp);
+  return { inputs, state, current: upToDate(opts.outDir, inputs, state) };
 }
 
 /** The inputs `gen` stamps for these options; `stamp`: the last run's, whose spec hashes stand while their stats do. */

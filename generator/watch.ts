@@ -6,7 +6,7 @@ import path from 'node:path';
 import { formatDiagnostic, SpecErrors } from './diagnostics.js';
 import type { GenOptions } from './gen.js';
 import { generateIncremental } from './incremental.js';
-import type { OutputState } from './stamp.js';
+import { preflight, type OutputState } from './stamp.js';
 
 export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = process.stdout): () => void {
   const tty = out.isTTY === true;
@@ -18,7 +18,7 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     const t0 = performance.now();
     let text: string;
     try {
-      const { project, result, state } = generateIncremental(opts, undefined, known);
+      const { project, result, state } = generateIncremental(opts, preflight(opts, known));
       known = state;
       const ms = Math.round(performance.now() - t0);
       text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;

@@ -28,7 +28,6 @@ export function pluginNames(op: OpIR): { name: string; version: string; paddleSt
   return { name: op.name, version: String(op.version), paddleStatic: `${t}_paddle_trt_plugin`, paddleDynamic: `${t}_paddle_trt_dynamic_plugin` };
 }
 
-
 /**
  * The class templates each op instantiates, explicitly and once: V3 in its _plugin_v3.cpp, V2 in
  * its _plugin_v2.cpp. Its header declares them `extern template` so that the plugin library's
