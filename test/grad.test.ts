@@ -28,7 +28,7 @@ function gradCheck(args: string[]): { summary: { ok: number; failed: number }; l
 test('seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-differentiable KNN, SGD steps: extension and reference', async () => {
   const torch = await probeTorch(PYTHON);
   assert.ok(torch.version, torch.why);
-  const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, cuda: false });
+  const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, python: PYTHON, cuda: false });
   for (const args of [['--library', library], []]) {
     const r = gradCheck(args);
     assert.is(r.summary.failed, 0, r.log);

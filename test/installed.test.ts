@@ -25,6 +25,13 @@ for (const [k, v] of Object.entries(process.env)) {
   if (!k.startsWith('npm_') || /^npm_config_(cache|nodedir|registry|userconfig)$/.test(k)) env[k] ??= v;
 }
 
+/** The Python entry `opforge test` built beside the extension in dir (its name carries Python's ABI tag). */
+function entryFile(dir: string): string {
+  const found = existsSync(dir) ? readdirSync(dir).filter((f) => /^opforge_torch_py\..*\.so$/.test(f)) : [];
+  assert.is(found.length, 1, `one opforge_torch_py module in ${dir}: ${found.join(', ')}`);
+  return path.join(dir, found[0]!);
+}
+
 function run(cmd: string, args: string[], cwd: string): { ok: boolean; out: string } {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { ok: r.status === 0, out: `$ ${cmd} ${args.join(' ')} (exit ${r.status})\n${r.stdout}${r.stderr}` };
@@ -90,9 +97,10 @@ test('the packed tarball installs into a fresh project, and the README quickstar
   const info = spawnSync(PYTHON, ['-c', `import onnx, opforge_ops
 m = onnx.load("my_scale.onnx")
 print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])
-print(opforge_ops.backend("MyScale"), opforge_ops.extension_path())`], { cwd: app, encoding: 'utf8', env: pyEnv });
+print(opforge_ops.backend("MyScale"), opforge_ops.extension_path())
+print(opforge_ops.entry_path())`], { cwd: app, encoding: 'utf8', env: pyEnv });
   assert.is(info.status, 0, info.stderr);
-  assert.equal(info.stdout.trim().split('\n'), ["[('custom', 'MyScale', [('factor', 3.0)])]", `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`]);
+  assert.equal(info.stdout.trim().split('\n'), ["[('custom', 'MyScale', [('factor', 3.0)])]", `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`, entryFile(path.join(app, 'build', 'torch'))]);
 
   // A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends.
   const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');

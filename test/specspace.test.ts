@@ -85,6 +85,9 @@ test('opforge test: every case of every spec = the reference on node, torch, ort
   // grad: every case of every op with a backward (gradcheck where float64 allows, autograd of the reference always).
   const withBackward = project.ops.filter((o) => o.backward).reduce((n, o) => n + o.tests.length, 0);
   for (const r of reports) assert.is(r.cases, r.backend === 'grad' ? withBackward : cases, `${r.backend}: ${r.cases} cases agree`);
+  // The torch column ran through the Python entry for every op (every schema kind converts).
+  assert.match(String(report.env.entry), /opforge_torch_py\./);
+  assert.equal(report.env.entryBypassed, []);
 });
 
 test('a wrong kernel is caught, naming the op, case and output', async () => {

@@ -30,7 +30,7 @@ function runCheck(args: string[]): { summary: Summary; log: string; status: numb
 test('the extension builds against the installed torch, warnings as errors', () => {
   mkdirSync(buildDir, { recursive: true });
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
+  sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
   // Every unit, the extension's own included: the flags are set in out/, which this project adds.
   const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
   assert.ok(commands.some((c) => /opforge_torch\.dir/.test(c.command)), 'no extension unit in compile_commands.json');
@@ -53,6 +53,11 @@ test('extension = reference on every spec case; legacy export gives the custom n
   assert.is(r.summary.checks.opset, cases, r.log);
   assert.is(r.summary.checks.shape, outputs, r.log);
   assert.is(r.summary.checks.error, 7, r.log);
+  // The Python entry: built, and bit for bit torch.ops' entry on every case, with the case's
+  // attributes and with the schema's defaults; what it does not take goes to torch.ops' entry.
+  assert.is(r.summary.checks['entry-built'], 1, r.log);
+  assert.is(r.summary.checks.entry, cases, r.log);
+  assert.is(r.summary.checks['entry-fallback'], 11, r.log);
 });
 
 test('without the extension the package runs the reference and still exports', () => {
@@ -70,15 +75,16 @@ test('every attribute type and an optional input (fixture project): build, parit
   const build = path.join(root, 'build', 'adapters-torch');
   sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
   sh('cmake', ['--build', build, '-j2']);
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
     encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
   });
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Summary;
-  // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked.
-  assert.equal([summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape], [2, 2, 12, 2], r.stdout);
+  // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked; the
+  // Python entry converts every attribute type and the optional input as torch.ops does (bit for bit).
+  assert.equal([summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape, summary.checks.entry], [2, 2, 12, 2, 2], r.stdout);
 });
 
 /** Generates a fixture project into build/, builds its extension (-Werror) and runs the checks on it. */
@@ -88,7 +94,7 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
   const build = path.join(root, 'build', `${name}-torch`);
   sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`]);
+  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
   sh('cmake', ['--build', build, '-j2']);
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
     encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
@@ -109,6 +115,7 @@ test('edge-case shapes (fixture edges): outputs of attributes only, constants an
   assert.is(r.summary.checks.parity, outputs, r.log);
   assert.is(r.summary.checks.shape, outputs, r.log);
   assert.is(r.summary.checks.backend, project.ops.length, r.log);
+  assert.is(r.summary.checks.entry, project.ops.reduce((n, op) => n + op.tests.length, 0), r.log);
 });
 
 test('CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher\'s (checked on the CPU)', () => {
@@ -167,7 +174,10 @@ test('the fast call path (issue 18): used once the extension has the op, same va
     `oo.load_library(${JSON.stringify(library)})`,
     'x = torch.rand(4, 5) * 2 - 1',
     'fast = oo.custom_relu(x, alpha=0.3)',
-    'print("fast entry", rt._slots["opforge::custom_relu"][0] is torch.ops.opforge.custom_relu.default._op)',
+    // The Python entry built beside the library, falling back to torch.ops' own entry.
+    'slot = rt._slots["opforge::custom_relu"][0]',
+    'print("fast entry", type(slot).__name__ == "Op" and slot.usable and slot.fallback is torch.ops.opforge.custom_relu.default._op)',
+    'print("entry file", oo.entry_path())',
     'print("same values", torch.equal(fast, rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 0.3})))',
     // An int for a float attribute is the same value on the direct path.
     'print("int alpha", torch.equal(oo.custom_relu(x, alpha=2), rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 2.0})))',
@@ -196,6 +206,7 @@ test('the fast call path (issue 18): used once the extension has the op, same va
   const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') } });
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, 'fast entry True');
+  assert.match(r.stdout, `entry file ${path.join(buildDir, 'opforge_torch_py.')}`);
   assert.match(r.stdout, 'same values True');
   assert.match(r.stdout, 'int alpha True');
   assert.match(r.stdout, 'torch.ops gradcheck True');

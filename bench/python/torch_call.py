@@ -54,12 +54,13 @@ def main():
         ("leaky_relu", lambda: oo.leaky_relu(x, alpha=0.1), lambda: ops.leaky_relu(x, alpha=0.1), lambda: torch.nn.functional.leaky_relu(x, 0.1), "F.leaky_relu", lambda: aten.leaky_relu(x, 0.1)),
         ("my_add", lambda: oo.my_add(a, b), lambda: ops.my_add(a, b), lambda: torch.add(2 * a, b), "torch.add(2a, b)", lambda: aten.add(2 * a, b)),
     ]
-    print(f"torch {torch.__version__}, {dev}, {args.n} elements, median of {args.repeat} x {args.calls} calls (backend {oo.backend('CustomRelu')})")
-    print("| op | opforge_ops (µs) | torch.ops (µs) | torch (µs) | torch's op via torch.ops.aten (µs) | wrapper / torch.ops | torch.ops / torch | torch.ops.aten / torch |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"torch {torch.__version__}, {dev}, {args.n} elements, median of {args.repeat} x {args.calls} calls (backend {oo.backend('CustomRelu')}, "
+          f"Python entry {'yes' if oo.entry_path() else 'no'})")
+    print("| op | opforge_ops (µs) | torch.ops (µs) | torch (µs) | torch's op via torch.ops.aten (µs) | wrapper / torch.ops | wrapper / torch | torch.ops / torch | torch.ops.aten / torch |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, wrapped, direct, native, native_name, aten_op in rows:
         w, d, t, e = per_call_us([wrapped, direct, native, aten_op], args.calls, args.repeat, sync)
-        print(f"| {name} | {w:.2f} | {d:.2f} | {t:.2f} ({native_name}) | {e:.2f} | {w / d:.2f}x | {d / t:.2f}x | {e / t:.2f}x |")
+        print(f"| {name} | {w:.2f} | {d:.2f} | {t:.2f} ({native_name}) | {e:.2f} | {w / d:.2f}x | {w / t:.2f}x | {d / t:.2f}x | {e / t:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       if (wantGrad) col(gradCol);
       say(`building the PyTorch extension (torch ${torch.version})`);
       try {
-        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, cuda: device === 'cuda', onLine: progressLine(say) });
+        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, python, cuda: device === 'cuda', onLine: progressLine(say) });
       } catch (e) {
         for (const op of ops) for (const b of [torchCol, gradCol]) if (b === torchCol ? want.has('torch') : wantGrad) results.push({ op: op.name, case: null, backend: b, status: 'fail', message: (e as Error).message.slice(0, 3000) });
       }
@@ -148,7 +148,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
     try {
       py = await runHarness({ python, casesDir, outDir, ...(library ? { library } : {}), devices: [device], exportModels: want.has('export'), grad: wantGrad });
       for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : b.startsWith('grad') ? 'grad' : 'export')) skipped[b] = why;
-      Object.assign(env, { onnx: py.env.onnx, extension: py.env.extension, cudaInTorch: py.env.cuda });
+      Object.assign(env, { onnx: py.env.onnx, extension: py.env.extension, entry: py.env.entry, entryBypassed: py.env.entry_bypassed, cudaInTorch: py.env.cuda });
     } catch (e) {
       // E.g. out/python does not import: every op's reference is unusable, which is a failure.
       for (const op of ops) results.push({ op: op.name, case: null, backend: col('reference'), status: 'fail', message: (e as Error).message.slice(0, 3000) });

@@ -24,7 +24,7 @@ export interface PyCase {
   'python-shapes'?: ((number | string | null)[] | null)[];
   [backend: string]: unknown;
 }
-export interface PyRun { env: { torch: string; cuda: boolean; onnx?: string; extension?: string; skipped: Record<string, string> }; cases: PyCase[] }
+export interface PyRun { env: { torch: string; cuda: boolean; onnx?: string; extension?: string; entry?: string | null; entry_bypassed?: string[]; skipped: Record<string, string> }; cases: PyCase[] }
 
 /** The Python `opforge test` runs (OPFORGE_PYTHON, else python3) and its torch version; undefined with the reason when torch is not importable. */
 export async function probeTorch(python: string): Promise<{ version?: string; prefix?: string; cuda?: boolean; why?: string }> {
@@ -37,9 +37,12 @@ export async function probeTorch(python: string): Promise<{ version?: string; pr
   return { version: version!, prefix: prefix!, cuda: cuda === 'True' };
 }
 
-/** Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. */
-export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
-  const defs = { CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF' };
+/**
+ * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
+ * Python whose torch it builds against: its headers build the Python entry beside the library.
+ */
+export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; python: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
+  const defs = { CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF' };
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
   if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/torch', o.onLine);
   const jobs = String(availableParallelism());

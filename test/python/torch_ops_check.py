@@ -296,6 +296,86 @@ def error_checks(oo):
             record(f"error {name}", False, f"{type(e).__name__}: {e}")
 
 
+def entry_case(tag, op, fn, case, attrs, device):
+    """The Python entry (opforge_torch_py.Op, what the generated function calls) against torch.ops'
+    own entry on the same inputs: bit for bit, with the case's attributes and with the defaults."""
+    entry = oo_runtime().direct_slot(op)[0]
+    if entry is None or not hasattr(entry, "usable"):
+        record(f"entry {tag}", False, f"the generated function calls {entry!r}, not the Python entry")
+        return
+    plain = getattr(getattr(torch.ops, "opforge"), op.snake).default._op
+    inputs = make_inputs(op, case, device)
+    required = {a.name: attrs[a.name] for a in op.attributes if a.default is None and a.name in attrs}
+    same = all(torch.equal(a, b) for a, b in zip(as_tuple(entry(*inputs, **attrs)), as_tuple(plain(*inputs, **attrs))))
+    defaults = all(torch.equal(a, b) for a, b in zip(as_tuple(entry(*inputs, **required)), as_tuple(plain(*inputs, **required))))
+    record(f"entry {tag}", entry.usable and same and defaults, f"usable {entry.usable}, same {same}, defaults {defaults}")
+
+
+def oo_runtime():
+    import opforge_ops._runtime as rt
+    return rt
+
+
+def entry_fallback_checks(oo):
+    """What the entry does not take goes to torch.ops' entry, with its behaviour and messages."""
+    x = torch.linspace(-1, 1, 8)
+    oo.custom_relu(x)  # fills the op's slot
+    entry = oo_runtime().direct_slot(oo.OPS["CustomRelu"])[0]
+    plain = torch.ops.opforge.custom_relu.default._op
+
+    def outcome(f):
+        try:
+            r = f()
+            return ("ok", type(r).__name__, r.detach().clone())
+        except Exception as e:  # noqa: BLE001
+            return ("raise", type(e).__name__, str(e).split("\n")[0])
+
+    def same(a, b):
+        return a[:2] == b[:2] and (torch.equal(a[2], b[2]) if a[0] == "ok" else a[2] == b[2])
+
+    class Sub(torch.Tensor):
+        pass
+
+    cases = {
+        "subclass": lambda f: f(x.as_subclass(Sub), alpha=0.5),
+        "string-attr": lambda f: f(x, alpha="s"),
+        "bool-attr": lambda f: f(x, alpha=True),
+        "unknown-kwarg": lambda f: f(x, beta=1.0),
+        "repeated": lambda f: f(x, x),
+        "missing": lambda f: f(),
+        "int-attr": lambda f: f(x, alpha=2),
+        "positional-attr": lambda f: f(x, 0.5),
+    }
+    for name, call in cases.items():
+        a, b = outcome(lambda: call(entry)), outcome(lambda: call(plain))
+        record(f"entry-fallback {name}", same(a, b), f"entry {a[:2]} {a[2] if a[0] == 'raise' else ''} / torch.ops {b[:2]} {b[2] if b[0] == 'raise' else ''}")
+    mode_cls = getattr(torch.overrides, "TorchFunctionMode", None)
+    if mode_cls is not None:
+        class Count(mode_cls):
+            seen = 0
+
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                Count.seen += 1
+                return func(*args, **(kwargs or {}))
+
+        counts = []
+        for f in (entry, plain):
+            Count.seen = 0
+            with Count():
+                f(x, alpha=0.5)
+            counts.append(Count.seen)
+        record("entry-fallback torch-function-mode", counts[0] == counts[1], f"calls the mode saw: entry {counts[0]}, torch.ops {counts[1]}")
+    xg = x.clone().requires_grad_()
+    entry(xg, alpha=0.25).sum().backward()
+    g1 = xg.grad.clone()
+    xg.grad = None
+    plain(xg, alpha=0.25).sum().backward()
+    record("entry-fallback autograd", torch.equal(g1, xg.grad), f"{g1} / {xg.grad}")
+    with torch.inference_mode():
+        y = entry(x, alpha=0.5)
+    record("entry-fallback inference-mode", y.is_inference(), "the output of a call in inference mode is an inference tensor")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--library", help="compiled extension (libopforge_torch.so) to load and check")
@@ -314,7 +394,10 @@ def main() -> int:
 
     if args.library:
         oo.load_library(args.library)
-    print(f"torch {torch.__version__}, onnx {onnx.__version__}, extension {oo.extension_path()}", flush=True)
+    print(f"torch {torch.__version__}, onnx {onnx.__version__}, extension {oo.extension_path()}, entry {oo.entry_path()}", flush=True)
+    want_entry = bool(args.library) and not os.environ.get("OPFORGE_TORCH_NO_ENTRY")
+    if want_entry:  # a build that could not make it says why in its CMake output
+        record("entry-built", oo.entry_path() is not None, oo.entry_path() or "no opforge_torch_py beside the library")
     if args.save_models:
         os.makedirs(args.save_models, exist_ok=True)
 
@@ -336,6 +419,8 @@ def main() -> int:
                     for o, g, w in zip(op.outputs, got, want):
                         record(f"parity {tag} {o.name} ({args.device})", close(g, w, case.rtol, case.atol),
                                f"max abs diff {float((g.cpu().double() - w.double()).abs().max()) if g.shape == w.shape and g.numel() else 'n/a'}")
+                    if want_entry:
+                        entry_case(tag, op, fn, case, attrs, args.device)
                 if args.compile and on_device:
                     compile_checks(tag, op, fn, case, attrs, full_attrs, args.device, oo)
                 # numpy (the .npz next to a saved model) has no bfloat16: such cases are exported, not saved.
@@ -387,6 +472,8 @@ def main() -> int:
                 record(f"case {tag}", False, f"{type(e).__name__}: {e}")
     if SEED_OPS <= set(oo.OPS):  # the seed project
         error_checks(oo)
+        if want_entry:
+            entry_fallback_checks(oo)
     print(json.dumps(results), flush=True)
     return 1 if results["failed"] else 0
 

@@ -15,6 +15,7 @@ export const torchEmitter: Emitter = defineEmitter({
     return [
       staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
       staticFile('torch/include/opforge/torch/autograd.h', 'generator/cpp/opforge/torch/autograd.h'),
+      staticFile('torch/python_entry.cpp', 'generator/cpp/opforge/torch/python_entry.cpp'),
       projectFile('torch/CMakeLists.txt', cmake(project)),
     ];
   },
@@ -271,5 +272,30 @@ function cmake(project: ProjectIR): string {
       '  target_link_libraries(opforge_torch PRIVATE CUDA::cudart)',
       'endif()',
     ) : null,
+    PYTHON_ENTRY,
   );
 }
+
+/** The module opforge_ops calls the compiled ops through (python_entry.cpp says why), when it can be built. */
+const PYTHON_ENTRY = lines(
+  '# opforge_torch_py, the Python entry opforge_ops calls every op through (python_entry.cpp): it needs',
+  '# the headers of the Python whose torch this builds against (-DPython3_EXECUTABLE=...), torch\'s',
+  '# libtorch_python and pybind11\'s headers (in torch\'s wheels; Debian: pybind11-dev). Without them,',
+  '# or with -DOPFORGE_TORCH_PYTHON=OFF, opforge_ops calls torch.ops.opforge.<op> itself.',
+  'option(OPFORGE_TORCH_PYTHON "Build the Python entry opforge_torch_py" ON)',
+  'if(OPFORGE_TORCH_PYTHON)',
+  '  find_package(Python3 COMPONENTS Interpreter Development.Module)',
+  '  find_library(OPFORGE_TORCH_PYTHON_LIBRARY torch_python HINTS "${TORCH_INSTALL_PREFIX}/lib")',
+  '  find_path(OPFORGE_PYBIND11_INCLUDE_DIR pybind11/pybind11.h HINTS ${TORCH_INCLUDE_DIRS})',
+  '  if(Python3_Development.Module_FOUND AND OPFORGE_TORCH_PYTHON_LIBRARY AND OPFORGE_PYBIND11_INCLUDE_DIR)',
+  '    Python3_add_library(opforge_torch_py MODULE WITH_SOABI python_entry.cpp)',
+  '    target_include_directories(opforge_torch_py SYSTEM PRIVATE "${OPFORGE_PYBIND11_INCLUDE_DIR}")',
+  '    target_link_libraries(opforge_torch_py PRIVATE ${TORCH_LIBRARIES} "${OPFORGE_TORCH_PYTHON_LIBRARY}")',
+  '    target_compile_options(opforge_torch_py PRIVATE ${OPFORGE_WARNINGS})',
+  '    set_target_properties(opforge_torch_py PROPERTIES CXX_VISIBILITY_PRESET hidden)',
+  '  else()',
+  '    message(STATUS "opforge: no Python entry (Python headers: ${Python3_Development.Module_FOUND}, "',
+  '      "libtorch_python: ${OPFORGE_TORCH_PYTHON_LIBRARY}, pybind11: ${OPFORGE_PYBIND11_INCLUDE_DIR}); opforge_ops calls torch.ops")',
+  '  endif()',
+  'endif()',
+);

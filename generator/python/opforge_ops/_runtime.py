@@ -9,6 +9,8 @@ lives here once, so the ops cannot drift apart.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import re
 import threading
@@ -347,6 +349,9 @@ def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: 
 
 _lock = threading.Lock()
 _extension: Optional[str] = None
+#: The extension's Python entry (opforge_torch_py, beside the library when it was built): its Op
+#: calls a compiled op the way torch's own bindings do, instead of torch.ops' per-call matching.
+_entry: Any = None
 _python_defined: set = set()
 _faked: set = set()
 
@@ -365,7 +370,7 @@ def default_library_paths() -> List[Path]:
 def load_library(path: Optional[str] = None) -> str:
     """Loads the compiled extension (TORCH_LIBRARY ops with CPU and CUDA kernels). Call it
     before the first op call; without it, ops run their PyTorch reference."""
-    global _extension
+    global _extension, _entry
     with _lock:
         candidates = [Path(path)] if path else default_library_paths()
         for p in candidates:
@@ -378,11 +383,34 @@ def load_library(path: Optional[str] = None) -> str:
                         "load the extension before calling any op")
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
+                _entry = _load_entry(p.parent)
                 _filled.clear()  # ops first called before now ran the reference
                 for slot in _slots.values():
                     slot[0] = None
                 return _extension
         raise FileNotFoundError("opforge_ops: no compiled extension at " + ", ".join(str(p) for p in candidates))
+
+
+def _load_entry(directory: Path) -> Any:
+    """opforge_torch_py from the library's directory, for this Python (its file name carries the
+    ABI tag); None when it was not built or $OPFORGE_TORCH_NO_ENTRY is set."""
+    if os.environ.get("OPFORGE_TORCH_NO_ENTRY"):
+        return None
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        f = directory / ("opforge_torch_py" + suffix)
+        if f.is_file():
+            spec = importlib.util.spec_from_file_location("opforge_torch_py", str(f))
+            if spec is None or spec.loader is None:
+                return None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+    return None
+
+
+def entry_path() -> Optional[str]:
+    """The Python entry's file when opforge_ops calls the ops through it, else None."""
+    return getattr(_entry, "__file__", None)
 
 
 def try_load_default_library() -> None:
@@ -639,8 +667,10 @@ def _fill_slot(op: OpInfo) -> None:
     if _extension_has(op):
         ensure_registered(op)  # torch >= 2.4: its fake and autograd registrations first
         overload = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake).default
-        # OpOverload.__call__ is a Python frame around _op: call _op itself.
-        direct_slot(op)[0] = getattr(overload, "_op", overload)
+        # OpOverload.__call__ is a Python frame around _op: call _op itself, or the Python entry's
+        # Op, which falls back to _op for whatever it does not take.
+        target = getattr(overload, "_op", overload)
+        direct_slot(op)[0] = _entry.Op(op.qualname, target) if _entry is not None else target
     _filled.add(op.qualname)
 
 

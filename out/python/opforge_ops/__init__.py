@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict
 
 from . import _runtime
-from ._runtime import TORCH_NAMESPACE, extension_path, load_library
+from ._runtime import TORCH_NAMESPACE, entry_path, extension_path, load_library
 from .ops import custom_relu as _custom_relu
 from .ops import custom_relu_grad as _custom_relu_grad
 from .ops import dynamic_trt_resize as _dynamic_trt_resize
@@ -93,7 +93,7 @@ def backend(op_name: str) -> str:
 _runtime.try_load_default_library()
 
 __all__ = [
-    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "extension_path",
+    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "entry_path", "extension_path",
     "infer_shapes", "load_library", "register_onnx_schemas",
     'custom_relu',
     'custom_relu_grad',
