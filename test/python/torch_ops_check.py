@@ -306,9 +306,14 @@ def entry_case(tag, op, fn, case, attrs, device):
     plain = getattr(getattr(torch.ops, "opforge"), op.snake).default._op
     inputs = make_inputs(op, case, device)
     required = {a.name: attrs[a.name] for a in op.attributes if a.default is None and a.name in attrs}
-    same = all(torch.equal(a, b) for a, b in zip(as_tuple(entry(*inputs, **attrs)), as_tuple(plain(*inputs, **attrs))))
-    defaults = all(torch.equal(a, b) for a, b in zip(as_tuple(entry(*inputs, **required)), as_tuple(plain(*inputs, **required))))
-    record(f"entry {tag}", entry.usable and same and defaults, f"usable {entry.usable}, same {same}, defaults {defaults}")
+    # Bit for bit on the CPU; on CUDA within the case's tolerances, since a kernel that accumulates
+    # with atomics (DynamicTRTResizeGrad's) differs between two calls through the same entry.
+    exact = device == "cpu"
+    agree = (lambda a, b: torch.equal(a, b)) if exact else (lambda a, b: close(a, b, case.rtol, case.atol))
+    same = all(agree(a, b) for a, b in zip(as_tuple(entry(*inputs, **attrs)), as_tuple(plain(*inputs, **attrs))))
+    defaults = all(agree(a, b) for a, b in zip(as_tuple(entry(*inputs, **required)), as_tuple(plain(*inputs, **required))))
+    record(f"entry {tag}", entry.usable and same and defaults,
+           f"usable {entry.usable}, same {same}, defaults {defaults}{'' if exact else ' (within tolerance)'}")
 
 
 def oo_runtime():
