@@ -224,4 +224,24 @@ test('the fast call path (issue 18): used once the extension has the op, same va
   assert.not.match(r.stdout, 'no error');
 });
 
+test('without the Python entry (OPFORGE_TORCH_NO_ENTRY, or not built) the functions call torch.ops\' own entry, same values', () => {
+  const script = [
+    'import os, torch',
+    'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
+    'import opforge_ops as oo',
+    'from opforge_ops import _runtime as rt',
+    `oo.load_library(${JSON.stringify(library)})`,
+    'x = torch.linspace(-1, 1, 16)',
+    'y = oo.custom_relu(x, alpha=0.3)',
+    'print("entry", oo.entry_path())',
+    'print("torch.ops entry", rt._slots["opforge::custom_relu"][0] is torch.ops.opforge.custom_relu.default._op)',
+    'print("same", torch.allclose(y, torch.where(x > 0, x, 0.3 * x), rtol=1e-6, atol=1e-7))',
+  ].join('\n');
+  const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, OPFORGE_TORCH_NO_ENTRY: '1', PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') } });
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, 'entry None');
+  assert.match(r.stdout, 'torch.ops entry True');
+  assert.match(r.stdout, 'same True');
+});
+
 test.run();
