@@ -5,7 +5,7 @@
 // every case; the serialization round trip); nvcc and (with their headers) TensorRT compile.
 // test/specspace/long.ts runs any number of seeds the same way.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
@@ -78,7 +78,9 @@ test('the fixed corpus covers the spec space', () => {
 });
 
 test('opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
-  const { reports, report } = await runOpforgeTest(project);
+  // The extension in unity batches of 4 (the seed-op tests build it one unit per op, the default):
+  // every spec's unit must also compile beside others, and it halves this build.
+  const { reports, report } = await runOpforgeTest(project, { unityBatch: 4 });
   for (const r of reports) clean(r);
   assert.equal(report.backends, ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
   const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
@@ -88,6 +90,7 @@ test('opforge test: every case of every spec = the reference on node, torch, ort
   // The torch column ran through the Python entry for every op (every schema kind converts).
   assert.match(String(report.env.entry), /opforge_torch_py\./);
   assert.equal(report.env.entryBypassed, []);
+  assert.ok(existsSync(path.join(project.root, 'build', 'torch', 'CMakeFiles', 'opforge_torch.dir', 'Unity', 'unity_0_cxx.cxx')), 'the extension was not built in unity batches');
 });
 
 test('a wrong kernel is caught, naming the op, case and output', async () => {

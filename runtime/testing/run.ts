@@ -42,6 +42,11 @@ export interface TestOptions {
   device?: 'cpu' | 'cuda';
   /** Python with torch (default: $OPFORGE_PYTHON, else python3). */
   python?: string;
+  /**
+   * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else the
+   * CMakeLists' default of 1). Batches of 4 halve a cold build of many ops (docs/benchmarks.md).
+   */
+  unityBatch?: number;
   /** Progress lines (builds, phases). */
   onProgress?: (line: string) => void;
 }
@@ -81,6 +86,14 @@ function shapeMismatch(what: string, inferred: readonly ((number | string | null
   return undefined;
 }
 
+/** $OPFORGE_UNITY_BATCH as a batch size; a value that is not a positive integer is an error, not ignored. */
+function unityBatchFromEnv(): number | undefined {
+  const v = process.env.OPFORGE_UNITY_BATCH;
+  if (v === undefined || v === '') return undefined;
+  if (!/^[1-9]\d*$/.test(v)) throw new Error(`OPFORGE_UNITY_BATCH must be a positive integer, not ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
 export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const root = path.resolve(opts.root ?? process.cwd());
   const opsDir = path.resolve(root, opts.opsDir ?? 'ops');
@@ -90,6 +103,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const device = opts.device ?? 'cpu';
   const python = opts.python ?? process.env.OPFORGE_PYTHON ?? 'python3';
   const say = opts.onProgress ?? (() => {});
+  const unityBatch = opts.unityBatch ?? unityBatchFromEnv();
 
   // gen first, as `opforge gen` would (a no-op when out/ is current).
   const { generateIncremental } = await import('../../generator/incremental.js');
@@ -139,7 +153,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       if (wantGrad) col(gradCol);
       say(`building the PyTorch extension (torch ${torch.version})`);
       try {
-        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, python, cuda: device === 'cuda', onLine: progressLine(say) });
+        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, python, cuda: device === 'cuda', ...(unityBatch ? { unityBatch } : {}), onLine: progressLine(say) });
       } catch (e) {
         for (const op of ops) for (const b of [torchCol, gradCol]) if (b === torchCol ? want.has('torch') : wantGrad) results.push({ op: op.name, case: null, backend: b, status: 'fail', message: (e as Error).message.slice(0, 3000) });
       }

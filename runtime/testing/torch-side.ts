@@ -41,8 +41,11 @@ export async function probeTorch(python: string): Promise<{ version?: string; pr
  * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
  * Python whose torch it builds against: its headers build the Python entry beside the library.
  */
-export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; python: string; cuda: boolean; onLine?: (l: string) => void }): Promise<string> {
-  const defs = { CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF' };
+export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; python: string; cuda: boolean; unityBatch?: number; onLine?: (l: string) => void }): Promise<string> {
+  const defs = {
+    CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF',
+    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
+  };
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
   if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/torch', o.onLine);
   const jobs = String(availableParallelism());

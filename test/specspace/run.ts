@@ -41,10 +41,11 @@ export function prepare(root: string, opsDir = path.join(root, 'ops')): Project 
  * backend column it ran, and the whole TestReport (what ran, what was skipped and why: callers
  * assert the columns they expect, so a skipped backend cannot pass unnoticed).
  */
-export async function runOpforgeTest(p: Project, opts: { backends?: Backend[]; device?: 'cpu' | 'cuda'; buildDir?: string } = {}): Promise<{ reports: BackendReport[]; report: TestReport }> {
+export async function runOpforgeTest(p: Project, opts: { backends?: Backend[]; device?: 'cpu' | 'cuda'; buildDir?: string; unityBatch?: number } = {}): Promise<{ reports: BackendReport[]; report: TestReport }> {
   const report = await runTests({
     root: p.root, opsDir: p.opsDir, outDir: p.outDir, python: PYTHON,
     ...(opts.buildDir ? { buildDir: opts.buildDir } : {}), ...(opts.backends ? { backends: opts.backends } : {}), ...(opts.device ? { device: opts.device } : {}),
+    ...(opts.unityBatch ? { unityBatch: opts.unityBatch } : {}),
   });
   const reports = report.backends.map((b) => {
     const rs = report.results.filter((r) => r.backend === b);
