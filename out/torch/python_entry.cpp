@@ -299,6 +299,18 @@ PyObject* opFallback(PyObject* obj, void*) {
   return fb;
 }
 
+/**
+ * What the Op does not have itself (__name__, __qualname__, ...) is read from its fallback: where it
+ * stands in for torch.ops' builtin (OpOverloadPacket._op, whose dunder lookups the packet forwards
+ * to it), code reading those attributes sees what it saw before.
+ */
+PyObject* opGetAttr(PyObject* obj, PyObject* name) {
+  PyObject* r = PyObject_GenericGetAttr(obj, name);
+  if (r != nullptr || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+  PyErr_Clear();
+  return PyObject_GetAttr(reinterpret_cast<OpObject*>(obj)->fallback, name);
+}
+
 PyGetSetDef opGetSet[] = {
     {"usable", opUsable, nullptr, "False when the schema has an argument this entry does not convert (every call then goes to the fallback).", nullptr},
     {"fallback", opFallback, nullptr, "What calls the entry does not take go to (torch.ops' own entry).", nullptr},
@@ -316,6 +328,7 @@ PyType_Slot opSlots[] = {
     {Py_tp_dealloc, reinterpret_cast<void*>(opDealloc)},
     {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
     {Py_tp_getset, opGetSet},
+    {Py_tp_getattro, reinterpret_cast<void*>(opGetAttr)},
     {Py_tp_members, opMembers},
     {Py_tp_doc, const_cast<char*>("Op(name, fallback): calls the dispatcher's op `name` by its schema, else fallback(*args, **kwargs).")},
     {0, nullptr},

@@ -312,13 +312,24 @@ def entry_case(tag, op, fn, case, attrs, device):
     agree = (lambda a, b: torch.equal(a, b)) if exact else (lambda a, b: close(a, b, case.rtol, case.atol))
     same = all(agree(a, b) for a, b in zip(as_tuple(entry(*inputs, **attrs)), as_tuple(plain(*inputs, **attrs))))
     defaults = all(agree(a, b) for a, b in zip(as_tuple(entry(*inputs, **required)), as_tuple(plain(*inputs, **required))))
-    record(f"entry {tag}", entry.usable and same and defaults,
-           f"usable {entry.usable}, same {same}, defaults {defaults}{'' if exact else ' (within tolerance)'}")
+    # torch.ops.opforge.<op>(...) goes through an entry Op too (the packet's _op), with the same values.
+    packet = getattr(torch.ops.opforge, op.snake)
+    routed = type(packet._op) is type(entry) and packet._op.usable
+    via_ops = all(agree(a, b) for a, b in zip(as_tuple(packet(*inputs, **attrs)), as_tuple(plain(*inputs, **attrs))))
+    record(f"entry {tag}", entry.usable and same and defaults and routed and via_ops,
+           f"usable {entry.usable}, same {same}, defaults {defaults}, torch.ops routed {routed} same {via_ops}{'' if exact else ' (within tolerance)'}")
 
 
 def oo_runtime():
     import opforge_ops._runtime as rt
     return rt
+
+
+_PACKET = None
+
+
+def _scripted_packet(y: torch.Tensor) -> torch.Tensor:
+    return _PACKET(y)  # a captured torch.ops packet: TorchScript resolves it by the builtin's identity
 
 
 def entry_fallback_checks(oo):
@@ -379,6 +390,21 @@ def entry_fallback_checks(oo):
     with torch.inference_mode():
         y = entry(x, alpha=0.5)
     record("entry-fallback inference-mode", y.is_inference(), "the output of a call in inference mode is an inference tensor")
+    # torch.ops' packet calls an entry Op that falls back to the packet's own builtin; it answers for
+    # that builtin's attributes, its hash is stable, and TorchScript still knows it as the builtin.
+    packet = torch.ops.opforge.custom_relu
+    fast = packet._op
+    builtin = fast.fallback
+    sub_a, sub_b = outcome(lambda: packet(x.as_subclass(Sub), alpha=0.5)), outcome(lambda: builtin(x.as_subclass(Sub), alpha=0.5))
+    bad_a, bad_b = outcome(lambda: packet(x, alpha="s")), outcome(lambda: builtin(x, alpha="s"))
+    attrs_same = all(getattr(fast, k) == getattr(builtin, k) for k in ("__name__", "__qualname__"))
+    global _PACKET
+    _PACKET = packet
+    scripted = outcome(lambda: torch.jit.script(_scripted_packet)(x))
+    script_ok = scripted[0] == "ok" and torch.equal(scripted[2], plain(x))
+    record("entry-fallback torch.ops", type(fast) is type(entry) and builtin is not plain and same(sub_a, sub_b) and same(bad_a, bad_b)
+           and attrs_same and hash(packet) == hash(fast) and script_ok,
+           f"routed {type(fast).__name__}, subclass {sub_a[:2]} / {sub_b[:2]}, bad attr {bad_a[:2]} / {bad_b[:2]}, attributes {attrs_same}, script {scripted[:2]}")
 
 
 def main() -> int:

@@ -134,6 +134,8 @@ class OpInfo:
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
+        if _entry is not None:
+            _route_torch_ops(self)  # an op module imported after the extension loaded
 
     @property
     def qualname(self) -> str:
@@ -385,6 +387,9 @@ def load_library(path: Optional[str] = None) -> str:
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
                 _entry = _load_entry(p.parent)
+                if _entry is not None:
+                    for op in _registry.values():
+                        _route_torch_ops(op)
                 _filled.clear()  # ops first called before now ran the reference
                 for slot in _slots.values():
                     slot[0] = None
@@ -407,6 +412,29 @@ def _load_entry(directory: Path) -> Any:
             spec.loader.exec_module(module)
             return module
     return None
+
+
+def _route_torch_ops(op: "OpInfo") -> None:
+    """torch.ops.<namespace>.<op>(...) through the Python entry too: OpOverloadPacket.__call__ calls
+    the packet's _op, torch's builtin that matches the arguments against the schemas per call (1.3-1.6x
+    torch.relu's own call where the entry is 1.0x). It becomes an entry Op that falls back to that
+    builtin for whatever it does not take (tensor subclasses and fake tensors, torch function modes,
+    other argument types), and reads the builtin's attributes where it has none. Done when the
+    extension loads, before anyone could have hashed the packet (its hash is its _op's). TorchScript
+    knows torch.ops' builtins by identity: the Op is registered as the same builtin."""
+    if not _extension_has(op):
+        return
+    packet = getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
+    original = getattr(packet, "_op", None)
+    if original is None or isinstance(original, _entry.Op):
+        return
+    fast = _entry.Op(op.qualname, original)
+    if not fast.usable:
+        return
+    from torch.jit import _builtins
+
+    _builtins._register_builtin(fast, op.qualname)
+    packet._op = fast
 
 
 def entry_path() -> Optional[str]:
