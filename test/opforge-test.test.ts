@@ -18,8 +18,8 @@ const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-function opforgeTest(cwd: string, args: string[]): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [cli, 'test', ...args], { cwd, encoding: 'utf8', env: { ...process.env, OPFORGE_PYTHON: PYTHON }, maxBuffer: 64 << 20 });
+function opforgeTest(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [cli, 'test', ...args], { cwd, encoding: 'utf8', env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env }, maxBuffer: 64 << 20 });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -100,6 +100,9 @@ test('without a reference the CPU kernel is the baseline; --only and --backend s
   const only = opforgeTest(dir, ['--only', 'Nope']);
   assert.is(only.status, 2);
   assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');
+  const batch = opforgeTest(dir, ['--backend', 'torch'], { OPFORGE_UNITY_BATCH: '4x' });
+  assert.is.not(batch.status, 0);
+  assert.match(batch.err, 'OPFORGE_UNITY_BATCH must be a positive integer, not "4x"');
 });
 
 test.run();

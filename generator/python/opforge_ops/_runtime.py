@@ -133,8 +133,6 @@ class OpInfo:
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
-        if _entry is not None:
-            _route_torch_ops(self)  # an op module imported after the extension loaded
 
     @property
     def qualname(self) -> str:
