@@ -8,7 +8,7 @@ import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
 import type { RawGradient } from './build-ir.js';
 import type { DType, GradSource, GradientIR, OpIR, TensorType, TypeBinding } from './ir.js';
-import { dtypeUnder } from './ir-helpers.js';
+import { differentiableUnder, dtypeUnder, trainingBindings } from './ir-helpers.js';
 import { idents } from './names.js';
 
 type Err = (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' | 'value' }) => void;
@@ -109,12 +109,14 @@ function sourceType(op: OpIR, s: GradSource): TensorType {
 }
 
 /**
- * For every dtype binding of the forward: the gradient op's type variables follow from what feeds
- * its inputs, that binding must be one the gradient op has, and each gradient must have its input's dtype.
+ * For every dtype binding of the forward in which some input takes a gradient (a mixed type
+ * variable's integer bindings need no backward): the gradient op's type variables follow from what
+ * feeds its inputs, that binding must be one the gradient op has, and each gradient of an input
+ * that is a float in it must have the input's dtype (a gradient for an integer input is dropped).
  */
 function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err): void {
   const seen = new Set<string>();
-  for (const b of op.bindings) {
+  for (const b of trainingBindings(op)) {
     const vars: Record<string, DType> = {};
     const problem = ((): string | undefined => {
       for (const [j, s] of g.inputs.entries()) {
@@ -135,7 +137,7 @@ function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
         if (!v.dtypes.includes(vars[v.name]!)) return `\`${grad.name}\` has no ${vars[v.name]} for ${v.name}`;
       }
       for (const [j, i] of g.outputs.entries()) {
-        if (i === undefined) continue;
+        if (i === undefined || !differentiableUnder(op.inputs[i]!, b)) continue;
         const got = dtypeUnder(grad.outputs[j]!.type, { vars, suffix: '' } as TypeBinding);
         const want = dtypeUnder(op.inputs[i]!.type, b);
         if (got !== want) return `\`${grad.name}\`.${grad.outputs[j]!.name} would be ${got}, the gradient of \`${op.inputs[i]!.name}\` must be ${want}`;

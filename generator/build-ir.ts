@@ -115,8 +115,10 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
       constraint = { kind: 'dims', dims };
     }
     if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
-    const float = floatOnly(type);
-    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `input \`${inp.name}\` can be ${dtypesOf(type)}: integer and bool tensors take no gradient`);
+    // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
+    // gradients in those bindings (an integer or bool binding of the same variable never does).
+    const float = anyFloat(type);
+    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`);
     inputs.push({
       name: inp.name, ident: idents(inp.name), index: i, type, rank, constraint,
       optional: inp.optional ?? false, shapeOnly: inp.shape_only ?? false,
@@ -152,8 +154,8 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
       rank = dims.length;
     }
-    if (o.differentiable === true && !floatOnly(type)) err([...p, 'differentiable'], `output \`${o.name}\` can be ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
-    return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, differentiable: floatOnly(type) && o.differentiable !== false, description: o.description ?? '' };
+    if (o.differentiable === true && !anyFloat(type)) err([...p, 'differentiable'], `output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
+    return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, differentiable: anyFloat(type) && o.differentiable !== false, description: o.description ?? '' };
   });
 
   typeVars.forEach((t) => {
@@ -198,9 +200,9 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   };
 }
 
-/** Every dtype the tensor may take is a float dtype (gradients are defined). */
-function floatOnly(t: TensorType): boolean {
-  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).every((d) => DTYPE_INFO[d].isFloat);
+/** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */
+function anyFloat(t: TensorType): boolean {
+  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).some((d) => DTYPE_INFO[d].isFloat);
 }
 
 function dtypesOf(t: TensorType): string {

@@ -9,6 +9,16 @@ export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
   return t.kind === 'fixed' ? t.dtype : b.vars[t.name]!;
 }
 
+/** Whether a tensor takes (input) or carries (output) a gradient when the op runs with binding `b`. */
+export function differentiableUnder(t: { type: TensorType; differentiable: boolean }, b: TypeBinding): boolean {
+  return t.differentiable && DTYPE_INFO[dtypeUnder(t.type, b)].isFloat;
+}
+
+/** The bindings in which some input takes a gradient: those a backward must serve. */
+export function trainingBindings(op: OpIR): TypeBinding[] {
+  return op.bindings.filter((b) => op.inputs.some((x) => differentiableUnder(x, b)));
+}
+
 /** Every dtype a tensor may have. */
 export function allowedDtypes(t: TensorType): DType[] {
   return t.kind === 'fixed' ? [t.dtype] : t.dtypes;

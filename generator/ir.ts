@@ -43,7 +43,11 @@ export interface InputIR {
   optional: boolean;
   /** The kernel reads only the dims, never the data. */
   shapeOnly: boolean;
-  /** Gradients flow to it (a float input not marked `differentiable: false`). */
+  /**
+   * Gradients flow to it in every binding where its dtype is a float dtype (it may be one, and is
+   * neither shape_only nor marked `differentiable: false`). An integer or bool binding of a mixed
+   * type variable never takes a gradient: `differentiableUnder` (ir-helpers) decides per binding.
+   */
   differentiable: boolean;
   description: string;
 }
@@ -56,7 +60,7 @@ export interface OutputIR {
   /** null: the rank of the input it is shaped like, which itself has any rank. */
   rank: number | null;
   shape: ShapeIR;
-  /** Its gradient reaches the backward (a float output not marked `differentiable: false`). */
+  /** Its gradient reaches the backward in every binding where it is a float (not marked `differentiable: false`). */
   differentiable: boolean;
   description: string;
 }

@@ -59,6 +59,28 @@ test('an op without backward: a gradient through it is an error naming the op an
   assert.match(r.stdout, /error: StridedScale: a gradient was requested through \S+::StridedScale, but its spec \(\S*strided_scale\.yaml\) declares no `backward`/);
 });
 
+test('a mixed float/integer type variable: no silent zero gradient through an op without backward; its float binding trains with one (extension and reference)', async () => {
+  // test/fixtures/mixed-grad: MixScale (T: [float32, int32], no backward) and MixAffine (the same
+  // T, a backward whose gradient op covers float32 only). A parameter feeds each op, as in a model.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-mixed-'));
+  cpSync(path.join(root, 'test', 'fixtures', 'mixed-grad', 'ops'), path.join(dir, 'ops'), { recursive: true });
+  const report = await runTests({ root: dir, backends: ['torch', 'grad'], python: PYTHON });
+  assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status !== 'ok')));
+  const grad = (op: string) => report.results.filter((r) => r.op === op && r.backend === 'grad').map((r) => [r.case, r.status, r.message ?? '']);
+  // Case 0 runs float32 (checked), case 1 int32 (no input takes a gradient).
+  assert.equal(grad('MixScale'), [[0, 'ok', 'no backward: asking for a gradient raises the named error'], [1, 'skip', "no input takes a gradient with this case's dtypes (integer or bool)"]]);
+  assert.equal(grad('MixAffine').map((r) => r.slice(0, 2)), [[0, 'ok'], [1, 'skip']]);
+  const library = path.join(dir, 'build', 'torch', 'libopforge_torch.so');
+  for (const args of [[library], []]) {
+    const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'mixed_grad_check.py'), ...args], {
+      encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(dir, 'out', 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' },
+    });
+    assert.is(r.status, 0, r.stderr);
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { ok: number; failed: number; backend: string };
+    assert.equal([summary.failed, summary.ok, summary.backend], [0, 8, args.length ? 'extension' : 'reference'], r.stderr);
+  }
+});
+
 test('a backward changes only the Python op module, the Paddle op and the PyTorch extension\'s Autograd kernel: every other generated file, and the exported model, are the same without it', () => {
   const project = (name: string, withBackward: boolean): string => {
     const dir = mkdtempSync(path.join(os.tmpdir(), `opforge-bwd-${name}-`));

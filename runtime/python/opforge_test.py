@@ -81,11 +81,41 @@ def onnx_shapes(model, names):
     return out
 
 
+def grad_inputs(op, inputs):
+    """The inputs that take a gradient in this case: declared differentiable and, in the case's
+    binding, a float tensor (an integer binding of a mixed type variable never takes one)."""
+    return [i for i, (info, t) in enumerate(zip(op.inputs, inputs))
+            if t is not None and info.differentiable and t.is_floating_point()]
+
+
+def check_no_backward(op, fn, inputs, given, dev):
+    """An op without `backward`, on float inputs that require grad: its float outputs must be in
+    the graph (a grad_fn, never a silent zero for the inputs' gradients), and asking for the
+    gradient must raise the named error."""
+    diff = grad_inputs(op, inputs)
+    x = [None if t is None else t.to(dev).detach().requires_grad_(i in diff) for i, t in enumerate(inputs)]
+    out = as_tuple(fn(*x, **given))
+    carried = [(info, o) for info, o in zip(op.outputs, out) if info.differentiable and o.is_floating_point()]
+    if not carried:
+        return {"skip": "no output carries a gradient with this case's dtypes"}
+    for info, o in carried:
+        if not o.requires_grad or o.grad_fn is None:
+            raise AssertionError(f"output {info.name} has no grad_fn although {', '.join(op.inputs[i].name for i in diff)} "
+                                 "requires grad: a gradient through the op would silently be zero")
+    try:
+        torch.autograd.grad(sum(o.sum() for _, o in carried), [x[i] for i in diff], allow_unused=True)
+    except RuntimeError as e:
+        if f"{op.name}: a gradient was requested through" not in str(e):
+            raise AssertionError(f"the backward raised another error than the op's no-backward one: {str(e)[:300]}") from e
+        return {"maxError": 0.0, "noBackward": True}
+    raise AssertionError("a gradient through the op was computed, but its spec declares no backward")
+
+
 def check_grad(op, fn, inputs, attrs, given, doc, dev):
     """The spec's backward on one case: (1) the gradients it gives (through opforge_ops, in the
     case's dtypes, on `dev`) against autograd of the reference in float64, within the case's
     tolerance; (2) torch.autograd.gradcheck in float64 where the op takes float64."""
-    diff = [i for i, (info, t) in enumerate(zip(op.inputs, inputs)) if t is not None and info.differentiable]
+    diff = grad_inputs(op, inputs)
     outs_diff = [k for k, o in enumerate(op.outputs) if o.differentiable]
     if not diff or not outs_diff:
         return {"skip": "no differentiable input or output"}
@@ -239,13 +269,14 @@ def main() -> int:
                     tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
                     if not any(i.differentiable for i in op.inputs):
                         res[tag] = {"skip": "not differentiable (no differentiable input)"}
-                    elif op.backward is None:
-                        res[tag] = {"skip": "the spec declares no backward"}
+                    elif not grad_inputs(op, inputs):
+                        res[tag] = {"skip": "no input takes a gradient with this case's dtypes (integer or bool)"}
                     elif dev == "cuda" and not op.has_cuda:
                         res[tag] = {"skip": "the spec names no kernels.cuda"}
                     else:
                         try:
-                            res[tag] = check_grad(op, fn, inputs, attrs, given, doc, dev)
+                            res[tag] = (check_grad(op, fn, inputs, attrs, given, doc, dev) if op.backward is not None
+                                        else check_no_backward(op, fn, inputs, given, dev))
                         except Exception as e:  # noqa: BLE001
                             traceback.print_exc(file=sys.stderr)
                             res[tag] = error(e)

@@ -132,9 +132,10 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const gradCol = device === 'cuda' ? 'grad:cuda' : 'grad';
 
   // ---- PyTorch: the reference, the extension, the exported models, the backward ----
-  // The grad column only where a spec declares a backward (else one line says so).
-  const wantGrad = want.has('grad') && ops.some((o) => o.backward);
-  if (want.has('grad') && !wantGrad) skipped[gradCol] = 'no spec declares a backward';
+  // The grad column wherever an input can take a gradient: a backward is checked against the
+  // reference, an op without one must raise its named error (never a silent zero gradient).
+  const wantGrad = want.has('grad') && ops.some((o) => o.inputs.some((i) => i.differentiable));
+  if (want.has('grad') && !wantGrad) skipped[gradCol] = 'no op has an input that takes a gradient';
   let py: PyRun | undefined;
   const torch = await probeTorch(python);
   if (!torch.version) {
@@ -253,11 +254,12 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   // ---- the spec's backward: gradcheck and autograd of the reference (the harness ran them) ----
   if (py && wantGrad && columns.includes(gradCol) && !results.some((r) => r.backend === gradCol && r.case === null)) {
     for (const c of cases) {
-      const o = pyCase(c)?.[device === 'cuda' ? 'grad-cuda' : 'grad-cpu'] as { skip: string } | { error: string } | { maxError: number; gradcheck: boolean | string } | undefined;
+      const o = pyCase(c)?.[device === 'cuda' ? 'grad-cuda' : 'grad-cpu'] as { skip: string } | { error: string } | { maxError: number; gradcheck?: boolean | string; noBackward?: true } | undefined;
       if (!o) continue;
       const r = { op: c.op.name, case: c.doc.index, backend: gradCol };
       if ('skip' in o) results.push({ ...r, status: 'skip', message: o.skip });
       else if ('error' in o) results.push({ ...r, status: 'fail', message: o.error });
+      else if (o.noBackward) results.push({ ...r, status: 'ok', message: 'no backward: asking for a gradient raises the named error' });
       else if (o.gradcheck === false) results.push({ ...r, status: 'fail', maxError: o.maxError, message: 'torch.autograd.gradcheck (float64) failed' });
       else results.push({ ...r, status: 'ok', maxError: o.maxError, ...(typeof o.gradcheck === 'string' ? { message: `gradcheck ${o.gradcheck}` } : {}) });
     }

@@ -85,7 +85,7 @@ function specYaml(p: SpecPlan, snake: string): string {
     if (i.optional) L.push('    optional: true');
     if (i.shapeOnly) L.push('    shape_only: true');
     // With a backward, optional float inputs take no gradient (the gradient op reads only required ones).
-    if (g && i.optional && floatOnly(p, i.dtype)) L.push('    differentiable: false');
+    if (g && i.optional && anyFloat(p, i.dtype)) L.push('    differentiable: false');
   }
   L.push('outputs:');
   for (const o of p.outputs) {
@@ -516,15 +516,16 @@ ${outs.join('\n')}
 
 interface GradPlan { name: string; vars: SpecPlan['vars']; outs: (OutPlan & { index: number })[]; ins: (InPlan & { index: number })[] }
 
-function floatOnly(p: SpecPlan, dtype: string): boolean {
+/** The tensor takes gradients in some binding (a mixed float/integer variable: in its float ones). */
+export function anyFloat(p: SpecPlan, dtype: string): boolean {
   const v = p.vars.find((x) => x.name === dtype);
-  return (v ? v.dtypes : [dtype as DType]).every((d) => DTYPE_INFO[d].isFloat);
+  return (v ? v.dtypes : [dtype as DType]).some((d) => DTYPE_INFO[d].isFloat);
 }
 
 export function gradPlan(p: SpecPlan): GradPlan | undefined {
   if (p.seed % 2 !== 0) return undefined;
-  const ins = p.inputs.map((i, index) => ({ ...i, index })).filter((i) => !i.optional && !i.shapeOnly && floatOnly(p, i.dtype));
-  const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => floatOnly(p, o.dtype));
+  const ins = p.inputs.map((i, index) => ({ ...i, index })).filter((i) => !i.optional && !i.shapeOnly && anyFloat(p, i.dtype));
+  const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => anyFloat(p, o.dtype));
   if (!ins.length || !outs.length) return undefined;
   const used = new Set([...ins.map((i) => i.dtype), ...outs.map((o) => o.dtype)]);
   return { name: `${p.name}Grad`, vars: p.vars.filter((v) => used.has(v.name)), outs, ins };
@@ -566,8 +567,17 @@ namespace ops {
 namespace ${gs} {
 namespace {
 
-template <typename T> double num(T v) { return static_cast<double>(toCompute(v)); }
-template <typename T> T store(double v) { return fromCompute<T>(static_cast<compute_t<T>>(v)); }
+// A mixed type variable's integer binding still runs the gradient op when another input trains:
+// its integer gradients are dropped, but must compute.
+template <typename T> double num(T v) { return static_cast<double>(v); }
+inline double num(float16 v) { return static_cast<double>(toFloat(v)); }
+inline double num(bfloat16 v) { return static_cast<double>(toFloat(v)); }
+inline double num(bool v) { return v ? 1.0 : 0.0; }
+template <typename T> T store(double v) {
+  if constexpr (std::is_same<T, bool>::value) return v != 0.0;
+  else if constexpr (std::is_integral<T>::value) return static_cast<T>(static_cast<int64_t>(v));
+  else return fromCompute<T>(static_cast<compute_t<T>>(v));
+}
 template <typename View> using elem_t = typename std::remove_pointer<decltype(View::data)>::type;
 
 template <typename IoT>
