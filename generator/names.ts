@@ -40,9 +40,17 @@ export function identProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** snake_case that keeps acronym runs together: DynamicTRTResize -> dynamic_trt_resize, KNNQuery -> knn_query. */
+/**
+ * snake_case that keeps acronym runs together (DynamicTRTResize -> dynamic_trt_resize, KNNQuery ->
+ * knn_query) and a digit run attached to the word before it, with a single capital that closes
+ * that word (Pad2D -> pad2d, Conv3DTranspose -> conv3d_transpose), as PyTorch and ONNX name such
+ * ops. The table of examples is in docs/spec.md ("Names").
+ */
 export function toSnake(name: string): string {
   return name
+    // 2D, 3D, 1D: the capital closes the digits' word when the word ends there (end of name, a
+    // non-letter, or a capital that starts a word: Conv3DTranspose).
+    .replace(/([0-9])([A-Z])(?=$|[^A-Za-z]|[A-Z][a-z])/g, (_, d: string, c: string) => d + c.toLowerCase())
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase();

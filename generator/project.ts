@@ -43,7 +43,7 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   const root = path.resolve(opts.root ?? path.dirname(opsDir));
   const diagnostics: Diagnostic[] = [];
   const ops: OpIR[] = [];
-  const byName = new Map<string, string>();
+  const byName = new Map<string, { file: string; name: string }>();
   const specs = new Map<OpIR, LoadedSpec>();
   const backward = new Map<OpIR, RawGradient[]>();
   const brokenNames = new Set<string>();
@@ -66,7 +66,7 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
       reused = true;
       const key = hit.op.ident.snake;
       if (byName.has(key)) diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
-      else byName.set(key, display);
+      else byName.set(key, { file: display, name: hit.op.name });
       ops.push(hit.op);
       if (hit.backward) backward.set(hit.op, hit.backward);
       continue;
@@ -83,8 +83,8 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     if (!built.op) { if (typeof rawName === 'string') brokenNames.add(rawName); continue; }
     const key = built.op.ident.snake;
     const prev = byName.get(key);
-    if (prev) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with the op in ${prev} (same name or same snake_case form \`${key}\`)`));
-    else byName.set(key, display);
+    if (prev) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`));
+    else byName.set(key, { file: display, name: built.op.name });
     // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
     if (text !== undefined) opts.cache!.put(file, specHash(text), built.op, built.backward);
     ops.push(built.op);

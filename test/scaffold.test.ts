@@ -1,7 +1,7 @@
 // `opforge new`: the spec validates, gen works, and the kernel stubs compile against the
 // generated contract (g++ -Werror; nvcc when present).
 
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { root } from './helpers/paths.js';
+import { toSnake } from '../generator/names.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 
@@ -30,6 +31,39 @@ test('opforge new writes a valid spec and stubs that compile', () => {
   sh('g++', [...CXXFLAGS, inc, '-c', path.join(dir, 'ops', 'kernels', 'my_scale_op.cpp'), '-o', path.join(dir, 'k.o')]);
   if (spawnSync('nvcc', ['--version']).status === 0) {
     sh('nvcc', ['-std=c++17', inc, '-Xcompiler=-Wall,-Wextra,-Werror', '-c', path.join(dir, 'ops', 'kernels', 'my_scale_op.cu'), '-o', path.join(dir, 'k_cu.o')]);
+  }
+});
+
+test('names with digits: Conv3DTranspose is conv3d_transpose in every generated name, and its stub compiles', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-digits-'));
+  const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: 'utf8' });
+  const r = run(['new', 'Conv3DTranspose']);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ops\/conv3d_transpose\.yaml/);
+  assert.match(readFileSync(path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'), 'utf8'), '#include "opforge/ops/conv3d_transpose.h"');
+  const g = run(['gen']);
+  assert.is(g.status, 0, g.stderr);
+  for (const f of ['include/opforge/ops/conv3d_transpose.h', 'python/opforge_ops/ops/conv3d_transpose.py', 'torch/conv3d_transpose.cpp', 'trt/conv3d_transpose/README.md']) {
+    assert.ok(existsSync(path.join(dir, 'out', f)), `out/${f}`);
+  }
+  assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'conv3d_transpose.h'), 'utf8'), 'namespace conv3d_transpose {');
+  assert.match(readFileSync(path.join(dir, 'out', 'python', 'opforge_ops', '__init__.py'), 'utf8'), 'from .ops.conv3d_transpose import conv3d_transpose');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'out', 'include')}`, '-c', path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'), '-o', path.join(dir, 'k.o')]);
+  // Pad2D and Pad2d share a snake_case form: rejected, naming both.
+  const spec = readFileSync(path.join(dir, 'ops', 'conv3d_transpose.yaml'), 'utf8').replace(/^name: .*$/m, 'name: Conv3dTranspose');
+  writeFileSync(path.join(dir, 'ops', 'conv3d_transpose_2.yaml'), spec);
+  const c = run(['check']);
+  assert.is(c.status, 1, c.stdout);
+  assert.match(`${c.stdout}${c.stderr}`, /Conv3dTranspose[\s\S]*Conv3DTranspose|Conv3DTranspose[\s\S]*Conv3dTranspose/);
+});
+
+test('the snake_case table in docs/spec.md is what the generator derives', () => {
+  const doc = readFileSync(path.join(root, 'docs', 'spec.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([A-Za-z0-9_]+)` \| `([a-z0-9_]+)` \| `opforge\/ops\/([a-z0-9_]+)\.h` \|$/gm)];
+  assert.ok(rows.length >= 10, `${rows.length} rows`);
+  for (const [, name, snake, header] of rows) {
+    assert.is(toSnake(name!), snake, name);
+    assert.is(header, snake);
   }
 });
 
