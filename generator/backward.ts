@@ -87,8 +87,8 @@ function source(op: OpIR, value: string): GradSource | string {
   const m = GRAD.exec(value);
   if (m) {
     const k = op.outputs.findIndex((o) => o.name === m[1]);
-    if (k < 0) return `\`${op.name}\` has no output \`${m[1]}\` to take the gradient of${hintText(m[1]!, op.outputs.map((o) => o.name))}`;
-    if (!op.outputs[k]!.differentiable) return `output \`${m[1]}\` carries no gradient (integer, bool or marked \`differentiable: false\`)`;
+    if (k < 0) return `\`${value}\`: \`${op.name}\` has no output \`${m[1]}\` to take the gradient of${hintText(m[1]!, op.outputs.map((o) => o.name))}`;
+    if (!op.outputs[k]!.differentiable) return `\`${value}\`: output \`${m[1]}\` carries no gradient (integer, bool or marked \`differentiable: false\`)`;
     return { kind: 'grad', index: k };
   }
   const i = op.inputs.findIndex((x) => x.name === value);

@@ -4,7 +4,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
-import { didYouMean } from './diagnostics.js';
+import { didYouMean, shown } from './diagnostics.js';
 import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr.js';
 import type {
   AttrValue, AttributeIR, Expr, InputConstraint, InputDim, InputIR, OpIR, OutputIR, ShapeIR, StateFieldIR,
@@ -118,7 +118,7 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
     // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
     // gradients in those bindings (an integer or bool binding of the same variable never does).
     const float = anyFloat(type);
-    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`);
+    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`);
     inputs.push({
       name: inp.name, ident: idents(inp.name), index: i, type, rank, constraint,
       optional: inp.optional ?? false, shapeOnly: inp.shape_only ?? false,
@@ -154,7 +154,7 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
       rank = dims.length;
     }
-    if (o.differentiable === true && !anyFloat(type)) err([...p, 'differentiable'], `output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
+    if (o.differentiable === true && !anyFloat(type)) err([...p, 'differentiable'], `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
     return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, differentiable: anyFloat(type) && o.differentiable !== false, description: o.description ?? '' };
   });
 
@@ -218,8 +218,8 @@ function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR {
   if (!required && a.default === undefined) err([...p, 'name'], `attribute \`${a.name}\` needs a \`default\` or \`required: true\``);
   if (a.enum && a.type !== 'string' && a.type !== 'int') err([...p, 'enum'], `\`enum\` applies to string and int attributes, not ${a.type}`);
   if (a.enum) a.enum.forEach((v, k) => {
-    if (a.type === 'string' && typeof v !== 'string') err([...p, 'enum', k], 'expected a string (the attribute is a string)');
-    if (a.type === 'int' && !Number.isSafeInteger(v)) err([...p, 'enum', k], 'expected an integer (the attribute is an int)');
+    if (a.type === 'string' && typeof v !== 'string') err([...p, 'enum', k], `expected a string (the attribute is a string), got ${shown(v)}`);
+    if (a.type === 'int' && !Number.isSafeInteger(v)) err([...p, 'enum', k], `expected an integer (the attribute is an int), got ${shown(v)}`);
   });
   const numeric = a.type === 'int' || a.type === 'float' || a.type === 'ints' || a.type === 'floats';
   if ((a.min !== undefined || a.max !== undefined) && !numeric) err([...p, a.min !== undefined ? 'min' : 'max'], `\`min\`/\`max\` apply to numeric attributes, not ${a.type}`);
@@ -227,7 +227,7 @@ function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR {
   const intLike = a.type === 'int' || a.type === 'ints' || a.type === 'bool';
   if (intLike) for (const k of ['min', 'max'] as const) {
     const v = a[k];
-    if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1)) err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32`);
+    if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1)) err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
   }
   let def: AttrValue | undefined;
   if (a.default !== undefined) {
@@ -259,26 +259,26 @@ export function checkAttrValue(v: unknown, a: { type: AttrType; enum?: (string |
   const isFloat = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX;
   switch (a.type) {
     case 'bool':
-      return typeof v === 'boolean' ? undefined : 'must be true or false';
+      return typeof v === 'boolean' ? undefined : `must be true or false, got ${shown(v)}`;
     case 'int':
-      if (!isInt(v)) return 'must be an integer within int32';
-      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}`;
+      if (!isInt(v)) return `must be an integer within int32, got ${shown(v)}`;
+      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}, got ${shown(v)}`;
       return inRange(v);
     case 'float':
-      if (!isFloat(v)) return 'must be a finite number within float32';
+      if (!isFloat(v)) return `must be a finite number within float32, got ${shown(v)}`;
       return inRange(v);
     case 'string':
-      if (typeof v !== 'string') return 'must be a string';
-      if (v.length > MAX_STRING) return `must be at most ${MAX_STRING} characters`;
-      if (v.includes('\0')) return 'must not contain NUL characters';
-      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}`;
+      if (typeof v !== 'string') return `must be a string, got ${shown(v)}`;
+      if (v.length > MAX_STRING) return `must be at most ${MAX_STRING} characters, got ${v.length}`;
+      if (v.includes('\0')) return `must not contain NUL characters, got ${shown(v)}`;
+      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}, got ${shown(v)}`;
       return undefined;
     case 'ints':
     case 'floats': {
-      if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}`;
-      if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements`;
+      if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}, got ${shown(v)}`;
+      if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements, got ${v.length}`;
       for (const x of v) {
-        if (a.type === 'ints' ? !isInt(x) : !isFloat(x)) return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}`;
+        if (a.type === 'ints' ? !isInt(x) : !isFloat(x)) return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;
         const r = inRange(x as number);
         if (r) return r;
       }
@@ -367,7 +367,7 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
 }
 
 function checkKernel(rel: string, p: KeyPath, spec: LoadedSpec, ctx: BuildContext, err: ErrFn): string | undefined {
-  if (path.isAbsolute(rel) || rel.includes('\\')) { err(p, 'must be a relative path with forward slashes'); return undefined; }
+  if (path.isAbsolute(rel) || rel.includes('\\')) { err(p, `must be a relative path with forward slashes, got ${shown(rel)}`); return undefined; }
   const abs = path.resolve(path.dirname(spec.file), rel);
   let real: string;
   try {
@@ -423,7 +423,7 @@ function buildTest(t: RawTest, i: number, inputs: readonly InputIR[], attributes
     const numel = shape.reduce((a, b) => a * b, 1);
     if (numel > 1 << 24) err([...p, 'inputs', inp.name], `test input has ${numel} elements; at most ${1 << 24}`);
     if (values !== undefined && values.length !== numel) err([...p, 'inputs', inp.name, 'values'], `${values.length} values for a shape of ${numel} elements`);
-    if (range[0] > range[1]) err([...p, 'inputs', inp.name, 'range'], 'range must be [low, high] with low <= high');
+    if (range[0] > range[1]) err([...p, 'inputs', inp.name, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
     testInputs.push({ name: inp.name, shape: [...shape], values: values ? [...values] : undefined, range: [range[0], range[1]] });
   }
   const attrs: Record<string, AttrValue> = {};

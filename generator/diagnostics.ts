@@ -16,6 +16,12 @@ export interface Diagnostic {
   hint?: string;
 }
 
+/** A value as a message quotes what it found: JSON (strings quoted), cut to 60 characters. */
+export function shown(v: unknown): string {
+  const s = v === undefined ? 'nothing' : typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
 export function formatPath(path: KeyPath): string {
   let s = '';
   for (const seg of path) {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
-import { didYouMean } from './diagnostics.js';
+import { didYouMean, shown } from './diagnostics.js';
 import { diagAt, type LoadedSpec } from './load.js';
 import { PKG_ROOT_URL } from './pkg-root.js';
 
@@ -80,7 +80,7 @@ export function checkSchema(spec: LoadedSpec): Diagnostic[] {
     const types = list.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
     const others = list.filter((e) => e.keyword !== 'type' && e.keyword !== 'oneOf');
     if (types.length && !others.length) {
-      out.push(diagAt(spec, keyPath, `expected ${[...new Set(types)].join(' or ')}`));
+      out.push(diagAt(spec, keyPath, `expected ${[...new Set(types)].join(' or ')}, got ${shown(getAt(spec.value, keyPath))}`));
       continue;
     }
     for (const e of others) out.push(fromAjv(spec, schema, keyPath, e));
@@ -110,7 +110,7 @@ function fromAjv(spec: LoadedSpec, schema: SchemaNode, keyPath: KeyPath, e: Erro
     case 'pattern':
       return diagAt(spec, keyPath, `\`${String(getAt(spec.value, keyPath))}\` does not match ${String(e.params.pattern)}`);
     default:
-      return diagAt(spec, keyPath, e.message ?? e.keyword);
+      return diagAt(spec, keyPath, `${e.message ?? e.keyword}, got ${shown(getAt(spec.value, keyPath))}`);
   }
 }
 

@@ -11,6 +11,7 @@ import type { Expr } from '../generator/ir.js';
 import { listSpecFiles } from '../generator/load.js';
 import { loadProject } from '../generator/project.js';
 import { fixtures, root } from './helpers/paths.js';
+import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
 
 const opsDir = path.join(fixtures, 'bad', 'ops');
 
@@ -51,6 +52,30 @@ for (const file of listSpecFiles(opsDir)) {
     }
   });
 }
+
+test('every error over the bad catalogue names the value it found (the scalar it points at)', () => {
+  // Each diagnostic points at a YAML node: a scalar it found wrong (a value, or a key), or a
+  // collection where something is missing. A scalar's value must appear in the message or hint.
+  let checked = 0;
+  const silent: string[] = [];
+  for (const file of listSpecFiles(opsDir)) {
+    const text = readFileSync(file, 'utf8');
+    const lc = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false });
+    const scalars = new Map<number, string>();
+    visit(doc, { Scalar(_, node) { if (node.range) scalars.set(node.range[0], String(node.value)); } });
+    for (const d of diags.filter((x) => x.file === file || path.resolve(x.file) === file)) {
+      if (d.path.startsWith('(')) continue;  // the file or the document as a whole
+      const found = scalars.get(lc.lineStarts[d.line - 1]! + d.col - 1);
+      if (found === undefined) continue;     // a collection: something missing, not a value found
+      checked++;
+      const said = `${d.message} ${d.hint ?? ''}`;
+      if (!said.includes(found) && !said.includes(JSON.stringify(found))) silent.push(`${formatDiagnostic(d)}\n  does not name the value it points at: ${JSON.stringify(found)}`);
+    }
+  }
+  assert.equal(silent, []);
+  assert.ok(checked >= 35, `${checked} located errors checked`);
+});
 
 test('good seed ops validate', () => {
   const project = loadProject({ opsDir: path.join(fixtures, '..', '..', 'ops') });
