@@ -53,9 +53,16 @@ test('the seed ops: every case agrees on node, torch, ort, the legacy export and
     assert.equal(ran, [...cases].sort(), `backend ${b}`);
   }
   assert.ok(report.env.extension, 'the torch column ran the compiled extension');
-  // grad: every case of the ops with a backward (CustomRelu, LeakyRelu, MyAdd).
-  const withBackward = loadProject({ opsDir: path.join(root, 'ops'), root }).ops.filter((op) => op.backward).flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`));
-  assert.equal(report.results.filter((x) => x.backend === 'grad' && x.status === 'ok').map((x) => `${x.op}#${x.case}`).sort(), withBackward.sort());
+  assert.equal(report.summary, { cases: cases.length, reference: cases.length, backends: 0, nothing: 0 });
+  // grad: every case of the ops with a backward (CustomRelu, LeakyRelu, MyAdd, DynamicTRTResize)
+  // against autograd of the reference; every case of the differentiable ops without one (the
+  // gradient ops) raises the named error; KNNQuery takes no gradient.
+  const seed = loadProject({ opsDir: path.join(root, 'ops'), root }).ops;
+  const keys = (ops: typeof seed) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
+  const grad = report.results.filter((x) => x.backend === 'grad' && x.status === 'ok');
+  assert.equal(grad.filter((x) => x.compared === 'reference').map((x) => `${x.op}#${x.case}`).sort(), keys(seed.filter((op) => op.backward)));
+  assert.equal(grad.filter((x) => x.message === 'no backward: asking for a gradient raises the named error').map((x) => `${x.op}#${x.case}`).sort(),
+    keys(seed.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
 });
 
 test('a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
@@ -74,11 +81,16 @@ test('a wrong kernel fails on every backend that runs it, naming the op, case an
   assert.match(r.out, /CustomRelu\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+FAIL 2\/4\s+ok 4/);
   assert.match(r.out, 'opforge test: 2 op(s), 7 case(s), 6 backend(s): 10 failure(s)');
 
-  // A kernel that does not compile: a failure on every backend that builds it, never a skip.
+  // A kernel that does not compile: a failure of that op on every backend that builds it, naming
+  // the file and line; the other ops of the same builds are not run because of it (not failures).
   writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
   const broken = opforgeTest(dir, ['--backend', 'node,torch,ort']);
   assert.is(broken.status, 1, broken.out);
-  for (const b of ['node', 'torch', 'ort']) assert.match(broken.out, new RegExp(`CustomRelu case - \\[${b}\\]: .*(failed|error)`), b);
+  for (const b of ['node', 'torch', 'ort']) assert.match(broken.out, new RegExp(`CustomRelu case - \\[${b}\\]: its kernel does not compile \\(ops/kernels/custom_relu\\.cpp:\\d+\\): .*\\n.*custom_relu\\.cpp:\\d+:\\d+: error`), b);
+  assert.match(broken.out, /CustomReluGrad\s+not run\s+not run\s+not run/);
+  assert.match(broken.out, /not run \(another op broke the build they share\):\n {2}CustomReluGrad \[torch, node, ort\]: not run: the kernel of CustomRelu \(ops\/kernels\/custom_relu\.cpp:\d+\) broke this build/);
+  assert.match(broken.out, ': 3 failure(s)');
+  assert.not.match(broken.out, 'CustomReluGrad case');
   assert.not.match(broken.out, 'skipped:');
 });
 
@@ -91,8 +103,19 @@ test('without a reference the CPU kernel is the baseline; --only and --backend s
   const report = JSON.parse(r.out) as TestReport;
   assert.equal(report.backends, ['node', 'ort']);
   assert.equal([...new Set(report.results.map((x) => x.op))], ['MyAdd']);
-  assert.ok(report.results.filter((x) => x.backend === 'node').every((x) => x.status === 'ok' && x.message === 'baseline (the spec has no reference)'));
-  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok'), JSON.stringify(report.results));
+  // The CPU kernel's cells are the baseline, unchecked themselves; ORT is compared with them.
+  assert.ok(report.results.filter((x) => x.backend === 'node').every((x) => x.status === 'base' && /^baseline: the other backends are compared with this output/.test(x.message ?? '')));
+  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok' && x.compared === 'backends'), JSON.stringify(report.results));
+  assert.equal(report.summary, { cases: 2, reference: 0, backends: 2, nothing: 0 });
+  const table = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort']);
+  assert.match(table.out, /MyAdd\s+base 2\s+ok 2 /);
+  assert.match(table.out, 'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)');
+  // The baseline alone: nothing was compared, and the summary does not say "agree".
+  const alone = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node']);
+  assert.is(alone.status, 0, alone.out);
+  assert.match(alone.out, /MyAdd\s+base 2\n/);
+  assert.match(alone.out, 'opforge test: 1 op(s), 2 case(s), 1 backend(s): no disagreement, but 2 case(s) were compared with nothing (0 compared with the reference, 0 only between backends, 2 with nothing)');
+  assert.not.match(alone.out, 'all agree');
 
   const bad = opforgeTest(dir, ['--backend', 'node,paddle']);
   assert.is(bad.status, 2);

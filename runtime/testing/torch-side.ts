@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { defineArgs, needsConfigure } from '../cmake-cache.js';
+import { rmSync } from 'node:fs';
+import { cachedValues, defineArgs, needsConfigure } from '../cmake-cache.js';
 import { runLogged } from '../ort.js';
 import type { TensorFile } from './cases.js';
 
@@ -46,6 +47,12 @@ export async function buildTorchExtension(o: { root: string; outDir: string; bui
     CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
   };
+  // Another torch (or Python) than the cache was made with: start the cache afresh, since CMake
+  // keeps the old Torch_DIR and Caffe2_DIR and would build against the old torch.
+  const was = cachedValues(o.buildDir, ['CMAKE_PREFIX_PATH', 'Python3_EXECUTABLE']);
+  if (was.CMAKE_PREFIX_PATH !== undefined && (was.CMAKE_PREFIX_PATH !== defs.CMAKE_PREFIX_PATH || was.Python3_EXECUTABLE !== defs.Python3_EXECUTABLE)) {
+    for (const f of ['CMakeCache.txt', 'CMakeFiles']) rmSync(path.join(o.buildDir, f), { recursive: true, force: true });
+  }
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
   if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/torch', o.onLine);
   const jobs = String(availableParallelism());
