@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { generate } from '../generator/gen.js';
 import { build } from '../runtime/index.js';
+import { findPython } from '../runtime/python-env.js';
 import { probeTorch } from '../runtime/testing/torch-side.js';
 import { findNvcc, trtIncludeDir } from '../runtime/testing/trt.js';
 import { writeCorpus } from '../test/specspace/corpus.js';
@@ -24,7 +25,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const { values } = parseArgs({ options: { ops: { type: 'string', default: '5,50' }, backends: { type: 'string', default: 'node,torch,ort,trt' }, write: { type: 'boolean', default: false } } });
 const sizes = values.ops.split(',').map(Number);
 const wanted = values.backends.split(',');
-const python = process.env.OPFORGE_PYTHON ?? 'python3';
+const python = findPython().python;
 const ccache = spawnSync('ccache', ['--version']).status === 0;
 
 function sh(cmd: string, args: string[], env: NodeJS.ProcessEnv): void {

@@ -75,7 +75,7 @@ class M(torch.nn.Module):
 args = (torch.randn(2, 3, 8, 8), torch.zeros(1, 1, 16, 16), torch.rand(20, 3), torch.tensor([8, 20], dtype=torch.int32),
         torch.rand(6, 3), torch.tensor([2, 6], dtype=torch.int32))
 torch.onnx.export(M(), args, sys.argv[1], input_names=['x', 'size', 'p', 'o', 'q', 'qo'], output_names=['y', 'idx', 'd2'],
-                  dynamic_axes={'x': {0: 'N'}, 'q': {0: 'm'}}, custom_opsets=oo.custom_opsets(), opset_version=17)
+                  dynamic_axes={'x': {0: 'N'}, 'q': {0: 'm'}}, opset_version=17, **oo.export_options(dynamo=False))
 onnx.save(oo.infer_shapes(onnx.load(sys.argv[1])), sys.argv[1])
 `, [model], { PYTHONPATH: path.join(outDir, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' });
   const found = customOpsOf(readFileSync(model));

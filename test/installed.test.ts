@@ -83,8 +83,10 @@ test('the packed tarball installs into a fresh project, and the README quickstar
   assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')));
   assert.match(must('npx', ['opforge', 'run', 'MyScale', '--input', 'x=4,8', '--attr', 'factor=3'], app), /MyScale on cpu/);
   const tested = must('npx', ['opforge', 'test'], app);
-  assert.ok(/^op\s+torch\s+node\s+ort\s+ort-legacy\s+serialize$/m.test(tested), tested);
-  assert.ok(/^MyScale\s+ok 1 0\s+ok 1 0\s+ok 1 0\s+ok 1 0\s+ok 1 0$/m.test(tested), tested);
+  // MyScale has no backward: the grad column checks that a gradient through it raises. The
+  // dynamo export runs on torch >= 2.5 (the venv's torch; Debian's 1.13 skips it by name).
+  assert.ok(/^op\s+torch\s+grad\s+node\s+ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(tested), tested);
+  assert.ok(/^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(tested), tested);
   const { FORCE_COLOR: _, ...plain } = env; // uvu forces colour; the README shows plain output
   const node = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: { ...plain, NO_COLOR: '1' } });
   assert.is(node.status, 0, node.stderr);

@@ -11,7 +11,8 @@ import * as assert from 'uvu/assert';
 import { loadProject } from '../generator/project.js';
 import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
-import { PYTHON, python } from './helpers/python.js';
+import { forgetOtherTorch } from '../runtime/testing/torch-side.js';
+import { PYTHON, TORCH_TAG, python } from './helpers/python.js';
 
 const buildDir = path.join(root, 'build', 'torch');
 const modelsDir = path.join(root, 'build', 'models');
@@ -30,6 +31,7 @@ function runCheck(args: string[]): { summary: Summary; log: string; status: numb
 test('the extension builds against the installed torch, warnings as errors', () => {
   mkdirSync(buildDir, { recursive: true });
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+  forgetOtherTorch(buildDir, prefix, PYTHON);  // build/torch is shared with `opforge test`, which may have used another torch
   sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
   // Every unit, the extension's own included: the flags are set in out/, which this project adds.
   const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
@@ -72,7 +74,7 @@ test('every attribute type and an optional input (fixture project): build, parit
   // shape expression over an attribute (ceil_div(x[1], stride)).
   const fixture = path.join(root, 'test', 'fixtures', 'adapters');
   const out = path.join(root, 'build', 'adapters-out');
-  const build = path.join(root, 'build', 'adapters-torch');
+  const build = path.join(root, 'build', `adapters-torch-${TORCH_TAG}`);
   sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
@@ -91,7 +93,7 @@ test('every attribute type and an optional input (fixture project): build, parit
 function fixtureCheck(name: string): { summary: Summary; log: string; status: number | null } {
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
-  const build = path.join(root, 'build', `${name}-torch`);
+  const build = path.join(root, 'build', `${name}-torch-${TORCH_TAG}`);
   sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
@@ -151,7 +153,7 @@ for snake in sys.argv[2:]:
     r["in_library"] = rt.no_cuda_kernel_message(op)[len(op.name):].encode() in blob
 print(json.dumps(result))
 `, [lib, ...ops], { PYTHONPATH: pythonPath }).trim().split('\n').pop()!);
-  const edges = check(path.join(root, 'build', 'edges-torch-out', 'python'), path.join(root, 'build', 'edges-torch', 'libopforge_torch.so'), ['const_fill', 'segment_sum']);
+  const edges = check(path.join(root, 'build', 'edges-torch-out', 'python'), path.join(root, 'build', `edges-torch-${TORCH_TAG}`, 'libopforge_torch.so'), ['const_fill', 'segment_sum']);
   const message = 'ConstFill has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec';
   assert.equal(edges.const_fill, { has_cuda: false, before_load: null, cuda_key: true, error: message, in_library: true });
   assert.equal((edges.segment_sum as { error: string }).error, message.replace('ConstFill', 'SegmentSum'));

@@ -19,6 +19,8 @@ export interface CaseResult {
   message?: string;
   /** What an ok or failed comparison was made against: the spec's reference, or another backend's output. */
   compared?: 'reference' | 'backends';
+  /** An ok that is the error the spec promises (an op without backward asked for a gradient), not a comparison. */
+  raised?: true;
   /** Not run because another op's kernel broke the shared build: that op's name. */
   blockedBy?: string;
 }
@@ -70,6 +72,7 @@ function cell(rs: CaseResult[]): string {
   if (!ran) return rs.every((r) => r.blockedBy) ? 'not run' : 'skip';
   const extra = [bases && oks ? `+${bases} base` : '', skips ? `+${skips} skip` : ''].filter(Boolean).join(', ');
   if (!oks) return `base ${bases}${skips ? ` (+${skips} skip)` : ''}`;
+  if (rs.every((r) => r.status !== 'ok' || r.raised)) return `raises ${oks}${skips ? ` (+${skips} skip)` : ''}`;
   return `ok ${oks}${extra ? ` (${extra})` : ''} ${err ? err.toExponential(1) : '0'}`;
 }
 
@@ -81,7 +84,8 @@ export function formatReport(r: TestReport): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line),
-    '(cells: cases that agree, and the largest |got - expected|; base: the output the others are compared with, itself unchecked)'];
+    '(cells: cases that agree, and the largest |got - expected|; base: the output the others are compared with, itself unchecked;',
+    ' raises: no backward, and asking for a gradient raises the named error)'];
   const blocked = r.results.filter((x) => x.status === 'skip' && x.blockedBy);
   const skippedCases = r.results.filter((x) => x.status === 'skip' && !x.blockedBy);
   if (Object.keys(r.skipped).length || skippedCases.length) {
@@ -108,6 +112,11 @@ export function formatReport(r: TestReport): string {
     for (const f of fails) out.push(`  ${f.op} case ${f.case ?? '-'} [${f.backend}]: ${f.message ?? ''}`);
   }
   if (typeof r.env.error === 'string') out.push('', r.env.error);
+  const py = r.env.python as ({ path: string; from: string } & Record<string, string>) | undefined;
+  if (py) {
+    const versions = Object.entries(py).filter(([k]) => k !== 'path' && k !== 'from').map(([k, v]) => `${k} ${v}`);
+    out.push('', `python: ${py.path} (found through ${py.from})${versions.length ? `: ${versions.join(', ')}` : ''}`);
+  }
   const s = r.summary;
   const how = `${s.reference} compared with the reference, ${s.backends} only between backends, ${s.nothing} with nothing`;
   const verdict = !r.ok ? (fails.length ? `${fails.length} failure(s)` : 'FAILED')

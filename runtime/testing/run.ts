@@ -20,6 +20,7 @@ import { compareOutputs, type GotTensor } from './compare.js';
 import { buildFailureResults } from './build-failure.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
 import { checkSerialization } from './serialize.js';
+import { findPython } from '../python-env.js';
 import { buildTorchExtension, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
 import { findNvcc, runTrtLifecycle, trtIncludeDir } from './trt.js';
 
@@ -41,7 +42,7 @@ export interface TestOptions {
   backends?: readonly Backend[];
   /** 'cpu' (default) or 'cuda': where node and torch run the kernels. */
   device?: 'cpu' | 'cuda';
-  /** Python with torch (default: $OPFORGE_PYTHON, else python3). */
+  /** Python with torch (default: $OPFORGE_PYTHON, else the active venv or conda env, else python3 or python on PATH: runtime/python-env.ts). */
   python?: string;
   /**
    * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else the
@@ -102,7 +103,8 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const buildRoot = path.resolve(root, opts.buildDir ?? 'build');
   const want = new Set<Backend>(opts.backends ?? BACKENDS);
   const device = opts.device ?? 'cpu';
-  const python = opts.python ?? process.env.OPFORGE_PYTHON ?? 'python3';
+  const found = opts.python ? { python: opts.python, from: 'option' } : findPython();
+  const python = found.python;
   const say = opts.onProgress ?? (() => {});
   const unityBatch = opts.unityBatch ?? unityBatchFromEnv();
 
@@ -139,6 +141,8 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   if (want.has('grad') && !wantGrad) skipped[gradCol] = 'no op has an input that takes a gradient';
   let py: PyRun | undefined;
   const torch = await probeTorch(python);
+  env.python = { path: python, from: found.from, ...(torch.version ? { torch: torch.version } : {}), ...torch.packages };
+  say(`python: ${python} (from ${found.from}): ${torch.version ? `torch ${torch.version}` : 'no torch'}${Object.entries(torch.packages).map(([k, v]) => `, ${k} ${v}`).join('')}`);
   if (!torch.version) {
     skipped.reference = torch.why!;
     if (want.has('torch')) skipped[torchCol] = torch.why!;
@@ -261,7 +265,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       const r = { op: c.op.name, case: c.doc.index, backend: gradCol };
       if ('skip' in o) results.push({ ...r, status: 'skip', message: o.skip });
       else if ('error' in o) results.push({ ...r, status: 'fail', message: o.error });
-      else if (o.noBackward) results.push({ ...r, status: 'ok', message: 'no backward: asking for a gradient raises the named error' });
+      else if (o.noBackward) results.push({ ...r, status: 'ok', raised: true, message: 'no backward: asking for a gradient raises the named error' });
       else if (o.gradcheck === false) results.push({ ...r, status: 'fail', maxError: o.maxError, message: 'torch.autograd.gradcheck (float64) failed' });
       // Without a reference, gradcheck holds the backward to the forward's own numerical gradient.
       else results.push({ ...r, status: 'ok', maxError: o.maxError, compared: c.op.kernels.reference ? 'reference' : 'backends', ...(typeof o.gradcheck === 'string' ? { message: `gradcheck ${o.gradcheck}` } : {}) });

@@ -27,15 +27,46 @@ export interface PyCase {
 }
 export interface PyRun { env: { torch: string; cuda: boolean; onnx?: string; extension?: string; entry?: string | null; entry_bypassed?: string[]; skipped: Record<string, string> }; cases: PyCase[] }
 
-/** The Python `opforge test` runs (OPFORGE_PYTHON, else python3) and its torch version; undefined with the reason when torch is not importable. */
-export async function probeTorch(python: string): Promise<{ version?: string; prefix?: string; cuda?: boolean; why?: string }> {
-  const r = await execa(python, ['-c', 'import torch, torch.utils; print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.cuda.is_available())'], { reject: false });
+/** What `python` has: torch (version, CMake prefix, CUDA), and the versions of onnx, paddle and jax when installed. */
+export interface PythonProbe { version?: string; prefix?: string; cuda?: boolean; why?: string; packages: Record<string, string> }
+
+/** The pinned set the tests install (requirements-test.txt): what a skip message tells users to install. */
+export const INSTALL_HINT = 'pip install -r requirements-test.txt (torch==2.13.0 CPU, onnx, onnxruntime, onnxscript, paddlepaddle, jax[cpu])';
+
+const PROBE = [
+  'import importlib.metadata as m, json, sys',
+  'v = {}',
+  'for d in ("onnx", "onnxruntime", "onnxscript", "paddlepaddle", "jax", "jaxlib"):',
+  '    try: v[d] = m.version(d)',
+  '    except Exception: pass',
+  'print(json.dumps({"packages": v, "executable": sys.executable}))',
+  'import torch, torch.utils',
+  'print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.cuda.is_available())',
+].join('\n');
+
+/** The Python `opforge test` runs and its torch version; the reason when torch is not importable. */
+export async function probeTorch(python: string): Promise<PythonProbe> {
+  const r = await execa(python, ['-c', PROBE], { reject: false });
+  const lines = String(r.stdout ?? '').trim().split('\n');
+  let packages: Record<string, string> = {};
+  try { packages = (JSON.parse(lines[0] ?? '{}') as { packages?: Record<string, string> }).packages ?? {}; } catch { /* the Python did not start */ }
   if (r.exitCode !== 0) {
     const why = /No module named 'torch'/.test(String(r.stderr)) ? `torch is not importable by ${python}` : `${python} failed: ${String(r.stderr ?? r.message).trim().split('\n').at(-1)}`;
-    return { why: `${why} (set OPFORGE_PYTHON to a Python with torch)` };
+    return { why: `${why} (install: ${INSTALL_HINT}; or set OPFORGE_PYTHON to a Python with torch)`, packages };
   }
-  const [version, prefix, cuda] = String(r.stdout).trim().split('\n');
-  return { version: version!, prefix: prefix!, cuda: cuda === 'True' };
+  const [version, prefix, cuda] = lines.slice(1);
+  return { version: version!, prefix: prefix!, cuda: cuda === 'True', packages };
+}
+
+/**
+ * A build dir configured for another torch (or Python) starts its CMake cache afresh: CMake keeps
+ * the old Torch_DIR and Caffe2_DIR, and would go on building against the old torch.
+ */
+export function forgetOtherTorch(buildDir: string, prefix: string, python: string): void {
+  const was = cachedValues(buildDir, ['CMAKE_PREFIX_PATH', 'Python3_EXECUTABLE']);
+  if (was.CMAKE_PREFIX_PATH !== undefined && (was.CMAKE_PREFIX_PATH !== prefix || was.Python3_EXECUTABLE !== python)) {
+    for (const f of ['CMakeCache.txt', 'CMakeFiles']) rmSync(path.join(buildDir, f), { recursive: true, force: true });
+  }
 }
 
 /**
@@ -47,12 +78,7 @@ export async function buildTorchExtension(o: { root: string; outDir: string; bui
     CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
   };
-  // Another torch (or Python) than the cache was made with: start the cache afresh, since CMake
-  // keeps the old Torch_DIR and Caffe2_DIR and would build against the old torch.
-  const was = cachedValues(o.buildDir, ['CMAKE_PREFIX_PATH', 'Python3_EXECUTABLE']);
-  if (was.CMAKE_PREFIX_PATH !== undefined && (was.CMAKE_PREFIX_PATH !== defs.CMAKE_PREFIX_PATH || was.Python3_EXECUTABLE !== defs.Python3_EXECUTABLE)) {
-    for (const f of ['CMakeCache.txt', 'CMakeFiles']) rmSync(path.join(o.buildDir, f), { recursive: true, force: true });
-  }
+  forgetOtherTorch(o.buildDir, o.prefix, o.python);
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
   if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', path.join(o.outDir, 'torch'), '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/torch', o.onLine);
   const jobs = String(availableParallelism());

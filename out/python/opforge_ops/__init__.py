@@ -4,13 +4,14 @@
 Each op runs the compiled extension (out/torch, loaded automatically when built, or with
 load_library(path)) and falls back to the spec's PyTorch reference. Exporting needs neither:
 
+    torch.onnx.export(model, args, f, **opforge_ops.export_options())  # the exporter torch defaults to
     torch.onnx.export(model, args, f, dynamo=False, custom_opsets=opforge_ops.custom_opsets())
     torch.onnx.export(model, args, dynamo=True, custom_translation_table=opforge_ops.custom_translation_table())
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 from . import _runtime
 from ._runtime import TORCH_NAMESPACE, entry_path, extension_path, load_library
@@ -80,6 +81,14 @@ def custom_translation_table() -> Dict[Any, Callable[..., Any]]:
     return {_runtime.torch_op(OPS[name]).default: fn for name, fn in _TRANSLATIONS.items()}
 
 
+def export_options(dynamo: Optional[bool] = None) -> Dict[str, Any]:
+    """Keyword arguments for torch.onnx.export that write each op as one node, on any torch:
+    torch.onnx.export(model, args, f, **opforge_ops.export_options()). The dynamo exporter where it
+    is torch's default (torch >= 2.9, with onnxscript), else the TorchScript one; dynamo=True or
+    False chooses."""
+    return _runtime.export_options(custom_opsets(), custom_translation_table, dynamo)
+
+
 def infer_shapes(model: Any) -> Any:
     """ONNX shape inference that also covers opforge nodes (from the specs), on any onnx version."""
     return _runtime.infer_model_shapes({(op.domain, op.name): op for op in OPS.values()}, model)
@@ -93,7 +102,8 @@ def backend(op_name: str) -> str:
 _runtime.try_load_default_library()
 
 __all__ = [
-    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "entry_path", "extension_path",
+    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "entry_path", "export_options",
+    "extension_path",
     "infer_shapes", "load_library", "register_onnx_schemas",
     'custom_relu',
     'custom_relu_grad',

@@ -537,6 +537,25 @@ def torch_op(op: OpInfo) -> Any:
     return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
 
 
+# ---- ONNX export on any torch ------------------------------------------------------------
+
+def export_options(opsets: Dict[str, int], table: Callable[[], Dict[Any, Callable[..., Any]]],
+                   dynamo: Optional[bool] = None) -> Dict[str, Any]:
+    """torch.onnx.export keyword arguments that write each op as one node: the dynamo exporter
+    (custom_translation_table) where it is torch's default (>= 2.9) and onnxscript is installed,
+    else the TorchScript one (custom_opsets, and dynamo=False where torch has the flag)."""
+    import inspect
+    has_flag = "dynamo" in inspect.signature(torch.onnx.export).parameters
+    if dynamo is None:
+        dynamo = has_flag and TORCH_VERSION >= (2, 9) and importlib.util.find_spec("onnxscript") is not None
+    if dynamo:
+        if not has_flag:
+            raise RuntimeError(f"torch {torch.__version__} has no dynamo exporter (torch >= 2.5); use dynamo=False")
+        # verbose=False: the dynamo exporter otherwise prints its progress to stdout.
+        return {"dynamo": True, "custom_translation_table": table(), "verbose": False}
+    return {"custom_opsets": opsets, **({"dynamo": False} if has_flag else {})}
+
+
 # ---- gradients (the spec's `backward`) --------------------------------------------------
 
 def no_backward_message(op: OpInfo) -> str:

@@ -1,0 +1,106 @@
+// `npm test`'s runner: the whole suite with the Python users have (a venv holding the pinned
+// requirements-test.txt: pip torch 2.x, onnx, onnxruntime, onnxscript, paddlepaddle, jax), then
+// the Python-side files again with the oldest torch supported (Debian's python3-torch 1.13, when
+// installed). Prints one closing `N passed, N failed` line over both legs.
+//
+//   node dist/test/run-suite.js [pattern]       (default: every *.test.js)
+//
+// The venv is .venv in the repo, made once (again when requirements-test.txt changes).
+// OPFORGE_PYTHON set: that Python runs the first leg and no venv is made. OPFORGE_TEST_LEGACY=0
+// skips the second leg; OPFORGE_TEST_LEGACY_PYTHON names its interpreter (default /usr/bin/python3).
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { root } from './helpers/paths.js';
+
+/** Test files that run Python (torch, onnx, paddle, jax): the second leg runs these. */
+export const PYTHON_FILES = ['grad', 'torch', 'opforge-test', 'specspace', 'user-ops', 'from-onnx', 'readme', 'installed'];
+
+const venv = path.join(root, '.venv');
+const requirements = path.join(root, 'requirements-test.txt');
+const stamp = path.join(venv, 'opforge-requirements.sha256');
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function hasTorch(python: string): string | undefined {
+  const r = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** .venv with the pinned requirements (made or refreshed when the file changed); undefined when that fails. */
+function ensureVenv(): string | undefined {
+  const want = createHash('sha256').update(readFileSync(requirements)).digest('hex');
+  const py = path.join(venv, 'bin', 'python');
+  if (existsSync(py) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === want) return py;
+  log(`test: installing requirements-test.txt into ${path.relative(root, venv)} (once)`);
+  const base = ['python3', 'python'].find((p) => spawnSync(p, ['-c', 'import venv, ensurepip'], { stdio: 'ignore' }).status === 0);
+  if (!base) { log('test: no python3 with venv and ensurepip: the Python side is not installed'); return undefined; }
+  const steps: [string, string[]][] = [
+    [base, ['-m', 'venv', venv]],
+    [py, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]],
+  ];
+  for (const [cmd, args] of steps) {
+    const r = spawnSync(cmd, args, { stdio: 'inherit' });
+    if (r.status !== 0) { log(`test: ${cmd} ${args.join(' ')} failed (exit ${r.status}): the Python side is not installed`); return undefined; }
+  }
+  writeFileSync(stamp, `${want}\n`);
+  return py;
+}
+
+interface Leg { name: string; env: NodeJS.ProcessEnv; pattern: string }
+
+function runLeg(leg: Leg): { passed: number; failed: number; ok: boolean } {
+  log(`\n==== ${leg.name} ====`);
+  const r = spawnSync(path.join(root, 'node_modules', '.bin', 'uvu'), ['dist/test', leg.pattern], { cwd: root, env: leg.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 30 });
+  process.stdout.write(r.stdout ?? '');
+  // uvu's closing block: "Total: N", "Passed: N" (colour codes stripped).
+  const plain = (r.stdout ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+  const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  return { passed, failed: total - passed, ok: r.status === 0 };
+}
+
+function main(): number {
+  const pattern = process.argv[2] ?? '\\.test\\.js$';
+  const legs: Leg[] = [];
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  delete base.OPFORGE_PYTHON;
+  if (process.env.OPFORGE_PYTHON) {
+    legs.push({ name: `OPFORGE_PYTHON=${process.env.OPFORGE_PYTHON} (torch ${hasTorch(process.env.OPFORGE_PYTHON) ?? 'not importable'})`, env: { ...process.env }, pattern });
+  } else {
+    const py = ensureVenv();
+    if (py) {
+      // As an activated venv: opforge finds it through VIRTUAL_ENV, as it would a user's.
+      const env: NodeJS.ProcessEnv = { ...base, VIRTUAL_ENV: venv, PATH: `${path.join(venv, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+      delete env.CONDA_PREFIX;
+      legs.push({ name: `the venv ${path.relative(root, venv)} (torch ${hasTorch(py) ?? 'not importable'})`, env, pattern });
+    } else {
+      legs.push({ name: 'no Python side installed: torch, Paddle and JAX columns report themselves skipped', env: base, pattern });
+    }
+  }
+  const legacy = process.env.OPFORGE_TEST_LEGACY_PYTHON ?? '/usr/bin/python3';
+  const legacyTorch = process.env.OPFORGE_TEST_LEGACY === '0' ? undefined : hasTorch(legacy);
+  if (legacyTorch) {
+    const files = `(${PYTHON_FILES.join('|')})\\.test\\.js$`;
+    const re = new RegExp(pattern);
+    const chosen = PYTHON_FILES.filter((f) => re.test(`${f}.test.js`));
+    if (chosen.length) legs.push({ name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`, env: { ...base, OPFORGE_PYTHON: legacy }, pattern: pattern === '\\.test\\.js$' ? files : pattern });
+  } else if (process.env.OPFORGE_TEST_LEGACY !== '0') {
+    log(`test: no second leg (no torch importable by ${legacy}; Debian: apt-get install python3-torch python3-onnx libtorch-dev)`);
+  }
+  let passed = 0, failed = 0, ok = true;
+  for (const leg of legs) {
+    const r = runLeg(leg);
+    passed += r.passed;
+    failed += r.failed;
+    ok &&= r.ok;
+  }
+  log(`\n${passed} passed, ${failed} failed`);
+  return ok && failed === 0 ? 0 : 1;
+}
+
+process.exit(main());
