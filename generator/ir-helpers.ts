@@ -71,10 +71,14 @@ export function bindingIndex(op: OpIR, vars: Record<string, DType>): number {
 
 /**
  * The op type a Paddle custom op registers (PD_BUILD_OP) and that Paddle Inference's TensorRT
- * converter derives plugin names from (`<type>_paddle_trt_plugin`): the snake_case op name.
+ * converter derives plugin names from (`<type>_paddle_trt_plugin`): the snake_case op name, with
+ * each `_grad` written `_bwd`. Paddle reserves `_grad` in op types for grad ops: it names an op's
+ * PD_BUILD_GRAD_OP `<type>_grad` (CustomReluGrad as `custom_relu_grad` collides with CustomRelu's
+ * own), its Python API generator refuses other types containing it, and PIR runs the grad-op shape
+ * rule on them. So the gradient op CustomReluGrad is `custom_relu_bwd` in Paddle.
  */
 export function paddleOpType(op: OpIR): string {
-  return op.ident.snake;
+  return op.ident.snake.replace(/_grad/g, '_bwd');
 }
 
 /**

@@ -8,6 +8,7 @@ export type { RawGradient } from './build-ir.js';
 import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
 import type { OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
+import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
 import { specHash } from './stamp.js';
 
@@ -107,6 +108,15 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     else pending.set(op, raw);
   }
   diagnostics.push(...resolveProjectBackward(ops, pending, locate, brokenNames));
+  // Paddle's op types must differ too (`_grad` is written `_bwd` there: FooGrad and FooBwd would
+  // both register foo_bwd).
+  const paddleTypes = new Map<string, OpIR>();
+  for (const op of ops) {
+    const t = paddleOpType(op);
+    const prev = paddleTypes.get(t);
+    if (prev) diagnostics.push(locate(op, ['name'], `op \`${op.name}\` and op \`${prev.name}\` would both register the Paddle op type \`${t}\` (Paddle reserves _grad, so it is written _bwd there): rename one`));
+    else paddleTypes.set(t, op);
+  }
   if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });
   if (diagnostics.length) throw new SpecErrors(diagnostics);
   for (const [op, raw] of pending) opts.cache?.resolvedNow?.(op, raw, opsByName);

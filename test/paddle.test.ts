@@ -67,7 +67,8 @@ test('PD_BUILD_OP per op: snake_case type, spec inputs/outputs, Attrs in Paddle 
       assert.ok(cc.includes(`.Inputs({${ins}})`), `${op.name} inputs`);
       assert.ok(cc.includes(`.Outputs({${op.outputs.map((o) => `"${o.name}"`).join(', ')}})`), `${op.name} outputs`);
       if (op.attributes.length) assert.ok(cc.includes(`.Attrs({${op.attributes.map((a) => `"${a.name}: ${ATTR_INFO[a.type].paddle}"`).join(', ')}})`), `${op.name} attrs`);
-      for (const fn of ['SetKernelFn(PD_KERNEL(Forward))', 'SetInferShapeFn(PD_INFER_SHAPE(InferShape))', 'SetInferDtypeFn(PD_INFER_DTYPE(InferDtype))']) assert.ok(cc.includes(fn), `${op.name} ${fn}`);
+      const ns = `${op.ident.snake}_paddle_unit`;
+      for (const fn of [`SetKernelFn(PD_KERNEL(${ns}::Forward))`, `SetInferShapeFn(PD_INFER_SHAPE(${ns}::InferShape))`, `SetInferDtypeFn(PD_INFER_DTYPE(${ns}::InferDtype))`]) assert.ok(cc.includes(fn), `${op.name} ${fn}`);
       assert.ok(cc.includes('bridge::compute<op::PaddleOp>(') && cc.includes('bridge::inferShape<op::PaddleOp>(') && cc.includes('bridge::inferDtype<op::PaddleOp>('), `${op.name} calls the bridge`);
     }
   }

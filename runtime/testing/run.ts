@@ -18,13 +18,14 @@ import { build, load } from '../index.js';
 import { makeInputs, readTensor, writeCase, type CaseDoc, type HostTensor, type TensorFile } from './cases.js';
 import { compareOutputs, type GotTensor } from './compare.js';
 import { buildFailureResults } from './build-failure.js';
+import { runPaddle, type PaddleCell } from './paddle.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
 import { checkSerialization } from './serialize.js';
 import { findPython } from '../python-env.js';
-import { buildTorchExtension, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
+import { buildTorchExtension, INSTALL_HINT, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
 import { findNvcc, runTrtLifecycle, trtIncludeDir } from './trt.js';
 
-export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'serialize', 'trt'] as const;
+export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'serialize', 'trt'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export interface TestOptions {
@@ -269,6 +270,44 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       else if (o.gradcheck === false) results.push({ ...r, status: 'fail', maxError: o.maxError, message: 'torch.autograd.gradcheck (float64) failed' });
       // Without a reference, gradcheck holds the backward to the forward's own numerical gradient.
       else results.push({ ...r, status: 'ok', maxError: o.maxError, compared: c.op.kernels.reference ? 'reference' : 'backends', ...(typeof o.gradcheck === 'string' ? { message: `gradcheck ${o.gradcheck}` } : {}) });
+    }
+  }
+
+  // ---- Paddle: the generated custom ops through Paddle's JIT loader, dygraph, grad, inference ----
+  if (want.has('paddle')) {
+    const cols = ['paddle', ...(ops.some((o) => o.backward) ? ['paddle-grad'] : []), 'paddle-infer'];
+    const why = device === 'cuda' ? 'the Paddle columns run on the CPU (they use the CPU wheel\'s kernels); --device cpu runs them'
+      : !torch.packages.paddlepaddle ? `paddle is not importable by ${python} (install: pip install paddlepaddle==3.3.1, or ${INSTALL_HINT})`
+        : !torch.version ? `${torch.why} (the Paddle side reads the cases and the reference with torch)` : undefined;
+    if (why) for (const b of cols) skipped[b] = why;
+    else {
+      cols.forEach(col);
+      say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${torch.packages.paddlepaddle})`);
+      try {
+        const pd = await runPaddle({ python, root, outDir, buildDir: path.join(buildRoot, 'paddle'), casesDir, ops: project.ops, grad: cols.includes('paddle-grad'), infer: true });
+        env.paddle = pd.env.paddle;
+        for (const c of cases) {
+          const p = pd.cases.find((x) => x.op === c.op.name && x.case === c.doc.index);
+          const cell = (b: string, o: PaddleCell | undefined, then: (files: Record<string, TensorFile>) => void): void => {
+            if (!o) return;
+            const r = { op: c.op.name, case: c.doc.index, backend: b };
+            if ('skip' in o) results.push({ ...r, status: 'skip', message: String(o.skip) });
+            else if ('error' in o) results.push({ ...r, status: 'fail', message: String(o.error) });
+            else if ('maxError' in o) results.push({ ...r, status: 'ok', maxError: Number(o.maxError), compared: c.op.kernels.reference ? 'reference' : 'backends' });
+            else then(o as Record<string, TensorFile>);
+          };
+          let dygraph: Record<string, HostTensor> | undefined;
+          cell('paddle', p?.paddle, (files) => { dygraph = readOutputs(c.dir, files); check(c, 'paddle', dygraph); });
+          if (cols.includes('paddle-grad')) cell('paddle-grad', p?.['paddle-grad'], () => {});
+          cell('paddle-infer', p?.['paddle-infer'], (files) => {
+            // The predictor against dygraph, bit for bit: the same kernel through a saved static graph.
+            const r = dygraph ? compareOutputs(readOutputs(c.dir, files), dygraph, { rtol: 0, atol: 0 }) : { maxError: NaN, mismatch: 'no dygraph output to compare with' };
+            results.push({ op: c.op.name, case: c.doc.index, backend: 'paddle-infer', status: r.mismatch ? 'fail' : 'ok', maxError: r.maxError, compared: 'backends', ...(r.mismatch ? { message: `predictor vs dygraph: ${r.mismatch}` } : {}) });
+          });
+        }
+      } catch (e) {
+        results.push(...buildFailureResults(e, ops, cols, root, project.ops));
+      }
     }
   }
 

@@ -11,6 +11,9 @@ export const TORCH_VERSION = spawnSync(PYTHON, ['-c', 'import torch; print(torch
 /** TORCH_VERSION as a directory-name suffix: build dirs per torch, so the two test legs never share a CMake cache. */
 export const TORCH_TAG = (TORCH_VERSION || 'none').replace(/[^A-Za-z0-9.]+/g, '_');
 
+/** PYTHON imports paddle (the test venv has the pinned wheel; Debian's leg has none). */
+export const hasPaddle = spawnSync(PYTHON, ['-c', 'import paddle'], { stdio: 'ignore' }).status === 0;
+
 /** PYTHON's torch is at least major.minor. */
 export function torchAtLeast(major: number, minor: number): boolean {
   const m = /^(\d+)\.(\d+)/.exec(TORCH_VERSION);

@@ -541,7 +541,8 @@ function gradYaml(p: SpecPlan, g: GradPlan, snake: string): string {
   for (const i of g.ins) L.push(`  - { name: s_${i.name}, dtype: ${i.dtype}, shape_only: true }`);
   L.push('outputs:');
   for (const i of g.ins) L.push(`  - { name: d_${i.name}, dtype: ${i.dtype}, shape: s_${i.name} }`);
-  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, `  reference: kernels/${snake}_grad_ref.py`);
+  // A forward with a CUDA kernel gets a CUDA gradient kernel too: --device cuda checks real GPU gradients.
+  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, ...(p.cuda ? [`  cuda: kernels/${snake}_grad.cu`] : []), `  reference: kernels/${snake}_grad_ref.py`);
   return `${L.join('\n')}\n`;
 }
 
@@ -596,6 +597,66 @@ ${bindings(fake).map((b) => `Status cpu(const Attrs&, const State&, const ${ioTy
 `;
 }
 
+function gradCuda(p: SpecPlan, g: GradPlan, snake: string): string {
+  const gs = `${snake}_grad`;
+  const fake = { vars: g.vars } as SpecPlan;
+  // One thread per gradient element j: the sum over i = j (mod n) of each upstream gradient.
+  const kernels = g.ins.map((i, k) => `template <typename IoT>
+__global__ void grad${k}(IoT io) {
+  const int64_t n = io.d_${i.name}.numel();
+  for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < n; j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    double acc = 0.0;
+${g.outs.map((o) => `    for (int64_t i = j; i < io.g_${o.name}.numel(); i += n) acc += ${num(o.weights[i.index]!)} * num(io.g_${o.name}.data[i]);`).join('\n')}
+    io.d_${i.name}.data[j] = store<elem_t<decltype(io.d_${i.name})>>(acc);
+  }
+}`);
+  const launches = g.ins.map((i, k) => `  if (io.d_${i.name}.numel() > 0) {
+    grad${k}<<<cuda::gridFor(io.d_${i.name}.numel()), cuda::kBlock, 0, stream>>>(io);
+    OPFORGE_RETURN_IF_ERROR(cuda::lastError("${g.name}"));
+  }`);
+  return `// CUDA kernel of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed}).
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "opforge/cuda_launch.h"
+#include "opforge/ops/${gs}.h"
+
+namespace opforge {
+namespace ops {
+namespace ${gs} {
+namespace {
+
+template <typename T> __device__ double num(T v) { return static_cast<double>(v); }
+__device__ inline double num(float16 v) { return static_cast<double>(toFloat(v)); }
+__device__ inline double num(bfloat16 v) { return static_cast<double>(toFloat(v)); }
+__device__ inline double num(bool v) { return v ? 1.0 : 0.0; }
+template <typename T> __device__ T store(double v) {
+  if constexpr (std::is_same<T, bool>::value) return v != 0.0;
+  else if constexpr (std::is_integral<T>::value) return static_cast<T>(static_cast<int64_t>(v));
+  else return fromCompute<T>(static_cast<compute_t<T>>(v));
+}
+template <typename View> using elem_t = typename std::remove_pointer<decltype(View::data)>::type;
+
+${kernels.join('\n\n')}
+
+template <typename IoT>
+Status launch(const IoT& io, const CudaContext& ctx) {
+  const auto stream = static_cast<cudaStream_t>(ctx.stream);
+${launches.join('\n')}
+  return Status::Ok();
+}
+
+}  // namespace
+
+${bindings(fake).map((b) => `Status cuda(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CudaContext& ctx) { return launch(io, ctx); }`).join('\n')}
+
+}  // namespace ${gs}
+}  // namespace ops
+}  // namespace opforge
+`;
+}
+
 function gradReference(p: SpecPlan, g: GradPlan): string {
   const params = [...g.outs.map((o) => `g_${o.name}`), ...g.ins.map((i) => `s_${i.name}`)];
   const per = g.ins.map((i) => [
@@ -633,6 +694,7 @@ export function renderSpec(p: SpecPlan): RenderedSpec {
   if (g) {
     files[`${snake}_grad.yaml`] = gradYaml(p, g, snake);
     files[`kernels/${snake}_grad.cpp`] = gradCpu(p, g, snake);
+    if (p.cuda) files[`kernels/${snake}_grad.cu`] = gradCuda(p, g, snake);
     files[`kernels/${snake}_grad_ref.py`] = gradReference(p, g);
   }
   return { snake, files };

@@ -115,6 +115,11 @@ function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
 
 const inputArg = (i: InputIR): string => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`);
 
+/** The namespace of an op unit's Paddle functions (Forward, InferShape, InferDtype, Backward). */
+function unitNamespace(op: OpIR): string {
+  return `${op.ident.snake}_paddle_unit`;
+}
+
 export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
   const type = paddleOpType(op);
   const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
@@ -136,7 +141,9 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     ...[...new Set(op.backward?.map((g) => g.op) ?? [])].map((n) => ops.find((o) => o.name === n)).filter((o): o is OpIR => o !== undefined).map((o) => `#include "${paddlePaths(o).include}"`),
     '#include "opforge/paddle/op_base.h"',
     '',
-    'namespace {',
+    '// A named namespace (not an anonymous one): the op units can share one translation unit (a unity',
+    '// build; Paddle\'s headers are most of a unit\'s compile time), and PD_BUILD_OP must stay global.',
+    `namespace ${unitNamespace(op)} {`,
     '',
     `namespace op = ${paddleNamespace(op)};`,
     'namespace bridge = ::opforge::paddle_bridge;',
@@ -153,15 +160,15 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     `  return bridge::inferDtype<op::PaddleOp>({${ins}});`,
     '}',
     '',
-    '}  // namespace',
+    `}  // namespace ${unitNamespace(op)}`,
     '',
     `PD_BUILD_OP(${type})`,
     `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
     `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
     op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
-    '    .SetKernelFn(PD_KERNEL(Forward))',
-    '    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))',
-    '    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));',
+    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Forward))`,
+    `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::InferShape))`,
+    `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::InferDtype));`,
     op.backward ? emitGradOp(op, ops) : null,
   );
 }
@@ -212,7 +219,7 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   });
   return lines(
     '',
-    'namespace {',
+    `namespace ${unitNamespace(op)} {`,
     '',
     `/** The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}. */`,
     `std::vector<paddle::Tensor> Backward(${params.join(', ')}) {`,
@@ -220,12 +227,12 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     '  return grads;',
     '}',
     '',
-    '}  // namespace',
+    `}  // namespace ${unitNamespace(op)}`,
     '',
     `PD_BUILD_GRAD_OP(${type})`,
     `    .Inputs({${sources.map(slot).join(', ')}})`,
     `    .Outputs({${op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`).join(', ')}})`,
     op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
-    '    .SetKernelFn(PD_KERNEL(Backward));',
+    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Backward));`,
   );
 }

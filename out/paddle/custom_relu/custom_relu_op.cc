@@ -12,7 +12,9 @@
 #include "custom_relu_grad/custom_relu_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
-namespace {
+// A named namespace (not an anonymous one): the op units can share one translation unit (a unity
+// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.
+namespace custom_relu_paddle_unit {
 
 namespace op = ::opforge::paddle_ops::custom_relu;
 namespace bridge = ::opforge::paddle_bridge;
@@ -29,17 +31,17 @@ std::vector<paddle::DataType> InferDtype(const paddle::DataType& x) {
   return bridge::inferDtype<op::PaddleOp>({&x});
 }
 
-}  // namespace
+}  // namespace custom_relu_paddle_unit
 
 PD_BUILD_OP(custom_relu)
     .Inputs({"x"})
     .Outputs({"y"})
     .Attrs({"alpha: float"})
-    .SetKernelFn(PD_KERNEL(Forward))
-    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
-    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Forward))
+    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_paddle_unit::InferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_paddle_unit::InferDtype));
 
-namespace {
+namespace custom_relu_paddle_unit {
 
 /** The input gradients (Outputs() order) from the spec's backward: CustomReluGrad. */
 std::vector<paddle::Tensor> Backward(const paddle::Tensor& x, const paddle::Tensor& y_grad, float alpha) {
@@ -51,10 +53,10 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& x, const paddle::Tens
   return grads;
 }
 
-}  // namespace
+}  // namespace custom_relu_paddle_unit
 
 PD_BUILD_GRAD_OP(custom_relu)
     .Inputs({"x", paddle::Grad("y")})
     .Outputs({paddle::Grad("x")})
     .Attrs({"alpha: float"})
-    .SetKernelFn(PD_KERNEL(Backward));
+    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward));

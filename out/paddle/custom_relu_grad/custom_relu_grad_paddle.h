@@ -17,7 +17,7 @@ namespace custom_relu_grad {
 namespace core = ::opforge::ops::custom_relu_grad;
 
 /** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */
-constexpr const char* kPaddleType = "custom_relu_grad";
+constexpr const char* kPaddleType = "custom_relu_bwd";
 
 /** The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */
 inline core::Attrs makeAttrs(float alpha) {

@@ -12,7 +12,9 @@
 #include "dynamic_trt_resize_grad/dynamic_trt_resize_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
-namespace {
+// A named namespace (not an anonymous one): the op units can share one translation unit (a unity
+// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.
+namespace dynamic_trt_resize_paddle_unit {
 
 namespace op = ::opforge::paddle_ops::dynamic_trt_resize;
 namespace bridge = ::opforge::paddle_bridge;
@@ -29,17 +31,17 @@ std::vector<paddle::DataType> InferDtype(const paddle::DataType& input, const pa
   return bridge::inferDtype<op::PaddleOp>({&input, &size_tensor});
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_paddle_unit
 
 PD_BUILD_OP(dynamic_trt_resize)
     .Inputs({"input", "size_tensor"})
     .Outputs({"output"})
     .Attrs({"align_corners: bool"})
-    .SetKernelFn(PD_KERNEL(Forward))
-    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
-    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+    .SetKernelFn(PD_KERNEL(dynamic_trt_resize_paddle_unit::Forward))
+    .SetInferShapeFn(PD_INFER_SHAPE(dynamic_trt_resize_paddle_unit::InferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(dynamic_trt_resize_paddle_unit::InferDtype));
 
-namespace {
+namespace dynamic_trt_resize_paddle_unit {
 
 /** The input gradients (Outputs() order) from the spec's backward: DynamicTRTResizeGrad. */
 std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::Tensor& output_grad, bool align_corners) {
@@ -51,10 +53,10 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::
   return grads;
 }
 
-}  // namespace
+}  // namespace dynamic_trt_resize_paddle_unit
 
 PD_BUILD_GRAD_OP(dynamic_trt_resize)
     .Inputs({"input", paddle::Grad("output")})
     .Outputs({paddle::Grad("input")})
     .Attrs({"align_corners: bool"})
-    .SetKernelFn(PD_KERNEL(Backward));
+    .SetKernelFn(PD_KERNEL(dynamic_trt_resize_paddle_unit::Backward));

@@ -17,7 +17,7 @@ namespace dynamic_trt_resize_grad {
 namespace core = ::opforge::ops::dynamic_trt_resize_grad;
 
 /** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */
-constexpr const char* kPaddleType = "dynamic_trt_resize_grad";
+constexpr const char* kPaddleType = "dynamic_trt_resize_bwd";
 
 /** The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */
 inline core::Attrs makeAttrs(bool align_corners) {

@@ -11,7 +11,9 @@
 #include "knn_query/knn_query_paddle.h"
 #include "opforge/paddle/op_base.h"
 
-namespace {
+// A named namespace (not an anonymous one): the op units can share one translation unit (a unity
+// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.
+namespace knn_query_paddle_unit {
 
 namespace op = ::opforge::paddle_ops::knn_query;
 namespace bridge = ::opforge::paddle_bridge;
@@ -28,12 +30,12 @@ std::vector<paddle::DataType> InferDtype(const paddle::DataType& xyz, const padd
   return bridge::inferDtype<op::PaddleOp>({&xyz, &offset, &new_xyz, &new_offset});
 }
 
-}  // namespace
+}  // namespace knn_query_paddle_unit
 
 PD_BUILD_OP(knn_query)
     .Inputs({"xyz", "offset", "new_xyz", "new_offset"})
     .Outputs({"idx", "dist2"})
     .Attrs({"nsample: int"})
-    .SetKernelFn(PD_KERNEL(Forward))
-    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
-    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+    .SetKernelFn(PD_KERNEL(knn_query_paddle_unit::Forward))
+    .SetInferShapeFn(PD_INFER_SHAPE(knn_query_paddle_unit::InferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(knn_query_paddle_unit::InferDtype));

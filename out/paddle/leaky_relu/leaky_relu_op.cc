@@ -12,7 +12,9 @@
 #include "leaky_relu_grad/leaky_relu_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
-namespace {
+// A named namespace (not an anonymous one): the op units can share one translation unit (a unity
+// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.
+namespace leaky_relu_paddle_unit {
 
 namespace op = ::opforge::paddle_ops::leaky_relu;
 namespace bridge = ::opforge::paddle_bridge;
@@ -29,17 +31,17 @@ std::vector<paddle::DataType> InferDtype(const paddle::DataType& input) {
   return bridge::inferDtype<op::PaddleOp>({&input});
 }
 
-}  // namespace
+}  // namespace leaky_relu_paddle_unit
 
 PD_BUILD_OP(leaky_relu)
     .Inputs({"input"})
     .Outputs({"output"})
     .Attrs({"alpha: float"})
-    .SetKernelFn(PD_KERNEL(Forward))
-    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
-    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+    .SetKernelFn(PD_KERNEL(leaky_relu_paddle_unit::Forward))
+    .SetInferShapeFn(PD_INFER_SHAPE(leaky_relu_paddle_unit::InferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(leaky_relu_paddle_unit::InferDtype));
 
-namespace {
+namespace leaky_relu_paddle_unit {
 
 /** The input gradients (Outputs() order) from the spec's backward: LeakyReluGrad. */
 std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::Tensor& output_grad, float alpha) {
@@ -51,10 +53,10 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::
   return grads;
 }
 
-}  // namespace
+}  // namespace leaky_relu_paddle_unit
 
 PD_BUILD_GRAD_OP(leaky_relu)
     .Inputs({"input", paddle::Grad("output")})
     .Outputs({paddle::Grad("input")})
     .Attrs({"alpha: float"})
-    .SetKernelFn(PD_KERNEL(Backward));
+    .SetKernelFn(PD_KERNEL(leaky_relu_paddle_unit::Backward));

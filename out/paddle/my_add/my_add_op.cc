@@ -12,7 +12,9 @@
 #include "my_add_grad/my_add_grad_paddle.h"
 #include "opforge/paddle/op_base.h"
 
-namespace {
+// A named namespace (not an anonymous one): the op units can share one translation unit (a unity
+// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.
+namespace my_add_paddle_unit {
 
 namespace op = ::opforge::paddle_ops::my_add;
 namespace bridge = ::opforge::paddle_bridge;
@@ -29,16 +31,16 @@ std::vector<paddle::DataType> InferDtype(const paddle::DataType& a, const paddle
   return bridge::inferDtype<op::PaddleOp>({&a, &b});
 }
 
-}  // namespace
+}  // namespace my_add_paddle_unit
 
 PD_BUILD_OP(my_add)
     .Inputs({"a", "b"})
     .Outputs({"c"})
-    .SetKernelFn(PD_KERNEL(Forward))
-    .SetInferShapeFn(PD_INFER_SHAPE(InferShape))
-    .SetInferDtypeFn(PD_INFER_DTYPE(InferDtype));
+    .SetKernelFn(PD_KERNEL(my_add_paddle_unit::Forward))
+    .SetInferShapeFn(PD_INFER_SHAPE(my_add_paddle_unit::InferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(my_add_paddle_unit::InferDtype));
 
-namespace {
+namespace my_add_paddle_unit {
 
 /** The input gradients (Outputs() order) from the spec's backward: MyAddGrad. */
 std::vector<paddle::Tensor> Backward(const paddle::Tensor& c_grad) {
@@ -51,9 +53,9 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& c_grad) {
   return grads;
 }
 
-}  // namespace
+}  // namespace my_add_paddle_unit
 
 PD_BUILD_GRAD_OP(my_add)
     .Inputs({paddle::Grad("c")})
     .Outputs({paddle::Grad("a"), paddle::Grad("b")})
-    .SetKernelFn(PD_KERNEL(Backward));
+    .SetKernelFn(PD_KERNEL(my_add_paddle_unit::Backward));

@@ -17,7 +17,7 @@ namespace my_add_grad {
 namespace core = ::opforge::ops::my_add_grad;
 
 /** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */
-constexpr const char* kPaddleType = "my_add_grad";
+constexpr const char* kPaddleType = "my_add_bwd";
 
 /** The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */
 inline core::Attrs makeAttrs() {

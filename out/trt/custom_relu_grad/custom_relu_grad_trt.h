@@ -20,8 +20,8 @@ namespace core = ::opforge::ops::custom_relu_grad;
 struct Op : core::Core {
   static constexpr const char* kPluginName = "CustomReluGrad";
   static constexpr const char* kPluginVersion = "1";
-  static constexpr const char* kPaddleStaticName = "custom_relu_grad_paddle_trt_plugin";
-  static constexpr const char* kPaddleDynamicName = "custom_relu_grad_paddle_trt_dynamic_plugin";
+  static constexpr const char* kPaddleStaticName = "custom_relu_bwd_paddle_trt_plugin";
+  static constexpr const char* kPaddleDynamicName = "custom_relu_bwd_paddle_trt_dynamic_plugin";
   /** Rank each input must have; -1 for any. */
   static constexpr int32_t kInputRank[kNumInputs] = {-1, -1};
 
