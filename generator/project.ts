@@ -114,7 +114,7 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   for (const op of ops) {
     const t = paddleOpType(op);
     const prev = paddleTypes.get(t);
-    if (prev) diagnostics.push(locate(op, ['name'], `op \`${op.name}\` and op \`${prev.name}\` would both register the Paddle op type \`${t}\` (Paddle reserves _grad, so it is written _bwd there): rename one`));
+    if (prev && prev.ident.snake !== op.ident.snake) diagnostics.push(locate(op, ['name'], `op \`${op.name}\` and op \`${prev.name}\` would both register the Paddle op type \`${t}\` (Paddle reserves _grad, so it is written _bwd there): rename one`));
     else paddleTypes.set(t, op);
   }
   if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });

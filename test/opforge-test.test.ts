@@ -72,7 +72,8 @@ test('a wrong kernel fails on every backend that runs it, naming the op, case an
   const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
   // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.
   writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('v > C(0) ? v : scaled', 'v > C(0) ? v : alpha * scaled'));
-  const r = opforgeTest(dir, []);
+  // Paddle's columns aside (test/paddle-run.test.ts): here the torch/ONNX/Node columns' table.
+  const r = opforgeTest(dir, ['--backend', 'node,torch,grad,ort,export,serialize,trt']);
   assert.is(r.status, 1, `${r.out}\n${r.err.slice(-2000)}`);
   for (const b of ['node', 'torch', 'ort', 'ort-legacy']) {
     for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[${b}\\]: output y\\[\\d+\\] = `), `${b} case ${k}`);

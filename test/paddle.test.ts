@@ -49,7 +49,7 @@ test('PD_BUILD_GRAD_OP from the spec\'s backward: the tensors the gradient ops r
   const byName = (n: string) => project.ops.find((o) => o.name === n)!;
   const cc = (n: string) => files.find((f) => f.path === paddlePaths(byName(n)).op)!.content;
   // CustomRelu: CustomReluGrad(grad_y = grad(y), x = x), alpha from the forward.
-  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(Backward));');
+  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward));');
   assert.match(cc('CustomRelu'), 'custom_relu_grad::makeAttrs(alpha), {&y_grad, &x});');
   // MyAdd: one gradient op giving both inputs' gradients, in input order.
   assert.match(cc('MyAdd'), '.Outputs({paddle::Grad("a"), paddle::Grad("b")})');

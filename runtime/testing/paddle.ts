@@ -17,7 +17,7 @@ export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const
 
 /** What the harness reports per case and column: written files, a check's result, a skip or an error. */
 export type PaddleCell = Record<string, { dtype: string; dims: number[]; file: string }> | { skip: string } | { error: string } | { maxError: number };
-export interface PaddleRun { env: { paddle: string; module?: string }; cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[] }
+export interface PaddleRun { env: { paddle: string; module?: string; builtin_clashes?: string[] }; cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[] }
 
 /** Runs the Paddle harness over casesDir (every op of the project is built into one module). */
 export async function runPaddle(o: { python: string; root: string; outDir: string; buildDir: string; casesDir: string; ops: readonly OpIR[]; grad: boolean; infer: boolean }): Promise<PaddleRun> {

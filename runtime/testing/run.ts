@@ -160,7 +160,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       if (wantGrad) col(gradCol);
       say(`building the PyTorch extension (torch ${torch.version})`);
       try {
-        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, python, cuda: device === 'cuda', ...(unityBatch ? { unityBatch } : {}), onLine: progressLine(say) });
+        library = await buildTorchExtension({ root, outDir, buildDir: path.join(buildRoot, 'torch'), prefix: torch.prefix!, python, cuda: device === 'cuda', ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}), ...(unityBatch ? { unityBatch } : {}), onLine: progressLine(say) });
       } catch (e) {
         results.push(...buildFailureResults(e, ops, [torchCol, gradCol].filter((b) => (b === torchCol ? want.has('torch') : wantGrad)), root, project.ops));
       }

@@ -28,7 +28,11 @@ export interface PyCase {
 export interface PyRun { env: { torch: string; cuda: boolean; onnx?: string; extension?: string; entry?: string | null; entry_bypassed?: string[]; skipped: Record<string, string> }; cases: PyCase[] }
 
 /** What `python` has: torch (version, CMake prefix, CUDA), and the versions of onnx, paddle and jax when installed. */
-export interface PythonProbe { version?: string; prefix?: string; cuda?: boolean; why?: string; packages: Record<string, string> }
+export interface PythonProbe {
+  version?: string; prefix?: string; cuda?: boolean; why?: string; packages: Record<string, string>;
+  /** The CUDA architectures this torch was built for (`90;100`; empty for a CPU build): the extension builds for those. */
+  cudaArchs?: string;
+}
 
 /** The pinned set the tests install (requirements-test.txt): what a skip message tells users to install. */
 export const INSTALL_HINT = 'pip install -r requirements-test.txt (torch==2.13.0 CPU, onnx, onnxruntime, onnxscript, paddlepaddle, jax[cpu])';
@@ -42,6 +46,7 @@ const PROBE = [
   'print(json.dumps({"packages": v, "executable": sys.executable}))',
   'import torch, torch.utils',
   'print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.cuda.is_available())',
+  'print(";".join(sorted({a[3:] for a in torch.cuda.get_arch_list() if a.startswith("sm_")})))',
 ].join('\n');
 
 /** The Python `opforge test` runs and its torch version; the reason when torch is not importable. */
@@ -54,8 +59,8 @@ export async function probeTorch(python: string): Promise<PythonProbe> {
     const why = /No module named 'torch'/.test(String(r.stderr)) ? `torch is not importable by ${python}` : `${python} failed: ${String(r.stderr ?? r.message).trim().split('\n').at(-1)}`;
     return { why: `${why} (install: ${INSTALL_HINT}; or set OPFORGE_PYTHON to a Python with torch)`, packages };
   }
-  const [version, prefix, cuda] = lines.slice(1);
-  return { version: version!, prefix: prefix!, cuda: cuda === 'True', packages };
+  const [version, prefix, cuda, archs] = lines.slice(1);
+  return { version: version!, prefix: prefix!, cuda: cuda === 'True', packages, ...(archs ? { cudaArchs: archs } : {}) };
 }
 
 /**
@@ -73,10 +78,12 @@ export function forgetOtherTorch(buildDir: string, prefix: string, python: strin
  * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
  * Python whose torch it builds against: its headers build the Python entry beside the library.
  */
-export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; python: string; cuda: boolean; unityBatch?: number; onLine?: (l: string) => void }): Promise<string> {
-  const defs = {
+export async function buildTorchExtension(o: { root: string; outDir: string; buildDir: string; prefix: string; python: string; cuda: boolean; unityBatch?: number; cudaArchs?: string; onLine?: (l: string) => void }): Promise<string> {
+  const defs: Record<string, string> = {
     CMAKE_BUILD_TYPE: 'Release', CMAKE_PREFIX_PATH: o.prefix, Python3_EXECUTABLE: o.python, OPFORGE_PROJECT_ROOT: o.root, WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
+    // The CUDA kernels for the architectures the found torch was built for, not a fixed list.
+    ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
   };
   forgetOtherTorch(o.buildDir, o.prefix, o.python);
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
