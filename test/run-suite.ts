@@ -16,7 +16,7 @@ import path from 'node:path';
 import { root } from './helpers/paths.js';
 
 /** Test files that run Python (torch, onnx, paddle, jax): the second leg runs these. */
-export const PYTHON_FILES = ['grad', 'torch', 'opforge-test', 'specspace', 'user-ops'];
+export const PYTHON_FILES = ['grad', 'opforge-test', 'specspace', 'user-ops'];
 
 const venv = path.join(root, '.venv');
 const requirements = path.join(root, 'requirements-test.txt');
