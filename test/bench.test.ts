@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
 import { outDir, root } from './helpers/paths.js';
-import { PYTHON } from './helpers/python.js';
+import { PYTHON, testWith } from './helpers/python.js';
 
 test('generation benchmark runs (5 ops, 2 runs): cold, no-op, incremental and watch, each byte-identical to a cold run', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'gen.js'), '--ops', '5', '--runs', '2'], { encoding: 'utf8' });
@@ -35,7 +35,7 @@ test('binding overhead benchmark runs (quick) against onnxruntime-node with iden
   assert.match(r.stdout, /\| latency \| [\d.]+ µs \| [\d.]+ µs \|/);
 });
 
-test('PyTorch call-path benchmark runs (quick) through the compiled extension', async () => {
+testWith(['torch'], 'PyTorch call-path benchmark runs (quick) through the compiled extension', async () => {
   const torch = await probeTorch(PYTHON);
   assert.ok(torch.version, torch.why);
   const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, python: PYTHON, cuda: false });

@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { customOpsOf } from '../generator/from-onnx.js';
 import { outDir, root } from './helpers/paths.js';
-import { python } from './helpers/python.js';
+import { python, testWith } from './helpers/python.js';
 
 const MODEL = `
 import sys, onnx
@@ -33,7 +33,7 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13), helper.make
 onnx.save(m, sys.argv[1])
 `;
 
-test('custom ops of a model become specs that generate and compile', () => {
+testWith(['onnx'], 'custom ops of a model become specs that generate and compile', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-onnx-'));
   mkdirSync(path.join(dir, 'schema'));
   cpSync(path.join(root, 'schema', 'op.schema.json'), path.join(dir, 'schema', 'op.schema.json'));
@@ -62,7 +62,7 @@ test('custom ops of a model become specs that generate and compile', () => {
   assert.match(cli(['from-onnx', model]).stdout, /skipped .*dynamic_trt_resize\.yaml \(exists\)/);
 });
 
-test('models exported from PyTorch with opforge_ops read back to the ops they came from', () => {
+testWith(['torch', 'onnx'], 'models exported from PyTorch with opforge_ops read back to the ops they came from', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-onnx-torch-'));
   const model = path.join(dir, 'exported.onnx');
   // One model with both ops, exported by the legacy exporter (torch 1.13 in CI) and shape-inferred.

@@ -14,7 +14,7 @@ import { generate } from '../generator/gen.js';
 import { runTests } from '../runtime/testing/run.js';
 import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
 import { outDir, root } from './helpers/paths.js';
-import { PYTHON } from './helpers/python.js';
+import { PYTHON, testWith } from './helpers/python.js';
 
 function gradCheck(args: string[]): { summary: { ok: number; failed: number }; log: string } {
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'grad_check.py'), ...args], {
@@ -25,7 +25,7 @@ function gradCheck(args: string[]): { summary: { ok: number; failed: number }; l
   return { summary: JSON.parse(last.startsWith('{') ? last : '{"ok":0,"failed":1}') as { ok: number; failed: number }, log };
 }
 
-test('seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-differentiable KNN, SGD steps: extension and reference', async () => {
+testWith(['torch'], 'seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-differentiable KNN, SGD steps: extension and reference', async () => {
   const torch = await probeTorch(PYTHON);
   assert.ok(torch.version, torch.why);
   const library = await buildTorchExtension({ root, outDir, buildDir: path.join(root, 'build', 'torch'), prefix: torch.prefix!, python: PYTHON, cuda: false });
@@ -37,7 +37,7 @@ test('seed-op gradients = PyTorch\'s own ops, gradcheck, no-backward error, non-
   }
 });
 
-test('an op without backward: a gradient through it is an error naming the op and the spec field, inference is unchanged', () => {
+testWith(['torch'], 'an op without backward: a gradient through it is an error naming the op and the spec field, inference is unchanged', () => {
   // test/fixtures/adapters' StridedScale declares no backward (reference-only package, torch 1.13).
   const out = mkdtempSync(path.join(os.tmpdir(), 'opforge-nobwd-'));
   const r0 = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(root, 'test', 'fixtures', 'adapters', 'ops'), '--out', out], { encoding: 'utf8' });
@@ -59,7 +59,7 @@ test('an op without backward: a gradient through it is an error naming the op an
   assert.match(r.stdout, /error: StridedScale: a gradient was requested through \S+::StridedScale, but its spec \(\S*strided_scale\.yaml\) declares no `backward`/);
 });
 
-test('a mixed float/integer type variable: no silent zero gradient through an op without backward; its float binding trains with one (extension and reference)', async () => {
+testWith(['torch'], 'a mixed float/integer type variable: no silent zero gradient through an op without backward; its float binding trains with one (extension and reference)', async () => {
   // test/fixtures/mixed-grad: MixScale (T: [float32, int32], no backward) and MixAffine (the same
   // T, a backward whose gradient op covers float32 only). A parameter feeds each op, as in a model.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-mixed-'));
@@ -81,7 +81,7 @@ test('a mixed float/integer type variable: no silent zero gradient through an op
   }
 });
 
-test('a backward changes only the Python op module, the Paddle op and the PyTorch extension\'s Autograd kernel: every other generated file, and the exported model, are the same without it', () => {
+testWith(['torch'], 'a backward changes only the Python op module, the Paddle op and the PyTorch extension\'s Autograd kernel: every other generated file, and the exported model, are the same without it', () => {
   const project = (name: string, withBackward: boolean): string => {
     const dir = mkdtempSync(path.join(os.tmpdir(), `opforge-bwd-${name}-`));
     for (const f of ['custom_relu.yaml', 'custom_relu_grad.yaml']) cpSync(path.join(root, 'ops', f), path.join(dir, 'ops', f));
@@ -120,7 +120,7 @@ test('a backward changes only the Python op module, the Paddle op and the PyTorc
   assert.is(hashes[0], hashes[1]);
 });
 
-test('the README\'s training example converges through the compiled extension', () => {
+testWith(['torch'], 'the README\'s training example converges through the compiled extension', () => {
   const r = spawnSync(PYTHON, [path.join(root, 'examples', 'training', 'train.py')], {
     encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
   });
@@ -128,7 +128,7 @@ test('the README\'s training example converges through the compiled extension', 
   assert.match(r.stdout, /loss \d+\.\d+ -> \d+\.\d+ \(extension kernels, cpu\)/);  // the script asserts the loss fell 5x
 });
 
-test('opforge test --backend grad: every case of every op with a backward passes; a wrong gradient kernel fails by op and case', async () => {
+testWith(['torch'], 'opforge test --backend grad: every case of every op with a backward passes; a wrong gradient kernel fails by op and case', async () => {
   const report = await runTests({ root, backends: ['grad'], python: PYTHON });
   assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
   const ok = (op: string) => report.results.filter((r) => r.op === op && r.backend === 'grad' && r.status === 'ok').length;

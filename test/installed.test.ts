@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
-import { PYTHON, hasPaddle } from './helpers/python.js';
+import { PYTHON, hasPaddle, testWith } from './helpers/python.js';
 import { quickstartBlocks } from './helpers/readme.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-installed-'));
@@ -45,7 +45,7 @@ function must(cmd: string, args: string[], cwd: string): string {
 
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-test('the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included', () => {
+testWith(['torch'], 'the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included', () => {
   // dist/ is built (this test runs from it), so skip `prepare`.
   must('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], root);
   const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));

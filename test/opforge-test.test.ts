@@ -12,7 +12,7 @@ import { loadProject } from '../generator/project.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/trt.js';
 import { root } from './helpers/paths.js';
-import { PYTHON, torchAtLeast } from './helpers/python.js';
+import { PYTHON, torchAtLeast, testWith } from './helpers/python.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
@@ -37,7 +37,7 @@ function seedProject(name: string, ops: string[]): string {
   return dir;
 }
 
-test('the seed ops: every case agrees on node, torch, ort, the legacy export and serialization', () => {
+testWith(['torch'], 'the seed ops: every case agrees on node, torch, ort, the legacy export and serialization', () => {
   // Every backend but Paddle's (test/paddle-run.test.ts runs the seed ops through those).
   const r = opforgeTest(root, ['--json', '--backend', 'node,torch,grad,ort,export,serialize,trt']);
   assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
@@ -67,7 +67,28 @@ test('the seed ops: every case agrees on node, torch, ort, the legacy export and
     keys(seed.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
 });
 
-test('a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
+test('without torch or paddle (a bare venv): node, ort and serialize agree between themselves; every Python column says why, with the install command', () => {
+  const venv = path.join(tmp, 'bare-venv');
+  assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
+  const dir = seedProject('bare', ['my_add']);
+  const r = opforgeTest(dir, ['--json'], { OPFORGE_PYTHON: path.join(venv, 'bin', 'python') });
+  assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+  const report = JSON.parse(r.out) as TestReport;
+  assert.ok(report.ok);
+  for (const b of ['reference', 'torch', 'grad', 'ort-legacy', 'ort-dynamo']) {
+    assert.match(report.skipped[b] ?? '', /^torch is not importable by .*bare-venv.* \(install: pip install torch onnx onnxruntime onnxscript; /, b);
+  }
+  for (const b of ['paddle', 'paddle-grad', 'paddle-infer']) assert.match(report.skipped[b] ?? '', /^paddle is not importable by .* \(install: pip install paddlepaddle==\d/, b);
+  const cases = loadProject({ opsDir: path.join(dir, 'ops'), root: dir }).ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
+  for (const b of ['node', 'ort', 'serialize']) {
+    assert.equal(report.results.filter((x) => x.backend === b && ['ok', 'base'].includes(x.status)).map((x) => `${x.op}#${x.case}`).sort(), cases, b);
+  }
+  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.compared === 'backends'));
+  // Nothing claims a reference it did not have.
+  assert.equal(report.summary, { cases: cases.length, reference: 0, backends: cases.length, nothing: 0 });
+});
+
+testWith(['torch'], 'a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
   const dir = seedProject('wrong', ['custom_relu']);
   const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
   // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.

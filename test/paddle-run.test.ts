@@ -1,11 +1,12 @@
 // Paddle for real (the pip wheel in the test venv): the generated PD_BUILD_OP / PD_BUILD_GRAD_OP
 // code built with Paddle's JIT loader, through `opforge test`'s paddle, paddle-grad and
 // paddle-infer columns; a deliberately wrong InferShape is caught; wrong calls from Paddle raise
-// errors naming the op. Without paddle the columns are skipped with the reason and the install
+// errors naming the op; the op library built with CMake against the wheel and loaded by
+// opforge_paddle.load. Without paddle the columns are skipped with the reason and the install
 // command (checked too). The spec-space corpus and the user-ops fixture run these columns in
 // specspace.test.ts and user-ops.test.ts.
 
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -24,7 +25,8 @@ function seedProject(ops: string[]): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-paddle-'));
   for (const op of ops) {
     cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
-    for (const ext of ['.cpp', '.cu', '_ref.py']) cpSync(path.join(root, 'ops', 'kernels', `${op}${ext}`), path.join(dir, 'ops', 'kernels', `${op}${ext}`));
+    // The kernel, its CUDA twin, reference and the headers they share (dynamic_trt_resize_impl.h).
+    for (const f of readdirSync(path.join(root, 'ops', 'kernels')).filter((f) => f.startsWith(op))) cpSync(path.join(root, 'ops', 'kernels', f), path.join(dir, 'ops', 'kernels', f));
   }
   return dir;
 }
@@ -73,35 +75,102 @@ if (paddle) {
     for (const c of infer) assert.match(JSON.stringify(c), /output c: the static graph \(InferShape\) gives dims \[[\d, ]+, 1\], the kernel wrote \[/);
   });
 
-  test('wrong calls from Paddle raise Paddle errors naming the op and the problem', () => {
-    const dir = seedProject(['custom_relu', 'custom_relu_grad']);
+  test('wrong calls from Paddle raise ValueErrors naming the op and the problem (dygraph and a PIR static graph, never a crash)', () => {
+    const dir = seedProject(['custom_relu', 'custom_relu_grad', 'dynamic_trt_resize', 'dynamic_trt_resize_grad']);
     const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: dir, encoding: 'utf8' });
     assert.is(g.status, 0, g.stderr);
+    // The op units through Paddle's JIT loader, as opforge test builds them (one unity unit).
     const script = `
-import os, paddle, sys
+import os, numpy as np, paddle, sys
 from paddle.utils.cpp_extension import load
 d = sys.argv[1]
 os.makedirs(f"{d}/build", exist_ok=True)
-mod = load(name="opforge_err_ops", sources=[f"{d}/out/paddle/custom_relu/custom_relu_op.cc", f"{d}/ops/kernels/custom_relu.cpp", f"{d}/ops/kernels/custom_relu_grad.cpp"],
+with open(f"{d}/build/unity.cc", "w") as fh:
+    fh.write(f'#include "{d}/out/paddle/custom_relu/custom_relu_op.cc"\\n#include "{d}/out/paddle/dynamic_trt_resize/dynamic_trt_resize_op.cc"\\n')
+mod = load(name="opforge_err_ops", sources=[f"{d}/build/unity.cc"] + [f"{d}/ops/kernels/{k}.cpp" for k in ["custom_relu", "custom_relu_grad", "dynamic_trt_resize", "dynamic_trt_resize_grad"]],
            extra_include_paths=[f"{d}/out/include", f"{d}/out/paddle", f"{d}/out/paddle/include"], extra_cxx_cflags=["-std=c++17"], build_directory=f"{d}/build", verbose=False)
+
+def static_rank():
+    # A wrong rank in a PIR static graph: the InferShapeFn cannot raise there (Paddle would end the
+    # process), so the graph builds and the kernel raises when it runs.
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            z = paddle.static.data("z", [2, 3], "float32")
+            s = paddle.static.data("s", [1, 1, 4, 4], "float32")
+            o = mod.dynamic_trt_resize(z, s, False)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        exe.run(main, feed={"z": np.ones([2, 3], "float32"), "s": np.ones([1, 1, 4, 4], "float32")}, fetch_list=[o])
+    finally:
+        paddle.disable_static()
+
 for what, call in [("dtype", lambda: mod.custom_relu(paddle.to_tensor([1, 2], dtype="int32"), 0.5)),
-                   ("attribute", lambda: mod.custom_relu(paddle.to_tensor([1.0, 2.0]), float("nan")))]:
+                   ("attribute", lambda: mod.custom_relu(paddle.to_tensor([1.0, 2.0]), float("nan"))),
+                   ("rank", lambda: mod.dynamic_trt_resize(paddle.ones([2, 3]), paddle.ones([1, 1, 4, 4]), False)),
+                   ("static-rank", static_rank)]:
     try:
         call()
         print(what, "no error")
     except Exception as e:
-        print(what, type(e).__name__, str(e).replace("\\n", " ")[:600])
+        print(what, type(e).__name__, str(e).replace("\\n", " ")[-600:])
 `;
     const r = spawnSync(PYTHON, ['-c', script, dir], { encoding: 'utf8', env: { ...process.env, GLOG_minloglevel: '2' } });
-    assert.is(r.status, 0, r.stderr.slice(-2000));
-    const lines = r.stdout.trim().split('\n').filter((l) => /^(dtype|attribute) /.test(l));
-    assert.is(lines.length, 2, r.stdout);
-    for (const l of lines) {
-      assert.not.match(l, 'no error');
-      assert.match(l, 'CustomRelu');
-    }
-    assert.match(lines[0]!, /int32/);
-    assert.match(lines[1]!, /alpha/);
+    assert.is(r.status, 0, `exit ${r.status} (${r.signal}): ${r.stderr.slice(-2000)}`);
+    const got = new Map(r.stdout.trim().split('\n').filter((l) => /^(dtype|attribute|rank|static-rank) /.test(l)).map((l) => [l.split(' ')[0]!, l]));
+    assert.is(got.size, 4, r.stdout);
+    for (const l of got.values()) assert.match(l, /^\S+ ValueError /);
+    assert.match(got.get('dtype')!, /CustomRelu: input x has dtype int32/);
+    assert.match(got.get('attribute')!, /CustomRelu: .*alpha/);
+    assert.match(got.get('rank')!, /DynamicTRTResize: input input must have rank 4, got 2/);
+    assert.match(got.get('static-rank')!, /DynamicTRTResize: input input must have rank 4, got 2/);
+  });
+
+  test('the op library built with CMake against the wheel (-Werror), loaded by opforge_paddle.load: forward, paddle.grad, a static graph', () => {
+    const dir = seedProject(['custom_relu', 'custom_relu_grad', 'my_add', 'my_add_grad']);
+    const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: dir, encoding: 'utf8' });
+    assert.is(g.status, 0, g.stderr);
+    const build = path.join(dir, 'build', 'cmake');
+    const c = spawnSync('cmake', ['-S', path.join(dir, 'out'), '-B', build, '-DWITH_PADDLE=ON', `-DPADDLE_PYTHON=${PYTHON}`], { encoding: 'utf8' });
+    assert.is(c.status, 0, c.stdout + c.stderr);
+    assert.match(c.stdout, new RegExp(`Paddle ${paddle.replace(/\./g, '\\.')}: the wheel in `));
+    const b = spawnSync('cmake', ['--build', build, '--target', 'opforge_paddle_ops', '-j', '2'], { encoding: 'utf8' });
+    assert.is(b.status, 0, b.stdout.slice(-4000) + b.stderr.slice(-4000));
+    const script = `
+import sys, numpy as np, paddle
+sys.path.insert(0, sys.argv[1] + "/out/paddle")
+import opforge_paddle
+ops = opforge_paddle.load(sys.argv[2])
+assert opforge_paddle.load(sys.argv[2]) is ops  # once per library
+x = paddle.to_tensor(np.array([-2.0, -0.5, 0.0, 3.0], "float32"), stop_gradient=False)
+y = ops.custom_relu(x, 0.25)
+assert y.numpy().tolist() == [-0.5, -0.125, 0.0, 3.0], y.numpy()
+gx, = paddle.grad([y], [x], [paddle.to_tensor(np.array([1.0, 2.0, 3.0, 4.0], "float32"))])
+assert gx.numpy().tolist() == [0.25, 0.5, 0.75, 4.0], gx.numpy()
+a = paddle.to_tensor(np.arange(6, dtype="float64").reshape(2, 3), stop_gradient=False)
+b = paddle.to_tensor(np.ones((2, 3), "float64") * 0.5, stop_gradient=False)
+c = ops.my_add(a, b)
+assert c.dtype == paddle.float64 and c.numpy().tolist() == (2 * np.arange(6).reshape(2, 3) + 0.5).tolist(), c.numpy()  # 2a + b
+ga, gb = paddle.grad([c], [a, b], [paddle.full([2, 3], 3.0, "float64")])
+assert ga.numpy().tolist() == [[6.0] * 3] * 2 and gb.numpy().tolist() == [[3.0] * 3] * 2, (ga.numpy(), gb.numpy())
+# Training in a PIR static graph: the grad op's InferShapeFn / InferDtypeFn build it.
+paddle.enable_static()
+main, startup = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, startup):
+    xs = paddle.static.data("x", [4], "float32")
+    xs.stop_gradient = False
+    ys = ops.custom_relu(xs, 0.25)
+    gs, = paddle.static.gradients([ys], [xs])
+exe = paddle.static.Executor(paddle.CPUPlace())
+exe.run(startup)
+yv, gv = exe.run(main, feed={"x": np.array([-2.0, -0.5, 0.0, 3.0], "float32")}, fetch_list=[ys, gs])
+assert yv.tolist() == [-0.5, -0.125, 0.0, 3.0] and gv.tolist() == [0.25, 0.25, 0.25, 1.0], (yv, gv)
+print("ok", paddle.framework.use_pir_api())
+`;
+    const r = spawnSync(PYTHON, ['-c', script, dir, path.join(build, 'paddle', 'libopforge_paddle_ops.so')], { encoding: 'utf8', env: { ...process.env, GLOG_minloglevel: '2' } });
+    assert.is(r.status, 0, r.stdout + r.stderr.slice(-3000));
+    assert.match(r.stdout, /^ok True$/m);
   });
 }
 

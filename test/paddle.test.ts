@@ -49,10 +49,15 @@ test('PD_BUILD_GRAD_OP from the spec\'s backward: the tensors the gradient ops r
   const byName = (n: string) => project.ops.find((o) => o.name === n)!;
   const cc = (n: string) => files.find((f) => f.path === paddlePaths(byName(n)).op)!.content;
   // CustomRelu: CustomReluGrad(grad_y = grad(y), x = x), alpha from the forward.
-  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward));');
+  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward))\n    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_paddle_unit::GradInferShape))\n    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_paddle_unit::GradInferDtype));');
   assert.match(cc('CustomRelu'), 'custom_relu_grad::makeAttrs(alpha), {&y_grad, &x});');
   // MyAdd: one gradient op giving both inputs' gradients, in input order.
   assert.match(cc('MyAdd'), '.Outputs({paddle::Grad("a"), paddle::Grad("b")})');
+  // MyAddGrad reads only grad(c), but the grad op takes a and b too: its InferShapeFn gives each
+  // input gradient its input's dims (PIR builds a training graph from it).
+  assert.match(cc('MyAdd'), '.Inputs({"a", "b", paddle::Grad("c")})');
+  assert.match(cc('MyAdd'), 'Backward(const paddle::Tensor& /*a*/, const paddle::Tensor& /*b*/, const paddle::Tensor& c_grad)');
+  assert.match(cc('MyAdd'), 'return bridge::gradShapes({&a, &b});');
   assert.match(cc('MyAdd'), 'grads[0] = g0[0];  // da\n    grads[1] = g0[1];  // db');
   // Ops without a backward (the gradient ops) or declared non-differentiable (KNNQuery): no grad op.
   for (const n of ['KNNQuery', 'MyAddGrad', 'DynamicTRTResizeGrad']) assert.not.match(cc(n), 'PD_BUILD_GRAD_OP', n);

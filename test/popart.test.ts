@@ -21,7 +21,7 @@ import { DTYPE_INFO } from '../generator/type-table.js';
 import { emitFixture } from './helpers/adapters.js';
 import { sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
-import { PYTHON } from './helpers/python.js';
+import { PYTHON, testWith } from './helpers/python.js';
 
 const project = loadProject({ opsDir });
 const files = popartEmitter.emit(project);
@@ -141,7 +141,7 @@ function runShapeInference(script: string, specs: unknown[]): { key: string; ok:
   return JSON.parse(r.stdout);
 }
 
-test('custom_shape_inference.py: every spec test case gets the IR\'s output dtypes and dims; unknown dims stay uninferred', () => {
+testWith(['onnx'], 'custom_shape_inference.py: every spec test case gets the IR\'s output dtypes and dims; unknown dims stay uninferred', () => {
   const scripts: [ProjectIR, string][] = [[project, path.join(outDir, 'popart', 'custom_shape_inference.py')], [fixture, path.join(fixtureOut, 'popart', 'custom_shape_inference.py')]];
   let checked = 0;
   for (const [p, script] of scripts) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PYTHON, python } from './helpers/python.js';
+import { PYTHON, python, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { quickstartBlocks } from './helpers/readme.js';
 
@@ -23,7 +23,7 @@ test('the README marks the quickstart files', () => {
   assert.equal((readme.match(/<!-- quickstart: /g) ?? []).length, blocks.size, 'every marker is followed by a fenced block');
 });
 
-test('the README quickstart works as written', () => {
+testWith(['torch'], 'the README quickstart works as written', () => {
   // A project like the user's checkout: its package.json (so `opforge/runtime` resolves to itself),
   // the installed packages and compiled generator, the schema; no ops yet.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-readme-'));

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { DTYPES, DTYPE_INFO } from '../generator/type-table.js';
 import { differentiableUnder, dtypeUnder } from '../generator/ir-helpers.js';
 import type { OpIR, TestCaseIR } from '../generator/ir.js';
-import { hasPaddle, torchAtLeast } from './helpers/python.js';
+import { hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradPlan } from './specspace/render.js';
@@ -86,7 +86,7 @@ test('the fixed corpus covers the spec space', () => {
   assert.ok(mixedCases(true).length >= 3 && mixedCases(false).length >= 3, `mixed float/integer variables in a float binding: ${mixedCases(true).length} cases with a backward, ${mixedCases(false).length} without`);
 });
 
-test('opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
+testWith(['torch'], 'opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
   // The extension in unity batches of 4 (the seed-op tests build it one unit per op, the default):
   // every spec's unit must also compile beside others, and it halves this build.
   const { reports, report } = await runOpforgeTest(project, { unityBatch: 4 });
@@ -121,7 +121,7 @@ test('opforge test: every case of every spec = the reference on node, torch, ort
   assert.ok(existsSync(path.join(project.root, 'build', 'torch', 'CMakeFiles', 'opforge_torch.dir', 'Unity', 'unity_0_cxx.cxx')), 'the extension was not built in unity batches');
 });
 
-test('a wrong kernel is caught, naming the op, case and output', async () => {
+testWith(['torch'], 'a wrong kernel is caught, naming the op, case and output', async () => {
   // The attribute/state term off by 65 (odd, so bool outputs flip too) in one op's kernel: only that op may fail.
   const victim = corpus.plans.find((p) => p.attrs.length && p.tests.length)!;
   const header = path.join(project.opsDir, 'kernels', `${project.ops.find((o) => o.name === victim.name)!.ident.snake}_form.h`);

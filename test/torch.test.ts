@@ -12,7 +12,7 @@ import { loadProject } from '../generator/project.js';
 import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
 import { forgetOtherTorch } from '../runtime/testing/torch-side.js';
-import { PYTHON, TORCH_TAG, python } from './helpers/python.js';
+import { PYTHON, TORCH_TAG, python, testWith } from './helpers/python.js';
 
 const buildDir = path.join(root, 'build', 'torch');
 const modelsDir = path.join(root, 'build', 'models');
@@ -28,7 +28,7 @@ function runCheck(args: string[]): { summary: Summary; log: string; status: numb
   return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
 }
 
-test('the extension builds against the installed torch, warnings as errors', () => {
+testWith(['torch'], 'the extension builds against the installed torch, warnings as errors', () => {
   mkdirSync(buildDir, { recursive: true });
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
   forgetOtherTorch(buildDir, prefix, PYTHON);  // build/torch is shared with `opforge test`, which may have used another torch
@@ -40,7 +40,7 @@ test('the extension builds against the installed torch, warnings as errors', () 
   sh('cmake', ['--build', buildDir, '-j2']);
 });
 
-test('extension = reference on every spec case; legacy export gives the custom node, attributes and shapes', () => {
+testWith(['torch'], 'extension = reference on every spec case; legacy export gives the custom node, attributes and shapes', () => {
   const project = loadProject({ opsDir });
   const r = runCheck(['--library', library, '--save-models', modelsDir]);
   assert.is(r.status, 0, r.log);
@@ -62,14 +62,14 @@ test('extension = reference on every spec case; legacy export gives the custom n
   assert.is(r.summary.checks['entry-fallback'], 12, r.log);
 });
 
-test('without the extension the package runs the reference and still exports', () => {
+testWith(['torch'], 'without the extension the package runs the reference and still exports', () => {
   const r = runCheck(['--no-legacy']);
   assert.is(r.status, 0, r.log);
   assert.is(r.summary.checks.backend, 9, r.log);
   assert.is(r.summary.checks.parity ?? 0, 0, r.log);
 });
 
-test('every attribute type and an optional input (fixture project): build, parity, legacy export', () => {
+testWith(['torch'], 'every attribute type and an optional input (fixture project): build, parity, legacy export', () => {
   // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
   // shape expression over an attribute (ceil_div(x[1], stride)).
   const fixture = path.join(root, 'test', 'fixtures', 'adapters');
@@ -105,7 +105,7 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
   return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
 }
 
-test('edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference', () => {
+testWith(['torch'], 'edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference', () => {
   // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
   // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
   // ListScale: floats/ints attributes with non-empty defaults; the extension used to append the
@@ -120,7 +120,7 @@ test('edge-case shapes (fixture edges): outputs of attributes only, constants an
   assert.is(r.summary.checks.entry, project.ops.reduce((n, op) => n + op.tests.length, 0), r.log);
 });
 
-test('CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher\'s (checked on the CPU)', () => {
+testWith(['torch'], 'CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher\'s (checked on the CPU)', () => {
   // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
   // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
   // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
@@ -167,7 +167,7 @@ print(json.dumps(result))
 });
 
 
-test('the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper\'s own errors', () => {
+testWith(['torch'], 'the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper\'s own errors', () => {
   const script = [
     'import os, torch',
     'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
@@ -226,7 +226,7 @@ test('the fast call path (issue 18): used once the extension has the op, same va
   assert.not.match(r.stdout, 'no error');
 });
 
-test('without the Python entry (OPFORGE_TORCH_NO_ENTRY, or not built) the functions call torch.ops\' own entry, same values', () => {
+testWith(['torch'], 'without the Python entry (OPFORGE_TORCH_NO_ENTRY, or not built) the functions call torch.ops\' own entry, same values', () => {
   const script = [
     'import os, torch',
     'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',

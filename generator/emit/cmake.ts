@@ -10,7 +10,7 @@ import { cmakeQuotedText } from './literals.js';
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
   { dir: 'trt', option: 'WITH_TENSORRT', doc: 'Build the TensorRT plugin libraries (needs WITH_CUDA and TENSORRT_ROOT)' },
-  { dir: 'paddle', option: 'WITH_PADDLE', doc: 'Build the Paddle Inference custom ops and examples (needs LIB_DIR)' },
+  { dir: 'paddle', option: 'WITH_PADDLE', doc: 'Build the Paddle custom ops (against the paddlepaddle wheel, or LIB_DIR: a paddle_inference library, with examples)' },
   { dir: 'popart', option: 'WITH_POPART', doc: 'Build the PopART/PopRT custom_ops library (needs the Poplar SDK)' },
   { dir: 'ort', option: 'WITH_ONNXRUNTIME', doc: 'Build the ONNX Runtime custom-op library (needs ONNXRUNTIME_ROOT or ONNXRUNTIME_INCLUDE_DIR)' },
 ];

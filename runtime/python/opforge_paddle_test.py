@@ -141,7 +141,44 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
         if bool(bad.any()):
             j = int(bad.flatten().nonzero()[0])
             raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
+    if all(t is None or t.dtype != torch.bfloat16 for t in [*inputs, *ups]):
+        check_static_grad(op, fn, inputs, attrs, diff, carry, [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]) for u, k in zip(ups, carry)], got)
     return {"maxError": worst}
+
+
+def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:
+    """The same gradients from a static graph (PIR on Paddle 3: the grad op's InferShapeFn and
+    InferDtypeFn build it), run by the executor: equal to dygraph's. bfloat16 cases are left to
+    dygraph (the executor's feeds are numpy arrays)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            xs = [None if t is None else paddle.static.data(f"x{i}", list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")]) for i, t in enumerate(inputs)]
+            for i in diff:
+                xs[i].stop_gradient = False
+            outs = fn(*xs, *attr_args(op, attrs))
+            outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
+            us = [paddle.static.data(f"u{j}", list(u.shape), PADDLE[str(u.dtype).replace("torch.", "")]) for j, u in enumerate(ups)]
+            grads = paddle.static.gradients([outs[k] for k in carry], [xs[i] for i in diff], target_gradients=us)
+        feed = {f"x{i}": t.numpy() for i, t in enumerate(inputs) if t is not None}
+        feed.update({f"u{j}": u.numpy() for j, u in enumerate(ups)})
+        fetch = [g for g in grads if g is not None]
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        values = iter(exe.run(main, feed=feed, fetch_list=fetch))
+    finally:
+        paddle.disable_static()
+    for i, g, d in zip(diff, grads, dygraph):
+        name = op.inputs[i].name
+        v = None if g is None else torch.from_numpy(next(values).copy())
+        if v is None or d is None:
+            if (v is None) != (d is None):
+                raise AssertionError(f"gradient of {name}: the static graph gives {'none' if v is None else 'one'}, dygraph {'none' if d is None else 'one'}")
+            continue
+        dy = to_torch(d)
+        if tuple(v.shape) != tuple(dy.shape) or not torch.equal(v, dy):
+            raise AssertionError(f"gradient of {name} from a static graph ({'PIR' if paddle.framework.use_pir_api() else 'old IR'}) differs from dygraph's: dims {list(v.shape)} vs {list(dy.shape)}")
 
 
 def op_layer(fn, present, attrs, d: str) -> paddle.nn.Layer:

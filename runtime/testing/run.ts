@@ -277,7 +277,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   if (want.has('paddle')) {
     const cols = ['paddle', ...(ops.some((o) => o.backward) ? ['paddle-grad'] : []), 'paddle-infer'];
     const why = device === 'cuda' ? 'the Paddle columns run on the CPU (they use the CPU wheel\'s kernels); --device cpu runs them'
-      : !torch.packages.paddlepaddle ? `paddle is not importable by ${python} (install: pip install paddlepaddle==3.3.1, or ${INSTALL_HINT})`
+      : !torch.packages.paddlepaddle ? `paddle is not importable by ${python} (install: pip install paddlepaddle==3.3.1)`
         : !torch.version ? `${torch.why} (the Paddle side reads the cases and the reference with torch)` : undefined;
     if (why) for (const b of cols) skipped[b] = why;
     else {

@@ -34,8 +34,8 @@ export interface PythonProbe {
   cudaArchs?: string;
 }
 
-/** The pinned set the tests install (requirements-test.txt): what a skip message tells users to install. */
-export const INSTALL_HINT = 'pip install -r requirements-test.txt (torch==2.13.0 CPU, onnx, onnxruntime, onnxscript, paddlepaddle, jax[cpu])';
+/** What a skip message tells users to install (opforge's own tests pin these in requirements-test.txt). */
+export const INSTALL_HINT = 'pip install torch onnx onnxruntime onnxscript; opforge is tested with torch 2.13.0 and 1.13';
 
 const PROBE = [
   'import importlib.metadata as m, json, sys',
@@ -57,7 +57,7 @@ export async function probeTorch(python: string): Promise<PythonProbe> {
   try { packages = (JSON.parse(lines[0] ?? '{}') as { packages?: Record<string, string> }).packages ?? {}; } catch { /* the Python did not start */ }
   if (r.exitCode !== 0) {
     const why = /No module named 'torch'/.test(String(r.stderr)) ? `torch is not importable by ${python}` : `${python} failed: ${String(r.stderr ?? r.message).trim().split('\n').at(-1)}`;
-    return { why: `${why} (install: ${INSTALL_HINT}; or set OPFORGE_PYTHON to a Python with torch)`, packages };
+    return { why: `${why} (install: ${INSTALL_HINT}; or set OPFORGE_PYTHON to a Python that has them)`, packages };
   }
   const [version, prefix, cuda, archs] = lines.slice(1);
   return { version: version!, prefix: prefix!, cuda: cuda === 'True', packages, ...(archs ? { cudaArchs: archs } : {}) };

@@ -1,6 +1,7 @@
 // The Python the tests run, found as opforge finds it (runtime/python-env.ts): $OPFORGE_PYTHON,
 // else the active venv (npm test activates .venv, holding requirements-test.txt), else python3.
 import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
 import { findPython } from '../../runtime/python-env.js';
 
 export const PYTHON = findPython().python;
@@ -24,4 +25,31 @@ export function python(code: string, args: string[] = [], env: NodeJS.ProcessEnv
   const r = spawnSync(PYTHON, ['-c', code, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`python failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+const importable = new Map<string, boolean>();
+
+/** PYTHON imports `module` (asked once). */
+export function hasModule(module: string): boolean {
+  let ok = importable.get(module);
+  if (ok === undefined) {
+    ok = spawnSync(PYTHON, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
+    importable.set(module, ok);
+  }
+  return ok;
+}
+
+/**
+ * `test`, where PYTHON imports every module of `modules`; elsewhere the test is skipped and says
+ * which modules it lacks (npm test's venv has them all, so CI runs every such test). A machine
+ * without torch still passes the suite: opforge-test.test.ts checks what `opforge test` reports there.
+ */
+export function testWith(modules: readonly string[], name: string, fn: Parameters<typeof test>[1]): void {
+  const missing = modules.filter((m) => !hasModule(m));
+  if (missing.length === 0) {
+    test(name, fn);
+    return;
+  }
+  process.stdout.write(`skipped (${PYTHON} cannot import ${missing.join(', ')}): ${name}\n`);
+  test.skip(name, fn);
 }

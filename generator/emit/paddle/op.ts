@@ -193,6 +193,10 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   for (const kind of ['input', 'output', 'grad'] as const) {
     for (const g of op.backward!) for (const s of g.inputs) if (s && s.kind === kind) used.set(key(s), s);
   }
+  // Every input that gets a gradient too: the grad op's InferShapeFn and InferDtypeFn (which PIR
+  // needs to build a training graph) give each input gradient its input's dims and dtype.
+  const covered = op.inputs.map((_, i) => op.backward!.some((g) => g.outputs.includes(i)));
+  covered.forEach((c, i) => { if (c && !used.has(`input:${i}`)) used.set(`input:${i}`, { kind: 'input', index: i }); });
   const sources = [...used.values()].sort((a, b) => (a.kind === b.kind ? a.index - b.index : ['input', 'output', 'grad'].indexOf(a.kind) - ['input', 'output', 'grad'].indexOf(b.kind)));
   const varName = (s: GradSource): string => (s.kind === 'input' ? op.inputs[s.index]!.name : s.kind === 'output' ? op.outputs[s.index]!.name : `${op.outputs[s.index]!.name}_grad`);
   const optional = (s: GradSource): boolean => s.kind === 'input' && op.inputs[s.index]!.optional;
@@ -200,12 +204,19 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     const n = cppString(s.kind === 'input' ? op.inputs[s.index]!.name : op.outputs[s.index]!.name);
     return s.kind === 'grad' ? `paddle::Grad(${n})` : optional(s) ? `paddle::Optional(${n})` : n;
   };
-  const covered = op.inputs.map((_, i) => op.backward!.some((g) => g.outputs.includes(i)));
   const gradIndex = (i: number): number => covered.slice(0, i).filter(Boolean).length;
+  const read = new Set(op.backward!.flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined).map(key)));
+  const gradOf = sources.filter((s) => s.kind === 'input' && covered[s.index]);
+  // A parameter the function does not read keeps its name in a comment (-Wunused-parameter).
+  const param = (type: string, s: GradSource, uses: boolean): string => {
+    const t = optional(s) ? `const paddle::optional<${type}>&` : `const ${type}&`;
+    return uses ? `${t} ${varName(s)}` : `${t} /*${varName(s)}*/`;
+  };
   const params = [
-    ...sources.map((s) => (optional(s) ? `const paddle::optional<paddle::Tensor>& ${varName(s)}` : `const paddle::Tensor& ${varName(s)}`)),
+    ...sources.map((s) => param('paddle::Tensor', s, read.has(key(s)))),
     ...op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`),
   ];
+  const gradArgs = gradOf.map((s) => (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`)).join(', ');
   const body: string[] = [`  std::vector<paddle::Tensor> grads(${covered.filter(Boolean).length});`];
   op.backward!.forEach((g, k) => {
     const gop = ops.find((o) => o.name === g.op);
@@ -227,12 +238,22 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     '  return grads;',
     '}',
     '',
+    `std::vector<std::vector<int64_t>> GradInferShape(${sources.map((s) => param('std::vector<int64_t>', s, gradOf.includes(s))).join(', ')}) {`,
+    `  return bridge::gradShapes({${gradArgs}});`,
+    '}',
+    '',
+    `std::vector<paddle::DataType> GradInferDtype(${sources.map((s) => param('paddle::DataType', s, gradOf.includes(s))).join(', ')}) {`,
+    `  return bridge::gradDtypes({${gradArgs}});`,
+    '}',
+    '',
     `}  // namespace ${unitNamespace(op)}`,
     '',
     `PD_BUILD_GRAD_OP(${type})`,
     `    .Inputs({${sources.map(slot).join(', ')}})`,
     `    .Outputs({${op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`).join(', ')}})`,
     op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
-    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Backward));`,
+    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Backward))`,
+    `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::GradInferShape))`,
+    `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::GradInferDtype));`,
   );
 }

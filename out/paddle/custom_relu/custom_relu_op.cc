@@ -53,10 +53,20 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& x, const paddle::Tens
   return grads;
 }
 
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& x, const std::vector<int64_t>& /*y_grad*/) {
+  return bridge::gradShapes({&x});
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& x, const paddle::DataType& /*y_grad*/) {
+  return bridge::gradDtypes({&x});
+}
+
 }  // namespace custom_relu_paddle_unit
 
 PD_BUILD_GRAD_OP(custom_relu)
     .Inputs({"x", paddle::Grad("y")})
     .Outputs({paddle::Grad("x")})
     .Attrs({"alpha: float"})
-    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward));
+    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_paddle_unit::GradInferDtype));

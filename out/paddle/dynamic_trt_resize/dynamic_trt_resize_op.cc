@@ -53,10 +53,20 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& input, const paddle::
   return grads;
 }
 
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& input, const std::vector<int64_t>& /*output_grad*/) {
+  return bridge::gradShapes({&input});
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& input, const paddle::DataType& /*output_grad*/) {
+  return bridge::gradDtypes({&input});
+}
+
 }  // namespace dynamic_trt_resize_paddle_unit
 
 PD_BUILD_GRAD_OP(dynamic_trt_resize)
     .Inputs({"input", paddle::Grad("output")})
     .Outputs({paddle::Grad("input")})
     .Attrs({"align_corners: bool"})
-    .SetKernelFn(PD_KERNEL(dynamic_trt_resize_paddle_unit::Backward));
+    .SetKernelFn(PD_KERNEL(dynamic_trt_resize_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(dynamic_trt_resize_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(dynamic_trt_resize_paddle_unit::GradInferDtype));

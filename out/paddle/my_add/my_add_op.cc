@@ -43,7 +43,7 @@ PD_BUILD_OP(my_add)
 namespace my_add_paddle_unit {
 
 /** The input gradients (Outputs() order) from the spec's backward: MyAddGrad. */
-std::vector<paddle::Tensor> Backward(const paddle::Tensor& c_grad) {
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& /*a*/, const paddle::Tensor& /*b*/, const paddle::Tensor& c_grad) {
   std::vector<paddle::Tensor> grads(2);
   {  // MyAddGrad
     const std::vector<paddle::Tensor> g0 = bridge::compute<::opforge::paddle_ops::my_add_grad::PaddleOp>(::opforge::paddle_ops::my_add_grad::makeAttrs(), {&c_grad});
@@ -53,9 +53,19 @@ std::vector<paddle::Tensor> Backward(const paddle::Tensor& c_grad) {
   return grads;
 }
 
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const std::vector<int64_t>& /*c_grad*/) {
+  return bridge::gradShapes({&a, &b});
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& a, const paddle::DataType& b, const paddle::DataType& /*c_grad*/) {
+  return bridge::gradDtypes({&a, &b});
+}
+
 }  // namespace my_add_paddle_unit
 
 PD_BUILD_GRAD_OP(my_add)
-    .Inputs({paddle::Grad("c")})
+    .Inputs({"a", "b", paddle::Grad("c")})
     .Outputs({paddle::Grad("a"), paddle::Grad("b")})
-    .SetKernelFn(PD_KERNEL(my_add_paddle_unit::Backward));
+    .SetKernelFn(PD_KERNEL(my_add_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(my_add_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(my_add_paddle_unit::GradInferDtype));

@@ -1,7 +1,7 @@
 // opforge Paddle custom-op base: the KernelFn, InferShapeFn and InferDtypeFn bodies every
 // generated PD_BUILD_OP shares. Converts paddle::Tensor / paddle::DataType to the op core's
-// RawTensor / DType, runs the framework-free bridge (bridge.h) and throws Paddle's exception
-// (PD_THROW) with the op core's message on any error. The per-op code only converts attributes.
+// RawTensor / DType, runs the framework-free bridge (bridge.h) and throws Paddle's exception with
+// the op core's message on any error. The per-op code only converts attributes.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "paddle/extension.h"
+#if __has_include("paddle/common/enforce.h")
+#include "paddle/common/enforce.h"
+#define OPFORGE_PADDLE_ENFORCE 1
+#endif
 
 #include "opforge/core.h"
 #include "opforge/paddle/bridge.h"
@@ -18,8 +22,21 @@
 namespace opforge {
 namespace paddle_bridge {
 
+/**
+ * Raises the op's error in Paddle. Paddle's own InvalidArgument reaches Python as a ValueError
+ * carrying the message, in dygraph and in the PIR executor; PD_THROW's exception becomes an
+ * OSError in dygraph, and the PIR executor reports it as a bare 'std::exception'.
+ */
+[[noreturn]] inline void fail(const std::string& message) {
+#if defined(OPFORGE_PADDLE_ENFORCE)
+  PADDLE_THROW(::common::errors::InvalidArgument("%s", message.c_str()));
+#else
+  PD_THROW(message);
+#endif
+}
+
 inline void throwIfError(const Status& s) {
-  if (!s.ok()) PD_THROW(s.message());
+  if (!s.ok()) fail(s.message());
 }
 
 /** KernelFn body: runs the op on its inputs' device (CPU kernel, or CUDA kernel on the tensors' stream). */
@@ -36,14 +53,14 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
       r.present = false;
       continue;
     }
-    if (!fromPaddle(t->dtype(), &r.dtype)) PD_THROW(std::string(Op::kName) + ": " + what + " has a dtype opforge does not support");
+    if (!fromPaddle(t->dtype(), &r.dtype)) fail(std::string(Op::kName) + ": " + what + " has a dtype opforge does not support");
     throwIfError(toShape(Op::kName, what.c_str(), t->shape(), &r.shape));
     r.data = const_cast<void*>(t->data());
     r.present = true;
     if (first == nullptr) {
       first = t;
     } else if (t->place() != first->place()) {
-      PD_THROW(std::string(Op::kName) + ": " + what + " is on " + t->place().DebugString() + ", other inputs on " + first->place().DebugString());
+      fail(std::string(Op::kName) + ": " + what + " is on " + t->place().DebugString() + ", other inputs on " + first->place().DebugString());
     }
   }
   Plan<typename Op::State> p;
@@ -72,16 +89,20 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
     throwIfError(runCuda<Op>(attrs, p, in, out, workspace, static_cast<void*>(first->stream())));
 #endif
   } else {
-    PD_THROW(std::string(Op::kName) + ": inputs on " + place.DebugString() + "; opforge runs on CPU and (built with PADDLE_WITH_CUDA) GPU");
+    fail(std::string(Op::kName) + ": inputs on " + place.DebugString() + "; opforge runs on CPU and (built with PADDLE_WITH_CUDA) GPU");
   }
   return outs;
 }
+
+// The static-graph functions never throw: PIR calls InferShapeFn and InferDtypeFn where an
+// exception ends the process (std::terminate). A call the op core refuses gets placeholder outputs
+// (unknown dims, the first input's dtype) and the kernel raises the op's error when the graph runs.
 
 /** InferShapeFn body (inputs: null for an absent optional input). */
 template <class Op>
 std::vector<std::vector<int64_t>> inferShape(const typename Op::Attrs& attrs, std::initializer_list<const std::vector<int64_t>*> inputs) {
   std::vector<std::vector<int64_t>> out;
-  throwIfError(inferShapes<Op>(attrs, inputs.begin(), &out));
+  if (!inferShapes<Op>(attrs, inputs.begin(), &out).ok()) out.assign(static_cast<size_t>(Op::kNumOutputs), std::vector<int64_t>{kUnknownDim});
   return out;
 }
 
@@ -90,18 +111,39 @@ template <class Op>
 std::vector<::paddle::DataType> inferDtype(std::initializer_list<const ::paddle::DataType*> inputs) {
   DType in[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
+  bool known = true;
+  const ::paddle::DataType* fallback = nullptr;  // the placeholder dtype: the first present input's
   int i = 0;
   for (const ::paddle::DataType* t : inputs) {
     present[i] = t != nullptr;
-    if (present[i] && !fromPaddle(*t, &in[i])) PD_THROW(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " has a dtype opforge does not support");
+    if (present[i]) {
+      if (fallback == nullptr) fallback = t;
+      known = known && fromPaddle(*t, &in[i]);
+    }
     ++i;
   }
   std::vector<DType> out;
-  throwIfError(inferDtypes<Op>(in, present, &out));
+  if (!known || !inferDtypes<Op>(in, present, &out).ok()) {
+    return std::vector<::paddle::DataType>(static_cast<size_t>(Op::kNumOutputs), fallback != nullptr ? *fallback : ::paddle::DataType::FLOAT32);
+  }
   std::vector<::paddle::DataType> result;
   result.reserve(out.size());
   for (DType t : out) result.push_back(toPaddle(t));
   return result;
+}
+
+/** A grad op's InferShapeFn: each input gradient has its input's dims (an absent optional input: none). */
+inline std::vector<std::vector<int64_t>> gradShapes(std::initializer_list<const std::vector<int64_t>*> inputs) {
+  std::vector<std::vector<int64_t>> out;
+  for (const std::vector<int64_t>* s : inputs) out.push_back(s != nullptr ? *s : std::vector<int64_t>{});
+  return out;
+}
+
+/** A grad op's InferDtypeFn: each input gradient has its input's dtype. */
+inline std::vector<::paddle::DataType> gradDtypes(std::initializer_list<const ::paddle::DataType*> inputs) {
+  std::vector<::paddle::DataType> out;
+  for (const ::paddle::DataType* t : inputs) out.push_back(t != nullptr ? *t : ::paddle::DataType::FLOAT32);
+  return out;
 }
 
 }  // namespace paddle_bridge
