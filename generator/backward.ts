@@ -9,7 +9,6 @@ import { didYouMean } from './diagnostics.js';
 import type { RawGradient } from './build-ir.js';
 import type { DType, GradSource, GradientIR, OpIR, TensorType, TypeBinding } from './ir.js';
 import { differentiableUnder, dtypeUnder, trainingBindings } from './ir-helpers.js';
-import { idents } from './names.js';
 
 type Err = (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' | 'value' }) => void;
 
@@ -69,7 +68,7 @@ export function resolveBackward(op: OpIR, raw: readonly RawGradient[], ops: Read
       outputs[j] = i;
     }
     if (!ok) return;
-    const entry: GradientIR = { op: grad.name, ident: idents(grad.name), inputs, attributes, outputs };
+    const entry: GradientIR = { op: grad.name, ident: grad.ident, inputs, attributes, outputs };  // the gradient op's own names (its `snake:` included)
     checkDtypes(op, grad, entry, p, fail);
     checkShapes(op, grad, entry, p, fail);
     out.push(entry);

@@ -11,7 +11,7 @@ import type {
   TensorType, TestCaseIR, TestInputIR, TypeBinding, TypeVarIR,
 } from './ir.js';
 import { diagAt, type LoadedSpec } from './load.js';
-import { identProblem, idents } from './names.js';
+import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 type DimSpec = number | string;
@@ -24,7 +24,7 @@ interface RawState { name: string; type: AttrType; description?: string }
 type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
 interface RawTest { inputs: Record<string, RawTestInput>; attributes?: Record<string, unknown>; types?: Record<string, DType>; rtol?: number; atol?: number; seed?: number }
 export interface RawSpec {
-  name: string; domain?: string; version: number; description?: string; types?: Record<string, DType[]>;
+  name: string; snake?: string; domain?: string; version: number; description?: string; types?: Record<string, DType[]>;
   inputs: RawInput[]; outputs: RawOutput[]; attributes?: RawAttr[]; state?: RawState[]; workspace?: DimSpec;
   kernels: { cpu: string; cuda?: string; reference?: string }; tests?: RawTest[]; backward?: RawGradient[];
 }
@@ -48,6 +48,11 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   };
 
   checkIdent(['name'], raw.name);
+  // `snake:` overrides the derived snake_case form (RoIAlign -> roi_align, not ro_i_align).
+  if (raw.snake !== undefined) {
+    const problem = snakeProblem(raw.snake);
+    if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
+  }
   const domain = raw.domain ?? 'custom';
   domain.split('.').forEach((seg) => { const pr = identProblem(seg); if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`); });
 
@@ -192,7 +197,7 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   return {
     errors,
     op: {
-      name: raw.name, ident: idents(raw.name), domain, version: raw.version, description: raw.description ?? '',
+      name: raw.name, ident: opIdents(raw.name, raw.snake), domain, version: raw.version, description: raw.description ?? '',
       source: { file: spec.file, relFile: rel }, typeVars, bindings, inputs, outputs, attributes, state, workspace,
       kernels, tests, hasConfigure: state.length > 0, backward: undefined,
     },

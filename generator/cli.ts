@@ -203,15 +203,17 @@ async function runTestCommand(values: { ops: string; out: string; only?: string 
 }
 
 /**
- * Dtypes a backend cannot carry (generator/dtype-limits.ts): one `warning:` line per op, backend
- * and dtype on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
+ * Dtypes a backend cannot carry (generator/dtype-limits.ts: one `warning:` line per op, backend
+ * and dtype) and ops that run on CUDA but cannot train there (generator/cuda-training.ts: one per
+ * op), on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
  */
 async function warnDtypeLimits(project: import('./ir.js').ProjectIR, values: { quiet: boolean; json: boolean }): Promise<string[]> {
   if (values.quiet && !values.json) return []; // shown nowhere: not worth computing for every op
   const { dtypeLimits, formatDtypeLimit } = await import('./dtype-limits.js');
-  const limits = dtypeLimits(project);
-  if (!values.quiet && !values.json) for (const l of limits) process.stderr.write(`${formatDtypeLimit(l)}\n`);
-  return limits.map(formatDtypeLimit);
+  const { cudaTrainingGaps, formatCudaTrainingGap } = await import('./cuda-training.js');
+  const lines = [...dtypeLimits(project).map(formatDtypeLimit), ...cudaTrainingGaps(project).map(formatCudaTrainingGap)];
+  if (!values.quiet && !values.json) for (const l of lines) process.stderr.write(`${l}\n`);
+  return lines;
 }
 
 main(process.argv.slice(2)).then((code) => {

@@ -72,3 +72,21 @@ export function toCamel(name: string): string {
 export function idents(name: string): Idents {
   return { raw: name, snake: toSnake(name), camel: toCamel(name), pascal: toPascal(name) };
 }
+
+/**
+ * An op's names: derived from `name`, or with the spec's `snake:` override the words it gives
+ * (RoIAlign with `snake: roi_align`: roi_align, roiAlign, RoiAlign). ONNX, TensorRT and Paddle
+ * types keep `name` itself.
+ */
+export function opIdents(name: string, snake?: string): Idents {
+  if (snake === undefined) return idents(name);
+  return { raw: name, snake, camel: toCamel(snake), pascal: toPascal(snake) };
+}
+
+export const SNAKE_RE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+/** Why a `snake:` override cannot be used, or undefined when it can. */
+export function snakeProblem(snake: string): string | undefined {
+  if (!SNAKE_RE.test(snake)) return 'must be snake_case: lowercase ASCII letters and digits in words joined by single underscores, starting with a letter';
+  return identProblem(snake);
+}

@@ -45,6 +45,8 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   const diagnostics: Diagnostic[] = [];
   const ops: OpIR[] = [];
   const byName = new Map<string, { file: string; name: string }>();
+  /** Op names taken (beside their snake forms: ops may share a name under different `snake:` overrides). */
+  const names = new Map<string, { file: string; name: string }>();
   const specs = new Map<OpIR, LoadedSpec>();
   const backward = new Map<OpIR, RawGradient[]>();
   const brokenNames = new Set<string>();
@@ -66,8 +68,8 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     if (hit) {
       reused = true;
       const key = hit.op.ident.snake;
-      if (byName.has(key)) diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
-      else byName.set(key, { file: display, name: hit.op.name });
+      if (byName.has(key) || names.has(hit.op.name)) diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
+      else { byName.set(key, { file: display, name: hit.op.name }); names.set(hit.op.name, { file: display, name: hit.op.name }); }
       ops.push(hit.op);
       if (hit.backward) backward.set(hit.op, hit.backward);
       continue;
@@ -84,8 +86,12 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     if (!built.op) { if (typeof rawName === 'string') brokenNames.add(rawName); continue; }
     const key = built.op.ident.snake;
     const prev = byName.get(key);
-    if (prev) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`));
-    else byName.set(key, { file: display, name: built.op.name });
+    // With a `snake:` override the clash is that key's; two ops may also share a name under different overrides.
+    const overridden = (spec.value as { snake?: unknown }).snake !== undefined;
+    const sameName = names.get(built.op.name);
+    if (prev) diagnostics.push(diagAt(spec, [prev.name !== built.op.name && overridden ? 'snake' : 'name'], `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`));
+    else if (sameName) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with op \`${sameName.name}\` in ${sameName.file} (same name: the ONNX, TensorRT and Paddle types would coincide)`));
+    else { byName.set(key, { file: display, name: built.op.name }); names.set(built.op.name, { file: display, name: built.op.name }); }
     // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
     if (text !== undefined) opts.cache!.put(file, specHash(text), built.op, built.backward);
     ops.push(built.op);

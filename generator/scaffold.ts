@@ -15,7 +15,8 @@ import { DTYPE_INFO } from './type-table.js';
 export function specTemplate(name: string, snake: string): string {
   return `# yaml-language-server: $schema=../schema/op.schema.json
 # ${name}: describe what it computes. Reference: docs/spec.md.
-name: ${name}                 # ONNX op_type, TensorRT plugin name, PyTorch op name
+name: ${name}                 # ONNX op_type, TensorRT plugin name
+# snake: ${snake}  # files, C++ namespace, opforge_ops.<snake>, torch.ops.opforge.<snake>, the Paddle op: derived from name; set to override
 domain: custom               # ONNX domain: the node is custom::${name}
 version: 1                   # plugin version and opset version; bump when attributes change
 description: TODO say what ${name} computes.

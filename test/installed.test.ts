@@ -14,6 +14,8 @@ import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasPaddle, testWith } from './helpers/python.js';
 import { quickstartBlocks } from './helpers/readme.js';
+import { planSpec } from './specspace/plan.js';
+import { renderSpec } from './specspace/render.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-installed-'));
 const app = path.join(tmp, 'app');
@@ -77,7 +79,12 @@ testWith(['torch'], 'the packed tarball installs into a fresh project, and the R
     mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
     writeFileSync(path.join(app, file), content);
   }
-  assert.match(must('npx', ['opforge', 'check'], app), /1 op\(s\) valid \(MyScale\)/);
+  // Beside it, an op as a user writes one with a `snake:` override (spec-space seed 3: named3_op),
+  // so every backend of the installed package runs an overridden name.
+  const seed = planSpec(3);
+  assert.is(seed.snake, 'named3_op');
+  for (const [rel, text] of Object.entries(renderSpec(seed).files)) writeFileSync(path.join(app, 'ops', rel), text);
+  assert.match(must('npx', ['opforge', 'check'], app), new RegExp(`2 op\\(s\\) valid \\((MyScale, ${seed.name}|${seed.name}, MyScale)\\)`));
   must('npx', ['opforge', 'gen'], app);
   must('npx', ['opforge', 'build'], app);
   assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')));
@@ -89,6 +96,9 @@ testWith(['torch'], 'the packed tarball installs into a fresh project, and the R
   assert.ok(/^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(tested), tested);
   assert.ok(/^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+(ok 1 0\s+ok 1 0\s+)?ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(tested), tested);
   if (hasPaddle) assert.match(tested, /^op\s+torch\s+grad\s+node\s+paddle\s+paddle-infer\s/m);
+  const seedRow = tested.split('\n').find((l) => l.startsWith(`${seed.name} `));
+  assert.ok(seedRow && !/FAIL|not run/.test(seedRow) && /ok \d/.test(seedRow), tested);
+  assert.ok(existsSync(path.join(app, 'out', 'include', 'opforge', 'ops', 'named3_op.h')));
   const { FORCE_COLOR: _, ...plain } = env; // uvu forces colour; the README shows plain output
   const node = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: { ...plain, NO_COLOR: '1' } });
   assert.is(node.status, 0, node.stderr);
@@ -102,9 +112,10 @@ testWith(['torch'], 'the packed tarball installs into a fresh project, and the R
 m = onnx.load("my_scale.onnx")
 print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])
 print(opforge_ops.backend("MyScale"), opforge_ops.extension_path())
-print(opforge_ops.entry_path())`], { cwd: app, encoding: 'utf8', env: pyEnv });
+print(opforge_ops.entry_path())
+print(opforge_ops.named3_op.__name__, opforge_ops.backend("${seed.name}"))`], { cwd: app, encoding: 'utf8', env: pyEnv });
   assert.is(info.status, 0, info.stderr);
-  assert.equal(info.stdout.trim().split('\n'), ["[('custom', 'MyScale', [('factor', 3.0)])]", `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`, entryFile(path.join(app, 'build', 'torch'))]);
+  assert.equal(info.stdout.trim().split('\n'), ["[('custom', 'MyScale', [('factor', 3.0)])]", `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`, entryFile(path.join(app, 'build', 'torch')), 'named3_op extension']);
 
   // A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends.
   const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');

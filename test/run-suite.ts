@@ -59,17 +59,30 @@ function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: nu
   return new Promise((resolve) => {
     const child = spawn(path.join(root, 'node_modules', '.bin', 'uvu'), ['dist/test', leg.pattern], { cwd: root, env: leg.env, stdio: ['ignore', 'pipe', 'inherit'] });
     let tail = '';
+    // Where the time goes: uvu prints each file's name as it starts it.
+    const files: [string, number][] = [];
+    let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
       process.stdout.write(chunk);
-      tail = (tail + chunk.toString('utf8')).slice(-4000);
+      const text = chunk.toString('utf8');
+      tail = (tail + text).slice(-4000);
+      const parts = (partial + text).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) {
+        const m = /^(?:\x1b\[[0-9;]*m)*([\w.-]+\.test\.js)(?:\x1b\[[0-9;]*m)*$/.exec(line.trim());
+        if (m) files.push([m[1]!, performance.now()]);
+      }
     });
     child.on('close', (code) => {
+      const end = performance.now();
+      const took = files.map(([f, t], i) => [f, ((files[i + 1]?.[1] ?? end) - t) / 1000] as const).sort((a, b) => b[1] - a[1]);
+      if (took.length) log(`slowest files: ${took.slice(0, 10).map(([f, s]) => `${f.replace('.test.js', '')} ${s.toFixed(0)} s`).join(', ')}`);
       // uvu's closing block: "Total: N", "Passed: N" (colour codes stripped).
       const plain = tail.replace(/\x1b\[[0-9;]*m/g, '');
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-      resolve({ passed, skipped, failed: total - passed - skipped, ok: code === 0 });
+      resolve({ passed, skipped, failed: total - passed, ok: code === 0 });  // uvu's Total leaves skipped tests out
     });
   });
 }

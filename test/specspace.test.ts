@@ -16,7 +16,9 @@ import type { OpIR, TestCaseIR } from '../generator/ir.js';
 import { hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
-import { gradPlan } from './specspace/render.js';
+import { gradHasCuda, gradPlan } from './specspace/render.js';
+import { cudaTrainingGaps } from '../generator/cuda-training.js';
+import type { ProjectIR } from '../generator/ir.js';
 import { compileCuda, describeFailures, compileTrt, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'specspace');
@@ -78,6 +80,24 @@ test('the fixed corpus covers the spec space', () => {
   assert.ok(grads.some((p) => p.vars.length) && grads.some((p) => p.outputs.length > 1), 'backward over type variables and several outputs');
   assert.is(project.ops.length, ps.length + grads.length, 'every spec is valid and generated');
   for (const p of grads) assert.ok(project.ops.find((o) => o.name === p.name)!.backward, `${p.name} has its backward`);
+  // `snake:` overrides (seeds = 3 mod 7): the op and its gradient op take the given forms everywhere.
+  const renamed = ps.filter((p) => p.snake);
+  assert.ok(renamed.length >= 4 && renamed.some((p) => gradPlan(p)), `${renamed.length} specs with snake:`);
+  for (const p of renamed) {
+    const op = project.ops.find((o) => o.name === p.name)!;
+    assert.is(op.ident.snake, p.snake);
+    assert.ok(existsSync(path.join(dir, 'out', 'include', 'opforge', 'ops', `${p.snake}.h`)), `${p.snake}.h`);
+    if (gradPlan(p)) assert.is(project.ops.find((o) => o.name === `${p.name}Grad`)!.ident.snake, `${p.snake}_grad`);
+  }
+  // Ops that run on CUDA but cannot train there (seeds divisible by 3: their gradient op has no
+  // CUDA kernel): `opforge check` warns once per op; the others' gradient ops have CUDA kernels.
+  const gaps = cudaTrainingGaps({ ops: project.ops } as ProjectIR).map((g) => g.op);
+  assert.equal(gaps, grads.filter((p) => p.cuda && !gradHasCuda(p)).map((p) => p.name).sort());
+  assert.ok(gaps.length >= 2 && grads.some((p) => gradHasCuda(p)), `${gaps.length} ops cannot train on CUDA`);
+  const check = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check'], { cwd: dir, encoding: 'utf8' });
+  assert.is(check.status, 0, check.stderr);
+  const warned = check.stderr.split('\n').filter((l) => /cannot train there/.test(l));
+  assert.equal(warned, gaps.map((n) => `warning: ops/${project.ops.find((o) => o.name === n)!.ident.snake}.yaml: ${n} runs on CUDA (kernels.cuda) but cannot train there: ${n}Grad has no kernels.cuda (a CUDA tensor that needs its gradient raises)`));
   // Type variables mixing float and integer dtypes on inputs that take gradients, with and without
   // a backward, run in a float binding by some case: the grad column covers both (issue: no silent
   // zero gradient through an integer-capable op).

@@ -141,8 +141,9 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
         if bool(bad.any()):
             j = int(bad.flatten().nonzero()[0])
             raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
-    if all(t is None or t.dtype != torch.bfloat16 for t in [*inputs, *ups]):
-        check_static_grad(op, fn, inputs, attrs, diff, carry, [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]) for u, k in zip(ups, carry)], got)
+    typed = [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]) for u, k in zip(ups, carry)]
+    if all(t is None or t.dtype != torch.bfloat16 for t in [*inputs, *typed]):
+        check_static_grad(op, fn, inputs, attrs, diff, carry, typed, got)
     return {"maxError": worst}
 
 

@@ -4,9 +4,11 @@
 /**
  * ok: agrees with what it was compared with (or, for an op without backward, raised the named
  * error); fail: disagrees or broke; skip: did not run (reason in message); base: ran, and is what
- * the other backends are compared with (the spec has no reference): nothing checked this cell.
+ * the other backends are compared with (the spec has no reference): nothing checked this cell;
+ * cannot: the spec itself rules the cell out and the op raised its clear error there (an op that
+ * runs on CUDA but whose gradient op has no CUDA kernel, in grad:cuda): not a failure.
  */
-export type Status = 'ok' | 'fail' | 'skip' | 'base';
+export type Status = 'ok' | 'fail' | 'skip' | 'base' | 'cannot';
 
 export interface CaseResult {
   op: string;
@@ -63,6 +65,11 @@ export function summarize(results: readonly CaseResult[]): CaseSummary {
 function cell(rs: CaseResult[]): string {
   if (!rs.length) return '-';
   const fails = rs.filter((r) => r.status === 'fail').length;
+  const cannots = rs.filter((r) => r.status === 'cannot').length;
+  if (cannots && !fails) {
+    const rest = cell(rs.filter((r) => r.status !== 'cannot'));
+    return rest === '-' ? `cannot ${cannots}` : `${rest} +${cannots} cannot`;
+  }
   const skips = rs.filter((r) => r.status === 'skip').length;
   const bases = rs.filter((r) => r.status === 'base').length;
   const ran = rs.length - skips;
@@ -85,7 +92,7 @@ export function formatReport(r: TestReport): string {
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line),
     '(cells: cases that agree, and the largest |got - expected|; base: the output the others are compared with, itself unchecked;',
-    ' raises: no backward, and asking for a gradient raises the named error)'];
+    ' raises: no backward, and asking for a gradient raises the named error; cannot: the spec rules it out, e.g. no CUDA gradient kernel)'];
   const blocked = r.results.filter((x) => x.status === 'skip' && x.blockedBy);
   const skippedCases = r.results.filter((x) => x.status === 'skip' && !x.blockedBy);
   if (Object.keys(r.skipped).length || skippedCases.length) {
@@ -94,6 +101,12 @@ export function formatReport(r: TestReport): string {
     const reasons = new Map<string, number>();
     for (const s of skippedCases) reasons.set(`${s.op} [${s.backend}]: ${s.message ?? ''}`, (reasons.get(`${s.op} [${s.backend}]: ${s.message ?? ''}`) ?? 0) + 1);
     for (const [k, n] of reasons) out.push(`  ${k}${n > 1 ? ` (${n} cases)` : ''}`);
+  }
+  const cannot = new Map<string, number>();
+  for (const c of r.results.filter((x) => x.status === 'cannot')) cannot.set(`${c.op} [${c.backend}]: ${c.message ?? ''}`, (cannot.get(`${c.op} [${c.backend}]: ${c.message ?? ''}`) ?? 0) + 1);
+  if (cannot.size) {
+    out.push('', 'cannot (the spec rules these out; not failures):');
+    for (const [k, n] of cannot) out.push(`  ${k}${n > 1 ? ` (${n} cases)` : ''}`);
   }
   if (blocked.length) {
     out.push('', 'not run (another op broke the build they share):');

@@ -30,6 +30,7 @@ const trt = (process.env.TENSORRT_INCLUDE_DIR ?? '').split(':').filter(Boolean);
 
 const failures: (Failure & { batch: number })[] = [];
 const totals: Record<string, number> = {};
+const cannot: Record<string, number> = {};
 let specs = 0;
 const t0 = performance.now();
 for (let b = 0; b * batch < count; b++) {
@@ -56,7 +57,8 @@ for (let b = 0; b * batch < count; b++) {
     }
     const r = reports.at(-1)!;
     totals[r.backend] = (totals[r.backend] ?? 0) + r.cases;
-    console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+    if (r.cannot) cannot[r.backend] = (cannot[r.backend] ?? 0) + r.cannot;
+    console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed${r.cannot ? `, ${r.cannot} cannot (ruled out by the spec)` : ''} (${((performance.now() - t) / 1000).toFixed(0)} s)`);
     for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`); }
   };
   // `opforge test` with the asked backends (torch adds the exported models; ort alone the one-node ones).
@@ -75,5 +77,5 @@ for (let b = 0; b * batch < count; b++) {
   for (const [k, inc] of trt.entries()) await attempt(`trt-${k}`, () => compileTrt(project, inc, String(k)));
   if (!values.keep) rmSync(path.join(dir, 'build'), { recursive: true, force: true });
 }
-console.log(JSON.stringify({ seeds: `${from}..${from + count - 1}`, specs, checked: totals, failed: failures.length, seconds: Math.round((performance.now() - t0) / 1000) }));
+console.log(JSON.stringify({ seeds: `${from}..${from + count - 1}`, specs, checked: totals, cannot, failed: failures.length, seconds: Math.round((performance.now() - t0) / 1000) }));
 process.exitCode = failures.length ? 1 : 0;

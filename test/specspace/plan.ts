@@ -68,6 +68,8 @@ export interface CasePlan {
 export interface SpecPlan {
   seed: number;
   name: string;
+  /** The spec's `snake:` override (every seed = 3 mod 7; no random draw, so other seeds keep their plans). */
+  snake: string | undefined;
   domain: string | undefined;
   version: number;
   description: string;
@@ -308,6 +310,7 @@ export function planSpec(seed: number): SpecPlan {
   const p: SpecPlan = {
     seed,
     name: `${pick(r, ['Ss', 'SpecOp', 'SSGrid', 'SsTRT'])}${seed}${pick(r, ['', 'X', 'Op', 'Nd'])}`,
+    snake: seed % 7 === 3 ? `named${seed}_op` : undefined,
     domain: pick(r, [undefined, 'spec.space', `ss.d${seed % 3}.x`, 'custom']),
     version: pick(r, [1, 1, 2, 3, 1000]),
     description: pick(r, ['closed form of the inputs and attributes', 'has "quotes", \\backslashes\\ and */ comment ends', 'ünïcode — and {{braces}}', '']),

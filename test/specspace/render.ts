@@ -69,6 +69,7 @@ function dimsYaml(dims: (DimE | '?')[], flow: boolean, indent: string): string {
 
 function specYaml(p: SpecPlan, snake: string): string {
   const L: string[] = [`# Spec-space op, seed ${p.seed} (test/specspace): a closed form of its inputs and attributes.`, `name: ${p.name}`];
+  if (p.snake) L.push(`snake: ${p.snake}`);
   const g = gradPlan(p);
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push(`version: ${p.version}`);
@@ -531,8 +532,18 @@ export function gradPlan(p: SpecPlan): GradPlan | undefined {
   return { name: `${p.name}Grad`, vars: p.vars.filter((v) => used.has(v.name)), outs, ins };
 }
 
+/**
+ * Whether a gradient op gets a CUDA kernel: most forwards with one do (--device cuda checks real
+ * GPU gradients); those of seeds divisible by 3 do not, so some ops run on CUDA but cannot train
+ * there (`opforge check` warns; grad:cuda reports them `cannot`). No random draw: plans stay put.
+ */
+export function gradHasCuda(p: SpecPlan): boolean {
+  return p.cuda && p.seed % 3 !== 0;
+}
+
 function gradYaml(p: SpecPlan, g: GradPlan, snake: string): string {
   const L = [`# The gradient op of ${p.name} (spec-space seed ${p.seed}): its closed form is linear in each input.`, `name: ${g.name}`];
+  if (p.snake) L.push(`snake: ${snake}_grad`);
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push('version: 1');
   if (g.vars.length) { L.push('types:'); for (const v of g.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`); }
@@ -541,8 +552,7 @@ function gradYaml(p: SpecPlan, g: GradPlan, snake: string): string {
   for (const i of g.ins) L.push(`  - { name: s_${i.name}, dtype: ${i.dtype}, shape_only: true }`);
   L.push('outputs:');
   for (const i of g.ins) L.push(`  - { name: d_${i.name}, dtype: ${i.dtype}, shape: s_${i.name} }`);
-  // A forward with a CUDA kernel gets a CUDA gradient kernel too: --device cuda checks real GPU gradients.
-  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, ...(p.cuda ? [`  cuda: kernels/${snake}_grad.cu`] : []), `  reference: kernels/${snake}_grad_ref.py`);
+  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, ...(gradHasCuda(p) ? [`  cuda: kernels/${snake}_grad.cu`] : []), `  reference: kernels/${snake}_grad_ref.py`);
   return `${L.join('\n')}\n`;
 }
 
@@ -682,7 +692,7 @@ ${per.join('\n')}
 
 /** Every file of one spec, by path relative to the ops dir. */
 export function renderSpec(p: SpecPlan): RenderedSpec {
-  const snake = toSnake(p.name);
+  const snake = p.snake ?? toSnake(p.name);
   const files: Record<string, string> = {
     [`${snake}.yaml`]: specYaml(p, snake),
     [`kernels/${snake}_form.h`]: formHeader(p, snake),
@@ -694,7 +704,7 @@ export function renderSpec(p: SpecPlan): RenderedSpec {
   if (g) {
     files[`${snake}_grad.yaml`] = gradYaml(p, g, snake);
     files[`kernels/${snake}_grad.cpp`] = gradCpu(p, g, snake);
-    if (p.cuda) files[`kernels/${snake}_grad.cu`] = gradCuda(p, g, snake);
+    if (gradHasCuda(p)) files[`kernels/${snake}_grad.cu`] = gradCuda(p, g, snake);
     files[`kernels/${snake}_grad_ref.py`] = gradReference(p, g);
   }
   return { snake, files };

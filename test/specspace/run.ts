@@ -16,7 +16,8 @@ import { root as repoRoot } from '../helpers/paths.js';
 import { PYTHON } from '../helpers/python.js';
 
 export interface Failure { op: string; case: number | null; backend: string; message: string }
-export interface BackendReport { backend: string; cases: number; failures: Failure[] }
+/** cannot: cells the spec rules out (status `cannot`: an op that cannot train on CUDA), not failures. */
+export interface BackendReport { backend: string; cases: number; failures: Failure[]; cannot?: number }
 
 /** The failures of a report as one message, the first dozen named by op, case and backend; '' when none. */
 export function describeFailures(r: BackendReport): string {
@@ -52,6 +53,7 @@ export async function runOpforgeTest(p: Project, opts: { backends?: Backend[]; d
     return {
       backend: b,
       cases: rs.filter((r) => r.status === 'ok').length,
+      cannot: rs.filter((r) => r.status === 'cannot').length,
       failures: rs.filter((r) => r.status === 'fail').map((r) => ({ op: r.op, case: r.case, backend: b, message: r.message ?? '' })),
     };
   });

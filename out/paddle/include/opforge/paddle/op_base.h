@@ -133,17 +133,24 @@ std::vector<::paddle::DataType> inferDtype(std::initializer_list<const ::paddle:
   return result;
 }
 
-/** A grad op's InferShapeFn: each input gradient has its input's dims (an absent optional input: none). */
+/**
+ * A grad op's InferShapeFn: each input gradient has its input's dims. An absent optional input has
+ * no gradient output in the graph PIR builds, so it gets no entry (PIR counts them).
+ */
 inline std::vector<std::vector<int64_t>> gradShapes(std::initializer_list<const std::vector<int64_t>*> inputs) {
   std::vector<std::vector<int64_t>> out;
-  for (const std::vector<int64_t>* s : inputs) out.push_back(s != nullptr ? *s : std::vector<int64_t>{});
+  for (const std::vector<int64_t>* s : inputs) {
+    if (s != nullptr) out.push_back(*s);
+  }
   return out;
 }
 
-/** A grad op's InferDtypeFn: each input gradient has its input's dtype. */
+/** A grad op's InferDtypeFn: each input gradient has its input's dtype (absent optional inputs: none). */
 inline std::vector<::paddle::DataType> gradDtypes(std::initializer_list<const ::paddle::DataType*> inputs) {
   std::vector<::paddle::DataType> out;
-  for (const ::paddle::DataType* t : inputs) out.push_back(t != nullptr ? *t : ::paddle::DataType::FLOAT32);
+  for (const ::paddle::DataType* t : inputs) {
+    if (t != nullptr) out.push_back(*t);
+  }
   return out;
 }
 
