@@ -3,7 +3,7 @@
 // libopforge_torch.so when CMake finds Python's headers and libtorch_python).
 //
 // Why: torch.ops.<ns>.<op>(...) matches its Python arguments against the schema generically at every
-// call, which costs more than the op itself on small tensors (1.6 us against torch.relu's 1.0 here).
+// call, which costs more than the op itself on small tensors (about 1.6 times torch.relu's call).
 // An Op of this module is what torch's own generated bindings are: the argument kinds and defaults
 // are read from the schema once, each call converts its arguments by kind and calls the dispatcher,
 // so autograd, no_grad, inference mode, vmap and the rest behave as through torch.ops.

@@ -142,9 +142,15 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
             j = int(bad.flatten().nonzero()[0])
             raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
     typed = [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]) for u, k in zip(ups, carry)]
-    if all(t is None or t.dtype != torch.bfloat16 for t in [*inputs, *typed]):
-        check_static_grad(op, fn, inputs, attrs, diff, carry, typed, got)
-    return {"maxError": worst}
+    if any(t is not None and t.dtype == torch.bfloat16 for t in [*inputs, *typed]):
+        return {"maxError": worst, "static": "skipped: bfloat16 (the executor's feeds are numpy arrays)"}
+    if any(t is None for t in inputs):
+        # Paddle 3.3.1's PIR builds a custom grad op with fewer gradient outputs than its forward's
+        # covered inputs when an optional input of the forward is absent, then refuses the grad
+        # op's own InferShapeFn ("The number of output shapes ... is wrong"): a Paddle limitation.
+        return {"maxError": worst, "static": "skipped: an absent optional input (PIR miscounts the grad op's outputs)"}
+    check_static_grad(op, fn, inputs, attrs, diff, carry, typed, got)
+    return {"maxError": worst, "static": "equal to dygraph"}
 
 
 def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:

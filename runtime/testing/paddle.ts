@@ -16,7 +16,7 @@ const harness = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..',
 export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const;
 
 /** What the harness reports per case and column: written files, a check's result, a skip or an error. */
-export type PaddleCell = Record<string, { dtype: string; dims: number[]; file: string }> | { skip: string } | { error: string } | { maxError: number };
+export type PaddleCell = Record<string, { dtype: string; dims: number[]; file: string }> | { skip: string } | { error: string } | { maxError: number; static?: string };
 export interface PaddleRun { env: { paddle: string; module?: string; builtin_clashes?: string[] }; cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[] }
 
 /** Runs the Paddle harness over casesDir (every op of the project is built into one module). */

@@ -675,7 +675,7 @@ def legacy_function(op: OpInfo) -> type:
 # the wrapper's own message. Each generated function reads its op's slot, tests what only Python
 # can see (attribute *types*: the dispatcher would take True for a float; torch.compile; tracing)
 # inline, and calls the slot's callable, which trains through the extension's C++ Autograd kernel
-# on any torch version: the work per op is done once, at its first call through `call` (issue 18).
+# on any torch version: the work per op is done once, at its first call through `call`.
 
 _filled: Set[str] = set()
 _slots: Dict[str, List[Any]] = {}

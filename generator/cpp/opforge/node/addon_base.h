@@ -187,7 +187,7 @@ constexpr bool hasCuda() {
 // list/string attributes as arguments. Everything scalar travels through a scratch Float64Array
 // shared with index.js: each input's dtype code, rank and dims, each scalar attribute, and on
 // return each output's dtype code, rank and dims. Each N-API property read or object built costs
-// about 0.1 us, which for small tensors was most of a call (docs/benchmarks.md).
+// about 0.1 us, which for small tensors would be most of a call (docs/benchmarks.md).
 namespace abi {
 constexpr int kTensorSlots = 2 + kMaxRank;  // dtype code, rank, dims
 constexpr int kInputBase = 0;
