@@ -1,0 +1,76 @@
+# The build settings every opforge project shares, and opforge_add_op(): included by the generated
+# out/CMakeLists.txt, which then lists the project's ops (one opforge_add_op() each) and adds the
+# backend directories. Each op's kernels become object libraries that every backend links
+# (opforge_<op>_cpu, and with WITH_CUDA opforge_<op>_cuda), so one kernel build serves them all.
+
+option(WITH_CUDA "Build the CUDA kernels (needs nvcc)" OFF)
+option(OPFORGE_WERROR "Treat warnings as errors" ON)
+
+if(NOT CMAKE_CXX_STANDARD)
+  set(CMAKE_CXX_STANDARD 17)
+endif()
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+# ccache when present: rebuilding after a branch switch or a clean build dir is then mostly cache
+# hits. A cache variable, so the backend projects that add this directory get it for their own
+# targets too; -DOPFORGE_CCACHE=OFF (or a launcher of your own) overrides it.
+option(OPFORGE_CCACHE "Compile through ccache when it is installed" ON)
+find_program(OPFORGE_CCACHE_PROGRAM ccache)
+if(OPFORGE_CCACHE AND OPFORGE_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  # Precompiled headers (the PyTorch extension) are cached only with this sloppiness.
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
+  set(CMAKE_CUDA_COMPILER_LAUNCHER "${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
+endif()
+if(WITH_CUDA)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 75 80 90)
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(CMAKE_CUDA_STANDARD 17)
+endif()
+
+set(OPFORGE_WARNINGS -Wall -Wextra)
+if(OPFORGE_WERROR)
+  list(APPEND OPFORGE_WARNINGS -Werror)
+endif()
+# The Node and PyTorch projects add this directory and compile their own units with these flags.
+get_directory_property(OPFORGE_PARENT_DIR PARENT_DIRECTORY)
+if(OPFORGE_PARENT_DIR)
+  set(OPFORGE_WARNINGS ${OPFORGE_WARNINGS} PARENT_SCOPE)
+endif()
+# GCC's default -ftrapping-math keeps it from vectorizing loops that compare floats (a relu's
+# select); Clang already defaults to -fno-trapping-math. Values are unchanged.
+set(OPFORGE_KERNEL_FLAGS)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  list(APPEND OPFORGE_KERNEL_FLAGS -fno-trapping-math)
+endif()
+
+add_library(opforge_core INTERFACE)
+target_include_directories(opforge_core INTERFACE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+target_compile_features(opforge_core INTERFACE cxx_std_17)
+
+set(OPFORGE_OPS)
+set(OPFORGE_CUDA_OPS)
+
+# opforge_add_op(<snake_name> CPU <kernel.cpp> [CUDA <kernel.cu>])
+# Kernel paths are relative to OPFORGE_PROJECT_ROOT. Appends the op to OPFORGE_OPS (and, when its
+# CUDA kernel is built, to OPFORGE_CUDA_OPS).
+function(opforge_add_op name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "CPU;CUDA" "")
+  if(NOT ARG_CPU)
+    message(FATAL_ERROR "opforge_add_op(${name}): no CPU kernel")
+  endif()
+  set(t opforge_${name})
+  add_library(${t}_cpu OBJECT "${OPFORGE_PROJECT_ROOT}/${ARG_CPU}")
+  target_link_libraries(${t}_cpu PUBLIC opforge_core)
+  set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_options(${t}_cpu PRIVATE ${OPFORGE_WARNINGS} ${OPFORGE_KERNEL_FLAGS})
+  set(OPFORGE_OPS ${OPFORGE_OPS} ${name} PARENT_SCOPE)
+  if(WITH_CUDA AND ARG_CUDA)
+    add_library(${t}_cuda OBJECT "${OPFORGE_PROJECT_ROOT}/${ARG_CUDA}")
+    target_link_libraries(${t}_cuda PUBLIC opforge_core)
+    set_target_properties(${t}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    target_compile_options(${t}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror>)
+    set(OPFORGE_CUDA_OPS ${OPFORGE_CUDA_OPS} ${name} PARENT_SCOPE)
+  endif()
+endfunction()
