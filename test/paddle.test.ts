@@ -93,9 +93,13 @@ test('Paddle attribute types are the ones Paddle-TRT\'s plugin converter and Inf
 });
 
 test('CMake and compile.sh expose the demo\'s knobs; the README points at the Paddle-named TensorRT plugins', () => {
-  const cmake = files.find((f) => f.path === 'paddle/CMakeLists.txt')!.content;
-  for (const k of ['option(WITH_MKL', 'option(WITH_GPU', 'option(USE_TENSORRT', 'set(LIB_DIR', 'set(CUDA_LIB', 'set(CUDNN_LIB']) assert.ok(cmake.includes(k), k);
+  // The knobs live in the shared module (out/cmake/opforge_paddle.cmake); the generated list names each op.
+  const cmake = files.find((f) => f.path === 'cmake/opforge_paddle.cmake')!.content;
+  for (const k of ['option(WITH_MKL', 'option(WITH_GPU', 'option(USE_TENSORRT', 'set(LIB_DIR', 'set(PADDLE_PYTHON', 'set(CUDA_LIB', 'set(CUDNN_LIB']) assert.ok(cmake.includes(k), k);
   assert.ok(cmake.includes('opforge_trt_plugins_autoreg'));
+  const list = files.find((f) => f.path === 'paddle/CMakeLists.txt')!.content;
+  assert.ok(list.includes('include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_paddle.cmake")'));
+  for (const op of project.ops) assert.ok(list.includes(`opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})`), op.name);
   const sh = files.find((f) => f.path === 'paddle/compile.sh')!.content;
   for (const k of ['WITH_MKL=', 'WITH_GPU=', 'USE_TENSORRT=', 'LIB_DIR=', 'TENSORRT_ROOT=', 'CUDA_LIB=', 'CUDNN_LIB=']) assert.ok(sh.includes(k), k);
   const top = readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8');

@@ -128,6 +128,7 @@ export const paddleEmitter: Emitter = defineEmitter({
       ...SHARED.map((h) => staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`)),
       projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project)),
+      staticFile('cmake/opforge_paddle.cmake', 'generator/cmake/opforge_paddle.cmake'),
       projectFile('paddle/compile.sh', emitCompileSh()),
       staticFile('paddle/opforge_paddle.py', 'generator/python/opforge_paddle.py'),
     ];
