@@ -1,7 +1,7 @@
 // `opforge new`: the spec validates, gen works, and the kernel stubs compile against the
 // generated contract (g++ -Werror; nvcc when present).
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -68,11 +68,11 @@ test('snake: overrides the derived form everywhere (RoIAlign as roi_align); a ba
   assert.match(spec, /^# snake: ro_i_align +# files, C\+\+ namespace, opforge_ops\.<snake>/m);
   // The user sets it and renames the kernel files to match.
   writeFileSync(path.join(dir, 'ops', 'roi_align.yaml'), spec.replace(/^# snake: ro_i_align/m, 'snake: roi_align').replace(/kernels\/ro_i_align\./g, 'kernels/roi_align.'));
-  spawnSync('rm', [file]);
+  rmSync(file);
   for (const ext of ['cpp', 'cu']) {
     const k = readFileSync(path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`), 'utf8').replace(/ro_i_align/g, 'roi_align');
     writeFileSync(path.join(dir, 'ops', 'kernels', `roi_align.${ext}`), k);
-    spawnSync('rm', [path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`)]);
+    rmSync(path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`));
   }
   const g = run(['gen']);
   assert.is(g.status, 0, g.stderr);

@@ -43,6 +43,7 @@ export const ortEmitter: Emitter = defineEmitter({
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
       projectFile('ort/CMakeLists.txt', emitCmake(project)),
+      staticFile('cmake/opforge_ort.cmake', 'generator/cmake/opforge_ort.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {
