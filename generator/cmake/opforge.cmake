@@ -74,3 +74,12 @@ function(opforge_add_op name)
     set(OPFORGE_CUDA_OPS ${OPFORGE_CUDA_OPS} ${name} PARENT_SCOPE)
   endif()
 endfunction()
+
+# opforge_publish_ops(): after the list, hands OPFORGE_OPS and OPFORGE_CUDA_OPS to a project that
+# added this directory (the Node addon, the PyTorch extension), so its CMake can loop over them.
+macro(opforge_publish_ops)
+  if(OPFORGE_PARENT_DIR)
+    set(OPFORGE_OPS ${OPFORGE_OPS} PARENT_SCOPE)
+    set(OPFORGE_CUDA_OPS ${OPFORGE_CUDA_OPS} PARENT_SCOPE)
+  endif()
+endmacro()
