@@ -12,7 +12,7 @@ import { loadProject } from '../generator/project.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/trt.js';
 import { root } from './helpers/paths.js';
-import { PYTHON, torchAtLeast, testWith } from './helpers/python.js';
+import { PYTHON, firstLegTest, torchAtLeast, testWith } from './helpers/python.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
@@ -67,7 +67,7 @@ testWith(['torch'], 'the seed ops: every case agrees on node, torch, ort, the le
     keys(seed.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
 });
 
-test('without torch or paddle (a bare venv): node, ort and serialize agree between themselves; every Python column says why, with the install command', () => {
+firstLegTest('without torch or paddle (a bare venv): node, ort and serialize agree between themselves; every Python column says why, with the install command', () => {
   const venv = path.join(tmp, 'bare-venv');
   assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
   const dir = seedProject('bare', ['my_add']);

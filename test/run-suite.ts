@@ -111,7 +111,7 @@ async function main(): Promise<number> {
     const files = `(${PYTHON_FILES.join('|')})\\.test\\.js$`;
     const re = new RegExp(pattern);
     const chosen = PYTHON_FILES.filter((f) => re.test(`${f}.test.js`));
-    if (chosen.length) legs.push({ name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`, env: { ...base, OPFORGE_PYTHON: legacy }, pattern: pattern === '\\.test\\.js$' ? files : pattern });
+    if (chosen.length) legs.push({ name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`, env: { ...base, OPFORGE_PYTHON: legacy, OPFORGE_TEST_LEG: 'oldest-torch' }, pattern: pattern === '\\.test\\.js$' ? files : pattern });
   } else if (process.env.OPFORGE_TEST_LEGACY !== '0') {
     log(`test: no second leg (no torch importable by ${legacy}; Debian: apt-get install python3-torch python3-onnx libtorch-dev)`);
   }
@@ -125,7 +125,7 @@ async function main(): Promise<number> {
     failed += r.failed;
     ok &&= r.ok;
   }
-  log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped (their Python modules are missing: see the lines above)` : ''}`);
+  log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped (each said why above)` : ''}`);
   return ok && failed === 0 ? 0 : 1;
 }
 

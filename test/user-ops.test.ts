@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtures, root } from './helpers/paths.js';
-import { hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
+import { firstLegTest, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { compileCuda, describeFailures, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'user-ops');
@@ -40,6 +40,6 @@ testWith(['torch'], 'opforge test: every case = the reference on node, torch, or
   assert.equal(report.backends.filter((b) => paddle.includes(b)), hasPaddle ? ['paddle', 'paddle-infer'] : []);
   assert.is(report.backends.includes('ort-dynamo'), torchAtLeast(2, 5), 'the dynamo export runs exactly where torch has it');
 });
-test('CUDA kernels compile with nvcc', () => clean(compileCuda(project)));
+firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)));
 
 test.run();

@@ -53,3 +53,19 @@ export function testWith(modules: readonly string[], name: string, fn: Parameter
   process.stdout.write(`skipped (${PYTHON} cannot import ${missing.join(', ')}): ${name}\n`);
   test.skip(name, fn);
 }
+
+/** npm test's second leg (Debian's torch 1.13, run-suite.ts): it repeats what proves the oldest torch. */
+export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
+
+/**
+ * `test`, except in the oldest-torch leg: for tests of the Python-side files that do not depend
+ * on torch (a Node-only check, nvcc), which the first leg has already run on the same code.
+ */
+export function firstLegTest(name: string, fn: Parameters<typeof test>[1]): void {
+  if (!OLDEST_TORCH_LEG) {
+    test(name, fn);
+    return;
+  }
+  process.stdout.write(`skipped in the oldest-torch leg (it does not use torch; the first leg ran it): ${name}\n`);
+  test.skip(name, fn);
+}

@@ -1,0 +1,86 @@
+# The PyTorch extension: libopforge_torch.so with every op under torch.ops.opforge.
+#   cmake -S out/torch -B build/torch -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')" [-DWITH_CUDA=ON]
+#   cmake --build build/torch
+# opforge_ops loads build/torch/libopforge_torch.so (next to out/) or $OPFORGE_TORCH_LIBRARY. The same
+# file for every project: the ops come from out/CMakeLists.txt (OPFORGE_OPS, OPFORGE_CUDA_OPS).
+cmake_minimum_required(VERSION 3.18)
+project(opforge_torch LANGUAGES CXX)
+# compile_commands.json for clangd and the like (and the tests: every unit gets the warnings).
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+# The extension links CUDA objects: it needs architectures in this scope too (the ops subdirectory's
+# default does not reach here, and CMake refuses a CUDA target without them).
+if(WITH_CUDA AND NOT CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 75 80 90)
+endif()
+add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)
+find_package(Torch REQUIRED)
+# pip's TorchConfig.cmake finds c10 with find_library's system paths first: beside a system libtorch
+# (Debian's libtorch-dev) a wheel's extension would link both libc10s, and its Autograd kernels would
+# register with one dispatcher while calls go through the other. Link the found torch's own libraries.
+set(OPFORGE_TORCH_LIBRARIES)
+foreach(lib IN LISTS TORCH_LIBRARIES)
+  get_filename_component(name "${lib}" NAME)
+  if(IS_ABSOLUTE "${lib}" AND EXISTS "${TORCH_INSTALL_PREFIX}/lib/${name}")
+    list(APPEND OPFORGE_TORCH_LIBRARIES "${TORCH_INSTALL_PREFIX}/lib/${name}")
+  else()
+    list(APPEND OPFORGE_TORCH_LIBRARIES "${lib}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES OPFORGE_TORCH_LIBRARIES)
+add_library(opforge_torch SHARED)
+# Every op's unit <op>.cpp here, then its kernel objects (out/CMakeLists.txt publishes the list).
+foreach(op IN LISTS OPFORGE_OPS)
+  target_sources(opforge_torch PRIVATE ${op}.cpp)
+endforeach()
+foreach(op IN LISTS OPFORGE_OPS)
+  target_sources(opforge_torch PRIVATE $<TARGET_OBJECTS:opforge_${op}_cpu>)
+endforeach()
+target_include_directories(opforge_torch PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+target_link_libraries(opforge_torch PRIVATE opforge_core ${OPFORGE_TORCH_LIBRARIES})
+target_compile_options(opforge_torch PRIVATE ${OPFORGE_WARNINGS})
+# GCC 12 and 13 report a false -Warray-bounds in torch's own autograd::Function::apply (the word copy
+# of a std::vector<bool> it reserves), inlined into every op unit (torch 2.11, g++ 13): it stays a
+# warning, not an error. Every other warning is still an error.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)
+  target_compile_options(opforge_torch PRIVATE -Wno-error=array-bounds)
+endif()
+set_target_properties(opforge_torch PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+# The torch headers and the autograd Function machinery, most of each unit's compile time, are
+# precompiled once for every unit.
+target_precompile_headers(opforge_torch PRIVATE <torch/library.h> "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/autograd.h" "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/op_base.h")
+# -DOPFORGE_UNITY_BATCH=4 compiles the op units in batches (CMake's unity build): the torch headers,
+# most of each unit's time, are then parsed once per batch (a cold build of many ops takes about
+# a third less time), but a spec edit recompiles its whole batch and takes about twice as long.
+# Off by default: edits are the loop.
+set(OPFORGE_UNITY_BATCH 1 CACHE STRING "Op units per unity batch (1: one per op)")
+if(OPFORGE_UNITY_BATCH GREATER 1)
+  set_target_properties(opforge_torch PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_UNITY_BATCH})
+endif()
+if(WITH_CUDA AND OPFORGE_CUDA_OPS)
+  find_package(CUDAToolkit REQUIRED)  # imported targets of the parent directory are not visible here
+  foreach(op IN LISTS OPFORGE_CUDA_OPS)
+    target_sources(opforge_torch PRIVATE $<TARGET_OBJECTS:opforge_${op}_cuda>)
+  endforeach()
+  target_compile_definitions(opforge_torch PRIVATE OPFORGE_WITH_CUDA)
+  target_link_libraries(opforge_torch PRIVATE CUDA::cudart)
+endif()
+# opforge_torch_py, the Python entry opforge_ops calls every op through (python_entry.cpp): it needs
+# the headers of the Python whose torch this builds against (-DPython3_EXECUTABLE=...), torch's
+# libtorch_python and pybind11's headers (in torch's wheels; Debian: pybind11-dev). Without them,
+# or with -DOPFORGE_TORCH_PYTHON=OFF, opforge_ops calls torch.ops.opforge.<op> itself.
+option(OPFORGE_TORCH_PYTHON "Build the Python entry opforge_torch_py" ON)
+if(OPFORGE_TORCH_PYTHON)
+  find_package(Python3 COMPONENTS Interpreter Development.Module)
+  find_library(OPFORGE_TORCH_PYTHON_LIBRARY torch_python HINTS "${TORCH_INSTALL_PREFIX}/lib")
+  find_path(OPFORGE_PYBIND11_INCLUDE_DIR pybind11/pybind11.h HINTS ${TORCH_INCLUDE_DIRS})
+  if(Python3_Development.Module_FOUND AND OPFORGE_TORCH_PYTHON_LIBRARY AND OPFORGE_PYBIND11_INCLUDE_DIR)
+    Python3_add_library(opforge_torch_py MODULE WITH_SOABI python_entry.cpp)
+    target_include_directories(opforge_torch_py SYSTEM PRIVATE "${OPFORGE_PYBIND11_INCLUDE_DIR}")
+    target_link_libraries(opforge_torch_py PRIVATE ${OPFORGE_TORCH_LIBRARIES} "${OPFORGE_TORCH_PYTHON_LIBRARY}")
+    target_compile_options(opforge_torch_py PRIVATE ${OPFORGE_WARNINGS})
+    set_target_properties(opforge_torch_py PROPERTIES CXX_VISIBILITY_PRESET hidden)
+  else()
+    message(STATUS "opforge: no Python entry (Python headers: ${Python3_Development.Module_FOUND}, "
+      "libtorch_python: ${OPFORGE_TORCH_PYTHON_LIBRARY}, pybind11: ${OPFORGE_PYBIND11_INCLUDE_DIR}); opforge_ops calls torch.ops")
+  endif()
+endif()
