@@ -1,7 +1,7 @@
 // Ops that run on CUDA but cannot train there: a forward op with `kernels.cuda` whose backward
 // runs a gradient op without one. A CUDA tensor that needs such an op's gradient raises at
 // backward time; `opforge check`/`gen` say so before any kernel runs, and `opforge test
-// --device cuda` reports those cells as `no-cuda-grad` instead of failing them.
+// --device cuda` reports those cells as `cannot` instead of failing them.
 
 import path from 'node:path';
 import type { OpIR, ProjectIR } from './ir.js';
@@ -21,10 +21,15 @@ export function gradOpsWithoutCuda(op: OpIR, ops: readonly OpIR[]): string[] {
   return [...new Set(missing)];
 }
 
+/** `A, B have no kernels.cuda`: the gradient ops gradOpsWithoutCuda found. */
+export function noCudaKernels(gradOps: readonly string[]): string {
+  return `${gradOps.join(', ')} ${gradOps.length > 1 ? 'have' : 'has'} no kernels.cuda`;
+}
+
 /** Why a CUDA gradient through `op` cannot run, or undefined when it can. */
 export function cannotTrainOnCuda(op: OpIR, ops: readonly OpIR[]): string | undefined {
   const missing = gradOpsWithoutCuda(op, ops);
-  return missing.length ? `cannot train on CUDA: ${missing.join(', ')} ${missing.length > 1 ? 'have' : 'has'} no kernels.cuda` : undefined;
+  return missing.length ? `cannot train on CUDA: ${noCudaKernels(missing)}` : undefined;
 }
 
 /** Every such op of the project, by name (deterministic). */
@@ -33,7 +38,7 @@ export function cudaTrainingGaps(project: ProjectIR): CudaTrainingGap[] {
     const gradOps = gradOpsWithoutCuda(op, project.ops);
     if (gradOps.length === 0) return [];
     const file = path.relative(process.cwd(), op.source.file) || op.source.file;
-    const message = `${op.name} runs on CUDA (kernels.cuda) but cannot train there: ${gradOps.join(', ')} ${gradOps.length > 1 ? 'have' : 'has'} no kernels.cuda (a CUDA tensor that needs its gradient raises)`;
+    const message = `${op.name} runs on CUDA (kernels.cuda) but cannot train there: ${noCudaKernels(gradOps)} (a CUDA tensor that needs its gradient raises)`;
     return [{ op: op.name, file, gradOps, message }];
   });
 }

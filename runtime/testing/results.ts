@@ -83,6 +83,16 @@ function cell(rs: CaseResult[]): string {
   return `ok ${oks}${extra ? ` (${extra})` : ''} ${err ? err.toExponential(1) : '0'}`;
 }
 
+/** `  Op [backend]: message (N cases)`, one line per distinct op, backend and message. */
+function reasonLines(rs: readonly CaseResult[]): string[] {
+  const counts = new Map<string, number>();
+  for (const x of rs) {
+    const k = `${x.op} [${x.backend}]: ${x.message ?? ''}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `  ${k}${n > 1 ? ` (${n} cases)` : ''}`);
+}
+
 /** The op x backend table (cells: cases ok and the largest error, or failures), then skips and failures in full. */
 export function formatReport(r: TestReport): string {
   const ops = [...new Set(r.results.map((x) => x.op))];
@@ -98,16 +108,10 @@ export function formatReport(r: TestReport): string {
   if (Object.keys(r.skipped).length || skippedCases.length) {
     out.push('', 'skipped:');
     for (const [b, why] of Object.entries(r.skipped)) out.push(`  ${b}: ${why}`);
-    const reasons = new Map<string, number>();
-    for (const s of skippedCases) reasons.set(`${s.op} [${s.backend}]: ${s.message ?? ''}`, (reasons.get(`${s.op} [${s.backend}]: ${s.message ?? ''}`) ?? 0) + 1);
-    for (const [k, n] of reasons) out.push(`  ${k}${n > 1 ? ` (${n} cases)` : ''}`);
+    out.push(...reasonLines(skippedCases));
   }
-  const cannot = new Map<string, number>();
-  for (const c of r.results.filter((x) => x.status === 'cannot')) cannot.set(`${c.op} [${c.backend}]: ${c.message ?? ''}`, (cannot.get(`${c.op} [${c.backend}]: ${c.message ?? ''}`) ?? 0) + 1);
-  if (cannot.size) {
-    out.push('', 'cannot (the spec rules these out; not failures):');
-    for (const [k, n] of cannot) out.push(`  ${k}${n > 1 ? ` (${n} cases)` : ''}`);
-  }
+  const cannot = r.results.filter((x) => x.status === 'cannot');
+  if (cannot.length) out.push('', 'cannot (the spec rules these out; not failures):', ...reasonLines(cannot));
   if (blocked.length) {
     out.push('', 'not run (another op broke the build they share):');
     const by = new Map<string, { ops: Set<string>; backends: Set<string> }>();

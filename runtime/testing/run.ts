@@ -22,8 +22,8 @@ import { runPaddle, type PaddleCell } from './paddle.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
 import { checkSerialization } from './serialize.js';
 import { findPython } from '../python-env.js';
-import { cannotTrainOnCuda, gradOpsWithoutCuda } from '../../generator/cuda-training.js';
-import { buildTorchExtension, INSTALL_HINT, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
+import { gradOpsWithoutCuda, noCudaKernels } from '../../generator/cuda-training.js';
+import { buildTorchExtension, probeTorch, runHarness, type PyCase, type PyRun } from './torch-side.js';
 import { findNvcc, runTrtLifecycle, trtIncludeDir } from './trt.js';
 
 export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'serialize', 'trt'] as const;
@@ -267,9 +267,9 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
       const r = { op: c.op.name, case: c.doc.index, backend: gradCol };
       // An op whose gradient op has no CUDA kernel cannot train on CUDA (check/gen warn): its clear
       // error, naming that gradient op, is the expected outcome there, not a failure.
-      const cannot = device === 'cuda' ? cannotTrainOnCuda(c.op, project.ops) : undefined;
+      const noCuda = device === 'cuda' ? gradOpsWithoutCuda(c.op, project.ops) : [];
       if ('skip' in o) results.push({ ...r, status: 'skip', message: o.skip });
-      else if (cannot && 'error' in o && gradOpsWithoutCuda(c.op, project.ops).some((g) => o.error.includes(`${g} has no CUDA kernel`))) results.push({ ...r, status: 'cannot', message: cannot });
+      else if ('error' in o && noCuda.some((g) => o.error.includes(`${g} has no CUDA kernel`))) results.push({ ...r, status: 'cannot', message: `cannot train on CUDA: ${noCudaKernels(noCuda)}` });
       else if ('error' in o) results.push({ ...r, status: 'fail', message: o.error });
       else if (o.noBackward) results.push({ ...r, status: 'ok', raised: true, message: 'no backward: asking for a gradient raises the named error' });
       else if (o.gradcheck === false) results.push({ ...r, status: 'fail', maxError: o.maxError, message: 'torch.autograd.gradcheck (float64) failed' });

@@ -12,8 +12,6 @@ export const TORCH_VERSION = spawnSync(PYTHON, ['-c', 'import torch; print(torch
 /** TORCH_VERSION as a directory-name suffix: build dirs per torch, so the two test legs never share a CMake cache. */
 export const TORCH_TAG = (TORCH_VERSION || 'none').replace(/[^A-Za-z0-9.]+/g, '_');
 
-/** PYTHON imports paddle (the test venv has the pinned wheel; Debian's leg has none). */
-export const hasPaddle = spawnSync(PYTHON, ['-c', 'import paddle'], { stdio: 'ignore' }).status === 0;
 
 /** PYTHON's torch is at least major.minor. */
 export function torchAtLeast(major: number, minor: number): boolean {
@@ -46,13 +44,11 @@ export function hasModule(module: string): boolean {
  */
 export function testWith(modules: readonly string[], name: string, fn: Parameters<typeof test>[1]): void {
   const missing = modules.filter((m) => !hasModule(m));
-  if (missing.length === 0) {
-    test(name, fn);
-    return;
-  }
-  process.stdout.write(`skipped (${PYTHON} cannot import ${missing.join(', ')}): ${name}\n`);
-  test.skip(name, fn);
+  testUnless(missing.length ? `${PYTHON} cannot import ${missing.join(', ')}` : undefined, name, fn);
 }
+
+/** PYTHON imports paddle (the test venv has the pinned wheel; Debian's leg has none). */
+export const hasPaddle = hasModule('paddle');
 
 /** npm test's second leg (Debian's torch 1.13, run-suite.ts): it repeats what proves the oldest torch. */
 export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
@@ -62,10 +58,15 @@ export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
  * on torch (a Node-only check, nvcc), which the first leg has already run on the same code.
  */
 export function firstLegTest(name: string, fn: Parameters<typeof test>[1]): void {
-  if (!OLDEST_TORCH_LEG) {
+  testUnless(OLDEST_TORCH_LEG ? 'in the oldest-torch leg: it does not use torch, and the first leg ran it' : undefined, name, fn);
+}
+
+/** `test`, or, given a reason, a skipped test that says why. */
+function testUnless(reason: string | undefined, name: string, fn: Parameters<typeof test>[1]): void {
+  if (reason === undefined) {
     test(name, fn);
     return;
   }
-  process.stdout.write(`skipped in the oldest-torch leg (it does not use torch; the first leg ran it): ${name}\n`);
+  process.stdout.write(`skipped (${reason}): ${name}\n`);
   test.skip(name, fn);
 }

@@ -133,10 +133,7 @@ std::vector<::paddle::DataType> inferDtype(std::initializer_list<const ::paddle:
   return result;
 }
 
-/**
- * A grad op's InferShapeFn: each input gradient has its input's dims. An absent optional input has
- * no gradient output in the graph PIR builds, so it gets no entry (PIR counts them).
- */
+/** A grad op's InferShapeFn: each input gradient has its input's dims (absent optional inputs: none). */
 inline std::vector<std::vector<int64_t>> gradShapes(std::initializer_list<const std::vector<int64_t>*> inputs) {
   std::vector<std::vector<int64_t>> out;
   for (const std::vector<int64_t>* s : inputs) {
