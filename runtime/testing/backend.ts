@@ -1,0 +1,70 @@
+// The interface every `opforge test` backend implements: one module per backend under
+// runtime/testing/backends/, run in order by run.ts over the same cases. A backend adds its
+// columns (ctx.col), results (ctx.results or ctx.check against the baseline), skips with their
+// reasons (ctx.skipped) and what it found about the machine (ctx.env).
+
+import type { OpIR, ProjectIR } from '../../generator/ir.js';
+import type { CaseDoc, HostTensor } from './cases.js';
+import type { GotTensor } from './compare.js';
+import type { CaseResult } from './results.js';
+import type { PyRun, PythonProbe } from './torch-side.js';
+
+/** The names `--backends` takes. */
+export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export type Outputs = Record<string, GotTensor>;
+
+/** One `tests:` case of one op, its inputs on disk and, once known, the outputs it is held to. */
+export interface Case {
+  op: OpIR;
+  doc: CaseDoc;
+  inputs: (HostTensor | undefined)[];
+  /** The case's folder under casesDir (inputs and every backend's outputs). */
+  dir: string;
+  baseline?: Record<string, HostTensor>;
+  /** 'reference' (the spec's reference ran) or 'node' (no reference: the CPU kernel is the baseline). */
+  baselineFrom?: string;
+}
+
+export interface TestContext {
+  root: string;
+  outDir: string;
+  /** <root>/build by default: each backend builds under its own folder there. */
+  buildRoot: string;
+  /** The case files (inputs, outputs, harness reports). */
+  casesDir: string;
+  device: 'cpu' | 'cuda';
+  /** The Python the Python-side backends run, where it came from, and what it has. */
+  python: string;
+  pythonFrom: string;
+  probe: PythonProbe;
+  /** The whole project (gradient ops included) and the ops under test. */
+  project: ProjectIR;
+  ops: readonly OpIR[];
+  cases: Case[];
+  /** The backends asked for. */
+  want: ReadonlySet<Backend>;
+  unityBatch?: number;
+  say(line: string): void;
+  /** cmake/ninja/make progress lines only, for a build's onLine. */
+  progress(line: string): void;
+
+  results: CaseResult[];
+  skipped: Record<string, string>;
+  env: Record<string, unknown>;
+  /** Registers a column (in report order) and returns its name. */
+  col(name: string): string;
+  /** Compares a case's outputs with its baseline and records the result (extra: a failure found otherwise). */
+  check(c: Case, column: string, got: Outputs, extra?: string): void;
+  /** The PyTorch harness's report, when the torch backend ran it (reference, extension, export, grad). */
+  torchRun?: PyRun;
+}
+
+export interface TestBackend {
+  /** The `--backends` name this module answers to. */
+  readonly name: Backend;
+  /** Whether to run given the backends asked for (default: ctx.want.has(name)). */
+  wanted?(ctx: TestContext): boolean;
+  run(ctx: TestContext): Promise<void>;
+}
