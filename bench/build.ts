@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { generate } from '../generator/gen.js';
+import { generate } from '../generator/output/gen.js';
 import { build } from '../runtime/index.js';
 import { findPython } from '../runtime/python-env.js';
 import { probeTorch } from '../runtime/testing/torch-side.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { listTree } from '../generator/write-out.js';
+import { listTree } from '../generator/output/write-out.js';
 import { writeGradientPairs, writeSyntheticOps } from './synth-ops.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, utimesSync, writeFileSync, existsSyn
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate } from '../generator/gen.js';
+import { generate } from '../generator/output/gen.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const write = process.argv.includes('--write');

@@ -4,9 +4,9 @@
 // ONNX Runtime from Node and on the GPU machine.
 
 import onnxProto from 'onnx-proto';
-import { dtypeUnder } from '../generator/ir-helpers.js';
-import type { AttrValue, OpIR, TypeBinding } from '../generator/ir.js';
-import { ATTR_INFO, DTYPE_INFO } from '../generator/type-table.js';
+import { dtypeUnder } from '../generator/spec/ir-helpers.js';
+import type { AttrValue, OpIR, TypeBinding } from '../generator/spec/ir.js';
+import { ATTR_INFO, DTYPE_INFO } from '../generator/spec/type-table.js';
 
 const { onnx } = onnxProto;
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { DType } from '../generator/type-table.js';
+import type { DType } from '../generator/spec/type-table.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 

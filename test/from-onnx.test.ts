@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { customOpsOf } from '../generator/from-onnx.js';
+import { customOpsOf } from '../generator/cli/from-onnx.js';
 import { outDir, root } from './helpers/paths.js';
 import { python, testWith } from './helpers/python.js';
 

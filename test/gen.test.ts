@@ -7,8 +7,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generate } from '../generator/gen.js';
-import { listTree, writeOut } from '../generator/write-out.js';
+import { generate } from '../generator/output/gen.js';
+import { listTree, writeOut } from '../generator/output/write-out.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'opforge-gen-'));
@@ -47,7 +47,7 @@ test('strings read from specs are stored one byte a character (the cache and eve
   // The shape protection (load.ts) parses a text with non-Latin-1 placeholders: its slices were
   // two bytes a character, which doubled the incremental cache and slowed every hash and write.
   const v8 = await import('node:v8');
-  const { loadProject } = await import('../generator/project.js');
+  const { loadProject } = await import('../generator/spec/project.js');
   const project = loadProject({ opsDir });
   const wide = (s: string): boolean => v8.serialize(s).length > s.length + 8;
   for (const op of project.ops) {
@@ -126,7 +126,7 @@ test('--only writes one op and leaves the others', () => {
 });
 
 test('a C1 control character in a spec is refused at its line and column (YAML forbids it; the loader\'s placeholders)', async () => {
-  const { loadSpec } = await import('../generator/load.js');
+  const { loadSpec } = await import('../generator/spec/load.js');
   const a = tmp();
   const spec = path.join(a, 'x.yaml');
   for (const c of ['\u0080', '\u0086', '\u009f']) {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generate } from '../generator/gen.js';
-import { listTree } from '../generator/write-out.js';
+import { generate } from '../generator/output/gen.js';
+import { listTree } from '../generator/output/write-out.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { python, testWith } from './helpers/python.js';
 

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generate } from '../generator/gen.js';
-import { generateIncremental } from '../generator/incremental.js';
-import { listTree, recoverOut, writeChanges } from '../generator/write-out.js';
+import { generate } from '../generator/output/gen.js';
+import { generateIncremental } from '../generator/output/incremental.js';
+import { listTree, recoverOut, writeChanges } from '../generator/output/write-out.js';
 import { opsDir, root } from './helpers/paths.js';
 import { writeCorpus } from './specspace/corpus.js';
 
@@ -173,7 +173,7 @@ test('fresh processes (the opforge command): fragments and file hashes come from
 });
 
 test('specs are known by stat once settled: only an edited spec is read; a same-size edit is noticed', async () => {
-  const { readInputs, readStamp, RACY_MS } = await import('../generator/stamp.js');
+  const { readInputs, readStamp, RACY_MS } = await import('../generator/output/stamp.js');
   // Every spec here was just written: none of their stats is trusted yet (each would be read).
   assert.is(gen().mode, 'up-to-date');
   const fresh = readStamp(out)!;

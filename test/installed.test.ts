@@ -54,7 +54,7 @@ testWith(['torch'], 'the packed tarball installs into a fresh project, and the R
   assert.ok(tarball, 'npm pack wrote no tarball');
   // What users need and nothing else (package.json `files`; README and package.json come anyway).
   const shipped = must('tar', ['-tzf', path.join(tmp, tarball)], tmp).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-  for (const f of ['dist/cli/opforge.js', 'dist/generator/cli.js', 'dist/runtime/index.js', 'schema/op.schema.json', 'generator/cpp/opforge/core.h', 'generator/python/opforge_ops/_runtime.py', 'runtime/ort-session/session.cpp', 'README.md']) {
+  for (const f of ['dist/cli/opforge.js', 'dist/generator/cli/cli.js', 'dist/runtime/index.js', 'schema/op.schema.json', 'generator/cpp/opforge/core.h', 'generator/python/opforge_ops/_runtime.py', 'runtime/ort-session/session.cpp', 'README.md']) {
     assert.ok(shipped.includes(f), `the package lacks ${f}`);
   }
   assert.equal(shipped.filter((f) => /^(test|bench|ops|out|examples|scripts|dist\/test|dist\/bench)\//.test(f) || /\.ts$/.test(f) && !f.endsWith('.d.ts')), [], 'the package ships tests, benchmarks, seed ops, generated output or TypeScript sources');

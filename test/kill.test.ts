@@ -10,8 +10,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeSyntheticOps } from '../bench/synth-ops.js';
-import { generate } from '../generator/gen.js';
-import { listTree } from '../generator/write-out.js';
+import { generate } from '../generator/output/gen.js';
+import { listTree } from '../generator/output/write-out.js';
 import { root } from './helpers/paths.js';
 
 const snapshot = (dir: string): string => listTree(dir).map((p) => `${p}\n${readFileSync(path.join(dir, p), 'utf8')}`).join('\0');

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runTests } from '../runtime/testing/run.js';
 import { runPaddle } from '../runtime/testing/paddle.js';
-import { loadProject } from '../generator/project.js';
+import { loadProject } from '../generator/spec/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
 

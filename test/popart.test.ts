@@ -13,11 +13,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { popartEmitter, popartPaths } from '../generator/emit/popart/index.js';
-import { evalExpr } from '../generator/expr.js';
-import type { OpIR, ProjectIR, TestCaseIR } from '../generator/ir.js';
-import { dtypeUnder } from '../generator/ir-helpers.js';
-import { loadProject } from '../generator/project.js';
-import { DTYPE_INFO } from '../generator/type-table.js';
+import { evalExpr } from '../generator/spec/expr.js';
+import type { OpIR, ProjectIR, TestCaseIR } from '../generator/spec/ir.js';
+import { dtypeUnder } from '../generator/spec/ir-helpers.js';
+import { loadProject } from '../generator/spec/project.js';
+import { DTYPE_INFO } from '../generator/spec/type-table.js';
 import { emitFixture } from './helpers/adapters.js';
 import { sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
@@ -70,7 +70,12 @@ test('README has the exact PopRT command line; CMake builds custom_ops.so with W
   ].join('\n');
   for (const op of project.ops) assert.ok(files.find((f) => f.path === popartPaths(op).readme)!.content.includes(cli), op.name);
   assert.match(readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8'), /option\(WITH_POPART "[^"]*" OFF\)/);
-  assert.match(files.find((f) => f.path === 'popart/CMakeLists.txt')!.content, /add_library\(custom_ops SHARED/);
+  // The list of ops over the module that builds the library.
+  const cmake = files.find((f) => f.path === 'popart/CMakeLists.txt')!.content;
+  for (const op of project.ops) assert.ok(cmake.includes(`opforge_popart_add_op(${op.ident.snake})`), op.name);
+  assert.match(cmake, /opforge_popart_finish\(\)/);
+  assert.match(readFileSync(path.join(root, 'generator', 'cmake', 'opforge_popart.cmake'), 'utf8'), /add_library\(custom_ops SHARED \$\{OPFORGE_POPART_SOURCES\}\)/);
+  assert.ok(files.some((f) => f.path === 'cmake/opforge_popart.cmake'), 'the module is copied to out/cmake/');
 });
 
 // ---- custom_shape_inference.py, run ----

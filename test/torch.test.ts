@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadProject } from '../generator/project.js';
+import { loadProject } from '../generator/spec/project.js';
 import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
 import { forgetOtherTorch } from '../runtime/testing/torch-side.js';

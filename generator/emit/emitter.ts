@@ -1,8 +1,8 @@
 // The emitter interface: each backend is one module that turns the IR into files under out/.
 
 import { readFileSync } from 'node:fs';
-import type { OpIR, ProjectIR } from '../ir.js';
-import { PKG_ROOT_URL } from '../pkg-root.js';
+import type { OpIR, ProjectIR } from '../spec/ir.js';
+import { PKG_ROOT_URL } from '../spec/pkg-root.js';
 
 export interface GeneratedFile {
   /** Path under out/, forward slashes. */
@@ -12,22 +12,51 @@ export interface GeneratedFile {
   op?: string;
 }
 
+/**
+ * What one emission may reuse. `perOp(key, f)` gives a per-op fragment of a project-wide file:
+ * a cold gen computes `f(op)`; an incremental one (output/incremental.ts) looks it up by the op's
+ * key (what the op's files are built from), so a one-op change rebuilds one fragment and a fresh
+ * run reuses the cache's. `f` may read only `op`'s own spec and must not depend on other ops.
+ */
+export interface EmitContext {
+  perOp(key: string, f: (op: OpIR) => string): (op: OpIR) => string;
+}
+
+/** A cold emission: every fragment computed. */
+export const COLD: EmitContext = { perOp: (_key, f) => f };
+
+/** An emission reusing fragments by op key from `previous`; `used` collects what the next run may reuse. */
+export function fragmentContext(keyOf: ReadonlyMap<OpIR, string>, previous: ReadonlyMap<string, string>): EmitContext & { used: Map<string, string> } {
+  const used = new Map<string, string>();
+  return {
+    used,
+    perOp: (key, f) => (op) => {
+      const opKey = keyOf.get(op);
+      if (opKey === undefined) return f(op);
+      const k = `${key}\0${opKey}`;
+      const v = used.get(k) ?? previous.get(k) ?? f(op);
+      used.set(k, v);
+      return v;
+    },
+  };
+}
+
 export interface EmitterParts {
   /** Short name shown in progress output (`core`, `trt`, ...). */
   name: string;
   /** The files shared by every op (registries, CMake, static bases). */
-  project(project: ProjectIR): GeneratedFile[];
+  project(project: ProjectIR, ctx: EmitContext): GeneratedFile[];
   /** One op's own files; `project` only for what the op names (its gradient ops). */
   op(op: OpIR, project: ProjectIR): GeneratedFile[];
 }
 
-/** The split lets an incremental gen re-emit only the ops whose IR changed (generator/incremental.ts). */
+/** The split lets an incremental gen re-emit only the ops whose IR changed (generator/output/incremental.ts). */
 export interface Emitter extends EmitterParts {
   emit(project: ProjectIR): GeneratedFile[];
 }
 
 export function defineEmitter(parts: EmitterParts): Emitter {
-  return { ...parts, emit: (project) => [...parts.project(project), ...project.ops.flatMap((op) => parts.op(op, project))] };
+  return { ...parts, emit: (project) => [...parts.project(project, COLD), ...project.ops.flatMap((op) => parts.op(op, project))] };
 }
 
 export type CommentStyle = 'slash' | 'hash' | 'html';
@@ -76,44 +105,4 @@ export function lines(...parts: (string | null | undefined | false | (string | n
  */
 export function staticFile(path: string, source: string): GeneratedFile {
   return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);
-}
-
-/**
- * Fragments by a key of what they are built from (incremental.ts: the op's emit key), so that a
- * fresh `gen` process reuses those of the last run from the cache. Set for one emission.
- */
-interface FragmentStore {
-  keyOf: ReadonlyMap<OpIR, string>;
-  previous: ReadonlyMap<string, string>;
-  /** The fragments this emission used: what the next run may reuse. */
-  used: Map<string, string>;
-}
-let store: FragmentStore | undefined;
-
-/** Runs `emit` with fragments looked up by op key (`keyOf`) in `previous`; returns those used. */
-export function withFragments<T>(keyOf: ReadonlyMap<OpIR, string>, previous: ReadonlyMap<string, string>, emit: () => T): { value: T; used: Map<string, string> } {
-  const s: FragmentStore = { keyOf, previous, used: new Map() };
-  store = s;
-  try {
-    return { value: emit(), used: s.used };
-  } finally {
-    store = undefined;
-  }
-}
-
-/**
- * A per-op fragment of a project-wide file under `key`. Within withFragments it is looked up by
- * the op's key (what it is built from), so a one-op change rebuilds one fragment and a fresh run
- * reuses the cache's; elsewhere (a cold gen) it is simply computed. `f` may read only `op`'s own
- * spec and must not depend on other ops.
- */
-export function perOp(key: string, f: (op: OpIR) => string): (op: OpIR) => string {
-  return (op) => {
-    const opKey = store?.keyOf.get(op);
-    if (store === undefined || opKey === undefined) return f(op);
-    const k = `${key}\0${opKey}`;
-    const v = store.used.get(k) ?? store.previous.get(k) ?? f(op);
-    store.used.set(k, v);
-    return v;
-  };
 }

@@ -1,9 +1,9 @@
 // The emitters run by `opforge gen`, in order. Each backend is one module.
 
-import { cmakeEmitter } from './cmake.js';
-import { coreEmitter } from './core.js';
+import { cmakeEmitter } from './cmake/index.js';
+import { coreEmitter } from './core/index.js';
 import type { Emitter } from './emitter.js';
-import { nodeEmitter } from './node.js';
+import { nodeEmitter } from './node/index.js';
 import { ortEmitter } from './ort/index.js';
 import { paddleEmitter } from './paddle/index.js';
 import { popartEmitter } from './popart/index.js';

@@ -3,14 +3,14 @@
 // columns (ctx.col), results (ctx.results or ctx.check against the baseline), skips with their
 // reasons (ctx.skipped) and what it found about the machine (ctx.env).
 
-import type { OpIR, ProjectIR } from '../../generator/ir.js';
+import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
 import type { CaseDoc, HostTensor } from './cases.js';
 import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
 import type { PyRun, PythonProbe } from './torch-side.js';
 
 /** The names `--backends` takes. */
-export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;
+export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'serialize', 'trt'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export type Outputs = Record<string, GotTensor>;
@@ -55,6 +55,8 @@ export interface TestContext {
   env: Record<string, unknown>;
   /** Registers a column (in report order) and returns its name. */
   col(name: string): string;
+  /** Whether a column was registered (an earlier step set it up). */
+  columnsHas(name: string): boolean;
   /** Compares a case's outputs with its baseline and records the result (extra: a failure found otherwise). */
   check(c: Case, column: string, got: Outputs, extra?: string): void;
   /** The PyTorch harness's report, when the torch backend ran it (reference, extension, export, grad). */
@@ -62,9 +64,19 @@ export interface TestContext {
 }
 
 export interface TestBackend {
-  /** The `--backends` name this module answers to. */
-  readonly name: Backend;
-  /** Whether to run given the backends asked for (default: ctx.want.has(name)). */
-  wanted?(ctx: TestContext): boolean;
+  /** What it runs, for messages ('node', 'the PyTorch side', ...). */
+  readonly name: string;
+  /** Whether to run, given the backends asked for and what earlier backends found. */
+  wanted(ctx: TestContext): boolean;
   run(ctx: TestContext): Promise<void>;
+}
+
+/** A column's name on the device the run uses: `node` on the CPU, `node:cuda` on CUDA. */
+export function onDevice(ctx: Pick<TestContext, 'device'>, column: string): string {
+  return ctx.device === 'cuda' ? `${column}:cuda` : column;
+}
+
+/** The grad column runs wherever an input of an op under test can take a gradient. */
+export function wantsGrad(ctx: Pick<TestContext, 'want' | 'ops'>): boolean {
+  return ctx.want.has('grad') && ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
 }

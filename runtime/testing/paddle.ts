@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { OpIR } from '../../generator/ir.js';
-import { paddleOpType } from '../../generator/ir-helpers.js';
+import type { OpIR } from '../../generator/spec/ir.js';
+import { paddleOpType } from '../../generator/spec/ir-helpers.js';
 
 const harness = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'runtime', 'python', 'opforge_paddle_test.py');
 

@@ -7,9 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { cppAttrValue } from '../../generator/emit/core.js';
-import { cppString } from '../../generator/emit/literals.js';
-import type { OpIR } from '../../generator/ir.js';
+import { cppAttrValue } from '../../generator/spec/literals.js';
+import { cppString } from '../../generator/spec/literals.js';
+import type { OpIR } from '../../generator/spec/ir.js';
 import type { CaseResult } from './results.js';
 
 function caseBlock(op: OpIR, k: number): string {

@@ -11,5 +11,5 @@ out=${OUT:-/tmp}
 mkdir -p "$out"
 repo=$PWD
 p=$([ "$SEED" = 1 ] && echo "" || echo "$(basename "$PROJECT")-")
-(cd "$PROJECT" && node "$repo/dist/generator/cli.js" test --ops "$OPS" --out "$GEN_OUT" --device cuda --backend node,torch) 2>&1 | tee "$out/${p}cuda-parity.log"
+(cd "$PROJECT" && node "$repo/dist/cli/opforge.js" test --ops "$OPS" --out "$GEN_OUT" --device cuda --backend node,torch) 2>&1 | tee "$out/${p}cuda-parity.log"
 exit "${PIPESTATUS[0]}"

@@ -12,8 +12,8 @@ out=${OUT:-/tmp}
 mkdir -p "$out"
 export OPFORGE_PYTHON=${OPFORGE_PYTHON:-python3}
 rc=0
-node dist/generator/cli.js test --backend grad > "$out/grad-opforge-test-cpu.log" 2>&1 || rc=1
-node dist/generator/cli.js test --backend grad --device cuda > "$out/grad-opforge-test-cuda.log" 2>&1 || rc=1
+node dist/cli/opforge.js test --backend grad > "$out/grad-opforge-test-cpu.log" 2>&1 || rc=1
+node dist/cli/opforge.js test --backend grad --device cuda > "$out/grad-opforge-test-cuda.log" 2>&1 || rc=1
 lib=build/torch/libopforge_torch.so   # the CUDA build the run above left
 export PYTHONPATH=out/python
 for a in "--library $lib --device cuda" "--library $lib --device cpu" "--device cpu"; do

@@ -13,7 +13,7 @@ mkdir -p "$OUT"
 repo=$PWD
 p=$([ "$SEED" = 1 ] && echo "" || echo "$(basename "$PROJECT")-")
 log="$OUT/${p}node-cuda.log"
-(cd "$PROJECT" && node "$repo/dist/generator/cli.js" test --ops "$OPS" --out "$GEN_OUT" --device cuda --backend node) > "$log" 2>&1
+(cd "$PROJECT" && node "$repo/dist/cli/opforge.js" test --ops "$OPS" --out "$GEN_OUT" --device cuda --backend node) > "$log" 2>&1
 status=$?
 if [ "$SEED" = 1 ]; then node dist/test/gpu/node-cuda.js >> "$log" 2>&1 || status=1; fi
 tail -n 2 "$log"

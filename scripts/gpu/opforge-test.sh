@@ -12,7 +12,7 @@ rc=0
 run() {  # name, cwd, args...
   local name=$1 dir=$2; shift 2
   local t0=$SECONDS
-  (cd "$dir" && node "$OLDPWD/dist/generator/cli.js" test "$@" --json 2>"$out/opforge-test-$name.err") >"$out/opforge-test-$name.json"
+  (cd "$dir" && node "$OLDPWD/dist/cli/opforge.js" test "$@" --json 2>"$out/opforge-test-$name.err") >"$out/opforge-test-$name.json"
   local s=$?
   node -e 'import(process.argv[1]).then((m) => process.stdout.write(m.formatReport(JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"))) + "\n"))' \
     "$PWD/dist/runtime/testing/results.js" "$out/opforge-test-$name.json" | tee "$out/opforge-test-$name.txt"

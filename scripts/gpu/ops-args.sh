@@ -31,8 +31,8 @@ if [ "$SEED" = 1 ] && [ -z "$GEN_OUT" ]; then
   GEN_OUT=$_repo/out
 else
   GEN_OUT=${GEN_OUT:-$_repo/build/gpu/$(basename "$PROJECT")/out}
-  if command -v node >/dev/null && [ -f "$_repo/dist/generator/cli.js" ]; then
-    node "$_repo/dist/generator/cli.js" gen --ops "$OPS" --out "$GEN_OUT" >&2 || exit 2
+  if command -v node >/dev/null && [ -f "$_repo/dist/cli/opforge.js" ]; then
+    node "$_repo/dist/cli/opforge.js" gen --ops "$OPS" --out "$GEN_OUT" >&2 || exit 2
   elif [ ! -d "$GEN_OUT/include/opforge" ]; then
     echo "no generated code in $GEN_OUT and no Node to run opforge gen: pass --out <dir of opforge gen output>" >&2
     exit 2

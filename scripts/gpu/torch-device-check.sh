@@ -12,7 +12,7 @@ OUT=${OUT:-/tmp/opforge-gpu}
 mkdir -p "$OUT"
 P=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
 status=0
-node dist/generator/cli.js gen --quiet --ops test/fixtures/edges/ops --out build/edges-gpu-out > "$OUT/device-build.log" 2>&1 || status=1
+node dist/cli/opforge.js gen --quiet --ops test/fixtures/edges/ops --out build/edges-gpu-out > "$OUT/device-build.log" 2>&1 || status=1
 cmake -S build/edges-gpu-out/torch -B /tmp/edges-cuda -DCMAKE_PREFIX_PATH="$P" -DWITH_CUDA=ON >> "$OUT/device-build.log" 2>&1 &&
   cmake --build /tmp/edges-cuda -j"$(nproc)" >> "$OUT/device-build.log" 2>&1 || status=1
 PYTHONPATH=build/edges-gpu-out/python python3 scripts/gpu/torch_device_check.py no-kernel /tmp/edges-cuda/libopforge_torch.so \

@@ -24,7 +24,7 @@ for inc in "${dirs[@]}"; do
   inc=$(cd "$inc" && pwd)
   tag=$prefix$(basename "$(dirname "$inc")")
   log="$out/trt-lifecycle-$tag.log"
-  (cd "$PROJECT" && TENSORRT_INCLUDE_DIR=$inc node "$repo/dist/generator/cli.js" test --ops "$OPS" --out "$GEN_OUT" --backend trt --device cuda) > "$log" 2>&1 || rc=1
+  (cd "$PROJECT" && TENSORRT_INCLUDE_DIR=$inc node "$repo/dist/cli/opforge.js" test --ops "$OPS" --out "$GEN_OUT" --backend trt --device cuda) > "$log" 2>&1 || rc=1
   cat "$PROJECT/build/test/trt/driver.log" >> "$log"
   tail -n 3 "$log"
   # The same headers, every generated unit under -Wall -Wextra -Werror with the machine's g++.

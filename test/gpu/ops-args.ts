@@ -4,9 +4,9 @@
 // user's ops are checked exactly like the seed ops. Kernel paths are relative to project.root.
 
 import path from 'node:path';
-import { generateIncremental } from '../../generator/incremental.js';
-import type { ProjectIR } from '../../generator/ir.js';
-import { loadProject } from '../../generator/project.js';
+import { generateIncremental } from '../../generator/output/incremental.js';
+import type { ProjectIR } from '../../generator/spec/ir.js';
+import { loadProject } from '../../generator/spec/project.js';
 import { opsDir as seedOpsDir, outDir as seedOutDir, root as repoRoot } from '../helpers/paths.js';
 
 export interface OpsArgs {

@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dtypeUnder } from '../../generator/ir-helpers.js';
+import { dtypeUnder } from '../../generator/spec/ir-helpers.js';
 import { opModel } from '../../runtime/op-model.js';
 import { opsArgs } from './ops-args.js';
 

@@ -2,12 +2,12 @@
 // attribute type) emitted into build/, and seeded test-case inputs as the references see them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { coreEmitter } from '../../generator/emit/core.js';
+import { coreEmitter } from '../../generator/emit/core/index.js';
 import type { Emitter } from '../../generator/emit/emitter.js';
-import type { OpIR, ProjectIR, TestCaseIR } from '../../generator/ir.js';
-import { dtypeUnder } from '../../generator/ir-helpers.js';
-import { loadProject } from '../../generator/project.js';
-import type { DType } from '../../generator/type-table.js';
+import type { OpIR, ProjectIR, TestCaseIR } from '../../generator/spec/ir.js';
+import { dtypeUnder } from '../../generator/spec/ir-helpers.js';
+import { loadProject } from '../../generator/spec/project.js';
+import type { DType } from '../../generator/spec/type-table.js';
 import { halfToNumber, numberToHalf } from './half.js';
 import { fixtures } from './paths.js';
 import { rng } from './references.js';

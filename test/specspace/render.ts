@@ -9,8 +9,8 @@
 // converted to the output dtype (16-bit floats via float32; integers floored and wrapped; bool:
 // odd). Every attribute and state value enters the sum, so a wrong value shows in the output.
 
-import { DTYPE_INFO, type AttrType, type DType } from '../../generator/type-table.js';
-import { toSnake } from '../../generator/names.js';
+import { DTYPE_INFO, type AttrType, type DType } from '../../generator/spec/type-table.js';
+import { toSnake } from '../../generator/spec/names.js';
 import type { AttrValue, CasePlan, DimE, InPlan, OutPlan, SpecPlan } from './plan.js';
 
 const COEF = [0.125, 0.25, 0.5, 1];

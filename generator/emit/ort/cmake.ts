@@ -4,10 +4,10 @@
 //   opforge_ort       the custom-op library (RegisterCustomOps), which needs the ORT headers
 //                     only: it calls the API the runtime hands it and links no libonnxruntime.
 
-import type { ProjectIR } from '../../ir.js';
-import { lines, perOp } from '../emitter.js';
+import type { ProjectIR } from '../../spec/ir.js';
+import { lines, type EmitContext } from '../emitter.js';
 
-export function emitCmake(project: ProjectIR): string {
+export function emitCmake(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# ONNX Runtime custom-op library for every op. Configure from out/ with',
     '#   cmake -S out -B build -DWITH_ONNXRUNTIME=ON -DONNXRUNTIME_ROOT=/path/to/onnxruntime [-DWITH_CUDA=ON]',
@@ -15,7 +15,7 @@ export function emitCmake(project: ProjectIR): string {
     '# ONNXRUNTIME_INCLUDE_DIR to the directory holding the headers. The library links no libonnxruntime.',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_ort.cmake")',
     '',
-    project.ops.map(perOp('ort/CMakeLists.txt', (op) => `opforge_ort_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    project.ops.map(ctx.perOp('ort/CMakeLists.txt', (op) => `opforge_ort_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
     'opforge_ort_finish()',
   );
 }

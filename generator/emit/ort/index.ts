@@ -3,9 +3,9 @@
 // generator/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
 // a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
 
-import type { OpIR, ProjectIR } from '../../ir.js';
-import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
+import { coreHeaderPath } from '../../spec/ir-helpers.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -37,12 +37,12 @@ function emitLibrary(project: ProjectIR): string {
 
 export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
-  project(project: ProjectIR): GeneratedFile[] {
+  project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
       staticFile('ort/include/opforge/ort/custom_op.h', 'generator/cpp/opforge/ort/custom_op.h'),
-      projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
-      projectFile('ort/CMakeLists.txt', emitCmake(project)),
+      projectFile('ort/CMakeLists.txt', emitCmake(project, ctx)),
       staticFile('cmake/opforge_ort.cmake', 'generator/cmake/opforge_ort.cmake'),
     ];
   },

@@ -3,10 +3,10 @@
 // knobs are Paddle-Inference-Demo's: WITH_MKL, WITH_GPU, USE_TENSORRT, LIB_DIR (the
 // paddle_inference library), TENSORRT_ROOT, CUDA_LIB, CUDNN_LIB; without LIB_DIR, PADDLE_PYTHON.
 
-import type { ProjectIR } from '../../ir.js';
-import { lines, perOp } from '../emitter.js';
+import type { ProjectIR } from '../../spec/ir.js';
+import { lines, type EmitContext } from '../emitter.js';
 
-export function emitPaddleCmake(project: ProjectIR): string {
+export function emitPaddleCmake(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# Paddle custom ops (PD_BUILD_OP) for every op in one library, opforge_paddle_ops. Configure from out/',
     '# against the paddlepaddle wheel (the library that paddle.utils.cpp_extension would build):',
@@ -18,7 +18,7 @@ export function emitPaddleCmake(project: ProjectIR): string {
     '# Python loads a library built either way with opforge_paddle.load() (opforge_paddle.py here).',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_paddle.cmake")',
     '',
-    project.ops.map(perOp('paddle/CMakeLists.txt', (op) => `opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    project.ops.map(ctx.perOp('paddle/CMakeLists.txt', (op) => `opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
     'opforge_paddle_finish()',
   );
 }

@@ -4,12 +4,12 @@
 // dtype mapping from the type table, the CMake and compile.sh. Paddle-TRT runs the ops through the
 // Paddle-named plugins the TensorRT backend registers.
 
-import type { OpIR, ProjectIR } from '../../ir.js';
-import { paddleOpType } from '../../ir-helpers.js';
-import { DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText } from '../literals.js';
-import { pluginNames, trtPaths } from '../trt/names.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
+import { paddleOpType } from '../../spec/ir-helpers.js';
+import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import { commentText } from '../../spec/literals.js';
+import { pluginNames, trtPaths } from '../../spec/trt-names.js';
 import { emitCompileSh, emitPaddleCmake } from './cmake.js';
 import { emitExample, exampleCase } from './example.js';
 import { paddlePaths } from './names.js';
@@ -17,7 +17,7 @@ import { emitPaddleHeader, emitPaddleOp, paddleAttrString } from './op.js';
 
 export { paddlePaths } from './names.js';
 
-const SHARED = ['bridge.h', 'op_base.h'];
+const SHARED = ['bridge.h', 'inference_example.h', 'op_base.h'];
 
 function emitDtypeHeader(): string {
   const from = DTYPES.map((d) => `    case ::${DTYPE_INFO[d].paddle}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`);
@@ -123,11 +123,11 @@ function emitReadme(op: OpIR): string {
 
 export const paddleEmitter: Emitter = defineEmitter({
   name: 'paddle',
-  project(project: ProjectIR): GeneratedFile[] {
+  project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
       ...SHARED.map((h) => staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`)),
-      projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
-      projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project)),
+      projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
       staticFile('cmake/opforge_paddle.cmake', 'generator/cmake/opforge_paddle.cmake'),
       projectFile('paddle/compile.sh', emitCompileSh()),
       staticFile('paddle/opforge_paddle.py', 'generator/python/opforge_paddle.py'),

@@ -5,11 +5,11 @@
 // PopRT command line; for the project, the bases, the dtype mapping, custom_shape_inference.py
 // (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
 
-import type { AttributeIR, OpIR, ProjectIR } from '../../ir.js';
-import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../ir-helpers.js';
-import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText, cppString } from '../literals.js';
+import type { AttributeIR, OpIR, ProjectIR } from '../../spec/ir.js';
+import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
+import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import { commentText, cppString } from '../../spec/literals.js';
 import { emitShapeInference } from './shape-inference.js';
 
 /** Where the PopART files of an op live under out/. */
@@ -169,32 +169,16 @@ function emitOpxUnit(op: OpIR): string {
   );
 }
 
-function emitCmake(project: ProjectIR): string {
-  const rel = (f: string): string => f.slice('popart/'.length);
+/** out/popart/CMakeLists.txt: the list of ops over generator/cmake/opforge_popart.cmake. */
+function emitCmake(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# PopART / PopRT custom ops: custom_ops.so with every op (Op, OpCreator, host-function opx).',
     '# Needs the Poplar SDK (PopART, Poplar): source its enable scripts, then configure from out/ with',
     '#   cmake -S out -B build -DWITH_POPART=ON && cmake --build build --target custom_ops',
-    'find_path(POPART_INCLUDE_DIR popart/op.hpp HINTS "$ENV{POPART_INSTALL_DIR}/include" ENV CPATH)',
-    'find_library(POPART_LIBRARY popart HINTS "$ENV{POPART_INSTALL_DIR}/lib" ENV LIBRARY_PATH)',
-    'find_library(POPLAR_LIBRARY poplar HINTS "$ENV{POPLAR_INSTALL_DIR}/lib" ENV LIBRARY_PATH)',
-    'if(NOT POPART_INCLUDE_DIR OR NOT POPART_LIBRARY OR NOT POPLAR_LIBRARY)',
-    '  message(FATAL_ERROR "WITH_POPART needs the Poplar SDK (popart/op.hpp, libpopart, libpoplar): source its enable scripts")',
-    'endif()',
+    'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_popart.cmake")',
     '',
-    '# SDK headers are SYSTEM includes: warnings inside them are not ours; our code builds with -Werror.',
-    'add_library(opforge_popart_headers INTERFACE)',
-    'target_include_directories(opforge_popart_headers SYSTEM INTERFACE "${POPART_INCLUDE_DIR}")',
-    'target_include_directories(opforge_popart_headers INTERFACE "${CMAKE_CURRENT_SOURCE_DIR}/include" "${CMAKE_CURRENT_SOURCE_DIR}")',
-    'target_compile_definitions(opforge_popart_headers INTERFACE ONNX_NAMESPACE=onnx)',
-    'target_link_libraries(opforge_popart_headers INTERFACE opforge_core)',
-    '',
-    'add_library(custom_ops SHARED',
-    ...project.ops.map((op) => `  ${rel(popartPaths(op).op)} ${rel(popartPaths(op).opx)} $<TARGET_OBJECTS:opforge_${op.ident.snake}_cpu>`),
-    ')',
-    'target_link_libraries(custom_ops PRIVATE opforge_popart_headers "${POPART_LIBRARY}" "${POPLAR_LIBRARY}")',
-    'target_compile_options(custom_ops PRIVATE ${OPFORGE_WARNINGS})',
-    'set_target_properties(custom_ops PROPERTIES PREFIX "")',
+    project.ops.map(ctx.perOp('popart/CMakeLists.txt', (op) => `opforge_popart_add_op(${op.ident.snake})  # ${op.name}`)),
+    'opforge_popart_finish()',
   );
 }
 
@@ -245,12 +229,13 @@ function emitReadme(op: OpIR): string {
 
 export const popartEmitter: Emitter = defineEmitter({
   name: 'popart',
-  project(project: ProjectIR): GeneratedFile[] {
+  project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
       ...SHARED.map((h) => staticFile(`popart/include/opforge/popart/${h}`, `generator/cpp/opforge/popart/${h}`)),
-      projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
-      projectFile('popart/custom_shape_inference.py', emitShapeInference(project)),
-      projectFile('popart/CMakeLists.txt', emitCmake(project)),
+      projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      projectFile('popart/custom_shape_inference.py', emitShapeInference(project, ctx)),
+      projectFile('popart/CMakeLists.txt', emitCmake(project, ctx)),
+      staticFile('cmake/opforge_popart.cmake', 'generator/cmake/opforge_popart.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

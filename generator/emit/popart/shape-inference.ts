@@ -3,12 +3,12 @@
 // in the form of PopRT's custom-op example; output dtypes from the type constraints and output
 // dims from the specs' expression trees (printed by py-expr.ts).
 
-import type { OpIR, ProjectIR } from '../../ir.js';
-import { visitExpr } from '../../expr.js';
-import { DTYPE_INFO } from '../../type-table.js';
-import { lines, perOp } from '../emitter.js';
-import { commentText, pyString } from '../literals.js';
-import { pyExpr } from '../py-expr.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
+import { visitExpr } from '../../spec/expr.js';
+import { DTYPE_INFO } from '../../spec/type-table.js';
+import { lines, type EmitContext } from '../emitter.js';
+import { commentText, pyString } from '../../spec/literals.js';
+import { pyExpr } from '../lang/py-expr.js';
 
 const env = { dim: (i: number, axis: number) => `shapes[${i}][${axis}]`, attr: (name: string) => `attrs[${pyString(name)}]` };
 
@@ -59,7 +59,7 @@ function emitClass(op: OpIR): string {
   );
 }
 
-export function emitShapeInference(project: ProjectIR): string {
+export function emitShapeInference(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# Shape and dtype inference of the opforge custom ops for PopRT:',
     '#   python -m poprt.cli --input_model model.onnx --custom_library_so_paths build/popart/custom_ops.so \\',
@@ -107,6 +107,6 @@ export function emitShapeInference(project: ProjectIR): string {
     '    return onnx.shape_inference.infer_shapes(model), True',
     '',
     '',
-    project.ops.map(perOp('popart/custom_shape_inference.py', emitClass)).join('\n\n\n'),
+    project.ops.map(ctx.perOp('popart/custom_shape_inference.py', emitClass)).join('\n\n\n'),
   );
 }

@@ -5,10 +5,10 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OpIR, ProjectIR } from '../../ir.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
 import { headerLine, lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { pyString } from '../literals.js';
-import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../type-table.js';
+import { pyString } from '../../spec/literals.js';
+import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
 import { opModule } from './op-module.js';
 
 const PKG = 'python/opforge_ops';
@@ -18,7 +18,7 @@ export const pythonEmitter: Emitter = defineEmitter({
   project(project: ProjectIR): GeneratedFile[] {
     return [
       staticFile(`${PKG}/_runtime.py`, 'generator/python/opforge_ops/_runtime.py'),
-      projectFile(`${PKG}/_types.py`, typesModule(), 'generator/type-table.ts'),
+      projectFile(`${PKG}/_types.py`, typesModule(), 'generator/spec/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
       projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),
@@ -42,7 +42,7 @@ function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined 
 function typesModule(): string {
   const dict = (name: string, doc: string, rows: string[]): string[] => ['', `#: ${doc}`, `${name} = {`, ...rows.map((r) => `    ${r},`), '}'];
   return lines(
-    '"""Dtype and attribute-type tables (generator/type-table.ts)."""',
+    '"""Dtype and attribute-type tables (generator/spec/type-table.ts)."""',
     '',
     'import torch',
     '',

@@ -2,13 +2,13 @@
 // OpInfo, its shape function compiled from the spec's expressions, the public function and the
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
-import type { AttrValue, AttributeIR, GradientIR, OpIR, TestCaseIR } from '../../ir.js';
-import { allowedDtypes } from '../../ir-helpers.js';
-import { ATTR_INFO } from '../../type-table.js';
+import type { AttrValue, AttributeIR, GradientIR, OpIR, TestCaseIR } from '../../spec/ir.js';
+import { allowedDtypes } from '../../spec/ir-helpers.js';
+import { ATTR_INFO } from '../../spec/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, plainFloat, pyString } from '../literals.js';
+import { commentText, plainFloat, pyString } from '../../spec/literals.js';
 import { torchSchemaArgs } from '../torch/schema.js';
-import { pyExpr, type PyExprEnv } from '../py-expr.js';
+import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
 
 const HELPERS = { '+': 'add', '-': 'sub', '*': 'mul', '//': 'floordiv', ceil_div: 'ceil_div', max: 'max_', min: 'min_' } as const;
 

@@ -2,11 +2,11 @@
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
-import type { AttributeIR, AttrValue, GradSource, OpIR, ProjectIR } from '../../ir.js';
-import { cppAttrValue } from '../core.js';
-import { coreHeaderPath } from '../../ir-helpers.js';
+import type { AttributeIR, AttrValue, GradSource, OpIR, ProjectIR } from '../../spec/ir.js';
+import { cppAttrValue } from '../../spec/literals.js';
+import { coreHeaderPath } from '../../spec/ir-helpers.js';
 import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText, cppString } from '../literals.js';
+import { commentText, cppString } from '../../spec/literals.js';
 import { torchSchema } from './schema.js';
 
 export const torchEmitter: Emitter = defineEmitter({

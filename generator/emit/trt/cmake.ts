@@ -1,64 +1,18 @@
-// out/trt/CMakeLists.txt: added by out/CMakeLists.txt when WITH_TENSORRT is on. Builds
-//   opforge_trt_<op>          per-op OBJECT libraries (the op's plugin translation units),
-//   opforge_trt_plugins       the plugin library: getCreators/setLoggerFinder entry points, no
-//                             libnvinfer dependency (trtexec --dynamicPlugins, loadLibrary),
-//   opforge_trt_plugins_autoreg  the same plugins registered at load time with
-//                             REGISTER_TENSORRT_PLUGIN (links libnvinfer; Paddle, ctypes, 8.x trtexec --plugins).
+// out/trt/CMakeLists.txt: added by out/CMakeLists.txt when WITH_TENSORRT is on; the list of ops
+// over generator/cmake/opforge_trt.cmake (copied to out/cmake/), which builds the per-op OBJECT
+// libraries and the two plugin libraries.
 
-import type { ProjectIR } from '../../ir.js';
-import { lines, perOp } from '../emitter.js';
-import { trtPaths } from './names.js';
+import type { ProjectIR } from '../../spec/ir.js';
+import { lines, type EmitContext } from '../emitter.js';
 
-export function emitCmake(project: ProjectIR): string {
-  const opBlocks = project.ops.map(perOp('trt/CMakeLists.txt', (op) => {
-    const s = op.ident.snake;
-    const p = trtPaths(op);
-    const rel = (f: string): string => f.slice('trt/'.length);
-    return lines(
-      `add_library(opforge_trt_${s} OBJECT ${rel(p.v3)} ${rel(p.v2)})`,
-      `target_link_libraries(opforge_trt_${s} PUBLIC opforge_trt_headers)`,
-      `set_target_properties(opforge_trt_${s} PROPERTIES POSITION_INDEPENDENT_CODE ON)`,
-      `target_compile_options(opforge_trt_${s} PRIVATE \${OPFORGE_WARNINGS})`,
-      `list(APPEND OPFORGE_TRT_OBJECTS $<TARGET_OBJECTS:opforge_trt_${s}> $<TARGET_OBJECTS:opforge_${s}_cpu>${op.kernels.cuda ? ` $<TARGET_OBJECTS:opforge_${s}_cuda>` : ''})`,
-    );
-  }));
+export function emitCmake(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# TensorRT plugins for every op. Configure from out/ with',
     '#   cmake -S out -B build -DWITH_CUDA=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=/path/to/TensorRT \\',
     '#         -DCMAKE_CUDA_ARCHITECTURES="80;90"',
-    'set(TENSORRT_ROOT "$ENV{TENSORRT_ROOT}" CACHE PATH "TensorRT install root (holds include/ and lib/)")',
+    'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_trt.cmake")',
     '',
-    'if(NOT WITH_CUDA)',
-    '  message(FATAL_ERROR "WITH_TENSORRT needs WITH_CUDA=ON: the plugins enqueue the CUDA kernels")',
-    'endif()',
-    'find_path(TENSORRT_INCLUDE_DIR NvInferRuntime.h HINTS "${TENSORRT_ROOT}/include" "${TENSORRT_ROOT}" PATH_SUFFIXES include/x86_64-linux-gnu include/aarch64-linux-gnu)',
-    'if(NOT TENSORRT_INCLUDE_DIR)',
-    '  message(FATAL_ERROR "NvInferRuntime.h not found: set TENSORRT_ROOT or TENSORRT_INCLUDE_DIR")',
-    'endif()',
-    'find_library(TENSORRT_NVINFER_LIBRARY NAMES nvinfer nvinfer_10 HINTS "${TENSORRT_ROOT}/lib" "${TENSORRT_ROOT}/lib64" PATH_SUFFIXES x86_64-linux-gnu aarch64-linux-gnu)',
-    'file(STRINGS "${TENSORRT_INCLUDE_DIR}/NvInferVersion.h" _opforge_trt_major REGEX "^#define (NV_TENSORRT_MAJOR|TRT_MAJOR_ENTERPRISE) [0-9]+")',
-    'message(STATUS "opforge: TensorRT headers in ${TENSORRT_INCLUDE_DIR} (${_opforge_trt_major})")',
-    '',
-    '# TensorRT headers are SYSTEM includes: warnings in them are not ours; our code builds with -Werror.',
-    'add_library(opforge_trt_headers INTERFACE)',
-    'target_include_directories(opforge_trt_headers SYSTEM INTERFACE "${TENSORRT_INCLUDE_DIR}")',
-    'target_include_directories(opforge_trt_headers INTERFACE "${CMAKE_CURRENT_SOURCE_DIR}/include" "${CMAKE_CURRENT_SOURCE_DIR}")',
-    'target_link_libraries(opforge_trt_headers INTERFACE opforge_core CUDA::cudart)',
-    '',
-    'set(OPFORGE_TRT_OBJECTS)',
-    ...opBlocks,
-    '',
-    'add_library(opforge_trt_plugins SHARED plugin_library.cpp ${OPFORGE_TRT_OBJECTS})',
-    'target_link_libraries(opforge_trt_plugins PRIVATE opforge_trt_headers)',
-    'target_compile_options(opforge_trt_plugins PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${OPFORGE_WARNINGS}>)',
-    'set_target_properties(opforge_trt_plugins PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)',
-    '',
-    'if(TENSORRT_NVINFER_LIBRARY)',
-    '  add_library(opforge_trt_plugins_autoreg SHARED register.cpp ${OPFORGE_TRT_OBJECTS})',
-    '  target_link_libraries(opforge_trt_plugins_autoreg PRIVATE opforge_trt_headers "${TENSORRT_NVINFER_LIBRARY}")',
-    '  target_compile_options(opforge_trt_plugins_autoreg PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${OPFORGE_WARNINGS}>)',
-    'else()',
-    '  message(STATUS "opforge: libnvinfer not found; building only the entry-point plugin library")',
-    'endif()',
+    project.ops.map(ctx.perOp('trt/CMakeLists.txt', (op) => `opforge_trt_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    'opforge_trt_finish()',
   );
 }

@@ -4,16 +4,16 @@
 // interface generation, and a README; for the project, the plugin library entry points
 // (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake.
 
-import type { OpIR, ProjectIR } from '../../ir.js';
-import { coreHeaderPath } from '../../ir-helpers.js';
-import { lines, opFile, perOp, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
+import { coreHeaderPath } from '../../spec/ir-helpers.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
 import { emitCmake } from './cmake.js';
-import { creatorNames, instantiations, trtPaths } from './names.js';
+import { creatorNames, instantiations, trtPaths } from '../../spec/trt-names.js';
 
-export { creatorNames, pluginNames, trtPaths } from './names.js';
+export { creatorNames, pluginNames, trtPaths } from '../../spec/trt-names.js';
 
 const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h'];
 
@@ -39,7 +39,7 @@ function emitV2Unit(op: OpIR): string {
   );
 }
 
-const creatorAlias = perOp('trt/creator-aliases', (op) => {
+const creatorAlias = (op: OpIR): string => {
   const n = creatorNames(op);
   const ns = `::opforge::trt::${op.ident.snake}`;
   return lines(
@@ -52,18 +52,13 @@ const creatorAlias = perOp('trt/creator-aliases', (op) => {
     `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
     'OPFORGE_TRT_V2_END',
   );
-});
-
-function creatorAliases(project: ProjectIR): string[] {
-  return project.ops.map(creatorAlias);
-}
+};
 
 /** An op's header and creator names (one fragment: a fresh run reads them from the cache). */
 interface OpNames { include: string; v3: string; v2: string; paddleDynamic: string; paddleStatic: string }
-const opNamesJson = perOp('trt/names', (op) => JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames));
-const opNames = (project: ProjectIR): OpNames[] => project.ops.map((op) => JSON.parse(opNamesJson(op)) as OpNames);
+const opNames = (project: ProjectIR, ctx: EmitContext): OpNames[] => project.ops.map(ctx.perOp('trt/names', (op) => JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames))).map((j) => JSON.parse(j) as OpNames);
 
-function emitLibrary(project: ProjectIR, names: readonly OpNames[]): string {
+function emitLibrary(aliases: readonly string[], names: readonly OpNames[]): string {
   const v3 = names.map((n) => n.v3);
   const v2 = names.flatMap((n) => [n.paddleDynamic, n.paddleStatic]);
   const v2Op = names.map((n) => n.v2);
@@ -75,7 +70,7 @@ function emitLibrary(project: ProjectIR, names: readonly OpNames[]): string {
     '// loading the library twice never registers a creator twice.',
     ...names.map((n) => `#include "${n.include}"`),
     '',
-    ...creatorAliases(project),
+    ...aliases,
     '',
     'extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* finder) { ::opforge::trt::loggerFinder().store(finder); }',
     '',
@@ -102,14 +97,14 @@ function emitLibrary(project: ProjectIR, names: readonly OpNames[]): string {
   );
 }
 
-function emitRegister(project: ProjectIR, names: readonly OpNames[]): string {
+function emitRegister(aliases: readonly string[], names: readonly OpNames[]): string {
   return lines(
     '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
     '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
     '// (getPluginRegistry). Do not combine with loading the entry-point library into the same process.',
     ...names.map((n) => `#include "${n.include}"`),
     '',
-    ...creatorAliases(project),
+    ...aliases,
     '',
     '#if NV_TENSORRT_MAJOR >= 10',
     ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v3});`),
@@ -125,14 +120,16 @@ function emitRegister(project: ProjectIR, names: readonly OpNames[]): string {
 
 export const trtEmitter: Emitter = defineEmitter({
   name: 'trt',
-  project(project: ProjectIR): GeneratedFile[] {
-    const names = opNames(project);
+  project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
+    const names = opNames(project, ctx);
+    const aliases = project.ops.map(ctx.perOp('trt/creator-aliases', creatorAlias));
     return [
       ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`)),
-      projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
-      projectFile('trt/plugin_library.cpp', emitLibrary(project, names)),
-      projectFile('trt/register.cpp', emitRegister(project, names)),
-      projectFile('trt/CMakeLists.txt', emitCmake(project)),
+      projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      projectFile('trt/plugin_library.cpp', emitLibrary(aliases, names)),
+      projectFile('trt/register.cpp', emitRegister(aliases, names)),
+      projectFile('trt/CMakeLists.txt', emitCmake(project, ctx)),
+      staticFile('cmake/opforge_trt.cmake', 'generator/cmake/opforge_trt.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

@@ -2,13 +2,13 @@
 // differs per op: names, published fields, type constraints, output dims compiled from the IR's
 // expression trees to IExprBuilder calls, and one-line forwarders to the op core.
 
-import type { Expr, OpIR, TensorType } from '../../ir.js';
-import { allowedDtypes, cppParam, dtypeUnder } from '../../ir-helpers.js';
-import { visitExpr } from '../../expr.js';
-import { ATTR_INFO, DTYPE_INFO } from '../../type-table.js';
+import type { Expr, OpIR, TensorType } from '../../spec/ir.js';
+import { allowedDtypes, cppParam, dtypeUnder } from '../../spec/ir-helpers.js';
+import { visitExpr } from '../../spec/expr.js';
+import { ATTR_INFO, DTYPE_INFO } from '../../spec/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, cppString } from '../literals.js';
-import { creatorNames, instantiations, pluginNames } from './names.js';
+import { commentText, cppString } from '../../spec/literals.js';
+import { creatorNames, instantiations, pluginNames } from '../../spec/trt-names.js';
 
 const DIM_OPS: Record<string, string> = { '+': 'kSUM', '-': 'kSUB', '*': 'kPROD', '//': 'kFLOOR_DIV', ceil_div: 'kCEIL_DIV', max: 'kMAX', min: 'kMIN' };
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
-# The dtype and attribute tables come from generator/type-table.ts (the one table every backend
+# The dtype and attribute tables come from generator/spec/type-table.ts (the one table every backend
 # reads), emitted as _types.py.
 from ._types import ATTR_ONNX, DTYPE_OF_JIT, LEGACY_SUFFIX, ONNX_ELEM, ONNX_TYPE_STR, TORCH_DTYPES
 

@@ -1,0 +1,64 @@
+// `opforge gen --watch`: regenerate when a spec or kernel changes. Quiet on success (one line),
+// errors shown in place (the screen is redrawn on a TTY).
+
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { formatDiagnostic, SpecErrors } from '../spec/diagnostics.js';
+import type { GenOptions } from './gen.js';
+import { generateIncremental } from './incremental.js';
+import { preflight, type OutputState } from './stamp.js';
+
+export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = process.stdout): () => void {
+  const tty = out.isTTY === true;
+  let timer: NodeJS.Timeout | undefined;
+  // out/ as the last run left it: between its own runs the watcher trusts out/ instead of stat'ing
+  // every output again (a hand edit made meanwhile is restored by the next plain `opforge gen`).
+  let known: OutputState | undefined;
+  const once = (): void => {
+    const t0 = performance.now();
+    let text: string;
+    try {
+      const { project, result, state } = generateIncremental(opts, preflight(opts, known));
+      known = state;
+      const ms = Math.round(performance.now() - t0);
+      text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
+    } catch (e) {
+      known = undefined;
+      text = e instanceof SpecErrors ? `${e.diagnostics.map((d) => formatDiagnostic(d, tty)).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was` : `error: ${(e as Error).message}`;
+    }
+    out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
+  };
+  // Watch before the first run: a change made while the first generation runs must trigger
+  // another one, not be lost. Every directory is watched on its own (inotify on the directory):
+  // Node's recursive watching on Linux watches files, and loses a file replaced by an atomic save
+  // (write a temp file, rename it over the spec: vim, VS Code), missing later edits.
+  const dirs = new Map<string, FSWatcher>();
+  const onEvent = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { syncDirs(); once(); }, 15); // editors write in bursts (a temp file, then a rename)
+  };
+  const syncDirs = (): void => {
+    const now = new Set(directories(opts.opsDir));
+    for (const [d, w] of dirs) if (!now.has(d)) { w.close(); dirs.delete(d); }
+    for (const d of now) {
+      if (dirs.has(d)) continue;
+      try {
+        dirs.set(d, watch(d, onEvent).on('error', () => {})); // a removed directory: dropped at the next sync
+      } catch { /* removed meanwhile */ }
+    }
+  };
+  syncDirs();
+  once();
+  return () => { clearTimeout(timer); for (const w of dirs.values()) w.close(); dirs.clear(); };
+}
+
+/** `dir` and every directory below it. */
+function directories(dir: string): string[] {
+  const out = [dir];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const e of readdirSync(out[i]!, { withFileTypes: true })) if (e.isDirectory()) out.push(path.join(out[i]!, e.name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
