@@ -6,7 +6,7 @@
 import onnxProto from 'onnx-proto';
 import { dtypeUnder } from '../generator/spec/ir-helpers.js';
 import type { AttrValue, OpIR, TypeBinding } from '../generator/spec/ir.js';
-import { ATTR_INFO, DTYPE_INFO } from '../generator/spec/type-table.js';
+import { type ATTR_INFO, DTYPE_INFO } from '../generator/spec/type-table.js';
 
 const { onnx } = onnxProto;
 

@@ -50,7 +50,7 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
       [](const void* d, size_t n, op::Attrs* a, op::State* s) { return op::deserialize(d, n, a, s); });
     opforge::Shape in[op::kNumInputs];
     bool present[op::kNumInputs];
-    ${op.inputs.map((i, k) => `present[${k}] = ${shapes[k] ? 'true' : 'false'}; in[${k}].rank = ${dims[k]!.length};${dims[k]!.map((d, j) => ` in[${k}].dims[${j}] = ${d};`).join('')}`).join('\n    ')}
+    ${op.inputs.map((_i, k) => `present[${k}] = ${shapes[k] ? 'true' : 'false'}; in[${k}].rank = ${dims[k]!.length};${dims[k]!.map((d, j) => ` in[${k}].dims[${j}] = ${d};`).join('')}`).join('\n    ')}
     CHECK(op::checkShapes(attrs, in, present).ok());
     opforge::Shape out[op::kNumOutputs];
     CHECK(op::inferShapes(attrs, in, out).ok());

@@ -84,7 +84,7 @@ test('the no-op fast path notices edited outputs and changed specs', () => {
   assert.is(JSON.parse(gen().stdout).upToDate, true);
   const f = path.join(out, 'include/opforge/ops/my_add.h');
   const original = readFileSync(f, 'utf8');
-  writeFileSync(f, original + '// hand edit\n');
+  writeFileSync(f, `${original}// hand edit\n`);
   const r = JSON.parse(gen().stdout);
   assert.is(r.upToDate, false);
   assert.equal(r.written, ['include/opforge/ops/my_add.h']);

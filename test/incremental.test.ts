@@ -127,7 +127,7 @@ test('added, renamed and removed specs; a kernel reference file edit', () => {
 
 test('an edited output file makes the next run full (out/ is restored)', () => {
   const f = path.join(out, 'include/opforge/ops/my_add.h');
-  writeFileSync(f, readFileSync(f, 'utf8') + '// hand edit\n');
+  writeFileSync(f, `${readFileSync(f, 'utf8')}// hand edit\n`);
   edit('knn_query.yaml', 'description: k nearest', 'description: the k nearest');
   assert.is(gen().mode, 'full');
   assertLikeCold('after a hand edit');

@@ -15,8 +15,7 @@ import { caseInputs, mismatch, randomCases, reference, rng, tensor, type T } fro
 import { opsDir, root } from './helpers/paths.js';
 import { python } from './helpers/python.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated module is plain JS
-type AnyOps = Record<string, (...args: any[]) => Record<string, T>>;
+type AnyOps = Record<string, (...args: unknown[]) => Record<string, T>>;
 
 const project = loadProject({ opsDir });
 const buildDir = path.join(root, 'build', 'node-test');

@@ -123,7 +123,7 @@ testWith(['torch'], 'opforge test: every case of every spec = the reference on n
   // without, the named error (opforge_test.py: check_grad, check_no_backward).
   // Paddle skips cases with an empty input (it hands custom ops empty tensors without dtype and
   // dims); paddle-infer also those with a bfloat16 tensor (the predictor's go through numpy).
-  const empty = (o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
+  const empty = (_o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
   const bf16 = (o: OpIR, t: TestCaseIR) => o.inputs.some((i) => t.inputs.some((x) => x.name === i.name) && dtypeUnder(i.type, t.binding) === 'bfloat16') || o.outputs.some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
   const emptyCases = project.ops.reduce((n, o) => n + o.tests.filter((t) => empty(o, t)).length, 0);
   const bf16Cases = project.ops.reduce((n, o) => n + o.tests.filter((t) => !empty(o, t) && bf16(o, t)).length, 0);

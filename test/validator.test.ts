@@ -11,7 +11,7 @@ import type { Expr } from '../generator/spec/ir.js';
 import { listSpecFiles } from '../generator/spec/load.js';
 import { loadProject } from '../generator/spec/project.js';
 import { fixtures, root } from './helpers/paths.js';
-import { isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { LineCounter, parseDocument, visit } from 'yaml';
 
 const opsDir = path.join(fixtures, 'bad', 'ops');
 

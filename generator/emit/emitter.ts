@@ -81,11 +81,11 @@ export function headerLine(file: string, source: string): string {
 
 /** A file of an op, with the header line prepended. Content lines follow the header. */
 export function opFile(op: OpIR, path: string, body: string): GeneratedFile {
-  return { path, op: op.name, content: `${headerLine(path, op.source.relFile)}\n${body.endsWith('\n') ? body : body + '\n'}` };
+  return { path, op: op.name, content: `${headerLine(path, op.source.relFile)}\n${body.endsWith('\n') ? body : `${body}\n`}` };
 }
 
 export function projectFile(path: string, body: string, source = 'ops/*.yaml'): GeneratedFile {
-  return { path, content: `${headerLine(path, source)}\n${body.endsWith('\n') ? body : body + '\n'}` };
+  return { path, content: `${headerLine(path, source)}\n${body.endsWith('\n') ? body : `${body}\n`}` };
 }
 
 /** Joins lines, dropping `null`/`false` entries: keeps conditional template lines readable. */

@@ -145,12 +145,12 @@ function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
     })();
     if (problem && !seen.has(problem)) {
       seen.add(problem);
-      fail([...p, 'op'], `${problem} (when \`${op.name}\` runs with ${bindingText(op, b)})`);
+      fail([...p, 'op'], `${problem} (when \`${op.name}\` runs with ${bindingText(b)})`);
     }
   }
 }
 
-function bindingText(op: OpIR, b: TypeBinding): string {
+function bindingText(b: TypeBinding): string {
   const vars = Object.entries(b.vars);
   return vars.length ? vars.map(([k, v]) => `${k}=${v}`).join(', ') : 'its fixed dtypes';
 }
@@ -173,7 +173,7 @@ function checkShapes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
     const o = grad.outputs[j]!;
     if (o.shape.kind === 'like' && shapedLike(g.inputs[o.shape.inputIndex], i)) continue;
     const bound = grad.inputs.filter((_, k) => shapedLike(g.inputs[k], i)).map((x) => x.name);
-    fail([...p, 'outputs', o.name], `\`${grad.name}\`.${o.name} must have the shape of \`${op.inputs[i]!.name}\`: declare \`shape: ${bound[0] ?? '<an input bound to ' + op.inputs[i]!.name + '>'}\` in ${grad.name}'s spec`);
+    fail([...p, 'outputs', o.name], `\`${grad.name}\`.${o.name} must have the shape of \`${op.inputs[i]!.name}\`: declare \`shape: ${bound[0] ?? `<an input bound to ${op.inputs[i]!.name}>`}\` in ${grad.name}'s spec`);
   }
 }
 

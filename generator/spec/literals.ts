@@ -15,7 +15,7 @@ export function cppString(s: string): string {
     else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
     else out += `\\${b.toString(8).padStart(3, '0')}`;
   }
-  return out + '"';
+  return `${out}"`;
 }
 
 /** A Python string literal (ASCII only). */
@@ -30,7 +30,7 @@ export function pyString(s: string): string {
     else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
     else out += `\\U${c.toString(16).padStart(8, '0')}`;
   }
-  return out + "'";
+  return `${out}'`;
 }
 
 /** A JS/TS string literal (ASCII only; JSON escapes plus the line separators). */

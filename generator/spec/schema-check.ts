@@ -93,7 +93,7 @@ function fromAjv(spec: LoadedSpec, schema: SchemaNode, keyPath: KeyPath, e: Erro
     case 'additionalProperties': {
       const key = String(e.params.additionalProperty);
       const allowed = allowedProperties(schema, e.schemaPath);
-      return diagAt(spec, [...keyPath, key], `unknown key \`${key}\`` + (allowed.length ? `; expected one of ${allowed.join(', ')}` : ''), {
+      return diagAt(spec, [...keyPath, key], `unknown key \`${key}\`${allowed.length ? `; expected one of ${allowed.join(', ')}` : ''}`, {
         at: 'key',
         hint: didYouMean(key, allowed),
       });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { root } from '../helpers/paths.js';
 import { writeCorpus } from './corpus.js';
-import { compileCuda, compileTrt, prepare, runOpforgeTest, type BackendReport, type Failure } from './run.js';
+import { compileCuda, compileTrt, prepare, runOpforgeTest, type BackendReport, type Failure, type Project } from './run.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,7 @@ for (let b = 0; b * batch < count; b++) {
   const dir = path.resolve(values.dir, `b${b}`);
   mkdirSync(dir, { recursive: true });
   const corpus = writeCorpus(dir, seeds);
-  let project;
+  let project: Project;
   try {
     project = prepare(dir);
   } catch (e) {

@@ -2,7 +2,7 @@
 // attributes struct, validation, shape and dtype inference compiled from the IR's
 // expression trees, serialization, and the kernel contract with its dtype dispatch.
 
-import type { AttrValue, AttributeIR, InputIR, OpIR, ProjectIR } from '../../spec/ir.js';
+import type { InputIR, OpIR, } from '../../spec/ir.js';
 import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../../spec/ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../../spec/type-table.js';
 import { CACHE_FILE, STAMP_FILE } from '../../output/write-out.js';
@@ -250,7 +250,7 @@ function emitTypes(op: OpIR): string {
   }
   let idx = '0';
   op.typeVars.forEach((tv, k) => {
-    const ord = tv.dtypes.map((d, j) => `var${k} == DType::${DTYPE_INFO[d].cppEnum} ? ${j}`).join(' : ') + ' : 0';
+    const ord = `${tv.dtypes.map((d, j) => `var${k} == DType::${DTYPE_INFO[d].cppEnum} ? ${j}`).join(' : ')} : 0`;
     // Mixed radix, last variable fastest (the order of op.bindings): ((i0) * n1 + i1) * n2 + i2.
     idx = idx === '0' ? `(${ord})` : `(${idx}) * ${tv.dtypes.length} + (${ord})`;
   });

@@ -35,7 +35,7 @@ function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined 
   if (!op.kernels.reference) return undefined;
   const file = `${PKG}/_reference/${op.ident.snake}.py`;
   const text = readFileSync(path.join(project.root, op.kernels.reference), 'utf8').replace(/\r\n/g, '\n');
-  return { path: file, op: op.name, content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : text + '\n'}` };
+  return { path: file, op: op.name, content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : `${text}\n`}` };
 }
 
 /** The dtype and attribute tables of the Python runtime, from the one type table. */

@@ -5,13 +5,13 @@
 import type { AttributeIR, AttrValue, GradSource, OpIR, ProjectIR } from '../../spec/ir.js';
 import { cppAttrValue } from '../../spec/literals.js';
 import { coreHeaderPath } from '../../spec/ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { commentText, cppString } from '../../spec/literals.js';
 import { torchSchema } from './schema.js';
 
 export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
-  project(project: ProjectIR): GeneratedFile[] {
+  project(): GeneratedFile[] {
     return [
       staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
       staticFile('torch/include/opforge/torch/autograd.h', 'generator/cpp/opforge/torch/autograd.h'),
