@@ -124,7 +124,7 @@ testWith(['torch'], 'CUDA tensors to an op without kernels.cuda: a clear error n
   // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
   // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
   // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
-  // C++ message in the library; scripts/gpu/torch-device-check.sh runs real CUDA tensors.
+  // C++ message in the library; scripts/gpu/check.sh (part device) runs real CUDA tensors.
   const check = (pythonPath: string, lib: string, ops: string[]): Record<string, unknown> => JSON.parse(python(`
 import importlib, json, sys, types, torch, opforge_ops
 from opforge_ops import _runtime as rt

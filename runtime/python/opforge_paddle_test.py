@@ -26,17 +26,16 @@ import sys
 import tempfile
 import traceback
 
-import numpy as np
 import paddle
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opforge_test import as_tuple, error, read, write  # noqa: E402  (the same case files as the torch side)
+from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
+    DTYPES, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, read_inputs,
+    reference_gradients, write)
 
 PADDLE = {"float32": paddle.float32, "float16": paddle.float16, "bfloat16": paddle.bfloat16, "float64": paddle.float64,
           "int8": paddle.int8, "uint8": paddle.uint8, "int32": paddle.int32, "int64": paddle.int64, "bool": paddle.bool}
-NAMES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
-         "int8": torch.int8, "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
 
 
 def to_paddle(t: torch.Tensor, stop_gradient: bool = True) -> paddle.Tensor:
@@ -54,6 +53,10 @@ def to_torch(p: paddle.Tensor) -> torch.Tensor:
     if p.dtype == paddle.bfloat16:
         return torch.from_numpy(p.astype(paddle.float32).numpy()).to(torch.bfloat16)
     return torch.from_numpy(p.numpy().copy())  # copy(), not ascontiguousarray: that makes a 0-D array 1-D
+
+
+def torch_dtype(p: paddle.Tensor) -> torch.dtype:
+    return DTYPES[str(p.dtype).replace("paddle.", "")]
 
 
 def build(root: str, out: str, build_dir: str, ops, kernels: dict) -> object:
@@ -104,7 +107,7 @@ def attr_args(op, attrs: dict) -> list:
 
 def check_grad(op, fn, inputs, attrs, doc) -> dict:
     """paddle.grad through the generated grad op against torch.autograd of the reference (float64)."""
-    diff = [i for i, (info, t) in enumerate(zip(op.inputs, inputs)) if t is not None and info.differentiable and t.is_floating_point()]
+    diff = grad_inputs(op, inputs)
     if not diff:
         return {"skip": "no input takes a gradient with this case's dtypes"}
     xs = [None if t is None else to_paddle(t, stop_gradient=i not in diff) for i, t in enumerate(inputs)]
@@ -113,35 +116,12 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
     carry = [k for k, (o, info) in enumerate(zip(outs, op.outputs)) if info.differentiable and o.is_floating_point() and o.size > 0]
     if not carry:
         return {"skip": "no output carries a gradient with this case's dtypes"}
-    gen = torch.Generator().manual_seed(doc.get("seed", 0) + 7)
-    ups = [(torch.rand(list(outs[k].shape), generator=gen, dtype=torch.float64) * 2 - 1) for k in carry]
-    ups = [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]).double() for u, k in zip(ups, carry)]
+    ups = cotangents([(outs[k].shape, torch_dtype(outs[k])) for k in carry], doc.get("seed", 0))
     got = paddle.grad([outs[k] for k in carry], [xs[i] for i in diff],
-                      [to_paddle(u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")])) for u, k in zip(ups, carry)], allow_unused=True)
-    xr = [None if t is None else (t.double() if t.is_floating_point() else t).detach().clone().requires_grad_(i in diff) for i, t in enumerate(inputs)]
-    ref = as_tuple(op.reference(*xr, **attrs))
-    live = [j for j, k in enumerate(carry) if ref[k].requires_grad]
-    want = torch.autograd.grad([ref[carry[j]] for j in live], [xr[i] for i in diff], [ups[j] for j in live], allow_unused=True) if live else [None] * len(diff)
-    worst = 0.0
-    for i, g, w in zip(diff, got, want):
-        name = op.inputs[i].name
-        if g is None or w is None:
-            if (g is None) != (w is None) and not (w is not None and not bool(w.any())):
-                raise AssertionError(f"gradient of {name}: {'none' if g is None else 'given'}, the reference's {'none' if w is None else 'given'}")
-            continue
-        g64 = to_torch(g).double()
-        if tuple(g64.shape) != tuple(w.shape):
-            raise AssertionError(f"gradient of {name} has dims {list(g64.shape)}, the reference's {list(w.shape)}")
-        eps = torch.finfo(to_torch(g).dtype).eps
-        rtol = max(doc["rtol"], 2 * eps)
-        atol = max(doc["atol"], 2 * eps * float(w.abs().max()) if w.numel() else 0.0)
-        err = (g64 - w).abs()
-        worst = max(worst, float(err.max()) if err.numel() else 0.0)
-        bad = err > atol + rtol * w.abs()
-        if bool(bad.any()):
-            j = int(bad.flatten().nonzero()[0])
-            raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
-    typed = [u.to(NAMES[str(outs[k].dtype).replace("paddle.", "")]) for u, k in zip(ups, carry)]
+                      [to_paddle(u.to(torch_dtype(outs[k]))) for u, k in zip(ups, carry)], allow_unused=True)
+    want = reference_gradients(op, inputs, attrs, dict(zip(carry, ups)))
+    worst = compare_gradients(op, {i: None if g is None else to_torch(g) for i, g in zip(diff, got)}, want, doc["rtol"], doc["atol"])
+    typed = [u.to(torch_dtype(outs[k])) for u, k in zip(ups, carry)]
     if any(t is not None and t.dtype == torch.bfloat16 for t in [*inputs, *typed]):
         return {"maxError": worst, "static": "skipped: bfloat16 (the executor's feeds are numpy arrays)"}
     if any(t is None for t in inputs):
@@ -254,9 +234,7 @@ def main() -> int:
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--infer", action="store_true")
     args = ap.parse_args()
-    sys.path.insert(0, os.path.join(args.out, "python"))
-    os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # the references only: this process runs Paddle's kernels
-    import opforge_ops as oo
+    oo = import_package(os.path.join(args.out, "python"))  # the references only: this process runs Paddle's kernels
 
     env = {"paddle": paddle.__version__, "skipped": {}}
     ops = list(oo.OPS.values())
@@ -274,55 +252,47 @@ def main() -> int:
     mod = build(args.root, args.out, args.build, built_ops, kernels) if built_ops else None
     env["module"] = getattr(mod, "__file__", None)
     cases = []
-    by_snake = {op.snake: op for op in ops}
-    for snake in sorted(os.listdir(args.cases)):
-        op = by_snake.get(snake)
-        d = os.path.join(args.cases, snake)
-        if op is None or not os.path.isdir(d):
-            continue
+    for op, d, doc in case_docs(args.cases, ops):
         fn = None if op.name in clashes else getattr(mod, meta[op.name]["type"])
-        for name in sorted((f for f in os.listdir(d) if f.endswith(".json")), key=lambda f: int(f.split(".")[0])):
-            with open(os.path.join(d, name), encoding="utf-8") as fh:
-                doc = json.load(fh)
-            k = doc["index"]
-            res = {"op": op.name, "case": k}
-            cases.append(res)
-            if fn is None:
-                for col in ("paddle", "paddle-grad", "paddle-infer"):
-                    res[col] = {"skip": f"Paddle has a built-in op {meta[op.name]['type']}: a custom op cannot take its name"}
-                continue
-            inputs = [None if f is None else read(d, f) for f in doc["inputs"].values()]
-            attrs = doc["attributes"]
-            if any(t is not None and t.numel() == 0 for t in inputs):
-                # Paddle 3.3 hands a custom op an empty tensor without its dtype and dims (float32,
-                # rank 0): the op core then refuses it. Not an op's fault; said by name.
-                for col in ("paddle", "paddle-grad", "paddle-infer"):
-                    res[col] = {"skip": "an empty input: Paddle passes it to custom ops without its dtype and dims"}
-                continue
-            dygraph = None
+        k = doc["index"]
+        res = {"op": op.name, "case": k}
+        cases.append(res)
+        if fn is None:
+            for col in ("paddle", "paddle-grad", "paddle-infer"):
+                res[col] = {"skip": f"Paddle has a built-in op {meta[op.name]['type']}: a custom op cannot take its name"}
+            continue
+        inputs = read_inputs(d, doc)
+        attrs = doc["attributes"]
+        if any(t is not None and t.numel() == 0 for t in inputs):
+            # Paddle 3.3 hands a custom op an empty tensor without its dtype and dims (float32,
+            # rank 0): the op core then refuses it. Not an op's fault; said by name.
+            for col in ("paddle", "paddle-grad", "paddle-infer"):
+                res[col] = {"skip": "an empty input: Paddle passes it to custom ops without its dtype and dims"}
+            continue
+        dygraph = None
+        try:
+            outs = fn(*[None if t is None else to_paddle(t) for t in inputs], *attr_args(op, attrs))
+            outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
+            dygraph = [to_torch(o) for o in outs]
+            res["paddle"] = {o.name: write(d, f"{k}.paddle.{o.name}.bin", t) for o, t in zip(op.outputs, dygraph)}
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc(file=sys.stderr)
+            res["paddle"] = error(e)
+        if args.grad and op.backward is not None:
             try:
-                outs = fn(*[None if t is None else to_paddle(t) for t in inputs], *attr_args(op, attrs))
-                outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
-                dygraph = [to_torch(o) for o in outs]
-                res["paddle"] = {o.name: write(d, f"{k}.paddle.{o.name}.bin", t) for o, t in zip(op.outputs, dygraph)}
+                res["paddle-grad"] = check_grad(op, fn, inputs, attrs, doc)
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc(file=sys.stderr)
-                res["paddle"] = error(e)
-            if args.grad and op.backward is not None:
+                res["paddle-grad"] = error(e)
+        if args.infer:
+            if dygraph is None:
+                res["paddle-infer"] = {"skip": "the dygraph call failed"}
+            else:
                 try:
-                    res["paddle-grad"] = check_grad(op, fn, inputs, attrs, doc)
+                    res["paddle-infer"] = check_infer(op, fn, inputs, attrs, dygraph, d, k)
                 except Exception as e:  # noqa: BLE001
                     traceback.print_exc(file=sys.stderr)
-                    res["paddle-grad"] = error(e)
-            if args.infer:
-                if dygraph is None:
-                    res["paddle-infer"] = {"skip": "the dygraph call failed"}
-                else:
-                    try:
-                        res["paddle-infer"] = check_infer(op, fn, inputs, attrs, dygraph, d, k)
-                    except Exception as e:  # noqa: BLE001
-                        traceback.print_exc(file=sys.stderr)
-                        res["paddle-infer"] = error(e)
+                    res["paddle-infer"] = error(e)
     print(json.dumps({"env": env, "cases": cases}))
     return 0
 

@@ -25,37 +25,10 @@ import warnings
 
 import torch
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
-          "int8": torch.int8, "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
-NAMES = {v: k for k, v in DTYPES.items()}
-
-
-def read(d: str, f: dict) -> torch.Tensor:
-    with open(os.path.join(d, f["file"]), "rb") as fh:
-        raw = bytearray(fh.read())
-    dtype = DTYPES[f["dtype"]]
-    if not raw:
-        return torch.empty(f["dims"], dtype=dtype)
-    store = torch.int16 if dtype == torch.bfloat16 else dtype
-    t = torch.frombuffer(raw, dtype=store).reshape(f["dims"]).clone()
-    return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
-
-
-def write(d: str, name: str, t: torch.Tensor) -> dict:
-    t = t.detach().cpu().contiguous()
-    raw = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    with open(os.path.join(d, name), "wb") as fh:
-        fh.write(raw.numpy().tobytes())
-    return {"dtype": NAMES[t.dtype], "dims": list(t.shape), "file": name}
-
-
-def as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
-
-
-def error(e: BaseException) -> dict:
-    msg = str(e).strip().split("\n")
-    return {"error": f"{type(e).__name__}: {' | '.join(m for m in msg[:4] if m)}"[:1500]}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
+    as_tuple, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, read_inputs,
+    reference_gradients, write)
 
 
 class OpModule(torch.nn.Module):
@@ -79,13 +52,6 @@ def onnx_shapes(model, names):
             continue
         out.append([d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.tensor_type.shape.dim])
     return out
-
-
-def grad_inputs(op, inputs):
-    """The inputs that take a gradient in this case: declared differentiable and, in the case's
-    binding, a float tensor (an integer binding of a mixed type variable never takes one)."""
-    return [i for i, (info, t) in enumerate(zip(op.inputs, inputs))
-            if t is not None and info.differentiable and t.is_floating_point()]
 
 
 def check_no_backward(op, fn, inputs, given, dev):
@@ -119,45 +85,17 @@ def check_grad(op, fn, inputs, attrs, given, doc, dev):
     outs_diff = [k for k, o in enumerate(op.outputs) if o.differentiable]
     if not diff or not outs_diff:
         return {"skip": "no differentiable input or output"}
-    gen = torch.Generator().manual_seed(doc.get("seed", 0) + 7)
     x = [None if t is None else t.to(dev).detach().requires_grad_(i in diff) for i, t in enumerate(inputs)]
     out = as_tuple(fn(*x, **given))
-    ups = [torch.rand(out[k].shape, generator=gen, dtype=torch.float64) * 2 - 1 for k in outs_diff]
     # The upstream gradient as the op sees it (rounded to each output's dtype) goes to both sides.
-    ups = [u.to(out[k].dtype).double() for u, k in zip(ups, outs_diff)]
+    ups = cotangents([(out[k].shape, out[k].dtype) for k in outs_diff], doc.get("seed", 0))
     live = [j for j, k in enumerate(outs_diff) if out[k].requires_grad]  # empty outputs may carry no graph
     ours = torch.autograd.grad([out[outs_diff[j]] for j in live], [x[i] for i in diff],
                                [ups[j].to(out[outs_diff[j]].dtype).to(dev) for j in live], allow_unused=True) if live else [None] * len(diff)
     result = {"maxError": 0.0}
     if op.reference is not None:
-        xr = [None if t is None else (t.double() if t.is_floating_point() else t).requires_grad_(i in diff) for i, t in enumerate(inputs)]
-        ref_out = as_tuple(op.reference(*xr, **attrs))
-        rlive = [j for j, k in enumerate(outs_diff) if ref_out[k].requires_grad]  # e.g. an empty input reaches no output
-        want = torch.autograd.grad([ref_out[outs_diff[j]] for j in rlive], [xr[i] for i in diff], [ups[j] for j in rlive],
-                                   allow_unused=True) if rlive else [None] * len(diff)
-        worst = 0.0
-        for i, g, w in zip(diff, ours, want):
-            name = op.inputs[i].name
-            if g is None or w is None:
-                if (g is None) != (w is None) and not (w is not None and not w.any()) and not (g is not None and not g.any()):
-                    raise AssertionError(f"gradient of {name}: {'none' if g is None else 'given'}, the reference's {'none' if w is None else 'given'}")
-                continue
-            g64 = g.detach().double().cpu()
-            if tuple(g64.shape) != tuple(w.shape):
-                raise AssertionError(f"gradient of {name} has dims {list(g64.shape)}, the reference's {list(w.shape)}")
-            # The case's tolerance is the forward output's; the gradient has the input's dtype,
-            # so its rounding (2 ulp, relative to the largest gradient) is allowed too.
-            eps = torch.finfo(g.dtype).eps if g.dtype.is_floating_point else 0.0
-            rtol = max(doc["rtol"], 2 * eps)
-            atol = max(doc["atol"], 2 * eps * float(w.abs().max()) if w.numel() else 0.0)
-            err = (g64 - w).abs()
-            worst = max(worst, float(err.max()) if err.numel() else 0.0)
-            bad = err > atol + rtol * w.abs()
-            if bool(bad.any()):
-                j = int(bad.flatten().nonzero()[0])
-                raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives "
-                                     f"{w.flatten()[j].item()} (rtol {rtol:.3g}, atol {atol:.3g})")
-        result["maxError"] = worst
+        want = reference_gradients(op, inputs, attrs, dict(zip(outs_diff, ups)))
+        result["maxError"] = compare_gradients(op, dict(zip(diff, ours)), want, doc["rtol"], doc["atol"])
     # gradcheck in float64: every differentiable input's dtype must allow it.
     if all("float64" in op.inputs[i].dtypes for i in diff):
         # Every float input that shares a dtype with them goes to float64 too (e.g. a shape_only size tensor).
@@ -192,9 +130,7 @@ def main() -> int:
     ap.add_argument("--grad", action="store_true", help="check the spec's backward of every case (gradcheck, and against autograd of the reference)")
     args = ap.parse_args()
 
-    sys.path.insert(0, args.package)
-    os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # load exactly --library, or nothing
-    import opforge_ops as oo
+    oo = import_package(args.package)  # then loads exactly --library, or nothing
 
     env = {"torch": torch.__version__, "cuda": torch.cuda.is_available(), "skipped": {}}
     if args.library:
@@ -224,95 +160,87 @@ def main() -> int:
                 env["skipped"]["ort-dynamo"] = "onnxscript is not installed (the dynamo exporter needs it)"
 
     cases = []
-    by_snake = {op.snake: op for op in oo.OPS.values()}
-    for snake in sorted(os.listdir(args.cases)):
-        op = by_snake.get(snake)
-        d = os.path.join(args.cases, snake)
-        if op is None or not os.path.isdir(d):
-            continue
+    for op, d, doc in case_docs(args.cases, list(oo.OPS.values())):
         fn = getattr(oo, op.snake)
-        for name in sorted((f for f in os.listdir(d) if f.endswith(".json")), key=lambda f: int(f.split(".")[0])):
-            with open(os.path.join(d, name), encoding="utf-8") as fh:
-                doc = json.load(fh)
-            k = doc["index"]
-            res = {"op": op.name, "case": k}
-            cases.append(res)
+        k = doc["index"]
+        res = {"op": op.name, "case": k}
+        cases.append(res)
+        try:
+            inputs = read_inputs(d, doc)
+        except Exception as e:  # noqa: BLE001
+            res["inputs"] = error(e)
+            continue
+        attrs, given = doc["attributes"], doc["given"]
+        if op.reference is not None:
             try:
-                inputs = [None if f is None else read(d, f) for f in doc["inputs"].values()]
+                want = as_tuple(op.reference(*inputs, **attrs))
+                res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
+                shapes = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
+                res["python-shapes"] = shapes
             except Exception as e:  # noqa: BLE001
-                res["inputs"] = error(e)
-                continue
-            attrs, given = doc["attributes"], doc["given"]
-            if op.reference is not None:
-                try:
-                    want = as_tuple(op.reference(*inputs, **attrs))
-                    res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
-                    shapes = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
-                    res["python-shapes"] = shapes
-                except Exception as e:  # noqa: BLE001
-                    res["reference"] = error(e)
-            if args.library:
-                for dev in devices:
-                    tag = f"torch-{dev}"
-                    if dev == "cuda" and not op.has_cuda:
-                        res[tag] = {"skip": "the spec names no kernels.cuda"}
-                        continue
-                    try:
-                        got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
-                        if dev == "cuda":
-                            torch.cuda.synchronize()
-                        res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
-                    except Exception as e:  # noqa: BLE001
-                        res[tag] = error(e)
-            if args.grad:
-                for dev in devices:
-                    tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
-                    if not any(i.differentiable for i in op.inputs):
-                        res[tag] = {"skip": "not differentiable (no differentiable input)"}
-                    elif not grad_inputs(op, inputs):
-                        res[tag] = {"skip": "no input takes a gradient with this case's dtypes (integer or bool)"}
-                    elif dev == "cuda" and not op.has_cuda:
-                        res[tag] = {"skip": "the spec names no kernels.cuda"}
-                    else:
-                        try:
-                            res[tag] = (check_grad(op, fn, inputs, attrs, given, doc, dev) if op.backward is not None
-                                        else check_no_backward(op, fn, inputs, given, dev))
-                        except Exception as e:  # noqa: BLE001
-                            traceback.print_exc(file=sys.stderr)
-                            res[tag] = error(e)
-            if onnx is not None:
-                if not args.library and op.reference is None:
-                    res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}
+                res["reference"] = error(e)
+        if args.library:
+            for dev in devices:
+                tag = f"torch-{dev}"
+                if dev == "cuda" and not op.has_cuda:
+                    res[tag] = {"skip": "the spec names no kernels.cuda"}
                     continue
-                names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
-                outs = [o.name for o in op.outputs]
                 try:
-                    f = io.BytesIO()
-                    kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        torch.onnx.export(OpModule(fn, given), tuple(inputs), f, input_names=names, output_names=outs,
-                                          opset_version=17, custom_opsets=oo.custom_opsets(), **kwargs)
-                    model = onnx.load_from_string(f.getvalue())
-                    path = os.path.join(d, f"{k}.legacy.onnx")
-                    onnx.save(model, path)
-                    res["ort-legacy"] = {"model": os.path.basename(path), "shapes": onnx_shapes(oo.infer_shapes(model), outs)}
+                    got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
+                    if dev == "cuda":
+                        torch.cuda.synchronize()
+                    res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
                 except Exception as e:  # noqa: BLE001
-                    traceback.print_exc(file=sys.stderr)
-                    res["ort-legacy"] = error(e)
-                if dynamo:
+                    res[tag] = error(e)
+        if args.grad:
+            for dev in devices:
+                tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
+                if not any(i.differentiable for i in op.inputs):
+                    res[tag] = {"skip": "not differentiable (no differentiable input)"}
+                elif not grad_inputs(op, inputs):
+                    res[tag] = {"skip": "no input takes a gradient with this case's dtypes (integer or bool)"}
+                elif dev == "cuda" and not op.has_cuda:
+                    res[tag] = {"skip": "the spec names no kernels.cuda"}
+                else:
                     try:
-                        prog = torch.onnx.export(OpModule(fn, given), tuple(inputs), dynamo=True,
-                                                 custom_translation_table=oo.custom_translation_table(),
-                                                 input_names=names, output_names=outs)
-                        model = prog.model_proto
-                        path = os.path.join(d, f"{k}.dynamo.onnx")
-                        onnx.save(model, path)
-                        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-                        res["ort-dynamo"] = {"model": os.path.basename(path), "shapes": onnx_shapes(inferred, outs)}
+                        res[tag] = (check_grad(op, fn, inputs, attrs, given, doc, dev) if op.backward is not None
+                                    else check_no_backward(op, fn, inputs, given, dev))
                     except Exception as e:  # noqa: BLE001
                         traceback.print_exc(file=sys.stderr)
-                        res["ort-dynamo"] = error(e)
+                        res[tag] = error(e)
+        if onnx is not None:
+            if not args.library and op.reference is None:
+                res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}
+                continue
+            names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
+            outs = [o.name for o in op.outputs]
+            try:
+                f = io.BytesIO()
+                kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.onnx.export(OpModule(fn, given), tuple(inputs), f, input_names=names, output_names=outs,
+                                      opset_version=17, custom_opsets=oo.custom_opsets(), **kwargs)
+                model = onnx.load_from_string(f.getvalue())
+                path = os.path.join(d, f"{k}.legacy.onnx")
+                onnx.save(model, path)
+                res["ort-legacy"] = {"model": os.path.basename(path), "shapes": onnx_shapes(oo.infer_shapes(model), outs)}
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc(file=sys.stderr)
+                res["ort-legacy"] = error(e)
+            if dynamo:
+                try:
+                    prog = torch.onnx.export(OpModule(fn, given), tuple(inputs), dynamo=True,
+                                             custom_translation_table=oo.custom_translation_table(),
+                                             input_names=names, output_names=outs)
+                    model = prog.model_proto
+                    path = os.path.join(d, f"{k}.dynamo.onnx")
+                    onnx.save(model, path)
+                    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+                    res["ort-dynamo"] = {"model": os.path.basename(path), "shapes": onnx_shapes(inferred, outs)}
+                except Exception as e:  # noqa: BLE001
+                    traceback.print_exc(file=sys.stderr)
+                    res["ort-dynamo"] = error(e)
     if env.get("entry"):
         # Ops the Python entry does not serve, through the generated function or through
         # torch.ops.<ns>.<op> (its schema has a kind the entry does not convert): correct through

@@ -1,8 +1,9 @@
 // GPU check of the Node runtime's CUDA path beyond the spec cases (run on a machine with nvcc and a
-// GPU; CI has none). Every spec case on CUDA is `opforge test --device cuda` (scripts/gpu/node-cuda.sh
-// runs it first); this adds what only the seed ops can show: KNN beyond the spec cases (every
-// kernel variant, ties, NaN, padding), a device-resident chain, the async CUDA variant, freed and
-// mixed tensors, and an out-of-memory that must be a JS error after which the process keeps working.
+// GPU; CI has none). Every spec case on CUDA is `opforge test --device cuda` (scripts/gpu/check.sh,
+// part `seed`; this file is part `node`); this adds what only the seed ops can show: KNN beyond the
+// spec cases (every kernel variant, ties, NaN, padding), a device-resident chain, the async CUDA
+// variant, freed and mixed tensors, and an out-of-memory that must be a JS error after which the
+// process keeps working.
 // Usage: node dist/test/gpu/node-cuda.js   (the seed ops and out/; build dir build/node-cuda)
 
 import path from 'node:path';

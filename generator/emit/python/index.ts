@@ -13,11 +13,15 @@ import { opModule } from './op-module.js';
 
 const PKG = 'python/opforge_ops';
 
+/** The shared runtime, one module per concern (generator/python/opforge_ops); _runtime.py is what
+ * the generated modules import. */
+const RUNTIME_MODULES = ['_autograd.py', '_checks.py', '_export.py', '_library.py', '_onnx.py', '_register.py', '_runtime.py', '_shapes.py', '_spec.py'];
+
 export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
   project(project: ProjectIR): GeneratedFile[] {
     return [
-      staticFile(`${PKG}/_runtime.py`, 'generator/python/opforge_ops/_runtime.py'),
+      ...RUNTIME_MODULES.map((m) => staticFile(`${PKG}/${m}`, `generator/python/opforge_ops/${m}`)),
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/spec/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),

@@ -1,11 +1,11 @@
 """GPU machine: CUDA tensors given to ops the PyTorch extension cannot run on CUDA.
 
-  python3 scripts/gpu/torch_device_check.py no-kernel <libopforge_torch.so> <op_snake>...
+  python3 test/python/torch_device_check.py no-kernel <libopforge_torch.so> <op_snake>...
       ops whose spec names no kernels.cuda: on CUDA tensors, both opforge_ops.<op>() (the Python
       layer) and torch.ops.opforge.<op> (the extension's CUDA-key kernel) raise RuntimeError with
       "<Op> has no CUDA kernel (its spec names no kernels.cuda) ...", never the dispatcher's
       NotImplementedError; under torch.compile too (torch >= 2.4); on CPU tensors they still run.
-  python3 scripts/gpu/torch_device_check.py no-cuda-build <libopforge_torch.so> <op_snake>...
+  python3 test/python/torch_device_check.py no-cuda-build <libopforge_torch.so> <op_snake>...
       ops with kernels.cuda in an extension built without CUDA: "built without CUDA".
 Prints one line per check and a JSON summary last; exits 1 on any failure.
 """

@@ -1,0 +1,72 @@
+"""torch.library registration (torch >= 2.4): torch.ops.opforge.<op> from the extension or as a
+custom_op over the reference, with a fake implementation and, for the reference, the spec's
+backward, so torch.export, torch.compile and the dynamo exporter trace each op as one node."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from ._autograd import _register_autograd
+from ._library import HAS_CUSTOM_OP, _extension_has, _faked, _lock, _no_impl, _python_defined
+from ._shapes import empty_outputs
+from ._spec import TORCH_NAMESPACE, OpInfo, _registry
+
+
+def ensure_registered(op: OpInfo) -> None:
+    """torch >= 2.4: makes torch.ops.opforge.<op> exist (from the extension, else a custom_op over
+    the reference) and gives it a fake (meta) implementation, so torch.export, torch.compile and
+    the dynamo ONNX exporter trace it as one node with symbolic shapes."""
+    # No `in _faked` test here: torch.compile may trace this twice (a restart) and the two passes
+    # must take the same path, so the check lives in _register, which dynamo does not trace.
+    if HAS_CUSTOM_OP:
+        _register(op.qualname)
+
+
+def _assume_constant_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    compiler = getattr(torch, "compiler", None)
+    return compiler.assume_constant_result(fn) if hasattr(compiler, "assume_constant_result") else fn
+
+
+@_assume_constant_result
+def _register(qualname: str) -> bool:
+    """Registers on the first call. Under torch.compile, dynamo runs this at trace time instead of
+    tracing it (it cannot trace the lock or torch.library calls), so an op first called inside a
+    compiled region still compiles with fullgraph=True."""
+    if qualname in _faked:
+        return True
+    op = _registry[qualname]
+    with _lock:
+        if qualname in _faked:
+            return True
+        from_python = not _extension_has(op)
+        if from_python:
+            impl = op.reference if op.reference is not None else _no_impl(op)
+            torch.library.custom_op(op.qualname, impl, mutates_args=(), schema=op.torch_schema)
+            _python_defined.add(op.qualname)
+
+        def fake(*args: Any, **kwargs: Any) -> Any:
+            n = len(op.inputs)
+            attrs = {a.name: a.default for a in op.attributes}
+            attrs.update(zip((a.name for a in op.attributes), args[n:]))
+            attrs.update(kwargs)
+            return empty_outputs(op, list(args[:n]), attrs)
+
+        torch.library.register_fake(op.qualname)(fake)
+        if from_python:
+            # The extension registers its own Autograd kernels in C++ (a Python one would cost
+            # every call, gradient or not, ~10 us).
+            _register_autograd(op)
+        _faked.add(op.qualname)
+    # The extension's backward calls the gradient ops through the dispatcher, not through this
+    # module: they need their fake implementations before torch.compile traces a backward.
+    for g in op.backward or ():
+        _register(f"{TORCH_NAMESPACE}::{g.op}")
+    return True
+
+
+def torch_op(op: OpInfo) -> Any:
+    """The OpOverloadPacket torch.ops.opforge.<op> (registering it first)."""
+    ensure_registered(op)
+    return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)

@@ -1,0 +1,116 @@
+"""Shape arithmetic: the dim helpers every generated output_shapes function calls, and outputs
+of the inferred shapes and dtypes (fake tensors, the legacy exporter's placeholder outputs)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import torch
+
+from ._spec import OpInfo
+from ._types import TORCH_DTYPES
+
+
+# ---- dim arithmetic shared by every shape function -------------------------------------
+# A dim is an int, a torch.SymInt (fake tensors), a str (an ONNX dim_param) or None (unknown).
+# Arithmetic on an unknown or symbolic-name dim gives None: ONNX cannot express it.
+
+
+def _known(*xs: Any) -> bool:
+    return all(x is not None and not isinstance(x, str) for x in xs)
+
+
+def dim(shapes: Sequence[Optional[Sequence[Any]]], index: int, axis: int) -> Any:
+    s = shapes[index] if index < len(shapes) else None
+    if s is None or axis >= len(s):
+        return None
+    return s[axis]
+
+
+def like(shapes: Sequence[Optional[Sequence[Any]]], index: int) -> Optional[List[Any]]:
+    s = shapes[index] if index < len(shapes) else None
+    return None if s is None else list(s)
+
+
+def add(a: Any, b: Any) -> Any:
+    return a + b if _known(a, b) else None
+
+
+def sub(a: Any, b: Any) -> Any:
+    return a - b if _known(a, b) else None
+
+
+def mul(a: Any, b: Any) -> Any:
+    return a * b if _known(a, b) else None
+
+
+def floordiv(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(b, int) and b == 0:
+        raise ValueError("shape expression divides by zero")
+    return a // b
+
+
+def ceil_div(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(b, int) and b == 0:
+        raise ValueError("shape expression divides by zero")
+    return -((-a) // b)
+
+
+def _sym(name: str) -> Optional[Callable[[Any, Any], Any]]:
+    return getattr(torch, name, None)
+
+
+def max_(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b)
+    f = _sym("sym_max")  # SymInts: a data-independent max that does not specialize
+    return f(a, b) if f is not None else max(a, b)
+
+
+def min_(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    f = _sym("sym_min")
+    return f(a, b) if f is not None else min(a, b)
+
+
+def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
+    out = []
+    for o in op.outputs:
+        if o.dtype_from is None:
+            out.append(TORCH_DTYPES[o.dtypes[0]])
+        else:
+            src = tensors[o.dtype_from]
+            out.append(src.dtype if src is not None else TORCH_DTYPES[o.dtypes[0]])
+    return out
+
+
+def _first_present(tensors: Sequence[Optional[torch.Tensor]]) -> torch.Tensor:
+    for t in tensors:
+        if t is not None:
+            return t
+    raise TypeError("no input tensor given")
+
+
+def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
+    """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts)."""
+    # Under the legacy exporter's tracer, sizes are traced tensors; shape arithmetic on them (a
+    # Python max() of two) leaves values torch 1.13's peephole pass fails on ("Argument passed to
+    # at() was not in the map"). The exported node's shapes come from the symbolic: ints serve here.
+    tracing = torch.jit.is_tracing()
+    shapes = op.output_shapes([None if t is None else [int(d) for d in t.shape] if tracing else list(t.shape) for t in tensors], attrs)
+    like_t = _first_present(tensors)
+    outs = []
+    for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors)):
+        if shape is None or any(d is None for d in shape):
+            raise ValueError(f"{op.name}: cannot infer the shape of output {o.name!r} from the inputs")
+        outs.append(like_t.new_zeros(shape, dtype=dt) if zeros else like_t.new_empty(shape, dtype=dt))
+    return outs[0] if len(outs) == 1 else tuple(outs)

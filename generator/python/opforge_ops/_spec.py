@@ -1,0 +1,115 @@
+"""The op model: what a generated op module states about its op (facts from the spec), as an
+OpInfo with its Input, Output, Attr, Gradient and TestCase entries, and the registry of every
+OpInfo by qualified name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+#: torch.library namespace of every opforge op: torch.ops.opforge.<snake_name>.
+TORCH_NAMESPACE = "opforge"
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    #: Allowed dtypes (spec names).
+    dtypes: Tuple[str, ...]
+    #: Type variable name, or None for a fixed dtype.
+    type_var: Optional[str]
+    rank: Optional[int]
+    optional: bool
+    #: Gradients flow to it (spec: a float input not marked differentiable: false).
+    differentiable: bool = True
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtypes: Tuple[str, ...]
+    type_var: Optional[str]
+    #: Index of the first input bound to the same type variable (None for a fixed dtype).
+    dtype_from: Optional[int]
+    #: Its gradient reaches the backward (integer outputs and those marked false never do).
+    differentiable: bool = True
+
+
+@dataclass(frozen=True)
+class Gradient:
+    """One entry of a spec's `backward`: a gradient op of the project and how it is fed."""
+    #: snake_case name of the gradient op.
+    op: str
+    #: Per input of the gradient op: ('input' | 'output' | 'grad', index into the forward's), or None.
+    inputs: Tuple[Optional[Tuple[str, int]], ...]
+    #: Per attribute of the gradient op: the forward attribute it takes, or None (its default).
+    attributes: Tuple[Optional[str], ...]
+    #: Per output of the gradient op: the forward input whose gradient it is, or None.
+    outputs: Tuple[Optional[int], ...]
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # bool | int | float | string | ints | floats
+    required: bool
+    default: Any
+    enum: Optional[Tuple[Any, ...]]
+    min: Optional[float]
+    max: Optional[float]
+    description: str
+
+
+@dataclass(frozen=True)
+class TestCase:
+    #: Per input: (shape, explicit values or None, (low, high)); None for an absent optional input.
+    inputs: Tuple[Optional[Tuple[Tuple[int, ...], Optional[Tuple[float, ...]], Tuple[float, float]]], ...]
+    dtypes: Dict[str, str]
+    attributes: Dict[str, Any]
+    rtol: float
+    atol: float
+    seed: int
+
+
+
+#: Every OpInfo by qualname ("opforge::<snake>"), filled as the op modules are imported.
+_registry: Dict[str, "OpInfo"] = {}
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    domain: str
+    version: int
+    snake: str
+    doc: str
+    inputs: Tuple[Input, ...]
+    outputs: Tuple[Output, ...]
+    attributes: Tuple[Attr, ...]
+    #: (name, allowed dtypes) per type variable.
+    type_vars: Tuple[Tuple[str, Tuple[str, ...]], ...]
+    #: TORCH_LIBRARY schema without the name: "(Tensor x, float alpha=0.0) -> Tensor".
+    torch_schema: str
+    #: shapes (per input: a list of dims - int, SymInt, str symbol or None - or None) and
+    #: attribute values -> one such list (or None) per output.
+    output_shapes: Callable[[Sequence[Optional[Sequence[Any]]], Dict[str, Any]], List[Optional[List[Any]]]]
+    #: The spec's PyTorch reference, or None.
+    reference: Optional[Callable[..., Any]]
+    tests: Tuple[TestCase, ...]
+    #: Whether the spec names a CUDA kernel (kernels.cuda); without one the compiled op runs on the CPU only.
+    has_cuda: bool
+    #: The spec's `backward` (None: asking for a gradient through the op is an error).
+    backward: Optional[Tuple[Gradient, ...]] = None
+    #: The spec file, relative to the project root (named in errors).
+    spec: str = ""
+
+    def __post_init__(self) -> None:
+        _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
+
+    @property
+    def qualname(self) -> str:
+        return f"{TORCH_NAMESPACE}::{self.snake}"
+
+    @property
+    def onnx_op(self) -> str:
+        return f"{self.domain}::{self.name}"
