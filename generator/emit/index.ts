@@ -3,6 +3,7 @@
 import { cmakeEmitter } from './cmake/index.js';
 import { coreEmitter } from './core/index.js';
 import type { Emitter } from './emitter.js';
+import { jaxEmitter } from './jax/index.js';
 import { nodeEmitter } from './node/index.js';
 import { ortEmitter } from './ort/index.js';
 import { paddleEmitter } from './paddle/index.js';
@@ -12,5 +13,5 @@ import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
 
 export const EMITTERS: readonly Emitter[] = [
-  coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, torchEmitter, pythonEmitter, ortEmitter, paddleEmitter, popartEmitter,
+  coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, torchEmitter, pythonEmitter, ortEmitter, paddleEmitter, jaxEmitter, popartEmitter,
 ];

@@ -11,6 +11,7 @@ import { cmakeQuotedText } from '../../spec/literals.js';
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
   { dir: 'trt', option: 'WITH_TENSORRT', doc: 'Build the TensorRT plugin libraries (needs WITH_CUDA and TENSORRT_ROOT)' },
   { dir: 'paddle', option: 'WITH_PADDLE', doc: 'Build the Paddle custom ops (against the paddlepaddle wheel, or LIB_DIR: a paddle_inference library, with examples)' },
+  { dir: 'jax', option: 'WITH_JAX', doc: 'Build the JAX library (XLA FFI handlers; against the jaxlib of JAX_PYTHON, default python3)' },
   { dir: 'popart', option: 'WITH_POPART', doc: 'Build the PopART/PopRT custom_ops library (needs the Poplar SDK)' },
   { dir: 'ort', option: 'WITH_ONNXRUNTIME', doc: 'Build the ONNX Runtime custom-op library (needs ONNXRUNTIME_ROOT or ONNXRUNTIME_INCLUDE_DIR)' },
 ];

@@ -1,0 +1,51 @@
+# The JAX library of an opforge project (opforge_jax_ops: every op's XLA FFI handlers), included by
+# the generated out/jax/CMakeLists.txt when WITH_JAX is on. The same for every project: it loops over
+# the op lists out/CMakeLists.txt publishes (OPFORGE_OPS, OPFORGE_CUDA_OPS). The FFI headers come
+# from the installed jaxlib (jax.ffi.include_dir() of JAX_PYTHON), and its version is compiled into
+# the library (opforge_jax_jaxlib_version()): the FFI ABI moves between jaxlib releases, so
+# opforge_jax refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
+# the library holds the CUDA handlers too (PlatformStream<cudaStream_t>, the ops' CUDA kernels).
+
+set(JAX_PYTHON "$ENV{JAX_PYTHON}" CACHE FILEPATH "The Python whose jax/jaxlib the handlers build against (default: python3 on PATH)")
+set(_jax_python "${JAX_PYTHON}")
+if(NOT _jax_python)
+  find_program(_jax_python_found NAMES python3 python)
+  set(_jax_python "${_jax_python_found}")
+endif()
+execute_process(
+  COMMAND "${_jax_python}" -c "import jax.ffi, jaxlib; print(jax.ffi.include_dir()); print(jaxlib.__version__)"
+  WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" RESULT_VARIABLE _jax_rc OUTPUT_VARIABLE _jax_out ERROR_VARIABLE _jax_err
+  OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _jax_rc EQUAL 0)
+  message(FATAL_ERROR "WITH_JAX: \"${_jax_python}\" cannot import jax.ffi (pip install jax, jax >= 0.4.35; or set JAX_PYTHON to a Python that has it):\n${_jax_err}")
+endif()
+string(REPLACE "\n" ";" _jax_out "${_jax_out}")
+list(GET _jax_out -2 OPFORGE_JAX_FFI_INCLUDE)
+list(GET _jax_out -1 OPFORGE_JAX_JAXLIB_VERSION)
+if(NOT EXISTS "${OPFORGE_JAX_FFI_INCLUDE}/xla/ffi/api/ffi.h")
+  message(FATAL_ERROR "WITH_JAX: jaxlib ${OPFORGE_JAX_JAXLIB_VERSION} has no XLA FFI headers in ${OPFORGE_JAX_FFI_INCLUDE}")
+endif()
+message(STATUS "JAX: the XLA FFI headers of jaxlib ${OPFORGE_JAX_JAXLIB_VERSION} (${OPFORGE_JAX_FFI_INCLUDE})")
+
+set(_jax_sources "${CMAKE_CURRENT_SOURCE_DIR}/build_info.cc")
+foreach(op ${OPFORGE_OPS})
+  list(APPEND _jax_sources "${CMAKE_CURRENT_SOURCE_DIR}/${op}/${op}_jax.cc" $<TARGET_OBJECTS:opforge_${op}_cpu>)
+endforeach()
+if(WITH_CUDA)
+  foreach(op ${OPFORGE_CUDA_OPS})
+    list(APPEND _jax_sources $<TARGET_OBJECTS:opforge_${op}_cuda>)
+  endforeach()
+endif()
+
+add_library(opforge_jax_ops SHARED ${_jax_sources})
+# The FFI headers are SYSTEM includes: warnings inside them are not ours; our code builds with -Werror.
+target_include_directories(opforge_jax_ops SYSTEM PRIVATE "${OPFORGE_JAX_FFI_INCLUDE}")
+target_include_directories(opforge_jax_ops PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+target_link_libraries(opforge_jax_ops PRIVATE opforge_core)
+target_compile_definitions(opforge_jax_ops PRIVATE "OPFORGE_JAX_JAXLIB_VERSION=\"${OPFORGE_JAX_JAXLIB_VERSION}\"")
+target_compile_options(opforge_jax_ops PRIVATE ${OPFORGE_WARNINGS})
+set_target_properties(opforge_jax_ops PROPERTIES POSITION_INDEPENDENT_CODE ON)
+if(WITH_CUDA)
+  target_compile_definitions(opforge_jax_ops PRIVATE OPFORGE_JAX_WITH_CUDA)
+  target_link_libraries(opforge_jax_ops PRIVATE CUDA::cudart)
+endif()

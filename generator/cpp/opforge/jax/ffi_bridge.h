@@ -1,0 +1,178 @@
+// opforge JAX bridge: runs an op core behind an XLA typed-FFI handler. The generated handler per op
+// (out/jax/<op>/<op>_jax.cc) decodes the op's attributes into the core's Attrs and hands the
+// call's buffers here; this checks them against the op core (dtypes, ranks, dims: the core's own
+// checks and messages), sizes the workspace, computes the state, and runs the core's runCpu or
+// runCuda. Nothing here knows an op: every function is a template over the op core's `Core`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xla/ffi/api/ffi.h"
+
+#include "opforge/core.h"
+#include "opforge/jax/dtype.h"
+
+namespace opforge {
+namespace jax_bridge {
+
+namespace ffi = ::xla::ffi;
+
+/** Schema limit on inputs and outputs: per-call arrays live on the stack. */
+constexpr int kMaxTensors = 32;
+
+/** Alignment of the workspace the bridge hands a kernel (what cudaMalloc gives). */
+constexpr size_t kWorkspaceAlignment = 256;
+
+/** An op-core Status as the FFI error JAX raises (XlaRuntimeError / JaxRuntimeError with the message). */
+inline ffi::Error toError(const Status& s) {
+  return s.ok() ? ffi::Error::Success() : ffi::Error::InvalidArgument(s.message());
+}
+
+/** Returns the FFI error of a failed Status. */
+#define OPFORGE_JAX_RETURN_IF_ERROR(expr)                                          \
+  do {                                                                            \
+    ::opforge::Status opforge_jax_status_ = (expr);                               \
+    if (!opforge_jax_status_.ok()) return ::opforge::jax_bridge::toError(opforge_jax_status_); \
+  } while (0)
+
+/** The op core's float attribute from the f64 JAX passes. */
+inline float narrow(double v) { return static_cast<float>(v); }
+
+/** A list attribute (an int64 or float64 numpy array on the Python side) as the op core's vector. */
+inline std::vector<int64_t> toVector(ffi::Span<const int64_t> v) { return std::vector<int64_t>(v.begin(), v.end()); }
+inline std::vector<float> toVector(ffi::Span<const double> v) {
+  std::vector<float> out;
+  out.reserve(v.size());
+  for (double x : v) out.push_back(static_cast<float>(x));
+  return out;
+}
+
+inline std::string toString(std::string_view v) { return std::string(v); }
+
+/** A buffer as the op core's RawTensor; its dtype must be one opforge knows, its rank at most kMaxRank. */
+inline Status toRaw(const char* op, const std::string& what, const ffi::AnyBuffer& b, RawTensor* t) {
+  if (!fromXla(b.element_type(), &t->dtype)) {
+    return Status::Error(std::string(op) + ": " + what + " has XLA element type " + std::to_string(static_cast<int>(b.element_type())) + ", which no opforge dtype matches");
+  }
+  const auto dims = b.dimensions();
+  if (dims.size() > static_cast<size_t>(kMaxRank)) {
+    return Status::Error(std::string(op) + ": " + what + " has rank " + std::to_string(dims.size()) + ", at most " + std::to_string(kMaxRank) + " is supported");
+  }
+  t->shape.rank = static_cast<int32_t>(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) t->shape.dims[d] = dims[d];
+  t->data = const_cast<void*>(static_cast<const void*>(b.untyped_data()));
+  t->present = true;
+  return Status::Ok();
+}
+
+/** Everything a run needs besides the buffers, from the op core: output dtypes and dims, workspace bytes, state. */
+template <class Op>
+struct Plan {
+  RawTensor inputs[kMaxTensors];
+  RawTensor outputs[kMaxTensors];
+  size_t workspaceBytes = 0;
+  typename Op::State state;
+};
+
+/**
+ * The call's buffers against the op core: `present` says which inputs the Python side passed (an
+ * absent optional input has no buffer), the outputs must have the dtypes and dims the core infers
+ * (opforge_jax computes them from the same spec; a mismatch is a bug, said by name).
+ */
+template <class Op>
+Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present, Plan<Op>* p) {
+  OPFORGE_RETURN_IF_ERROR(Op::validate(attrs));
+  size_t next = 0;
+  DType dtypes[kMaxTensors] = {};
+  bool given[kMaxTensors] = {};
+  Shape shapes[kMaxTensors];
+  for (int i = 0; i < Op::kNumInputs; ++i) {
+    given[i] = ((present >> i) & 1u) != 0;
+    p->inputs[i].present = given[i];
+    if (!given[i]) {
+      if (!Op::kInputOptional[i]) return Status::Error(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is required");
+      continue;
+    }
+    if (next >= args.size()) return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, fewer than its present inputs");
+    auto b = args.get<ffi::AnyBuffer>(next++);
+    if (!b.has_value()) return Status::Error(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is not a buffer");
+    OPFORGE_RETURN_IF_ERROR(toRaw(Op::kName, std::string("input ") + Op::kInputNames[i], *b, &p->inputs[i]));
+    dtypes[i] = p->inputs[i].dtype;
+    shapes[i] = p->inputs[i].shape;
+  }
+  if (next != args.size()) return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, " + std::to_string(next) + " inputs are present");
+  if (rets.size() != static_cast<size_t>(Op::kNumOutputs)) {
+    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(rets.size()) + " results, the op " + std::to_string(Op::kNumOutputs) + " outputs");
+  }
+  DType outDtypes[kMaxTensors] = {};
+  int binding = -1;
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(dtypes, given, outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given));
+  Shape outShapes[kMaxTensors];
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, outShapes));
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
+    auto r = rets.get<ffi::AnyBuffer>(static_cast<size_t>(o));
+    if (!r.has_value()) return Status::Error(std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " is not a buffer");
+    const std::string what = std::string("output ") + Op::kOutputNames[o];
+    OPFORGE_RETURN_IF_ERROR(toRaw(Op::kName, what, **r, &p->outputs[o]));
+    if (p->outputs[o].dtype != outDtypes[o] || p->outputs[o].shape != outShapes[o]) {
+      return Status::Error(std::string(Op::kName) + ": " + what + " was declared " + dtypeName(p->outputs[o].dtype) + p->outputs[o].shape.str() +
+                           ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
+    }
+  }
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, &p->workspaceBytes));
+  if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
+  return Status::Ok();
+}
+
+/** Runs the CPU kernel; its workspace is host memory owned by the call (XLA's scratch allocator is device memory). */
+template <class Op>
+ffi::Error runCpu(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present) {
+  Plan<Op> p;
+  OPFORGE_JAX_RETURN_IF_ERROR(plan<Op>(attrs, args, rets, present, &p));
+  std::unique_ptr<unsigned char[]> workspace;
+  CpuContext ctx;
+  if (p.workspaceBytes > 0) {
+    workspace.reset(new unsigned char[p.workspaceBytes + kWorkspaceAlignment]);
+    void* raw = workspace.get();
+    size_t space = p.workspaceBytes + kWorkspaceAlignment;
+    ctx.workspace = std::align(kWorkspaceAlignment, p.workspaceBytes, raw, space);
+    ctx.workspaceSize = p.workspaceBytes;
+  }
+  return toError(Op::runCpu(attrs, p.state, p.inputs, p.outputs, ctx));
+}
+
+/**
+ * Runs the CUDA kernel on `stream` (the cudaStream_t XLA gives the handler), its workspace from
+ * XLA's scratch allocator (valid for the call). Without a CUDA kernel in the spec: the op's error.
+ */
+template <class Op>
+ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present, void* stream,
+                   ffi::ScratchAllocator& scratch) {
+  if constexpr (Op::kHasCuda) {
+    Plan<Op> p;
+    OPFORGE_JAX_RETURN_IF_ERROR(plan<Op>(attrs, args, rets, present, &p));
+    CudaContext ctx;
+    ctx.stream = stream;
+    if (p.workspaceBytes > 0) {
+      std::optional<void*> ws = scratch.Allocate(p.workspaceBytes, kWorkspaceAlignment);
+      if (!ws.has_value()) return ffi::Error(ffi::ErrorCode::kResourceExhausted, std::string(Op::kName) + ": XLA's scratch allocator has no " + std::to_string(p.workspaceBytes) + " bytes for the workspace");
+      ctx.workspace = *ws;
+      ctx.workspaceSize = p.workspaceBytes;
+    }
+    return toError(Op::runCuda(attrs, p.state, p.inputs, p.outputs, ctx));
+  } else {
+    (void)attrs; (void)args; (void)rets; (void)present; (void)stream; (void)scratch;
+    return ffi::Error::InvalidArgument(std::string(Op::kName) + " has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: "
+                                      "place the inputs on the CPU (jax.device_put(x, jax.devices(\"cpu\")[0])) or add a CUDA kernel to the spec");
+  }
+}
+
+}  // namespace jax_bridge
+}  // namespace opforge

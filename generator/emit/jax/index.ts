@@ -1,0 +1,71 @@
+// JAX backend: per op, XLA typed-FFI handlers over the op core (<op>/<op>_jax.cc; CPU, and CUDA in
+// WITH_CUDA builds) and a module of the opforge_jax package (the op's function: checks, result
+// shapes from the spec's expressions, jax.ffi.ffi_call, custom_vjp from the spec's backward); for
+// the project, the shared bridge (ffi_bridge.h), the dtype mapping from the type table, the build
+// record (build_info.cc), the CMake (one static module looping over the published op lists) and the
+// package's runtime and __init__.
+
+import type { OpIR, ProjectIR } from '../../ir.js';
+import { DTYPES, DTYPE_INFO } from '../../type-table.js';
+import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { jaxPaths } from './names.js';
+import { emitJaxHandlers } from './op.js';
+import { emitJaxInit, emitJaxModule } from './python.js';
+
+export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
+
+function emitDtypeHeader(): string {
+  const from = DTYPES.map((d) => `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`);
+  return lines(
+    '// xla::ffi::DataType -> opforge::DType, from the type table.',
+    '#pragma once',
+    '',
+    '#include "xla/ffi/api/ffi.h"',
+    '',
+    '#include "opforge/core.h"',
+    '',
+    'namespace opforge {',
+    'namespace jax_bridge {',
+    '',
+    '/** false for XLA element types opforge has no counterpart for (complex, float8, s4, ...). */',
+    'inline bool fromXla(::xla::ffi::DataType t, DType* out) {',
+    '  switch (t) {',
+    from,
+    '    default: return false;',
+    '  }',
+    '}',
+    '',
+    '}  // namespace jax_bridge',
+    '}  // namespace opforge',
+  );
+}
+
+function emitJaxCmake(): string {
+  return lines(
+    '# The JAX library, opforge_jax_ops (every op\'s XLA FFI handlers). Configure from out/:',
+    '#   cmake -S out -B build -DWITH_JAX=ON [-DJAX_PYTHON=/path/to/venv/bin/python] [-DWITH_CUDA=ON]',
+    '#   cmake --build build --target opforge_jax_ops',
+    '# Python loads it with opforge_jax (out/jax/opforge_jax: put out/jax on sys.path).',
+    'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_jax.cmake")',
+  );
+}
+
+export const jaxEmitter: Emitter = defineEmitter({
+  name: 'jax',
+  project(project: ProjectIR): GeneratedFile[] {
+    return [
+      staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/cpp/opforge/jax/ffi_bridge.h'),
+      projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      staticFile('jax/build_info.cc', 'generator/cpp/opforge/jax/build_info.cc'),
+      projectFile('jax/CMakeLists.txt', emitJaxCmake()),
+      staticFile('cmake/opforge_jax.cmake', 'generator/cmake/opforge_jax.cmake'),
+      staticFile('jax/opforge_jax/_runtime.py', 'generator/python/opforge_jax/_runtime.py'),
+      projectFile('jax/opforge_jax/__init__.py', emitJaxInit(project.ops)),
+      projectFile('jax/opforge_jax/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
+    ];
+  },
+  op(op: OpIR): GeneratedFile[] {
+    const p = jaxPaths(op);
+    return [opFile(op, p.handlers, emitJaxHandlers(op)), opFile(op, p.module, emitJaxModule(op))];
+  },
+});

@@ -1,0 +1,97 @@
+// Per op: the XLA typed-FFI handlers (<op>/<op>_jax.cc): the op's attributes decoded with the
+// widths JAX passes (ATTR_INFO[...].xla), converted to the op core's Attrs, and the call handed to
+// the shared bridge (opforge/jax/ffi_bridge.h), which runs the core's checks, runCpu and runCuda.
+
+import type { AttributeIR, OpIR } from '../../ir.js';
+import { coreHeaderPath, cppNamespace } from '../../ir-helpers.js';
+import { ATTR_INFO } from '../../type-table.js';
+import { lines } from '../emitter.js';
+import { commentText, cppString } from '../literals.js';
+import { jaxSymbols, jaxTarget, PRESENT_ATTR } from './names.js';
+
+/** The op core's value of an attribute from its decoded FFI value. */
+function coreValue(a: AttributeIR): string {
+  switch (a.type) {
+    case 'float': return `bridge::narrow(${a.name})`;
+    case 'string': return `bridge::toString(${a.name})`;
+    case 'ints':
+    case 'floats': return `bridge::toVector(${a.name})`;
+    default: return a.name;
+  }
+}
+
+export function emitJaxHandlers(op: OpIR): string {
+  const s = op.ident.snake;
+  const sym = jaxSymbols(op);
+  const hasOptional = op.inputs.some((i) => i.optional);
+  const attrParams = op.attributes.map((a) => `${ATTR_INFO[a.type].xla.decode} ${a.name}`);
+  const attrArgs = op.attributes.map((a) => a.name);
+  const params = ['ffi::RemainingArgs opforge_args', 'ffi::RemainingRets opforge_rets', ...attrParams, ...(hasOptional ? ['int64_t opforge_present'] : [])];
+  const present = hasOptional ? 'static_cast<uint64_t>(opforge_present)' : 'kAllPresent';
+  const binds = [
+    '.RemainingArgs()',
+    '.RemainingRets()',
+    ...op.attributes.map((a) => `.Attr<${ATTR_INFO[a.type].xla.decode}>(${cppString(a.name)})`),
+    ...(hasOptional ? [`.Attr<int64_t>(${cppString(PRESENT_ATTR)})`] : []),
+  ];
+  const indent = (xs: string[]): string[] => xs.map((x) => `        ${x}`);
+  const desc = op.description ? `// ${commentText(op.description)}` : null;
+  return lines(
+    `// ${op.name} for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the`,
+    `// custom-call target ${commentText(jaxTarget(op))} (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).`,
+    desc,
+    '#include <cstdint>',
+    '',
+    '#include "xla/ffi/api/ffi.h"',
+    '',
+    `#include "${coreHeaderPath(op).include}"`,
+    '#include "opforge/jax/ffi_bridge.h"',
+    '',
+    '#ifdef OPFORGE_JAX_WITH_CUDA',
+    '#include <cuda_runtime_api.h>',
+    '#endif',
+    '',
+    `namespace opforge {`,
+    `namespace jax_ops {`,
+    `namespace ${s} {`,
+    '',
+    'namespace ffi = ::xla::ffi;',
+    'namespace bridge = ::opforge::jax_bridge;',
+    `using Op = ::${cppNamespace(op)}::Core;`,
+    '',
+    hasOptional
+      ? `// Which inputs the Python side passed arrives as the attribute ${PRESENT_ATTR} (bit i: input i), the present ones as operands.`
+      : '// Every input is required: every bit of the presence mask is set.\nconstexpr uint64_t kAllPresent = ~uint64_t{0};',
+    '',
+    `/** The op core's Attrs from the FFI attributes (JAX passes floats as f64, ints as i64, lists as arrays). */`,
+    `inline Op::Attrs makeAttrs(${attrParams.join(', ')}) {`,
+    '  Op::Attrs opforge_attrs;',
+    op.attributes.map((a) => `  opforge_attrs.${a.name} = ${coreValue(a)};`),
+    '  return opforge_attrs;',
+    '}',
+    '',
+    `ffi::Error runCpu(${params.join(', ')}) {`,
+    `  return bridge::runCpu<Op>(makeAttrs(${attrArgs.join(', ')}), opforge_args, opforge_rets, ${present});`,
+    '}',
+    '',
+    '#ifdef OPFORGE_JAX_WITH_CUDA',
+    `ffi::Error runCuda(cudaStream_t opforge_stream, ffi::ScratchAllocator opforge_scratch, ${params.join(', ')}) {`,
+    `  return bridge::runCuda<Op>(makeAttrs(${attrArgs.join(', ')}), opforge_args, opforge_rets, ${present}, opforge_stream, opforge_scratch);`,
+    '}',
+    '#endif',
+    '',
+    `}  // namespace ${s}`,
+    '}  // namespace jax_ops',
+    '}  // namespace opforge',
+    '',
+    `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cpu}, ::opforge::jax_ops::${s}::runCpu,`,
+    '    ::xla::ffi::Ffi::Bind()',
+    indent(binds).join('\n').replace(/$/, ');'),
+    '',
+    '#ifdef OPFORGE_JAX_WITH_CUDA',
+    `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cuda}, ::opforge::jax_ops::${s}::runCuda,`,
+    '    ::xla::ffi::Ffi::Bind()',
+    indent(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()', ...binds]).join('\n').replace(/$/, ');'),
+    '#endif',
+  );
+}

@@ -1,0 +1,431 @@
+"""Shared runtime of the generated opforge_jax package.
+
+Every generated op module describes its op with an OpInfo (facts from the spec) and a
+result_shapes function (compiled from the spec's shape expressions); the rest lives here once:
+attribute and input checks (the messages of opforge_ops), loading the compiled library and
+registering its XLA FFI handlers (with the jaxlib version check), the custom call
+(jax.ffi.ffi_call with the op's vmap_method), jax.custom_vjp from the spec's `backward`, and the
+safety checks jax.export needs disabled for the ops.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+#: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
+PRESENT_ATTR = "opforge.present"
+#: The library CMake builds from out/jax (cmake -S out -B build -DWITH_JAX=ON).
+LIBRARY_NAME = "libopforge_jax_ops.so"
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    #: Allowed dtypes (spec names, which are also jnp dtype names).
+    dtypes: Tuple[str, ...]
+    #: Type variable name, or None for a fixed dtype.
+    type_var: Optional[str]
+    rank: Optional[int]
+    optional: bool
+    #: Gradients flow to it (spec: a float input not marked differentiable: false).
+    differentiable: bool = True
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    dtypes: Tuple[str, ...]
+    #: Index of the first input bound to the same type variable (None for a fixed dtype).
+    dtype_from: Optional[int]
+    differentiable: bool = True
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    type: str  # bool | int | float | string | ints | floats
+    required: bool
+    default: Any
+    enum: Optional[Tuple[Any, ...]]
+    min: Optional[float]
+    max: Optional[float]
+
+
+@dataclass(frozen=True)
+class Gradient:
+    """One entry of a spec's `backward`: a gradient op of the project and how it is fed."""
+    #: snake_case name of the gradient op.
+    op: str
+    #: Per input of the gradient op: ('input' | 'output' | 'grad', index into the forward's), or None.
+    inputs: Tuple[Optional[Tuple[str, int]], ...]
+    #: Per attribute of the gradient op: the forward attribute it takes, or None (its default).
+    attributes: Tuple[Optional[str], ...]
+    #: Per output of the gradient op: the forward input whose gradient it is, or None.
+    outputs: Tuple[Optional[int], ...]
+
+
+#: Every OpInfo by snake_case name, filled as the op modules are imported.
+_registry: Dict[str, "OpInfo"] = {}
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    domain: str
+    snake: str
+    #: The custom-call target (jax.ffi.register_ffi_target name; exported programs name it).
+    target: str
+    #: The library's CPU and CUDA handler symbols.
+    symbols: Tuple[str, str]
+    inputs: Tuple[Input, ...]
+    outputs: Tuple[Output, ...]
+    attributes: Tuple[Attr, ...]
+    #: input dims (tuples of ints, None for an absent input) and attributes -> dims per output.
+    result_shapes: Callable[[Sequence[Optional[Tuple[int, ...]]], Dict[str, Any]], List[Tuple[int, ...]]]
+    #: jax.ffi.ffi_call's vmap_method (docs/jax.md: why every op batches sequentially).
+    vmap_method: str
+    has_cuda: bool
+    #: The spec's `backward` (None: differentiating through the op raises no_backward_message).
+    backward: Optional[Tuple[Gradient, ...]]
+    #: The spec file, relative to the project root (named in errors).
+    spec: str = ""
+
+    def __post_init__(self) -> None:
+        _registry[self.snake] = self
+
+    @property
+    def onnx_op(self) -> str:
+        return f"{self.domain}::{self.name}"
+
+
+# ---- argument checks (the messages of opforge_ops' _runtime.py) ------------------------
+
+def check_attrs(op: OpInfo, given: Dict[str, Any]) -> Dict[str, Any]:
+    """Fills defaults and checks types, enums and ranges; returns the attributes in spec order."""
+    known = {a.name for a in op.attributes}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise TypeError(f"{op.name}: unknown attribute {unknown[0]!r}; attributes are {sorted(known) or 'none'}")
+    out: Dict[str, Any] = {}
+    for a in op.attributes:
+        if a.name in given and given[a.name] is not None:
+            v = _coerce_attr(op, a, given[a.name])
+        elif a.required:
+            raise TypeError(f"{op.name}: attribute {a.name!r} is required")
+        else:
+            v = a.default
+        if a.enum is not None and v not in a.enum:
+            raise ValueError(f"{op.name}: attribute {a.name!r} must be one of {list(a.enum)}, got {v!r}")
+        values = v if isinstance(v, list) else [v]
+        for x in values:
+            if a.min is not None and not isinstance(x, str) and x < a.min:
+                raise ValueError(f"{op.name}: attribute {a.name!r} must be >= {a.min}, got {x!r}")
+            if a.max is not None and not isinstance(x, str) and x > a.max:
+                raise ValueError(f"{op.name}: attribute {a.name!r} must be <= {a.max}, got {x!r}")
+        out[a.name] = v
+    return out
+
+
+def _coerce_attr(op: OpInfo, a: Attr, v: Any) -> Any:
+    def bad(expected: str) -> TypeError:
+        return TypeError(f"{op.name}: attribute {a.name!r} must be {expected}, got {type(v).__name__} {v!r}")
+
+    def is_int(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if a.type == "bool":
+        if not isinstance(v, bool):
+            raise bad("a bool")
+        return v
+    if a.type == "int":
+        if not is_int(v):
+            raise bad("an int")
+        return v
+    if a.type == "float":
+        if not (is_int(v) or isinstance(v, float)):
+            raise bad("a float")
+        return float(v)
+    if a.type == "string":
+        if not isinstance(v, str):
+            raise bad("a str")
+        return v
+    if not isinstance(v, (list, tuple)):
+        raise bad("a list")
+    if a.type == "ints":
+        if not all(is_int(x) for x in v):
+            raise bad("a list of ints")
+        return list(v)
+    if not all(is_int(x) or isinstance(x, float) for x in v):
+        raise bad("a list of floats")
+    return [float(x) for x in v]
+
+
+def dtype_name(x: Any) -> str:
+    return jnp.dtype(x.dtype).name
+
+
+def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]:
+    """Arrays (jax.Array, tracers, numpy arrays) with allowed dtypes, consistent type variables and
+    the spec's ranks; the dims the spec constrains are checked by the op core when the call runs."""
+    if len(inputs) != len(op.inputs):
+        raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
+    out: List[Optional[jax.Array]] = []
+    bound: Dict[str, Tuple[str, str]] = {}
+    for spec, t in zip(op.inputs, inputs):
+        if t is None:
+            if not spec.optional:
+                raise TypeError(f"{op.name}: input {spec.name!r} is required")
+            out.append(None)
+            continue
+        if not (hasattr(t, "dtype") and hasattr(t, "shape")):
+            raise TypeError(f"{op.name}: input {spec.name!r} must be a jax.Array, got {type(t).__name__}")
+        dt = dtype_name(t)
+        if dt not in spec.dtypes:
+            hint = " (64-bit dtypes need jax.config.update('jax_enable_x64', True))" if any(d.endswith("64") for d in spec.dtypes) and not jax.config.jax_enable_x64 else ""
+            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {dt}, expected one of {list(spec.dtypes)}{hint}")
+        if spec.type_var is not None:
+            prev = bound.setdefault(spec.type_var, (dt, spec.name))
+            if prev[0] != dt:
+                raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+        if spec.rank is not None and len(t.shape) != spec.rank:
+            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {len(t.shape)}")
+        out.append(t if isinstance(t, jax.Array) else jnp.asarray(t))
+    return out
+
+
+def no_backward_message(op: OpInfo) -> str:
+    """The message opforge_ops raises too: the same words whichever framework asked."""
+    return (f"{op.name}: a gradient was requested through {op.onnx_op}, but its spec ({op.spec or op.snake + '.yaml'}) "
+            "declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` "
+            "if the op is constant in them")
+
+
+# ---- the compiled library: version check, loading, registration -------------------------
+
+class JaxlibMismatchError(ImportError):
+    """The library was built against another jaxlib's FFI than the one running (rebuild it)."""
+
+
+_loaded: Dict[str, Any] = {}
+
+
+def _version_tuple(v: str) -> Tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v.split("+")[0])[:3])
+
+
+def running_ffi_version() -> Tuple[int, int]:
+    """XLA_FFI_API_MAJOR/MINOR of the running jaxlib (from the FFI headers it ships)."""
+    header = Path(jax.ffi.include_dir()) / "xla" / "ffi" / "api" / "c_api.h"
+    text = header.read_text(encoding="utf-8")
+    major = re.search(r"#define XLA_FFI_API_MAJOR (\d+)", text)
+    minor = re.search(r"#define XLA_FFI_API_MINOR (\d+)", text)
+    if not (major and minor):
+        raise JaxlibMismatchError(f"opforge_jax: cannot read the XLA FFI API version from {header}")
+    return int(major.group(1)), int(minor.group(1))
+
+
+def version_mismatch(built_jaxlib: str, built_ffi: Tuple[int, int], running_jaxlib: str, running_ffi: Tuple[int, int]) -> Optional[str]:
+    """Why a library built against (built_jaxlib, built_ffi) cannot run under the running jaxlib, or
+    None. Handlers carry the FFI version of their headers; XLA accepts them from older headers of
+    the same major version, not from newer ones (docs/jax.md, "Versions")."""
+    rebuild = ("rebuild it against the running jaxlib (cmake -S out -B build -DWITH_JAX=ON, then cmake --build build --target opforge_jax_ops; "
+               "CMake reads the FFI headers from jax.ffi.include_dir()), or install jaxlib==" + built_jaxlib)
+    if built_ffi[0] != running_ffi[0]:
+        return (f"opforge_jax: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
+                f"but jaxlib {running_jaxlib} (XLA FFI API {running_ffi[0]}.{running_ffi[1]}) is running: the FFI major versions differ; {rebuild}")
+    if built_ffi[1] > running_ffi[1] or _version_tuple(built_jaxlib) > _version_tuple(running_jaxlib):
+        return (f"opforge_jax: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
+                f"newer than the running jaxlib {running_jaxlib} (XLA FFI API {running_ffi[0]}.{running_ffi[1]}): its handlers would not load; {rebuild}")
+    return None
+
+
+def library_path() -> Optional[str]:
+    """OPFORGE_JAX_LIBRARY, else the first build/jax/libopforge_jax_ops.so beside the project (the
+    directory above out/) or under the working directory; None when there is none."""
+    env = os.environ.get("OPFORGE_JAX_LIBRARY")
+    if env:
+        return env
+    here = Path(__file__).resolve().parent  # out/jax/opforge_jax
+    for base in (here.parent.parent.parent, Path.cwd()):
+        p = base / "build" / "jax" / LIBRARY_NAME
+        if p.is_file():
+            return str(p)
+    return None
+
+
+def build_info(path: Optional[str] = None) -> Dict[str, Any]:
+    """What a library was built against: jaxlib version, XLA FFI API version, CUDA handlers."""
+    p = path or library_path()
+    if p is None:
+        raise FileNotFoundError("opforge_jax: no " + LIBRARY_NAME + " (build it: cmake -S out -B build -DWITH_JAX=ON && "
+                                "cmake --build build --target opforge_jax_ops; or set OPFORGE_JAX_LIBRARY)")
+    lib = ctypes.CDLL(os.path.abspath(p))
+    lib.opforge_jax_jaxlib_version.restype = ctypes.c_char_p
+    return {"path": os.path.abspath(p), "jaxlib": lib.opforge_jax_jaxlib_version().decode(),
+            "ffi_api": (int(lib.opforge_jax_ffi_api_major()), int(lib.opforge_jax_ffi_api_minor())), "cuda": bool(lib.opforge_jax_has_cuda())}
+
+
+def load_library(path: Optional[str] = None) -> Dict[str, Any]:
+    """Loads the compiled library (default: library_path()) after checking it was built for the
+    running jaxlib, and registers every op's handlers (CPU; CUDA when built with them). Once per
+    process: a second path is an error, the same one a no-op. Returns build_info()."""
+    if _loaded:
+        info = _loaded["info"]
+        if path is not None and os.path.abspath(path) != info["path"]:
+            raise RuntimeError(f"opforge_jax: {info['path']} is already loaded; one library per process")
+        return info
+    import jaxlib
+
+    info = build_info(path)
+    why = version_mismatch(info["jaxlib"], info["ffi_api"], jaxlib.__version__, running_ffi_version())
+    if why:
+        raise JaxlibMismatchError(why)
+    lib = ctypes.CDLL(info["path"])
+    for op in sorted(_registry.values(), key=lambda o: o.snake):
+        jax.ffi.register_ffi_target(op.target, jax.ffi.pycapsule(getattr(lib, op.symbols[0])), platform="cpu")
+        if info["cuda"]:
+            jax.ffi.register_ffi_target(op.target, jax.ffi.pycapsule(getattr(lib, op.symbols[1])), platform="CUDA")
+    _loaded.update(lib=lib, info=info)
+    return info
+
+
+def export_disabled_checks(ops: Optional[Sequence[str]] = None) -> List[Any]:
+    """jax.export's disabled_checks for the ops (default: every op, gradient ops included): one
+    DisabledSafetyCheck.custom_call per target. jax.export refuses custom calls without a
+    compatibility guarantee; disabling the check says the caller owns it: the exported artifact
+    runs only where opforge_jax has loaded a library with the same targets (docs/jax.md)."""
+    from jax import export
+
+    names = sorted(_registry) if ops is None else list(ops)
+    by_name = {op.name: op for op in _registry.values()}
+    out = []
+    for n in names:
+        op = _registry.get(n) or by_name.get(n)
+        if op is None:
+            raise KeyError(f"opforge_jax: no op {n!r}")
+        out.append(export.DisabledSafetyCheck.custom_call(op.target))
+    return out
+
+
+# ---- the custom call ---------------------------------------------------------------------
+
+def _freeze(attrs: Dict[str, Any]) -> Tuple[Tuple[str, Any], ...]:
+    """Attributes as a hashable key (custom_vjp's non-differentiable argument); lists as tuples."""
+    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())
+
+
+def _encode(op: OpInfo, attrs: Dict[str, Any], present: Sequence[bool]) -> Dict[str, Any]:
+    """Attributes as ffi_call passes them: floats as f64, ints as i64, lists as int64/float64 arrays."""
+    out: Dict[str, Any] = {}
+    for a in op.attributes:
+        v = attrs[a.name]
+        if a.type == "float":
+            out[a.name] = float(v)
+        elif a.type == "int":
+            out[a.name] = int(v)
+        elif a.type == "ints":
+            out[a.name] = np.asarray(list(v), dtype=np.int64)
+        elif a.type == "floats":
+            out[a.name] = np.asarray(list(v), dtype=np.float64)
+        else:
+            out[a.name] = v
+    if any(i.optional for i in op.inputs):
+        out[PRESENT_ATTR] = sum(1 << i for i, p in enumerate(present) if p)
+    return out
+
+
+def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> List[jax.ShapeDtypeStruct]:
+    """Output shapes (the spec's expressions) and dtypes (fixed, or the type variable's input's)."""
+    shapes = [None if x is None else tuple(int(d) for d in x.shape) for x in xs]
+    try:
+        dims = op.result_shapes(shapes, attrs)
+    except ZeroDivisionError:
+        raise ValueError(f"{op.name}: an output shape expression divides by zero for input dims {shapes} and these attributes") from None
+    out = []
+    for o, d in zip(op.outputs, dims):
+        if any(n < 0 for n in d):
+            raise ValueError(f"{op.name}: output {o.name!r} would have dims {list(d)} for input dims {shapes}")
+        if o.dtype_from is None:
+            dt = o.dtypes[0]
+        else:
+            var = op.inputs[o.dtype_from].type_var
+            src = next((x for x, i in zip(xs, op.inputs) if x is not None and i.type_var == var), None)
+            dt = dtype_name(src) if src is not None else o.dtypes[0]
+        out.append(jax.ShapeDtypeStruct(tuple(d), jnp.dtype(dt)))
+    return out
+
+
+def ffi(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> Tuple[jax.Array, ...]:
+    """The op's custom call on checked inputs and attributes: every output, as a tuple."""
+    load_library()
+    present = [x is not None for x in xs]
+    call = jax.ffi.ffi_call(op.target, result_types(op, xs, attrs), vmap_method=op.vmap_method)
+    return tuple(call(*[x for x in xs if x is not None], **_encode(op, attrs, present)))
+
+
+def _is_float(x: Any) -> bool:
+    return x is not None and jnp.issubdtype(x.dtype, jnp.floating)
+
+
+def input_gradients(op: OpInfo, xs: Sequence[Optional[jax.Array]], outs: Sequence[jax.Array], cts: Sequence[Any],
+                    attrs: Dict[str, Any]) -> List[Any]:
+    """The cotangent of each input from the spec's gradient ops (custom calls too): zeros for a float
+    input no gradient reaches, float0 for the others (JAX's cotangent of an integer input)."""
+    grads: List[Any] = [None if x is None else jnp.zeros_like(x) if _is_float(x) else np.zeros(x.shape, dtype=jax.dtypes.float0) for x in xs]
+    wanted = [_is_float(x) and op.inputs[i].differentiable for i, x in enumerate(xs)]
+    if not any(wanted):
+        return grads
+    if op.backward is None:
+        raise RuntimeError(no_backward_message(op))
+    # The cotangent of an integer output is float0: the gradient ops take zeros of its dtype.
+    gouts = [jnp.zeros(o.shape, o.dtype) if c is None or c.dtype == jax.dtypes.float0 else c for c, o in zip(cts, outs)]
+    for g in op.backward:
+        if not any(i is not None and wanted[i] for i in g.outputs):
+            continue
+        gop = _registry[g.op]
+        args = [None if s is None else (xs[s[1]] if s[0] == "input" else outs[s[1]] if s[0] == "output" else gouts[s[1]]) for s in g.inputs]
+        gattrs = check_attrs(gop, {a.name: attrs[f] for a, f in zip(gop.attributes, g.attributes) if f is not None})
+        res = ffi(gop, check_inputs(gop, args), gattrs)
+        for j, i in enumerate(g.outputs):
+            if i is not None and wanted[i]:
+                grads[i] = res[j]
+    return grads
+
+
+@functools.lru_cache(maxsize=None)
+def _differentiable(snake: str) -> Callable[..., Tuple[jax.Array, ...]]:
+    """The op as a jax.custom_vjp function of (attribute key, *inputs): forward and backward are custom calls."""
+    op = _registry[snake]
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(key: Tuple[Tuple[str, Any], ...], *xs: Any) -> Tuple[jax.Array, ...]:
+        return ffi(op, xs, dict(key))
+
+    def fwd(key: Tuple[Tuple[str, Any], ...], *xs: Any) -> Any:
+        outs = ffi(op, xs, dict(key))
+        return outs, (xs, outs)
+
+    def bwd(key: Tuple[Tuple[str, Any], ...], res: Any, cts: Any) -> Tuple[Any, ...]:
+        xs, outs = res
+        return tuple(input_gradients(op, xs, outs, cts, dict(key)))
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
+    """The public functions' body: checks, then the differentiable custom call."""
+    checked = check_attrs(op, attrs)
+    xs = check_inputs(op, inputs)
+    outs = _differentiable(op.snake)(_freeze(checked), *xs)
+    return outs[0] if len(op.outputs) == 1 else tuple(outs)
