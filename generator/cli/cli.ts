@@ -20,7 +20,7 @@ commands:
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
-  test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,serialize,trt] [--device cpu|cuda] [--json]
+  test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--json]
                run every spec test case through every backend against the spec's reference (gen and builds first)
 
 options:

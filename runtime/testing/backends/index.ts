@@ -3,6 +3,7 @@
 
 import type { TestBackend } from '../backend.js';
 import { gradBackend } from './grad.js';
+import { jaxBackend } from './jax.js';
 import { nodeBackend } from './node.js';
 import { ortBackend } from './ort.js';
 import { paddleBackend } from './paddle.js';
@@ -11,4 +12,4 @@ import { serializeBackend } from './serialize.js';
 import { torchBackend } from './torch.js';
 import { trtBackend } from './trt.js';
 
-export const TEST_BACKENDS: readonly TestBackend[] = [pytorchSide, nodeBackend, torchBackend, gradBackend, paddleBackend, ortBackend, serializeBackend, trtBackend];
+export const TEST_BACKENDS: readonly TestBackend[] = [pytorchSide, nodeBackend, torchBackend, gradBackend, paddleBackend, jaxBackend, ortBackend, serializeBackend, trtBackend];

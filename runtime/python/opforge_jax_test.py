@@ -1,0 +1,237 @@
+"""The JAX side of `opforge test` (runtime/testing/backends/jax.ts): runs the case files Node wrote
+through the generated opforge_jax package (out/jax) and the library CMake built from it.
+
+For every case (<cases>/<snake>/<k>.json):
+  - jax: the op under jax.jit with only the case's attributes (the package fills in the defaults):
+    <k>.jax.<output>.bin, compared by Node with the baseline like every backend; and the same call
+    under jax.vmap (a batch of two copies of the inputs) must give the jit outputs bit for bit;
+  - jax-grad: jax.vjp through the op's custom_vjp (the spec's backward, gradient ops as custom calls
+    too) against torch.autograd of the spec's reference in float64, within the case's tolerance;
+    an op without `backward` must raise its named error when differentiated.
+Prints one JSON document: the environment and per case what was written, checked or the error.
+
+Usage: python opforge_jax_test.py --cases DIR --package OUT/jax --library SO [--grad] [--device cpu|cuda]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opforge_test import as_tuple, error, read, write  # noqa: E402  (the same case files as the torch side)
+
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # the specs' float64/int64 cases
+import jax.numpy as jnp  # noqa: E402
+
+TORCH = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
+         "int8": torch.int8, "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool}
+
+
+def to_jax(t: torch.Tensor, device) -> jax.Array:
+    """A torch tensor as a JAX array, bit for bit (bfloat16 through float32, which holds it exactly)."""
+    if t.dtype == torch.bfloat16:
+        return jax.device_put(jnp.asarray(t.float().numpy()).astype(jnp.bfloat16), device)
+    return jax.device_put(jnp.asarray(t.numpy()), device)
+
+
+def to_torch(a) -> torch.Tensor:
+    a = jax.device_get(a)
+    if a.dtype == jnp.bfloat16:
+        return torch.from_numpy(np.asarray(a, dtype=np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(np.array(a))  # np.array copies (and keeps a 0-D array 0-D)
+
+
+def run_jit(fn, xs, given):
+    f = jax.jit(lambda *a: fn(*a, **given))
+    return as_tuple(f(*xs))
+
+
+def check_vmap(fn, xs, given, outs) -> None:
+    """The op under jax.vmap over a batch of two copies of every present input: each batch element
+    equal to the jit call's outputs, bit for bit."""
+    present = [i for i, x in enumerate(xs) if x is not None]
+
+    def one(*ps):
+        args = list(xs)
+        for i, p in zip(present, ps):
+            args[i] = p
+        return as_tuple(fn(*args, **given))
+
+    batched = jax.jit(jax.vmap(one))(*[jnp.stack([xs[i], xs[i]]) for i in present])
+    for k, (b, o) in enumerate(zip(batched, outs)):
+        for j in range(2):
+            got, want = np.asarray(jax.device_get(b[j])), np.asarray(jax.device_get(o))
+            if got.shape != want.shape or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+                raise AssertionError(f"under jax.vmap, batch element {j} of output {k} differs from the jit call")
+
+
+def check_no_backward(op, fn, xs, given) -> dict:
+    diff = [i for i, (info, x) in enumerate(zip(op.inputs, xs)) if x is not None and info.differentiable and jnp.issubdtype(x.dtype, jnp.floating)]
+    if not diff:
+        return {"skip": "no input takes a gradient with this case's dtypes"}
+    outs = as_tuple(fn(*xs, **given))
+    carried = [k for k, (info, o) in enumerate(zip(op.outputs, outs)) if info.differentiable and jnp.issubdtype(o.dtype, jnp.floating)]
+    if not carried:
+        return {"skip": "no output carries a gradient with this case's dtypes"}
+
+    def loss(*d):
+        args = list(xs)
+        for i, v in zip(diff, d):
+            args[i] = v
+        o = as_tuple(fn(*args, **given))
+        return sum(o[k].astype(jnp.float32).sum() for k in carried)
+
+    try:
+        jax.grad(loss, argnums=tuple(range(len(diff))))(*[xs[i] for i in diff])
+    except RuntimeError as e:
+        if f"{op.name}: a gradient was requested through" not in str(e):
+            raise AssertionError(f"differentiating raised another error than the op's no-backward one: {str(e)[:300]}") from e
+        return {"maxError": 0.0, "noBackward": True}
+    raise AssertionError("a gradient through the op was computed, but its spec declares no backward")
+
+
+def check_grad(op, ref_op, fn, inputs, xs, given, attrs, doc) -> dict:
+    """jax.vjp through the op (jit) against torch.autograd of the spec's reference (float64)."""
+    diff = [i for i, (info, t) in enumerate(zip(op.inputs, inputs)) if t is not None and info.differentiable and t.is_floating_point()]
+    if not diff:
+        return {"skip": "no input takes a gradient with this case's dtypes"}
+    outs = as_tuple(fn(*xs, **given))
+    carry = [k for k, (o, info) in enumerate(zip(outs, op.outputs)) if info.differentiable and jnp.issubdtype(o.dtype, jnp.floating) and o.size > 0]
+    if not carry:
+        return {"skip": "no output carries a gradient with this case's dtypes"}
+    gen = torch.Generator().manual_seed(doc.get("seed", 0) + 7)
+    ups = [(torch.rand(list(outs[k].shape), generator=gen, dtype=torch.float64) * 2 - 1).to(TORCH[jnp.dtype(outs[k].dtype).name]) for k in carry]
+
+    def f(*d):
+        args = list(xs)
+        for i, v in zip(diff, d):
+            args[i] = v
+        o = as_tuple(fn(*args, **given))
+        return tuple(o[k] for k in carry)
+
+    dev = list(xs[diff[0]].devices())[0]
+    _, vjp = jax.vjp(f, *[xs[i] for i in diff])
+    got = jax.jit(vjp)(tuple(to_jax(u, dev) for u in ups))
+    if not op.reference_ok:
+        return {"skip": "the spec has no reference to hold the gradients to"}
+    xr = [None if t is None else (t.double() if t.is_floating_point() else t).detach().clone().requires_grad_(i in diff) for i, t in enumerate(inputs)]
+    ref = as_tuple(ref_op.reference(*xr, **attrs))
+    live = [j for j, k in enumerate(carry) if ref[k].requires_grad]
+    want = torch.autograd.grad([ref[carry[j]] for j in live], [xr[i] for i in diff], [ups[j].double() for j in live], allow_unused=True) if live else [None] * len(diff)
+    worst = 0.0
+    for i, g, w in zip(diff, got, want):
+        name = op.inputs[i].name
+        g64 = to_torch(g).double()
+        if w is None:
+            if bool(g64.any()):
+                raise AssertionError(f"gradient of {name}: nonzero, the reference's none")
+            continue
+        if tuple(g64.shape) != tuple(w.shape):
+            raise AssertionError(f"gradient of {name} has dims {list(g64.shape)}, the reference's {list(w.shape)}")
+        eps = torch.finfo(to_torch(g).dtype).eps
+        rtol = max(doc["rtol"], 2 * eps)
+        atol = max(doc["atol"], 2 * eps * float(w.abs().max()) if w.numel() else 0.0)
+        err = (g64 - w).abs()
+        worst = max(worst, float(err.max()) if err.numel() else 0.0)
+        bad = err > atol + rtol * w.abs()
+        if bool(bad.any()):
+            j = int(bad.flatten().nonzero()[0])
+            raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
+    return {"maxError": worst}
+
+
+class _Ref:
+    """The spec's reference (opforge_ops' OpInfo), looked up by op name."""
+
+    def __init__(self, info):
+        self.reference = info.reference if info is not None else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", required=True)
+    ap.add_argument("--package", required=True)
+    ap.add_argument("--python-package", required=True)
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--grad", action="store_true")
+    ap.add_argument("--device", default="cpu")
+    args = ap.parse_args()
+    sys.path.insert(0, args.package)
+    sys.path.insert(0, args.python_package)
+    os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # the references only: this process runs the JAX library
+    import jaxlib
+
+    import opforge_jax as oj
+    import opforge_ops as oo
+
+    info = oj.load_library(args.library)
+    device = jax.devices("cpu" if args.device == "cpu" else "gpu")[0]
+    env = {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "library": info, "device": str(device)}
+    refs = {name: oo.OPS.get(name) for name in oj.OPS}
+    by_snake = {op.snake: op for op in oj.OPS.values()}
+    cases = []
+    for snake in sorted(os.listdir(args.cases)):
+        op = by_snake.get(snake)
+        d = os.path.join(args.cases, snake)
+        if op is None or not os.path.isdir(d):
+            continue
+        fn = getattr(oj, snake)
+        ref = refs.get(op.name)
+        for name in sorted((f for f in os.listdir(d) if f.endswith(".json")), key=lambda f: int(f.split(".")[0])):
+            with open(os.path.join(d, name), encoding="utf-8") as fh:
+                doc = json.load(fh)
+            k = doc["index"]
+            res = {"op": op.name, "case": k}
+            cases.append(res)
+            inputs = [None if f is None else read(d, f) for f in doc["inputs"].values()]
+            given = doc["given"]
+            xs = [None if t is None else to_jax(t, device) for t in inputs]
+            try:
+                outs = run_jit(fn, xs, given)
+                res["jax"] = {o.name: write(d, f"{k}.jax.{o.name}.bin", to_torch(t)) for o, t in zip(op.outputs, outs)}
+                try:
+                    check_vmap(fn, xs, given, outs)
+                except Exception as e:  # noqa: BLE001
+                    traceback.print_exc(file=sys.stderr)
+                    res["jax"] = error(e)
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc(file=sys.stderr)
+                res["jax"] = error(e)
+            if not args.grad:
+                continue
+            try:
+                if op.backward is None:
+                    res["jax-grad"] = check_no_backward(op, fn, xs, given)
+                else:
+                    holder = _Ref(ref)
+                    op_view = _GradView(op, holder.reference is not None)
+                    res["jax-grad"] = check_grad(op_view, holder, fn, inputs, xs, given, doc["attributes"], doc)
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc(file=sys.stderr)
+                res["jax-grad"] = error(e)
+    print(json.dumps({"env": env, "cases": cases}))
+    return 0
+
+
+class _GradView:
+    """An OpInfo plus whether the spec has a reference to hold gradients to."""
+
+    def __init__(self, op, reference_ok: bool):
+        self._op = op
+        self.reference_ok = reference_ok
+
+    def __getattr__(self, name):
+        return getattr(self._op, name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
