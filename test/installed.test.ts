@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
-import { PYTHON, hasPaddle, testWith } from './helpers/python.js';
+import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { quickstartBlocks } from './helpers/readme.js';
 import { planSpec } from './specspace/plan.js';
 import { renderSpec } from './specspace/render.js';
@@ -93,9 +93,11 @@ testWith(['torch'], 'the packed tarball installs into a fresh project, and the R
   // MyScale has no backward: the grad column checks that a gradient through it raises. The
   // dynamo export runs on torch >= 2.5 (the venv's torch; Debian's 1.13 skips it by name).
   // Paddle's columns run where paddle is installed (the test venv: the packed project runs them too).
-  assert.ok(/^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(tested), tested);
-  assert.ok(/^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+(ok 1 0\s+ok 1 0\s+)?ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(tested), tested);
+  // JAX's columns too where jax is installed (jax-grad: MyScale has no backward, so it raises).
+  assert.ok(/^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?(jax\s+jax-grad\s+)?ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(tested), tested);
+  assert.ok(/^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+(ok 1 0\s+ok 1 0\s+)?(ok 1 0\s+raises 1\s+)?ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(tested), tested);
   if (hasPaddle) assert.match(tested, /^op\s+torch\s+grad\s+node\s+paddle\s+paddle-infer\s/m);
+  if (hasModule('jax')) assert.match(tested, /^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?jax\s+jax-grad\s/m);
   const seedRow = tested.split('\n').find((l) => l.startsWith(`${seed.name} `));
   assert.ok(seedRow && !/FAIL|not run/.test(seedRow) && /ok \d/.test(seedRow), tested);
   assert.ok(existsSync(path.join(app, 'out', 'include', 'opforge', 'ops', 'named3_op.h')));

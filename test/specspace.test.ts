@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { DTYPES, DTYPE_INFO } from '../generator/spec/type-table.js';
 import { differentiableUnder, dtypeUnder } from '../generator/spec/ir-helpers.js';
 import type { OpIR, TestCaseIR } from '../generator/spec/ir.js';
-import { firstLegTest, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
+import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
@@ -113,9 +113,13 @@ testWith(['torch'], 'opforge test: every case of every spec = the reference on n
   for (const r of reports) clean(r);
   // Paddle's columns run where paddle is installed (the test venv), and are skipped by name elsewhere.
   const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
-  assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
+  // JAX's columns likewise (jit and vmap on every case; jax-grad: the backward or the named error).
+  const jax = ['jax', 'jax-grad'];
+  assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
   if (hasPaddle) assert.equal(report.backends.filter((b) => paddle.includes(b)), paddle);
   else for (const b of paddle) assert.match(report.skipped[b] ?? '', /paddle is not importable/);
+  if (hasModule('jax')) assert.equal(report.backends.filter((b) => jax.includes(b)), jax);
+  else for (const b of jax) assert.match(report.skipped[b] ?? '', /jax is not importable/);
   assert.is(report.backends.includes('ort-dynamo'), torchAtLeast(2, 5), 'the dynamo export runs exactly where torch has it');
   const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
   // grad: every case in which an input takes a gradient (a float in the case's binding) and an output
@@ -133,6 +137,8 @@ testWith(['torch'], 'opforge test: every case of every spec = the reference on n
   const paddleGraded = project.ops.filter((o) => o.backward).reduce((n, o) => n + o.tests.filter((t) => o.inputs.some((i) => differentiableUnder(i, t.binding) && t.inputs.some((x) => x.name === i.name))).length, 0);
   for (const r of reports) {
     if (r.backend === 'paddle-grad') assert.ok(r.cases > 0 && r.cases <= paddleGraded, `paddle-grad: ${r.cases} of ${paddleGraded}`);
+    // jax-grad: the graded cases whose outputs are not empty (an empty cotangent has nothing to check).
+    else if (r.backend === 'jax-grad') assert.ok(r.cases > 0 && r.cases <= graded, `jax-grad: ${r.cases} of ${graded}`);
     else assert.is(r.cases, r.backend === 'grad' ? graded : r.backend === 'paddle-infer' ? cases - emptyCases - bf16Cases : r.backend === 'paddle' ? cases - emptyCases : cases, `${r.backend}: ${r.cases} cases agree`);
   }
   // The torch column ran through the Python entry for every op (every schema kind converts).

@@ -45,7 +45,13 @@ target_include_directories(opforge_jax_ops PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/
 target_link_libraries(opforge_jax_ops PRIVATE opforge_core)
 target_compile_definitions(opforge_jax_ops PRIVATE "OPFORGE_JAX_JAXLIB_VERSION=\"${OPFORGE_JAX_JAXLIB_VERSION}\"")
 target_compile_options(opforge_jax_ops PRIVATE ${OPFORGE_WARNINGS})
+# The handler units in unity batches (OPFORGE_JAX_UNITY_BATCH, default 16): the FFI headers' templates
+# are most of each unit's compile time, and the units share no file-scope names (one namespace per op).
+set(OPFORGE_JAX_UNITY_BATCH 16 CACHE STRING "Handler units per unity batch of opforge_jax_ops (1: no unity build)")
 set_target_properties(opforge_jax_ops PROPERTIES POSITION_INDEPENDENT_CODE ON)
+if(OPFORGE_JAX_UNITY_BATCH GREATER 1)
+  set_target_properties(opforge_jax_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_JAX_UNITY_BATCH})
+endif()
 if(WITH_CUDA)
   target_compile_definitions(opforge_jax_ops PRIVATE OPFORGE_JAX_WITH_CUDA)
   target_link_libraries(opforge_jax_ops PRIVATE CUDA::cudart)

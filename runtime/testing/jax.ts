@@ -27,7 +27,9 @@ export async function buildJaxLibrary(o: { root: string; outDir: string; buildDi
     WITH_JAX: 'ON', JAX_PYTHON: o.python, OPFORGE_PROJECT_ROOT: o.root, CMAKE_BUILD_TYPE: 'Release', WITH_CUDA: o.cuda ? 'ON' : 'OFF',
   };
   // Reconfigure when the options differ from the cache (another Python means another jaxlib).
-  if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/jax', o.onLine);
+  // (and when a failed configure left a cache but no build files)
+  const generated = ['Makefile', 'build.ninja'].some((f) => existsSync(path.join(o.buildDir, f)));
+  if (!generated || needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of out/jax', o.onLine);
   await runLogged('cmake', ['--build', o.buildDir, '--target', 'opforge_jax_ops', '-j', '2'], 'building the JAX library', o.onLine);
   return path.join(o.buildDir, 'jax', 'libopforge_jax_ops.so');
 }
