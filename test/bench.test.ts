@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
 import { outDir, root } from './helpers/paths.js';
 import { PYTHON, testWith } from './helpers/python.js';
+import { buildJaxLibrary } from '../runtime/testing/jax.js';
 
 test('generation benchmark runs (5 ops, 2 runs): cold, no-op, incremental and watch, each byte-identical to a cold run', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'gen.js'), '--ops', '5', '--runs', '2'], { encoding: 'utf8' });
@@ -45,6 +46,15 @@ testWith(['torch'], 'PyTorch call-path benchmark runs (quick) through the compil
   assert.is(r.status, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /backend extension, Python entry yes/);
   assert.match(r.stdout, /\| custom_relu \| [\d.]+ \| [\d.]+ \| [\d.]+ \(torch\.relu\) \| [\d.]+ \| [\d.]+x \| [\d.]+x \| [\d.]+x \| [\d.]+x \|/);
+});
+
+testWith(['jax'], 'JAX call-path benchmark runs (quick): opforge_jax under jit against jax.nn.relu, equal results', async () => {
+  const library = await buildJaxLibrary({ root, outDir, buildDir: path.join(root, 'build', 'jax'), python: PYTHON });
+  const r = spawnSync(PYTHON, [path.join(root, 'bench', 'python', 'jax_call.py'), '--package', path.join(outDir, 'jax'), '--library', library, '--calls', '200', '--repeat', '1'], {
+    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' },
+  });
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /\| custom_relu \| [\d.]+ µs \| [\d.]+ µs \(jax\.nn\.relu\) \| [\d.]+x \| [\d.]+ µs \|/);
 });
 
 test.run();

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { runTests } from '../runtime/testing/run.js';
 import { loadProject } from '../generator/project.js';
 import { root } from './helpers/paths.js';
-import { PYTHON, hasModule } from './helpers/python.js';
+import { PYTHON, hasModule, testWith } from './helpers/python.js';
 import { sh } from './helpers/cxx.js';
 
 const hasJax = hasModule('jax');
@@ -33,8 +33,8 @@ test('without jax the columns are skipped, with the reason and the install comma
   for (const b of ['jax', 'jax-grad']) assert.match(r.skipped[b] ?? '', /^jax is not importable by .* \(install: pip install jax==\d/);
 });
 
-if (hasJax) {
-  test('seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case', async () => {
+{
+  testWith(['jax', 'torch'], 'seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case', async () => {
     const r = await runTests({ root, backends: ['jax'], python: PYTHON, buildDir });
     assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
     const project = loadProject({ opsDir: path.join(root, 'ops'), root });
@@ -48,7 +48,7 @@ if (hasJax) {
     assert.match(JSON.stringify(r.env.jax), /"ffiApi":"\d+\.\d+"/);
   });
 
-  test('jit, vmap, grad, export and the errors (test/python/jax_api_check.py)', () => {
+  testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_check.py)', () => {
     // A library recording a newer jaxlib than the running one: build_info.cc alone, as CMake builds it.
     const fake = path.join(buildDir, 'fake-newer');
     mkdirSync(fake, { recursive: true });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PYTHON, python, testWith } from './helpers/python.js';
+import { PYTHON, hasModule, python, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { quickstartBlocks } from './helpers/readme.js';
 
@@ -19,7 +19,7 @@ const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const blocks = quickstartBlocks(readme);
 
 test('the README marks the quickstart files', () => {
-  assert.equal([...blocks.keys()].sort(), ['app.mjs', 'export.py', 'ops/kernels/my_scale.cpp', 'ops/kernels/my_scale_ref.py', 'ops/my_scale.yaml']);
+  assert.equal([...blocks.keys()].sort(), ['app.mjs', 'export.py', 'jax_app.py', 'ops/kernels/my_scale.cpp', 'ops/kernels/my_scale_ref.py', 'ops/my_scale.yaml']);
   assert.equal((readme.match(/<!-- quickstart: /g) ?? []).length, blocks.size, 'every marker is followed by a fenced block');
 });
 
@@ -70,6 +70,15 @@ testWith(['torch'], 'the README quickstart works as written', () => {
 m = onnx.load(sys.argv[1])
 print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])`, [model]);
     assert.is(nodes.trim(), "[('custom', 'MyScale', [('factor', 3.0)])]");
+    // 9. JAX: the library built as the README says, the snippet with PYTHONPATH=out/jax.
+    if (hasModule('jax')) {
+      const cmake = (args: string[]) => { const r = spawnSync('cmake', args, { cwd: dir, encoding: 'utf8' }); assert.is(r.status, 0, r.stdout + r.stderr); };
+      cmake(['-S', 'out', '-B', 'build', '-DWITH_JAX=ON', `-DJAX_PYTHON=${PYTHON}`]);
+      cmake(['--build', 'build', '--target', 'opforge_jax_ops']);
+      const jx = spawnSync(PYTHON, ['jax_app.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONPATH: path.join(dir, 'out', 'jax'), PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } });
+      assert.is(jx.status, 0, jx.stderr);
+      assert.equal(jx.stdout.trim().split('\n'), ['[ 3.  -6.   1.5]', '[  6. -12.   3.]', '[ 3.  -6.   1.5]']);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

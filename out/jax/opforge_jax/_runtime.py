@@ -251,16 +251,17 @@ def version_mismatch(built_jaxlib: str, built_ffi: Tuple[int, int], running_jaxl
 
 
 def library_path() -> Optional[str]:
-    """OPFORGE_JAX_LIBRARY, else the first build/jax/libopforge_jax_ops.so beside the project (the
+    """OPFORGE_JAX_LIBRARY, else the first of build/jax/libopforge_jax_ops.so (cmake -S out -B build)
+    and build/jax/jax/libopforge_jax_ops.so (what `opforge test` builds) beside the project (the
     directory above out/) or under the working directory; None when there is none."""
     env = os.environ.get("OPFORGE_JAX_LIBRARY")
     if env:
         return env
     here = Path(__file__).resolve().parent  # out/jax/opforge_jax
     for base in (here.parent.parent.parent, Path.cwd()):
-        p = base / "build" / "jax" / LIBRARY_NAME
-        if p.is_file():
-            return str(p)
+        for p in (base / "build" / "jax" / LIBRARY_NAME, base / "build" / "jax" / "jax" / LIBRARY_NAME):
+            if p.is_file():
+                return str(p)
     return None
 
 
