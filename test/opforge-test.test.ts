@@ -145,7 +145,7 @@ test('without a reference the CPU kernel is the baseline; --only and --backend s
 
   const bad = opforgeTest(dir, ['--backend', 'node,tensorflow']);
   assert.is(bad.status, 2);
-  assert.match(bad.err, 'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, serialize, trt)');
+  assert.match(bad.err, 'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)');
   const only = opforgeTest(dir, ['--only', 'Nope']);
   assert.is(only.status, 2);
   assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');

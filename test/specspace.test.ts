@@ -113,7 +113,7 @@ testWith(['torch'], 'opforge test: every case of every spec = the reference on n
   for (const r of reports) clean(r);
   // Paddle's columns run where paddle is installed (the test venv), and are skipped by name elsewhere.
   const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
-  // JAX's columns likewise (jit and vmap on every case; jax-grad: the backward or the named error).
+  // JAX's columns likewise (jit on every case, vmap on each op's first; jax-grad: the backward or the named error).
   const jax = ['jax', 'jax-grad'];
   assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
   if (hasPaddle) assert.equal(report.backends.filter((b) => paddle.includes(b)), paddle);

@@ -37,7 +37,7 @@ testWith(['torch'], 'opforge test: every case = the reference on node, torch, or
   const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
   const jax = ['jax', 'jax-grad'];
   assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
-  // JAX where installed: every case under jit and vmap; jax-grad checks that differentiating raises.
+  // JAX where installed: every case under jit, each op under vmap; jax-grad checks that differentiating raises.
   assert.equal(report.backends.filter((b) => jax.includes(b)), hasModule('jax') ? jax : []);
   // Paddle where installed (no op here declares a backward: no paddle-grad column).
   assert.equal(report.backends.filter((b) => paddle.includes(b)), hasPaddle ? ['paddle', 'paddle-infer'] : []);

@@ -1,6 +1,7 @@
 // `opforge test`'s JAX columns: the generated opforge_jax package over the library CMake builds from
 // out/jax (XLA FFI handlers over the op core), against the jaxlib of the Python the tests run.
-// jax: every case under jax.jit (and jax.vmap, bit for bit with jit) against the baseline;
+// jax: every case under jax.jit against the baseline (each op's first case also under jax.vmap,
+// bit for bit with jit);
 // jax-grad: jax.vjp through the spec's backward (custom_vjp, gradient ops as custom calls) against
 // torch.autograd of the spec's reference, or the named error for an op without a backward.
 // On --device cuda both run on the GPU (jax:cuda, jax-grad:cuda) with the CUDA handlers.
