@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runTests } from '../runtime/testing/run.js';
-import { loadProject } from '../generator/project.js';
+import { loadProject } from '../generator/spec/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, testWith } from './helpers/python.js';
 import { sh } from './helpers/cxx.js';
@@ -33,33 +33,31 @@ test('without jax the columns are skipped, with the reason and the install comma
   for (const b of ['jax', 'jax-grad']) assert.match(r.skipped[b] ?? '', /^jax is not importable by .* \(install: pip install jax==\d/);
 });
 
-{
-  testWith(['jax', 'torch'], 'seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case', async () => {
-    const r = await runTests({ root, backends: ['jax'], python: PYTHON, buildDir });
-    assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
-    const project = loadProject({ opsDir: path.join(root, 'ops'), root });
-    const keys = (ops: typeof project.ops) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
-    const ok = (b: string, raised = false) => r.results.filter((x) => x.backend === b && x.status === 'ok' && !!x.raised === raised).map((x) => `${x.op}#${x.case}`).sort();
-    assert.equal(ok('jax'), keys(project.ops));
-    assert.ok(r.results.filter((x) => x.backend === 'jax').every((x) => x.compared === 'reference'));
-    assert.equal(ok('jax-grad'), keys(project.ops.filter((op) => op.backward)));
-    // The gradient ops declare no backward: differentiating them raises the named error.
-    assert.equal(ok('jax-grad', true), keys(project.ops.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
-    assert.match(JSON.stringify(r.env.jax), /"ffiApi":"\d+\.\d+"/);
-  });
+testWith(['jax', 'torch'], 'seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case', async () => {
+  const r = await runTests({ root, backends: ['jax'], python: PYTHON, buildDir });
+  assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
+  const project = loadProject({ opsDir: path.join(root, 'ops'), root });
+  const keys = (ops: typeof project.ops) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
+  const ok = (b: string, raised = false) => r.results.filter((x) => x.backend === b && x.status === 'ok' && !!x.raised === raised).map((x) => `${x.op}#${x.case}`).sort();
+  assert.equal(ok('jax'), keys(project.ops));
+  assert.ok(r.results.filter((x) => x.backend === 'jax').every((x) => x.compared === 'reference'));
+  assert.equal(ok('jax-grad'), keys(project.ops.filter((op) => op.backward)));
+  // The gradient ops declare no backward: differentiating them raises the named error.
+  assert.equal(ok('jax-grad', true), keys(project.ops.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
+  assert.match(JSON.stringify(r.env.jax), /"ffiApi":"\d+\.\d+"/);
+});
 
-  testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_check.py)', () => {
-    // A library recording a newer jaxlib than the running one: build_info.cc alone, as CMake builds it.
-    const fake = path.join(buildDir, 'fake-newer');
-    mkdirSync(fake, { recursive: true });
-    const lib = path.join(fake, 'libopforge_jax_ops.so');
-    sh('g++', ['-std=c++17', '-shared', '-fPIC', '-Wall', '-Wextra', '-Werror', '-isystem', ffiInclude(), '-DOPFORGE_JAX_JAXLIB_VERSION="99.0.0"', path.join(root, 'out', 'jax', 'build_info.cc'), '-o', lib]);
-    const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'jax_api_check.py'), path.join(root, 'out', 'jax'), path.join(buildDir, 'jax', 'jax', 'libopforge_jax_ops.so'), lib],
-      { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } });
-    assert.is(r.status, 0, `${r.stdout}\n${r.stderr.split('\n').slice(-25).join('\n')}`);
-    for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors']) assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
-  });
-}
+testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_check.py)', () => {
+  // A library recording a newer jaxlib than the running one: build_info.cc alone, as CMake builds it.
+  const fake = path.join(buildDir, 'fake-newer');
+  mkdirSync(fake, { recursive: true });
+  const lib = path.join(fake, 'libopforge_jax_ops.so');
+  sh('g++', ['-std=c++17', '-shared', '-fPIC', '-Wall', '-Wextra', '-Werror', '-isystem', ffiInclude(), '-DOPFORGE_JAX_JAXLIB_VERSION="99.0.0"', path.join(root, 'out', 'jax', 'build_info.cc'), '-o', lib]);
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'jax_api_check.py'), path.join(root, 'out', 'jax'), path.join(buildDir, 'jax', 'jax', 'libopforge_jax_ops.so'), lib],
+    { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } });
+  assert.is(r.status, 0, `${r.stdout}\n${r.stderr.split('\n').slice(-25).join('\n')}`);
+  for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors']) assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
+});
 
 test('the CUDA handlers compile (-Wall -Wextra -Werror) against the CUDA headers', () => {
   const cudaInclude = ['/usr/local/cuda/include', ...(process.env.CUDA_HOME ? [path.join(process.env.CUDA_HOME, 'include')] : [])].find((d) => existsSync(path.join(d, 'cuda_runtime_api.h')));

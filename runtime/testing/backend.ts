@@ -10,7 +10,7 @@ import type { CaseResult } from './results.js';
 import type { PyRun, PythonProbe } from './torch-side.js';
 
 /** The names `--backends` takes. */
-export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'serialize', 'trt'] as const;
+export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export type Outputs = Record<string, GotTensor>;

@@ -5,8 +5,8 @@
 // record (build_info.cc), the CMake (one static module looping over the published op lists) and the
 // package's runtime and __init__.
 
-import type { OpIR, ProjectIR } from '../../ir.js';
-import { DTYPES, DTYPE_INFO } from '../../type-table.js';
+import type { OpIR, ProjectIR } from '../../spec/ir.js';
+import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
 import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
@@ -55,7 +55,7 @@ export const jaxEmitter: Emitter = defineEmitter({
   project(project: ProjectIR): GeneratedFile[] {
     return [
       staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/cpp/opforge/jax/ffi_bridge.h'),
-      projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/type-table.ts'),
+      projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
       staticFile('jax/build_info.cc', 'generator/cpp/opforge/jax/build_info.cc'),
       projectFile('jax/CMakeLists.txt', emitJaxCmake()),
       staticFile('cmake/opforge_jax.cmake', 'generator/cmake/opforge_jax.cmake'),

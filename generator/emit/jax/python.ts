@@ -3,12 +3,12 @@
 // (keyword attributes with the spec's types and defaults); the package __init__ imports them all.
 // Behaviour (checks, ffi_call, custom_vjp, vmap, export, loading) lives in the static _runtime.py.
 
-import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../ir.js';
-import { allowedDtypes } from '../../ir-helpers.js';
-import { ATTR_INFO } from '../../type-table.js';
+import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../spec/ir.js';
+import { allowedDtypes } from '../../spec/ir-helpers.js';
+import { ATTR_INFO } from '../../spec/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, plainFloat, pyString } from '../literals.js';
-import { pyExpr, type PyExprEnv } from '../py-expr.js';
+import { commentText, plainFloat, pyString } from '../../spec/literals.js';
+import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
 import { jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 /** Under JAX every dim is a Python int when the function runs: plain integer arithmetic. */
@@ -123,7 +123,7 @@ export function emitJaxModule(op: OpIR): string {
     `def ${op.ident.snake}(${signature(op)}) -> ${ret}:`,
     `    """${op.name}${op.description ? `: ${commentText(op.description)}` : '.'}`,
     '',
-    `    Works under jax.jit, jax.vmap (vmap_method ${jaxVmapMethod(op)}) and ${op.backward ? 'jax.grad (the spec\'s backward: ' + op.backward.map((g) => g.op).join(', ') + ')' : 'jax.grad: no, the spec declares no backward (differentiating raises)'}.`,
+    `    Works under jax.jit, jax.vmap (vmap_method ${jaxVmapMethod(op)}) and ${op.backward ? `jax.grad (the spec's backward: ${op.backward.map((g) => g.op).join(', ')})` : 'jax.grad: no, the spec declares no backward (differentiating raises)'}.`,
     '',
     '    Args:',
     ...argDocs,
