@@ -32,7 +32,7 @@ python3 test/python/jax_api_check.py out/jax "$lib" "$b/fake-newer/libopforge_ja
 if [ -f .carry/setup.sh ]; then
   # shellcheck disable=SC1091
   source .carry/setup.sh
-  OPFORGE_PYTHON="$py" node dist/generator/cli.js test --backend jax --device cuda > "$out/jax-opforge-test-cuda.log" 2>&1 || rc=1
+  OPFORGE_PYTHON="$py" node dist/cli/opforge.js test --backend jax --device cuda > "$out/jax-opforge-test-cuda.log" 2>&1 || rc=1
 else
   echo "no .carry/setup.sh: opforge test skipped" > "$out/jax-opforge-test-cuda.log"
 fi
