@@ -17,7 +17,7 @@ execute_process(
   WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" RESULT_VARIABLE _jax_rc OUTPUT_VARIABLE _jax_out ERROR_VARIABLE _jax_err
   OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT _jax_rc EQUAL 0)
-  message(FATAL_ERROR "WITH_JAX: \"${_jax_python}\" cannot import jax.ffi (pip install jax, jax >= 0.4.35; or set JAX_PYTHON to a Python that has it):\n${_jax_err}")
+  message(FATAL_ERROR "WITH_JAX: \"${_jax_python}\" cannot import jax.ffi (pip install jax; or set JAX_PYTHON to a Python that has it):\n${_jax_err}")
 endif()
 string(REPLACE "\n" ";" _jax_out "${_jax_out}")
 list(GET _jax_out -2 OPFORGE_JAX_FFI_INCLUDE)
