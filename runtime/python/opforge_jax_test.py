@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opforge_test import as_tuple, error, read, write  # noqa: E402  (the same case files as the torch side)
+from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
+    as_tuple, compare_gradients, cotangents, error, grad_inputs, read, reference_gradients, write)
 
 import jax  # noqa: E402
 
@@ -100,17 +101,17 @@ def check_no_backward(op, fn, xs, given) -> dict:
     raise AssertionError("a gradient through the op was computed, but its spec declares no backward")
 
 
-def check_grad(op, ref_op, fn, inputs, xs, given, attrs, doc) -> dict:
-    """jax.vjp through the op (jit) against torch.autograd of the spec's reference (float64)."""
-    diff = [i for i, (info, t) in enumerate(zip(op.inputs, inputs)) if t is not None and info.differentiable and t.is_floating_point()]
+def check_grad(ref, fn, inputs, xs, given, attrs, doc) -> dict:
+    """jax.vjp through the op (jit) against torch.autograd of the spec's reference in float64, the
+    upstream gradients and the comparison shared with the other sides (opforge_harness)."""
+    diff = grad_inputs(ref, inputs)
     if not diff:
         return {"skip": "no input takes a gradient with this case's dtypes"}
     outs = as_tuple(fn(*xs, **given))
-    carry = [k for k, (o, info) in enumerate(zip(outs, op.outputs)) if info.differentiable and jnp.issubdtype(o.dtype, jnp.floating) and o.size > 0]
+    carry = [k for k, (o, info) in enumerate(zip(outs, ref.outputs)) if info.differentiable and jnp.issubdtype(o.dtype, jnp.floating) and o.size > 0]
     if not carry:
         return {"skip": "no output carries a gradient with this case's dtypes"}
-    gen = torch.Generator().manual_seed(doc.get("seed", 0) + 7)
-    ups = [(torch.rand(list(outs[k].shape), generator=gen, dtype=torch.float64) * 2 - 1).to(TORCH[jnp.dtype(outs[k].dtype).name]) for k in carry]
+    ups = cotangents([(tuple(outs[k].shape), TORCH[jnp.dtype(outs[k].dtype).name]) for k in carry], doc.get("seed", 0))
 
     def f(*d):
         args = list(xs)
@@ -121,40 +122,11 @@ def check_grad(op, ref_op, fn, inputs, xs, given, attrs, doc) -> dict:
 
     dev = list(xs[diff[0]].devices())[0]
     _, vjp = jax.vjp(f, *[xs[i] for i in diff])
-    got = jax.jit(vjp)(tuple(to_jax(u, dev) for u in ups))
-    if not op.reference_ok:
+    got = jax.jit(vjp)(tuple(to_jax(u.to(TORCH[jnp.dtype(outs[k].dtype).name]), dev) for u, k in zip(ups, carry)))
+    if ref.reference is None:
         return {"skip": "the spec has no reference to hold the gradients to"}
-    xr = [None if t is None else (t.double() if t.is_floating_point() else t).detach().clone().requires_grad_(i in diff) for i, t in enumerate(inputs)]
-    ref = as_tuple(ref_op.reference(*xr, **attrs))
-    live = [j for j, k in enumerate(carry) if ref[k].requires_grad]
-    want = torch.autograd.grad([ref[carry[j]] for j in live], [xr[i] for i in diff], [ups[j].double() for j in live], allow_unused=True) if live else [None] * len(diff)
-    worst = 0.0
-    for i, g, w in zip(diff, got, want):
-        name = op.inputs[i].name
-        g64 = to_torch(g).double()
-        if w is None:
-            if bool(g64.any()):
-                raise AssertionError(f"gradient of {name}: nonzero, the reference's none")
-            continue
-        if tuple(g64.shape) != tuple(w.shape):
-            raise AssertionError(f"gradient of {name} has dims {list(g64.shape)}, the reference's {list(w.shape)}")
-        eps = torch.finfo(to_torch(g).dtype).eps
-        rtol = max(doc["rtol"], 2 * eps)
-        atol = max(doc["atol"], 2 * eps * float(w.abs().max()) if w.numel() else 0.0)
-        err = (g64 - w).abs()
-        worst = max(worst, float(err.max()) if err.numel() else 0.0)
-        bad = err > atol + rtol * w.abs()
-        if bool(bad.any()):
-            j = int(bad.flatten().nonzero()[0])
-            raise AssertionError(f"gradient of {name}[{j}] = {g64.flatten()[j].item()}, autograd of the reference gives {w.flatten()[j].item()}")
-    return {"maxError": worst}
-
-
-class _Ref:
-    """The spec's reference (opforge_ops' OpInfo), looked up by op name."""
-
-    def __init__(self, info):
-        self.reference = info.reference if info is not None else None
+    want = reference_gradients(ref, inputs, attrs, dict(zip(carry, ups)))
+    return {"maxError": compare_gradients(ref, {i: to_torch(g) for i, g in zip(diff, got)}, want, doc["rtol"], doc["atol"])}
 
 
 def main() -> int:
@@ -219,25 +191,12 @@ def main() -> int:
                 if op.backward is None:
                     res["jax-grad"] = check_no_backward(op, fn, xs, given)
                 else:
-                    holder = _Ref(ref)
-                    op_view = _GradView(op, holder.reference is not None)
-                    res["jax-grad"] = check_grad(op_view, holder, fn, inputs, xs, given, doc["attributes"], doc)
+                    res["jax-grad"] = check_grad(ref, fn, inputs, xs, given, doc["attributes"], doc)
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc(file=sys.stderr)
                 res["jax-grad"] = error(e)
     print(json.dumps({"env": env, "cases": cases}))
     return 0
-
-
-class _GradView:
-    """An OpInfo plus whether the spec has a reference to hold gradients to."""
-
-    def __init__(self, op, reference_ok: bool):
-        self._op = op
-        self.reference_ok = reference_ok
-
-    def __getattr__(self, name):
-        return getattr(self._op, name)
 
 
 if __name__ == "__main__":

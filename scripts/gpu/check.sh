@@ -20,6 +20,8 @@
 #              ops and $PROJECTS), then every generated TensorRT unit under -Werror
 #   specspace  the spec-space corpus, seeds 1..44, through opforge test --device cuda (long.js)
 #   user-ops   test/fixtures/user-ops/gpu-check.sh (its CUDA kernels beyond the spec cases)
+#   jax        scripts/gpu/jax-check.sh: the JAX library with the CUDA handlers, its API checks on
+#              the GPU, opforge test --backend jax --device cuda, the relu bench at 2^28 floats
 # Environment: OUT (default /tmp/opforge-gpu); OPFORGE_PYTHON (default python3: torch with CUDA,
 # onnx, onnxscript); PROJECTS (default: the user-ops, adapters and dtypes fixtures; any ops dirs);
 # TRT_INCLUDE (default .thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include);
@@ -143,8 +145,12 @@ part_user_ops() {
   run user-ops bash test/fixtures/user-ops/gpu-check.sh
 }
 
+part_jax() {
+  run jax bash scripts/gpu/jax-check.sh
+}
+
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops)
+[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax)
 for p in "${parts[@]}"; do
   if ! declare -F "part_${p//-/_}" > /dev/null; then echo "check.sh: no part $p" >&2; exit 2; fi
   "part_${p//-/_}"
