@@ -59,6 +59,16 @@ testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_c
   for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors']) assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
 });
 
+testWith(['jax'], 'JAX_PYTHON may name a command on PATH (as OPFORGE_PYTHON=python3 passes it), not only a path', () => {
+  // A FILEPATH cache entry would make `python3` absolute against the working directory.
+  const dir = path.join(buildDir, 'jax-python-on-path');
+  const r = spawnSync('cmake', ['-S', path.join(root, 'out'), '-B', dir, '-DWITH_JAX=ON', `-DJAX_PYTHON=${path.basename(PYTHON)}`, `-DOPFORGE_PROJECT_ROOT=${root}`], {
+    encoding: 'utf8', cwd: os.tmpdir(), env: { ...process.env, PATH: `${path.dirname(PYTHON)}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
+  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /JAX: the XLA FFI headers of jaxlib \d+\.\d+/);
+});
+
 test('the CUDA handlers compile (-Wall -Wextra -Werror) against the CUDA headers', () => {
   const cudaInclude = ['/usr/local/cuda/include', ...(process.env.CUDA_HOME ? [path.join(process.env.CUDA_HOME, 'include')] : [])].find((d) => existsSync(path.join(d, 'cuda_runtime_api.h')));
   if (!hasJax || !cudaInclude) return;  // compile-only; nothing to compile against

@@ -66,7 +66,7 @@ def main():
         sync = torch.cuda.synchronize if args.device != "cpu" else (lambda: None)
 
         def relu_torch():
-            torch.ops.opforge.custom_relu(tx, 0.0)
+            torch.ops.opforge.custom_relu(tx, alpha=0.0)
             sync()
 
         torch_fns["custom_relu"] = relu_torch

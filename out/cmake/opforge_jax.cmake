@@ -7,11 +7,18 @@
 # opforge_jax refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
 # the library holds the CUDA handlers too (PlatformStream<cudaStream_t>, the ops' CUDA kernels).
 
-set(JAX_PYTHON "$ENV{JAX_PYTHON}" CACHE FILEPATH "The Python whose jax/jaxlib the handlers build against (default: python3 on PATH)")
+# A STRING, not a FILEPATH: CMake makes a relative FILEPATH given with -D absolute against the
+# working directory, which turns `-DJAX_PYTHON=python3` into a path that does not exist.
+set(JAX_PYTHON "$ENV{JAX_PYTHON}" CACHE STRING "The Python whose jax/jaxlib the handlers build against: a path or a command on PATH (default: python3)")
 set(_jax_python "${JAX_PYTHON}")
 if(NOT _jax_python)
-  find_program(_jax_python_found NAMES python3 python)
-  set(_jax_python "${_jax_python_found}")
+  set(_jax_python python3)
+endif()
+if(NOT IS_ABSOLUTE "${_jax_python}")
+  find_program(_jax_python_found NAMES "${_jax_python}" NO_CACHE)
+  if(_jax_python_found)
+    set(_jax_python "${_jax_python_found}")
+  endif()
 endif()
 execute_process(
   COMMAND "${_jax_python}" -c "import jax.ffi, jaxlib; print(jax.ffi.include_dir()); print(jaxlib.__version__)"

@@ -5,7 +5,7 @@ For every case (<cases>/<snake>/<k>.json):
   - jax: the op under jax.jit with only the case's attributes (the package fills in the defaults):
     <k>.jax.<output>.bin, compared by Node with the baseline like every backend; on each op's first
     case, the same call under jax.vmap (a batch of two copies of the inputs) must give the jit
-    outputs bit for bit ("vmap": true in the report);
+    outputs within the case's tolerance ("vmap": true in the report);
   - jax-grad: jax.vjp through the op's custom_vjp (the spec's backward, gradient ops as custom calls
     too) against torch.autograd of the spec's reference in float64, within the case's tolerance;
     an op without `backward` must raise its named error when differentiated.
@@ -57,9 +57,11 @@ def run_jit(fn, xs, given):
     return as_tuple(f(*xs))
 
 
-def check_vmap(fn, xs, given, outs) -> None:
+def check_vmap(fn, xs, given, outs, rtol: float, atol: float) -> None:
     """The op under jax.vmap over a batch of two copies of every present input: each batch element
-    equal to the jit call's outputs, bit for bit."""
+    equal to the jit call's outputs within the case's tolerance (not bit for bit: a CUDA kernel
+    that accumulates with atomics, like DynamicTRTResizeGrad's scatter, rounds in a different
+    order on every run)."""
     present = [i for i, x in enumerate(xs) if x is not None]
 
     def one(*ps):
@@ -72,7 +74,7 @@ def check_vmap(fn, xs, given, outs) -> None:
     for k, (b, o) in enumerate(zip(batched, outs)):
         for j in range(2):
             got, want = np.asarray(jax.device_get(b[j])), np.asarray(jax.device_get(o))
-            if got.shape != want.shape or got.tobytes() != want.tobytes():
+            if got.shape != want.shape or not np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True):
                 raise AssertionError(f"under jax.vmap, batch element {j} of output {k} differs from the jit call")
 
 
@@ -177,7 +179,7 @@ def main() -> int:
                     # jax.vmap on the op's first case: a sequential vmap compiles a loop (about 0.2 s a
                     # case, most of this harness's time if every case did it); the batching rule is per op.
                     if k == first:
-                        check_vmap(fn, xs, given, outs)
+                        check_vmap(fn, xs, given, outs, doc["rtol"], doc["atol"])
                         res["vmap"] = True
                 except Exception as e:  # noqa: BLE001
                     traceback.print_exc(file=sys.stderr)

@@ -24,7 +24,7 @@
 #              the GPU, opforge test --backend jax --device cuda, the relu bench at 2^28 floats
 # Environment: OUT (default /tmp/opforge-gpu); OPFORGE_PYTHON (default python3: torch with CUDA,
 # onnx, onnxscript); PROJECTS (default: the user-ops, adapters and dtypes fixtures; any ops dirs);
-# TRT_INCLUDE (default .thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include);
+# TRT_INCLUDE (default .thirdparty/trt-11.1/include:.thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include);
 # ORT_INCLUDE_DIR (default .thirdparty/ort-include).
 set -uo pipefail
 repo=$PWD
@@ -33,7 +33,7 @@ export OPFORGE_PYTHON=${OPFORGE_PYTHON:-python3}
 export ORT_INCLUDE_DIR=${ORT_INCLUDE_DIR:-$repo/.thirdparty/ort-include}
 PY=$OPFORGE_PYTHON
 PROJECTS=${PROJECTS:-test/fixtures/user-ops/ops test/fixtures/adapters/ops test/fixtures/dtypes/ops}
-TRT_INCLUDE=${TRT_INCLUDE:-.thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include}
+TRT_INCLUDE=${TRT_INCLUDE:-.thirdparty/trt-11.1/include:.thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include}
 opforge="node $repo/dist/cli/opforge.js"
 mkdir -p "$OUT"
 rc=0
@@ -138,7 +138,7 @@ part_trt() {
 }
 
 part_specspace() {
-  run specspace node dist/test/specspace/long.js --from 1 --count 44 --batch 44 --backends node,torch --cuda --dir build/specspace-gpu --keep
+  run specspace node dist/test/specspace/long.js --from 1 --count 44 --batch 44 --backends node,torch,jax --cuda --dir build/specspace-gpu --keep
 }
 
 part_user_ops() {

@@ -2,7 +2,7 @@
 // the same backends as test/specspace.test.ts. Prints one line per batch and backend, every
 // failure with its seed, and a JSON summary last; exits 1 on any failure.
 //   node dist/test/specspace/long.js [--from 1000] [--count 2000] [--batch 200]
-//        [--backends node,ort,torch,nvcc] [--dir build/specspace-long] [--cuda]
+//        [--backends node,ort,torch,jax,nvcc] [--dir build/specspace-long] [--cuda]
 // --cuda runs `opforge test --device cuda`: the Node addon and the PyTorch extension on the GPU.
 // TENSORRT_INCLUDE_DIR (':'-separated) adds a TensorRT compile per header set.
 
@@ -62,7 +62,7 @@ for (let b = 0; b * batch < count; b++) {
     for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`); }
   };
   // `opforge test` with the asked backends (torch adds the exported models; ort alone the one-node ones).
-  const asked = (['node', 'torch', 'ort'] as const).filter((b) => backends.has(b));
+  const asked = (['node', 'torch', 'ort', 'jax'] as const).filter((b) => backends.has(b));
   if (asked.length) {
     const t = performance.now();
     try {

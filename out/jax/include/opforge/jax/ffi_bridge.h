@@ -19,6 +19,10 @@
 #include "opforge/core.h"
 #include "opforge/jax/dtype.h"
 
+#ifdef OPFORGE_JAX_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace opforge {
 namespace jax_bridge {
 
@@ -149,31 +153,45 @@ ffi::Error runCpu(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi:
   return toError(Op::runCpu(attrs, p.state, p.inputs, p.outputs, ctx));
 }
 
+#ifdef OPFORGE_JAX_WITH_CUDA
 /**
- * Runs the CUDA kernel on `stream` (the cudaStream_t XLA gives the handler), its workspace from
- * XLA's scratch allocator (valid for the call). Without a CUDA kernel in the spec: the op's error.
+ * Runs the CUDA kernel on `stream` (the cudaStream_t XLA gives the handler). Its workspace comes
+ * from XLA's scratch allocator (valid for the call) when it has one; jaxlib 0.11.2 on CUDA gives
+ * none from a handler (seen on an H200), so the fallback is stream-ordered memory: allocated and
+ * freed on the call's stream, so it lives exactly as long as the kernel's work. Without a CUDA
+ * kernel in the spec: the op's error.
  */
 template <class Op>
-ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present, void* stream,
+ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present, cudaStream_t stream,
                    ffi::ScratchAllocator& scratch) {
   if constexpr (Op::kHasCuda) {
     Plan<Op> p;
     OPFORGE_JAX_RETURN_IF_ERROR(plan<Op>(attrs, args, rets, present, &p));
     CudaContext ctx;
     ctx.stream = stream;
+    void* owned = nullptr;
     if (p.workspaceBytes > 0) {
       std::optional<void*> ws = scratch.Allocate(p.workspaceBytes, kWorkspaceAlignment);
-      if (!ws.has_value()) return ffi::Error(ffi::ErrorCode::kResourceExhausted, std::string(Op::kName) + ": XLA's scratch allocator has no " + std::to_string(p.workspaceBytes) + " bytes for the workspace");
-      ctx.workspace = *ws;
+      if (!ws.has_value()) {
+        const cudaError_t e = cudaMallocAsync(&owned, p.workspaceBytes, stream);
+        if (e != cudaSuccess) {
+          return ffi::Error(ffi::ErrorCode::kResourceExhausted, std::string(Op::kName) + ": no " + std::to_string(p.workspaceBytes) +
+                                                                    " bytes of CUDA memory for the workspace (" + cudaGetErrorString(e) + ")");
+        }
+      }
+      ctx.workspace = ws.has_value() ? *ws : owned;
       ctx.workspaceSize = p.workspaceBytes;
     }
-    return toError(Op::runCuda(attrs, p.state, p.inputs, p.outputs, ctx));
+    const Status s = Op::runCuda(attrs, p.state, p.inputs, p.outputs, ctx);
+    if (owned != nullptr) cudaFreeAsync(owned, stream);
+    return toError(s);
   } else {
     (void)attrs; (void)args; (void)rets; (void)present; (void)stream; (void)scratch;
     return ffi::Error::InvalidArgument(std::string(Op::kName) + " has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: "
                                       "place the inputs on the CPU (jax.device_put(x, jax.devices(\"cpu\")[0])) or add a CUDA kernel to the spec");
   }
 }
+#endif
 
 }  // namespace jax_bridge
 }  // namespace opforge
