@@ -1,11 +1,14 @@
 // The JAX columns: the generated opforge_jax package over the library CMake builds from out/jax
 // (XLA FFI handlers over the op core), against the jaxlib of the Python the tests run.
 // jax: every case under jax.jit against the baseline (each op's first case also under jax.vmap,
-// bit for bit with jit); jax-grad: jax.vjp through the spec's backward (custom_vjp, gradient ops
+// within the case's tolerance of jit); jax-grad: jax.vjp through the spec's backward (custom_vjp, gradient ops
 // as custom calls) against torch.autograd of the spec's reference, or the named error for an op
-// without a backward. On --device cuda both run on the GPU (jax:cuda, jax-grad:cuda).
+// without a backward. On --device cuda both run on the GPU (jax:cuda, jax-grad:cuda): an op
+// without a CUDA kernel raises its named error there, which is a skip with that reason (as in the
+// node column), and one whose gradient op has none cannot train there (as in the grad column).
 
 import path from 'node:path';
+import { gradOpsWithoutCuda, noCudaKernels } from '../../../generator/spec/cuda-training.js';
 import type { Case, TestBackend, TestContext } from '../backend.js';
 import { buildFailureResults } from '../build-failure.js';
 import type { TensorFile } from '../cases.js';
@@ -43,10 +46,14 @@ export const jaxBackend: TestBackend = {
 };
 
 function recordCase(ctx: TestContext, c: Case, p: JaxRun['cases'][number] | undefined, jaxCol: string, gradCol: string | undefined): void {
+  const cuda = ctx.device === 'cuda';
+  const noCuda = cuda ? gradOpsWithoutCuda(c.op, ctx.project.ops) : [];
   const cell = (b: string, o: JaxCell | undefined, then: (files: Record<string, TensorFile>) => void): void => {
     if (!o) return;
     const r = { op: c.op.name, case: c.doc.index, backend: b };
-    if ('skip' in o) ctx.results.push({ ...r, status: 'skip', message: String(o.skip) });
+    if (cuda && !c.op.kernels.cuda && 'error' in o && String(o.error).includes(`${c.op.name} has no CUDA kernel`)) ctx.results.push({ ...r, status: 'skip', message: 'the spec names no kernels.cuda' });
+    else if (b === gradCol && 'error' in o && noCuda.some((g) => String(o.error).includes(`${g} has no CUDA kernel`))) ctx.results.push({ ...r, status: 'cannot', message: `cannot train on CUDA: ${noCudaKernels(noCuda)}` });
+    else if ('skip' in o) ctx.results.push({ ...r, status: 'skip', message: String(o.skip) });
     else if ('error' in o) ctx.results.push({ ...r, status: 'fail', message: String(o.error) });
     else if ('noBackward' in o && o.noBackward) ctx.results.push({ ...r, status: 'ok', raised: true, message: 'no backward: differentiating raises the named error' });
     else if ('maxError' in o) ctx.results.push({ ...r, status: 'ok', maxError: Number(o.maxError), compared: c.op.kernels.reference ? 'reference' : 'backends' });
