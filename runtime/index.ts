@@ -35,7 +35,8 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
   // OPFORGE_KERNELS always defined: a build dir `opforge test` configured with its shared kernel
   // objects compiles its own again when built alone (those objects are only current during a test).
-  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF', OPFORGE_KERNELS: '', ...opts.kernels };
+  // OFF, not '': cmake-js drops a --CD option whose value is empty.
+  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF', OPFORGE_KERNELS: 'OFF', ...opts.kernels };
   const args = ['-d', source, '-O', buildDir, ...defineArgs(defs, '--CD'), ...(opts.jobs ? ['--parallel', String(opts.jobs)] : [])];
   const env = { npm_config_nodedir: nodedir };
   // cmake-js compile configures only a fresh directory: options asked for now must reach the cache.

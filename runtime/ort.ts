@@ -133,7 +133,7 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
     WITH_ONNXRUNTIME: 'ON', ONNXRUNTIME_INCLUDE_DIR: ortIncludeDir(opts.includeDir), OPFORGE_PROJECT_ROOT: root, CMAKE_BUILD_TYPE: 'Release',
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
     ...(opts.cuda ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' } : {}),
-    OPFORGE_KERNELS: '', ...opts.kernels,
+    OPFORGE_KERNELS: 'OFF', ...opts.kernels,
   };
   // Reconfigure when the options differ from the cache (cmake --build alone would keep the old ones).
   if (needsConfigure(buildDir, defs)) await runLogged('cmake', ['-S', out, '-B', buildDir, ...defineArgs(defs)], 'cmake configure of out/ort', opts.onLine);

@@ -85,7 +85,7 @@ export async function buildTorchExtension(o: { root: string; outDir: string; bui
     OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
     // The CUDA kernels for the architectures the found torch was built for, not a fixed list.
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
-    OPFORGE_KERNELS: '', ...o.kernels,
+    OPFORGE_KERNELS: 'OFF', ...o.kernels,
   };
   forgetOtherTorch(o.buildDir, o.prefix, o.python);
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).

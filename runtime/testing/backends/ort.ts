@@ -19,7 +19,9 @@ function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: 
   return ctx.compile(async () => {
     const m = await import('../../ort.js');
     ctx.say('building the ONNX Runtime custom-op library');
-    const library = await m.buildOrtLibrary({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'ort'), ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}), jobs: ctx.jobs, onLine: ctx.progress });
+    // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
+    // built without its CUDA kernels on either device, as before.
+    const library = await m.buildOrtLibrary({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'ort'), ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}), jobs: ctx.jobs, onLine: ctx.progress });
     // The session binding (built once per project) where session() looks for it.
     await m.loadSessionBinding({ buildDir: path.join(ctx.root, 'build', 'ort-session'), onLine: ctx.progress });
     return { library };
