@@ -18,6 +18,10 @@ export interface BuildOptions {
   onLine?: (line: string) => void;
   /** Also build the CUDA kernels (needs nvcc); the addon still runs on the CPU without a GPU. */
   cuda?: boolean;
+  /** Kernel objects to link instead of compiling the kernels (runtime/kernels.ts: KernelBuild.defs). */
+  kernels?: Readonly<Record<string, string>>;
+  /** Parallel compiles (default: cmake-js's). */
+  jobs?: number;
 }
 
 /** Builds out/node with cmake-js, offline against the local Node headers; incremental. Returns the addon path. */
@@ -29,8 +33,11 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   const cmakeJs = cmakeJsBin();
   const napiDir = nodeAddonApiDir();
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
-  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF' };
-  const args = ['-d', source, '-O', buildDir, ...defineArgs(defs, '--CD')];
+  // OPFORGE_KERNELS always defined: a build dir `opforge test` configured with its shared kernel
+  // objects compiles its own again when built alone (those objects are only current during a test).
+  // OFF, not '': cmake-js drops a --CD option whose value is empty.
+  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF', OPFORGE_KERNELS: 'OFF', ...opts.kernels };
+  const args = ['-d', source, '-O', buildDir, ...defineArgs(defs, '--CD'), ...(opts.jobs ? ['--parallel', String(opts.jobs)] : [])];
   const env = { npm_config_nodedir: nodedir };
   // cmake-js compile configures only a fresh directory: options asked for now must reach the cache.
   if (needsConfigure(buildDir, defs)) await runLogged(process.execPath, [cmakeJs, 'configure', ...args], 'opforge build (cmake-js configure)', opts.onLine, env);

@@ -58,6 +58,10 @@ export interface OrtBuildOptions {
   onLine?: (line: string) => void;
   /** Also build the CUDA-EP kernels (nvcc needed); CMAKE_CUDA_ARCHITECTURES defaults to "80;90". */
   cuda?: boolean | { architectures: string };
+  /** Kernel objects to link instead of compiling the kernels (runtime/kernels.ts: KernelBuild.defs). */
+  kernels?: Readonly<Record<string, string>>;
+  /** Parallel compiles (default 2). */
+  jobs?: number;
 }
 
 export interface SessionOptions extends OrtBuildOptions {
@@ -129,10 +133,11 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
     WITH_ONNXRUNTIME: 'ON', ONNXRUNTIME_INCLUDE_DIR: ortIncludeDir(opts.includeDir), OPFORGE_PROJECT_ROOT: root, CMAKE_BUILD_TYPE: 'Release',
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
     ...(opts.cuda ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' } : {}),
+    OPFORGE_KERNELS: 'OFF', ...opts.kernels,
   };
   // Reconfigure when the options differ from the cache (cmake --build alone would keep the old ones).
   if (needsConfigure(buildDir, defs)) await runLogged('cmake', ['-S', out, '-B', buildDir, ...defineArgs(defs)], 'cmake configure of out/ort', opts.onLine);
-  await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', '2'], 'building the ONNX Runtime custom-op library', opts.onLine);
+  await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', String(opts.jobs ?? 2)], 'building the ONNX Runtime custom-op library', opts.onLine);
   return path.join(buildDir, 'ort', 'libopforge_ort.so');
 }
 

@@ -20,7 +20,7 @@ commands:
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
-  test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--json]
+  test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--jobs N] [--json]
                run every spec test case through every backend against the spec's reference (gen and builds first)
 
 options:
@@ -47,6 +47,7 @@ function parse(argv: string[]) {
       ops: { type: 'string', default: 'ops' },
       out: { type: 'string', default: 'out' },
       only: { type: 'string' },
+      jobs: { type: 'string' },
       quiet: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       watch: { type: 'boolean', default: false },
@@ -202,12 +203,13 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** `opforge test`: the table (or JSON) on stdout, progress on stderr; exit 1 on any mismatch. */
-async function runTestCommand(values: { ops: string; out: string; only?: string | undefined; backend?: string | undefined; device: string; json: boolean; quiet: boolean }): Promise<number> {
+async function runTestCommand(values: { ops: string; out: string; only?: string | undefined; backend?: string | undefined; device: string; jobs?: string | undefined; json: boolean; quiet: boolean }): Promise<number> {
   const { BACKENDS, runTests } = await importRuntime<typeof import('../../runtime/testing/run.js')>('runtime/testing/run.js');
   const { formatReport } = await importRuntime<typeof import('../../runtime/testing/results.js')>('runtime/testing/results.js');
   const backends = values.backend?.split(',').map((b) => b.trim()).filter(Boolean);
   const bad = backends?.filter((b) => !(BACKENDS as readonly string[]).includes(b)) ?? [];
   if (bad.length) { process.stderr.write(`opforge test: unknown backend ${bad.join(', ')} (backends: ${BACKENDS.join(', ')})\n`); return EXIT.usage; }
+  if (values.jobs !== undefined && !/^[1-9]\d*$/.test(values.jobs)) { process.stderr.write(`opforge test: --jobs ${values.jobs}: a positive integer\n`); return EXIT.usage; }
   if (values.device !== 'cpu' && values.device !== 'cuda') { process.stderr.write(`opforge test: --device ${values.device}: use cpu or cuda\n`); return EXIT.usage; }
   const tty = process.stderr.isTTY === true;
   const progress = (l: string): void => { if (!values.quiet) process.stderr.write(tty ? `\r\x1b[K${l.slice(0, 120)}` : `${l}\n`); };
@@ -215,6 +217,7 @@ async function runTestCommand(values: { ops: string; out: string; only?: string 
     const report = await runTests({
       opsDir: values.ops, outDir: values.out, device: values.device,
       ...(values.only ? { only: values.only.split(',') } : {}),
+      ...(values.jobs ? { jobs: Number(values.jobs) } : {}),
       ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
       onProgress: progress,
     });

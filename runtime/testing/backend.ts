@@ -7,6 +7,7 @@ import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
 import type { CaseDoc, HostTensor } from './cases.js';
 import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
+import type { KernelBuild } from '../kernels.js';
 import type { PyRun, PythonProbe } from './torch-side.js';
 
 /** The names `--backends` takes. */
@@ -46,6 +47,12 @@ export interface TestContext {
   /** The backends asked for. */
   want: ReadonlySet<Backend>;
   unityBatch?: number;
+  /** Parallel compiles at most (--jobs; default: the cores). */
+  jobs: number;
+  /** The kernels compiled once for every backend of this device configuration; absent when that build failed (each backend then compiles its own and reports its failure). */
+  kernels?: KernelBuild;
+  /** Runs a build step alone: compiles take every job slot, one build at a time, beside the Python work. */
+  compile<T>(step: () => Promise<T>): Promise<T>;
   say(line: string): void;
   /** cmake/ninja/make progress lines only, for a build's onLine. */
   progress(line: string): void;
@@ -68,6 +75,11 @@ export interface TestBackend {
   readonly name: string;
   /** Whether to run, given the backends asked for and what earlier backends found. */
   wanted(ctx: TestContext): boolean;
+  /**
+   * What needs no other backend's result (builds, the Python side), run concurrently with the
+   * other backends' prepare; run() then records results in index.ts's order.
+   */
+  prepare?(ctx: TestContext): Promise<void>;
   run(ctx: TestContext): Promise<void>;
 }
 

@@ -4,10 +4,15 @@
 // backend's shape inference gives against the dims the kernels really wrote, and the op core's
 // serialization round trip (the bytes TensorRT plugins and Paddle store) of every case's attributes.
 //
-// Each backend is a module under backends/ implementing TestBackend (backend.ts), run in the
-// order backends/index.ts lists over the same cases; this file sets up the context and sums up.
+// Each backend is a module under backends/ implementing TestBackend (backend.ts). The kernels are
+// compiled once (runtime/kernels.ts) for every backend that links them; then every backend's
+// prepare (its build, the Python side) runs concurrently, compiles one build at a time with every
+// job slot, and run() records results in the order backends/index.ts lists: the reference first
+// (every column's baseline), then node (the baseline where a spec has none). This file sets up the
+// context and sums up.
 
 import { mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { BACKENDS, type Backend, type Case, type TestContext } from './backend.js';
 import { TEST_BACKENDS } from './backends/index.js';
@@ -15,8 +20,9 @@ import { makeInputs, writeCase } from './cases.js';
 import { compareOutputs } from './compare.js';
 import { progressLine } from './outputs.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
+import { buildKernels } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { probeTorch } from './torch-side.js';
+import { probeTorchCached } from './torch-side.js';
 
 export { BACKENDS, type Backend };
 
@@ -42,6 +48,8 @@ export interface TestOptions {
    * CMakeLists' default of 1). Batches of 4 halve a cold build of many ops (docs/benchmarks.md).
    */
   unityBatch?: number;
+  /** Parallel compiles at most (default: the cores). Builds run one at a time, each with this many. */
+  jobs?: number;
   /** Progress lines (builds, phases). */
   onProgress?: (line: string) => void;
 }
@@ -56,6 +64,8 @@ function unityBatchFromEnv(): number | undefined {
 
 export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const ctx = await setUp(opts);
+  // Builds and the Python side concurrently; results in order.
+  await Promise.all(TEST_BACKENDS.filter((b) => b.prepare && b.wanted(ctx)).map((b) => b.prepare!(ctx)));
   for (const b of TEST_BACKENDS) if (b.wanted(ctx)) await b.run(ctx);
   const { results, skipped, env, device } = ctx;
   const backends = ctx.columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
@@ -94,7 +104,30 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     return { op, doc: writeCase(casesDir, op, t, inputs), inputs, dir: path.join(casesDir, op.ident.snake) };
   }));
 
-  const probe = await probeTorch(found.python);
+  const jobs = opts.jobs ?? availableParallelism();
+  let lock: Promise<unknown> = Promise.resolve();
+  const compile = <T>(step: () => Promise<T>): Promise<T> => {
+    const next = lock.then(step, step);
+    lock = next.catch(() => undefined);
+    return next;
+  };
+  // Python starts (the probe imports torch) while the kernels compile; on CUDA the kernels are
+  // compiled for the architectures the found torch was built for, so the probe comes first.
+  const probing = probeTorchCached(found.python, path.join(buildRoot, 'test', 'python.json'));
+  const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'trt'];
+  const wantKernels = linked.some((b) => (opts.backends ?? BACKENDS).includes(b)) && ops.length > 0;
+  const kernelBuild = async (): Promise<Awaited<ReturnType<typeof buildKernels>> | undefined> => {
+    if (!wantKernels) return undefined;
+    const archs = device === 'cuda' ? (await probing).cudaArchs : undefined;
+    say('building the kernels');
+    try {
+      return await compile(() => buildKernels({ root, outDir, buildDir: path.join(buildRoot, 'kernels', device === 'cuda' ? `cuda-${(archs ?? 'default').replace(/;/g, '-')}` : 'cpu'), cuda: device === 'cuda', ...(archs ? { cudaArchs: archs } : {}), jobs, onLine: progressLine(say) }));
+    } catch {
+      // Each backend then compiles the kernels itself and reports the failure in its own column.
+      return undefined;
+    }
+  };
+  const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
   const env: Record<string, unknown> = { device };
   env.python = { path: found.python, from: found.from, ...(probe.version ? { torch: probe.version } : {}), ...probe.packages };
   say(`python: ${found.python} (from ${found.from}): ${probe.version ? `torch ${probe.version}` : 'no torch'}${Object.entries(probe.packages).map(([k, v]) => `, ${k} ${v}`).join('')}`);
@@ -103,7 +136,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   const columns: string[] = [];
   return {
     root, outDir, buildRoot, casesDir, device, python: found.python, pythonFrom: found.from, probe, project, ops, cases,
-    want: new Set<Backend>(opts.backends ?? BACKENDS), ...(unityBatch ? { unityBatch } : {}), say, progress: progressLine(say),
+    want: new Set<Backend>(opts.backends ?? BACKENDS), ...(unityBatch ? { unityBatch } : {}), jobs, ...(kernels ? { kernels } : {}), compile, say, progress: progressLine(say),
     results, skipped: {}, env, columns,
     col: (b) => { if (!columns.includes(b)) columns.push(b); return b; },
     columnsHas: (b) => columns.includes(b),

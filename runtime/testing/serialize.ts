@@ -4,12 +4,13 @@
 // -Wall -Wextra -Werror) sets every case's attributes, serializes, deserializes, and compares
 // every field and the re-serialized bytes; a truncated and a corrupted buffer must be refused.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { cppAttrValue } from '../../generator/spec/literals.js';
 import { cppString } from '../../generator/spec/literals.js';
 import type { OpIR } from '../../generator/spec/ir.js';
+import { compileKey, upToDate } from './compile-key.js';
 import type { CaseResult } from './results.js';
 
 function caseBlock(op: OpIR, k: number): string {
@@ -82,10 +83,19 @@ export async function checkSerialization(o: { ops: readonly OpIR[]; outDir: stri
   mkdirSync(o.buildDir, { recursive: true });
   const src = path.join(o.buildDir, 'serialize.cpp');
   const exe = path.join(o.buildDir, 'serialize');
-  writeFileSync(src, serializationProgram(ops));
+  const program = serializationProgram(ops);
   const cxx = process.env.CXX ?? 'g++';
-  const c = await execa(cxx, ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', `-I${path.join(o.outDir, 'include')}`, src, '-o', exe], { reject: false, all: true });
-  if (c.exitCode !== 0) throw new Error(`compiling the serialization check (${src}) failed:\n${String(c.all).split('\n').slice(0, 25).join('\n')}`);
+  const flags = ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', `-I${path.join(o.outDir, 'include')}`];
+  // Compiled again only when the program or the op headers it includes changed.
+  const key = compileKey([cxx, ...flags, program], [path.join(o.outDir, 'include')]);
+  const keyFile = path.join(o.buildDir, 'serialize.key');
+  if (!upToDate(keyFile, key, [exe])) {
+    rmSync(keyFile, { force: true });
+    writeFileSync(src, program);
+    const c = await execa(cxx, [...flags, src, '-o', exe], { reject: false, all: true });
+    if (c.exitCode !== 0) throw new Error(`compiling the serialization check (${src}) failed:\n${String(c.all).split('\n').slice(0, 25).join('\n')}`);
+    writeFileSync(keyFile, key);
+  }
   const r = await execa(exe, [], { reject: false });
   const results: CaseResult[] = [];
   for (const line of String(r.stdout).split('\n')) {

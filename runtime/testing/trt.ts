@@ -9,7 +9,7 @@
 // creation logs the refused bindings or, with none left, fails. Needs TensorRT's headers (found
 // like the generated CMake finds them) and nvcc; absent, the column is skipped with the reason.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -20,6 +20,7 @@ import { dtypeUnder } from '../../generator/spec/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../generator/spec/type-table.js';
 import { trtPaths } from '../../generator/spec/trt-names.js';
 import { cppFloat, cppString } from '../../generator/spec/literals.js';
+import { compileKey } from './compile-key.js';
 import type { CaseResult } from './results.js';
 
 const cppDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'runtime', 'testing', 'cpp');
@@ -101,6 +102,12 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const v2static = scalar ? `    skipCase(${cppString(`${op.name} case ${t.index} V2Static`)}, ${cppString(`implicit batch cannot carry the rank-0 tensor ${scalar[0]}`)});` : '    c.runV2Static<Op>();';
   L.push('#if NV_TENSORRT_MAJOR >= 10', `    c.runV3<Op>();`, '#endif', `    c.runV2Dynamic<Op>();`, v2static, '  }');
   return L.join('\n');
+}
+
+/** Files beside the ops' kernels other than CPU sources (headers a CUDA kernel may include). */
+function kernelHeaders(ops: readonly OpIR[], root: string): string[] {
+  const dirs = [...new Set(ops.map((op) => path.dirname(path.resolve(root, op.kernels.cpu))))];
+  return dirs.flatMap((d) => readdirSync(d).filter((f) => !/\.(cpp|cc|cxx|cu|py|yaml|yml)$/.test(f)).map((f) => path.join(d, f)));
 }
 
 /** "input x" / "output y", as the plugins name ports in messages. */
@@ -193,11 +200,16 @@ export interface TrtRun { results: CaseResult[]; log: string; version?: string }
  * Builds and runs the driver for `ops` against `include`. `enqueue`: run the plugins on the GPU
  * (else every host step, and enqueue is a skip line). Results per op and case, as the table shows them.
  */
-export async function runTrtLifecycle(o: { ops: readonly OpIR[]; root: string; outDir: string; buildDir: string; include: string; nvcc: string; enqueue: boolean; column: string }): Promise<TrtRun> {
+export async function runTrtLifecycle(o: { ops: readonly OpIR[]; root: string; outDir: string; buildDir: string; include: string; nvcc: string; enqueue: boolean; column: string; kernelObjects?: ReadonlyMap<string, readonly string[]> }): Promise<TrtRun> {
   mkdirSync(o.buildDir, { recursive: true });
   const driver = path.join(o.buildDir, 'driver.cu');
-  writeFileSync(driver, driverSource(o.ops));
-  const kernels = o.ops.flatMap((op) => [op.kernels.cpu, ...(op.kernels.cuda ? [op.kernels.cuda] : [])]).map((k) => path.resolve(o.root, k));
+  const source = driverSource(o.ops);
+  // The kernels as the CMake kernel build compiled them (the objects every backend links), where
+  // given; else (and for CUDA kernels a CPU kernel build has not) their sources.
+  const objects = o.ops.flatMap((op) => o.kernelObjects?.get(op.ident.snake) ?? []);
+  const cpuKernels = o.ops.filter((op) => !o.kernelObjects?.has(op.ident.snake)).map((op) => path.resolve(o.root, op.kernels.cpu));
+  const cudaKernels = o.ops.filter((op) => op.kernels.cuda && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /\.cu\.o$/.test(f))).map((op) => path.resolve(o.root, op.kernels.cuda!));
+  const kernels = [...cpuKernels, ...cudaKernels];
   // The ops' own plugin units, as the CMake build links them: they hold the one instantiation of
   // each plugin and creator class (the op headers declare them extern).
   const units = o.ops.flatMap((op) => [trtPaths(op).v3, trtPaths(op).v2]).map((u) => path.join(o.outDir, u));
@@ -206,8 +218,39 @@ export async function runTrtLifecycle(o: { ops: readonly OpIR[]; root: string; o
   const exe = path.join(o.buildDir, 'driver');
   const flags = ['-std=c++17', `-arch=${arch}`, '-O2', '-isystem', o.include, `-I${path.join(o.outDir, 'include')}`, `-I${path.join(o.outDir, 'trt', 'include')}`,
     `-I${path.join(o.outDir, 'trt')}`, `-I${cppDir}`, '-Xcompiler=-Wall,-Wextra'];
-  const c = await execa(o.nvcc, [...flags, driver, ...units, ...kernels, '-o', exe], { reject: false, all: true });
-  if (c.exitCode !== 0) throw new Error(`compiling the TensorRT lifecycle driver failed (nvcc exit ${c.exitCode}):\n${String(c.all).split('\n').filter((l) => /error/.test(l)).slice(0, 20).join('\n') || String(c.all).slice(-3000)}`);
+  // Compiled once per content: the driver, the plugin units and the kernel sources it compiles
+  // itself are recompiled only when what they read changed (the hash below); a CPU kernel edit
+  // only relinks with the kernel build's new object.
+  const objDir = path.join(o.buildDir, 'obj');
+  // nvcc -c -odir names each object after its source's stem: a CPU kernel and its CUDA kernel
+  // (my_op.cpp, my_op.cu) go to folders of their own.
+  const groups = [{ dir: objDir, sources: [driver, ...units, ...cudaKernels] }, { dir: path.join(objDir, 'cpu'), sources: cpuKernels }].filter((g) => g.sources.length);
+  const sources = groups.flatMap((g) => g.sources);
+  const key = compileKey([o.nvcc, ...flags, source], [path.join(o.outDir, 'include'), path.join(o.outDir, 'trt'), cppDir], [...kernels, ...kernelHeaders(o.ops, o.root)]);
+  const keyFile = path.join(objDir, 'key');
+  const objFor = (s: string): string => path.join(groups.find((g) => g.sources.includes(s))!.dir, `${path.basename(s).replace(/\.[^.]+$/, '')}.o`);
+  const inputs = [...sources.map(objFor), ...objects];
+  let relink = !existsSync(exe);
+  if (!existsSync(keyFile) || readFileSync(keyFile, 'utf8') !== key || !sources.every((s) => existsSync(objFor(s)))) {
+    relink = true;
+    rmSync(objDir, { recursive: true, force: true });
+    writeFileSync(driver, source);
+    for (const g of groups) {
+      mkdirSync(g.dir, { recursive: true });
+      const c = await execa(o.nvcc, [...flags, '-c', '-odir', g.dir, ...g.sources], { reject: false, all: true });
+      if (c.exitCode !== 0) throw new Error(`compiling the TensorRT lifecycle driver failed (nvcc exit ${c.exitCode}):\n${String(c.all).split('\n').filter((l) => /error/.test(l)).slice(0, 20).join('\n') || String(c.all).slice(-3000)}`);
+    }
+    writeFileSync(keyFile, key);
+  }
+  // Relinked when an object is newer than the driver (a kernel edit), or the set of ops changed.
+  const listFile = path.join(objDir, 'linked');
+  const list = inputs.join('\n');
+  relink ||= !existsSync(listFile) || readFileSync(listFile, 'utf8') !== list || inputs.some((f) => statSync(f).mtimeMs > statSync(exe).mtimeMs);
+  if (relink) {
+    const link = await execa(o.nvcc, [`-arch=${arch}`, ...inputs, '-o', exe], { reject: false, all: true });
+    if (link.exitCode !== 0) throw new Error(`linking the TensorRT lifecycle driver failed (nvcc exit ${link.exitCode}):\n${String(link.all).slice(-3000)}`);
+    writeFileSync(listFile, list);
+  }
   const r = await execa(exe, [], { reject: false, all: true, env: o.enqueue ? {} : { OPFORGE_TRT_SKIP_ENQUEUE: '1' } });
   const log = String(r.all ?? '');
   const results = parseLifecycle(o.ops, log, o.column);

@@ -62,7 +62,7 @@ export function firstLegTest(name: string, fn: Parameters<typeof test>[1]): void
 }
 
 /** `test`, or, given a reason, a skipped test that says why. */
-function testUnless(reason: string | undefined, name: string, fn: Parameters<typeof test>[1]): void {
+export function testUnless(reason: string | undefined, name: string, fn: Parameters<typeof test>[1]): void {
   if (reason === undefined) {
     test(name, fn);
     return;

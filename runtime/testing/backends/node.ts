@@ -20,9 +20,27 @@ interface NodeModule {
 }
 interface NodeBinding { sync: ReturnType<NodeModule['bind']>; async: ReturnType<NodeModule['bindAsync']>; dev: DeviceApi }
 
+/** The addon's build, started by prepare: its build directory, or the error. */
+const built = new WeakMap<TestContext, Promise<{ buildDir: string } | { error: unknown }>>();
+
+function buildAddon(ctx: TestContext): Promise<{ buildDir: string } | { error: unknown }> {
+  const cuda = ctx.device === 'cuda';
+  const buildDir = path.join(ctx.buildRoot, 'node');
+  return ctx.compile(async () => {
+    ctx.say(`building the Node addon${cuda ? ' with CUDA' : ''}`);
+    await build({ root: ctx.root, outDir: ctx.outDir, buildDir, cuda, ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}), jobs: ctx.jobs, onLine: ctx.progress });
+    return { buildDir };
+  }).catch((error: unknown) => ({ error }));
+}
+
 export const nodeBackend: TestBackend = {
   name: 'node',
   wanted: (ctx) => ctx.want.has('node'),
+  async prepare(ctx) {
+    const p = buildAddon(ctx);
+    built.set(ctx, p);
+    await p;
+  },
   async run(ctx) {
     const column = ctx.col(onDevice(ctx, 'node'));
     const bound = await bindAddon(ctx, column);
@@ -33,11 +51,11 @@ export const nodeBackend: TestBackend = {
 /** Builds and loads the addon; undefined (with the reason recorded) when it cannot run here. */
 async function bindAddon(ctx: TestContext, column: string): Promise<NodeBinding | undefined> {
   const cuda = ctx.device === 'cuda';
-  ctx.say(`building the Node addon${cuda ? ' with CUDA' : ''}`);
   let bound: NodeBinding;
   try {
-    const buildDir = path.join(ctx.buildRoot, 'node');
-    await build({ root: ctx.root, outDir: ctx.outDir, buildDir, cuda, onLine: ctx.progress });
+    const b = await (built.get(ctx) ?? buildAddon(ctx));
+    if ('error' in b) throw b.error;
+    const { buildDir } = b;
     const mod = (await import(pathToFileURL(path.join(ctx.outDir, 'node', 'index.js')).href)) as NodeModule;
     const addon = load(buildDir);
     bound = { sync: mod.bind(addon), async: mod.bindAsync(addon), dev: mod.device(addon) };

@@ -12,9 +12,37 @@ import type { PyCase } from '../torch-side.js';
 interface OrtKit { library: string; session: typeof import('../../ort.js').session; opModel: typeof import('../../op-model.js').opModel }
 type ExportCell = { model: string; shapes: PyCase['python-shapes'] } | { error: string } | { skip: string };
 
+/** The custom-op library and the session binding, built by prepare: the library, or the error. */
+const built = new WeakMap<TestContext, Promise<{ library: string } | { error: unknown }>>();
+
+function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: unknown }> {
+  return ctx.compile(async () => {
+    const m = await import('../../ort.js');
+    ctx.say('building the ONNX Runtime custom-op library');
+    // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
+    // built without its CUDA kernels on either device, as before.
+    const library = await m.buildOrtLibrary({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'ort'), ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}), jobs: ctx.jobs, onLine: ctx.progress });
+    // The session binding (built once per project) where session() looks for it.
+    await m.loadSessionBinding({ buildDir: path.join(ctx.root, 'build', 'ort-session'), onLine: ctx.progress });
+    return { library };
+  }).catch((error: unknown) => ({ error }));
+}
+
+/** Whether ONNX Runtime and its headers are installed (what is not is skipped, not built). */
+async function installed(): Promise<boolean> {
+  const m = await import('../../ort.js');
+  try { m.onnxruntimeNodeLibrary(); m.ortIncludeDir(); return true; } catch { return false; }
+}
+
 export const ortBackend: TestBackend = {
   name: 'ONNX Runtime',
   wanted: (ctx) => ctx.want.has('ort') || ctx.want.has('export'),
+  async prepare(ctx) {
+    if (!(await installed())) return;
+    const p = buildLibrary(ctx);
+    built.set(ctx, p);
+    await p;
+  },
   async run(ctx) {
     const ort = await buildOrt(ctx);
     if (!ort) return;
@@ -60,8 +88,9 @@ async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
   }
   if (cols.every((b) => ctx.skipped[b])) return undefined;
   try {
-    ctx.say('building the ONNX Runtime custom-op library');
-    const library = await m.buildOrtLibrary({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'ort'), onLine: ctx.progress });
+    const b = await (built.get(ctx) ?? buildLibrary(ctx));
+    if ('error' in b) throw b.error;
+    const { library } = b;
     ctx.env.onnxruntime = await m.ortVersion();
     return { library, session: m.session, opModel: (await import('../../op-model.js')).opModel };
   } catch (e) {
