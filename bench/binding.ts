@@ -16,11 +16,19 @@ const quick = process.argv.includes('--quick');
 const { onnx } = onnxProto;
 
 function reluModel(n: number): Uint8Array {
-  const vi = (name: string) => ({ name, type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimValue: n }] } } } });
+  const vi = (name: string) => ({
+    name,
+    type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: { dim: [{ dimValue: n }] } } },
+  });
   return onnx.ModelProto.encode({
     irVersion: 8,
     opsetImport: [{ domain: '', version: 13 }],
-    graph: { name: 'relu', node: [{ opType: 'Relu', input: ['x'], output: ['y'] }], input: [vi('x')], output: [vi('y')] },
+    graph: {
+      name: 'relu',
+      node: [{ opType: 'Relu', input: ['x'], output: ['y'] }],
+      input: [vi('x')],
+      output: [vi('y')],
+    },
   }).finish();
 }
 
@@ -45,7 +53,9 @@ async function perCall(f: () => unknown, calls: number, batches: number, isAsync
 async function main(): Promise<void> {
   const buildDir = path.join(root, 'build', 'node-bench');
   await build({ root, buildDir });
-  const { bind } = (await import(path.join(root, 'out', 'node', 'index.js'))) as { bind: (a: unknown) => { customRelu: (x: unknown, a?: unknown) => { y: { data: Float32Array } } } };
+  const { bind } = (await import(path.join(root, 'out', 'node', 'index.js'))) as {
+    bind: (a: unknown) => { customRelu: (x: unknown, a?: unknown) => { y: { data: Float32Array } } };
+  };
   const ops = bind(load(buildDir));
   const calls = quick ? 200 : 5000;
   const batches = quick ? 3 : 9;
@@ -63,7 +73,18 @@ async function main(): Promise<void> {
 
   // For scale: allocating the output in JS, and the whole relu in JS.
   const allocOnly = await perCall(() => new Float32Array(n), calls, batches);
-  const jsRelu = await perCall(() => { const o = new Float32Array(n); for (let i = 0; i < n; i++) { const v = data[i]!; o[i] = Math.max(v , 0); } return o; }, calls, batches);
+  const jsRelu = await perCall(
+    () => {
+      const o = new Float32Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = data[i]!;
+        o[i] = Math.max(v, 0);
+      }
+      return o;
+    },
+    calls,
+    batches,
+  );
 
   const rows: string[] = [];
   for (const size of quick ? [1 << 16] : [1 << 20, 1 << 24]) {
@@ -72,8 +93,21 @@ async function main(): Promise<void> {
     const reps = quick ? 2 : 5;
     const usOurs = await perCall(() => ops.customRelu(t), 1, reps);
     // Like the binding, the JS loop returns a new array.
-    const usJs = await perCall(() => { const out = new Float32Array(size); for (let i = 0; i < size; i++) { const v = big[i]!; out[i] = Math.max(v , 0); } return out; }, 1, reps);
-    rows.push(`| CustomRelu, ${size === 1 << 24 ? '16M' : size === 1 << 20 ? '1M' : String(size)} float32 | ${(usOurs / 1000).toFixed(2)} ms (${(size * 8 / usOurs / 1000).toFixed(2)} GB/s) | ${(usJs / 1000).toFixed(2)} ms | ${(usJs / usOurs).toFixed(2)}× |`);
+    const usJs = await perCall(
+      () => {
+        const out = new Float32Array(size);
+        for (let i = 0; i < size; i++) {
+          const v = big[i]!;
+          out[i] = Math.max(v, 0);
+        }
+        return out;
+      },
+      1,
+      reps,
+    );
+    rows.push(
+      `| CustomRelu, ${size === 1 << 24 ? '16M' : size === 1 << 20 ? '1M' : String(size)} float32 | ${(usOurs / 1000).toFixed(2)} ms (${((size * 8) / usOurs / 1000).toFixed(2)} GB/s) | ${(usJs / 1000).toFixed(2)} ms | ${(usJs / usOurs).toFixed(2)}× |`,
+    );
   }
   const table = [
     `Binding overhead, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, onnxruntime-node ${ort.env.versions.common}; median of ${batches} batches of ${calls} calls:`,
@@ -95,7 +129,12 @@ async function main(): Promise<void> {
     const end = '<!-- /bench:binding -->';
     const cur = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Benchmarks\n';
     const block = `${begin}\n${table}\n${end}`;
-    writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## Binding overhead (issue 8, part 2)\n\n${block}\n`);
+    writeFileSync(
+      doc,
+      cur.includes(begin)
+        ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
+        : `${cur.trimEnd()}\n\n## Binding overhead (issue 8, part 2)\n\n${block}\n`,
+    );
   }
 }
 

@@ -22,7 +22,13 @@ import { findNvcc, trtIncludeDir } from '../runtime/testing/trt.js';
 import { writeCorpus } from '../test/specspace/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({ options: { ops: { type: 'string', default: '5,50' }, backends: { type: 'string', default: 'node,torch,ort,trt' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    ops: { type: 'string', default: '5,50' },
+    backends: { type: 'string', default: 'node,torch,ort,trt' },
+    write: { type: 'boolean', default: false },
+  },
+});
 const sizes = values.ops.split(',').map(Number);
 const wanted = values.backends.split(',');
 const python = findPython().python;
@@ -33,9 +39,17 @@ function sh(cmd: string, args: string[], env: NodeJS.ProcessEnv): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`.slice(-4000));
 }
 
-interface Backend { name: string; build(project: string, buildDir: string, env: NodeJS.ProcessEnv): Promise<void> }
+interface Backend {
+  name: string;
+  build(project: string, buildDir: string, env: NodeJS.ProcessEnv): Promise<void>;
+}
 
-const cmakeBackend = (name: string, src: (project: string) => string, defs: string[], targets: string[] = []): Backend => ({
+const cmakeBackend = (
+  name: string,
+  src: (project: string) => string,
+  defs: string[],
+  targets: string[] = [],
+): Backend => ({
   name,
   async build(project, buildDir, env) {
     sh('cmake', ['-S', src(project), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', ...defs], env);
@@ -47,29 +61,61 @@ async function backends(): Promise<{ use: Backend[]; skipped: string[] }> {
   const use: Backend[] = [];
   const skipped: string[] = [];
   if (wanted.includes('node')) {
-    use.push({ name: 'node addon (opforge build)', async build(project, buildDir, env) {
-      const saved = process.env.CCACHE_DIR;
-      process.env.CCACHE_DIR = env.CCACHE_DIR; // cmake-js runs in this process's environment
-      try { await build({ root: project, buildDir }); } finally { if (saved === undefined) delete process.env.CCACHE_DIR; else process.env.CCACHE_DIR = saved; }
-    } });
+    use.push({
+      name: 'node addon (opforge build)',
+      async build(project, buildDir, env) {
+        const saved = process.env.CCACHE_DIR;
+        process.env.CCACHE_DIR = env.CCACHE_DIR; // cmake-js runs in this process's environment
+        try {
+          await build({ root: project, buildDir });
+        } finally {
+          if (saved === undefined) delete process.env.CCACHE_DIR;
+          else process.env.CCACHE_DIR = saved;
+        }
+      },
+    });
   }
   if (wanted.includes('torch')) {
     const t = await probeTorch(python);
-    if (t.prefix) use.push(cmakeBackend(`PyTorch extension (torch ${t.version})`, (p) => path.join(p, 'out', 'torch'), [`-DCMAKE_PREFIX_PATH=${t.prefix}`]));
+    if (t.prefix)
+      use.push(
+        cmakeBackend(`PyTorch extension (torch ${t.version})`, (p) => path.join(p, 'out', 'torch'), [
+          `-DCMAKE_PREFIX_PATH=${t.prefix}`,
+        ]),
+      );
     else skipped.push(`PyTorch extension: ${t.why ?? 'no torch'}`);
   }
   if (wanted.includes('ort')) {
     const inc = process.env.ONNXRUNTIME_INCLUDE_DIR ?? path.join(root, '.thirdparty', 'ort-include');
-    if (existsSync(path.join(inc, 'onnxruntime_cxx_api.h'))) use.push(cmakeBackend('ONNX Runtime library', (p) => path.join(p, 'out'), ['-DWITH_ONNXRUNTIME=ON', `-DONNXRUNTIME_INCLUDE_DIR=${inc}`]));
+    if (existsSync(path.join(inc, 'onnxruntime_cxx_api.h')))
+      use.push(
+        cmakeBackend('ONNX Runtime library', (p) => path.join(p, 'out'), [
+          '-DWITH_ONNXRUNTIME=ON',
+          `-DONNXRUNTIME_INCLUDE_DIR=${inc}`,
+        ]),
+      );
     else skipped.push('ONNX Runtime library: no onnxruntime_cxx_api.h (set ONNXRUNTIME_INCLUDE_DIR)');
   }
   if (wanted.includes('trt')) {
     const inc = trtIncludeDir();
     const nvcc = await findNvcc();
     if (inc && nvcc) {
-      use.push(cmakeBackend(`TensorRT plugin library (${path.basename(path.dirname(inc))} headers, CUDA sm_90)`, (p) => path.join(p, 'out'),
-        ['-DWITH_CUDA=ON', '-DWITH_TENSORRT=ON', `-DTENSORRT_INCLUDE_DIR=${inc}`, `-DCMAKE_CUDA_COMPILER=${nvcc}`, '-DCMAKE_CUDA_ARCHITECTURES=90'], ['opforge_trt_plugins']));
-    } else skipped.push(`TensorRT plugin library: ${inc ? 'no nvcc' : 'no NvInferRuntime.h (set TENSORRT_INCLUDE_DIR)'}`);
+      use.push(
+        cmakeBackend(
+          `TensorRT plugin library (${path.basename(path.dirname(inc))} headers, CUDA sm_90)`,
+          (p) => path.join(p, 'out'),
+          [
+            '-DWITH_CUDA=ON',
+            '-DWITH_TENSORRT=ON',
+            `-DTENSORRT_INCLUDE_DIR=${inc}`,
+            `-DCMAKE_CUDA_COMPILER=${nvcc}`,
+            '-DCMAKE_CUDA_ARCHITECTURES=90',
+          ],
+          ['opforge_trt_plugins'],
+        ),
+      );
+    } else
+      skipped.push(`TensorRT plugin library: ${inc ? 'no nvcc' : 'no NvInferRuntime.h (set TENSORRT_INCLUDE_DIR)'}`);
   }
   return { use, skipped };
 }
@@ -88,20 +134,38 @@ async function measure(n: number, b: Backend): Promise<string> {
   const seeds = Array.from({ length: n }, (_, i) => 2 * i + 1);
   writeCorpus(work, seeds);
   const ops = path.join(work, 'ops');
-  const gen = (): void => { generate({ opsDir: ops, outDir: path.join(work, 'out') }); };
+  const gen = (): void => {
+    generate({ opsDir: ops, outDir: path.join(work, 'out') });
+  };
   gen();
   const buildDir = path.join(work, 'build');
   // A fresh ccache per measurement: the cold build fills it, the last row reads it.
   const env = { ...process.env, CCACHE_DIR: path.join(work, 'ccache') };
   const cold = await timed(() => b.build(work, buildDir, env));
-  const spec = path.join(ops, readdirSync(ops).filter((f) => f.endsWith('.yaml')).sort()[0]!);
+  const spec = path.join(
+    ops,
+    readdirSync(ops)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()[0]!,
+  );
   const text = readFileSync(spec, 'utf8');
   // Real edits, not comments (ccache would serve a comment-only change from the cache).
-  appendFileSync(path.join(ops, /\n {2}cpu: (\S+)/.exec(text)![1]!), '\nnamespace { [[maybe_unused]] constexpr int kBenchEdit = 1; }\n');
+  appendFileSync(
+    path.join(ops, /\n {2}cpu: (\S+)/.exec(text)![1]!),
+    '\nnamespace { [[maybe_unused]] constexpr int kBenchEdit = 1; }\n',
+  );
   const kernelEdit = await timed(() => b.build(work, buildDir, env));
   // The op version is in the generated code of every backend (plugin versions, opset).
-  writeFileSync(spec, /^version: /m.test(text) ? text.replace(/^version: (\d+)$/m, (_, v: string) => `version: ${Number(v) + 1}`) : text.replace(/^(name: .*)$/m, '$1\nversion: 7'));
-  const specEdit = await timed(async () => { gen(); await b.build(work, buildDir, env); });
+  writeFileSync(
+    spec,
+    /^version: /m.test(text)
+      ? text.replace(/^version: (\d+)$/m, (_, v: string) => `version: ${Number(v) + 1}`)
+      : text.replace(/^(name: .*)$/m, '$1\nversion: 7'),
+  );
+  const specEdit = await timed(async () => {
+    gen();
+    await b.build(work, buildDir, env);
+  });
   let warm = 'n/a (no ccache)';
   if (ccache) {
     rmSync(buildDir, { recursive: true, force: true });
@@ -114,7 +178,11 @@ async function measure(n: number, b: Backend): Promise<string> {
 async function main(): Promise<void> {
   const { use, skipped } = await backends();
   const rows: string[] = [];
-  for (const n of sizes) for (const b of use) { rows.push(await measure(n, b)); console.error(rows.at(-1)); }
+  for (const n of sizes)
+    for (const b of use) {
+      rows.push(await measure(n, b));
+      console.error(rows.at(-1));
+    }
   const table = [
     `Build times, spec-space ops (generated specs with real kernels), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, \`cmake --build -j${os.cpus().length}\`, Release; ccache ${ccache ? 'installed (a fresh cache per row: the cold build fills it)' : 'not installed'}:`,
     '',
@@ -130,7 +198,12 @@ async function main(): Promise<void> {
     const end = '<!-- /bench:build -->';
     const cur = readFileSync(doc, 'utf8');
     const block = `${begin}\n${table}\n${end}`;
-    writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## Build times\n\n${block}\n`);
+    writeFileSync(
+      doc,
+      cur.includes(begin)
+        ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
+        : `${cur.trimEnd()}\n\n## Build times\n\n${block}\n`,
+    );
   }
 }
 

@@ -14,11 +14,20 @@ import { writeGradientPairs, writeSyntheticOps } from './synth-ops.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
-const { values } = parseArgs({ options: { ops: { type: 'string', default: '500' }, runs: { type: 'string', default: '5' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    ops: { type: 'string', default: '500' },
+    runs: { type: 'string', default: '5' },
+    write: { type: 'boolean', default: false },
+  },
+});
 const N = Number(values.ops);
 const RUNS = Number(values.runs);
 
-interface Sample { ms: number; rssMiB: number }
+interface Sample {
+  ms: number;
+  rssMiB: number;
+}
 
 /** The environment of the measured processes (the third pass leaves out NODE_EXTRA_CA_CERTS). */
 let childEnv: NodeJS.ProcessEnv = process.env;
@@ -26,7 +35,11 @@ let childEnv: NodeJS.ProcessEnv = process.env;
 function gen(opsDir: string, outDir: string): Sample {
   // /usr/bin/time -f reports the child's peak RSS; fall back to wall time only.
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'gen', '--quiet', '--ops', opsDir, '--out', outDir], { encoding: 'utf8', env: childEnv });
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%M', process.execPath, cli, 'gen', '--quiet', '--ops', opsDir, '--out', outDir],
+    { encoding: 'utf8', env: childEnv },
+  );
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`gen failed: ${r.stderr}`);
   const kb = Number(r.stderr.trim().split('\n').pop());
@@ -37,10 +50,21 @@ function gen(opsDir: string, outDir: string): Sample {
  * `gen --watch` on the project: per edit of `spec`, the time from the write to the op's Python
  * module holding the edit (polled every millisecond).
  */
-async function watchLatency(opsDir: string, outDir: string, spec: string, orig: string, snake: string): Promise<Sample[]> {
-  const child = spawn(process.execPath, [cli, 'gen', '--watch', '--ops', opsDir, '--out', outDir], { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv });
+async function watchLatency(
+  opsDir: string,
+  outDir: string,
+  spec: string,
+  orig: string,
+  snake: string,
+): Promise<Sample[]> {
+  const child = spawn(process.execPath, [cli, 'gen', '--watch', '--ops', opsDir, '--out', outDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: childEnv,
+  });
   let log = '';
-  child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const until = async (ok: () => boolean, ms = 20000): Promise<void> => {
     const t0 = performance.now();
     while (!ok()) {
@@ -56,7 +80,13 @@ async function watchLatency(opsDir: string, outDir: string, spec: string, orig: 
     const mark = `watch edit ${r}`;
     const t0 = performance.now();
     writeFileSync(spec, orig.replace('Synthetic benchmark op', `Synthetic benchmark op (${mark})`));
-    await until(() => { try { return readFileSync(module, 'utf8').includes(mark); } catch { return false; } });
+    await until(() => {
+      try {
+        return readFileSync(module, 'utf8').includes(mark);
+      } catch {
+        return false;
+      }
+    });
     samples.push({ ms: performance.now() - t0, rssMiB: 0 });
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -66,7 +96,16 @@ async function watchLatency(opsDir: string, outDir: string, spec: string, orig: 
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-interface Result { cold: Sample[]; noop: Sample[]; change: Sample[]; grad: Sample[]; watch: Sample[]; node: Sample[]; files: number; identical: boolean }
+interface Result {
+  cold: Sample[];
+  noop: Sample[];
+  change: Sample[];
+  grad: Sample[];
+  watch: Sample[];
+  node: Sample[];
+  files: number;
+  identical: boolean;
+}
 
 /** A bare `node -e 0`, interleaved with the no-op runs: how fast this (shared) machine starts Node now. */
 function bareNode(): Sample {
@@ -93,7 +132,10 @@ async function measure(base: string): Promise<Result> {
     if (reference === undefined) reference = snap;
     else res.identical &&= snap.size === reference.size && [...snap].every(([p, c]) => reference!.get(p) === c);
   }
-  for (const out of outs) { res.node.push(bareNode()); res.noop.push(gen(opsDir, out)); }
+  for (const out of outs) {
+    res.node.push(bareNode());
+    res.noop.push(gen(opsDir, out));
+  }
   const edited = Math.min(7, N - 1);
   const f = path.join(opsDir, `op_${String(edited).padStart(4, '0')}.yaml`);
   const orig = readFileSync(f, 'utf8');
@@ -106,7 +148,12 @@ async function measure(base: string): Promise<Result> {
   gen(opsDir, cold);
   const a = listTree(cold);
   const b = listTree(outs[RUNS - 1]!);
-  res.identical &&= a.length === b.length && a.every((p, k) => p === b[k] && readFileSync(path.join(cold, p), 'utf8') === readFileSync(path.join(outs[RUNS - 1]!, p), 'utf8'));
+  res.identical &&=
+    a.length === b.length &&
+    a.every(
+      (p, k) =>
+        p === b[k] && readFileSync(path.join(cold, p), 'utf8') === readFileSync(path.join(outs[RUNS - 1]!, p), 'utf8'),
+    );
   res.watch = await watchLatency(opsDir, outs[0]!, f, orig, `synth_op${edited}`);
   writeFileSync(f, orig);
   // A training project: N/2 forward ops, each with its gradient op; one forward op edited per run.
@@ -122,7 +169,13 @@ async function measure(base: string): Promise<Result> {
   gen(path.join(pairsDir, 'ops'), path.join(pairsDir, 'cold'));
   const pa = listTree(path.join(pairsDir, 'cold'));
   const pb = listTree(path.join(pairsDir, 'out'));
-  res.identical &&= pa.length === pb.length && pa.every((p, k) => p === pb[k] && readFileSync(path.join(pairsDir, 'cold', p), 'utf8') === readFileSync(path.join(pairsDir, 'out', p), 'utf8'));
+  res.identical &&=
+    pa.length === pb.length &&
+    pa.every(
+      (p, k) =>
+        p === pb[k] &&
+        readFileSync(path.join(pairsDir, 'cold', p), 'utf8') === readFileSync(path.join(pairsDir, 'out', p), 'utf8'),
+    );
   res.files = reference?.size ?? 0;
   rmSync(work, { recursive: true, force: true });
   return res;
@@ -168,5 +221,10 @@ if (values.write) {
   const end = '<!-- /bench:gen -->';
   const cur = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Benchmarks\n\n';
   const block = `${begin}\n${table}\n${end}`;
-  writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## Generation\n\n${block}\n`);
+  writeFileSync(
+    doc,
+    cur.includes(begin)
+      ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
+      : `${cur.trimEnd()}\n\n## Generation\n\n${block}\n`,
+  );
 }

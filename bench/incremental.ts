@@ -20,7 +20,10 @@ function run(cmd: string, args: string[], cwd: string): string {
 
 /** Objects compiled by one build step, from make's progress lines. */
 function built(log: string): string[] {
-  return log.split('\n').filter((l) => /Building (CXX|CUDA) object/.test(l)).map((l) => l.replace(/.*object /, '').trim());
+  return log
+    .split('\n')
+    .filter((l) => /Building (CXX|CUDA) object/.test(l))
+    .map((l) => l.replace(/.*object /, '').trim());
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'opforge-incr-'));
@@ -52,7 +55,12 @@ const table = [
   `| edit ops/my_add.yaml, \`opforge gen\` | ${respec.length} (${respec.map((o) => path.basename(o)).join(', ')}) |`,
 ].join('\n');
 console.log(table);
-const ok = noop.length === 0 && touched.length === 1 && touched[0]!.includes('knn_query') && respec.every((o) => o.includes('my_add')) && respec.length >= 1;
+const ok =
+  noop.length === 0 &&
+  touched.length === 1 &&
+  touched[0]!.includes('knn_query') &&
+  respec.every((o) => o.includes('my_add')) &&
+  respec.length >= 1;
 if (!ok) process.exitCode = 1;
 if (write) {
   const doc = path.join(root, 'docs', 'benchmarks.md');
@@ -60,5 +68,10 @@ if (write) {
   const end = '<!-- /bench:incremental -->';
   const cur = existsSync(doc) ? readFileSync(doc, 'utf8') : '# Benchmarks\n';
   const block = `${begin}\n${table}\n${end}`;
-  writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## Incremental build (issue 8, part 4)\n\n${block}\n`);
+  writeFileSync(
+    doc,
+    cur.includes(begin)
+      ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
+      : `${cur.trimEnd()}\n\n## Incremental build (issue 8, part 4)\n\n${block}\n`,
+  );
 }

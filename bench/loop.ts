@@ -11,7 +11,18 @@
 // Usage: node dist/bench/loop.js [--repeats 3] [--backends node,torch,grad,ort,export,serialize,trt] [--jobs N] [--write] [--keep]
 
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +35,15 @@ import { renderSpec } from '../test/specspace/render.js';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The columns of the issue's measurement: Paddle's JIT build is its own loop, not measured here.
 const BACKENDS = 'node,torch,grad,ort,export,serialize,trt';
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '3' }, backends: { type: 'string', default: BACKENDS }, jobs: { type: 'string' }, write: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    repeats: { type: 'string', default: '3' },
+    backends: { type: 'string', default: BACKENDS },
+    jobs: { type: 'string' },
+    write: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
 const repeats = Number(values.repeats);
 // The test suite's Python (npm test runs with .venv), else the one opforge finds.
 const venv = path.join(repo, '.venv', 'bin', 'python');
@@ -41,29 +60,53 @@ function logger(file: string, exec: string): string {
   return file;
 }
 
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 async function setUp(): Promise<NodeJS.ProcessEnv> {
   mkdirSync(path.join(app, 'node_modules'), { recursive: true });
-  writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    path.join(app, 'package.json'),
+    `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`,
+  );
   // The repo as the installed package: Node resolves its dependencies from its real path, as it
   // would from a hoisted install (test/installed.test.ts packs and installs it for real).
   symlinkSync(repo, path.join(app, 'node_modules', 'opforge'), 'dir');
   cpSync(path.join(repo, 'test', 'fixtures', 'user-ops', 'ops'), path.join(app, 'ops'), { recursive: true });
-  for (const [rel, text] of Object.entries(renderSpec(planSpec(3)).files)) writeFileSync(path.join(app, 'ops', rel), text);
+  for (const [rel, text] of Object.entries(renderSpec(planSpec(3)).files))
+    writeFileSync(path.join(app, 'ops', rel), text);
   const nvcc = await findNvcc();
   const env: NodeJS.ProcessEnv = {
-    ...process.env, OPFORGE_PYTHON: python, OPFORGE_COMPILE_LOG: log, CCACHE_DISABLE: '1',
+    ...process.env,
+    OPFORGE_PYTHON: python,
+    OPFORGE_COMPILE_LOG: log,
+    CCACHE_DISABLE: '1',
     CMAKE_CXX_COMPILER_LAUNCHER: logger(path.join(tmp, 'launch'), ''),
     CMAKE_CUDA_COMPILER_LAUNCHER: path.join(tmp, 'launch'),
-    ...(nvcc ? { CUDACXX: logger(path.join(tmp, 'nvcc'), spawnSync('sh', ['-c', `command -v ${nvcc}`], { encoding: 'utf8' }).stdout.trim() || nvcc) } : {}),
+    ...(nvcc
+      ? {
+          CUDACXX: logger(
+            path.join(tmp, 'nvcc'),
+            spawnSync('sh', ['-c', `command -v ${nvcc}`], { encoding: 'utf8' }).stdout.trim() || nvcc,
+          ),
+        }
+      : {}),
   };
-  if (!env.TENSORRT_INCLUDE_DIR && existsSync('/work/thirdparty/trt/include')) env.TENSORRT_INCLUDE_DIR = '/work/thirdparty/trt/include';
+  if (!env.TENSORRT_INCLUDE_DIR && existsSync('/work/thirdparty/trt/include'))
+    env.TENSORRT_INCLUDE_DIR = '/work/thirdparty/trt/include';
   return env;
 }
 
-interface Run { ms: number; invocations: number; sources: number; perKernel: Map<string, number>; out: string }
+interface Run {
+  ms: number;
+  invocations: number;
+  sources: number;
+  perKernel: Map<string, number>;
+  out: string;
+}
 
 const SOURCE = /\.(c|cc|cpp|cxx|cu)$/;
 
@@ -79,8 +122,13 @@ function countCompiles(): { invocations: number; sources: number; perKernel: Map
   let count = 0;
   for (const l of lines) {
     const args = l.split(' ');
-    const sources = args.filter((a, k) => SOURCE.test(a) && args[k - 1] !== '-o' && !a.includes(`${path.sep}Modules${path.sep}CMake`));
-    if (sources.length) { invocations++; count += sources.length; }
+    const sources = args.filter(
+      (a, k) => SOURCE.test(a) && args[k - 1] !== '-o' && !a.includes(`${path.sep}Modules${path.sep}CMake`),
+    );
+    if (sources.length) {
+      invocations++;
+      count += sources.length;
+    }
     for (const s of sources) {
       const rel = path.relative(app, s);
       if (rel.startsWith(`ops${path.sep}kernels`)) perKernel.set(rel, (perKernel.get(rel) ?? 0) + 1);
@@ -92,7 +140,18 @@ function countCompiles(): { invocations: number; sources: number; perKernel: Map
 function opforgeTest(env: NodeJS.ProcessEnv, args: string[]): Run {
   rmSync(log, { force: true });
   const t = performance.now();
-  const r = spawnSync(process.execPath, [path.join(app, 'node_modules', 'opforge', 'dist', 'cli', 'opforge.js'), 'test', '--backend', values.backends, ...args, ...(values.jobs ? ['--jobs', values.jobs] : [])], { cwd: app, env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(app, 'node_modules', 'opforge', 'dist', 'cli', 'opforge.js'),
+      'test',
+      '--backend',
+      values.backends,
+      ...args,
+      ...(values.jobs ? ['--jobs', values.jobs] : []),
+    ],
+    { cwd: app, env, encoding: 'utf8', maxBuffer: 256 << 20 },
+  );
   const ms = performance.now() - t;
   const out = `${r.stdout}${r.stderr}`;
   if (r.status !== 0) throw new Error(`opforge test ${args.join(' ')} exited ${r.status}:\n${out.slice(-6000)}`);
@@ -102,8 +161,12 @@ function opforgeTest(env: NodeJS.ProcessEnv, args: string[]): Run {
 /** One compile of `kernel` with the flags the Node addon's build used (its compile_commands.json entry). */
 function compileOnce(kernel: string): number {
   // The kernel build's (one for every backend), else the Node addon's (each backend its own).
-  const dbs = [path.join(app, 'build', 'kernels', 'cpu'), path.join(app, 'build', 'node')].map((d) => path.join(d, 'compile_commands.json')).filter(existsSync);
-  const e = dbs.flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as { file: string; command: string; directory: string }[]).find((x) => path.resolve(x.directory, x.file) === path.join(app, kernel));
+  const dbs = [path.join(app, 'build', 'kernels', 'cpu'), path.join(app, 'build', 'node')]
+    .map((d) => path.join(d, 'compile_commands.json'))
+    .filter(existsSync);
+  const e = dbs
+    .flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as { file: string; command: string; directory: string }[])
+    .find((x) => path.resolve(x.directory, x.file) === path.join(app, kernel));
   if (!e) throw new Error(`${kernel} is in no compile_commands.json (${dbs.join(', ')})`);
   // Without the launcher (it is a wrapper: the compiler is what it runs), to a scratch object.
   const cmd = e.command.replace(/^\S*launch\s+/, '').replace(/ -o \S+/, ` -o ${path.join(tmp, 'once.o')}`);
@@ -134,7 +197,10 @@ async function main(): Promise<void> {
   const kernel = path.join('ops', 'kernels', 'channel_scale.cpp');
   const compiles: number[] = [];
   const imports: number[] = [];
-  const sample = (): void => { compiles.push(compileOnce(kernel)); imports.push(torchImport()); };
+  const sample = (): void => {
+    compiles.push(compileOnce(kernel));
+    imports.push(torchImport());
+  };
 
   process.stderr.write(`project ${app}, python ${python}\n`);
   const cold = opforgeTest(env, []);
@@ -152,7 +218,9 @@ async function main(): Promise<void> {
     specEdits.push(opforgeTest(env, ['--only', op]));
     noChange.push(opforgeTest(env, ['--only', op]));
     sample();
-    process.stderr.write(`round ${k + 1}: kernel edit ${secs(kernelEdits.at(-1)!.ms)}, spec edit ${secs(specEdits.at(-1)!.ms)}, no change ${secs(noChange.at(-1)!.ms)}\n`);
+    process.stderr.write(
+      `round ${k + 1}: kernel edit ${secs(kernelEdits.at(-1)!.ms)}, spec edit ${secs(specEdits.at(-1)!.ms)}, no change ${secs(noChange.at(-1)!.ms)}\n`,
+    );
   }
   const c = median(compiles);
   const py = median(imports);
@@ -178,7 +246,12 @@ async function main(): Promise<void> {
     const end = '<!-- /bench:loop -->';
     const cur = readFileSync(doc, 'utf8');
     const block = `${begin}\n${table}\n${end}`;
-    writeFileSync(doc, cur.includes(begin) ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block) : `${cur.trimEnd()}\n\n## The edit -> test loop (issue 32)\n\n${block}\n`);
+    writeFileSync(
+      doc,
+      cur.includes(begin)
+        ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
+        : `${cur.trimEnd()}\n\n## The edit -> test loop (issue 32)\n\n${block}\n`,
+    );
   }
 }
 

@@ -19,10 +19,16 @@ function spec(i: number): string {
   const nIn = 1 + (i % 4);
   const nAttr = i % 6;
   const rank = 2 + (i % 3);
-  const types = i % 3 === 0 && nIn > 1 ? '  T: [float32, float16]\n  U: [int32, int64]\n' : '  T: [float32, float16, float64]\n';
+  const types =
+    i % 3 === 0 && nIn > 1 ? '  T: [float32, float16]\n  U: [int32, int64]\n' : '  T: [float32, float16, float64]\n';
   const inputs = Array.from({ length: nIn }, (_, k) => {
-    const dtype = i % 3 === 0 && k === nIn - 1 && k > 0 ? 'U' : 'T';  // U only when there is a second input
-    const shape = k === 0 ? `    rank: ${rank}` : k === 1 ? '    shape: in0' : `    shape: [${Array.from({ length: rank }, (_, d) => (d === 0 ? 'in0[0]' : "'?'")).join(', ')}]`;
+    const dtype = i % 3 === 0 && k === nIn - 1 && k > 0 ? 'U' : 'T'; // U only when there is a second input
+    const shape =
+      k === 0
+        ? `    rank: ${rank}`
+        : k === 1
+          ? '    shape: in0'
+          : `    shape: [${Array.from({ length: rank }, (_, d) => (d === 0 ? 'in0[0]' : "'?'")).join(', ')}]`;
     return `  - name: in${k}\n    dtype: ${dtype}\n${shape}`;
   }).join('\n');
   const attrs = Array.from({ length: nAttr }, (_, k) => {
@@ -39,8 +45,16 @@ function spec(i: number): string {
   const hasInt = Array.from({ length: nAttr }, (_, k) => (i + k) % 6 === 0).indexOf(true);
   const k0 = hasInt >= 0 ? `a${hasInt}` : '2';
   const dims = Array.from({ length: rank }, (_, d) =>
-    d === 0 ? 'in0[0]' : d === rank - 1 ? `'ceil_div(in0[${d}] + 2 * ${k0} - 3, 2) + 1'` : `'max(in0[${d}], ${k0}) * 2 // 3'`);
-  const outputs = [`  - name: out0\n    dtype: T\n    shape: [${dims.join(', ')}]`, ...(i % 2 ? ['  - name: out1\n    dtype: T\n    shape: in0'] : [])].join('\n');
+    d === 0
+      ? 'in0[0]'
+      : d === rank - 1
+        ? `'ceil_div(in0[${d}] + 2 * ${k0} - 3, 2) + 1'`
+        : `'max(in0[${d}], ${k0}) * 2 // 3'`,
+  );
+  const outputs = [
+    `  - name: out0\n    dtype: T\n    shape: [${dims.join(', ')}]`,
+    ...(i % 2 ? ['  - name: out1\n    dtype: T\n    shape: in0'] : []),
+  ].join('\n');
   return `# yaml-language-server: $schema=../schema/op.schema.json
 name: SynthOp${i}
 version: ${1 + (i % 3)}
@@ -75,20 +89,36 @@ ${body}attributes:
   for (let i = 0; i < pairs; i++) {
     const n = String(i).padStart(4, '0');
     const two = i % 2 === 1; // a second input (and its gradient) for every other pair
-    writeFileSync(path.join(dir, `fwd_${n}.yaml`), `${spec(`Fwd${i}`, `Forward benchmark op number ${i}.`, i, `inputs:
+    writeFileSync(
+      path.join(dir, `fwd_${n}.yaml`),
+      `${spec(
+        `Fwd${i}`,
+        `Forward benchmark op number ${i}.`,
+        i,
+        `inputs:
   - { name: x, dtype: T }
 ${two ? '  - { name: y, dtype: T, shape: x }\n' : ''}outputs:
   - { name: out, dtype: T, shape: x }
-`)}backward:
+`,
+      )}backward:
   - op: Fwd${i}Grad
     inputs: { grad_out: grad(out), x: x${two ? ', y: y' : ''} }
     outputs: { grad_x: x${two ? ', grad_y: y' : ''} }
-${kernels}`);
-    writeFileSync(path.join(dir, `fwd_${n}_grad.yaml`), `${spec(`Fwd${i}Grad`, `The gradient of Fwd${i}.`, i, `inputs:
+${kernels}`,
+    );
+    writeFileSync(
+      path.join(dir, `fwd_${n}_grad.yaml`),
+      `${spec(
+        `Fwd${i}Grad`,
+        `The gradient of Fwd${i}.`,
+        i,
+        `inputs:
   - { name: grad_out, dtype: T }
   - { name: x, dtype: T, shape: grad_out }
 ${two ? '  - { name: y, dtype: T, shape: grad_out }\n' : ''}outputs:
   - { name: grad_x, dtype: T, shape: x }
-${two ? '  - { name: grad_y, dtype: T, shape: x }\n' : ''}`)}${kernels}`);
+${two ? '  - { name: grad_y, dtype: T, shape: x }\n' : ''}`,
+      )}${kernels}`,
+    );
   }
 }

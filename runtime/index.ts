@@ -29,19 +29,48 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
   const root = path.resolve(opts.root ?? process.cwd());
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'node'));
   const source = path.join(path.resolve(opts.outDir ?? path.join(root, 'out')), 'node');
-  if (!existsSync(path.join(source, 'CMakeLists.txt'))) throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
+  if (!existsSync(path.join(source, 'CMakeLists.txt')))
+    throw new Error(`no generated Node binding in ${source}: run \`opforge gen\` first`);
   const cmakeJs = cmakeJsBin();
   const napiDir = nodeAddonApiDir();
-  const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
+  const nodedir =
+    process.env.npm_config_nodedir ??
+    (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
   // OPFORGE_KERNELS always defined: a build dir `opforge test` configured with its shared kernel
   // objects compiles its own again when built alone (those objects are only current during a test).
   // OFF, not '': cmake-js drops a --CD option whose value is empty.
-  const defs = { OPFORGE_PROJECT_ROOT: root, NODE_ADDON_API_DIR: napiDir, WITH_CUDA: opts.cuda ? 'ON' : 'OFF', OPFORGE_KERNELS: 'OFF', ...opts.kernels };
-  const args = ['-d', source, '-O', buildDir, ...defineArgs(defs, '--CD'), ...(opts.jobs ? ['--parallel', String(opts.jobs)] : [])];
+  const defs = {
+    OPFORGE_PROJECT_ROOT: root,
+    NODE_ADDON_API_DIR: napiDir,
+    WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
+    OPFORGE_KERNELS: 'OFF',
+    ...opts.kernels,
+  };
+  const args = [
+    '-d',
+    source,
+    '-O',
+    buildDir,
+    ...defineArgs(defs, '--CD'),
+    ...(opts.jobs ? ['--parallel', String(opts.jobs)] : []),
+  ];
   const env = { npm_config_nodedir: nodedir };
   // cmake-js compile configures only a fresh directory: options asked for now must reach the cache.
-  if (needsConfigure(buildDir, defs)) await runLogged(process.execPath, [cmakeJs, 'configure', ...args], 'opforge build (cmake-js configure)', opts.onLine, env);
-  await runLogged(process.execPath, [cmakeJs, 'compile', ...args], 'opforge build (cmake-js compile)', opts.onLine, env);
+  if (needsConfigure(buildDir, defs))
+    await runLogged(
+      process.execPath,
+      [cmakeJs, 'configure', ...args],
+      'opforge build (cmake-js configure)',
+      opts.onLine,
+      env,
+    );
+  await runLogged(
+    process.execPath,
+    [cmakeJs, 'compile', ...args],
+    'opforge build (cmake-js compile)',
+    opts.onLine,
+    env,
+  );
   return addonPath(buildDir);
 }
 
@@ -52,7 +81,8 @@ export function addonPath(buildDir: string): string {
 /** Loads the built addon; a clear error when it has not been built. */
 export function load(buildDir = path.join(process.cwd(), 'build', 'node')): unknown {
   const p = addonPath(path.resolve(buildDir));
-  if (!existsSync(p)) throw new Error(`the opforge Node addon is not built (looked for ${p}); run \`opforge build\` or runtime build()`);
+  if (!existsSync(p))
+    throw new Error(`the opforge Node addon is not built (looked for ${p}); run \`opforge build\` or runtime build()`);
   return createRequire(import.meta.url)(p);
 }
 

@@ -20,14 +20,34 @@ export interface KernelBuild {
 }
 
 /** Configures (when needed) and builds the kernels of out/ into buildDir; incremental. */
-export async function buildKernels(o: { root: string; outDir: string; buildDir: string; cuda: boolean; cudaArchs?: string; jobs: number; onLine?: (l: string) => void }): Promise<KernelBuild> {
+export async function buildKernels(o: {
+  root: string;
+  outDir: string;
+  buildDir: string;
+  cuda: boolean;
+  cudaArchs?: string;
+  jobs: number;
+  onLine?: (l: string) => void;
+}): Promise<KernelBuild> {
   const config: Record<string, string> = {
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
   };
   // compile_commands.json: the kernels' own flags, for clangd and for timing one compile (bench/loop.ts).
-  const defs = { CMAKE_BUILD_TYPE: 'Release', OPFORGE_PROJECT_ROOT: o.root, OPFORGE_EXPORT_KERNELS: 'ON', CMAKE_EXPORT_COMPILE_COMMANDS: 'ON', ...config };
-  if (needsConfigure(o.buildDir, defs)) await runLogged('cmake', ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)], 'cmake configure of the kernels (out/)', o.onLine);
+  const defs = {
+    CMAKE_BUILD_TYPE: 'Release',
+    OPFORGE_PROJECT_ROOT: o.root,
+    OPFORGE_EXPORT_KERNELS: 'ON',
+    CMAKE_EXPORT_COMPILE_COMMANDS: 'ON',
+    ...config,
+  };
+  if (needsConfigure(o.buildDir, defs))
+    await runLogged(
+      'cmake',
+      ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)],
+      'cmake configure of the kernels (out/)',
+      o.onLine,
+    );
   await runLogged('cmake', ['--build', o.buildDir, '-j', String(o.jobs)], 'building the kernels', o.onLine);
   const manifest = path.join(o.buildDir, 'opforge_kernels.cmake');
   return { manifest, defs: { OPFORGE_KERNELS: manifest, ...config }, objects: readManifest(manifest) };

@@ -26,20 +26,36 @@ export interface OpModelOptions {
 }
 
 /** The ONNX attribute of an opforge attribute value. */
-export function onnxAttribute(name: string, type: keyof typeof ATTR_INFO, v: AttrValue): onnxProto.onnx.IAttributeProto {
+export function onnxAttribute(
+  name: string,
+  type: keyof typeof ATTR_INFO,
+  v: AttrValue,
+): onnxProto.onnx.IAttributeProto {
   const T = onnx.AttributeProto.AttributeType;
   switch (type) {
-    case 'bool': return { name, type: T.INT, i: v ? 1 : 0 };
-    case 'int': return { name, type: T.INT, i: v as number };
-    case 'float': return { name, type: T.FLOAT, f: v as number };
-    case 'string': return { name, type: T.STRING, s: new TextEncoder().encode(v as string) };
-    case 'ints': return { name, type: T.INTS, ints: v as number[] };
-    case 'floats': return { name, type: T.FLOATS, floats: v as number[] };
+    case 'bool':
+      return { name, type: T.INT, i: v ? 1 : 0 };
+    case 'int':
+      return { name, type: T.INT, i: v as number };
+    case 'float':
+      return { name, type: T.FLOAT, f: v as number };
+    case 'string':
+      return { name, type: T.STRING, s: new TextEncoder().encode(v as string) };
+    case 'ints':
+      return { name, type: T.INTS, ints: v as number[] };
+    case 'floats':
+      return { name, type: T.FLOATS, floats: v as number[] };
   }
 }
 
-function valueInfo(name: string, elemType: number, dims: readonly (number | string)[] | undefined): onnxProto.onnx.IValueInfoProto {
-  const shape = dims ? { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } : undefined;
+function valueInfo(
+  name: string,
+  elemType: number,
+  dims: readonly (number | string)[] | undefined,
+): onnxProto.onnx.IValueInfoProto {
+  const shape = dims
+    ? { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) }
+    : undefined;
   return { name, type: { tensorType: { elemType, ...(shape ? { shape } : {}) } } };
 }
 
@@ -48,7 +64,9 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
   const b = opts.binding ?? op.bindings[0]!;
   const omit = new Set(opts.omitInputs ?? []);
   const attrs = [
-    ...op.attributes.filter((a) => opts.attributes?.[a.name] !== undefined).map((a) => onnxAttribute(a.name, a.type, opts.attributes![a.name]!)),
+    ...op.attributes
+      .filter((a) => opts.attributes?.[a.name] !== undefined)
+      .map((a) => onnxAttribute(a.name, a.type, opts.attributes![a.name]!)),
     ...(opts.rawAttributes ?? []),
   ];
   const node: onnxProto.onnx.INodeProto = {
@@ -62,10 +80,15 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
   const graph: onnxProto.onnx.IGraphProto = {
     name: `${op.name}_graph`,
     node: [node],
-    input: op.inputs.filter((i) => !omit.has(i.name)).map((i) => valueInfo(i.name, DTYPE_INFO[dtypeUnder(i.type, b)].onnx.value, opts.inputShapes?.[i.name])),
+    input: op.inputs
+      .filter((i) => !omit.has(i.name))
+      .map((i) => valueInfo(i.name, DTYPE_INFO[dtypeUnder(i.type, b)].onnx.value, opts.inputShapes?.[i.name])),
     output: op.outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
   };
-  const opsets = [{ domain: '', version: 17 }, ...(op.domain === '' ? [] : [{ domain: op.domain, version: opts.opsetVersion ?? op.version }])];
+  const opsets = [
+    { domain: '', version: 17 },
+    ...(op.domain === '' ? [] : [{ domain: op.domain, version: opts.opsetVersion ?? op.version }]),
+  ];
   const model: onnxProto.onnx.IModelProto = { irVersion: 8, producerName: 'opforge', opsetImport: opsets, graph };
   return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
 }

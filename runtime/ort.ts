@@ -17,8 +17,15 @@ const require = createRequire(import.meta.url);
 
 /** The TypedArray each dtype uses (16-bit floats as raw bits, bool as 0/1 bytes), as in the Node binding. */
 export interface ArrayFor {
-  float32: Float32Array; float16: Uint16Array; bfloat16: Uint16Array; float64: Float64Array;
-  int8: Int8Array; uint8: Uint8Array; int32: Int32Array; int64: BigInt64Array; bool: Uint8Array;
+  float32: Float32Array;
+  float16: Uint16Array;
+  bfloat16: Uint16Array;
+  float64: Float64Array;
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  bool: Uint8Array;
 }
 
 /** A dense row-major tensor. Inputs are used without copying; outputs are new arrays. */
@@ -77,15 +84,32 @@ export interface SessionOptions extends OrtBuildOptions {
 export function ortIncludeDir(given?: string): string {
   const candidates = [given, process.env.ORT_INCLUDE_DIR];
   let headersPkg: string | undefined;
-  try { headersPkg = packageDir('com.github.asus4.onnxruntime', 'the ONNX Runtime backend', [process.cwd()]); } catch { /* optional: the error below names it */ }
-  if (headersPkg) candidates.push(path.join(headersPkg, 'Plugins', 'iOS~', 'onnxruntime.xcframework', 'ios-arm64', 'onnxruntime.framework', 'Headers'));
+  try {
+    headersPkg = packageDir('com.github.asus4.onnxruntime', 'the ONNX Runtime backend', [process.cwd()]);
+  } catch {
+    /* optional: the error below names it */
+  }
+  if (headersPkg)
+    candidates.push(
+      path.join(
+        headersPkg,
+        'Plugins',
+        'iOS~',
+        'onnxruntime.xcframework',
+        'ios-arm64',
+        'onnxruntime.framework',
+        'Headers',
+      ),
+    );
   for (const c of candidates) {
     if (!c) continue;
     for (const d of [c, path.join(c, 'include'), path.join(c, 'include', 'onnxruntime')]) {
       if (existsSync(path.join(d, 'onnxruntime_cxx_api.h'))) return d;
     }
   }
-  throw new Error('ONNX Runtime headers not found: set ORT_INCLUDE_DIR to a directory with onnxruntime_cxx_api.h, or install com.github.asus4.onnxruntime (docs/ort.md)');
+  throw new Error(
+    'ONNX Runtime headers not found: set ORT_INCLUDE_DIR to a directory with onnxruntime_cxx_api.h, or install com.github.asus4.onnxruntime (docs/ort.md)',
+  );
 }
 
 /** onnxruntime-node's bundled CPU libonnxruntime.so.1 for this platform. */
@@ -101,24 +125,47 @@ export function onnxruntimeNodeLibrary(): string {
     }
   }
   const bin = path.join(pkg, 'bin');
-  const napi = existsSync(bin) ? readdirSync(bin).filter((d) => d.startsWith('napi-v')).sort().reverse() : [];
+  const napi = existsSync(bin)
+    ? readdirSync(bin)
+        .filter((d) => d.startsWith('napi-v'))
+        .sort()
+        .reverse()
+    : [];
   for (const v of napi) {
-    const p = path.join(bin, v, process.platform, process.arch, process.platform === 'darwin' ? 'libonnxruntime.1.dylib' : 'libonnxruntime.so.1');
+    const p = path.join(
+      bin,
+      v,
+      process.platform,
+      process.arch,
+      process.platform === 'darwin' ? 'libonnxruntime.1.dylib' : 'libonnxruntime.so.1',
+    );
     if (existsSync(p)) return p;
   }
   throw new Error(`no libonnxruntime for ${process.platform}/${process.arch} in ${bin}`);
 }
 
 /** Runs a build step, passing each output line to onLine; throws with its error lines on failure. */
-export async function runLogged(cmd: string, args: string[], what: string, onLine?: (l: string) => void, env?: NodeJS.ProcessEnv): Promise<void> {
+export async function runLogged(
+  cmd: string,
+  args: string[],
+  what: string,
+  onLine?: (l: string) => void,
+  env?: NodeJS.ProcessEnv,
+): Promise<void> {
   const child = execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) });
   const lines: string[] = [];
   child.all?.on('data', (d: Buffer) => {
-    for (const l of d.toString().split('\n').filter(Boolean)) { lines.push(l); onLine?.(l); }
+    for (const l of d.toString().split('\n').filter(Boolean)) {
+      lines.push(l);
+      onLine?.(l);
+    }
   });
   const r = await child;
   if (r.exitCode !== 0) {
-    const errors = lines.filter((l) => /error|Error/.test(l)).slice(0, 20).join('\n');
+    const errors = lines
+      .filter((l) => /error|Error/.test(l))
+      .slice(0, 20)
+      .join('\n');
     throw new Error(`${what} failed (exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
   }
 }
@@ -128,27 +175,63 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
   const root = path.resolve(opts.root ?? process.cwd());
   const buildDir = path.resolve(opts.buildDir ?? path.join(root, 'build', 'ort'));
   const out = path.resolve(opts.outDir ?? path.join(root, 'out'));
-  if (!existsSync(path.join(out, 'ort', 'CMakeLists.txt'))) throw new Error(`no generated ONNX Runtime backend in ${path.join(out, 'ort')}: run \`opforge gen\` first`);
+  if (!existsSync(path.join(out, 'ort', 'CMakeLists.txt')))
+    throw new Error(`no generated ONNX Runtime backend in ${path.join(out, 'ort')}: run \`opforge gen\` first`);
   const defs: Record<string, string> = {
-    WITH_ONNXRUNTIME: 'ON', ONNXRUNTIME_INCLUDE_DIR: ortIncludeDir(opts.includeDir), OPFORGE_PROJECT_ROOT: root, CMAKE_BUILD_TYPE: 'Release',
+    WITH_ONNXRUNTIME: 'ON',
+    ONNXRUNTIME_INCLUDE_DIR: ortIncludeDir(opts.includeDir),
+    OPFORGE_PROJECT_ROOT: root,
+    CMAKE_BUILD_TYPE: 'Release',
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
-    ...(opts.cuda ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' } : {}),
-    OPFORGE_KERNELS: 'OFF', ...opts.kernels,
+    ...(opts.cuda
+      ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' }
+      : {}),
+    OPFORGE_KERNELS: 'OFF',
+    ...opts.kernels,
   };
   // Reconfigure when the options differ from the cache (cmake --build alone would keep the old ones).
-  if (needsConfigure(buildDir, defs)) await runLogged('cmake', ['-S', out, '-B', buildDir, ...defineArgs(defs)], 'cmake configure of out/ort', opts.onLine);
-  await runLogged('cmake', ['--build', buildDir, '--target', 'opforge_ort', '-j', String(opts.jobs ?? 2)], 'building the ONNX Runtime custom-op library', opts.onLine);
+  if (needsConfigure(buildDir, defs))
+    await runLogged(
+      'cmake',
+      ['-S', out, '-B', buildDir, ...defineArgs(defs)],
+      'cmake configure of out/ort',
+      opts.onLine,
+    );
+  await runLogged(
+    'cmake',
+    ['--build', buildDir, '--target', 'opforge_ort', '-j', String(opts.jobs ?? 2)],
+    'building the ONNX Runtime custom-op library',
+    opts.onLine,
+  );
   return path.join(buildDir, 'ort', 'libopforge_ort.so');
 }
 
 /** Builds the Node session binding with cmake-js (offline, against the local Node headers); incremental. Returns its path. */
-export async function buildSessionBinding(opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {}): Promise<string> {
+export async function buildSessionBinding(
+  opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
+): Promise<string> {
   const buildDir = path.resolve(opts.buildDir ?? path.join(process.cwd(), 'build', 'ort-session'));
   const cmakeJs = cmakeJsBin('the ONNX Runtime session binding');
-  const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
+  const nodedir =
+    process.env.npm_config_nodedir ??
+    (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
   const napiDir = nodeAddonApiDir('the ONNX Runtime session binding');
-  await runLogged(process.execPath, [cmakeJs, 'compile', '-d', path.join(pkgRoot, 'runtime', 'ort-session'), '-O', buildDir,
-    `--CDORT_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`, `--CDNODE_ADDON_API_DIR=${napiDir}`], 'building the ONNX Runtime session binding', opts.onLine, { npm_config_nodedir: nodedir });
+  await runLogged(
+    process.execPath,
+    [
+      cmakeJs,
+      'compile',
+      '-d',
+      path.join(pkgRoot, 'runtime', 'ort-session'),
+      '-O',
+      buildDir,
+      `--CDORT_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
+      `--CDNODE_ADDON_API_DIR=${napiDir}`,
+    ],
+    'building the ONNX Runtime session binding',
+    opts.onLine,
+    { npm_config_nodedir: nodedir },
+  );
   return path.join(buildDir, 'Release', 'opforge_ort_session.node');
 }
 
@@ -161,7 +244,9 @@ interface Binding {
 let binding: Binding | undefined;
 
 /** Loads (building if needed) the session binding. */
-export async function loadSessionBinding(opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {}): Promise<Binding> {
+export async function loadSessionBinding(
+  opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
+): Promise<Binding> {
   if (!binding) binding = require(await buildSessionBinding(opts)) as Binding;
   return binding;
 }
@@ -174,8 +259,17 @@ export async function loadSessionBinding(opts: { buildDir?: string; includeDir?:
 export async function session(modelPath: string, opts: SessionOptions = {}): Promise<OrtSession> {
   const root = path.resolve(opts.root ?? process.cwd());
   const libs = opts.customOpLibraries ?? [await buildOrtLibrary({ ...opts, root })];
-  const b = await loadSessionBinding({ buildDir: path.join(root, 'build', 'ort-session'), ...(opts.includeDir ? { includeDir: opts.includeDir } : {}), ...(opts.onLine ? { onLine: opts.onLine } : {}) });
-  return new b.Session(opts.ortLibrary ?? onnxruntimeNodeLibrary(), path.resolve(modelPath), [...libs], opts.intraOpThreads ?? 0);
+  const b = await loadSessionBinding({
+    buildDir: path.join(root, 'build', 'ort-session'),
+    ...(opts.includeDir ? { includeDir: opts.includeDir } : {}),
+    ...(opts.onLine ? { onLine: opts.onLine } : {}),
+  });
+  return new b.Session(
+    opts.ortLibrary ?? onnxruntimeNodeLibrary(),
+    path.resolve(modelPath),
+    [...libs],
+    opts.intraOpThreads ?? 0,
+  );
 }
 
 /** The version string of the ONNX Runtime the sessions use. */

@@ -16,7 +16,9 @@ export function packageDir(name: string, why: string, from: readonly string[] = 
   for (const paths of [undefined, ...from.map((d) => [d])]) {
     try {
       return path.dirname(require.resolve(`${name}/package.json`, paths ? { paths } : undefined));
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   throw new Error(`${why} needs the npm package ${name}: npm install ${name}`);
 }

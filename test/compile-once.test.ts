@@ -28,10 +28,15 @@ const CCACHE = spawnSync('sh', ['-c', 'command -v ccache'], { encoding: 'utf8' }
 /** The kernel sources each logged invocation compiled (project-relative), one entry per compile. */
 function compiled(): string[] {
   const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-  return lines.flatMap((l) => {
-    const args = l.split(' ');
-    return args.filter((a, k) => /\.(cpp|cu)$/.test(a) && args[k - 1] !== '-o').map((a) => path.relative(dir, path.resolve(a))).filter((a) => a.startsWith('ops/kernels/'));
-  }).sort();
+  return lines
+    .flatMap((l) => {
+      const args = l.split(' ');
+      return args
+        .filter((a, k) => /\.(cpp|cu)$/.test(a) && args[k - 1] !== '-o')
+        .map((a) => path.relative(dir, path.resolve(a)))
+        .filter((a) => a.startsWith('ops/kernels/'));
+    })
+    .sort();
 }
 
 const logText = (): string => (existsSync(log) ? readFileSync(log, 'utf8') : '');
@@ -51,83 +56,158 @@ test.before(() => {
   chmodSync(launcher, 0o755);
   const nvcc = spawnSync('sh', ['-c', 'command -v nvcc'], { encoding: 'utf8' }).stdout.trim();
   const nvccLogged = path.join(dir, 'nvcc');
-  if (nvcc) { writeFileSync(nvccLogged, `#!/bin/sh\nprintf 'nvcc %s\\n' "$*" >> "$OPFORGE_COMPILE_LOG"\nexec ${nvcc} "$@"\n`); chmodSync(nvccLogged, 0o755); }
+  if (nvcc) {
+    writeFileSync(nvccLogged, `#!/bin/sh\nprintf 'nvcc %s\\n' "$*" >> "$OPFORGE_COMPILE_LOG"\nexec ${nvcc} "$@"\n`);
+    chmodSync(nvccLogged, 0o755);
+  }
   // The builds run in child processes, which inherit these; CCACHE_DISABLE: a cache hit is no compile to count.
-  Object.assign(process.env, { OPFORGE_COMPILE_LOG: log, CMAKE_CXX_COMPILER_LAUNCHER: launcher, CCACHE_DISABLE: '1', ...(nvcc ? { CUDACXX: nvccLogged } : {}) });
+  Object.assign(process.env, {
+    OPFORGE_COMPILE_LOG: log,
+    CMAKE_CXX_COMPILER_LAUNCHER: launcher,
+    CCACHE_DISABLE: '1',
+    ...(nvcc ? { CUDACXX: nvccLogged } : {}),
+  });
   project = prepare(dir);
 });
 
 test.after(() => {
-  for (const k of ['OPFORGE_COMPILE_LOG', 'CMAKE_CXX_COMPILER_LAUNCHER', 'CCACHE_DISABLE', 'CUDACXX']) delete process.env[k];
+  for (const k of ['OPFORGE_COMPILE_LOG', 'CMAKE_CXX_COMPILER_LAUNCHER', 'CCACHE_DISABLE', 'CUDACXX'])
+    delete process.env[k];
 });
 
-testWith(['torch'], 'a cold opforge test compiles each kernel once for the Node addon, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing', async () => {
-  const trt = trtIncludeDir() !== undefined && !!process.env.CUDACXX;
-  const backends = ['node', 'ort', 'serialize', ...(trt ? ['trt' as const] : [])] as const;
-  const cold = await runOpforgeTest(project, { backends: [...backends] });
-  for (const r of cold.reports) assert.is(r.failures.length, 0, describeFailures(r));
-  assert.equal(cold.report.backends, ['node', 'ort', 'serialize', ...(trt ? ['trt'] : [])]);
-  // The CPU kernels once each; the CUDA kernels (no CUDA kernel build on the CPU) only by the
-  // TensorRT driver, once each.
-  const cpu = OPS.map((o) => `ops/kernels/${o}.cpp`);
-  const cuda = trt ? OPS.map((o) => `ops/kernels/${o}.cu`) : [];
-  assert.equal(compiled(), [...cpu, ...cuda].sort(), logText());
+testWith(
+  ['torch'],
+  'a cold opforge test compiles each kernel once for the Node addon, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing',
+  async () => {
+    const trt = trtIncludeDir() !== undefined && !!process.env.CUDACXX;
+    const backends = ['node', 'ort', 'serialize', ...(trt ? ['trt' as const] : [])] as const;
+    const cold = await runOpforgeTest(project, { backends: [...backends] });
+    for (const r of cold.reports) assert.is(r.failures.length, 0, describeFailures(r));
+    assert.equal(cold.report.backends, ['node', 'ort', 'serialize', ...(trt ? ['trt'] : [])]);
+    // The CPU kernels once each; the CUDA kernels (no CUDA kernel build on the CPU) only by the
+    // TensorRT driver, once each.
+    const cpu = OPS.map((o) => `ops/kernels/${o}.cpp`);
+    const cuda = trt ? OPS.map((o) => `ops/kernels/${o}.cu`) : [];
+    assert.equal(compiled(), [...cpu, ...cuda].sort(), logText());
 
-  rmSync(log, { force: true });
-  appendFileSync(path.join(dir, 'ops', 'kernels', 'max_pool2x2.cpp'), '// edited\n');
-  const edited = await runOpforgeTest(project, { backends: [...backends] });
-  for (const r of edited.reports) assert.is(r.failures.length, 0, describeFailures(r));
-  assert.equal(compiled(), ['ops/kernels/max_pool2x2.cpp'], logText());
+    rmSync(log, { force: true });
+    appendFileSync(path.join(dir, 'ops', 'kernels', 'max_pool2x2.cpp'), '// edited\n');
+    const edited = await runOpforgeTest(project, { backends: [...backends] });
+    for (const r of edited.reports) assert.is(r.failures.length, 0, describeFailures(r));
+    assert.equal(compiled(), ['ops/kernels/max_pool2x2.cpp'], logText());
 
-  rmSync(log, { force: true });
-  const again = await runOpforgeTest(project, { backends: [...backends] });
-  assert.equal(again.report.results, edited.report.results);
-  // (nvcc --version, asked when looking for nvcc, compiles nothing.)
-  assert.equal(compiled(), [], logText());
-  assert.not.ok(logText().split('\n').some((l) => /\.(cpp|cxx|cu)\b/.test(l)), logText());
-});
+    rmSync(log, { force: true });
+    const again = await runOpforgeTest(project, { backends: [...backends] });
+    assert.equal(again.report.results, edited.report.results);
+    // (nvcc --version, asked when looking for nvcc, compiles nothing.)
+    assert.equal(compiled(), [], logText());
+    assert.not.ok(
+      logText()
+        .split('\n')
+        .some((l) => /\.(cpp|cxx|cu)\b/.test(l)),
+      logText(),
+    );
+  },
+);
 
-testWith(['torch'], "the PyTorch extension's build links the shared kernel objects and compiles no kernel itself", async () => {
-  const probe = await probeTorch(PYTHON);
-  const kernels = await buildKernels({ root: dir, outDir: project.outDir, buildDir: path.join(dir, 'build', 'kernels', 'cpu'), cuda: false, jobs: 2 });
-  const b = path.join(dir, 'build', 'torch-configure');
-  const r = spawnSync('cmake', ['-S', path.join(project.outDir, 'torch'), '-B', b, `-DCMAKE_PREFIX_PATH=${probe.prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`, `-DOPFORGE_PROJECT_ROOT=${dir}`, '-DCMAKE_BUILD_TYPE=Release', `-DOPFORGE_KERNELS=${kernels.manifest}`], { encoding: 'utf8' });
-  assert.is(r.status, 0, r.stdout + r.stderr);
-  const units = (JSON.parse(readFileSync(path.join(b, 'compile_commands.json'), 'utf8')) as { file: string }[]).map((e) => path.resolve(b, e.file));
-  assert.ok(units.some((f) => f.endsWith(path.join('torch', 'channel_scale.cpp'))), units.join('\n'));
-  assert.equal(units.filter((f) => f.includes(`${path.sep}ops${path.sep}kernels${path.sep}`)), []);
-  // The link line names every op's kernel object from the kernel build.
-  const objects = [...kernels.objects.values()].flat();
-  assert.is(objects.length, OPS.length);
-  const link = spawnSync('sh', ['-c', `grep -rl -- ${JSON.stringify(path.basename(objects[0]!))} ${JSON.stringify(path.join(b, 'CMakeFiles'))}`], { encoding: 'utf8' });
-  assert.ok(link.stdout.trim().length > 0, `no build rule of the extension names ${objects[0]}`);
-});
+testWith(
+  ['torch'],
+  "the PyTorch extension's build links the shared kernel objects and compiles no kernel itself",
+  async () => {
+    const probe = await probeTorch(PYTHON);
+    const kernels = await buildKernels({
+      root: dir,
+      outDir: project.outDir,
+      buildDir: path.join(dir, 'build', 'kernels', 'cpu'),
+      cuda: false,
+      jobs: 2,
+    });
+    const b = path.join(dir, 'build', 'torch-configure');
+    const r = spawnSync(
+      'cmake',
+      [
+        '-S',
+        path.join(project.outDir, 'torch'),
+        '-B',
+        b,
+        `-DCMAKE_PREFIX_PATH=${probe.prefix}`,
+        `-DPython3_EXECUTABLE=${PYTHON}`,
+        `-DOPFORGE_PROJECT_ROOT=${dir}`,
+        '-DCMAKE_BUILD_TYPE=Release',
+        `-DOPFORGE_KERNELS=${kernels.manifest}`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.is(r.status, 0, r.stdout + r.stderr);
+    const units = (JSON.parse(readFileSync(path.join(b, 'compile_commands.json'), 'utf8')) as { file: string }[]).map(
+      (e) => path.resolve(b, e.file),
+    );
+    assert.ok(
+      units.some((f) => f.endsWith(path.join('torch', 'channel_scale.cpp'))),
+      units.join('\n'),
+    );
+    assert.equal(
+      units.filter((f) => f.includes(`${path.sep}ops${path.sep}kernels${path.sep}`)),
+      [],
+    );
+    // The link line names every op's kernel object from the kernel build.
+    const objects = [...kernels.objects.values()].flat();
+    assert.is(objects.length, OPS.length);
+    const link = spawnSync(
+      'sh',
+      ['-c', `grep -rl -- ${JSON.stringify(path.basename(objects[0]!))} ${JSON.stringify(path.join(b, 'CMakeFiles'))}`],
+      { encoding: 'utf8' },
+    );
+    assert.ok(link.stdout.trim().length > 0, `no build rule of the extension names ${objects[0]}`);
+  },
+);
 
 // ccache as the launcher a user sets (CMAKE_CXX_COMPILER_LAUNCHER, read by CMake from the
 // environment at a build dir's first configure): a second, fresh kernel build is all cache hits.
-testUnless(CCACHE ? undefined : 'ccache is not installed (apt-get install ccache)', 'CMAKE_CXX_COMPILER_LAUNCHER=ccache: a fresh kernel build dir after another compiles from the cache', async () => {
-  const saved = process.env.CMAKE_CXX_COMPILER_LAUNCHER;
-  const cacheDir = path.join(dir, 'ccache');
-  Object.assign(process.env, { CMAKE_CXX_COMPILER_LAUNCHER: CCACHE, CCACHE_DIR: cacheDir });
-  delete process.env.CCACHE_DISABLE;
-  try {
-    const stat = (name: string): number => Number(new RegExp(`^${name}\\t(\\d+)`, 'm').exec(spawnSync(CCACHE, ['--print-stats'], { encoding: 'utf8', env: process.env }).stdout)?.[1] ?? 0);
-    const misses = (): number => stat('direct_cache_miss');
-    const hits = (): number => stat('direct_cache_hit') + stat('preprocessed_cache_hit');
-    await buildKernels({ root: dir, outDir: project.outDir, buildDir: path.join(dir, 'build', 'kernels-ccache-1'), cuda: false, jobs: 2 });
-    const [missed, hit] = [misses(), hits()];
-    // The first build compiled the kernels (misses); the second compiles nothing new. (CMake's
-    // compiler check at configure goes through the launcher too: hence at least, not exactly.)
-    assert.ok(missed >= OPS.length, `${missed} misses`);
-    await buildKernels({ root: dir, outDir: project.outDir, buildDir: path.join(dir, 'build', 'kernels-ccache-2'), cuda: false, jobs: 2 });
-    assert.is(misses(), missed, spawnSync(CCACHE, ['-s'], { encoding: 'utf8', env: process.env }).stdout);
-    assert.ok(hits() >= hit + OPS.length, `${hits() - hit} hits`);
-    const cache = readFileSync(path.join(dir, 'build', 'kernels-ccache-2', 'CMakeCache.txt'), 'utf8');
-    assert.match(cache, `CMAKE_CXX_COMPILER_LAUNCHER:STRING=${CCACHE}`);
-  } finally {
-    Object.assign(process.env, { CMAKE_CXX_COMPILER_LAUNCHER: saved, CCACHE_DISABLE: '1' });
-    delete process.env.CCACHE_DIR;
-  }
-});
+testUnless(
+  CCACHE ? undefined : 'ccache is not installed (apt-get install ccache)',
+  'CMAKE_CXX_COMPILER_LAUNCHER=ccache: a fresh kernel build dir after another compiles from the cache',
+  async () => {
+    const saved = process.env.CMAKE_CXX_COMPILER_LAUNCHER;
+    const cacheDir = path.join(dir, 'ccache');
+    Object.assign(process.env, { CMAKE_CXX_COMPILER_LAUNCHER: CCACHE, CCACHE_DIR: cacheDir });
+    delete process.env.CCACHE_DISABLE;
+    try {
+      const stat = (name: string): number =>
+        Number(
+          new RegExp(`^${name}\\t(\\d+)`, 'm').exec(
+            spawnSync(CCACHE, ['--print-stats'], { encoding: 'utf8', env: process.env }).stdout,
+          )?.[1] ?? 0,
+        );
+      const misses = (): number => stat('direct_cache_miss');
+      const hits = (): number => stat('direct_cache_hit') + stat('preprocessed_cache_hit');
+      await buildKernels({
+        root: dir,
+        outDir: project.outDir,
+        buildDir: path.join(dir, 'build', 'kernels-ccache-1'),
+        cuda: false,
+        jobs: 2,
+      });
+      const [missed, hit] = [misses(), hits()];
+      // The first build compiled the kernels (misses); the second compiles nothing new. (CMake's
+      // compiler check at configure goes through the launcher too: hence at least, not exactly.)
+      assert.ok(missed >= OPS.length, `${missed} misses`);
+      await buildKernels({
+        root: dir,
+        outDir: project.outDir,
+        buildDir: path.join(dir, 'build', 'kernels-ccache-2'),
+        cuda: false,
+        jobs: 2,
+      });
+      assert.is(misses(), missed, spawnSync(CCACHE, ['-s'], { encoding: 'utf8', env: process.env }).stdout);
+      assert.ok(hits() >= hit + OPS.length, `${hits() - hit} hits`);
+      const cache = readFileSync(path.join(dir, 'build', 'kernels-ccache-2', 'CMakeCache.txt'), 'utf8');
+      assert.match(cache, `CMAKE_CXX_COMPILER_LAUNCHER:STRING=${CCACHE}`);
+    } finally {
+      Object.assign(process.env, { CMAKE_CXX_COMPILER_LAUNCHER: saved, CCACHE_DISABLE: '1' });
+      delete process.env.CCACHE_DIR;
+    }
+  },
+);
 
 test.run();

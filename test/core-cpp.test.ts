@@ -24,14 +24,20 @@ function attrsInit(op: OpIR, values: Record<string, AttrValue>): string[] {
 }
 
 function intAttrs(op: OpIR, values: Record<string, AttrValue>): Record<string, number> {
-  return Object.fromEntries(op.attributes.filter((a) => a.type === 'int').map((a) => [a.name, values[a.name] as number]));
+  return Object.fromEntries(
+    op.attributes.filter((a) => a.type === 'int').map((a) => [a.name, values[a.name] as number]),
+  );
 }
 
 function caseBlock(op: OpIR, t: TestCaseIR): string {
   const ns = cppNamespace(op);
   const shapes = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape);
   const dims = shapes.map((s) => s ?? []);
-  const expected = op.outputs.map((o) => (o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, intAttrs(op, t.attributes)))));
+  const expected = op.outputs.map((o) =>
+    o.shape.kind === 'like'
+      ? dims[o.shape.inputIndex]!
+      : o.shape.dims.map((e) => evalExpr(e, dims, intAttrs(op, t.attributes))),
+  );
   const binding = op.bindings.findIndex((b) => b.suffix === t.binding.suffix);
   const inDt = op.inputs.map((i) => `opforge::DType::${DTYPE_INFO[dtypeUnder(i.type, t.binding)].cppEnum}`);
   const outDt = op.outputs.map((o) => `opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}`);
@@ -62,7 +68,14 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
     CHECK(binding == ${binding});
     ${outDt.map((d, k) => `CHECK(outDt[${k}] == ${d});`).join(' ')}
     // Wrong rank and wrong dtype are reported, not accepted.
-    ${op.inputs.filter((i) => i.rank !== null).slice(0, 1).map((i) => `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present).ok()); }`).join('')}
+    ${op.inputs
+      .filter((i) => i.rank !== null)
+      .slice(0, 1)
+      .map(
+        (i) =>
+          `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present).ok()); }`,
+      )
+      .join('')}
     { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(bad, present, outDt, &binding).ok()); }
   }`;
 }
@@ -71,9 +84,16 @@ function attrRangeChecks(op: OpIR): string {
   const lines: string[] = [];
   for (const a of op.attributes) {
     const ns = cppNamespace(op);
-    if (a.min !== undefined) lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.min - 1}.0f` : `${a.min - 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`);
-    if (a.max !== undefined) lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.max + 1}.0f` : `${a.max + 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`);
-    if (a.type === 'float') lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = std::nanf(""); CHECK(!${ns}::validate(attrs).ok()); }`);
+    if (a.min !== undefined)
+      lines.push(
+        `  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.min - 1}.0f` : `${a.min - 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`,
+      );
+    if (a.max !== undefined)
+      lines.push(
+        `  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.max + 1}.0f` : `${a.max + 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`,
+      );
+    if (a.type === 'float')
+      lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = std::nanf(""); CHECK(!${ns}::validate(attrs).ok()); }`);
   }
   return lines.join('\n');
 }
@@ -166,12 +186,22 @@ test('output shapes of attributes only, of constants, of rank 0, attribute-only 
   }
   const header = (op: OpIR): string => coreEmitter.emit(edges).find((f) => f.path === coreHeaderPath(op).path)!.content;
   const segmentSum = edges.ops.find((o) => o.name === 'SegmentSum')!;
-  assert.ok(header(segmentSum).includes('inline Status inferShapes(const Attrs& attrs, const Shape* /*inputs*/, Shape* outputs)'));
-  assert.ok(header(segmentSum).includes('inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, size_t* bytes)'));
+  assert.ok(
+    header(segmentSum).includes(
+      'inline Status inferShapes(const Attrs& attrs, const Shape* /*inputs*/, Shape* outputs)',
+    ),
+  );
+  assert.ok(
+    header(segmentSum).includes(
+      'inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, size_t* bytes)',
+    ),
+  );
   runCoreChecks(edges, path.join(dir, 'include'));
   // The values: inferShapes and workspaceSize for num_segments = 5 and any input.
   const src = path.join(dir, 'values.cpp');
-  writeFileSync(src, `#include "opforge/ops/segment_sum.h"
+  writeFileSync(
+    src,
+    `#include "opforge/ops/segment_sum.h"
 #include "opforge/ops/const_fill.h"
 #include <cstdio>
 int main() {
@@ -191,7 +221,8 @@ int main() {
   std::printf("%s %s %s %zu %s\\n", out[0].str().c_str(), out[1].str().c_str(), out[2].str().c_str(), ws, y[0].str().c_str());
   return 0;
 }
-`);
+`,
+  );
   const bin = path.join(dir, 'values');
   sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
   assert.is(sh(bin, []).trim(), '[5] [2, 2] [] 40 [3]');
@@ -200,7 +231,14 @@ int main() {
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-knn-'));
   const bin = path.join(dir, 'knn_topk');
-  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, `-I${path.join(root, 'ops', 'kernels')}`, path.join(root, 'test', 'cpp', 'knn_topk.cpp'), '-o', bin]);
+  sh('g++', [
+    ...CXXFLAGS,
+    `-I${path.join(outDir, 'include')}`,
+    `-I${path.join(root, 'ops', 'kernels')}`,
+    path.join(root, 'test', 'cpp', 'knn_topk.cpp'),
+    '-o',
+    bin,
+  ]);
   assert.match(sh(bin, []), /3000 trials, 0 bad/);
 });
 
@@ -208,7 +246,9 @@ test('float16 and bfloat16 conversions round to nearest even like numpy', () => 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-half-'));
   const src = path.join(dir, 'half.cpp');
   // Reference bit patterns from numpy.float16 / the bfloat16 definition (upper 16 bits, RNE).
-  writeFileSync(src, `#include "opforge/core.h"
+  writeFileSync(
+    src,
+    `#include "opforge/core.h"
 #include <cstdio>
 int main() {
   struct { float f; unsigned h; unsigned bf; } cases[] = {
@@ -231,7 +271,8 @@ int main() {
   std::printf("%d bad\\n", bad);
   return bad;
 }
-`);
+`,
+  );
   sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, src, '-o', path.join(dir, 'half')]);
   assert.match(sh(path.join(dir, 'half'), []), /^0 bad/m);
 });

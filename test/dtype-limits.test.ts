@@ -15,7 +15,12 @@ import { DTYPES, DTYPE_INFO } from '../generator/spec/type-table.js';
 import { fixtures, root } from './helpers/paths.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
-const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [cli, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
 const dtypesOps = 'test/fixtures/dtypes/ops';
 const warnings = (stderr: string): string[] => stderr.split('\n').filter((l) => l.startsWith('warning: '));
 
@@ -55,42 +60,91 @@ test('the seed ops warn only where they truly hit a limit (float64, for gradchec
   assert.is(r.status, 0, r.stderr);
   // The float64 bindings (CustomRelu's, and those LeakyRelu, MyAdd, DynamicTRTResize and the gradient ops have for
   // gradcheck) are the only limits the seed ops hit.
-  const f64 = [['custom_relu', 'CustomRelu', 'x, y'], ['custom_relu_grad', 'CustomReluGrad', 'grad_y, x, grad_x'], ['dynamic_trt_resize', 'DynamicTRTResize', 'input, size_tensor, output'],
-    ['dynamic_trt_resize_grad', 'DynamicTRTResizeGrad', 'grad_output, input, grad_input'], ['leaky_relu', 'LeakyRelu', 'input, output'],
-    ['leaky_relu_grad', 'LeakyReluGrad', 'grad_output, input, grad_input'], ['my_add', 'MyAdd', 'a, b, c'], ['my_add_grad', 'MyAddGrad', 'grad_c, grad_a, grad_b']];
-  assert.equal(warnings(r.stderr), f64.flatMap(([file, op, ports]) => ['TensorRT', 'PopART'].map((b) => `warning: ops/${file}.yaml: ${op}: ${b} has no float64 (${ports}): binding f64 is refused there`)));
+  const f64 = [
+    ['custom_relu', 'CustomRelu', 'x, y'],
+    ['custom_relu_grad', 'CustomReluGrad', 'grad_y, x, grad_x'],
+    ['dynamic_trt_resize', 'DynamicTRTResize', 'input, size_tensor, output'],
+    ['dynamic_trt_resize_grad', 'DynamicTRTResizeGrad', 'grad_output, input, grad_input'],
+    ['leaky_relu', 'LeakyRelu', 'input, output'],
+    ['leaky_relu_grad', 'LeakyReluGrad', 'grad_output, input, grad_input'],
+    ['my_add', 'MyAdd', 'a, b, c'],
+    ['my_add_grad', 'MyAddGrad', 'grad_c, grad_a, grad_b'],
+  ];
+  assert.equal(
+    warnings(r.stderr),
+    f64.flatMap(([file, op, ports]) =>
+      ['TensorRT', 'PopART'].map(
+        (b) => `warning: ops/${file}.yaml: ${op}: ${b} has no float64 (${ports}): binding f64 is refused there`,
+      ),
+    ),
+  );
 });
 
 test('a limit only optional inputs reach: the bindings run while they are left out', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-limits-'));
   mkdirSync(path.join(dir, 'ops', 'kernels'), { recursive: true });
   writeFileSync(path.join(dir, 'ops', 'kernels', 'k.cpp'), '');
-  writeFileSync(path.join(dir, 'ops', 'opt.yaml'), [
-    'name: OptLimit', 'version: 1', 'types: { T: [float32, float16] }',
-    'inputs:', '  - { name: x, dtype: T }', '  - { name: w, dtype: int64, optional: true }',
-    'outputs:', '  - { name: y, dtype: T, shape: x }', 'kernels: { cpu: kernels/k.cpp }', '',
-  ].join('\n'));
+  writeFileSync(
+    path.join(dir, 'ops', 'opt.yaml'),
+    [
+      'name: OptLimit',
+      'version: 1',
+      'types: { T: [float32, float16] }',
+      'inputs:',
+      '  - { name: x, dtype: T }',
+      '  - { name: w, dtype: int64, optional: true }',
+      'outputs:',
+      '  - { name: y, dtype: T, shape: x }',
+      'kernels: { cpu: kernels/k.cpp }',
+      '',
+    ].join('\n'),
+  );
   const [op] = loadProject({ opsDir: path.join(dir, 'ops') }).ops;
-  assert.equal(opDtypeLimits(op!).map((l) => l.message), [
-    'OptLimit: TensorRT < 10 has no int64 (w): bindings f32, f16 are refused there when it is given',
-    'OptLimit: PopART has no int64 (w): bindings f32, f16 are refused there when it is given',
-  ]);
+  assert.equal(
+    opDtypeLimits(op!).map((l) => l.message),
+    [
+      'OptLimit: TensorRT < 10 has no int64 (w): bindings f32, f16 are refused there when it is given',
+      'OptLimit: PopART has no int64 (w): bindings f32, f16 are refused there when it is given',
+    ],
+  );
 });
 
 test('audit: every backend column of the type table; only TensorRT and PopART lack dtypes', () => {
   for (const d of DTYPES) {
     const i = DTYPE_INFO[d];
     // ONNX, ONNX Runtime, PyTorch, Paddle and the Node runtime carry every spec dtype.
-    assert.ok(i.onnx.name && i.ort.startsWith('ONNX_TENSOR_ELEMENT_DATA_TYPE_') && i.torch.aten && i.paddle.startsWith('paddle::DataType::') && i.tsArray, d);
+    assert.ok(
+      i.onnx.name &&
+        i.ort.startsWith('ONNX_TENSOR_ELEMENT_DATA_TYPE_') &&
+        i.torch.aten &&
+        i.paddle.startsWith('paddle::DataType::') &&
+        i.tsArray,
+      d,
+    );
   }
-  assert.equal(LIMITED_BACKENDS.map((b) => b.backend), ['TensorRT', 'PopART']);
+  assert.equal(
+    LIMITED_BACKENDS.map((b) => b.backend),
+    ['TensorRT', 'PopART'],
+  );
   const trt = LIMITED_BACKENDS[0]!;
   const popart = LIMITED_BACKENDS[1]!;
   // TensorRT: no float64 ever, kBF16 from 9, kINT64 from 10 (NvInferRuntimeBase.h of 8.6.1 / 10.x).
-  assert.equal(Object.fromEntries(DTYPES.map((d) => [d, trt.since(d)])),
-    { float32: 8, float16: 8, bfloat16: 9, float64: null, int8: 8, uint8: 8, int32: 8, int64: 10, bool: 8 });
+  assert.equal(Object.fromEntries(DTYPES.map((d) => [d, trt.since(d)])), {
+    float32: 8,
+    float16: 8,
+    bfloat16: 9,
+    float64: null,
+    int8: 8,
+    uint8: 8,
+    int32: 8,
+    int64: 10,
+    bool: 8,
+  });
   // PopART 3.4 popx::popType: no INT64, BFLOAT16 or DOUBLE.
-  assert.equal(DTYPES.filter((d) => popart.since(d) === null), ['bfloat16', 'float64', 'int64']);
+  assert.equal(
+    DTYPES.filter((d) => popart.since(d) === null),
+    ['bfloat16', 'float64', 'int64'],
+  );
   assert.is(dtypeLimits(loadProject({ opsDir: path.join(fixtures, 'dtypes', 'ops') })).length, EXPECTED.length);
 });
 

@@ -9,7 +9,9 @@ import { root } from './helpers/paths.js';
 const app = path.join(root, 'examples', 'downstream-app');
 
 test('examples/downstream-app builds with tsc --strict and runs', () => {
-  const tsc = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', app, '--pretty', 'false'], { encoding: 'utf8' });
+  const tsc = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', app, '--pretty', 'false'], {
+    encoding: 'utf8',
+  });
   assert.is(tsc.status, 0, tsc.stdout + tsc.stderr);
   const run = spawnSync(process.execPath, [path.join(app, 'dist', 'main.js')], { encoding: 'utf8', cwd: root });
   assert.is(run.status, 0, run.stdout + run.stderr);

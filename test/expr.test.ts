@@ -8,14 +8,27 @@ import type { Expr } from '../generator/spec/ir.js';
 /** Resolves a raw tree the simple way (inputs a, b of rank 4; attribute k) to evaluate it. */
 function resolve(r: RawExpr): Expr {
   switch (r.kind) {
-    case 'int': return { kind: 'int', value: r.value };
-    case 'name': return { kind: 'attr', name: r.name };
-    case 'index': return { kind: 'dim', input: r.name, inputIndex: r.name === 'a' ? 0 : 1, axis: r.index < 0 ? 4 + r.index : r.index };
-    case 'binary': return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
-    case 'call': return { kind: 'call', fn: r.fn as 'max', args: [resolve(r.args[0]!), resolve(r.args[1]!)] };
+    case 'int':
+      return { kind: 'int', value: r.value };
+    case 'name':
+      return { kind: 'attr', name: r.name };
+    case 'index':
+      return {
+        kind: 'dim',
+        input: r.name,
+        inputIndex: r.name === 'a' ? 0 : 1,
+        axis: r.index < 0 ? 4 + r.index : r.index,
+      };
+    case 'binary':
+      return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
+    case 'call':
+      return { kind: 'call', fn: r.fn as 'max', args: [resolve(r.args[0]!), resolve(r.args[1]!)] };
   }
 }
-const dims = [[2, 3, 10, 7], [1, 1, 5, 9]];
+const dims = [
+  [2, 3, 10, 7],
+  [1, 1, 5, 9],
+];
 const ev = (s: string, k = 4): number => evalExpr(resolve(parseExpr(s)), dims, { k });
 
 test('precedence and associativity', () => {

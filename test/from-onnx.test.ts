@@ -39,7 +39,11 @@ testWith(['onnx'], 'custom ops of a model become specs that generate and compile
   cpSync(path.join(root, 'schema', 'op.schema.json'), path.join(dir, 'schema', 'op.schema.json'));
   const model = path.join(dir, 'model.onnx');
   python(MODEL, [model]);
-  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], { cwd: dir, encoding: 'utf8' });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
   const r = cli(['from-onnx', model, '--json']);
   assert.is(r.status, 0, r.stderr);
   const { written } = JSON.parse(r.stdout) as { written: string[] };
@@ -47,17 +51,42 @@ testWith(['onnx'], 'custom ops of a model become specs that generate and compile
   const resize = parse(readFileSync(path.join(dir, 'ops', 'dynamic_trt_resize.yaml'), 'utf8'));
   assert.is(resize.domain, 'mmdeploy');
   assert.is(resize.version, 2);
-  assert.equal(resize.inputs.map((i: { name: string; dtype: string; rank: number }) => [i.dtype, i.rank]), [['float32', 4], ['float32', 4]]);
-  assert.equal(resize.attributes.map((a: { name: string; type: string }) => [a.name, a.type]), [['align_corners', 'int'], ['mode', 'string']]);
+  assert.equal(
+    resize.inputs.map((i: { name: string; dtype: string; rank: number }) => [i.dtype, i.rank]),
+    [
+      ['float32', 4],
+      ['float32', 4],
+    ],
+  );
+  assert.equal(
+    resize.attributes.map((a: { name: string; type: string }) => [a.name, a.type]),
+    [
+      ['align_corners', 'int'],
+      ['mode', 'string'],
+    ],
+  );
   assert.match(resize.attributes[0].description, /observed values: 1, 0/);
   const knn = parse(readFileSync(path.join(dir, 'ops', 'knn_query.yaml'), 'utf8'));
-  assert.equal(knn.inputs.map((i: { dtype: string }) => i.dtype), ['float32', 'int32', 'float32', 'int32']);
-  assert.equal(knn.outputs.map((o: { dtype: string }) => o.dtype), ['int32', 'float32']);
+  assert.equal(
+    knn.inputs.map((i: { dtype: string }) => i.dtype),
+    ['float32', 'int32', 'float32', 'int32'],
+  );
+  assert.equal(
+    knn.outputs.map((o: { dtype: string }) => o.dtype),
+    ['int32', 'float32'],
+  );
   assert.equal(knn.attributes.find((a: { name: string }) => a.name === 'scales').default, [0.5, 2]);
   const g = cli(['gen']);
   assert.is(g.status, 0, g.stderr);
   for (const k of ['dynamic_trt_resize', 'knn_query']) {
-    sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'out', 'include')}`, '-c', path.join(dir, 'ops', 'kernels', `${k}.cpp`), '-o', path.join(dir, `${k}.o`)]);
+    sh('g++', [
+      ...CXXFLAGS,
+      `-I${path.join(dir, 'out', 'include')}`,
+      '-c',
+      path.join(dir, 'ops', 'kernels', `${k}.cpp`),
+      '-o',
+      path.join(dir, `${k}.o`),
+    ]);
   }
   assert.match(cli(['from-onnx', model]).stdout, /skipped .*dynamic_trt_resize\.yaml \(exists\)/);
 });
@@ -66,7 +95,8 @@ testWith(['torch', 'onnx'], 'models exported from PyTorch with opforge_ops read 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-onnx-torch-'));
   const model = path.join(dir, 'exported.onnx');
   // One model with both ops, exported by the legacy exporter (torch 1.13 in CI) and shape-inferred.
-  python(`
+  python(
+    `
 import sys, torch, onnx, opforge_ops as oo
 class M(torch.nn.Module):
     def forward(self, x, size, p, o, q, qo):
@@ -77,17 +107,44 @@ args = (torch.randn(2, 3, 8, 8), torch.zeros(1, 1, 16, 16), torch.rand(20, 3), t
 torch.onnx.export(M(), args, sys.argv[1], input_names=['x', 'size', 'p', 'o', 'q', 'qo'], output_names=['y', 'idx', 'd2'],
                   dynamic_axes={'x': {0: 'N'}, 'q': {0: 'm'}}, opset_version=17, **oo.export_options(dynamo=False))
 onnx.save(oo.infer_shapes(onnx.load(sys.argv[1])), sys.argv[1])
-`, [model], { PYTHONPATH: path.join(outDir, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' });
+`,
+    [model],
+    { PYTHONPATH: path.join(outDir, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' },
+  );
   const found = customOpsOf(readFileSync(model));
-  assert.equal(found.map((o) => `${o.domain}::${o.opType}@${o.version}`), ['custom::DynamicTRTResize@1', 'custom::KNNQuery@1']);
-  const [resize, knn] = found as [typeof found[0], typeof found[0]];
-  assert.equal(resize.inputs.map((i) => [...i.dtypes]), [['float32'], ['float32']]);
-  assert.equal(resize.inputs.map((i) => [...i.ranks]), [[4], [4]]);
-  assert.equal([...resize.attributes.entries()].map(([k, a]) => [k, a.type, a.values]), [['align_corners', 'int', [1]]]);
+  assert.equal(
+    found.map((o) => `${o.domain}::${o.opType}@${o.version}`),
+    ['custom::DynamicTRTResize@1', 'custom::KNNQuery@1'],
+  );
+  const [resize, knn] = found as [(typeof found)[0], (typeof found)[0]];
+  assert.equal(
+    resize.inputs.map((i) => [...i.dtypes]),
+    [['float32'], ['float32']],
+  );
+  assert.equal(
+    resize.inputs.map((i) => [...i.ranks]),
+    [[4], [4]],
+  );
+  assert.equal(
+    [...resize.attributes.entries()].map(([k, a]) => [k, a.type, a.values]),
+    [['align_corners', 'int', [1]]],
+  );
   assert.equal(resize.outputs[0]!.shapes, ['[N, 3, 16, 16]']);
-  assert.equal(knn.inputs.map((i) => [...i.dtypes][0]), ['float32', 'int32', 'float32', 'int32']);
-  assert.equal([...knn.attributes.entries()].map(([k, a]) => [k, a.type, a.values]), [['nsample', 'int', [4]]]);
-  assert.equal(knn.outputs.map((o) => [[...o.dtypes][0], o.shapes[0]]), [['int32', '[m, 4]'], ['float32', '[m, 4]']]);
+  assert.equal(
+    knn.inputs.map((i) => [...i.dtypes][0]),
+    ['float32', 'int32', 'float32', 'int32'],
+  );
+  assert.equal(
+    [...knn.attributes.entries()].map(([k, a]) => [k, a.type, a.values]),
+    [['nsample', 'int', [4]]],
+  );
+  assert.equal(
+    knn.outputs.map((o) => [[...o.dtypes][0], o.shapes[0]]),
+    [
+      ['int32', '[m, 4]'],
+      ['float32', '[m, 4]'],
+    ],
+  );
 });
 
 test.run();

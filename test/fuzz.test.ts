@@ -28,7 +28,17 @@ for (const op of project.ops) {
     sh('clang++', ['-std=c++17', '-O1', inc, seed, '-o', path.join(dir, 'seed')]);
     sh(path.join(dir, 'seed'), [corpus]);
     const bin = path.join(dir, 'fuzz');
-    sh('clang++', ['-std=c++17', '-g', '-O1', '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all', inc, harness, '-o', bin]);
+    sh('clang++', [
+      '-std=c++17',
+      '-g',
+      '-O1',
+      '-fsanitize=fuzzer,address,undefined',
+      '-fno-sanitize-recover=all',
+      inc,
+      harness,
+      '-o',
+      bin,
+    ]);
     const r = spawnSync(bin, [`-runs=${runs}`, '-max_len=4096', '-seed=1', corpus], { encoding: 'utf8', cwd: dir });
     assert.is(r.status, 0, r.stderr.slice(-3000));
     assert.ok(existsSync(bin));
@@ -46,8 +56,24 @@ if (trtInclude) {
       const src = writeFieldHarness(op, dir);
       const bin = path.join(dir, 'fuzz_fields');
       const cuda = process.env.CUDA_INCLUDE_DIR ?? '/usr/local/cuda/include';
-      sh('clang++', ['-std=c++17', '-g', '-O1', '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all', '-Wno-deprecated-declarations',
-        `-I${path.join(outDir, 'include')}`, `-I${path.join(outDir, 'trt')}`, `-I${path.join(outDir, 'trt', 'include')}`, '-isystem', trtInclude, '-isystem', cuda, src, '-o', bin]);
+      sh('clang++', [
+        '-std=c++17',
+        '-g',
+        '-O1',
+        '-fsanitize=fuzzer,address,undefined',
+        '-fno-sanitize-recover=all',
+        '-Wno-deprecated-declarations',
+        `-I${path.join(outDir, 'include')}`,
+        `-I${path.join(outDir, 'trt')}`,
+        `-I${path.join(outDir, 'trt', 'include')}`,
+        '-isystem',
+        trtInclude,
+        '-isystem',
+        cuda,
+        src,
+        '-o',
+        bin,
+      ]);
       const r = spawnSync(bin, [`-runs=${runs}`, '-max_len=2048', '-seed=1'], { encoding: 'utf8', cwd: dir });
       assert.is(r.status, 0, r.stderr.slice(-3000));
       assert.match(r.stderr, /Done \d+ runs/);

@@ -1,7 +1,17 @@
 // The generator end to end: determinism, committed out/ is fresh, atomic and incremental
 // output, --only, stale-file removal, and "nothing written" on invalid specs.
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +23,12 @@ import { opsDir, outDir, root } from './helpers/paths.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'opforge-gen-'));
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
-const run = (args: string[], cwd = root) => spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+const run = (args: string[], cwd = root) =>
+  spawnSync(process.execPath, [cli, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
 
 function snapshot(dir: string): Map<string, string> {
   return new Map(listTree(dir).map((p) => [p, readFileSync(path.join(dir, p), 'utf8')]));
@@ -40,7 +55,10 @@ test('committed out/ is what the generator produces (run `npm run gen` when this
 });
 
 test('out/node is an ES module package of its own (a user project need not be "type": "module")', () => {
-  assert.is((JSON.parse(readFileSync(path.join(outDir, 'node', 'package.json'), 'utf8')) as { type: string }).type, 'module');
+  assert.is(
+    (JSON.parse(readFileSync(path.join(outDir, 'node', 'package.json'), 'utf8')) as { type: string }).type,
+    'module',
+  );
 });
 
 test('strings read from specs are stored one byte a character (the cache and every project file built from them)', async () => {
@@ -94,7 +112,7 @@ test('the no-op fast path notices edited outputs and changed specs', () => {
   assert.is(JSON.parse(gen().stdout).upToDate, false);
 });
 
-test('a changed spec rewrites only its files; a removed spec\'s files are deleted', () => {
+test("a changed spec rewrites only its files; a removed spec's files are deleted", () => {
   const a = tmp();
   cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
   const out = path.join(a, 'out');
@@ -105,7 +123,10 @@ test('a changed spec rewrites only its files; a removed spec\'s files are delete
   writeFileSync(spec, readFileSync(spec, 'utf8').replace('2 * a + b for two tensors', '2 * a + b, for two tensors'));
   const r1 = generate({ opsDir: path.join(a, 'ops'), outDir: out });
   assert.ok(r1.result.written.includes('include/opforge/ops/my_add.h'));
-  assert.ok(r1.result.written.every((p) => !p.includes('knn_query')), r1.result.written.join());
+  assert.ok(
+    r1.result.written.every((p) => !p.includes('knn_query')),
+    r1.result.written.join(),
+  );
   assert.is(statSync(untouched).mtimeMs, before);
   rmSync(path.join(a, 'ops', 'leaky_relu.yaml'));
   const r2 = generate({ opsDir: path.join(a, 'ops'), outDir: out });
@@ -125,20 +146,28 @@ test('--only writes one op and leaves the others', () => {
   assert.ok(existsSync(path.join(out, 'include/opforge/ops/knn_query.h')));
 });
 
-test('a C1 control character in a spec is refused at its line and column (YAML forbids it; the loader\'s placeholders)', async () => {
+test("a C1 control character in a spec is refused at its line and column (YAML forbids it; the loader's placeholders)", async () => {
   const { loadSpec } = await import('../generator/spec/load.js');
   const a = tmp();
   const spec = path.join(a, 'x.yaml');
   for (const c of ['\u0080', '\u0086', '\u009f']) {
     writeFileSync(spec, `name: X\nversion: 1\ndescription: a ${c} b\n`);
     const { errors } = loadSpec(spec, 'x.yaml');
-    assert.equal(errors.map((e) => [e.line, e.col]), [[3, 16]]);
+    assert.equal(
+      errors.map((e) => [e.line, e.col]),
+      [[3, 16]],
+    );
     assert.match(errors[0]!.message, `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
   }
   // Brackets, commas and colons inside calls come back exactly (the placeholders are restored).
   writeFileSync(spec, 'name: X\nversion: 1\ndescription: "f(a, [b]): {c} #d"\nshape: [max(x[0], y[1]), x[2]]\n');
   const { spec: loaded } = loadSpec(spec, 'x.yaml');
-  assert.equal(loaded?.value, { name: 'X', version: 1, description: 'f(a, [b]): {c} #d', shape: ['max(x[0], y[1])', 'x[2]'] });
+  assert.equal(loaded?.value, {
+    name: 'X',
+    version: 1,
+    description: 'f(a, [b]): {c} #d',
+    shape: ['max(x[0], y[1])', 'x[2]'],
+  });
 });
 
 test('the command keeps a V8 code cache in the user cache dir: written once a gen generated, then used; output alike without it', async () => {
@@ -146,12 +175,17 @@ test('the command keeps a V8 code cache in the user cache dir: written once a ge
   cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
   const cache = path.join(a, 'xdg');
   const gen = (out: string, env: Record<string, string>): string => {
-    const r = spawnSync(process.execPath, [cli, 'gen', '--json', '--ops', path.join(a, 'ops'), '--out', path.join(a, out)], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, ...env } });
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'gen', '--json', '--ops', path.join(a, 'ops'), '--out', path.join(a, out)],
+      { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: cache, ...env } },
+    );
     assert.is(r.status, 0, r.stderr);
     return r.stdout;
   };
   gen('out', {});
-  const files = (): string[] => (existsSync(path.join(cache, 'opforge')) ? readdirSync(path.join(cache, 'opforge')) : []);
+  const files = (): string[] =>
+    existsSync(path.join(cache, 'opforge')) ? readdirSync(path.join(cache, 'opforge')) : [];
   const { default: nodeModule } = await import('node:module');
   if ('enableCompileCache' in nodeModule) {
     // Node >= 22.1: Node's own compile cache, in the same place.
@@ -174,7 +208,11 @@ test('the command keeps a V8 code cache in the user cache dir: written once a ge
   assert.equal([...y.keys()], [...x.keys()]);
   for (const [p, c] of x) if (!p.startsWith('.opforge')) assert.ok(y.get(p) === c, p);
   // A cache dir that cannot be made runs without it (mkdirSync's recursive mode never returned on /proc).
-  const r = spawnSync(process.execPath, [cli, 'check', '--quiet', '--ops', path.join(a, 'ops')], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, XDG_CACHE_HOME: '/proc/opforge-none' } });
+  const r = spawnSync(process.execPath, [cli, 'check', '--quiet', '--ops', path.join(a, 'ops')], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, XDG_CACHE_HOME: '/proc/opforge-none' },
+  });
   assert.is(r.status, 0, r.stderr);
 });
 
@@ -221,7 +259,10 @@ test('CLI: usage errors exit 2, check exits 0 and writes nothing, --json', () =>
 test('an interrupted swap is recovered: old or new set, never a mix', () => {
   const a = tmp();
   const out = path.join(a, 'out');
-  writeOut(out, [{ path: 'a.txt', content: 'old a' }, { path: 'b.txt', content: 'old b' }]);
+  writeOut(out, [
+    { path: 'a.txt', content: 'old a' },
+    { path: 'b.txt', content: 'old b' },
+  ]);
   // Simulate a kill between the two renames: out/ moved away, out.next complete.
   mkdirSync(`${out}.next`);
   writeFileSync(path.join(`${out}.next`, 'a.txt'), 'new a');
@@ -229,38 +270,64 @@ test('an interrupted swap is recovered: old or new set, never a mix', () => {
   writeFileSync(path.join(`${out}.next`, '.opforge-complete'), '');
   cpSync(out, `${out}.old`, { recursive: true });
   rmSync(out, { recursive: true });
-  writeOut(out, [{ path: 'a.txt', content: 'new a' }, { path: 'b.txt', content: 'new b' }]);
-  assert.equal(snapshot(out), new Map([['a.txt', 'new a'], ['b.txt', 'new b']]));
+  writeOut(out, [
+    { path: 'a.txt', content: 'new a' },
+    { path: 'b.txt', content: 'new b' },
+  ]);
+  assert.equal(
+    snapshot(out),
+    new Map([
+      ['a.txt', 'new a'],
+      ['b.txt', 'new b'],
+    ]),
+  );
   assert.not.ok(existsSync(`${out}.next`) || existsSync(`${out}.old`));
   // Killed while writing out.next (no marker): the old set stays.
   mkdirSync(`${out}.next`);
   writeFileSync(path.join(`${out}.next`, 'a.txt'), 'half');
-  writeOut(out, [{ path: 'a.txt', content: 'new a' }, { path: 'b.txt', content: 'new b' }]);
-  assert.equal(snapshot(out), new Map([['a.txt', 'new a'], ['b.txt', 'new b']]));
+  writeOut(out, [
+    { path: 'a.txt', content: 'new a' },
+    { path: 'b.txt', content: 'new b' },
+  ]);
+  assert.equal(
+    snapshot(out),
+    new Map([
+      ['a.txt', 'new a'],
+      ['b.txt', 'new b'],
+    ]),
+  );
 });
-
 
 test('CMake finds the kernels wherever --out puts the output: inside the ops dir, beside it, outside the project (paths with spaces and $)', () => {
   const base = tmp();
   const project = path.join(base, 'my project');
   const specs = path.join(project, 'specs');
   mkdirSync(path.join(specs, 'k $dir'), { recursive: true });
-  writeFileSync(path.join(specs, 'scale.yaml'), [
-    'name: Scale', 'version: 1',
-    'inputs: [{ name: x, dtype: float32 }]',
-    'outputs: [{ name: y, dtype: float32, shape: x }]',
-    'attributes: [{ name: s, type: float, default: 2.0 }]',
-    "kernels: { cpu: 'k $dir/scale.cpp' }", '',
-  ].join('\n'));
-  writeFileSync(path.join(specs, 'k $dir', 'scale.cpp'), [
-    '#include "opforge/ops/scale.h"',
-    'namespace opforge { namespace ops { namespace scale {',
-    'Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext&) {',
-    '  for (int64_t i = 0; i < io.x.numel(); ++i) io.y.data[i] = io.x.data[i] * attrs.s;',
-    '  return Status::Ok();',
-    '}',
-    '}}}', '',
-  ].join('\n'));
+  writeFileSync(
+    path.join(specs, 'scale.yaml'),
+    [
+      'name: Scale',
+      'version: 1',
+      'inputs: [{ name: x, dtype: float32 }]',
+      'outputs: [{ name: y, dtype: float32, shape: x }]',
+      'attributes: [{ name: s, type: float, default: 2.0 }]',
+      "kernels: { cpu: 'k $dir/scale.cpp' }",
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    path.join(specs, 'k $dir', 'scale.cpp'),
+    [
+      '#include "opforge/ops/scale.h"',
+      'namespace opforge { namespace ops { namespace scale {',
+      'Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext&) {',
+      '  for (int64_t i = 0; i < io.x.numel(); ++i) io.y.data[i] = io.x.data[i] * attrs.s;',
+      '  return Status::Ok();',
+      '}',
+      '}}}',
+      '',
+    ].join('\n'),
+  );
   const layouts: [string, string, string][] = [
     // [name, --out as given (cwd = project), root as out/CMakeLists.txt finds it]
     ['inside the ops dir', 'specs/out', '../..'],
@@ -272,10 +339,16 @@ test('CMake finds the kernels wherever --out puts the output: inside the ops dir
     assert.is(r.status, 0, `${name}: ${r.stderr}`);
     const outAbs = path.resolve(project, out);
     const cmake = readFileSync(path.join(outAbs, 'CMakeLists.txt'), 'utf8');
-    assert.ok(cmake.includes(`set(OPFORGE_PROJECT_ROOT "\${CMAKE_CURRENT_SOURCE_DIR}/${rel}" CACHE PATH`), `${name}: ${cmake.split('\n').find((l) => l.includes('OPFORGE_PROJECT_ROOT "'))}`);
+    assert.ok(
+      cmake.includes(`set(OPFORGE_PROJECT_ROOT "\${CMAKE_CURRENT_SOURCE_DIR}/${rel}" CACHE PATH`),
+      `${name}: ${cmake.split('\n').find((l) => l.includes('OPFORGE_PROJECT_ROOT "'))}`,
+    );
     assert.ok(cmake.includes('opforge_add_op(scale CPU "specs/k \\$dir/scale.cpp")'), name);
     const build = path.join(base, 'build', name.replace(/ /g, '-'));
-    for (const args of [['-S', outAbs, '-B', build], ['--build', build, '-j2']]) {
+    for (const args of [
+      ['-S', outAbs, '-B', build],
+      ['--build', build, '-j2'],
+    ]) {
       const c = spawnSync('cmake', args, { encoding: 'utf8' });
       assert.is(c.status, 0, `${name}: cmake ${args.join(' ')}:\n${c.stdout}\n${c.stderr}`);
     }
@@ -289,7 +362,12 @@ test('--out holding the ops dir, the project root or a kernel is refused (exit 2
   const project = path.join(tmp(), 'p');
   cpSync(opsDir, path.join(project, 'specs'), { recursive: true });
   const before = snapshot(project);
-  for (const [out, what] of [['specs', 'the ops directory'], ['.', 'the project root'], ['..', 'the project root'], ['specs/kernels', 'the kernel specs/kernels/']] as const) {
+  for (const [out, what] of [
+    ['specs', 'the ops directory'],
+    ['.', 'the project root'],
+    ['..', 'the project root'],
+    ['specs/kernels', 'the kernel specs/kernels/'],
+  ] as const) {
     const r = run(['gen', '--ops', 'specs', '--out', out], project);
     assert.is(r.status, 2, `--out ${out}: ${r.stdout}${r.stderr}`);
     assert.ok(r.stderr.includes(`--out ${out} holds ${what}`), r.stderr);

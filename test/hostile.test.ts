@@ -16,7 +16,7 @@ import { python, testWith } from './helpers/python.js';
 const HOSTILE = [
   '"; system("rm -rf /"); //',
   '"*/ #include <evil.h> /*',
-  "'''\"\"\" import os",
+  '\'\'\'""" import os',
   '\\\\ trailing backslash \\',
   '??= trigraph ??/',
   '"`${process.exit(1)}`',
@@ -50,11 +50,14 @@ testWith(['torch'], 'hostile strings are escaped and the C++ still compiles', ()
     const text = readFileSync(path.join(out, f), 'utf8');
     // Outside string literals (where escapes keep them inert), no hostile string may appear.
     const code = text.replace(STRING_LITERAL, '""');
-    for (const h of HOSTILE) assert.not.ok(code.includes(h), `${f} contains a raw hostile string: ${JSON.stringify(h)}`);
+    for (const h of HOSTILE)
+      assert.not.ok(code.includes(h), `${f} contains a raw hostile string: ${JSON.stringify(h)}`);
     if (/\.(h|cpp|cu|py|ts|js)$/.test(f)) assert.ok(/^[\x00-\x7f]*$/.test(text), `${f} is not ASCII`);
   }
   const src = path.join(dir, 'use.cpp');
-  writeFileSync(src, `#include "opforge/ops/hostile.h"
+  writeFileSync(
+    src,
+    `#include "opforge/ops/hostile.h"
 #include <cstdio>
 int main() {
   opforge::ops::hostile::Attrs a;
@@ -64,20 +67,27 @@ int main() {
   std::printf("%s|%s", opforge::ops::hostile::Attrs().mode.c_str(), opforge::ops::hostile::Attrs().label.c_str());
   return 0;
 }
-`);
+`,
+  );
   sh('g++', [...CXXFLAGS, '-Wno-trigraphs', `-I${path.join(out, 'include')}`, src, '-o', path.join(dir, 'use')]);
   // The defaults survive escaping byte for byte.
   assert.is(sh(path.join(dir, 'use'), []), `${HOSTILE[2]}|${HOSTILE[7]}`);
   // The Python package imports, and its TORCH_LIBRARY schema (shared with the C++ extension)
   // parses in real torch with the defaults intact.
-  const got = JSON.parse(python(`
+  const got = JSON.parse(
+    python(
+      `
 import json, sys, torch
 import opforge_ops as oo
 op = oo.OPS['Hostile']
 schema = torch._C.parse_schema('hostile' + op.torch_schema)
 print(json.dumps({'doc': op.doc, 'defaults': [a.default for a in op.attributes], 'enum': list(op.attributes[0].enum),
                   'schema': [a.default_value for a in schema.arguments if a.name != 'x']}))
-`, [], { PYTHONPATH: path.join(out, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' })) as { doc: string; defaults: string[]; enum: string[]; schema: string[] };
+`,
+      [],
+      { PYTHONPATH: path.join(out, 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' },
+    ),
+  ) as { doc: string; defaults: string[]; enum: string[]; schema: string[] };
   assert.is(got.doc, HOSTILE.join(' | '));
   assert.equal(got.defaults, [HOSTILE[2], HOSTILE[7]]);
   assert.equal(got.enum, HOSTILE);

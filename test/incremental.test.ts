@@ -2,7 +2,16 @@
 // cold run of the same specs produces (byte for byte, same file set), and re-emits only the ops
 // that changed. Runs on the seed ops plus generated spec-space specs (gradient ops included).
 
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  appendFileSync,
+  existsSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,12 +65,15 @@ test('first run is full, then up to date', () => {
   assertLikeCold('first run');
 });
 
-test('a description edit: incremental, only that op\'s files (and project files that quote it) written', () => {
+test("a description edit: incremental, only that op's files (and project files that quote it) written", () => {
   edit('my_add.yaml', '2 * a + b for two tensors', '2 * a + b, for two tensors');
   const r = gen();
   assert.is(r.mode, 'incremental');
   assert.ok(r.result.written.length > 0);
-  assert.ok(r.result.written.every((p) => !/knn_query|leaky_relu|custom_relu|dynamic_trt/.test(p)), r.result.written.join());
+  assert.ok(
+    r.result.written.every((p) => !/knn_query|leaky_relu|custom_relu|dynamic_trt/.test(p)),
+    r.result.written.join(),
+  );
   assertLikeCold('description edit');
 });
 
@@ -72,7 +84,7 @@ test('an attribute default and a shape change reach every backend', () => {
   assert.match(readFileSync(path.join(out, 'python/opforge_ops/ops/custom_relu.py'), 'utf8'), 'alpha: float = 0.125');
 });
 
-test('a gradient op\'s spec changes its forward op\'s files too', () => {
+test("a gradient op's spec changes its forward op's files too", () => {
   // LeakyRelu's emit key covers LeakyReluGrad's spec: both are emitted again, and equal a cold run.
   edit('leaky_relu_grad.yaml', 'description: "grad_input', 'description: "(edited) grad_input');
   const r = gen();
@@ -91,7 +103,15 @@ test('a backward resolved in an earlier run is taken from the cache only while i
     assert.unreachable('no error');
   } catch (e) {
     const d = (e as { diagnostics?: { file: string; line: number; message: string }[] }).diagnostics ?? [];
-    assert.ok(d.some((x) => x.file.endsWith('/leaky_relu.yaml') && x.line > 1 && x.message.includes('`LeakyReluGrad` has no input `input`')), JSON.stringify(d));
+    assert.ok(
+      d.some(
+        (x) =>
+          x.file.endsWith('/leaky_relu.yaml') &&
+          x.line > 1 &&
+          x.message.includes('`LeakyReluGrad` has no input `input`'),
+      ),
+      JSON.stringify(d),
+    );
   } finally {
     writeFileSync(gradSpec, original);
   }
@@ -111,13 +131,18 @@ test('a backward resolved in an earlier run is taken from the cache only while i
 });
 
 test('added, renamed and removed specs; a kernel reference file edit', () => {
-  writeFileSync(path.join(ops, 'my_add2.yaml'), readFileSync(path.join(ops, 'my_add.yaml'), 'utf8').replace('name: MyAdd', 'name: MyAddTwo').replace(/backward:[\s\S]*?kernels:/, 'kernels:'));
+  writeFileSync(
+    path.join(ops, 'my_add2.yaml'),
+    readFileSync(path.join(ops, 'my_add.yaml'), 'utf8')
+      .replace('name: MyAdd', 'name: MyAddTwo')
+      .replace(/backward:[\s\S]*?kernels:/, 'kernels:'),
+  );
   assert.is(gen().mode, 'incremental');
   assertLikeCold('added spec');
   rmSync(path.join(ops, 'my_add2.yaml'));
   const r = gen();
   assert.ok(r.result.removed.some((p) => p.includes('my_add_two')));
-  assert.not.ok(existsSync(path.join(out, 'trt', 'my_add_two')), 'the removed op\'s directory is gone');
+  assert.not.ok(existsSync(path.join(out, 'trt', 'my_add_two')), "the removed op's directory is gone");
   assertLikeCold('removed spec');
   appendFileSync(path.join(ops, 'kernels', 'custom_relu_ref.py'), '\n# edited\n');
   const k = gen();
@@ -140,7 +165,12 @@ test('an invalid edit is reported at its line and writes nothing', () => {
     gen();
     assert.unreachable('no error');
   } catch (e) {
-    assert.match(String((e as { diagnostics?: unknown }).diagnostics ? JSON.stringify((e as { diagnostics: unknown }).diagnostics) : e), 'bogus');
+    assert.match(
+      String(
+        (e as { diagnostics?: unknown }).diagnostics ? JSON.stringify((e as { diagnostics: unknown }).diagnostics) : e,
+      ),
+      'bogus',
+    );
   }
   assert.equal(tree(out), before);
   // Put back as it was: the specs are those of the last good run, and out/ is theirs.
@@ -153,7 +183,11 @@ test('fresh processes (the opforge command): fragments and file hashes come from
   // In one process the cache stays in memory; a new `opforge gen` reads the per-op fragments of
   // project-wide files and their hashes back from out/.opforge-cache.
   const cli = (): { written: string[]; unchanged: number } => {
-    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--json', '--ops', ops, '--out', out], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--json', '--ops', ops, '--out', out],
+      { encoding: 'utf8' },
+    );
     assert.is(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as { written: string[]; unchanged: number };
   };
@@ -177,16 +211,25 @@ test('specs are known by stat once settled: only an edited spec is read; a same-
   // Every spec here was just written: none of their stats is trusted yet (each would be read).
   assert.is(gen().mode, 'up-to-date');
   const fresh = readStamp(out)!;
-  assert.ok([...fresh.specs.values()].some((e) => e.stat === ''), 'recently changed specs are recorded without a stat');
+  assert.ok(
+    [...fresh.specs.values()].some((e) => e.stat === ''),
+    'recently changed specs are recorded without a stat',
+  );
   await new Promise((r) => setTimeout(r, RACY_MS + 100));
   assert.is(gen().mode, 'up-to-date'); // the same hashes, now recorded with their stats
   const settled = readStamp(out)!;
-  assert.ok([...settled.specs.values()].every((e) => e.stat !== ''), 'settled specs are recorded with their stats');
+  assert.ok(
+    [...settled.specs.values()].every((e) => e.stat !== ''),
+    'settled specs are recorded with their stats',
+  );
   assert.is(readInputs(ops, 'x', settled.specs).specs.size, 0, 'no spec read when none changed');
   // An edit that keeps the size: the stat (mtime, ctime) still tells it.
   edit('my_add.yaml', '2 * a + b (for two tensors)', '2 * a + b [for two tensors]');
   const read = readInputs(ops, 'x', settled.specs).specs;
-  assert.equal([...read.keys()].map((f) => path.basename(f)), ['my_add.yaml']);
+  assert.equal(
+    [...read.keys()].map((f) => path.basename(f)),
+    ['my_add.yaml'],
+  );
   const r = gen();
   assert.is(r.mode, 'incremental');
   assert.match(readFileSync(path.join(out, 'python/opforge_ops/ops/my_add.py'), 'utf8'), '[for two tensors]');

@@ -20,68 +20,149 @@ import { sh } from './helpers/cxx.js';
 
 const hasJax = hasModule('jax');
 const buildDir = path.join(root, 'build', 'jax-run');
-const ffiInclude = (): string => spawnSync(PYTHON, ['-c', 'import jax.ffi; print(jax.ffi.include_dir())'], { encoding: 'utf8' }).stdout.trim();
+const ffiInclude = (): string =>
+  spawnSync(PYTHON, ['-c', 'import jax.ffi; print(jax.ffi.include_dir())'], { encoding: 'utf8' }).stdout.trim();
 
 test('without jax the columns are skipped, with the reason and the install command', async () => {
   const venv = mkdtempSync(path.join(os.tmpdir(), 'opforge-bare-'));
   assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-jax-'));
   for (const f of ['my_add.yaml', 'my_add_grad.yaml']) cpSync(path.join(root, 'ops', f), path.join(dir, 'ops', f));
-  for (const f of readdirSync(path.join(root, 'ops', 'kernels')).filter((f) => f.startsWith('my_add'))) cpSync(path.join(root, 'ops', 'kernels', f), path.join(dir, 'ops', 'kernels', f));
+  for (const f of readdirSync(path.join(root, 'ops', 'kernels')).filter((f) => f.startsWith('my_add')))
+    cpSync(path.join(root, 'ops', 'kernels', f), path.join(dir, 'ops', 'kernels', f));
   const r = await runTests({ root: dir, backends: ['jax'], python: path.join(venv, 'bin', 'python') });
   assert.ok(r.ok);
-  for (const b of ['jax', 'jax-grad']) assert.match(r.skipped[b] ?? '', /^jax is not importable by .* \(install: pip install jax==\d/);
+  for (const b of ['jax', 'jax-grad'])
+    assert.match(r.skipped[b] ?? '', /^jax is not importable by .* \(install: pip install jax==\d/);
 });
 
-testWith(['jax', 'torch'], 'seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case', async () => {
-  const r = await runTests({ root, backends: ['jax'], python: PYTHON, buildDir });
-  assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
-  const project = loadProject({ opsDir: path.join(root, 'ops'), root });
-  const keys = (ops: typeof project.ops) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
-  const ok = (b: string, raised = false) => r.results.filter((x) => x.backend === b && x.status === 'ok' && !!x.raised === raised).map((x) => `${x.op}#${x.case}`).sort();
-  assert.equal(ok('jax'), keys(project.ops));
-  assert.ok(r.results.filter((x) => x.backend === 'jax').every((x) => x.compared === 'reference'));
-  assert.equal(ok('jax-grad'), keys(project.ops.filter((op) => op.backward)));
-  // The gradient ops declare no backward: differentiating them raises the named error.
-  assert.equal(ok('jax-grad', true), keys(project.ops.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
-  assert.match(JSON.stringify(r.env.jax), /"ffiApi":"\d+\.\d+"/);
-});
+testWith(
+  ['jax', 'torch'],
+  'seed ops: jax (jit and vmap) and jax-grad agree with the reference on every case',
+  async () => {
+    const r = await runTests({ root, backends: ['jax'], python: PYTHON, buildDir });
+    assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
+    const project = loadProject({ opsDir: path.join(root, 'ops'), root });
+    const keys = (ops: typeof project.ops) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
+    const ok = (b: string, raised = false) =>
+      r.results
+        .filter((x) => x.backend === b && x.status === 'ok' && !!x.raised === raised)
+        .map((x) => `${x.op}#${x.case}`)
+        .sort();
+    assert.equal(ok('jax'), keys(project.ops));
+    assert.ok(r.results.filter((x) => x.backend === 'jax').every((x) => x.compared === 'reference'));
+    assert.equal(ok('jax-grad'), keys(project.ops.filter((op) => op.backward)));
+    // The gradient ops declare no backward: differentiating them raises the named error.
+    assert.equal(
+      ok('jax-grad', true),
+      keys(project.ops.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))),
+    );
+    assert.match(JSON.stringify(r.env.jax), /"ffiApi":"\d+\.\d+"/);
+  },
+);
 
 testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_check.py)', () => {
   // A library recording a newer jaxlib than the running one: build_info.cc alone, as CMake builds it.
   const fake = path.join(buildDir, 'fake-newer');
   mkdirSync(fake, { recursive: true });
   const lib = path.join(fake, 'libopforge_jax_ops.so');
-  sh('g++', ['-std=c++17', '-shared', '-fPIC', '-Wall', '-Wextra', '-Werror', '-isystem', ffiInclude(), '-DOPFORGE_JAX_JAXLIB_VERSION="99.0.0"', path.join(root, 'out', 'jax', 'build_info.cc'), '-o', lib]);
-  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'jax_api_check.py'), path.join(root, 'out', 'jax'), path.join(buildDir, 'jax', 'jax', 'libopforge_jax_ops.so'), lib],
-    { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } });
+  sh('g++', [
+    '-std=c++17',
+    '-shared',
+    '-fPIC',
+    '-Wall',
+    '-Wextra',
+    '-Werror',
+    '-isystem',
+    ffiInclude(),
+    '-DOPFORGE_JAX_JAXLIB_VERSION="99.0.0"',
+    path.join(root, 'out', 'jax', 'build_info.cc'),
+    '-o',
+    lib,
+  ]);
+  const r = spawnSync(
+    PYTHON,
+    [
+      path.join(root, 'test', 'python', 'jax_api_check.py'),
+      path.join(root, 'out', 'jax'),
+      path.join(buildDir, 'jax', 'jax', 'libopforge_jax_ops.so'),
+      lib,
+    ],
+    { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } },
+  );
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr.split('\n').slice(-25).join('\n')}`);
-  for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors']) assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
+  for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors'])
+    assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
 });
 
-testWith(['jax'], 'JAX_PYTHON may name a command on PATH (as OPFORGE_PYTHON=python3 passes it), not only a path', () => {
-  // A FILEPATH cache entry would make `python3` absolute against the working directory.
-  const dir = path.join(buildDir, 'jax-python-on-path');
-  const r = spawnSync('cmake', ['-S', path.join(root, 'out'), '-B', dir, '-DWITH_JAX=ON', `-DJAX_PYTHON=${path.basename(PYTHON)}`, `-DOPFORGE_PROJECT_ROOT=${root}`], {
-    encoding: 'utf8', cwd: os.tmpdir(), env: { ...process.env, PATH: `${path.dirname(PYTHON)}${path.delimiter}${process.env.PATH ?? ''}` },
-  });
-  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
-  assert.match(r.stdout, /JAX: the XLA FFI headers of jaxlib \d+\.\d+/);
-});
+testWith(
+  ['jax'],
+  'JAX_PYTHON may name a command on PATH (as OPFORGE_PYTHON=python3 passes it), not only a path',
+  () => {
+    // A FILEPATH cache entry would make `python3` absolute against the working directory.
+    const dir = path.join(buildDir, 'jax-python-on-path');
+    const r = spawnSync(
+      'cmake',
+      [
+        '-S',
+        path.join(root, 'out'),
+        '-B',
+        dir,
+        '-DWITH_JAX=ON',
+        `-DJAX_PYTHON=${path.basename(PYTHON)}`,
+        `-DOPFORGE_PROJECT_ROOT=${root}`,
+      ],
+      {
+        encoding: 'utf8',
+        cwd: os.tmpdir(),
+        env: { ...process.env, PATH: `${path.dirname(PYTHON)}${path.delimiter}${process.env.PATH ?? ''}` },
+      },
+    );
+    assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /JAX: the XLA FFI headers of jaxlib \d+\.\d+/);
+  },
+);
 
 test('the CUDA handlers compile (-Wall -Wextra -Werror) against the CUDA headers', () => {
-  const cudaInclude = ['/usr/local/cuda/include', ...(process.env.CUDA_HOME ? [path.join(process.env.CUDA_HOME, 'include')] : [])].find((d) => existsSync(path.join(d, 'cuda_runtime_api.h')));
-  if (!hasJax || !cudaInclude) return;  // compile-only; nothing to compile against
+  const cudaInclude = [
+    '/usr/local/cuda/include',
+    ...(process.env.CUDA_HOME ? [path.join(process.env.CUDA_HOME, 'include')] : []),
+  ].find((d) => existsSync(path.join(d, 'cuda_runtime_api.h')));
+  if (!hasJax || !cudaInclude) return; // compile-only; nothing to compile against
   const project = loadProject({ opsDir: path.join(root, 'ops'), root });
   const dir = path.join(buildDir, 'cuda-compile');
   mkdirSync(dir, { recursive: true });
   // Every handler unit in one file (as the CMake unity build compiles them).
   const unity = path.join(dir, 'handlers.cc');
-  writeFileSync(unity, project.ops.map((op) => `#include "${path.join(root, 'out', 'jax', op.ident.snake, `${op.ident.snake}_jax.cc`)}"\n`).join(''));
-  sh('g++', ['-std=c++17', '-c', '-fPIC', '-Wall', '-Wextra', '-Werror', '-DOPFORGE_JAX_WITH_CUDA', '-isystem', ffiInclude(), '-isystem', cudaInclude,
-    '-I', path.join(root, 'out', 'include'), '-I', path.join(root, 'out', 'jax', 'include'), unity, '-o', path.join(dir, 'handlers.o')]);
+  writeFileSync(
+    unity,
+    project.ops
+      .map((op) => `#include "${path.join(root, 'out', 'jax', op.ident.snake, `${op.ident.snake}_jax.cc`)}"\n`)
+      .join(''),
+  );
+  sh('g++', [
+    '-std=c++17',
+    '-c',
+    '-fPIC',
+    '-Wall',
+    '-Wextra',
+    '-Werror',
+    '-DOPFORGE_JAX_WITH_CUDA',
+    '-isystem',
+    ffiInclude(),
+    '-isystem',
+    cudaInclude,
+    '-I',
+    path.join(root, 'out', 'include'),
+    '-I',
+    path.join(root, 'out', 'jax', 'include'),
+    unity,
+    '-o',
+    path.join(dir, 'handlers.o'),
+  ]);
   const syms = sh('nm', ['-g', '--defined-only', path.join(dir, 'handlers.o')]);
-  for (const op of project.ops) for (const k of ['cpu', 'cuda']) assert.match(syms, new RegExp(`\\bopforge_jax_${op.ident.snake}_${k}\\b`));
+  for (const op of project.ops)
+    for (const k of ['cpu', 'cuda']) assert.match(syms, new RegExp(`\\bopforge_jax_${op.ident.snake}_${k}\\b`));
 });
 
 test.run();

@@ -14,7 +14,10 @@ import { generate } from '../generator/output/gen.js';
 import { listTree } from '../generator/output/write-out.js';
 import { root } from './helpers/paths.js';
 
-const snapshot = (dir: string): string => listTree(dir).map((p) => `${p}\n${readFileSync(path.join(dir, p), 'utf8')}`).join('\0');
+const snapshot = (dir: string): string =>
+  listTree(dir)
+    .map((p) => `${p}\n${readFileSync(path.join(dir, p), 'utf8')}`)
+    .join('\0');
 
 function setVersion(opsDir: string, v: string): void {
   for (const f of readdirSync(opsDir).filter((x) => x.endsWith('.yaml'))) {
@@ -39,7 +42,17 @@ test('SIGKILL at any point leaves the old or the new complete output', async () 
   // before its kill, and kills continue until enough have hit a running generator.
   setVersion(ops, 'B');
   const t0 = performance.now();
-  await new Promise((r) => spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', ops, '--out', path.join(dir, 'timing')]).on('exit', r));
+  await new Promise((r) =>
+    spawn(process.execPath, [
+      path.join(root, 'dist', 'cli', 'opforge.js'),
+      'gen',
+      '--quiet',
+      '--ops',
+      ops,
+      '--out',
+      path.join(dir, 'timing'),
+    ]).on('exit', r),
+  );
   let runMs = performance.now() - t0;
   const seen = { old: 0, new: 0, swapping: 0 };
   const wanted = 8;
@@ -50,9 +63,22 @@ test('SIGKILL at any point leaves the old or the new complete output', async () 
     setVersion(ops, i % 2 ? 'A' : 'B');
     const before = snapshot(out);
     const started = performance.now();
-    const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', ops, '--out', out]);
+    const child = spawn(process.execPath, [
+      path.join(root, 'dist', 'cli', 'opforge.js'),
+      'gen',
+      '--quiet',
+      '--ops',
+      ops,
+      '--out',
+      out,
+    ]);
     let exitedAt = 0;
-    const exited = new Promise((r) => child.on('exit', () => { exitedAt = performance.now(); r(undefined); }));
+    const exited = new Promise((r) =>
+      child.on('exit', () => {
+        exitedAt = performance.now();
+        r(undefined);
+      }),
+    );
     // Writing happens at the end of a run: concentrate the kills around it (50% to 98% of a run).
     await new Promise((r) => setTimeout(r, runMs * (0.5 + (0.48 * ((i * 5) % 12)) / 11)));
     if (child.exitCode === null && exitedAt === 0) killedRunning++;
@@ -66,14 +92,20 @@ test('SIGKILL at any point leaves the old or the new complete output', async () 
       else seen.new++;
     } else {
       seen.swapping++;
-      assert.ok(existsSync(path.join(`${out}.next`, '.opforge-complete')), `kill ${i}: out/ missing without a complete out.next`);
+      assert.ok(
+        existsSync(path.join(`${out}.next`, '.opforge-complete')),
+        `kill ${i}: out/ missing without a complete out.next`,
+      );
     }
     // The next run recovers whatever state the kill left and finishes the job.
     generate({ opsDir: ops, outDir: out });
     assert.ok(snapshot(out) === (i % 2 ? setA : setB), `kill ${i}: recovery did not produce the new set`);
   }
   assert.ok(seen.old + seen.new + seen.swapping === kills);
-  assert.ok(killedRunning >= wanted, `only ${killedRunning} of ${kills} kills hit a running generator: ${JSON.stringify(seen)}`);
+  assert.ok(
+    killedRunning >= wanted,
+    `only ${killedRunning} of ${kills} kills hit a running generator: ${JSON.stringify(seen)}`,
+  );
 });
 
 test.run();

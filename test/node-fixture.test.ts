@@ -11,8 +11,19 @@ import { build, load } from '../runtime/index.js';
 import { root } from './helpers/paths.js';
 import { sh } from './helpers/cxx.js';
 
-interface T { dtype: string; dims: number[]; data: Float32Array | Float64Array }
-interface Attrs { stride?: number; scale?: number; mode?: string; enabled?: boolean; pads?: number[]; weights?: number[] }
+interface T {
+  dtype: string;
+  dims: number[];
+  data: Float32Array | Float64Array;
+}
+interface Attrs {
+  stride?: number;
+  scale?: number;
+  mode?: string;
+  enabled?: boolean;
+  pads?: number[];
+  weights?: number[];
+}
 type StridedScale = (x: T, bias: T | undefined, attrs?: Attrs) => { y: T };
 
 // Under build/ so that node-addon-api resolves from the project's node_modules.
@@ -24,7 +35,15 @@ test.before(async () => {
   rmSync(project, { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
   cpSync(path.join(root, 'test', 'fixtures', 'adapters', 'ops'), path.join(project, 'ops'), { recursive: true });
-  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(project, 'ops'), '--out', path.join(project, 'out')]);
+  sh(process.execPath, [
+    path.join(root, 'dist', 'cli', 'opforge.js'),
+    'gen',
+    '--quiet',
+    '--ops',
+    path.join(project, 'ops'),
+    '--out',
+    path.join(project, 'out'),
+  ]);
   const buildDir = path.join(project, 'build');
   await build({ root: project, buildDir });
   const mod = await import(path.join(project, 'out', 'node', 'index.js'));
@@ -62,8 +81,18 @@ const DEFAULTS: Required<Attrs> = { stride: 1, scale: 1, mode: 'plain', enabled:
 test('every attribute type and an optional input match the reference, sync and async', async () => {
   const cases: { dtype: 'float32' | 'float64'; dims: number[]; bias: boolean; attrs: Attrs }[] = [
     { dtype: 'float32', dims: [3, 7], bias: false, attrs: { stride: 2, scale: 0.5 } },
-    { dtype: 'float64', dims: [2, 4], bias: true, attrs: { stride: 3, mode: 'negate', enabled: false, pads: [1, 2], weights: [0.5, 0.25] } },
-    { dtype: 'float32', dims: [4, 9], bias: true, attrs: { scale: 1.7, mode: 'negate', pads: [7], weights: [0.1, 0.2, 0.3] } },
+    {
+      dtype: 'float64',
+      dims: [2, 4],
+      bias: true,
+      attrs: { stride: 3, mode: 'negate', enabled: false, pads: [1, 2], weights: [0.5, 0.25] },
+    },
+    {
+      dtype: 'float32',
+      dims: [4, 9],
+      bias: true,
+      attrs: { scale: 1.7, mode: 'negate', pads: [7], weights: [0.1, 0.2, 0.3] },
+    },
     { dtype: 'float64', dims: [1, 1], bias: false, attrs: {} },
     { dtype: 'float32', dims: [0, 5], bias: true, attrs: { stride: 4 } },
   ];
@@ -82,10 +111,23 @@ test('every attribute type and an optional input match the reference, sync and a
 
 test('list and string attributes are checked before the call; strings reach the kernel intact', () => {
   const x = tensor('float32', [2, 3], 1);
-  assert.throws(() => stridedScale(x, undefined, { mode: 'bogus' }), (e: Error) => e instanceof RangeError && /StridedScale: attribute mode must be one of plain, negate/.test(e.message));
-  assert.throws(() => stridedScale(x, undefined, { pads: [1.5] }), (e: Error) => e instanceof TypeError && /attribute pads must be an array of integers/.test(e.message));
-  assert.throws(() => stridedScale(x, undefined, { weights: [Number.NaN] }), (e: Error) => e instanceof TypeError && /attribute weights must be an array of finite numbers/.test(e.message));
-  assert.throws(() => stridedScale(x, undefined, { stride: 0 }), (e: Error) => e instanceof RangeError && /attribute stride must be >= 1/.test(e.message));
+  assert.throws(
+    () => stridedScale(x, undefined, { mode: 'bogus' }),
+    (e: Error) =>
+      e instanceof RangeError && /StridedScale: attribute mode must be one of plain, negate/.test(e.message),
+  );
+  assert.throws(
+    () => stridedScale(x, undefined, { pads: [1.5] }),
+    (e: Error) => e instanceof TypeError && /attribute pads must be an array of integers/.test(e.message),
+  );
+  assert.throws(
+    () => stridedScale(x, undefined, { weights: [Number.NaN] }),
+    (e: Error) => e instanceof TypeError && /attribute weights must be an array of finite numbers/.test(e.message),
+  );
+  assert.throws(
+    () => stridedScale(x, undefined, { stride: 0 }),
+    (e: Error) => e instanceof RangeError && /attribute stride must be >= 1/.test(e.message),
+  );
   // Back to back: the scratch slots and argument positions of one call do not leak into the next.
   const a = stridedScale(x, undefined, { mode: 'negate', pads: [1, 2, 3] }).y;
   const b = stridedScale(x, undefined).y;

@@ -14,7 +14,11 @@ const buildDir = path.join(root, 'build', 'node');
 test('random calls into the binding only ever throw JS errors', async () => {
   await build({ root, buildDir });
   for (const seed of [1, 2, 3]) {
-    const r = spawnSync(process.execPath, [path.join(root, 'dist', 'test', 'node-fuzz-driver.js'), buildDir, '3000', String(seed)], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(root, 'dist', 'test', 'node-fuzz-driver.js'), buildDir, '3000', String(seed)],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     assert.is(r.signal, null, `seed ${seed}: killed by ${r.signal}\n${r.stderr.slice(-2000)}`);
     assert.is(r.status, 0, `seed ${seed}: exit ${r.status}\n${r.stderr.slice(-2000)}`);
     const c = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number>;

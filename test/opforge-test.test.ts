@@ -18,8 +18,17 @@ const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-function opforgeTest(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [cli, 'test', ...args], { cwd, encoding: 'utf8', env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env }, maxBuffer: 64 << 20 });
+function opforgeTest(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [cli, 'test', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env },
+    maxBuffer: 64 << 20,
+  });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -27,11 +36,17 @@ function opforgeTest(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): 
 function seedProject(name: string, ops: string[]): string {
   const dir = path.join(tmp, name);
   // An op's gradient op comes along (its spec's backward names it).
-  for (const op of ops.flatMap((o) => (existsSync(path.join(root, 'ops', `${o}_grad.yaml`)) ? [o, `${o}_grad`] : [o]))) {
+  for (const op of ops.flatMap((o) =>
+    existsSync(path.join(root, 'ops', `${o}_grad.yaml`)) ? [o, `${o}_grad`] : [o],
+  )) {
     cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
     for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
       const f = path.join(root, 'ops', 'kernels', `${op}${ext}`);
-      try { cpSync(f, path.join(dir, 'ops', 'kernels', `${op}${ext}`)); } catch { /* not every op has every file */ }
+      try {
+        cpSync(f, path.join(dir, 'ops', 'kernels', `${op}${ext}`));
+      } catch {
+        /* not every op has every file */
+      }
     }
   }
   return dir;
@@ -43,15 +58,22 @@ testWith(['torch'], 'the seed ops: every case agrees on node, torch, ort, the le
   assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
   const report = JSON.parse(r.out) as TestReport;
   assert.ok(report.ok);
-  for (const b of ['node', 'torch', 'grad', 'ort', 'ort-legacy', 'serialize']) assert.ok(report.backends.includes(b), `${b} did not run: ${JSON.stringify(report.skipped)}`);
+  for (const b of ['node', 'torch', 'grad', 'ort', 'ort-legacy', 'serialize'])
+    assert.ok(report.backends.includes(b), `${b} did not run: ${JSON.stringify(report.skipped)}`);
   // The dynamo exporter runs on torch >= 2.5 (the venv's); older torch skips it with its reason, not silently.
   if (torchAtLeast(2, 5)) assert.ok(report.backends.includes('ort-dynamo'), JSON.stringify(report.skipped));
   else assert.match(report.skipped['ort-dynamo'] ?? '', /torch 1\.13.* < 2\.5/);
   // No TensorRT headers in CI: the trt column says why it did not run (test/trt.test.ts runs it with headers).
-  if (!trtIncludeDir()) assert.match(report.skipped.trt ?? '', /no TensorRT headers \(set TENSORRT_ROOT or TENSORRT_INCLUDE_DIR\)/);
-  const cases = loadProject({ opsDir: path.join(root, 'ops'), root }).ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`));
+  if (!trtIncludeDir())
+    assert.match(report.skipped.trt ?? '', /no TensorRT headers \(set TENSORRT_ROOT or TENSORRT_INCLUDE_DIR\)/);
+  const cases = loadProject({ opsDir: path.join(root, 'ops'), root }).ops.flatMap((op) =>
+    op.tests.map((t) => `${op.name}#${t.index}`),
+  );
   for (const b of ['node', 'torch', 'ort', 'ort-legacy', 'serialize']) {
-    const ran = report.results.filter((x) => x.backend === b && x.status === 'ok').map((x) => `${x.op}#${x.case}`).sort();
+    const ran = report.results
+      .filter((x) => x.backend === b && x.status === 'ok')
+      .map((x) => `${x.op}#${x.case}`)
+      .sort();
     assert.equal(ran, [...cases].sort(), `backend ${b}`);
   }
   assert.ok(report.env.extension, 'the torch column ran the compiled extension');
@@ -62,63 +84,116 @@ testWith(['torch'], 'the seed ops: every case agrees on node, torch, ort, the le
   const seed = loadProject({ opsDir: path.join(root, 'ops'), root }).ops;
   const keys = (ops: typeof seed) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
   const grad = report.results.filter((x) => x.backend === 'grad' && x.status === 'ok');
-  assert.equal(grad.filter((x) => x.compared === 'reference').map((x) => `${x.op}#${x.case}`).sort(), keys(seed.filter((op) => op.backward)));
-  assert.equal(grad.filter((x) => x.message === 'no backward: asking for a gradient raises the named error').map((x) => `${x.op}#${x.case}`).sort(),
-    keys(seed.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))));
+  assert.equal(
+    grad
+      .filter((x) => x.compared === 'reference')
+      .map((x) => `${x.op}#${x.case}`)
+      .sort(),
+    keys(seed.filter((op) => op.backward)),
+  );
+  assert.equal(
+    grad
+      .filter((x) => x.message === 'no backward: asking for a gradient raises the named error')
+      .map((x) => `${x.op}#${x.case}`)
+      .sort(),
+    keys(seed.filter((op) => !op.backward && op.inputs.some((i) => i.differentiable))),
+  );
 });
 
-firstLegTest('without torch or paddle (a bare venv): node, ort and serialize agree between themselves; every Python column says why, with the install command', () => {
-  const venv = path.join(tmp, 'bare-venv');
-  assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
-  const dir = seedProject('bare', ['my_add']);
-  const r = opforgeTest(dir, ['--json'], { OPFORGE_PYTHON: path.join(venv, 'bin', 'python') });
-  assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
-  const report = JSON.parse(r.out) as TestReport;
-  assert.ok(report.ok);
-  for (const b of ['reference', 'torch', 'grad', 'ort-legacy', 'ort-dynamo']) {
-    assert.match(report.skipped[b] ?? '', /^torch is not importable by .*bare-venv.* \(install: pip install torch onnx onnxruntime onnxscript; /, b);
-  }
-  for (const b of ['paddle', 'paddle-grad', 'paddle-infer']) assert.match(report.skipped[b] ?? '', /^paddle is not importable by .* \(install: pip install paddlepaddle==\d/, b);
-  const cases = loadProject({ opsDir: path.join(dir, 'ops'), root: dir }).ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
-  for (const b of ['node', 'ort', 'serialize']) {
-    assert.equal(report.results.filter((x) => x.backend === b && ['ok', 'base'].includes(x.status)).map((x) => `${x.op}#${x.case}`).sort(), cases, b);
-  }
-  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.compared === 'backends'));
-  // Nothing claims a reference it did not have.
-  assert.equal(report.summary, { cases: cases.length, reference: 0, backends: cases.length, nothing: 0 });
-});
+firstLegTest(
+  'without torch or paddle (a bare venv): node, ort and serialize agree between themselves; every Python column says why, with the install command',
+  () => {
+    const venv = path.join(tmp, 'bare-venv');
+    assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
+    const dir = seedProject('bare', ['my_add']);
+    const r = opforgeTest(dir, ['--json'], { OPFORGE_PYTHON: path.join(venv, 'bin', 'python') });
+    assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+    const report = JSON.parse(r.out) as TestReport;
+    assert.ok(report.ok);
+    for (const b of ['reference', 'torch', 'grad', 'ort-legacy', 'ort-dynamo']) {
+      assert.match(
+        report.skipped[b] ?? '',
+        /^torch is not importable by .*bare-venv.* \(install: pip install torch onnx onnxruntime onnxscript; /,
+        b,
+      );
+    }
+    for (const b of ['paddle', 'paddle-grad', 'paddle-infer'])
+      assert.match(
+        report.skipped[b] ?? '',
+        /^paddle is not importable by .* \(install: pip install paddlepaddle==\d/,
+        b,
+      );
+    const cases = loadProject({ opsDir: path.join(dir, 'ops'), root: dir })
+      .ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`))
+      .sort();
+    for (const b of ['node', 'ort', 'serialize']) {
+      assert.equal(
+        report.results
+          .filter((x) => x.backend === b && ['ok', 'base'].includes(x.status))
+          .map((x) => `${x.op}#${x.case}`)
+          .sort(),
+        cases,
+        b,
+      );
+    }
+    assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.compared === 'backends'));
+    // Nothing claims a reference it did not have.
+    assert.equal(report.summary, { cases: cases.length, reference: 0, backends: cases.length, nothing: 0 });
+  },
+);
 
-testWith(['torch'], 'a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so', () => {
-  const dir = seedProject('wrong', ['custom_relu']);
-  const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
-  // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.
-  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('v > C(0) ? v : scaled', 'v > C(0) ? v : alpha * scaled'));
-  // Paddle's columns aside (test/paddle-run.test.ts): here the torch/ONNX/Node columns' table.
-  const r = opforgeTest(dir, ['--backend', 'node,torch,grad,ort,export,serialize,trt']);
-  assert.is(r.status, 1, `${r.out}\n${r.err.slice(-2000)}`);
-  for (const b of ['node', 'torch', 'ort', 'ort-legacy']) {
-    for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[${b}\\]: output y\\[\\d+\\] = `), `${b} case ${k}`);
-    for (const k of [0, 2]) assert.not.match(r.out, `CustomRelu case ${k} [${b}]`);
-  }
-  // grad too: gradcheck compares the declared backward (alpha) with the wrong forward's slope (alpha^2).
-  for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[grad\\]: `), `grad case ${k}`);
-  // torch >= 2.5: the dynamo-exported model fails too (one more column).
-  const dynamo = torchAtLeast(2, 5);
-  assert.match(r.out, new RegExp(`CustomRelu\\s+(FAIL 2/4\\s+){${dynamo ? 6 : 5}}ok 4`));
-  assert.match(r.out, `opforge test: 2 op(s), 7 case(s), ${dynamo ? 7 : 6} backend(s): ${dynamo ? 12 : 10} failure(s)`);
+testWith(
+  ['torch'],
+  'a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so',
+  () => {
+    const dir = seedProject('wrong', ['custom_relu']);
+    const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
+    // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.
+    writeFileSync(
+      kernel,
+      readFileSync(kernel, 'utf8').replace('v > C(0) ? v : scaled', 'v > C(0) ? v : alpha * scaled'),
+    );
+    // Paddle's columns aside (test/paddle-run.test.ts): here the torch/ONNX/Node columns' table.
+    const r = opforgeTest(dir, ['--backend', 'node,torch,grad,ort,export,serialize,trt']);
+    assert.is(r.status, 1, `${r.out}\n${r.err.slice(-2000)}`);
+    for (const b of ['node', 'torch', 'ort', 'ort-legacy']) {
+      for (const k of [1, 3])
+        assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[${b}\\]: output y\\[\\d+\\] = `), `${b} case ${k}`);
+      for (const k of [0, 2]) assert.not.match(r.out, `CustomRelu case ${k} [${b}]`);
+    }
+    // grad too: gradcheck compares the declared backward (alpha) with the wrong forward's slope (alpha^2).
+    for (const k of [1, 3]) assert.match(r.out, new RegExp(`CustomRelu case ${k} \\[grad\\]: `), `grad case ${k}`);
+    // torch >= 2.5: the dynamo-exported model fails too (one more column).
+    const dynamo = torchAtLeast(2, 5);
+    assert.match(r.out, new RegExp(`CustomRelu\\s+(FAIL 2/4\\s+){${dynamo ? 6 : 5}}ok 4`));
+    assert.match(
+      r.out,
+      `opforge test: 2 op(s), 7 case(s), ${dynamo ? 7 : 6} backend(s): ${dynamo ? 12 : 10} failure(s)`,
+    );
 
-  // A kernel that does not compile: a failure of that op on every backend that builds it, naming
-  // the file and line; the other ops of the same builds are not run because of it (not failures).
-  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
-  const broken = opforgeTest(dir, ['--backend', 'node,torch,ort']);
-  assert.is(broken.status, 1, broken.out);
-  for (const b of ['node', 'torch', 'ort']) assert.match(broken.out, new RegExp(`CustomRelu case - \\[${b}\\]: its kernel does not compile \\(ops/kernels/custom_relu\\.cpp:\\d+\\): .*\\n.*custom_relu\\.cpp:\\d+:\\d+: error`), b);
-  assert.match(broken.out, /CustomReluGrad\s+not run\s+not run\s+not run/);
-  assert.match(broken.out, /not run \(another op broke the build they share\):\n {2}CustomReluGrad \[torch, node, ort\]: not run: the kernel of CustomRelu \(ops\/kernels\/custom_relu\.cpp:\d+\) broke this build/);
-  assert.match(broken.out, ': 3 failure(s)');
-  assert.not.match(broken.out, 'CustomReluGrad case');
-  assert.not.match(broken.out, 'skipped:');
-});
+    // A kernel that does not compile: a failure of that op on every backend that builds it, naming
+    // the file and line; the other ops of the same builds are not run because of it (not failures).
+    writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
+    const broken = opforgeTest(dir, ['--backend', 'node,torch,ort']);
+    assert.is(broken.status, 1, broken.out);
+    for (const b of ['node', 'torch', 'ort'])
+      assert.match(
+        broken.out,
+        new RegExp(
+          `CustomRelu case - \\[${b}\\]: its kernel does not compile \\(ops/kernels/custom_relu\\.cpp:\\d+\\): .*\\n.*custom_relu\\.cpp:\\d+:\\d+: error`,
+        ),
+        b,
+      );
+    assert.match(broken.out, /CustomReluGrad\s+not run\s+not run\s+not run/);
+    assert.match(
+      broken.out,
+      /not run \(another op broke the build they share\):\n {2}CustomReluGrad \[torch, node, ort\]: not run: the kernel of CustomRelu \(ops\/kernels\/custom_relu\.cpp:\d+\) broke this build/,
+    );
+    assert.match(broken.out, ': 3 failure(s)');
+    assert.not.match(broken.out, 'CustomReluGrad case');
+    assert.not.match(broken.out, 'skipped:');
+  },
+);
 
 test('without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors', () => {
   const dir = seedProject('noref', ['my_add', 'leaky_relu']);
@@ -130,22 +205,41 @@ test('without a reference the CPU kernel is the baseline; --only and --backend s
   assert.equal(report.backends, ['node', 'ort']);
   assert.equal([...new Set(report.results.map((x) => x.op))], ['MyAdd']);
   // The CPU kernel's cells are the baseline, unchecked themselves; ORT is compared with them.
-  assert.ok(report.results.filter((x) => x.backend === 'node').every((x) => x.status === 'base' && /^baseline: the other backends are compared with this output/.test(x.message ?? '')));
-  assert.ok(report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok' && x.compared === 'backends'), JSON.stringify(report.results));
+  assert.ok(
+    report.results
+      .filter((x) => x.backend === 'node')
+      .every(
+        (x) =>
+          x.status === 'base' && /^baseline: the other backends are compared with this output/.test(x.message ?? ''),
+      ),
+  );
+  assert.ok(
+    report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok' && x.compared === 'backends'),
+    JSON.stringify(report.results),
+  );
   assert.equal(report.summary, { cases: 2, reference: 0, backends: 2, nothing: 0 });
   const table = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort']);
   assert.match(table.out, /MyAdd\s+base 2\s+ok 2 /);
-  assert.match(table.out, 'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)');
+  assert.match(
+    table.out,
+    'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)',
+  );
   // The baseline alone: nothing was compared, and the summary does not say "agree".
   const alone = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node']);
   assert.is(alone.status, 0, alone.out);
   assert.match(alone.out, /MyAdd\s+base 2\n/);
-  assert.match(alone.out, 'opforge test: 1 op(s), 2 case(s), 1 backend(s): no disagreement, but 2 case(s) were compared with nothing (0 compared with the reference, 0 only between backends, 2 with nothing)');
+  assert.match(
+    alone.out,
+    'opforge test: 1 op(s), 2 case(s), 1 backend(s): no disagreement, but 2 case(s) were compared with nothing (0 compared with the reference, 0 only between backends, 2 with nothing)',
+  );
   assert.not.match(alone.out, 'all agree');
 
   const bad = opforgeTest(dir, ['--backend', 'node,tensorflow']);
   assert.is(bad.status, 2);
-  assert.match(bad.err, 'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)');
+  assert.match(
+    bad.err,
+    'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)',
+  );
   const only = opforgeTest(dir, ['--only', 'Nope']);
   assert.is(only.status, 2);
   assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');

@@ -39,9 +39,15 @@ async function open(name: string, op: OpIR, opts: OpModelOptions): Promise<OrtSe
 /** Runs a case as a model (dims declared as given, or symbolic) and compares with the reference. */
 async function runCase(op: OpIR, t: TestCaseIR, tag: string, symbolic: boolean): Promise<void> {
   const { args, ins } = caseInputs(op, t);
-  const inputShapes = Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, symbolic ? args[k]!.dims.map((_, d) => `${inp.name}_d${d}`) : args[k]!.dims]] : [])));
+  const inputShapes = Object.fromEntries(
+    op.inputs.flatMap((inp, k) =>
+      args[k] ? [[inp.name, symbolic ? args[k]!.dims.map((_, d) => `${inp.name}_d${d}`) : args[k]!.dims]] : [],
+    ),
+  );
   const s = await open(`${op.ident.snake}_${tag}`, op, { binding: t.binding, attributes: t.attributes, inputShapes });
-  const feeds = Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : [])));
+  const feeds = Object.fromEntries(
+    op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : [])),
+  );
   const out = s.run(feeds) as unknown as Record<string, T>;
   s.close();
   const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
@@ -49,7 +55,7 @@ async function runCase(op: OpIR, t: TestCaseIR, tag: string, symbolic: boolean):
 }
 
 test.before(async () => {
-  process.env.OPFORGE_ORT_LOG_LEVEL ??= '4';  // errors come back as exceptions; keep ORT's log quiet
+  process.env.OPFORGE_ORT_LOG_LEVEL ??= '4'; // errors come back as exceptions; keep ORT's log quiet
   mkdirSync(modelDir, { recursive: true });
   library = await buildOrtLibrary({ root, buildDir });
 });
@@ -63,13 +69,20 @@ test('out/ort is exactly what the emitter generates (golden)', () => {
   }
   for (const op of project.ops) {
     const h = files.find((f) => f.path === ortPaths(op).header)!.content;
-    for (const a of op.attributes) assert.ok(h.includes(`r.read("${a.name}", ${a.required}, &a->${a.name})`), `${op.name}.${a.name} is read by name`);
+    for (const a of op.attributes)
+      assert.ok(
+        h.includes(`r.read("${a.name}", ${a.required}, &a->${a.name})`),
+        `${op.name}.${a.name} is read by name`,
+      );
     assert.ok(h.includes(`kPortTypes[kNumBindings]`), op.name);
   }
 });
 
 test('the library exports only RegisterCustomOps and needs nothing from libonnxruntime', () => {
-  const defined = sh('nm', ['-D', '--defined-only', library]).split('\n').filter((l) => / T /.test(l)).map((l) => l.split(' ').pop());
+  const defined = sh('nm', ['-D', '--defined-only', library])
+    .split('\n')
+    .filter((l) => / T /.test(l))
+    .map((l) => l.split(' ').pop());
   assert.equal(defined, ['RegisterCustomOps']);
   const undef = sh('nm', ['-D', '--undefined-only', library]);
   assert.not.match(undef, /Ort|onnxruntime/);
@@ -78,20 +91,45 @@ test('the library exports only RegisterCustomOps and needs nothing from libonnxr
 test('every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the kernels in the GPU script)', () => {
   const inc = ortIncludeDir();
   for (const op of project.ops.filter((o) => o.kernels.cuda)) {
-    sh('g++', [...CXXFLAGS, '-fsyntax-only', '-DOPFORGE_ORT_WITH_CUDA', '-isystem', inc, '-I', path.join(outDir, 'include'), '-I', path.join(outDir, 'ort', 'include'), '-I', path.join(outDir, 'ort'), path.join(outDir, ortPaths(op).unit)]);
+    sh('g++', [
+      ...CXXFLAGS,
+      '-fsyntax-only',
+      '-DOPFORGE_ORT_WITH_CUDA',
+      '-isystem',
+      inc,
+      '-I',
+      path.join(outDir, 'include'),
+      '-I',
+      path.join(outDir, 'ort', 'include'),
+      '-I',
+      path.join(outDir, 'ort'),
+      path.join(outDir, ortPaths(op).unit),
+    ]);
   }
 });
 
 const hasNvcc = spawnSync('nvcc', ['--version']).status === 0;
 test('built WITH_CUDA (nvcc), the library also registers CUDA-EP kernels and still runs on a CPU-only ONNX Runtime', async () => {
-  if (!hasNvcc) { console.log('  (nvcc not found: skipped)'); return; }
-  const cudaLib = await buildOrtLibrary({ root, buildDir: path.join(root, 'build', 'ort-test-cuda'), cuda: { architectures: '80' } });
+  if (!hasNvcc) {
+    console.log('  (nvcc not found: skipped)');
+    return;
+  }
+  const cudaLib = await buildOrtLibrary({
+    root,
+    buildDir: path.join(root, 'build', 'ort-test-cuda'),
+    cuda: { architectures: '80' },
+  });
   assert.match(sh('nm', ['-D', '--undefined-only', cudaLib]), /cudaLaunchKernel|cudaGetLastError/);
   for (const op of project.ops) {
     const t = op.tests[0]!;
     const { args, ins } = caseInputs(op, t);
-    const s = await session(writeModel(`${op.ident.snake}_cuda_lib`, op, { binding: t.binding, attributes: t.attributes }), { root, customOpLibraries: [cudaLib] });
-    const out = s.run(Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : [])))) as unknown as Record<string, T>;
+    const s = await session(
+      writeModel(`${op.ident.snake}_cuda_lib`, op, { binding: t.binding, attributes: t.attributes }),
+      { root, customOpLibraries: [cudaLib] },
+    );
+    const out = s.run(
+      Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : []))),
+    ) as unknown as Record<string, T>;
     s.close();
     const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
     if (bad) assert.unreachable(bad);
@@ -117,7 +155,7 @@ async function loadError(name: string, op: OpIR, opts: OpModelOptions): Promise<
   return 'no error';
 }
 
-test('ONNX Runtime is onnxruntime-node\'s 1.30+; the ops live in their spec domain from their spec version on', async () => {
+test("ONNX Runtime is onnxruntime-node's 1.30+; the ops live in their spec domain from their spec version on", async () => {
   assert.match(await ortVersion(), /^1\.(3\d|[4-9]\d)\./);
   const op = opNamed('MyAdd');
   const x = tensor('float32', [2], [1, 2]) as unknown as Tensor;
@@ -126,17 +164,33 @@ test('ONNX Runtime is onnxruntime-node\'s 1.30+; the ops live in their spec doma
   assert.equal([...(later.run({ a: x, b: x }).c!.data as Float32Array)], [3, 6]);
   later.close();
   // Another domain does not.
-  assert.match(await loadError('myadd_other_domain', { ...op, domain: 'not.opforge' }, { inputShapes: { a: [2], b: [2] } }), /MyAdd/);
+  assert.match(
+    await loadError('myadd_other_domain', { ...op, domain: 'not.opforge' }, { inputShapes: { a: [2], b: [2] } }),
+    /MyAdd/,
+  );
 });
 
 test('graph-level output shapes come from the spec expressions (symbols kept)', async () => {
   const add = await open('shape_myadd', opNamed('MyAdd'), { inputShapes: { a: ['N', 3], b: ['N', 3] } });
   assert.equal(add.outputs[0]!.dims, ['N', 3]);
-  const knn = await open('shape_knn', opNamed('KNNQuery'), { attributes: { nsample: 4 }, inputShapes: { xyz: ['P', 3], offset: ['B'], new_xyz: ['Q', 3], new_offset: ['B'] } });
-  assert.equal(knn.outputs.map((o) => o.dims), [['Q', 4], ['Q', 4]]);
-  const rs = await open('shape_resize', opNamed('DynamicTRTResize'), { inputShapes: { input: [1, 3, 8, 8], size_tensor: [1, 1, 'H', 'W'] } });
+  const knn = await open('shape_knn', opNamed('KNNQuery'), {
+    attributes: { nsample: 4 },
+    inputShapes: { xyz: ['P', 3], offset: ['B'], new_xyz: ['Q', 3], new_offset: ['B'] },
+  });
+  assert.equal(
+    knn.outputs.map((o) => o.dims),
+    [
+      ['Q', 4],
+      ['Q', 4],
+    ],
+  );
+  const rs = await open('shape_resize', opNamed('DynamicTRTResize'), {
+    inputShapes: { input: [1, 3, 8, 8], size_tensor: [1, 1, 'H', 'W'] },
+  });
   assert.equal(rs.outputs[0]!.dims, [1, 3, 'H', 'W']);
-  const rc = await open('shape_resize_concrete', opNamed('DynamicTRTResize'), { inputShapes: { input: [1, 3, 8, 8], size_tensor: [1, 1, 5, 7] } });
+  const rc = await open('shape_resize_concrete', opNamed('DynamicTRTResize'), {
+    inputShapes: { input: [1, 3, 8, 8], size_tensor: [1, 1, 5, 7] },
+  });
   assert.equal(rc.outputs[0]!.dims, [1, 3, 5, 7]);
   for (const s of [add, knn, rs, rc]) s.close();
 });
@@ -144,14 +198,35 @@ test('graph-level output shapes come from the spec expressions (symbols kept)', 
 test('bad attributes are ORT errors naming the op and attribute, not crashes', async () => {
   const knn = opNamed('KNNQuery');
   const knnShapes = { xyz: [4, 3], offset: [1], new_xyz: [2, 3], new_offset: [1] };
-  assert.match(await loadError('err_missing', knn, { inputShapes: knnShapes }), /KNNQuery: attribute nsample is required/);
-  assert.match(await loadError('err_range', knn, { attributes: { nsample: 0 }, inputShapes: knnShapes }), /KNNQuery: attribute nsample must be >= 1/);
-  assert.match(await loadError('err_type', opNamed('CustomRelu'), { rawAttributes: [{ name: 'alpha', type: 2, i: 1 }], inputShapes: { x: [2] } }),
-    /CustomRelu: attribute alpha must be an ONNX FLOAT attribute, got INT/);
-  assert.match(await loadError('err_float_for_int', knn, { rawAttributes: [{ name: 'nsample', type: 1, f: 2.5 }], inputShapes: knnShapes }),
-    /KNNQuery: attribute nsample must be an ONNX INT attribute, got FLOAT/);
-  assert.match(await loadError('err_bool', opNamed('DynamicTRTResize'), { rawAttributes: [{ name: 'align_corners', type: 2, i: 2 }], inputShapes: { input: [1, 1, 2, 2], size_tensor: [1, 1, 3, 3] } }),
-    /DynamicTRTResize: attribute align_corners is a bool and must be 0 or 1, got 2/);
+  assert.match(
+    await loadError('err_missing', knn, { inputShapes: knnShapes }),
+    /KNNQuery: attribute nsample is required/,
+  );
+  assert.match(
+    await loadError('err_range', knn, { attributes: { nsample: 0 }, inputShapes: knnShapes }),
+    /KNNQuery: attribute nsample must be >= 1/,
+  );
+  assert.match(
+    await loadError('err_type', opNamed('CustomRelu'), {
+      rawAttributes: [{ name: 'alpha', type: 2, i: 1 }],
+      inputShapes: { x: [2] },
+    }),
+    /CustomRelu: attribute alpha must be an ONNX FLOAT attribute, got INT/,
+  );
+  assert.match(
+    await loadError('err_float_for_int', knn, {
+      rawAttributes: [{ name: 'nsample', type: 1, f: 2.5 }],
+      inputShapes: knnShapes,
+    }),
+    /KNNQuery: attribute nsample must be an ONNX INT attribute, got FLOAT/,
+  );
+  assert.match(
+    await loadError('err_bool', opNamed('DynamicTRTResize'), {
+      rawAttributes: [{ name: 'align_corners', type: 2, i: 2 }],
+      inputShapes: { input: [1, 1, 2, 2], size_tensor: [1, 1, 3, 3] },
+    }),
+    /DynamicTRTResize: attribute align_corners is a bool and must be 0 or 1, got 2/,
+  );
   // Without declared shapes, graph inference cannot run the attribute checks: kernel creation does.
   assert.match(await loadError('err_missing_noshape', knn, {}), /KNNQuery: attribute nsample is required/);
 });
@@ -163,15 +238,24 @@ test('bad shapes are errors naming the op at run time; unsupported dtypes fail t
   // Declared dims that contradict the spec: graph inference reports it, but ONNX Runtime 1.30
   // ignores the status of a custom op's shape inference, so the kernel reports it at run time.
   const declared = await open('err_shape_declared', add, { inputShapes: { a: [2, 3], b: [3, 2] } });
-  assert.throws(() => declared.run({ a: a23, b: b32 }), /MyAdd: input b must have the shape of a \[2, 3\], got \[3, 2\]/);
+  assert.throws(
+    () => declared.run({ a: a23, b: b32 }),
+    /MyAdd: input b must have the shape of a \[2, 3\], got \[3, 2\]/,
+  );
   declared.close();
   const s = await open('err_shape_run', add, { inputShapes: { a: ['N', 'M'], b: ['P', 'Q'] } });
   assert.throws(() => s.run({ a: a23, b: b32 }), /MyAdd: input b must have the shape of a/);
-  const r = s.run({ a: tensor('float32', [1, 2], [1, 2]) as unknown as Tensor, b: tensor('float32', [1, 2], [10, 20]) as unknown as Tensor });
+  const r = s.run({
+    a: tensor('float32', [1, 2], [1, 2]) as unknown as Tensor,
+    b: tensor('float32', [1, 2], [10, 20]) as unknown as Tensor,
+  });
   assert.equal([...(r.c!.data as Float32Array)], [12, 24]);
   s.close();
   const int32 = { ...add.bindings[0]!, vars: { T: 'int32' as const }, suffix: 'i32' };
-  assert.match(await loadError('err_dtype', add, { binding: int32, inputShapes: { a: [2], b: [2] } }), /tensor\(int32\).*MyAdd/);
+  assert.match(
+    await loadError('err_dtype', add, { binding: int32, inputShapes: { a: [2], b: [2] } }),
+    /tensor\(int32\).*MyAdd/,
+  );
 });
 
 test('an optional input (omitted or given), string and ints attributes, and a spec version above 1 (fixture project)', async () => {
@@ -193,16 +277,32 @@ test('an optional input (omitted or given), string and ints attributes, and a sp
     }
   };
   // y = sign * (scale * x + bias) + pads[0] + pads[1]
-  assert.equal(await run('opt_omitted', { omitInputs: ['bias'], attributes: { scale: 2, mode: 'neg', pads: [1, 2] } }, { x }), [1, -1]);
+  assert.equal(
+    await run('opt_omitted', { omitInputs: ['bias'], attributes: { scale: 2, mode: 'neg', pads: [1, 2] } }, { x }),
+    [1, -1],
+  );
   assert.equal(await run('opt_given', { attributes: { scale: 2 } }, { x, bias }), [12, 24]);
   assert.equal(await run('opt_defaults', { omitInputs: ['bias'] }, { x }), [1, 2]);
   const err = async (name: string, opts: OpModelOptions): Promise<string> => {
-    try { await run(name, opts, { x }); } catch (e) { return String(e); }
+    try {
+      await run(name, opts, { x });
+    } catch (e) {
+      return String(e);
+    }
     return 'no error';
   };
-  assert.match(await err('opt_enum', { omitInputs: ['bias'], attributes: { mode: 'sideways' } }), /OptBias: attribute mode must be one of/);
-  assert.match(await err('opt_ints_type', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 6, floats: [1, 2] }] }), /OptBias: attribute pads must be an ONNX INTS attribute, got FLOATS/);
-  assert.equal(await run('opt_empty_list', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 7, ints: [] }] }, { x }), [101, 102]);
+  assert.match(
+    await err('opt_enum', { omitInputs: ['bias'], attributes: { mode: 'sideways' } }),
+    /OptBias: attribute mode must be one of/,
+  );
+  assert.match(
+    await err('opt_ints_type', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 6, floats: [1, 2] }] }),
+    /OptBias: attribute pads must be an ONNX INTS attribute, got FLOATS/,
+  );
+  assert.equal(
+    await run('opt_empty_list', { omitInputs: ['bias'], rawAttributes: [{ name: 'pads', type: 7, ints: [] }] }, { x }),
+    [101, 102],
+  );
   // The op exists from its spec version (2) on: a model importing the domain at version 1 does not find it.
   assert.match(await err('opt_old_opset', { omitInputs: ['bias'], opsetVersion: op.version - 1 }), /OptBias/);
   assert.equal(await run('opt_new_opset', { omitInputs: ['bias'], opsetVersion: op.version + 1 }, { x }), [1, 2]);

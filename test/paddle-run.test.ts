@@ -18,7 +18,8 @@ import { loadProject } from '../generator/spec/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
 
-const paddle = spawnSync(PYTHON, ['-c', 'import paddle; print(paddle.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+const paddle =
+  spawnSync(PYTHON, ['-c', 'import paddle; print(paddle.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
 
 /** A project holding copies of seed ops (spec and kernels). */
 function seedProject(ops: string[]): string {
@@ -26,7 +27,8 @@ function seedProject(ops: string[]): string {
   for (const op of ops) {
     cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
     // The kernel, its CUDA twin, reference and the headers they share (dynamic_trt_resize_impl.h).
-    for (const f of readdirSync(path.join(root, 'ops', 'kernels')).filter((f) => f.startsWith(op))) cpSync(path.join(root, 'ops', 'kernels', f), path.join(dir, 'ops', 'kernels', f));
+    for (const f of readdirSync(path.join(root, 'ops', 'kernels')).filter((f) => f.startsWith(op)))
+      cpSync(path.join(root, 'ops', 'kernels', f), path.join(dir, 'ops', 'kernels', f));
   }
   return dir;
 }
@@ -38,23 +40,39 @@ test('without paddle the columns are skipped, with the reason and the install co
   const dir = seedProject(['my_add', 'my_add_grad']);
   const r = await runTests({ root: dir, backends: ['paddle'], python: path.join(venv, 'bin', 'python') });
   assert.ok(r.ok);
-  for (const b of ['paddle', 'paddle-grad', 'paddle-infer']) assert.match(r.skipped[b] ?? '', /paddle is not importable by .* \(install: pip install paddlepaddle==\d/);
+  for (const b of ['paddle', 'paddle-grad', 'paddle-infer'])
+    assert.match(r.skipped[b] ?? '', /paddle is not importable by .* \(install: pip install paddlepaddle==\d/);
 });
 
 if (paddle) {
   test(`seed ops on Paddle ${paddle}: paddle, paddle-grad and paddle-infer agree on every case`, async () => {
-    const r = await runTests({ root, backends: ['paddle'], python: PYTHON, buildDir: path.join(root, 'build', 'paddle-run') });
+    const r = await runTests({
+      root,
+      backends: ['paddle'],
+      python: PYTHON,
+      buildDir: path.join(root, 'build', 'paddle-run'),
+    });
     assert.ok(r.ok, JSON.stringify(r.results.filter((x) => x.status === 'fail')));
     // LeakyRelu's Paddle type is leaky_relu, one of Paddle's own ops: skipped by name.
     const project = loadProject({ opsDir: path.join(root, 'ops'), root });
     const keys = (ops: typeof project.ops) => ops.flatMap((op) => op.tests.map((t) => `${op.name}#${t.index}`)).sort();
     const runs = project.ops.filter((op) => op.name !== 'LeakyRelu');
-    const ok = (b: string) => r.results.filter((x) => x.backend === b && x.status === 'ok').map((x) => `${x.op}#${x.case}`).sort();
+    const ok = (b: string) =>
+      r.results
+        .filter((x) => x.backend === b && x.status === 'ok')
+        .map((x) => `${x.op}#${x.case}`)
+        .sort();
     assert.equal(ok('paddle'), keys(runs));
     assert.equal(ok('paddle-infer'), keys(runs));
     assert.equal(ok('paddle-grad'), keys(runs.filter((op) => op.backward)));
-    assert.ok(r.results.filter((x) => x.op === 'LeakyRelu' && x.backend === 'paddle').every((x) => x.status === 'skip' && /Paddle has a built-in op leaky_relu/.test(x.message ?? '')));
-    assert.ok(r.results.filter((x) => x.backend === 'paddle' && x.status === 'ok').every((x) => x.compared === 'reference'));
+    assert.ok(
+      r.results
+        .filter((x) => x.op === 'LeakyRelu' && x.backend === 'paddle')
+        .every((x) => x.status === 'skip' && /Paddle has a built-in op leaky_relu/.test(x.message ?? '')),
+    );
+    assert.ok(
+      r.results.filter((x) => x.backend === 'paddle' && x.status === 'ok').every((x) => x.compared === 'reference'),
+    );
     assert.is(r.env.paddle, paddle);
   });
 
@@ -65,19 +83,38 @@ if (paddle) {
     // Edit the generated InferShape (an extra dim) and run the Paddle side on the same cases.
     const unit = path.join(dir, 'out', 'paddle', 'my_add', 'my_add_op.cc');
     const text = readFileSync(unit, 'utf8');
-    const wrong = text.replace(/(std::vector<std::vector<int64_t>> InferShape\([^)]*\) \{\n)\s*return (bridge::inferShape<op::PaddleOp>\([^;]*\));/, '$1  auto r = $2;\n  r[0].push_back(1);\n  return r;');
+    const wrong = text.replace(
+      /(std::vector<std::vector<int64_t>> InferShape\([^)]*\) \{\n)\s*return (bridge::inferShape<op::PaddleOp>\([^;]*\));/,
+      '$1  auto r = $2;\n  r[0].push_back(1);\n  return r;',
+    );
     assert.ok(wrong !== text, 'the InferShape was not found to edit');
     writeFileSync(unit, wrong);
     const project = loadProject({ opsDir: path.join(dir, 'ops'), root: dir });
-    const pd = await runPaddle({ python: PYTHON, root: dir, outDir: path.join(dir, 'out'), buildDir: path.join(dir, 'build', 'paddle'), casesDir: path.join(dir, 'build', 'test', 'cases'), ops: project.ops, grad: false, infer: true });
+    const pd = await runPaddle({
+      python: PYTHON,
+      root: dir,
+      outDir: path.join(dir, 'out'),
+      buildDir: path.join(dir, 'build', 'paddle'),
+      casesDir: path.join(dir, 'build', 'test', 'cases'),
+      ops: project.ops,
+      grad: false,
+      infer: true,
+    });
     const infer = pd.cases.filter((c) => c.op === 'MyAdd').map((c) => c['paddle-infer']);
     assert.is(infer.length, 2);
-    for (const c of infer) assert.match(JSON.stringify(c), /output c: the static graph \(InferShape\) gives dims \[[\d, ]+, 1\], the kernel wrote \[/);
+    for (const c of infer)
+      assert.match(
+        JSON.stringify(c),
+        /output c: the static graph \(InferShape\) gives dims \[[\d, ]+, 1\], the kernel wrote \[/,
+      );
   });
 
   test('wrong calls from Paddle raise ValueErrors naming the op and the problem (dygraph and a PIR static graph, never a crash)', () => {
     const dir = seedProject(['custom_relu', 'custom_relu_grad', 'dynamic_trt_resize', 'dynamic_trt_resize_grad']);
-    const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: dir, encoding: 'utf8' });
+    const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     assert.is(g.status, 0, g.stderr);
     // The op units through Paddle's JIT loader, as opforge test builds them (one unity unit).
     const script = `
@@ -116,9 +153,18 @@ for what, call in [("dtype", lambda: mod.custom_relu(paddle.to_tensor([1, 2], dt
     except Exception as e:
         print(what, type(e).__name__, str(e).replace("\\n", " ")[-600:])
 `;
-    const r = spawnSync(PYTHON, ['-c', script, dir], { encoding: 'utf8', env: { ...process.env, GLOG_minloglevel: '2' } });
+    const r = spawnSync(PYTHON, ['-c', script, dir], {
+      encoding: 'utf8',
+      env: { ...process.env, GLOG_minloglevel: '2' },
+    });
     assert.is(r.status, 0, `exit ${r.status} (${r.signal}): ${r.stderr.slice(-2000)}`);
-    const got = new Map(r.stdout.trim().split('\n').filter((l) => /^(dtype|attribute|rank|static-rank) /.test(l)).map((l) => [l.split(' ')[0]!, l]));
+    const got = new Map(
+      r.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => /^(dtype|attribute|rank|static-rank) /.test(l))
+        .map((l) => [l.split(' ')[0]!, l]),
+    );
     assert.is(got.size, 4, r.stdout);
     for (const l of got.values()) assert.match(l, /^\S+ ValueError /);
     assert.match(got.get('dtype')!, /CustomRelu: input x has dtype int32/);
@@ -129,10 +175,17 @@ for what, call in [("dtype", lambda: mod.custom_relu(paddle.to_tensor([1, 2], dt
 
   test('the op library built with CMake against the wheel (-Werror), loaded by opforge_paddle.load: forward, paddle.grad, a static graph', () => {
     const dir = seedProject(['custom_relu', 'custom_relu_grad', 'my_add', 'my_add_grad']);
-    const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: dir, encoding: 'utf8' });
+    const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     assert.is(g.status, 0, g.stderr);
     const build = path.join(dir, 'build', 'cmake');
-    const c = spawnSync('cmake', ['-S', path.join(dir, 'out'), '-B', build, '-DWITH_PADDLE=ON', `-DPADDLE_PYTHON=${PYTHON}`], { encoding: 'utf8' });
+    const c = spawnSync(
+      'cmake',
+      ['-S', path.join(dir, 'out'), '-B', build, '-DWITH_PADDLE=ON', `-DPADDLE_PYTHON=${PYTHON}`],
+      { encoding: 'utf8' },
+    );
     assert.is(c.status, 0, c.stdout + c.stderr);
     assert.match(c.stdout, new RegExp(`Paddle ${paddle.replace(/\./g, '\\.')}: the wheel in `));
     const b = spawnSync('cmake', ['--build', build, '--target', 'opforge_paddle_ops', '-j', '2'], { encoding: 'utf8' });
@@ -168,7 +221,10 @@ yv, gv = exe.run(main, feed={"x": np.array([-2.0, -0.5, 0.0, 3.0], "float32")}, 
 assert yv.tolist() == [-0.5, -0.125, 0.0, 3.0] and gv.tolist() == [0.25, 0.25, 0.25, 1.0], (yv, gv)
 print("ok", paddle.framework.use_pir_api())
 `;
-    const r = spawnSync(PYTHON, ['-c', script, dir, path.join(build, 'paddle', 'libopforge_paddle_ops.so')], { encoding: 'utf8', env: { ...process.env, GLOG_minloglevel: '2' } });
+    const r = spawnSync(PYTHON, ['-c', script, dir, path.join(build, 'paddle', 'libopforge_paddle_ops.so')], {
+      encoding: 'utf8',
+      env: { ...process.env, GLOG_minloglevel: '2' },
+    });
     assert.is(r.status, 0, r.stdout + r.stderr.slice(-3000));
     assert.match(r.stdout, /^ok True$/m);
   });

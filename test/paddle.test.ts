@@ -45,18 +45,24 @@ test('out/paddle is exactly what the emitter generates (golden)', () => {
   }
 });
 
-test('PD_BUILD_GRAD_OP from the spec\'s backward: the tensors the gradient ops read, one gradient per covered input, the forward attrs', () => {
+test("PD_BUILD_GRAD_OP from the spec's backward: the tensors the gradient ops read, one gradient per covered input, the forward attrs", () => {
   const byName = (n: string) => project.ops.find((o) => o.name === n)!;
   const cc = (n: string) => files.find((f) => f.path === paddlePaths(byName(n)).op)!.content;
   // CustomRelu: CustomReluGrad(grad_y = grad(y), x = x), alpha from the forward.
-  assert.match(cc('CustomRelu'), 'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward))\n    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_paddle_unit::GradInferShape))\n    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_paddle_unit::GradInferDtype));');
+  assert.match(
+    cc('CustomRelu'),
+    'PD_BUILD_GRAD_OP(custom_relu)\n    .Inputs({"x", paddle::Grad("y")})\n    .Outputs({paddle::Grad("x")})\n    .Attrs({"alpha: float"})\n    .SetKernelFn(PD_KERNEL(custom_relu_paddle_unit::Backward))\n    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_paddle_unit::GradInferShape))\n    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_paddle_unit::GradInferDtype));',
+  );
   assert.match(cc('CustomRelu'), 'custom_relu_grad::makeAttrs(alpha), {&y_grad, &x});');
   // MyAdd: one gradient op giving both inputs' gradients, in input order.
   assert.match(cc('MyAdd'), '.Outputs({paddle::Grad("a"), paddle::Grad("b")})');
   // MyAddGrad reads only grad(c), but the grad op takes a and b too: its InferShapeFn gives each
   // input gradient its input's dims (PIR builds a training graph from it).
   assert.match(cc('MyAdd'), '.Inputs({"a", "b", paddle::Grad("c")})');
-  assert.match(cc('MyAdd'), 'Backward(const paddle::Tensor& /*a*/, const paddle::Tensor& /*b*/, const paddle::Tensor& c_grad)');
+  assert.match(
+    cc('MyAdd'),
+    'Backward(const paddle::Tensor& /*a*/, const paddle::Tensor& /*b*/, const paddle::Tensor& c_grad)',
+  );
   assert.match(cc('MyAdd'), 'return bridge::gradShapes({&a, &b});');
   assert.match(cc('MyAdd'), 'grads[0] = g0[0];  // da\n    grads[1] = g0[1];  // db');
   // Ops without a backward (the gradient ops) or declared non-differentiable (KNNQuery): no grad op.
@@ -64,17 +70,34 @@ test('PD_BUILD_GRAD_OP from the spec\'s backward: the tensors the gradient ops r
 });
 
 test('PD_BUILD_OP per op: snake_case type, spec inputs/outputs, Attrs in Paddle type strings, the three functions', () => {
-  for (const [p, fs] of [[project, files], [fixture, fixtureFiles]] as [ProjectIR, typeof files][]) {
+  for (const [p, fs] of [
+    [project, files],
+    [fixture, fixtureFiles],
+  ] as [ProjectIR, typeof files][]) {
     for (const op of p.ops) {
       const cc = fs.find((f) => f.path === paddlePaths(op).op)!.content;
       assert.ok(cc.includes(`PD_BUILD_OP(${paddleOpType(op)})`), op.name);
       const ins = op.inputs.map((i) => (i.optional ? `paddle::Optional("${i.name}")` : `"${i.name}"`)).join(', ');
       assert.ok(cc.includes(`.Inputs({${ins}})`), `${op.name} inputs`);
       assert.ok(cc.includes(`.Outputs({${op.outputs.map((o) => `"${o.name}"`).join(', ')}})`), `${op.name} outputs`);
-      if (op.attributes.length) assert.ok(cc.includes(`.Attrs({${op.attributes.map((a) => `"${a.name}: ${ATTR_INFO[a.type].paddle}"`).join(', ')}})`), `${op.name} attrs`);
+      if (op.attributes.length)
+        assert.ok(
+          cc.includes(`.Attrs({${op.attributes.map((a) => `"${a.name}: ${ATTR_INFO[a.type].paddle}"`).join(', ')}})`),
+          `${op.name} attrs`,
+        );
       const ns = `${op.ident.snake}_paddle_unit`;
-      for (const fn of [`SetKernelFn(PD_KERNEL(${ns}::Forward))`, `SetInferShapeFn(PD_INFER_SHAPE(${ns}::InferShape))`, `SetInferDtypeFn(PD_INFER_DTYPE(${ns}::InferDtype))`]) assert.ok(cc.includes(fn), `${op.name} ${fn}`);
-      assert.ok(cc.includes('bridge::compute<op::PaddleOp>(') && cc.includes('bridge::inferShape<op::PaddleOp>(') && cc.includes('bridge::inferDtype<op::PaddleOp>('), `${op.name} calls the bridge`);
+      for (const fn of [
+        `SetKernelFn(PD_KERNEL(${ns}::Forward))`,
+        `SetInferShapeFn(PD_INFER_SHAPE(${ns}::InferShape))`,
+        `SetInferDtypeFn(PD_INFER_DTYPE(${ns}::InferDtype))`,
+      ])
+        assert.ok(cc.includes(fn), `${op.name} ${fn}`);
+      assert.ok(
+        cc.includes('bridge::compute<op::PaddleOp>(') &&
+          cc.includes('bridge::inferShape<op::PaddleOp>(') &&
+          cc.includes('bridge::inferDtype<op::PaddleOp>('),
+        `${op.name} calls the bridge`,
+      );
     }
   }
   // The fixture covers the forms the seed ops do not use.
@@ -82,31 +105,50 @@ test('PD_BUILD_OP per op: snake_case type, spec inputs/outputs, Attrs in Paddle 
   assert.ok(cc.includes('const paddle::optional<paddle::Tensor>& bias'));
   assert.ok(cc.includes('const paddle::optional<std::vector<int64_t>>& bias'));
   assert.ok(cc.includes('const paddle::optional<paddle::DataType>& bias'));
-  assert.ok(cc.includes('.Attrs({"stride: int", "scale: float", "mode: std::string", "enabled: bool", "pads: std::vector<int>", "weights: std::vector<float>"})'));
+  assert.ok(
+    cc.includes(
+      '.Attrs({"stride: int", "scale: float", "mode: std::string", "enabled: bool", "pads: std::vector<int>", "weights: std::vector<float>"})',
+    ),
+  );
 });
 
-test('Paddle attribute types are the ones Paddle-TRT\'s plugin converter and InferShapeFn accept', () => {
+test("Paddle attribute types are the ones Paddle-TRT's plugin converter and InferShapeFn accept", () => {
   // generic_and_custom_plugin_creater.cc handles INT, FLOAT, BOOLEAN, STRING, INTS, FLOATS only;
   // InferShapeFn never receives std::vector<int64_t> attributes.
   const accepted = ['bool', 'int', 'float', 'std::string', 'std::vector<int>', 'std::vector<float>'];
   for (const info of Object.values(ATTR_INFO)) assert.ok(accepted.includes(info.paddle), info.type);
 });
 
-test('CMake and compile.sh expose the demo\'s knobs; the README points at the Paddle-named TensorRT plugins', () => {
+test("CMake and compile.sh expose the demo's knobs; the README points at the Paddle-named TensorRT plugins", () => {
   // The knobs live in the shared module (out/cmake/opforge_paddle.cmake); the generated list names each op.
   const cmake = files.find((f) => f.path === 'cmake/opforge_paddle.cmake')!.content;
-  for (const k of ['option(WITH_MKL', 'option(WITH_GPU', 'option(USE_TENSORRT', 'set(LIB_DIR', 'set(PADDLE_PYTHON', 'set(CUDA_LIB', 'set(CUDNN_LIB']) assert.ok(cmake.includes(k), k);
+  for (const k of [
+    'option(WITH_MKL',
+    'option(WITH_GPU',
+    'option(USE_TENSORRT',
+    'set(LIB_DIR',
+    'set(PADDLE_PYTHON',
+    'set(CUDA_LIB',
+    'set(CUDNN_LIB',
+  ])
+    assert.ok(cmake.includes(k), k);
   assert.ok(cmake.includes('opforge_trt_plugins_autoreg'));
   const list = files.find((f) => f.path === 'paddle/CMakeLists.txt')!.content;
   assert.ok(list.includes('include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_paddle.cmake")'));
-  for (const op of project.ops) assert.ok(list.includes(`opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})`), op.name);
+  for (const op of project.ops)
+    assert.ok(list.includes(`opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})`), op.name);
   const sh = files.find((f) => f.path === 'paddle/compile.sh')!.content;
-  for (const k of ['WITH_MKL=', 'WITH_GPU=', 'USE_TENSORRT=', 'LIB_DIR=', 'TENSORRT_ROOT=', 'CUDA_LIB=', 'CUDNN_LIB=']) assert.ok(sh.includes(k), k);
+  for (const k of ['WITH_MKL=', 'WITH_GPU=', 'USE_TENSORRT=', 'LIB_DIR=', 'TENSORRT_ROOT=', 'CUDA_LIB=', 'CUDNN_LIB='])
+    assert.ok(sh.includes(k), k);
   const top = readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8');
   assert.match(top, /option\(WITH_PADDLE "[^"]*" OFF\)/);
   for (const op of project.ops) {
     const md = files.find((f) => f.path === paddlePaths(op).readme)!.content;
-    assert.ok(md.includes(`${paddleOpType(op)}_paddle_trt_dynamic_plugin`) && md.includes(`${paddleOpType(op)}_paddle_trt_plugin`), op.name);
+    assert.ok(
+      md.includes(`${paddleOpType(op)}_paddle_trt_dynamic_plugin`) &&
+        md.includes(`${paddleOpType(op)}_paddle_trt_plugin`),
+      op.name,
+    );
   }
 });
 
@@ -114,19 +156,42 @@ test('CMake and compile.sh expose the demo\'s knobs; the README points at the Pa
 
 function paddleLiteral(a: AttributeIR, v: AttrValue): string {
   switch (a.type) {
-    case 'bool': return v ? 'true' : 'false';
-    case 'int': return String(v);
-    case 'float': return cppFloat(v as number);
-    case 'string': return JSON.stringify(v);
-    case 'ints': return `std::vector<int>{${(v as number[]).join(', ')}}`;
-    case 'floats': return `std::vector<float>{${(v as number[]).map(cppFloat).join(', ')}}`;
+    case 'bool':
+      return v ? 'true' : 'false';
+    case 'int':
+      return String(v);
+    case 'float':
+      return cppFloat(v as number);
+    case 'string':
+      return JSON.stringify(v);
+    case 'ints':
+      return `std::vector<int>{${(v as number[]).join(', ')}}`;
+    case 'floats':
+      return `std::vector<float>{${(v as number[]).map(cppFloat).join(', ')}}`;
   }
 }
 
-const CPP_ELEM: Record<string, string> = { float32: 'float', float64: 'double', int32: 'int32_t', int64: 'int64_t', float16: 'uint16_t' };
-const lit = (dtype: string, v: number): string => (dtype === 'float16' ? String(v) : dtype === 'float32' ? cppFloat(v) : dtype === 'float64' ? v.toPrecision(17) : String(v));
+const CPP_ELEM: Record<string, string> = {
+  float32: 'float',
+  float64: 'double',
+  int32: 'int32_t',
+  int64: 'int64_t',
+  float16: 'uint16_t',
+};
+const lit = (dtype: string, v: number): string =>
+  dtype === 'float16'
+    ? String(v)
+    : dtype === 'float32'
+      ? cppFloat(v)
+      : dtype === 'float64'
+        ? v.toPrecision(17)
+        : String(v);
 
-interface Expect { op: OpIR; t: TestCaseIR; key: string }
+interface Expect {
+  op: OpIR;
+  t: TestCaseIR;
+  key: string;
+}
 
 function driverCase(op: OpIR, t: TestCaseIR, key: string): string {
   const ns = `opforge::paddle_ops::${op.ident.snake}`;
@@ -142,14 +207,16 @@ function driverCase(op: OpIR, t: TestCaseIR, key: string): string {
     '    const std::vector<int64_t>* shapes[op::core::kNumInputs] = {};',
     '    opforge::DType dtypes[op::core::kNumInputs] = {};',
     '    bool present[op::core::kNumInputs] = {};',
-    ...ins.map((x) => [
-      `    std::vector<${CPP_ELEM[x.dtype]}> v${x.index} = {${x.values.map((v) => lit(x.dtype, half(x.dtype, v))).join(', ')}};`,
-      `    dims[${x.index}] = {${x.dims.join(', ')}};`,
-      `    in[${x.index}] = raw(opforge::DType::${DTYPE_INFO[x.dtype].cppEnum}, v${x.index}.data(), dims[${x.index}]);`,
-      `    shapes[${x.index}] = &dims[${x.index}];`,
-      `    dtypes[${x.index}] = opforge::DType::${DTYPE_INFO[x.dtype].cppEnum};`,
-      `    present[${x.index}] = true;`,
-    ].join('\n')),
+    ...ins.map((x) =>
+      [
+        `    std::vector<${CPP_ELEM[x.dtype]}> v${x.index} = {${x.values.map((v) => lit(x.dtype, half(x.dtype, v))).join(', ')}};`,
+        `    dims[${x.index}] = {${x.dims.join(', ')}};`,
+        `    in[${x.index}] = raw(opforge::DType::${DTYPE_INFO[x.dtype].cppEnum}, v${x.index}.data(), dims[${x.index}]);`,
+        `    shapes[${x.index}] = &dims[${x.index}];`,
+        `    dtypes[${x.index}] = opforge::DType::${DTYPE_INFO[x.dtype].cppEnum};`,
+        `    present[${x.index}] = true;`,
+      ].join('\n'),
+    ),
     `    runCase<op::PaddleOp>("${key}", attrs, in, shapes, dtypes, present);`,
     '  }',
   ];
@@ -232,7 +299,7 @@ const DRIVER_HELPERS = [
   '    for (int64_t i = 0; i < p.outShapes[o].numel(); ++i) std::printf(" %.17g", element(out[o].dtype, out[o].data, i));',
   '    std::printf("\\n");',
   '  }',
-  '  // A dtype no type constraint allows must be refused with the op\'s name.',
+  "  // A dtype no type constraint allows must be refused with the op's name.",
   '  opforge::RawTensor bad[b::kMaxTensors];',
   '  for (int i = 0; i < Op::kNumInputs; ++i) bad[i] = in[i];',
   '  bad[0].dtype = opforge::DType::kBool;',
@@ -245,12 +312,16 @@ const DRIVER_HELPERS = [
 function writeDriver(projects: ProjectIR[]): { src: string; cases: Expect[] } {
   const cases: Expect[] = [];
   const blocks: string[] = [];
-  for (const p of projects) for (const op of p.ops) for (const t of op.tests) {
-    const key = `${op.name}#${t.index}`;
-    cases.push({ op, t, key });
-    blocks.push(driverCase(op, t, key));
-  }
-  const includes = projects.flatMap((p) => p.ops.map((op) => `#include "${op.ident.snake}/${op.ident.snake}_paddle.h"`));
+  for (const p of projects)
+    for (const op of p.ops)
+      for (const t of op.tests) {
+        const key = `${op.name}#${t.index}`;
+        cases.push({ op, t, key });
+        blocks.push(driverCase(op, t, key));
+      }
+  const includes = projects.flatMap((p) =>
+    p.ops.map((op) => `#include "${op.ident.snake}/${op.ident.snake}_paddle.h"`),
+  );
   const src = [
     '// Test driver for the framework-free half of the Paddle adapters (generated by test/paddle.test.ts).',
     '#include <cmath>',
@@ -282,21 +353,36 @@ function expectedDims(op: OpIR, t: TestCaseIR, unknownAxis0: boolean): number[][
     }
     return o.shape.dims.map((e) => {
       let unknown = false;
-      visitExpr(e, (x) => { if (x.kind === 'dim' && x.axis === 0) unknown = true; });
+      visitExpr(e, (x) => {
+        if (x.kind === 'dim' && x.axis === 0) unknown = true;
+      });
       return unknownAxis0 && unknown ? -1 : evalExpr(e, dims, attrs);
     });
   });
 }
 
-test('framework-free adapter half: every spec test case (seed ops and fixture) vs references and the IR\'s shapes', () => {
+test("framework-free adapter half: every spec test case (seed ops and fixture) vs references and the IR's shapes", () => {
   mkdirSync(buildDir, { recursive: true });
   const { src, cases } = writeDriver([project, fixture]);
   const driver = path.join(buildDir, 'driver.cpp');
   writeFileSync(driver, src);
-  const kernels = [...project.ops.map((op) => path.join(root, op.kernels.cpu)), ...fixture.ops.map((op) => path.join(root, 'test', 'fixtures', 'adapters', op.kernels.cpu))];
+  const kernels = [
+    ...project.ops.map((op) => path.join(root, op.kernels.cpu)),
+    ...fixture.ops.map((op) => path.join(root, 'test', 'fixtures', 'adapters', op.kernels.cpu)),
+  ];
   const exe = path.join(buildDir, 'driver');
-  sh('g++', [...CXXFLAGS, `-I${path.join(outDir, 'include')}`, `-I${path.join(outDir, 'paddle', 'include')}`, `-I${path.join(outDir, 'paddle')}`,
-    `-I${path.join(fixtureOut, 'include')}`, `-I${path.join(fixtureOut, 'paddle')}`, driver, ...kernels, '-o', exe]);
+  sh('g++', [
+    ...CXXFLAGS,
+    `-I${path.join(outDir, 'include')}`,
+    `-I${path.join(outDir, 'paddle', 'include')}`,
+    `-I${path.join(outDir, 'paddle')}`,
+    `-I${path.join(fixtureOut, 'include')}`,
+    `-I${path.join(fixtureOut, 'paddle')}`,
+    driver,
+    ...kernels,
+    '-o',
+    exe,
+  ]);
   const lines = sh(exe, []).split('\n').filter(Boolean);
   const get = (tag: string, key: string, o?: number): string[] | undefined => {
     const l = lines.find((x) => x.startsWith(`${tag} ${key} `) && (o === undefined || x.split(' ')[2] === String(o)));
@@ -308,18 +394,32 @@ test('framework-free adapter half: every spec test case (seed ops and fixture) v
     const want = expectedDims(op, t, false);
     const wantUnknown = expectedDims(op, t, true);
     const ins = caseInputs(op, t);
-    const ref = reference(op, Object.fromEntries(ins.map((x) => [x.name, { dims: x.dims, values: x.values }])), Object.fromEntries(op.attributes.map((a) => [a.name, t.attributes[a.name] ?? a.default])));
+    const ref = reference(
+      op,
+      Object.fromEntries(ins.map((x) => [x.name, { dims: x.dims, values: x.values }])),
+      Object.fromEntries(op.attributes.map((a) => [a.name, t.attributes[a.name] ?? a.default])),
+    );
     op.outputs.forEach((o) => {
       assert.is(get('DTYPE', key, o.index)?.[0], dtypeUnder(o.type, t.binding), `${key} ${o.name} dtype`);
       assert.equal(get('SHAPE', key, o.index)!.map(Number), want[o.index], `${key} ${o.name} shape`);
-      assert.equal(get('UNKNOWN', key, o.index)!.map(Number), wantUnknown[o.index], `${key} ${o.name} shape with unknown dims`);
+      assert.equal(
+        get('UNKNOWN', key, o.index)!.map(Number),
+        wantUnknown[o.index],
+        `${key} ${o.name} shape with unknown dims`,
+      );
       const got = get('OUT', key, o.index)!.map((x) => (x === 'inf' ? Infinity : x === '-inf' ? -Infinity : Number(x)));
       const w = ref[o.name]!;
       assert.is(got.length, w.length, `${key} ${o.name} size`);
-      got.forEach((g, i) => { if (!close(g, w[i]!, t)) assert.unreachable(`${key} ${o.name}[${i}] = ${g}, reference ${w[i]}`); checked++; });
+      got.forEach((g, i) => {
+        if (!close(g, w[i]!, t)) assert.unreachable(`${key} ${o.name}[${i}] = ${g}, reference ${w[i]}`);
+        checked++;
+      });
     });
     const bad = get('BADTYPE', key)!.join(' ');
-    assert.ok(bad.startsWith(`${op.name}: input`) && bad.includes('bool'), `${key}: bool input must be refused by name, got ${bad}`);
+    assert.ok(
+      bad.startsWith(`${op.name}: input`) && bad.includes('bool'),
+      `${key}: bool input must be refused by name, got ${bad}`,
+    );
   }
   assert.ok(checked > 100, `${checked} values checked`);
 });
@@ -335,7 +435,10 @@ async function runAll(cmds: { cmd: string; args: string[] }[]): Promise<void> {
       const { cmd, args } = c;
       await new Promise<void>((resolve) => {
         execFile(cmd, args, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-          if (err) failures.push(`${args.find((a) => a.endsWith('.cc') || a.endsWith('.cpp'))}:\n${stdout}${stderr}`.slice(0, 3000));
+          if (err)
+            failures.push(
+              `${args.find((a) => a.endsWith('.cc') || a.endsWith('.cpp'))}:\n${stdout}${stderr}`.slice(0, 3000),
+            );
           resolve();
         });
       });
@@ -348,39 +451,70 @@ async function runAll(cmds: { cmd: string; args: string[] }[]): Promise<void> {
 test('spec-space corpus and user ops: every <op>_paddle.h with the bridge instantiated, and every custom_op_test.cc (Paddle Inference API declared by a stub), compile with -Werror', async () => {
   const corpus = writeCorpus(path.join(buildDir, 'specspace'), FIXED_SEEDS);
   const cmds: { cmd: string; args: string[] }[] = [];
-  for (const [name, dir] of [['specspace', corpus.opsDir], ['user-ops', path.join(fixtures, 'user-ops', 'ops')]] as const) {
+  for (const [name, dir] of [
+    ['specspace', corpus.opsDir],
+    ['user-ops', path.join(fixtures, 'user-ops', 'ops')],
+  ] as const) {
     const p = loadProject({ opsDir: dir });
     const out = path.join(buildDir, `${name}-out`);
     for (const f of [...coreEmitter.emit(p), ...paddleEmitter.emit(p)]) {
       mkdirSync(path.dirname(path.join(out, f.path)), { recursive: true });
       writeFileSync(path.join(out, f.path), f.content);
     }
-    const inc = [`-I${path.join(out, 'include')}`, `-I${path.join(out, 'paddle', 'include')}`, `-I${path.join(out, 'paddle')}`];
+    const inc = [
+      `-I${path.join(out, 'include')}`,
+      `-I${path.join(out, 'paddle', 'include')}`,
+      `-I${path.join(out, 'paddle')}`,
+    ];
     // One unit: every op's framework-free half, each bridge template instantiated for it.
     const fns = ['inferShapes', 'inferDtypes', 'plan', 'runCpu', 'runCuda'];
     const halves = path.join(buildDir, `${name}-halves.cpp`);
-    writeFileSync(halves, [
-      ...p.ops.map((op) => `#include "${op.ident.snake}/${op.ident.snake}_paddle.h"`),
-      '',
-      'namespace b = opforge::paddle_bridge;',
-      '',
-      'int main() {',
-      ...p.ops.flatMap((op) => fns.map((fn) => `  (void)&b::${fn}<opforge::paddle_ops::${op.ident.snake}::PaddleOp>;`)),
-      '  return 0;',
-      '}',
-    ].join('\n'));
+    writeFileSync(
+      halves,
+      [
+        ...p.ops.map((op) => `#include "${op.ident.snake}/${op.ident.snake}_paddle.h"`),
+        '',
+        'namespace b = opforge::paddle_bridge;',
+        '',
+        'int main() {',
+        ...p.ops.flatMap((op) =>
+          fns.map((fn) => `  (void)&b::${fn}<opforge::paddle_ops::${op.ident.snake}::PaddleOp>;`),
+        ),
+        '  return 0;',
+        '}',
+      ].join('\n'),
+    );
     cmds.push({ cmd: 'g++', args: [...CXXFLAGS, '-O0', ...inc, '-fsyntax-only', halves] });
     for (const op of p.ops) {
-      cmds.push({ cmd: 'g++', args: [...CXXFLAGS, '-O0', '-isystem', path.join(fixtures, 'paddle-infer-stub'), ...inc, '-fsyntax-only', path.join(out, paddlePaths(op).example)] });
+      cmds.push({
+        cmd: 'g++',
+        args: [
+          ...CXXFLAGS,
+          '-O0',
+          '-isystem',
+          path.join(fixtures, 'paddle-infer-stub'),
+          ...inc,
+          '-fsyntax-only',
+          path.join(out, paddlePaths(op).example),
+        ],
+      });
     }
   }
   await runAll(cmds);
 });
 
 test('generated Paddle units compile against PADDLE_INCLUDE_DIR with -Wall -Wextra -Werror (seed ops and fixture)', () => {
-  if (!paddleInclude) { console.log('  (PADDLE_INCLUDE_DIR not set: skipped)'); return; }
+  if (!paddleInclude) {
+    console.log('  (PADDLE_INCLUDE_DIR not set: skipped)');
+    return;
+  }
   assert.match(sh('bash', [path.join(root, 'scripts', 'check-paddle.sh'), paddleInclude]), /all clean/);
-  assert.match(sh('bash', [path.join(root, 'scripts', 'check-paddle.sh'), paddleInclude, path.join(buildDir, 'check-fixture')], { env: { ...process.env, OPFORGE_OUT: fixtureOut } }), /all clean/);
+  assert.match(
+    sh('bash', [path.join(root, 'scripts', 'check-paddle.sh'), paddleInclude, path.join(buildDir, 'check-fixture')], {
+      env: { ...process.env, OPFORGE_OUT: fixtureOut },
+    }),
+    /all clean/,
+  );
 });
 
 test.run();

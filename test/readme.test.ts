@@ -19,8 +19,19 @@ const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
 const blocks = quickstartBlocks(readme);
 
 test('the README marks the quickstart files', () => {
-  assert.equal([...blocks.keys()].sort(), ['app.mjs', 'export.py', 'jax_app.py', 'ops/kernels/my_scale.cpp', 'ops/kernels/my_scale_ref.py', 'ops/my_scale.yaml']);
-  assert.equal((readme.match(/<!-- quickstart: /g) ?? []).length, blocks.size, 'every marker is followed by a fenced block');
+  assert.equal([...blocks.keys()].sort(), [
+    'app.mjs',
+    'export.py',
+    'jax_app.py',
+    'ops/kernels/my_scale.cpp',
+    'ops/kernels/my_scale_ref.py',
+    'ops/my_scale.yaml',
+  ]);
+  assert.equal(
+    (readme.match(/<!-- quickstart: /g) ?? []).length,
+    blocks.size,
+    'every marker is followed by a fenced block',
+  );
 });
 
 testWith(['torch'], 'the README quickstart works as written', () => {
@@ -48,34 +59,63 @@ testWith(['torch'], 'the README quickstart works as written', () => {
     // 2-3. check and gen; the contract the README shows is the one generated.
     assert.match(run(['check']), /1 op\(s\) valid \(MyScale\)/);
     run(['gen']);
-    const header = readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_scale.h'), 'utf8').replaceAll('opforge::float16', 'float16');
+    const header = readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_scale.h'), 'utf8').replaceAll(
+      'opforge::float16',
+      'float16',
+    );
     const contract = readme.slice(readme.indexOf('It declares the kernel contract:'));
-    for (const line of contract.split('\n').filter((l) => l.trim().startsWith('Status cpu(')).slice(0, 2)) {
+    for (const line of contract
+      .split('\n')
+      .filter((l) => l.trim().startsWith('Status cpu('))
+      .slice(0, 2)) {
       assert.ok(header.includes(line.trim()), `generated header lacks: ${line.trim()}`);
     }
     // 5. Node: build, the snippet, `opforge run`.
     run(['build']);
     const { FORCE_COLOR: _, ...plain } = process.env; // uvu forces colour; the README shows plain output
-    const app = spawnSync(process.execPath, ['app.mjs'], { cwd: dir, encoding: 'utf8', env: { ...plain, NO_COLOR: '1' } });
+    const app = spawnSync(process.execPath, ['app.mjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...plain, NO_COLOR: '1' },
+    });
     assert.is(app.status, 0, app.stderr);
     assert.is(app.stdout.trim(), '[ 3 ] Float32Array(3) [ 3, -6, 1.5 ]');
     assert.match(run(['run', 'MyScale', '--input', 'x=4,8', '--attr', 'factor=3']), /MyScale on cpu/);
     // 6. PyTorch eager (the reference) and the ONNX export.
-    const py = spawnSync(PYTHON, ['export.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONPATH: path.join(dir, 'out', 'python'), PYTHONDONTWRITEBYTECODE: '1' } });
+    const py = spawnSync(PYTHON, ['export.py'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: path.join(dir, 'out', 'python'), PYTHONDONTWRITEBYTECODE: '1' },
+    });
     assert.is(py.status, 0, py.stderr);
     assert.is(py.stdout.trim(), 'tensor([ 3.0000, -6.0000,  1.5000])');
     const model = path.join(dir, 'my_scale.onnx');
     assert.ok(existsSync(model));
-    const nodes = python(`import onnx, sys
+    const nodes = python(
+      `import onnx, sys
 m = onnx.load(sys.argv[1])
-print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])`, [model]);
+print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])`,
+      [model],
+    );
     assert.is(nodes.trim(), "[('custom', 'MyScale', [('factor', 3.0)])]");
     // 9. JAX: the library built as the README says, the snippet with PYTHONPATH=out/jax.
     if (hasModule('jax')) {
-      const cmake = (args: string[]) => { const r = spawnSync('cmake', args, { cwd: dir, encoding: 'utf8' }); assert.is(r.status, 0, r.stdout + r.stderr); };
+      const cmake = (args: string[]) => {
+        const r = spawnSync('cmake', args, { cwd: dir, encoding: 'utf8' });
+        assert.is(r.status, 0, r.stdout + r.stderr);
+      };
       cmake(['-S', 'out', '-B', 'build', '-DWITH_JAX=ON', `-DJAX_PYTHON=${PYTHON}`]);
       cmake(['--build', 'build', '--target', 'opforge_jax_ops']);
-      const jx = spawnSync(PYTHON, ['jax_app.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONPATH: path.join(dir, 'out', 'jax'), PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' } });
+      const jx = spawnSync(PYTHON, ['jax_app.py'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          PYTHONPATH: path.join(dir, 'out', 'jax'),
+          PYTHONDONTWRITEBYTECODE: '1',
+          TF_CPP_MIN_LOG_LEVEL: '2',
+        },
+      });
       assert.is(jx.status, 0, jx.stderr);
       assert.equal(jx.stdout.trim().split('\n'), ['[ 3.  -6.   1.5]', '[  6. -12.   3.]', '[ 3.  -6.   1.5]']);
     }

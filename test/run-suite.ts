@@ -37,27 +37,43 @@ function ensureVenv(): string | undefined {
   const py = path.join(venv, 'bin', 'python');
   if (existsSync(py) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === want) return py;
   log(`test: installing requirements-test.txt into ${path.relative(root, venv)} (once)`);
-  const base = ['python3', 'python'].find((p) => spawnSync(p, ['-c', 'import venv, ensurepip'], { stdio: 'ignore' }).status === 0);
-  if (!base) { log('test: no python3 with venv and ensurepip: the Python side is not installed'); return undefined; }
+  const base = ['python3', 'python'].find(
+    (p) => spawnSync(p, ['-c', 'import venv, ensurepip'], { stdio: 'ignore' }).status === 0,
+  );
+  if (!base) {
+    log('test: no python3 with venv and ensurepip: the Python side is not installed');
+    return undefined;
+  }
   const steps: [string, string[]][] = [
     [base, ['-m', 'venv', venv]],
     [py, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements]],
   ];
   for (const [cmd, args] of steps) {
     const r = spawnSync(cmd, args, { stdio: 'inherit' });
-    if (r.status !== 0) { log(`test: ${cmd} ${args.join(' ')} failed (exit ${r.status}): the Python side is not installed`); return undefined; }
+    if (r.status !== 0) {
+      log(`test: ${cmd} ${args.join(' ')} failed (exit ${r.status}): the Python side is not installed`);
+      return undefined;
+    }
   }
   writeFileSync(stamp, `${want}\n`);
   return py;
 }
 
-interface Leg { name: string; env: NodeJS.ProcessEnv; pattern: string }
+interface Leg {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  pattern: string;
+}
 
 /** Runs uvu over the leg's files, its output streamed through; the counts from uvu's closing block. */
 function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: number; ok: boolean }> {
   log(`\n==== ${leg.name} ====`);
   return new Promise((resolve) => {
-    const child = spawn(path.join(root, 'node_modules', '.bin', 'uvu'), ['dist/test', leg.pattern], { cwd: root, env: leg.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(path.join(root, 'node_modules', '.bin', 'uvu'), ['dist/test', leg.pattern], {
+      cwd: root,
+      env: leg.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let tail = '';
     // Where the time goes: uvu prints each file's name as it starts it.
     const files: [string, number][] = [];
@@ -75,14 +91,22 @@ function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: nu
     });
     child.on('close', (code) => {
       const end = performance.now();
-      const took = files.map(([f, t], i) => [f, ((files[i + 1]?.[1] ?? end) - t) / 1000] as const).sort((a, b) => b[1] - a[1]);
-      if (took.length) log(`slowest files: ${took.slice(0, 10).map(([f, s]) => `${f.replace('.test.js', '')} ${s.toFixed(0)} s`).join(', ')}`);
+      const took = files
+        .map(([f, t], i) => [f, ((files[i + 1]?.[1] ?? end) - t) / 1000] as const)
+        .sort((a, b) => b[1] - a[1]);
+      if (took.length)
+        log(
+          `slowest files: ${took
+            .slice(0, 10)
+            .map(([f, s]) => `${f.replace('.test.js', '')} ${s.toFixed(0)} s`)
+            .join(', ')}`,
+        );
       // uvu's closing block: "Total: N", "Passed: N" (colour codes stripped).
       const plain = tail.replace(/\x1b\[[0-9;]*m/g, '');
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-      resolve({ passed, skipped, failed: total - passed, ok: code === 0 });  // uvu's Total leaves skipped tests out
+      resolve({ passed, skipped, failed: total - passed, ok: code === 0 }); // uvu's Total leaves skipped tests out
     });
   });
 }
@@ -93,16 +117,32 @@ async function main(): Promise<number> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.OPFORGE_PYTHON;
   if (process.env.OPFORGE_PYTHON) {
-    legs.push({ name: `OPFORGE_PYTHON=${process.env.OPFORGE_PYTHON} (torch ${hasTorch(process.env.OPFORGE_PYTHON) ?? 'not importable'})`, env: { ...process.env }, pattern });
+    legs.push({
+      name: `OPFORGE_PYTHON=${process.env.OPFORGE_PYTHON} (torch ${hasTorch(process.env.OPFORGE_PYTHON) ?? 'not importable'})`,
+      env: { ...process.env },
+      pattern,
+    });
   } else {
     const py = ensureVenv();
     if (py) {
       // As an activated venv: opforge finds it through VIRTUAL_ENV, as it would a user's.
-      const env: NodeJS.ProcessEnv = { ...base, VIRTUAL_ENV: venv, PATH: `${path.join(venv, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+      const env: NodeJS.ProcessEnv = {
+        ...base,
+        VIRTUAL_ENV: venv,
+        PATH: `${path.join(venv, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+      };
       delete env.CONDA_PREFIX;
-      legs.push({ name: `the venv ${path.relative(root, venv)} (torch ${hasTorch(py) ?? 'not importable'})`, env, pattern });
+      legs.push({
+        name: `the venv ${path.relative(root, venv)} (torch ${hasTorch(py) ?? 'not importable'})`,
+        env,
+        pattern,
+      });
     } else {
-      legs.push({ name: 'no Python side installed: torch, Paddle and JAX columns report themselves skipped', env: base, pattern });
+      legs.push({
+        name: 'no Python side installed: torch, Paddle and JAX columns report themselves skipped',
+        env: base,
+        pattern,
+      });
     }
   }
   const legacy = process.env.OPFORGE_TEST_LEGACY_PYTHON ?? '/usr/bin/python3';
@@ -111,11 +151,21 @@ async function main(): Promise<number> {
     const files = `(${PYTHON_FILES.join('|')})\\.test\\.js$`;
     const re = new RegExp(pattern);
     const chosen = PYTHON_FILES.filter((f) => re.test(`${f}.test.js`));
-    if (chosen.length) legs.push({ name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`, env: { ...base, OPFORGE_PYTHON: legacy, OPFORGE_TEST_LEG: 'oldest-torch' }, pattern: pattern === '\\.test\\.js$' ? files : pattern });
+    if (chosen.length)
+      legs.push({
+        name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`,
+        env: { ...base, OPFORGE_PYTHON: legacy, OPFORGE_TEST_LEG: 'oldest-torch' },
+        pattern: pattern === '\\.test\\.js$' ? files : pattern,
+      });
   } else if (process.env.OPFORGE_TEST_LEGACY !== '0') {
-    log(`test: no second leg (no torch importable by ${legacy}; Debian: apt-get install python3-torch python3-onnx libtorch-dev)`);
+    log(
+      `test: no second leg (no torch importable by ${legacy}; Debian: apt-get install python3-torch python3-onnx libtorch-dev)`,
+    );
   }
-  let passed = 0, skipped = 0, failed = 0, ok = true;
+  let passed = 0,
+    skipped = 0,
+    failed = 0,
+    ok = true;
   for (const leg of legs) {
     const t0 = performance.now();
     const r = await runLeg(leg);

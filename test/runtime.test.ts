@@ -31,9 +31,16 @@ function runCase(op: OpIR, t: TestCaseIR): void {
 test.before(async () => {
   await build({ root, buildDir });
   // The addon's own units get the warnings too (they are set in out/, which out/node adds).
-  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
-  assert.ok(commands.some((c) => /opforge_node\.dir/.test(c.command)), 'no addon unit in compile_commands.json');
-  for (const c of commands) assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
+  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as {
+    file: string;
+    command: string;
+  }[];
+  assert.ok(
+    commands.some((c) => /opforge_node\.dir/.test(c.command)),
+    'no addon unit in compile_commands.json',
+  );
+  for (const c of commands)
+    assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
   ops = (await import(path.join(root, 'out', 'node', 'index.js'))).bind(load(buildDir)) as AnyOps;
 });
 
@@ -51,14 +58,26 @@ test('KNNQuery CPU: the sorted-list (k <= 32) and heap (k > 32) paths match the 
   const g = rng(3);
   // Grid points: distances are small integers, so most candidates tie and the index decides.
   const grid = (len: number) => Array.from({ length: 3 * len }, () => Math.floor(g() * 5));
-  for (const [k, n0, n1] of [[1, 40, 60], [32, 40, 60], [33, 40, 60], [60, 150, 30], [100, 80, 300], [1024, 1500, 700]] as const) {
-    const xyz = grid(n0 + n1), q = grid(30);
-    const t: TestCaseIR = { ...op.tests[0]!, attributes: { nsample: k }, inputs: [
-      { name: 'xyz', shape: [n0 + n1, 3], values: xyz, range: [0, 0] },
-      { name: 'offset', shape: [2], values: [n0, n0 + n1], range: [0, 0] },
-      { name: 'new_xyz', shape: [30, 3], values: q, range: [0, 0] },
-      { name: 'new_offset', shape: [2], values: [13, 30], range: [0, 0] },
-    ] };
+  for (const [k, n0, n1] of [
+    [1, 40, 60],
+    [32, 40, 60],
+    [33, 40, 60],
+    [60, 150, 30],
+    [100, 80, 300],
+    [1024, 1500, 700],
+  ] as const) {
+    const xyz = grid(n0 + n1),
+      q = grid(30);
+    const t: TestCaseIR = {
+      ...op.tests[0]!,
+      attributes: { nsample: k },
+      inputs: [
+        { name: 'xyz', shape: [n0 + n1, 3], values: xyz, range: [0, 0] },
+        { name: 'offset', shape: [2], values: [n0, n0 + n1], range: [0, 0] },
+        { name: 'new_xyz', shape: [30, 3], values: q, range: [0, 0] },
+        { name: 'new_offset', shape: [2], values: [13, 30], range: [0, 0] },
+      ],
+    };
     runCase(op, t);
   }
 });
@@ -68,18 +87,61 @@ const f32 = (dims: number[]): T => tensor('float32', dims, new Array(dims.reduce
 test('wrong inputs throw TypeError or RangeError naming the op and argument', () => {
   const cases: [() => unknown, ErrorConstructor, RegExp][] = [
     [() => ops.customRelu!(tensor('int32', [2], [1, 2])), TypeError, /CustomRelu: input x has dtype int32/],
-    [() => ops.customRelu!({ dtype: 'float32', dims: [2], data: new Float64Array(2) }), TypeError, /CustomRelu: input x: float32 data must be a Float32Array/],
+    [
+      () => ops.customRelu!({ dtype: 'float32', dims: [2], data: new Float64Array(2) }),
+      TypeError,
+      /CustomRelu: input x: float32 data must be a Float32Array/,
+    ],
     [() => ops.customRelu!(f32([2, 3]), { alpah: 1 }), TypeError, /CustomRelu: unknown attribute alpah/],
-    [() => ops.customRelu!(f32([2, 3]), { alpha: 'x' }), TypeError, /CustomRelu: attribute alpha must be a finite number/],
-    [() => ops.customRelu!({ dtype: 'float32', dims: [2, 3], data: new Float32Array(5) }), RangeError, /CustomRelu: input x has 5 elements, dims \[2, 3\] need 6/],
+    [
+      () => ops.customRelu!(f32([2, 3]), { alpha: 'x' }),
+      TypeError,
+      /CustomRelu: attribute alpha must be a finite number/,
+    ],
+    [
+      () => ops.customRelu!({ dtype: 'float32', dims: [2, 3], data: new Float32Array(5) }),
+      RangeError,
+      /CustomRelu: input x has 5 elements, dims \[2, 3\] need 6/,
+    ],
     [() => ops.myAdd!(f32([2, 3]), f32([3, 2])), RangeError, /MyAdd: input b must have the shape of a/],
-    [() => ops.myAdd!(f32([2]), tensor('float16', [2], [1, 2])), TypeError, /MyAdd: input b has dtype float16, expected float32/],
-    [() => ops.dynamicTrtResize!(f32([1, 3, 4]), f32([1, 1, 8, 8])), RangeError, /DynamicTRTResize: input input must have rank 4, got 3/],
-    [() => ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2])), TypeError, /KNNQuery: attribute nsample is required/],
-    [() => ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 0 }), RangeError, /KNNQuery: attribute nsample must be >= 1/],
-    [() => ops.knnQuery!(f32([4, 2]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }), RangeError, /KNNQuery: dim 1 of input xyz must equal 3/],
-    [() => ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [9]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }), Error, /KNNQuery: offset must be non-decreasing and at most xyz rows/],
-    [() => ops.knnQuery!(f32([4, 3]), undefined, f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }), TypeError, /KNNQuery: input offset is required/],
+    [
+      () => ops.myAdd!(f32([2]), tensor('float16', [2], [1, 2])),
+      TypeError,
+      /MyAdd: input b has dtype float16, expected float32/,
+    ],
+    [
+      () => ops.dynamicTrtResize!(f32([1, 3, 4]), f32([1, 1, 8, 8])),
+      RangeError,
+      /DynamicTRTResize: input input must have rank 4, got 3/,
+    ],
+    [
+      () => ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2])),
+      TypeError,
+      /KNNQuery: attribute nsample is required/,
+    ],
+    [
+      () =>
+        ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 0 }),
+      RangeError,
+      /KNNQuery: attribute nsample must be >= 1/,
+    ],
+    [
+      () =>
+        ops.knnQuery!(f32([4, 2]), tensor('int32', [1], [4]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }),
+      RangeError,
+      /KNNQuery: dim 1 of input xyz must equal 3/,
+    ],
+    [
+      () =>
+        ops.knnQuery!(f32([4, 3]), tensor('int32', [1], [9]), f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }),
+      Error,
+      /KNNQuery: offset must be non-decreasing and at most xyz rows/,
+    ],
+    [
+      () => ops.knnQuery!(f32([4, 3]), undefined, f32([2, 3]), tensor('int32', [1], [2]), { nsample: 2 }),
+      TypeError,
+      /KNNQuery: input offset is required/,
+    ],
   ];
   for (const [f, E, re] of cases) {
     try {
@@ -94,23 +156,46 @@ test('wrong inputs throw TypeError or RangeError naming the op and argument', ()
 });
 
 test('CLI: opforge build, then opforge run prints shapes, values and time', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], { cwd: root, encoding: 'utf8' });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), ...args], {
+      cwd: root,
+      encoding: 'utf8',
+    });
   const b = cli(['build', '--quiet']);
   assert.is(b.status, 0, b.stderr);
-  const r = cli(['run', 'KNNQuery', '--input', 'xyz=10,3', '--input', 'offset=1:10', '--input', 'new_xyz=4,3', '--input', 'new_offset=1:4', '--attr', 'nsample=3']);
+  const r = cli([
+    'run',
+    'KNNQuery',
+    '--input',
+    'xyz=10,3',
+    '--input',
+    'offset=1:10',
+    '--input',
+    'new_xyz=4,3',
+    '--input',
+    'new_offset=1:4',
+    '--attr',
+    'nsample=3',
+  ]);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /KNNQuery on cpu: [\d.]+ ms\n {2}idx: \[4, 3\] /);
   const bad = cli(['run', 'MyAdd', '--input', 'a=2,2', '--input', 'b=2,3']);
   assert.is(bad.status, 2);
   assert.match(bad.stderr, /MyAdd: input b must have the shape of a/);
-  assert.match(cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr, /the addon was built without CUDA; run `opforge build --cuda`/);
+  assert.match(
+    cli(['run', 'MyAdd', '--input', 'a=2', '--input', 'b=2', '--device', 'cuda']).stderr,
+    /the addon was built without CUDA; run `opforge build --cuda`/,
+  );
   // .npy inputs: dtype and dims come from the file (written by numpy).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-npy-'));
-  python(`import numpy as np, sys
+  python(
+    `import numpy as np, sys
 np.save(sys.argv[1] + '/a.npy', np.array([[-1, 2], [3, -4]], dtype=np.float32))
 np.save(sys.argv[1] + '/b.npy', np.array([[1, 1], [1, 1]], dtype=np.float32))
 np.save(sys.argv[1] + '/i.npy', np.array([1, 2], dtype=np.int64))
-np.save(sys.argv[1] + '/h.npy', np.array([[-1, 2], [3, -4]], dtype=np.float16))`, [dir]);
+np.save(sys.argv[1] + '/h.npy', np.array([[-1, 2], [3, -4]], dtype=np.float16))`,
+    [dir],
+  );
   const n = cli(['run', 'MyAdd', '--input', `a=${dir}/a.npy`, '--input', `b=${dir}/b.npy`]);
   assert.is(n.status, 0, n.stderr);
   assert.match(n.stdout, /c: \[2, 2\] -1 5 7 -7\n/);
@@ -122,21 +207,37 @@ np.save(sys.argv[1] + '/h.npy', np.array([[-1, 2], [3, -4]], dtype=np.float16))`
 });
 
 test('async variants: same results as the sync calls, errors reject, the event loop stays free', async () => {
-  const asyncOps = (await import(path.join(root, 'out', 'node', 'index.js'))).bindAsync(load(buildDir)) as Record<string, (...args: unknown[]) => Promise<Record<string, T>>>;
-  const x = tensor('float32', [3, 5], Array.from({ length: 15 }, (_, i) => i - 7));
+  const asyncOps = (await import(path.join(root, 'out', 'node', 'index.js'))).bindAsync(load(buildDir)) as Record<
+    string,
+    (...args: unknown[]) => Promise<Record<string, T>>
+  >;
+  const x = tensor(
+    'float32',
+    [3, 5],
+    Array.from({ length: 15 }, (_, i) => i - 7),
+  );
   const sync = ops.customRelu!(x, { alpha: 0.5 });
   const got = await asyncOps.customRelu!(x, { alpha: 0.5 });
   assert.equal(Array.from(got.y!.data), Array.from(sync.y!.data));
-  await asyncOps.customRelu!(tensor('int32', [2], [1, 2])).then(() => assert.unreachable('resolved'), (e: unknown) => {
-    assert.instance(e, TypeError);
-    assert.match((e as Error).message, /CustomRelu: input x has dtype int32/);
-  });
+  await asyncOps.customRelu!(tensor('int32', [2], [1, 2])).then(
+    () => assert.unreachable('resolved'),
+    (e: unknown) => {
+      assert.instance(e, TypeError);
+      assert.match((e as Error).message, /CustomRelu: input x has dtype int32/);
+    },
+  );
   // A KNN query large enough to take a while on one core: timers keep firing meanwhile.
   const r = rng(3);
   const n = 6000;
-  const pts = tensor('float32', [n, 3], Array.from({ length: 3 * n }, () => r()));
+  const pts = tensor(
+    'float32',
+    [n, 3],
+    Array.from({ length: 3 * n }, () => r()),
+  );
   let ticks = 0;
-  const timer = setInterval(() => { ticks += 1; }, 1);
+  const timer = setInterval(() => {
+    ticks += 1;
+  }, 1);
   const t0 = performance.now();
   const res = await asyncOps.knnQuery!(pts, tensor('int32', [1], [n]), pts, tensor('int32', [1], [n]), { nsample: 8 });
   const ms = performance.now() - t0;
@@ -149,7 +250,11 @@ test('small outputs share an untransferable pool and stay independent; raw calls
   const seen = new Set<ArrayBufferLike>();
   const outs: T[] = [];
   for (let i = 0; i < 200; i++) {
-    const x = tensor('float32', [1000], Array.from({ length: 1000 }, (_, k) => (k % 50) - (i % 50)));
+    const x = tensor(
+      'float32',
+      [1000],
+      Array.from({ length: 1000 }, (_, k) => (k % 50) - (i % 50)),
+    );
     outs.push(ops.customRelu!(x).y!);
     seen.add(outs[i]!.data.buffer);
   }
@@ -157,19 +262,39 @@ test('small outputs share an untransferable pool and stay independent; raw calls
   // buffer while index.js hands the addon a new pool.
   assert.ok(seen.size >= 13 && seen.size <= 30, `${seen.size} buffers for 200 small outputs`);
   // Later calls did not overwrite earlier outputs.
-  outs.forEach((o, i) => assert.equal(Array.from(o.data), Array.from({ length: 1000 }, (_, k) => Math.max((k % 50) - (i % 50), 0)), `output ${i}`));
+  outs.forEach((o, i) =>
+    assert.equal(
+      Array.from(o.data),
+      Array.from({ length: 1000 }, (_, k) => Math.max((k % 50) - (i % 50), 0)),
+      `output ${i}`,
+    ),
+  );
   // Transferring a pooled output's buffer would detach its neighbours: the pool is untransferable, as
   // Node's Buffer pool is (Node 20 copies instead, later versions throw); either way nothing detaches.
   const { port1, port2 } = new MessageChannel();
-  try { port1.postMessage(outs[0]!.data, [outs[0]!.data.buffer as ArrayBuffer]); } catch { /* newer Node: DataCloneError */ }
-  port1.close(); port2.close();
+  try {
+    port1.postMessage(outs[0]!.data, [outs[0]!.data.buffer as ArrayBuffer]);
+  } catch {
+    /* newer Node: DataCloneError */
+  }
+  port1.close();
+  port2.close();
   assert.is(outs[1]!.data.length, 1000);
   assert.ok(outs[0]!.data.buffer.byteLength > 0, 'the pool was detached');
   // Large outputs have their own buffers.
-  const big = ops.customRelu!(tensor('float32', [2000], Array.from({ length: 2000 }, (_, k) => k))).y!;
+  const big = ops.customRelu!(
+    tensor(
+      'float32',
+      [2000],
+      Array.from({ length: 2000 }, (_, k) => k),
+    ),
+  ).y!;
   assert.is(big.data.buffer.byteLength, 8000);
   // Without bind() (a fresh load is the same addon object; a raw call through its ABI) outputs are not pooled.
-  const raw = load(buildDir) as { abi: { scratch: ArrayBuffer; outputBase: number }; run_my_add: (a: Float32Array, b: Float32Array) => Float32Array };
+  const raw = load(buildDir) as {
+    abi: { scratch: ArrayBuffer; outputBase: number };
+    run_my_add: (a: Float32Array, b: Float32Array) => Float32Array;
+  };
   const slots = new Float64Array(raw.abi.scratch);
   for (const base of [0, 10]) slots.set([0, 1, 3], base); // float32, rank 1, dims [3] for a and b
   const c = raw.run_my_add(Float32Array.of(1, 2, 3), Float32Array.of(10, 20, 30));
@@ -190,7 +315,11 @@ test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () =>
   for (const op of project.ops) {
     const saved = ops;
     ops = cudaOps;
-    try { for (const t of op.tests) runCase(op, t); } finally { ops = saved; }
+    try {
+      for (const t of op.tests) runCase(op, t);
+    } finally {
+      ops = saved;
+    }
   }
 });
 

@@ -30,7 +30,15 @@ test('opforge new writes a valid spec and stubs that compile', () => {
   const inc = `-I${path.join(dir, 'out', 'include')}`;
   sh('g++', [...CXXFLAGS, inc, '-c', path.join(dir, 'ops', 'kernels', 'my_scale_op.cpp'), '-o', path.join(dir, 'k.o')]);
   if (spawnSync('nvcc', ['--version']).status === 0) {
-    sh('nvcc', ['-std=c++17', inc, '-Xcompiler=-Wall,-Wextra,-Werror', '-c', path.join(dir, 'ops', 'kernels', 'my_scale_op.cu'), '-o', path.join(dir, 'k_cu.o')]);
+    sh('nvcc', [
+      '-std=c++17',
+      inc,
+      '-Xcompiler=-Wall,-Wextra,-Werror',
+      '-c',
+      path.join(dir, 'ops', 'kernels', 'my_scale_op.cu'),
+      '-o',
+      path.join(dir, 'k_cu.o'),
+    ]);
   }
 });
 
@@ -40,17 +48,41 @@ test('names with digits: Conv3DTranspose is conv3d_transpose in every generated 
   const r = run(['new', 'Conv3DTranspose']);
   assert.is(r.status, 0, r.stderr);
   assert.match(r.stdout, /ops\/conv3d_transpose\.yaml/);
-  assert.match(readFileSync(path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'), 'utf8'), '#include "opforge/ops/conv3d_transpose.h"');
+  assert.match(
+    readFileSync(path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'), 'utf8'),
+    '#include "opforge/ops/conv3d_transpose.h"',
+  );
   const g = run(['gen']);
   assert.is(g.status, 0, g.stderr);
-  for (const f of ['include/opforge/ops/conv3d_transpose.h', 'python/opforge_ops/ops/conv3d_transpose.py', 'torch/conv3d_transpose.cpp', 'trt/conv3d_transpose/README.md']) {
+  for (const f of [
+    'include/opforge/ops/conv3d_transpose.h',
+    'python/opforge_ops/ops/conv3d_transpose.py',
+    'torch/conv3d_transpose.cpp',
+    'trt/conv3d_transpose/README.md',
+  ]) {
     assert.ok(existsSync(path.join(dir, 'out', f)), `out/${f}`);
   }
-  assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'conv3d_transpose.h'), 'utf8'), 'namespace conv3d_transpose {');
-  assert.match(readFileSync(path.join(dir, 'out', 'python', 'opforge_ops', '__init__.py'), 'utf8'), 'from .ops.conv3d_transpose import conv3d_transpose');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'out', 'include')}`, '-c', path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'), '-o', path.join(dir, 'k.o')]);
+  assert.match(
+    readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'conv3d_transpose.h'), 'utf8'),
+    'namespace conv3d_transpose {',
+  );
+  assert.match(
+    readFileSync(path.join(dir, 'out', 'python', 'opforge_ops', '__init__.py'), 'utf8'),
+    'from .ops.conv3d_transpose import conv3d_transpose',
+  );
+  sh('g++', [
+    ...CXXFLAGS,
+    `-I${path.join(dir, 'out', 'include')}`,
+    '-c',
+    path.join(dir, 'ops', 'kernels', 'conv3d_transpose.cpp'),
+    '-o',
+    path.join(dir, 'k.o'),
+  ]);
   // Pad2D and Pad2d share a snake_case form: rejected, naming both.
-  const spec = readFileSync(path.join(dir, 'ops', 'conv3d_transpose.yaml'), 'utf8').replace(/^name: .*$/m, 'name: Conv3dTranspose');
+  const spec = readFileSync(path.join(dir, 'ops', 'conv3d_transpose.yaml'), 'utf8').replace(
+    /^name: .*$/m,
+    'name: Conv3dTranspose',
+  );
   writeFileSync(path.join(dir, 'ops', 'conv3d_transpose_2.yaml'), spec);
   const c = run(['check']);
   assert.is(c.status, 1, c.stdout);
@@ -67,16 +99,30 @@ test('snake: overrides the derived form everywhere (RoIAlign as roi_align); a ba
   const spec = readFileSync(file, 'utf8');
   assert.match(spec, /^# snake: ro_i_align +# files, C\+\+ namespace, opforge_ops\.<snake>/m);
   // The user sets it and renames the kernel files to match.
-  writeFileSync(path.join(dir, 'ops', 'roi_align.yaml'), spec.replace(/^# snake: ro_i_align/m, 'snake: roi_align').replace(/kernels\/ro_i_align\./g, 'kernels/roi_align.'));
+  writeFileSync(
+    path.join(dir, 'ops', 'roi_align.yaml'),
+    spec.replace(/^# snake: ro_i_align/m, 'snake: roi_align').replace(/kernels\/ro_i_align\./g, 'kernels/roi_align.'),
+  );
   rmSync(file);
   for (const ext of ['cpp', 'cu']) {
-    const k = readFileSync(path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`), 'utf8').replace(/ro_i_align/g, 'roi_align');
+    const k = readFileSync(path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`), 'utf8').replace(
+      /ro_i_align/g,
+      'roi_align',
+    );
     writeFileSync(path.join(dir, 'ops', 'kernels', `roi_align.${ext}`), k);
     rmSync(path.join(dir, 'ops', 'kernels', `ro_i_align.${ext}`));
   }
   const g = run(['gen']);
   assert.is(g.status, 0, g.stderr);
-  for (const f of ['include/opforge/ops/roi_align.h', 'python/opforge_ops/ops/roi_align.py', 'torch/roi_align.cpp', 'paddle/roi_align/roi_align_op.cc', 'ort/roi_align', 'node/ops/roi_align.cpp', 'trt/roi_align/README.md']) {
+  for (const f of [
+    'include/opforge/ops/roi_align.h',
+    'python/opforge_ops/ops/roi_align.py',
+    'torch/roi_align.cpp',
+    'paddle/roi_align/roi_align_op.cc',
+    'ort/roi_align',
+    'node/ops/roi_align.cpp',
+    'trt/roi_align/README.md',
+  ]) {
     assert.ok(existsSync(path.join(dir, 'out', f)), `out/${f}`);
   }
   assert.not.ok(existsSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'ro_i_align.h')));
@@ -90,11 +136,22 @@ test('snake: overrides the derived form everywhere (RoIAlign as roi_align); a ba
   assert.match(out('python/opforge_ops/ops/roi_align.py'), "name='RoIAlign'");
   assert.match(out('python/opforge_ops/ops/roi_align.py'), 'custom::RoIAlign');
   assert.match(out('trt/roi_align/roi_align_trt.h'), '"RoIAlign"');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'out', 'include')}`, '-c', path.join(dir, 'ops', 'kernels', 'roi_align.cpp'), '-o', path.join(dir, 'k.o')]);
+  sh('g++', [
+    ...CXXFLAGS,
+    `-I${path.join(dir, 'out', 'include')}`,
+    '-c',
+    path.join(dir, 'ops', 'kernels', 'roi_align.cpp'),
+    '-o',
+    path.join(dir, 'k.o'),
+  ]);
   // Bad values: located at the key, quoting what was found.
   const roi = readFileSync(path.join(dir, 'ops', 'roi_align.yaml'), 'utf8');
   const line = roi.split('\n').findIndex((l) => l.startsWith('snake: ')) + 1;
-  for (const [value, why] of [['RoiAlign', /does not match/], ['class', /keyword or reserved/], ['roi__align', /does not match/]] as const) {
+  for (const [value, why] of [
+    ['RoiAlign', /does not match/],
+    ['class', /keyword or reserved/],
+    ['roi__align', /does not match/],
+  ] as const) {
     writeFileSync(path.join(dir, 'ops', 'roi_align.yaml'), roi.replace(/^snake: roi_align\b.*$/m, `snake: ${value}`));
     const c = run(['check']);
     assert.is(c.status, 1, `${value}: ${c.stdout}`);
@@ -107,12 +164,18 @@ test('snake: overrides the derived form everywhere (RoIAlign as roi_align); a ba
   writeFileSync(path.join(dir, 'ops', 'roi_pool.yaml'), roi.replace(/^name: RoIAlign\b/m, 'name: RoIPool'));
   let c = run(['check']);
   assert.is(c.status, 1, c.stdout);
-  assert.match(c.stderr, /roi_pool\.yaml:\d+:\d+.*op `RoIPool` clashes with op `RoIAlign` .*same snake_case form `roi_align`/);
+  assert.match(
+    c.stderr,
+    /roi_pool\.yaml:\d+:\d+.*op `RoIPool` clashes with op `RoIAlign` .*same snake_case form `roi_align`/,
+  );
   assert.match(c.stderr, /roi_pool\.yaml:\d+:\d+/);
   writeFileSync(path.join(dir, 'ops', 'roi_pool.yaml'), roi.replace(/^snake: roi_align\b.*$/m, 'snake: roi_align2'));
   c = run(['check']);
   assert.is(c.status, 1, c.stdout);
-  assert.match(c.stderr, /op `RoIAlign` clashes with op `RoIAlign` .*same name: the ONNX, TensorRT and Paddle types would coincide/);
+  assert.match(
+    c.stderr,
+    /op `RoIAlign` clashes with op `RoIAlign` .*same name: the ONNX, TensorRT and Paddle types would coincide/,
+  );
 });
 
 test('the snake_case table in docs/spec.md is what the generator derives', () => {

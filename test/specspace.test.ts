@@ -19,7 +19,15 @@ import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
 import { cudaTrainingGaps } from '../generator/spec/cuda-training.js';
 import type { ProjectIR } from '../generator/spec/ir.js';
-import { compileCuda, describeFailures, compileTrt, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
+import {
+  compileCuda,
+  describeFailures,
+  compileTrt,
+  prepare,
+  runOpforgeTest,
+  type BackendReport,
+  type Project,
+} from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'specspace');
 let corpus: Corpus;
@@ -37,47 +45,111 @@ test.before(() => {
 test('the fixed corpus covers the spec space', () => {
   const ps = corpus.plans;
   assert.ok(ps.length >= 40);
-  const inDtypes = new Set(ps.flatMap((p) => p.tests.flatMap((t) => p.inputs.filter((i) => t.dims[i.name]).map((i) => t.types[i.dtype] ?? i.dtype))));
-  const outDtypes = new Set(ps.flatMap((p) => p.tests.flatMap((t) => p.outputs.map((o) => t.types[o.dtype] ?? o.dtype))));
+  const inDtypes = new Set(
+    ps.flatMap((p) =>
+      p.tests.flatMap((t) => p.inputs.filter((i) => t.dims[i.name]).map((i) => t.types[i.dtype] ?? i.dtype)),
+    ),
+  );
+  const outDtypes = new Set(
+    ps.flatMap((p) => p.tests.flatMap((t) => p.outputs.map((o) => t.types[o.dtype] ?? o.dtype))),
+  );
   for (const d of DTYPES) {
     assert.ok(inDtypes.has(d), `no case has a ${d} input`);
     assert.ok(outDtypes.has(d), `no case has a ${d} output`);
   }
   const attrs = ps.flatMap((p) => p.attrs);
   for (const t of ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const) {
-    assert.ok(attrs.some((a) => a.type === t && a.required), `no required ${t} attribute`);
-    assert.ok(attrs.some((a) => a.type === t && !a.required), `no ${t} attribute with a default`);
+    assert.ok(
+      attrs.some((a) => a.type === t && a.required),
+      `no required ${t} attribute`,
+    );
+    assert.ok(
+      attrs.some((a) => a.type === t && !a.required),
+      `no ${t} attribute with a default`,
+    );
   }
   for (const t of ['ints', 'floats'] as const) {
-    assert.ok(attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length === 0), `no ${t} with an empty default`);
-    assert.ok(attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length > 0), `no ${t} with a non-empty default`);
+    assert.ok(
+      attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length === 0),
+      `no ${t} with an empty default`,
+    );
+    assert.ok(
+      attrs.some((a) => a.type === t && Array.isArray(a.default) && a.default.length > 0),
+      `no ${t} with a non-empty default`,
+    );
   }
   assert.ok(attrs.some((a) => a.type === 'string' && a.enum) && attrs.some((a) => a.type === 'int' && a.enum), 'enums');
-  assert.ok(attrs.some((a) => a.type === 'float' && a.min !== undefined) && attrs.some((a) => a.type === 'int' && a.min !== undefined), 'bounds');
+  assert.ok(
+    attrs.some((a) => a.type === 'float' && a.min !== undefined) &&
+      attrs.some((a) => a.type === 'int' && a.min !== undefined),
+    'bounds',
+  );
   const cases = ps.flatMap((p) => p.tests.map((t) => ({ p, t })));
-  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => i.optional && t.dims[i.name])), 'an optional input present');
-  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => i.optional && !t.dims[i.name])), 'an optional input absent');
-  assert.ok(ps.some((p) => p.inputs.some((i) => i.shapeOnly)), 'shape_only');
-  assert.ok(ps.some((p) => p.inputs.some((i) => i.constraint.kind === 'dims' && i.constraint.dims.some((d) => d !== '?'))), 'input dims constrained by expressions');
+  assert.ok(
+    cases.some(({ p, t }) => p.inputs.some((i) => i.optional && t.dims[i.name])),
+    'an optional input present',
+  );
+  assert.ok(
+    cases.some(({ p, t }) => p.inputs.some((i) => i.optional && !t.dims[i.name])),
+    'an optional input absent',
+  );
+  assert.ok(
+    ps.some((p) => p.inputs.some((i) => i.shapeOnly)),
+    'shape_only',
+  );
+  assert.ok(
+    ps.some((p) => p.inputs.some((i) => i.constraint.kind === 'dims' && i.constraint.dims.some((d) => d !== '?'))),
+    'input dims constrained by expressions',
+  );
   const outs = ps.flatMap((p) => p.outputs);
-  assert.ok(outs.some((o) => o.shape.kind === 'like'), 'output shaped like an input');
+  assert.ok(
+    outs.some((o) => o.shape.kind === 'like'),
+    'output shaped like an input',
+  );
   const exprs = outs.flatMap((o) => (o.shape.kind === 'dims' ? [JSON.stringify(o.shape.dims)] : []));
-  assert.ok(exprs.some((e) => e.includes('"dim"') && /ceil_div|"\/\/"|max|min/.test(e)), 'output shaped by expressions of inputs');
-  assert.ok(exprs.some((e) => e.includes('"attr"') && !e.includes('"dim"')), 'output shaped by attributes only');
-  assert.ok(exprs.some((e) => e !== '[]' && !e.includes('"attr"') && !e.includes('"dim"')), 'output shaped by constants');
+  assert.ok(
+    exprs.some((e) => e.includes('"dim"') && /ceil_div|"\/\/"|max|min/.test(e)),
+    'output shaped by expressions of inputs',
+  );
+  assert.ok(
+    exprs.some((e) => e.includes('"attr"') && !e.includes('"dim"')),
+    'output shaped by attributes only',
+  );
+  assert.ok(
+    exprs.some((e) => e !== '[]' && !e.includes('"attr"') && !e.includes('"dim"')),
+    'output shaped by constants',
+  );
   assert.ok(exprs.includes('[]'), 'rank-0 output');
-  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 8)), 'rank-8 input');
-  assert.ok(cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 0)), 'rank-0 input');
-  assert.ok(ps.some((p) => new Set(p.outputs.map((o) => o.dtype)).size >= 2 && p.outputs.length >= 2), 'several outputs of different dtypes');
-  assert.ok(ps.some((p) => p.vars.length >= 3 && p.vars.slice(1).some((v) => v.dtypes.length > 1) && p.tests.length > 1), 'three type variables');
+  assert.ok(
+    cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 8)),
+    'rank-8 input',
+  );
+  assert.ok(
+    cases.some(({ p, t }) => p.inputs.some((i) => t.dims[i.name]?.length === 0)),
+    'rank-0 input',
+  );
+  assert.ok(
+    ps.some((p) => new Set(p.outputs.map((o) => o.dtype)).size >= 2 && p.outputs.length >= 2),
+    'several outputs of different dtypes',
+  );
+  assert.ok(
+    ps.some((p) => p.vars.length >= 3 && p.vars.slice(1).some((v) => v.dtypes.length > 1) && p.tests.length > 1),
+    'three type variables',
+  );
   assert.ok(ps.some((p) => p.state.length) && ps.some((p) => p.workspace), 'state and workspace');
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
-  assert.ok(ps.some((p) => p.cuda), 'CUDA kernels');
+  assert.ok(
+    ps.some((p) => p.cuda),
+    'CUDA kernels',
+  );
   // Even seeds with a differentiable input and output also get a gradient op (render.ts, gradPlan).
   const grads = ps.filter((p) => gradPlan(p));
   assert.ok(grads.length >= 4, `${grads.length} specs with a backward`);
-  assert.ok(grads.some((p) => p.vars.length) && grads.some((p) => p.outputs.length > 1), 'backward over type variables and several outputs');
+  assert.ok(
+    grads.some((p) => p.vars.length) && grads.some((p) => p.outputs.length > 1),
+    'backward over type variables and several outputs',
+  );
   assert.is(project.ops.length, ps.length + grads.length, 'every spec is valid and generated');
   for (const p of grads) assert.ok(project.ops.find((o) => o.name === p.name)!.backward, `${p.name} has its backward`);
   // `snake:` overrides (seeds = 3 mod 7): the op and its gradient op take the given forms everywhere.
@@ -92,60 +164,147 @@ test('the fixed corpus covers the spec space', () => {
   // Ops that run on CUDA but cannot train there (seeds divisible by 3: their gradient op has no
   // CUDA kernel): `opforge check` warns once per op; the others' gradient ops have CUDA kernels.
   const gaps = cudaTrainingGaps({ ops: project.ops } as ProjectIR).map((g) => g.op);
-  assert.equal(gaps, grads.filter((p) => p.cuda && !gradHasCuda(p)).map((p) => p.name).sort());
+  assert.equal(
+    gaps,
+    grads
+      .filter((p) => p.cuda && !gradHasCuda(p))
+      .map((p) => p.name)
+      .sort(),
+  );
   assert.ok(gaps.length >= 2 && grads.some((p) => gradHasCuda(p)), `${gaps.length} ops cannot train on CUDA`);
-  const check = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check'], { cwd: dir, encoding: 'utf8' });
+  const check = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   assert.is(check.status, 0, check.stderr);
   const warned = check.stderr.split('\n').filter((l) => /cannot train there/.test(l));
-  assert.equal(warned, gaps.map((n) => `warning: ops/${project.ops.find((o) => o.name === n)!.ident.snake}.yaml: ${n} runs on CUDA (kernels.cuda) but cannot train there: ${n}Grad has no kernels.cuda (a CUDA tensor that needs its gradient raises)`));
+  assert.equal(
+    warned,
+    gaps.map(
+      (n) =>
+        `warning: ops/${project.ops.find((o) => o.name === n)!.ident.snake}.yaml: ${n} runs on CUDA (kernels.cuda) but cannot train there: ${n}Grad has no kernels.cuda (a CUDA tensor that needs its gradient raises)`,
+    ),
+  );
   // Type variables mixing float and integer dtypes on inputs that take gradients, with and without
   // a backward, run in a float binding by some case: the grad column covers both (issue: no silent
   // zero gradient through an integer-capable op).
-  const mixedCases = (withBackward: boolean) => project.ops.filter((o) => !!o.backward === withBackward && o.typeVars.length).flatMap((o) => o.tests.filter((t) =>
-    o.inputs.some((i) => i.type.kind === 'var' && i.type.dtypes.some((d) => !DTYPE_INFO[d].isFloat) && differentiableUnder(i, t.binding))));
-  assert.ok(mixedCases(true).length >= 3 && mixedCases(false).length >= 3, `mixed float/integer variables in a float binding: ${mixedCases(true).length} cases with a backward, ${mixedCases(false).length} without`);
+  const mixedCases = (withBackward: boolean) =>
+    project.ops
+      .filter((o) => !!o.backward === withBackward && o.typeVars.length)
+      .flatMap((o) =>
+        o.tests.filter((t) =>
+          o.inputs.some(
+            (i) =>
+              i.type.kind === 'var' &&
+              i.type.dtypes.some((d) => !DTYPE_INFO[d].isFloat) &&
+              differentiableUnder(i, t.binding),
+          ),
+        ),
+      );
+  assert.ok(
+    mixedCases(true).length >= 3 && mixedCases(false).length >= 3,
+    `mixed float/integer variables in a float binding: ${mixedCases(true).length} cases with a backward, ${mixedCases(false).length} without`,
+  );
 });
 
-testWith(['torch'], 'opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
-  // The extension in unity batches of 4 (the seed-op tests build it one unit per op, the default):
-  // every spec's unit must also compile beside others, and it halves this build.
-  const { reports, report } = await runOpforgeTest(project, { unityBatch: 4 });
-  for (const r of reports) clean(r);
-  // Paddle's columns run where paddle is installed (the test venv), and are skipped by name elsewhere.
-  const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
-  // JAX's columns likewise (jit on every case, vmap on each op's first; jax-grad: the backward or the named error).
-  const jax = ['jax', 'jax-grad'];
-  assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
-  if (hasPaddle) assert.equal(report.backends.filter((b) => paddle.includes(b)), paddle);
-  else for (const b of paddle) assert.match(report.skipped[b] ?? '', /paddle is not importable/);
-  if (hasModule('jax')) assert.equal(report.backends.filter((b) => jax.includes(b)), jax);
-  else for (const b of jax) assert.match(report.skipped[b] ?? '', /jax is not importable/);
-  assert.is(report.backends.includes('ort-dynamo'), torchAtLeast(2, 5), 'the dynamo export runs exactly where torch has it');
-  const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
-  // grad: every case in which an input takes a gradient (a float in the case's binding) and an output
-  // can carry one: with a backward, gradcheck where float64 allows and autograd of the reference;
-  // without, the named error (opforge_test.py: check_grad, check_no_backward).
-  // Paddle skips cases with an empty input (it hands custom ops empty tensors without dtype and
-  // dims); paddle-infer also those with a bfloat16 tensor (the predictor's go through numpy).
-  const empty = (_o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
-  const bf16 = (o: OpIR, t: TestCaseIR) => o.inputs.some((i) => t.inputs.some((x) => x.name === i.name) && dtypeUnder(i.type, t.binding) === 'bfloat16') || o.outputs.some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
-  const emptyCases = project.ops.reduce((n, o) => n + o.tests.filter((t) => empty(o, t)).length, 0);
-  const bf16Cases = project.ops.reduce((n, o) => n + o.tests.filter((t) => !empty(o, t) && bf16(o, t)).length, 0);
-  const graded = project.ops.reduce((n, o) => n + o.tests.filter((t) => o.inputs.some((i) => differentiableUnder(i, t.binding) && t.inputs.some((x) => x.name === i.name))
-    && (o.backward ? o.outputs.some((x) => x.differentiable) : o.outputs.some((x) => differentiableUnder(x, t.binding)))).length, 0);
-  // paddle-grad: the cases of ops with a backward in which an input takes a gradient and an output carries one.
-  const paddleGraded = project.ops.filter((o) => o.backward).reduce((n, o) => n + o.tests.filter((t) => o.inputs.some((i) => differentiableUnder(i, t.binding) && t.inputs.some((x) => x.name === i.name))).length, 0);
-  for (const r of reports) {
-    if (r.backend === 'paddle-grad') assert.ok(r.cases > 0 && r.cases <= paddleGraded, `paddle-grad: ${r.cases} of ${paddleGraded}`);
-    // jax-grad: the graded cases whose outputs are not empty (an empty cotangent has nothing to check).
-    else if (r.backend === 'jax-grad') assert.ok(r.cases > 0 && r.cases <= graded, `jax-grad: ${r.cases} of ${graded}`);
-    else assert.is(r.cases, r.backend === 'grad' ? graded : r.backend === 'paddle-infer' ? cases - emptyCases - bf16Cases : r.backend === 'paddle' ? cases - emptyCases : cases, `${r.backend}: ${r.cases} cases agree`);
-  }
-  // The torch column ran through the Python entry for every op (every schema kind converts).
-  assert.match(String(report.env.entry), /opforge_torch_py\./);
-  assert.equal(report.env.entryBypassed, []);
-  assert.ok(existsSync(path.join(project.root, 'build', 'torch', 'CMakeFiles', 'opforge_torch.dir', 'Unity', 'unity_0_cxx.cxx')), 'the extension was not built in unity batches');
-});
+testWith(
+  ['torch'],
+  'opforge test: every case of every spec = the reference on node, torch, ort and the legacy export; serialization round-trips',
+  async () => {
+    // The extension in unity batches of 4 (the seed-op tests build it one unit per op, the default):
+    // every spec's unit must also compile beside others, and it halves this build.
+    const { reports, report } = await runOpforgeTest(project, { unityBatch: 4 });
+    for (const r of reports) clean(r);
+    // Paddle's columns run where paddle is installed (the test venv), and are skipped by name elsewhere.
+    const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
+    // JAX's columns likewise (jit on every case, vmap on each op's first; jax-grad: the backward or the named error).
+    const jax = ['jax', 'jax-grad'];
+    assert.equal(
+      report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)),
+      ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize'],
+    );
+    if (hasPaddle)
+      assert.equal(
+        report.backends.filter((b) => paddle.includes(b)),
+        paddle,
+      );
+    else for (const b of paddle) assert.match(report.skipped[b] ?? '', /paddle is not importable/);
+    if (hasModule('jax'))
+      assert.equal(
+        report.backends.filter((b) => jax.includes(b)),
+        jax,
+      );
+    else for (const b of jax) assert.match(report.skipped[b] ?? '', /jax is not importable/);
+    assert.is(
+      report.backends.includes('ort-dynamo'),
+      torchAtLeast(2, 5),
+      'the dynamo export runs exactly where torch has it',
+    );
+    const cases = project.ops.reduce((n, o) => n + o.tests.length, 0);
+    // grad: every case in which an input takes a gradient (a float in the case's binding) and an output
+    // can carry one: with a backward, gradcheck where float64 allows and autograd of the reference;
+    // without, the named error (opforge_test.py: check_grad, check_no_backward).
+    // Paddle skips cases with an empty input (it hands custom ops empty tensors without dtype and
+    // dims); paddle-infer also those with a bfloat16 tensor (the predictor's go through numpy).
+    const empty = (_o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
+    const bf16 = (o: OpIR, t: TestCaseIR) =>
+      o.inputs.some((i) => t.inputs.some((x) => x.name === i.name) && dtypeUnder(i.type, t.binding) === 'bfloat16') ||
+      o.outputs.some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
+    const emptyCases = project.ops.reduce((n, o) => n + o.tests.filter((t) => empty(o, t)).length, 0);
+    const bf16Cases = project.ops.reduce((n, o) => n + o.tests.filter((t) => !empty(o, t) && bf16(o, t)).length, 0);
+    const graded = project.ops.reduce(
+      (n, o) =>
+        n +
+        o.tests.filter(
+          (t) =>
+            o.inputs.some((i) => differentiableUnder(i, t.binding) && t.inputs.some((x) => x.name === i.name)) &&
+            (o.backward
+              ? o.outputs.some((x) => x.differentiable)
+              : o.outputs.some((x) => differentiableUnder(x, t.binding))),
+        ).length,
+      0,
+    );
+    // paddle-grad: the cases of ops with a backward in which an input takes a gradient and an output carries one.
+    const paddleGraded = project.ops
+      .filter((o) => o.backward)
+      .reduce(
+        (n, o) =>
+          n +
+          o.tests.filter((t) =>
+            o.inputs.some((i) => differentiableUnder(i, t.binding) && t.inputs.some((x) => x.name === i.name)),
+          ).length,
+        0,
+      );
+    for (const r of reports) {
+      if (r.backend === 'paddle-grad')
+        assert.ok(r.cases > 0 && r.cases <= paddleGraded, `paddle-grad: ${r.cases} of ${paddleGraded}`);
+      // jax-grad: the graded cases whose outputs are not empty (an empty cotangent has nothing to check).
+      else if (r.backend === 'jax-grad')
+        assert.ok(r.cases > 0 && r.cases <= graded, `jax-grad: ${r.cases} of ${graded}`);
+      else
+        assert.is(
+          r.cases,
+          r.backend === 'grad'
+            ? graded
+            : r.backend === 'paddle-infer'
+              ? cases - emptyCases - bf16Cases
+              : r.backend === 'paddle'
+                ? cases - emptyCases
+                : cases,
+          `${r.backend}: ${r.cases} cases agree`,
+        );
+    }
+    // The torch column ran through the Python entry for every op (every schema kind converts).
+    assert.match(String(report.env.entry), /opforge_torch_py\./);
+    assert.equal(report.env.entryBypassed, []);
+    assert.ok(
+      existsSync(
+        path.join(project.root, 'build', 'torch', 'CMakeFiles', 'opforge_torch.dir', 'Unity', 'unity_0_cxx.cxx'),
+      ),
+      'the extension was not built in unity batches',
+    );
+  },
+);
 
 firstLegTest('a wrong kernel is caught, naming the op, case and output', async () => {
   // The attribute/state term off by 65 (odd, so bool outputs flip too) in one op's kernel, in a
@@ -178,7 +337,11 @@ test('a version above 1000 is rejected where it is written (ONNX Runtime refuses
   writeCorpus(bad, [1]);
   const yaml = path.join(bad, 'ops', `${project.ops.find((o) => o.name === corpus.plans[0]!.name)!.ident.snake}.yaml`);
   writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^version: \d+$/m, 'version: 1001'));
-  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check', '--ops', path.join(bad, 'ops')], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'dist', 'cli', 'opforge.js'), 'check', '--ops', path.join(bad, 'ops')],
+    { encoding: 'utf8' },
+  );
   assert.is.not(r.status, 0);
   assert.match(`${r.stdout}${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, ''), /\.yaml:\d+:10: version: must be <= 1000/);
 });

@@ -18,49 +18,78 @@ const buildDir = path.join(root, 'build', 'torch');
 const modelsDir = path.join(root, 'build', 'models');
 const library = path.join(buildDir, 'libopforge_torch.so');
 
-interface Summary { ok: number; failed: number; checks: Record<string, number> }
+interface Summary {
+  ok: number;
+  failed: number;
+  checks: Record<string, number>;
+}
 
 function runCheck(args: string[]): { summary: Summary; log: string; status: number | null } {
   const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), ...args], {
-    encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
   });
   const lines = r.stdout.trim().split('\n');
-  return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
+  return {
+    summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary,
+    log: `${r.stdout}\n${r.stderr}`,
+    status: r.status,
+  };
 }
 
 testWith(['torch'], 'the extension builds against the installed torch, warnings as errors', () => {
   mkdirSync(buildDir, { recursive: true });
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  forgetOtherTorch(buildDir, prefix, PYTHON);  // build/torch is shared with `opforge test`, which may have used another torch
-  sh('cmake', ['-S', path.join(outDir, 'torch'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
+  forgetOtherTorch(buildDir, prefix, PYTHON); // build/torch is shared with `opforge test`, which may have used another torch
+  sh('cmake', [
+    '-S',
+    path.join(outDir, 'torch'),
+    '-B',
+    buildDir,
+    '-DCMAKE_BUILD_TYPE=Release',
+    `-DCMAKE_PREFIX_PATH=${prefix}`,
+    `-DPython3_EXECUTABLE=${PYTHON}`,
+  ]);
   // Every unit, the extension's own included: the flags are set in out/, which this project adds.
-  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as { file: string; command: string }[];
-  assert.ok(commands.some((c) => /opforge_torch\.dir/.test(c.command)), 'no extension unit in compile_commands.json');
-  for (const c of commands) assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
+  const commands = JSON.parse(readFileSync(path.join(buildDir, 'compile_commands.json'), 'utf8')) as {
+    file: string;
+    command: string;
+  }[];
+  assert.ok(
+    commands.some((c) => /opforge_torch\.dir/.test(c.command)),
+    'no extension unit in compile_commands.json',
+  );
+  for (const c of commands)
+    assert.ok(/ -Wall -Wextra -Werror /.test(c.command), `${c.file} compiles without -Wall -Wextra -Werror`);
   sh('cmake', ['--build', buildDir, '-j2']);
 });
 
-testWith(['torch'], 'extension = reference on every spec case; legacy export gives the custom node, attributes and shapes', () => {
-  const project = loadProject({ opsDir });
-  const r = runCheck(['--library', library, '--save-models', modelsDir]);
-  assert.is(r.status, 0, r.log);
-  assert.is(r.summary.failed, 0, r.log);
-  const cases = project.ops.reduce((n, op) => n + op.tests.length, 0);
-  const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
-  const attrs = project.ops.reduce((n, op) => n + op.tests.length * op.attributes.length, 0);
-  // Every case ran every check: a silently skipped case fails here.
-  assert.is(r.summary.checks.parity, outputs, r.log);
-  assert.is(r.summary.checks.node, cases, r.log);
-  assert.is(r.summary.checks.attr ?? 0, attrs, r.log);
-  assert.is(r.summary.checks.opset, cases, r.log);
-  assert.is(r.summary.checks.shape, outputs, r.log);
-  assert.is(r.summary.checks.error, 7, r.log);
-  // The Python entry: built, and bit for bit torch.ops' entry on every case, with the case's
-  // attributes and with the schema's defaults; what it does not take goes to torch.ops' entry.
-  assert.is(r.summary.checks['entry-built'], 1, r.log);
-  assert.is(r.summary.checks.entry, cases, r.log);
-  assert.is(r.summary.checks['entry-fallback'], 12, r.log);
-});
+testWith(
+  ['torch'],
+  'extension = reference on every spec case; legacy export gives the custom node, attributes and shapes',
+  () => {
+    const project = loadProject({ opsDir });
+    const r = runCheck(['--library', library, '--save-models', modelsDir]);
+    assert.is(r.status, 0, r.log);
+    assert.is(r.summary.failed, 0, r.log);
+    const cases = project.ops.reduce((n, op) => n + op.tests.length, 0);
+    const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
+    const attrs = project.ops.reduce((n, op) => n + op.tests.length * op.attributes.length, 0);
+    // Every case ran every check: a silently skipped case fails here.
+    assert.is(r.summary.checks.parity, outputs, r.log);
+    assert.is(r.summary.checks.node, cases, r.log);
+    assert.is(r.summary.checks.attr ?? 0, attrs, r.log);
+    assert.is(r.summary.checks.opset, cases, r.log);
+    assert.is(r.summary.checks.shape, outputs, r.log);
+    assert.is(r.summary.checks.error, 7, r.log);
+    // The Python entry: built, and bit for bit torch.ops' entry on every case, with the case's
+    // attributes and with the schema's defaults; what it does not take goes to torch.ops' entry.
+    assert.is(r.summary.checks['entry-built'], 1, r.log);
+    assert.is(r.summary.checks.entry, cases, r.log);
+    assert.is(r.summary.checks['entry-fallback'], 12, r.log);
+  },
+);
 
 testWith(['torch'], 'without the extension the package runs the reference and still exports', () => {
   const r = runCheck(['--no-legacy']);
@@ -69,63 +98,132 @@ testWith(['torch'], 'without the extension the package runs the reference and st
   assert.is(r.summary.checks.parity ?? 0, 0, r.log);
 });
 
-testWith(['torch'], 'every attribute type and an optional input (fixture project): build, parity, legacy export', () => {
-  // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
-  // shape expression over an attribute (ceil_div(x[1], stride)).
-  const fixture = path.join(root, 'test', 'fixtures', 'adapters');
-  const out = path.join(root, 'build', 'adapters-out');
-  const build = path.join(root, 'build', `adapters-torch-${TORCH_TAG}`);
-  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
-  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
-  sh('cmake', ['--build', build, '-j2']);
-  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
-    encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
-  });
-  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
-  const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Summary;
-  // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked; the
-  // Python entry converts every attribute type and the optional input as torch.ops does (bit for bit).
-  assert.equal([summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape, summary.checks.entry], [2, 2, 12, 2, 2], r.stdout);
-});
+testWith(
+  ['torch'],
+  'every attribute type and an optional input (fixture project): build, parity, legacy export',
+  () => {
+    // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
+    // shape expression over an attribute (ceil_div(x[1], stride)).
+    const fixture = path.join(root, 'test', 'fixtures', 'adapters');
+    const out = path.join(root, 'build', 'adapters-out');
+    const build = path.join(root, 'build', `adapters-torch-${TORCH_TAG}`);
+    sh(process.execPath, [
+      path.join(root, 'dist', 'cli', 'opforge.js'),
+      'gen',
+      '--quiet',
+      '--ops',
+      path.join(fixture, 'ops'),
+      '--out',
+      out,
+    ]);
+    const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+    sh('cmake', [
+      '-S',
+      path.join(out, 'torch'),
+      '-B',
+      build,
+      '-DCMAKE_BUILD_TYPE=Release',
+      `-DCMAKE_PREFIX_PATH=${prefix}`,
+      `-DPython3_EXECUTABLE=${PYTHON}`,
+    ]);
+    sh('cmake', ['--build', build, '-j2']);
+    const r = spawnSync(
+      PYTHON,
+      [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+      },
+    );
+    assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Summary;
+    // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked; the
+    // Python entry converts every attribute type and the optional input as torch.ops does (bit for bit).
+    assert.equal(
+      [summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape, summary.checks.entry],
+      [2, 2, 12, 2, 2],
+      r.stdout,
+    );
+  },
+);
 
 /** Generates a fixture project into build/, builds its extension (-Werror) and runs the checks on it. */
 function fixtureCheck(name: string): { summary: Summary; log: string; status: number | null } {
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
   const build = path.join(root, 'build', `${name}-torch-${TORCH_TAG}`);
-  sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet', '--ops', path.join(fixture, 'ops'), '--out', out]);
+  sh(process.execPath, [
+    path.join(root, 'dist', 'cli', 'opforge.js'),
+    'gen',
+    '--quiet',
+    '--ops',
+    path.join(fixture, 'ops'),
+    '--out',
+    out,
+  ]);
   const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', ['-S', path.join(out, 'torch'), '-B', build, '-DCMAKE_BUILD_TYPE=Release', `-DCMAKE_PREFIX_PATH=${prefix}`, `-DPython3_EXECUTABLE=${PYTHON}`]);
+  sh('cmake', [
+    '-S',
+    path.join(out, 'torch'),
+    '-B',
+    build,
+    '-DCMAKE_BUILD_TYPE=Release',
+    `-DCMAKE_PREFIX_PATH=${prefix}`,
+    `-DPython3_EXECUTABLE=${PYTHON}`,
+  ]);
   sh('cmake', ['--build', build, '-j2']);
-  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')], {
-    encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
-  });
+  const r = spawnSync(
+    PYTHON,
+    [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+    },
+  );
   const lines = r.stdout.trim().split('\n');
-  return { summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary, log: `${r.stdout}\n${r.stderr}`, status: r.status };
+  return {
+    summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary,
+    log: `${r.stdout}\n${r.stderr}`,
+    status: r.status,
+  };
 }
 
-testWith(['torch'], 'edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference', () => {
-  // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
-  // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
-  // ListScale: floats/ints attributes with non-empty defaults; the extension used to append the
-  // given floats to the default (scales=[2.0] ran as [1.0, 2.0]); its n output reports the lengths.
-  const project = loadProject({ opsDir: path.join(root, 'test', 'fixtures', 'edges', 'ops') });
-  const r = fixtureCheck('edges');
-  assert.is(r.status, 0, r.log);
-  const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
-  assert.is(r.summary.checks.parity, outputs, r.log);
-  assert.is(r.summary.checks.shape, outputs, r.log);
-  assert.is(r.summary.checks.backend, project.ops.length, r.log);
-  assert.is(r.summary.checks.entry, project.ops.reduce((n, op) => n + op.tests.length, 0), r.log);
-});
+testWith(
+  ['torch'],
+  'edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference',
+  () => {
+    // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
+    // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
+    // ListScale: floats/ints attributes with non-empty defaults; the extension used to append the
+    // given floats to the default (scales=[2.0] ran as [1.0, 2.0]); its n output reports the lengths.
+    const project = loadProject({ opsDir: path.join(root, 'test', 'fixtures', 'edges', 'ops') });
+    const r = fixtureCheck('edges');
+    assert.is(r.status, 0, r.log);
+    const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
+    assert.is(r.summary.checks.parity, outputs, r.log);
+    assert.is(r.summary.checks.shape, outputs, r.log);
+    assert.is(r.summary.checks.backend, project.ops.length, r.log);
+    assert.is(
+      r.summary.checks.entry,
+      project.ops.reduce((n, op) => n + op.tests.length, 0),
+      r.log,
+    );
+  },
+);
 
-testWith(['torch'], 'CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher\'s (checked on the CPU)', () => {
-  // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
-  // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
-  // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
-  // C++ message in the library; scripts/gpu/check.sh (part device) runs real CUDA tensors.
-  const check = (pythonPath: string, lib: string, ops: string[]): Record<string, unknown> => JSON.parse(python(`
+testWith(
+  ['torch'],
+  "CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher's (checked on the CPU)",
+  () => {
+    // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
+    // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
+    // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
+    // C++ message in the library; scripts/gpu/check.sh (part device) runs real CUDA tensors.
+    const check = (pythonPath: string, lib: string, ops: string[]): Record<string, unknown> =>
+      JSON.parse(
+        python(
+          `
 import importlib, json, sys, types, torch, opforge_ops
 from opforge_ops import _runtime as rt
 cuda = types.SimpleNamespace(device=torch.device("cuda", 0))
@@ -152,100 +250,144 @@ for snake in sys.argv[2:]:
     # The compiled extension raises the same text (opforge/torch/op_base.h checkDevice).
     r["in_library"] = rt.no_cuda_kernel_message(op)[len(op.name):].encode() in blob
 print(json.dumps(result))
-`, [lib, ...ops], { PYTHONPATH: pythonPath }).trim().split('\n').pop()!);
-  const edges = check(path.join(root, 'build', 'edges-torch-out', 'python'), path.join(root, 'build', `edges-torch-${TORCH_TAG}`, 'libopforge_torch.so'), ['const_fill', 'segment_sum']);
-  const message = 'ConstFill has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec';
-  assert.equal(edges.const_fill, { has_cuda: false, before_load: null, cuda_key: true, error: message, in_library: true });
-  assert.equal((edges.segment_sum as { error: string }).error, message.replace('ConstFill', 'SegmentSum'));
-  // Seed ops have CUDA kernels: registered for CUDA even in this CPU-only build (which then says
-  // it was built without CUDA), and no Python-side refusal.
-  const seeds = check(path.join(outDir, 'python'), library, ['custom_relu', 'knn_query']);
-  for (const [snake, r] of Object.entries(seeds)) {
-    const { has_cuda: hasCuda, before_load: beforeLoad, cuda_key: cudaKey, error } = r as Record<string, unknown>;
-    assert.equal({ hasCuda, beforeLoad, cudaKey, error }, { hasCuda: true, beforeLoad: null, cudaKey: true, error: null }, snake);
-  }
-});
+`,
+          [lib, ...ops],
+          { PYTHONPATH: pythonPath },
+        )
+          .trim()
+          .split('\n')
+          .pop()!,
+      );
+    const edges = check(
+      path.join(root, 'build', 'edges-torch-out', 'python'),
+      path.join(root, 'build', `edges-torch-${TORCH_TAG}`, 'libopforge_torch.so'),
+      ['const_fill', 'segment_sum'],
+    );
+    const message =
+      'ConstFill has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec';
+    assert.equal(edges.const_fill, {
+      has_cuda: false,
+      before_load: null,
+      cuda_key: true,
+      error: message,
+      in_library: true,
+    });
+    assert.equal((edges.segment_sum as { error: string }).error, message.replace('ConstFill', 'SegmentSum'));
+    // Seed ops have CUDA kernels: registered for CUDA even in this CPU-only build (which then says
+    // it was built without CUDA), and no Python-side refusal.
+    const seeds = check(path.join(outDir, 'python'), library, ['custom_relu', 'knn_query']);
+    for (const [snake, r] of Object.entries(seeds)) {
+      const { has_cuda: hasCuda, before_load: beforeLoad, cuda_key: cudaKey, error } = r as Record<string, unknown>;
+      assert.equal(
+        { hasCuda, beforeLoad, cudaKey, error },
+        { hasCuda: true, beforeLoad: null, cudaKey: true, error: null },
+        snake,
+      );
+    }
+  },
+);
 
+testWith(
+  ['torch'],
+  "the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper's own errors",
+  () => {
+    const script = [
+      'import os, torch',
+      'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
+      'import opforge_ops as oo',
+      'from opforge_ops import _runtime as rt',
+      `oo.load_library(${JSON.stringify(library)})`,
+      'x = torch.rand(4, 5) * 2 - 1',
+      'fast = oo.custom_relu(x, alpha=0.3)',
+      // The Python entry built beside the library, falling back to torch.ops' own entry.
+      'slot = rt._slots["opforge::custom_relu"][0]',
+      'print("fast entry", type(slot).__name__ == "Op" and slot.usable and slot.fallback is torch.ops.opforge.custom_relu.default._op)',
+      'print("entry file", oo.entry_path())',
+      'print("same values", torch.equal(fast, rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 0.3})))',
+      // An int for a float attribute is the same value on the direct path.
+      'print("int alpha", torch.equal(oo.custom_relu(x, alpha=2), rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 2.0})))',
+      // The direct path is really taken: the checked path is not entered once the slot is filled.
+      'calls = []',
+      'orig = rt._call_checked',
+      'rt._call_checked = lambda *a: calls.append(a) or orig(*a)',
+      'oo.custom_relu(x, alpha=0.5); oo.my_add(x, x); oo.my_add(x, x)',
+      'print("checked calls", len(calls))',
+      'rt._call_checked = orig',
+      // Training through torch.ops itself: the extension's C++ Autograd kernel (any torch version).
+      'xg = (torch.rand(3, 4, dtype=torch.float64) - 0.5).requires_grad_()',
+      'print("torch.ops gradcheck", torch.autograd.gradcheck(lambda t: torch.ops.opforge.custom_relu(t, alpha=0.3), (xg,)))',
+      'print("no grad_fn without grad", torch.ops.opforge.custom_relu(xg.detach(), alpha=0.3).grad_fn is None)',
+      'try:',
+      '    torch.ops.opforge.custom_relu_grad(xg, xg, alpha=0.1).sum().backward()',
+      'except RuntimeError as e:',
+      '    print("no backward:", str(e).splitlines()[0])',
+      'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.custom_relu([1.0, 2.0]), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
+      '    try:',
+      '        bad()',
+      '        print("no error")',
+      '    except Exception as e:',
+      '        print(type(e).__name__, e)',
+    ].join('\n');
+    const r = spawnSync(PYTHON, ['-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') },
+    });
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, 'fast entry True');
+    assert.match(r.stdout, `entry file ${path.join(buildDir, 'opforge_torch_py.')}`);
+    assert.match(r.stdout, 'same values True');
+    assert.match(r.stdout, 'int alpha True');
+    assert.match(r.stdout, 'torch.ops gradcheck True');
+    assert.match(r.stdout, 'no grad_fn without grad True');
+    assert.match(
+      r.stdout,
+      'no backward: CustomReluGrad: a gradient was requested through custom::CustomReluGrad, but its spec (ops/custom_relu_grad.yaml) declares no `backward`',
+    );
+    // my_add's first call fills its slot through the checked path; custom_relu's is filled already.
+    assert.match(r.stdout, 'checked calls 1');
+    // bool for a float: the dispatcher would take it as 1.0; the wrapper refuses it.
+    assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got bool True");
+    assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got str 'a'");
+    // Failures of the compiled op are re-checked, so the message is the wrapper's, not the dispatcher's.
+    assert.match(r.stdout, "TypeError CustomRelu: input 'x' has dtype torch.int32");
+    assert.match(r.stdout, "TypeError CustomRelu: input 'x' must be a torch.Tensor");
+    assert.match(r.stdout, "ValueError KNNQuery: attribute 'nsample' must be >= 1, got 0");
+    assert.not.match(r.stdout, 'no error');
+  },
+);
 
-testWith(['torch'], 'the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper\'s own errors', () => {
-  const script = [
-    'import os, torch',
-    'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
-    'import opforge_ops as oo',
-    'from opforge_ops import _runtime as rt',
-    `oo.load_library(${JSON.stringify(library)})`,
-    'x = torch.rand(4, 5) * 2 - 1',
-    'fast = oo.custom_relu(x, alpha=0.3)',
-    // The Python entry built beside the library, falling back to torch.ops' own entry.
-    'slot = rt._slots["opforge::custom_relu"][0]',
-    'print("fast entry", type(slot).__name__ == "Op" and slot.usable and slot.fallback is torch.ops.opforge.custom_relu.default._op)',
-    'print("entry file", oo.entry_path())',
-    'print("same values", torch.equal(fast, rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 0.3})))',
-    // An int for a float attribute is the same value on the direct path.
-    'print("int alpha", torch.equal(oo.custom_relu(x, alpha=2), rt._call_checked(oo.OPS["CustomRelu"], (x,), {"alpha": 2.0})))',
-    // The direct path is really taken: the checked path is not entered once the slot is filled.
-    'calls = []',
-    'orig = rt._call_checked',
-    'rt._call_checked = lambda *a: calls.append(a) or orig(*a)',
-    'oo.custom_relu(x, alpha=0.5); oo.my_add(x, x); oo.my_add(x, x)',
-    'print("checked calls", len(calls))',
-    'rt._call_checked = orig',
-    // Training through torch.ops itself: the extension's C++ Autograd kernel (any torch version).
-    'xg = (torch.rand(3, 4, dtype=torch.float64) - 0.5).requires_grad_()',
-    'print("torch.ops gradcheck", torch.autograd.gradcheck(lambda t: torch.ops.opforge.custom_relu(t, alpha=0.3), (xg,)))',
-    'print("no grad_fn without grad", torch.ops.opforge.custom_relu(xg.detach(), alpha=0.3).grad_fn is None)',
-    'try:',
-    '    torch.ops.opforge.custom_relu_grad(xg, xg, alpha=0.1).sum().backward()',
-    'except RuntimeError as e:',
-    '    print("no backward:", str(e).splitlines()[0])',
-    'for bad in (lambda: oo.custom_relu(x, alpha=True), lambda: oo.custom_relu(x, alpha="a"), lambda: oo.custom_relu(x.to(torch.int32)), lambda: oo.custom_relu([1.0, 2.0]), lambda: oo.knn_query(x, torch.tensor([4], dtype=torch.int32), x, torch.tensor([4], dtype=torch.int32), nsample=0)):',
-    '    try:',
-    '        bad()',
-    '        print("no error")',
-    '    except Exception as e:',
-    '        print(type(e).__name__, e)',
-  ].join('\n');
-  const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') } });
-  assert.is(r.status, 0, r.stderr);
-  assert.match(r.stdout, 'fast entry True');
-  assert.match(r.stdout, `entry file ${path.join(buildDir, 'opforge_torch_py.')}`);
-  assert.match(r.stdout, 'same values True');
-  assert.match(r.stdout, 'int alpha True');
-  assert.match(r.stdout, 'torch.ops gradcheck True');
-  assert.match(r.stdout, 'no grad_fn without grad True');
-  assert.match(r.stdout, 'no backward: CustomReluGrad: a gradient was requested through custom::CustomReluGrad, but its spec (ops/custom_relu_grad.yaml) declares no `backward`');
-  // my_add's first call fills its slot through the checked path; custom_relu's is filled already.
-  assert.match(r.stdout, 'checked calls 1');
-  // bool for a float: the dispatcher would take it as 1.0; the wrapper refuses it.
-  assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got bool True");
-  assert.match(r.stdout, "TypeError CustomRelu: attribute 'alpha' must be a float, got str 'a'");
-  // Failures of the compiled op are re-checked, so the message is the wrapper's, not the dispatcher's.
-  assert.match(r.stdout, "TypeError CustomRelu: input 'x' has dtype torch.int32");
-  assert.match(r.stdout, "TypeError CustomRelu: input 'x' must be a torch.Tensor");
-  assert.match(r.stdout, "ValueError KNNQuery: attribute 'nsample' must be >= 1, got 0");
-  assert.not.match(r.stdout, 'no error');
-});
-
-testWith(['torch'], 'without the Python entry (OPFORGE_TORCH_NO_ENTRY, or not built) the functions call torch.ops\' own entry, same values', () => {
-  const script = [
-    'import os, torch',
-    'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
-    'import opforge_ops as oo',
-    'from opforge_ops import _runtime as rt',
-    `oo.load_library(${JSON.stringify(library)})`,
-    'x = torch.linspace(-1, 1, 16)',
-    'y = oo.custom_relu(x, alpha=0.3)',
-    'print("entry", oo.entry_path())',
-    'print("torch.ops entry", rt._slots["opforge::custom_relu"][0] is torch.ops.opforge.custom_relu.default._op)',
-    'print("torch.ops packet", type(torch.ops.opforge.custom_relu._op).__name__)',
-    'print("same", torch.allclose(y, torch.where(x > 0, x, 0.3 * x), rtol=1e-6, atol=1e-7))',
-  ].join('\n');
-  const r = spawnSync(PYTHON, ['-c', script], { encoding: 'utf8', env: { ...process.env, OPFORGE_TORCH_NO_ENTRY: '1', PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(outDir, 'python') } });
-  assert.is(r.status, 0, r.stderr);
-  assert.match(r.stdout, 'entry None');
-  assert.match(r.stdout, 'torch.ops entry True');
-  assert.match(r.stdout, 'torch.ops packet builtin_function_or_method');
-  assert.match(r.stdout, 'same True');
-});
+testWith(
+  ['torch'],
+  "without the Python entry (OPFORGE_TORCH_NO_ENTRY, or not built) the functions call torch.ops' own entry, same values",
+  () => {
+    const script = [
+      'import os, torch',
+      'os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"',
+      'import opforge_ops as oo',
+      'from opforge_ops import _runtime as rt',
+      `oo.load_library(${JSON.stringify(library)})`,
+      'x = torch.linspace(-1, 1, 16)',
+      'y = oo.custom_relu(x, alpha=0.3)',
+      'print("entry", oo.entry_path())',
+      'print("torch.ops entry", rt._slots["opforge::custom_relu"][0] is torch.ops.opforge.custom_relu.default._op)',
+      'print("torch.ops packet", type(torch.ops.opforge.custom_relu._op).__name__)',
+      'print("same", torch.allclose(y, torch.where(x > 0, x, 0.3 * x), rtol=1e-6, atol=1e-7))',
+    ].join('\n');
+    const r = spawnSync(PYTHON, ['-c', script], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        OPFORGE_TORCH_NO_ENTRY: '1',
+        PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONPATH: path.join(outDir, 'python'),
+      },
+    });
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, 'entry None');
+    assert.match(r.stdout, 'torch.ops entry True');
+    assert.match(r.stdout, 'torch.ops packet builtin_function_or_method');
+    assert.match(r.stdout, 'same True');
+  },
+);
 
 test.run();

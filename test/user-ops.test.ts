@@ -9,7 +9,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtures, root } from './helpers/paths.js';
 import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
-import { compileCuda, describeFailures, prepare, runOpforgeTest, type BackendReport, type Project } from './specspace/run.js';
+import {
+  compileCuda,
+  describeFailures,
+  prepare,
+  runOpforgeTest,
+  type BackendReport,
+  type Project,
+} from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'user-ops');
 let project: Project;
@@ -27,22 +34,42 @@ test.before(() => {
 });
 
 test('the five ops generate', () => {
-  assert.equal(project.ops.map((o) => o.name), ['ChannelScale', 'GridSample', 'Histogram', 'MaxPool2x2', 'TopK']);
+  assert.equal(
+    project.ops.map((o) => o.name),
+    ['ChannelScale', 'GridSample', 'Histogram', 'MaxPool2x2', 'TopK'],
+  );
 });
 
-testWith(['torch'], 'opforge test: every case = the reference on node, torch, ort and the legacy export; serialization round-trips', async () => {
-  const { reports, report } = await runOpforgeTest(project);
-  for (const r of reports) clean(r);
-  // grad: the ops declare no backward, so a gradient through them must raise (never a silent zero).
-  const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
-  const jax = ['jax', 'jax-grad'];
-  assert.equal(report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)), ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize']);
-  // JAX where installed: every case under jit, each op under vmap; jax-grad checks that differentiating raises.
-  assert.equal(report.backends.filter((b) => jax.includes(b)), hasModule('jax') ? jax : []);
-  // Paddle where installed (no op here declares a backward: no paddle-grad column).
-  assert.equal(report.backends.filter((b) => paddle.includes(b)), hasPaddle ? ['paddle', 'paddle-infer'] : []);
-  assert.is(report.backends.includes('ort-dynamo'), torchAtLeast(2, 5), 'the dynamo export runs exactly where torch has it');
-});
+testWith(
+  ['torch'],
+  'opforge test: every case = the reference on node, torch, ort and the legacy export; serialization round-trips',
+  async () => {
+    const { reports, report } = await runOpforgeTest(project);
+    for (const r of reports) clean(r);
+    // grad: the ops declare no backward, so a gradient through them must raise (never a silent zero).
+    const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
+    const jax = ['jax', 'jax-grad'];
+    assert.equal(
+      report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)),
+      ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize'],
+    );
+    // JAX where installed: every case under jit, each op under vmap; jax-grad checks that differentiating raises.
+    assert.equal(
+      report.backends.filter((b) => jax.includes(b)),
+      hasModule('jax') ? jax : [],
+    );
+    // Paddle where installed (no op here declares a backward: no paddle-grad column).
+    assert.equal(
+      report.backends.filter((b) => paddle.includes(b)),
+      hasPaddle ? ['paddle', 'paddle-infer'] : [],
+    );
+    assert.is(
+      report.backends.includes('ort-dynamo'),
+      torchAtLeast(2, 5),
+      'the dynamo export runs exactly where torch has it',
+    );
+  },
+);
 firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)));
 
 test.run();

@@ -12,7 +12,9 @@ test('watch mode regenerates on change and reports errors in place', async () =>
   cpSync(opsDir, path.join(dir, 'ops'), { recursive: true });
   const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--watch'], { cwd: dir });
   let log = '';
-  child.stdout.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const waitFor = async (re: RegExp, ms = 8000): Promise<void> => {
     const t0 = Date.now();
     while (!re.test(log)) {
@@ -30,7 +32,10 @@ test('watch mode regenerates on change and reports errors in place', async () =>
     log = '';
     writeFileSync(spec, good.replace('2 * a + b for', '2 * a + b, for'));
     await waitFor(/9 op\(s\): [1-9]\d* written/);
-    assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'), /2 \* a \+ b, for/);
+    assert.match(
+      readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'),
+      /2 \* a \+ b, for/,
+    );
     // Atomic saves (a temp file renamed over the spec, as vim and VS Code write): every one is seen.
     // Node's recursive watching on Linux lost the spec after the first such save.
     for (let i = 1; i <= 4; i++) {

@@ -32,7 +32,11 @@ function cacheDir(): string | undefined {
  */
 function makeDirs(dirs: readonly string[]): boolean {
   for (const d of dirs) {
-    try { mkdirSync(d); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false; }
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
   }
   return true;
 }
@@ -40,15 +44,27 @@ function makeDirs(dirs: readonly string[]): boolean {
 function runWithCache(dir: string): void {
   const source = readFileSync(bundle, 'utf8');
   const st = statSync(bundle);
-  const key = createHash('sha1').update(`${bundle}\0${st.size}:${st.mtimeMs}\0${process.version}\0${process.arch}`).digest('hex').slice(0, 16);
+  const key = createHash('sha1')
+    .update(`${bundle}\0${st.size}:${st.mtimeMs}\0${process.version}\0${process.arch}`)
+    .digest('hex')
+    .slice(0, 16);
   const plain = path.join(dir, `${key}.v8`);
   const full = path.join(dir, `${key}-gen.v8`);
   let cachedData: Buffer | undefined;
   let from: string | undefined;
   for (const f of [full, plain]) {
-    try { cachedData = readFileSync(f); from = f; break; } catch { /* not written yet */ }
+    try {
+      cachedData = readFileSync(f);
+      from = f;
+      break;
+    } catch {
+      /* not written yet */
+    }
   }
-  const script = new vm.Script(module.wrap(source.replace(/^#!.*/, '')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
+  const script = new vm.Script(module.wrap(source.replace(/^#!.*/, '')), {
+    filename: bundle,
+    ...(cachedData ? { cachedData } : {}),
+  });
   process.on('exit', () => {
     const generated = (globalThis as Record<symbol, unknown>)[Symbol.for('opforge.cli.generated')] === true;
     const to = generated ? full : plain;
@@ -58,11 +74,20 @@ function runWithCache(dir: string): void {
       const tmp = `${to}.${process.pid}.tmp`;
       writeFileSync(tmp, script.createCachedData());
       renameSync(tmp, to); // whole or not at all, whichever process writes last
-    } catch { /* a read-only home: run without the cache */ }
+    } catch {
+      /* a read-only home: run without the cache */
+    }
   });
   (globalThis as Record<symbol, unknown>)[Symbol.for('opforge.cli.import')] = (specifier: string) => import(specifier);
   const exports = {};
-  (script.runInThisContext() as (...args: unknown[]) => void).call(exports, exports, bundleRequire, { exports }, bundle, path.dirname(bundle));
+  (script.runInThisContext() as (...args: unknown[]) => void).call(
+    exports,
+    exports,
+    bundleRequire,
+    { exports },
+    bundle,
+    path.dirname(bundle),
+  );
 }
 
 const dir = cacheDir();

@@ -71,11 +71,16 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
-  if (values.help) { process.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const cmd = positionals[0];
   const command = cmd !== undefined && Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined;
   if (!command) {
-    process.stderr.write(`opforge: ${cmd === undefined ? 'missing command' : `unknown command \`${cmd}\``}\n${USAGE}\n`);
+    process.stderr.write(
+      `opforge: ${cmd === undefined ? 'missing command' : `unknown command \`${cmd}\``}\n${USAGE}\n`,
+    );
     return EXIT.usage;
   }
   return command(values, positionals.slice(1));
@@ -83,11 +88,24 @@ export async function main(argv: string[]): Promise<number> {
 
 /** `opforge run <Op>`: one op of the built addon on seeded inputs. */
 const runCommand: Command = async (values, [op]) => {
-  if (op === undefined) { process.stderr.write(`opforge run: missing op name\n${USAGE}\n`); return EXIT.usage; }
+  if (op === undefined) {
+    process.stderr.write(`opforge run: missing op name\n${USAGE}\n`);
+    return EXIT.usage;
+  }
   const { runOp } = await importRuntime<typeof import('../../runtime/run-op.js')>('runtime/run-op.js');
-  runOp({ op, inputs: values.input, attrs: values.attr, device: values.device, opsDir: values.ops, seed: Number(values.seed) })
+  runOp({
+    op,
+    inputs: values.input,
+    attrs: values.attr,
+    device: values.device,
+    opsDir: values.ops,
+    seed: Number(values.seed),
+  })
     .then((s) => process.stdout.write(`${s}\n`))
-    .catch((e: unknown) => { process.stderr.write(`opforge run: ${(e as Error).message}\n`); process.exitCode = EXIT.usage; });
+    .catch((e: unknown) => {
+      process.stderr.write(`opforge run: ${(e as Error).message}\n`);
+      process.exitCode = EXIT.usage;
+    });
   return EXIT.ok;
 };
 
@@ -96,9 +114,20 @@ const buildCommand: Command = async (values) => {
   const t0 = performance.now();
   const tty = process.stdout.isTTY === true;
   const { build } = await importRuntime<typeof import('../../runtime/index.js')>('runtime/index.js');
-  build({ cuda: values.cuda, onLine: (l) => { if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l)) process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`); } })
-    .then((p) => { process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`); })
-    .catch((e: unknown) => { process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`); process.exitCode = EXIT.internal; });
+  build({
+    cuda: values.cuda,
+    onLine: (l) => {
+      if (!values.quiet && /^\[\d+\/\d+\]|Building|Linking/.test(l))
+        process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`);
+    },
+  })
+    .then((p) => {
+      process.stdout.write(`${tty ? '\r\x1b[K' : ''}opforge build: ${p} (${Math.round(performance.now() - t0)} ms)\n`);
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`);
+      process.exitCode = EXIT.internal;
+    });
   return EXIT.ok;
 };
 
@@ -111,7 +140,10 @@ const docsCommand: Command = async () => {
 
 /** `opforge from-onnx <model>`: a spec skeleton per custom op type the model uses. */
 const fromOnnxCommand: Command = async (values, [model]) => {
-  if (model === undefined) { process.stderr.write(`opforge from-onnx: missing model path\n${USAGE}\n`); return EXIT.usage; }
+  if (model === undefined) {
+    process.stderr.write(`opforge from-onnx: missing model path\n${USAGE}\n`);
+    return EXIT.usage;
+  }
   try {
     const { fromOnnx } = await import('./from-onnx.js');
     const { written, skipped } = fromOnnx(model, values.ops);
@@ -123,7 +155,10 @@ const fromOnnxCommand: Command = async (values, [model]) => {
     }
     return EXIT.ok;
   } catch (e) {
-    if (e instanceof SpecErrors) { for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`); return EXIT.internal; }
+    if (e instanceof SpecErrors) {
+      for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
+      return EXIT.internal;
+    }
     process.stderr.write(`opforge from-onnx: ${(e as Error).message}\n`);
     return EXIT.usage;
   }
@@ -131,7 +166,10 @@ const fromOnnxCommand: Command = async (values, [model]) => {
 
 /** `opforge new <Name>`: a spec and kernel stubs. */
 const newCommand: Command = async (values, [name]) => {
-  if (name === undefined) { process.stderr.write(`opforge new: missing op name\n${USAGE}\n`); return EXIT.usage; }
+  if (name === undefined) {
+    process.stderr.write(`opforge new: missing op name\n${USAGE}\n`);
+    return EXIT.usage;
+  }
   try {
     const { scaffold } = await import('./scaffold.js');
     for (const f of scaffold(name, values.ops)) process.stdout.write(`wrote ${f}\n`);
@@ -143,41 +181,62 @@ const newCommand: Command = async (values, [name]) => {
 };
 
 /** `opforge check`: validate only. */
-const checkCommand: Command = (values) => specCommand('check', values, async (say) => {
-  const { loadProject } = await import('../spec/project.js');
-  const project = loadProject({ opsDir: values.ops });
-  const limits = await warnDtypeLimits(project, values);
-  if (values.json) process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name), warnings: limits })}\n`);
-  say(`opforge check: ${project.ops.length} op(s) valid (${project.ops.map((o) => o.name).join(', ')})`);
-});
+const checkCommand: Command = (values) =>
+  specCommand('check', values, async (say) => {
+    const { loadProject } = await import('../spec/project.js');
+    const project = loadProject({ opsDir: values.ops });
+    const limits = await warnDtypeLimits(project, values);
+    if (values.json)
+      process.stdout.write(`${JSON.stringify({ ok: true, ops: project.ops.map((o) => o.name), warnings: limits })}\n`);
+    say(`opforge check: ${project.ops.length} op(s) valid (${project.ops.map((o) => o.name).join(', ')})`);
+  });
 
 /** `opforge gen`: out/ from the specs, incrementally (a no-op checks the stamp only). */
-const genCommand: Command = (values) => specCommand('gen', values, async (say) => {
-  const t0 = performance.now();
-  const opts = { opsDir: values.ops, outDir: values.out, ...(values.only !== undefined ? { only: values.only } : {}) };
-  if (values.watch) {
-    const { watchAndGenerate } = await import('../output/watch.js');
-    watchAndGenerate(opts); // the watcher keeps the process alive
-    return;
-  }
-  const pre = preflight(opts);
-  const { project, result } = pre.current
-    ? { project: undefined, result: { written: [] as string[], unchanged: pre.current.stamp.files.length, removed: [] as string[] } }
-    : (await import('../output/incremental.js')).generateIncremental(opts, pre);
-  const ms = Math.round(performance.now() - t0);
-  if (project !== undefined) markGenerated();
-  // The no-op fast path loads no spec, so it has nothing new to warn about.
-  const limits = project === undefined ? [] : await warnDtypeLimits(project, values);
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms, warnings: limits })}\n`);
-  }
-  if (project === undefined) say(`opforge gen: ${values.out}/ is up to date (${ms} ms)`);
-  else say(`opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`);
-});
+const genCommand: Command = (values) =>
+  specCommand('gen', values, async (say) => {
+    const t0 = performance.now();
+    const opts = {
+      opsDir: values.ops,
+      outDir: values.out,
+      ...(values.only !== undefined ? { only: values.only } : {}),
+    };
+    if (values.watch) {
+      const { watchAndGenerate } = await import('../output/watch.js');
+      watchAndGenerate(opts); // the watcher keeps the process alive
+      return;
+    }
+    const pre = preflight(opts);
+    const { project, result } = pre.current
+      ? {
+          project: undefined,
+          result: { written: [] as string[], unchanged: pre.current.stamp.files.length, removed: [] as string[] },
+        }
+      : (await import('../output/incremental.js')).generateIncremental(opts, pre);
+    const ms = Math.round(performance.now() - t0);
+    if (project !== undefined) markGenerated();
+    // The no-op fast path loads no spec, so it has nothing new to warn about.
+    const limits = project === undefined ? [] : await warnDtypeLimits(project, values);
+    if (values.json) {
+      process.stdout.write(
+        `${JSON.stringify({ ok: true, upToDate: project === undefined, ops: project?.ops.map((o) => o.name), written: result.written, removed: result.removed, unchanged: result.unchanged, ms, warnings: limits })}\n`,
+      );
+    }
+    if (project === undefined) say(`opforge gen: ${values.out}/ is up to date (${ms} ms)`);
+    else
+      say(
+        `opforge gen: ${project.ops.length} op(s) -> ${values.out}/: ${result.written.length} written, ${result.unchanged} unchanged, ${result.removed.length} removed (${ms} ms)`,
+      );
+  });
 
 /** gen and check: spec errors as located diagnostics (or JSON), exit 1; nothing written. */
-async function specCommand(cmd: string, values: Values, body: (say: (s: string) => void) => Promise<void>): Promise<number> {
-  const say = (s: string): void => { if (!values.quiet && !values.json) process.stdout.write(`${s}\n`); };
+async function specCommand(
+  cmd: string,
+  values: Values,
+  body: (say: (s: string) => void) => Promise<void>,
+): Promise<number> {
+  const say = (s: string): void => {
+    if (!values.quiet && !values.json) process.stdout.write(`${s}\n`);
+  };
   try {
     await body(say);
     return EXIT.ok;
@@ -190,32 +249,67 @@ async function specCommand(cmd: string, values: Values, body: (say: (s: string) 
       }
       return EXIT.invalid;
     }
-    if (e instanceof (await import('../output/gen.js')).UsageError) { process.stderr.write(`opforge: ${e.message}\n`); return EXIT.usage; }
+    if (e instanceof (await import('../output/gen.js')).UsageError) {
+      process.stderr.write(`opforge: ${e.message}\n`);
+      return EXIT.usage;
+    }
     process.stderr.write(`opforge: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT.internal;
   }
 }
 
-
 const COMMANDS: Record<string, Command> = {
-  gen: genCommand, check: checkCommand, new: newCommand, docs: docsCommand, build: buildCommand, run: runCommand,
-  test: (values) => runTestCommand(values), 'from-onnx': fromOnnxCommand,
+  gen: genCommand,
+  check: checkCommand,
+  new: newCommand,
+  docs: docsCommand,
+  build: buildCommand,
+  run: runCommand,
+  test: (values) => runTestCommand(values),
+  'from-onnx': fromOnnxCommand,
 };
 
 /** `opforge test`: the table (or JSON) on stdout, progress on stderr; exit 1 on any mismatch. */
-async function runTestCommand(values: { ops: string; out: string; only?: string | undefined; backend?: string | undefined; device: string; jobs?: string | undefined; json: boolean; quiet: boolean }): Promise<number> {
-  const { BACKENDS, runTests } = await importRuntime<typeof import('../../runtime/testing/run.js')>('runtime/testing/run.js');
-  const { formatReport } = await importRuntime<typeof import('../../runtime/testing/results.js')>('runtime/testing/results.js');
-  const backends = values.backend?.split(',').map((b) => b.trim()).filter(Boolean);
+async function runTestCommand(values: {
+  ops: string;
+  out: string;
+  only?: string | undefined;
+  backend?: string | undefined;
+  device: string;
+  jobs?: string | undefined;
+  json: boolean;
+  quiet: boolean;
+}): Promise<number> {
+  const { BACKENDS, runTests } =
+    await importRuntime<typeof import('../../runtime/testing/run.js')>('runtime/testing/run.js');
+  const { formatReport } =
+    await importRuntime<typeof import('../../runtime/testing/results.js')>('runtime/testing/results.js');
+  const backends = values.backend
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   const bad = backends?.filter((b) => !(BACKENDS as readonly string[]).includes(b)) ?? [];
-  if (bad.length) { process.stderr.write(`opforge test: unknown backend ${bad.join(', ')} (backends: ${BACKENDS.join(', ')})\n`); return EXIT.usage; }
-  if (values.jobs !== undefined && !/^[1-9]\d*$/.test(values.jobs)) { process.stderr.write(`opforge test: --jobs ${values.jobs}: a positive integer\n`); return EXIT.usage; }
-  if (values.device !== 'cpu' && values.device !== 'cuda') { process.stderr.write(`opforge test: --device ${values.device}: use cpu or cuda\n`); return EXIT.usage; }
+  if (bad.length) {
+    process.stderr.write(`opforge test: unknown backend ${bad.join(', ')} (backends: ${BACKENDS.join(', ')})\n`);
+    return EXIT.usage;
+  }
+  if (values.jobs !== undefined && !/^[1-9]\d*$/.test(values.jobs)) {
+    process.stderr.write(`opforge test: --jobs ${values.jobs}: a positive integer\n`);
+    return EXIT.usage;
+  }
+  if (values.device !== 'cpu' && values.device !== 'cuda') {
+    process.stderr.write(`opforge test: --device ${values.device}: use cpu or cuda\n`);
+    return EXIT.usage;
+  }
   const tty = process.stderr.isTTY === true;
-  const progress = (l: string): void => { if (!values.quiet) process.stderr.write(tty ? `\r\x1b[K${l.slice(0, 120)}` : `${l}\n`); };
+  const progress = (l: string): void => {
+    if (!values.quiet) process.stderr.write(tty ? `\r\x1b[K${l.slice(0, 120)}` : `${l}\n`);
+  };
   try {
     const report = await runTests({
-      opsDir: values.ops, outDir: values.out, device: values.device,
+      opsDir: values.ops,
+      outDir: values.out,
+      device: values.device,
       ...(values.only ? { only: values.only.split(',') } : {}),
       ...(values.jobs ? { jobs: Number(values.jobs) } : {}),
       ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
@@ -240,11 +334,17 @@ async function runTestCommand(values: { ops: string; out: string; only?: string 
  * and dtype) and ops that run on CUDA but cannot train there (generator/spec/cuda-training.ts: one per
  * op), on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
  */
-async function warnDtypeLimits(project: import('../spec/ir.js').ProjectIR, values: { quiet: boolean; json: boolean }): Promise<string[]> {
+async function warnDtypeLimits(
+  project: import('../spec/ir.js').ProjectIR,
+  values: { quiet: boolean; json: boolean },
+): Promise<string[]> {
   if (values.quiet && !values.json) return []; // shown nowhere: not worth computing for every op
   const { dtypeLimits, formatDtypeLimit } = await import('../spec/dtype-limits.js');
   const { cudaTrainingGaps, formatCudaTrainingGap } = await import('../spec/cuda-training.js');
-  const lines = [...dtypeLimits(project).map(formatDtypeLimit), ...cudaTrainingGaps(project).map(formatCudaTrainingGap)];
+  const lines = [
+    ...dtypeLimits(project).map(formatDtypeLimit),
+    ...cudaTrainingGaps(project).map(formatCudaTrainingGap),
+  ];
   if (!values.quiet && !values.json) for (const l of lines) process.stderr.write(`${l}\n`);
   return lines;
 }

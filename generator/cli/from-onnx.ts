@@ -29,12 +29,18 @@ const BY_ONNX = new Map<number, DType>(DTYPES.map((d) => [DTYPE_INFO[d].onnx.val
 function attrOf(a: onnxProto.onnx.IAttributeProto): { type: AttrType; value: unknown } | undefined {
   const T = onnx.AttributeProto.AttributeType;
   switch (a.type) {
-    case T.INT: return { type: 'int', value: Number(a.i) };
-    case T.FLOAT: return { type: 'float', value: a.f ?? 0 };
-    case T.STRING: return { type: 'string', value: new TextDecoder().decode(a.s ?? new Uint8Array()) };
-    case T.INTS: return { type: 'ints', value: (a.ints ?? []).map(Number) };
-    case T.FLOATS: return { type: 'floats', value: [...(a.floats ?? [])] };
-    default: return undefined;
+    case T.INT:
+      return { type: 'int', value: Number(a.i) };
+    case T.FLOAT:
+      return { type: 'float', value: a.f ?? 0 };
+    case T.STRING:
+      return { type: 'string', value: new TextDecoder().decode(a.s ?? new Uint8Array()) };
+    case T.INTS:
+      return { type: 'ints', value: (a.ints ?? []).map(Number) };
+    case T.FLOATS:
+      return { type: 'floats', value: [...(a.floats ?? [])] };
+    default:
+      return undefined;
   }
 }
 
@@ -46,7 +52,11 @@ export function customOpsOf(modelBytes: Uint8Array): Observed[] {
   for (const vi of [...(graph.input ?? []), ...(graph.output ?? []), ...(graph.valueInfo ?? [])]) {
     const tt = vi.type?.tensorType;
     if (!vi.name || !tt) continue;
-    const dims = tt.shape ? (tt.shape.dim ?? []).map((d: onnxProto.onnx.TensorShapeProto.IDimension) => (d.dimParam ? d.dimParam : d.dimValue !== undefined && d.dimValue !== null ? String(d.dimValue) : '?')) : undefined;
+    const dims = tt.shape
+      ? (tt.shape.dim ?? []).map((d: onnxProto.onnx.TensorShapeProto.IDimension) =>
+          d.dimParam ? d.dimParam : d.dimValue !== undefined && d.dimValue !== null ? String(d.dimValue) : '?',
+        )
+      : undefined;
     types.set(vi.name, { dtype: BY_ONNX.get(tt.elemType ?? -1), ...(dims ? { dims } : {}) });
   }
   const opset = new Map((model.opsetImport ?? []).map((o) => [o.domain ?? '', Number(o.version)]));
@@ -58,13 +68,24 @@ export function customOpsOf(modelBytes: Uint8Array): Observed[] {
     const key = `${domain}::${opType}`;
     let o = found.get(key);
     if (!o) {
-      o = { domain: domain || 'custom', opType, version: opset.get(domain) ?? 1, nodes: 0, inputs: [], outputs: [], attributes: new Map() };
+      o = {
+        domain: domain || 'custom',
+        opType,
+        version: opset.get(domain) ?? 1,
+        nodes: 0,
+        inputs: [],
+        outputs: [],
+        attributes: new Map(),
+      };
       found.set(key, o);
     }
     o.nodes++;
     (node.input ?? []).forEach((name, k) => {
       const slot = (o!.inputs[k] ??= { dtypes: new Set(), ranks: new Set(), optional: false });
-      if (name === '') { slot.optional = true; return; }
+      if (name === '') {
+        slot.optional = true;
+        return;
+      }
       const t = types.get(name);
       if (t?.dtype) slot.dtypes.add(t.dtype);
       if (t?.dims) slot.ranks.add(t.dims.length);
@@ -73,7 +94,10 @@ export function customOpsOf(modelBytes: Uint8Array): Observed[] {
       const slot = (o!.outputs[k] ??= { dtypes: new Set(), ranks: new Set(), shapes: [] });
       const t = types.get(name);
       if (t?.dtype) slot.dtypes.add(t.dtype);
-      if (t?.dims) { slot.ranks.add(t.dims.length); slot.shapes.push(`[${t.dims.join(', ')}]`); }
+      if (t?.dims) {
+        slot.ranks.add(t.dims.length);
+        slot.shapes.push(`[${t.dims.join(', ')}]`);
+      }
     });
     for (const a of node.attribute ?? []) {
       const v = attrOf(a);
@@ -101,22 +125,35 @@ export function specFor(o: Observed): string {
     return 'T';
   };
   const inputs = o.inputs.map((s, k) => ({
-    name: `input${k}`, dtype: dtypeOf(s.dtypes), ...(s.ranks.size === 1 ? { rank: [...s.ranks][0] } : {}), ...(s.optional ? { optional: true } : {}),
+    name: `input${k}`,
+    dtype: dtypeOf(s.dtypes),
+    ...(s.ranks.size === 1 ? { rank: [...s.ranks][0] } : {}),
+    ...(s.optional ? { optional: true } : {}),
   }));
   // Output shapes cannot be read off a graph: same shape as the first input is the guess to edit.
   const outputs = o.outputs.map((s, k) => ({
-    name: `output${k}`, dtype: dtypeOf(s.dtypes), shape: 'input0',
-    description: s.shapes.length ? `observed shapes: ${[...new Set(s.shapes)].slice(0, 3).join(', ')}` : 'shape not recorded in the model',
+    name: `output${k}`,
+    dtype: dtypeOf(s.dtypes),
+    shape: 'input0',
+    description: s.shapes.length
+      ? `observed shapes: ${[...new Set(s.shapes)].slice(0, 3).join(', ')}`
+      : 'shape not recorded in the model',
   }));
   const attributes = [...o.attributes.entries()].sort().map(([an, a]) => ({
-    name: safeIdent(an, 'attr'), type: a.type, default: a.values[0],
+    name: safeIdent(an, 'attr'),
+    type: a.type,
+    default: a.values[0],
     description: `observed values: ${[...new Set(a.values.map((v) => JSON.stringify(v)))].slice(0, 5).join(', ')}`,
   }));
   const spec = {
-    name, domain: o.domain, version: o.version,
+    name,
+    domain: o.domain,
+    version: o.version,
     description: `Found ${o.nodes} node(s) of ${o.domain}::${o.opType} in the model. Check every TODO.`,
     ...(tv.size ? { types: { T: [...tv] } } : {}),
-    inputs, outputs, ...(attributes.length ? { attributes } : {}),
+    inputs,
+    outputs,
+    ...(attributes.length ? { attributes } : {}),
     kernels: { cpu: `kernels/${snake}.cpp`, cuda: `kernels/${snake}.cu` },
   };
   return `# yaml-language-server: $schema=../schema/op.schema.json\n# Skeleton written by \`opforge from-onnx\`. TODO: names, output shapes (expressions), tests.\n${stringify(spec)}`;
@@ -131,7 +168,10 @@ export function fromOnnx(modelPath: string, opsDir: string): { written: string[]
     const text = specFor(o);
     const snake = toSnake(safeIdent(o.opType, 'CustomOp'));
     const spec = path.join(opsDir, `${snake}.yaml`);
-    if (existsSync(spec)) { skipped.push(spec); continue; }
+    if (existsSync(spec)) {
+      skipped.push(spec);
+      continue;
+    }
     const cpu = path.join(opsDir, 'kernels', `${snake}.cpp`);
     const cu = path.join(opsDir, 'kernels', `${snake}.cu`);
     writeFileSync(spec, text);

@@ -10,7 +10,9 @@ const ENTRY_IMPORT = Symbol.for('opforge.cli.import');
 
 export function importRuntime<T>(distPath: string): Promise<T> {
   const url = new URL(`dist/${distPath}`, PKG_ROOT_URL).href;
-  const viaEntry = (globalThis as Record<symbol, unknown>)[ENTRY_IMPORT] as ((s: string) => Promise<unknown>) | undefined;
+  const viaEntry = (globalThis as Record<symbol, unknown>)[ENTRY_IMPORT] as
+    | ((s: string) => Promise<unknown>)
+    | undefined;
   return (viaEntry ? viaEntry(url) : import(url)) as Promise<T>;
 }
 

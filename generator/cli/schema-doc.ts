@@ -5,9 +5,20 @@ import { readFileSync } from 'node:fs';
 import { SCHEMA_URL } from '../spec/schema-check.js';
 
 interface Node {
-  description?: string; type?: string | string[]; enum?: unknown[]; $ref?: string; items?: Node; oneOf?: Node[];
-  properties?: Record<string, Node>; required?: string[]; default?: unknown; additionalProperties?: Node | boolean;
-  minimum?: number; maximum?: number; pattern?: string; definitions?: Record<string, Node>;
+  description?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  $ref?: string;
+  items?: Node;
+  oneOf?: Node[];
+  properties?: Record<string, Node>;
+  required?: string[];
+  default?: unknown;
+  additionalProperties?: Node | boolean;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  definitions?: Record<string, Node>;
 }
 
 function typeOf(n: Node): string {
@@ -15,15 +26,20 @@ function typeOf(n: Node): string {
   if (n.enum) return n.enum.map((e) => `\`${String(e)}\``).join(' \\| ');
   if (n.oneOf) return n.oneOf.map(typeOf).join(' or ');
   if (n.type === 'array') return `list of ${n.items ? typeOf(n.items) : 'values'}`;
-  if (n.type === 'object' && n.additionalProperties && typeof n.additionalProperties === 'object') return `map of ${typeOf(n.additionalProperties)}`;
-  const t = Array.isArray(n.type) ? n.type.join(' \\| ') : n.type ?? 'any';
+  if (n.type === 'object' && n.additionalProperties && typeof n.additionalProperties === 'object')
+    return `map of ${typeOf(n.additionalProperties)}`;
+  const t = Array.isArray(n.type) ? n.type.join(' \\| ') : (n.type ?? 'any');
   const range = n.minimum !== undefined || n.maximum !== undefined ? ` (${n.minimum ?? ''}..${n.maximum ?? ''})` : '';
   return `${t}${range}`;
 }
 
 function table(n: Node): string[] {
   const rows = Object.entries(n.properties ?? {}).map(([k, v]) => {
-    const req = n.required?.includes(k) ? 'yes' : v.default !== undefined ? `no (default \`${JSON.stringify(v.default)}\`)` : 'no';
+    const req = n.required?.includes(k)
+      ? 'yes'
+      : v.default !== undefined
+        ? `no (default \`${JSON.stringify(v.default)}\`)`
+        : 'no';
     return `| \`${k}\` | ${typeOf(v)} | ${req} | ${(v.description ?? '').replace(/\|/g, '\\|')} |`;
   });
   return ['| key | type | required | description |', '|---|---|---|---|', ...rows];

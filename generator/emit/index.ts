@@ -13,5 +13,14 @@ import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
 
 export const EMITTERS: readonly Emitter[] = [
-  coreEmitter, cmakeEmitter, trtEmitter, nodeEmitter, torchEmitter, pythonEmitter, ortEmitter, paddleEmitter, jaxEmitter, popartEmitter,
+  coreEmitter,
+  cmakeEmitter,
+  trtEmitter,
+  nodeEmitter,
+  torchEmitter,
+  pythonEmitter,
+  ortEmitter,
+  paddleEmitter,
+  jaxEmitter,
+  popartEmitter,
 ];

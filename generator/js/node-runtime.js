@@ -35,15 +35,29 @@ function checkAttr(op, a, v) {
   /** @param {unknown} x */
   const isInt = (x) => typeof x === 'number' && Number.isInteger(x);
   switch (a.type) {
-    case 'bool': if (typeof v !== 'boolean') throw new TypeError(`${where} must be a boolean`); break;
-    case 'int': if (!isInt(v)) throw new TypeError(`${where} must be an integer`); break;
-    case 'float': if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${where} must be a finite number`); break;
-    case 'string': if (typeof v !== 'string') throw new TypeError(`${where} must be a string`); break;
-    case 'ints': if (!Array.isArray(v) || !v.every(isInt)) throw new TypeError(`${where} must be an array of integers`); break;
-    case 'floats': if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new TypeError(`${where} must be an array of finite numbers`); break;
+    case 'bool':
+      if (typeof v !== 'boolean') throw new TypeError(`${where} must be a boolean`);
+      break;
+    case 'int':
+      if (!isInt(v)) throw new TypeError(`${where} must be an integer`);
+      break;
+    case 'float':
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${where} must be a finite number`);
+      break;
+    case 'string':
+      if (typeof v !== 'string') throw new TypeError(`${where} must be a string`);
+      break;
+    case 'ints':
+      if (!Array.isArray(v) || !v.every(isInt)) throw new TypeError(`${where} must be an array of integers`);
+      break;
+    case 'floats':
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        throw new TypeError(`${where} must be an array of finite numbers`);
+      break;
   }
   const values = /** @type {number[]} */ (Array.isArray(v) ? v : [v]);
-  if (a.enum !== undefined && !a.enum.includes(/** @type {string | number} */ (v))) throw new RangeError(`${where} must be one of ${a.enum.join(', ')}, got ${String(v)}`);
+  if (a.enum !== undefined && !a.enum.includes(/** @type {string | number} */ (v)))
+    throw new RangeError(`${where} must be one of ${a.enum.join(', ')}, got ${String(v)}`);
   for (const x of values) {
     if (a.min !== undefined && x < a.min) throw new RangeError(`${where} must be >= ${a.min}, got ${x}`);
     if (a.max !== undefined && x > a.max) throw new RangeError(`${where} must be <= ${a.max}, got ${x}`);
@@ -63,9 +77,22 @@ const CONNECTED = new WeakMap();
 export function connect(addon, version, arrays) {
   let c = CONNECTED.get(addon);
   if (c === undefined) {
-    if (addon?.abi?.version !== version) throw new Error('opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`');
+    if (addon?.abi?.version !== version)
+      throw new Error(
+        'opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`',
+      );
     const { scratch, tensorSlots, inputBase, outputBase, attrBase, poolExhausted } = addon.abi;
-    c = { addon, slots: new Float64Array(scratch), arrays, dtypes: Object.keys(arrays), tensorSlots, inputBase, outputBase, attrBase, poolExhausted };
+    c = {
+      addon,
+      slots: new Float64Array(scratch),
+      arrays,
+      dtypes: Object.keys(arrays),
+      tensorSlots,
+      inputBase,
+      outputBase,
+      attrBase,
+      poolExhausted,
+    };
     markAsUntransferable(scratch);
     addon.set_pool(newPool());
     CONNECTED.set(addon, c);
@@ -92,11 +119,15 @@ function newPool() {
  * @param {boolean} isAsync
  */
 export function call(c, op, inputs, attrs, isAsync) {
-  if (attrs !== undefined && (attrs === null || typeof attrs !== 'object')) throw new TypeError(`${op.name}: attributes must be an object`);
+  if (attrs !== undefined && (attrs === null || typeof attrs !== 'object'))
+    throw new TypeError(`${op.name}: attributes must be an object`);
   const given = attrs ?? {};
   if (attrs !== undefined) {
     for (const k of Object.keys(given)) {
-      if (!op.attributes.some((a) => a.name === k)) throw new TypeError(`${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(', ') || 'none'})`);
+      if (!op.attributes.some((a) => a.name === k))
+        throw new TypeError(
+          `${op.name}: unknown attribute ${k} (attributes: ${op.attributes.map((a) => a.name).join(', ') || 'none'})`,
+        );
     }
   }
   const S = c.slots;
@@ -115,26 +146,36 @@ export function call(c, op, inputs, attrs, isAsync) {
     const spec = /** @type {InputDesc} */ (op.inputs[i]);
     const t = inputs[i];
     const where = `${op.name}: input ${spec.name}`;
-    if (t === undefined || t === null) { if (!spec.optional) throw new TypeError(`${where} is required`); args[i] = undefined; continue; }
-    if (typeof t !== 'object' || !Array.isArray(t.dims)) throw new TypeError(`${where} must be a tensor { dtype, dims, data }`);
-    if (!spec.dtypes.includes(t.dtype)) throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(', ')}`);
+    if (t === undefined || t === null) {
+      if (!spec.optional) throw new TypeError(`${where} is required`);
+      args[i] = undefined;
+      continue;
+    }
+    if (typeof t !== 'object' || !Array.isArray(t.dims))
+      throw new TypeError(`${where} must be a tensor { dtype, dims, data }`);
+    if (!spec.dtypes.includes(t.dtype))
+      throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(', ')}`);
     const dims = t.dims;
-    if (spec.rank !== null && dims.length !== spec.rank) throw new RangeError(`${where} must have rank ${spec.rank}, got ${dims.length}`);
+    if (spec.rank !== null && dims.length !== spec.rank)
+      throw new RangeError(`${where} must have rank ${spec.rank}, got ${dims.length}`);
     if (dims.length > c.tensorSlots - 2) throw new RangeError(`${where} has more than ${c.tensorSlots - 2} dims`);
     let n = 1;
     for (let d = 0; d < dims.length; d++) {
       const x = dims[d];
-      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw new RangeError(`${where}.dims must be non-negative integers, got [${dims.join(', ')}]`);
+      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0)
+        throw new RangeError(`${where}.dims must be non-negative integers, got [${dims.join(', ')}]`);
       n *= x;
     }
     if (t.device !== undefined) {
-      if (t.device !== 'cuda' || t.handle === undefined) throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);
+      if (t.device !== 'cuda' || t.handle === undefined)
+        throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);
       args[i] = t.handle;
       onDevice = true;
     } else {
       const Array_ = /** @type {Function} */ (c.arrays[t.dtype]);
       if (!(t.data instanceof Array_)) throw new TypeError(`${where}: ${t.dtype} data must be a ${Array_.name}`);
-      if (t.data.length !== n) throw new RangeError(`${where} has ${t.data.length} elements, dims [${dims.join(', ')}] need ${n}`);
+      if (t.data.length !== n)
+        throw new RangeError(`${where} has ${t.data.length} elements, dims [${dims.join(', ')}] need ${n}`);
       args[i] = t.data;
     }
     const b = c.inputBase + i * c.tensorSlots;
@@ -147,7 +188,10 @@ export function call(c, op, inputs, attrs, isAsync) {
   const r = /** @type {(...a: unknown[]) => unknown} */ (addon[name]).apply(addon, args);
   // The output dtypes and dims are in the slots now; read them before another call reuses them.
   const made = outputs(c, op, onDevice);
-  if (S[c.poolExhausted] !== 0) { S[c.poolExhausted] = 0; c.addon.set_pool(newPool()); }
+  if (S[c.poolExhausted] !== 0) {
+    S[c.poolExhausted] = 0;
+    c.addon.set_pool(newPool());
+  }
   return isAsync ? /** @type {Promise<unknown>} */ (r).then((values) => named(op, made, values)) : named(op, made, r);
 }
 
@@ -183,7 +227,8 @@ function named(op, made, values) {
   for (let o = 0; o < made.length; o++) {
     const t = /** @type {Tensor} */ (made[o]);
     const v = made.length === 1 ? values : /** @type {unknown[]} */ (values)[o];
-    if (t.device === 'cuda') t.handle = v; else t.data = /** @type {ArrayLike<unknown>} */ (v);
+    if (t.device === 'cuda') t.handle = v;
+    else t.data = /** @type {ArrayLike<unknown>} */ (v);
     r[/** @type {string} */ (op.outputs[o])] = t;
   }
   return r;

@@ -22,7 +22,9 @@ export function emitAll(project: ProjectIR): GeneratedFile[] {
 }
 
 export function generate(opts: GenOptions): { project: ProjectIR; result: WriteResult; files: GeneratedFile[] } {
-  const project = loadProject(opts.root === undefined ? { opsDir: opts.opsDir } : { opsDir: opts.opsDir, root: opts.root });
+  const project = loadProject(
+    opts.root === undefined ? { opsDir: opts.opsDir } : { opsDir: opts.opsDir, root: opts.root },
+  );
   checkOutDir(project, opts.outDir);
   // Paths back into the project (CMake's kernel sources) are relative to where out/ really is.
   project.outDir = path.resolve(opts.outDir);
@@ -30,7 +32,8 @@ export function generate(opts: GenOptions): { project: ProjectIR; result: WriteR
   let keep: ((p: string) => boolean) | undefined;
   if (opts.only !== undefined) {
     const only = opts.only;
-    if (!project.ops.some((o) => o.name === only)) throw new UsageError(`--only: no op named ${only} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
+    if (!project.ops.some((o) => o.name === only))
+      throw new UsageError(`--only: no op named ${only} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
     const otherOps = new Set(files.filter((f) => f.op !== undefined && f.op !== only).map((f) => f.path));
     files = files.filter((f) => f.op === undefined || f.op === only);
     keep = (p) => otherOps.has(p);
@@ -56,10 +59,14 @@ export function checkOutDir(project: ProjectIR, outDir: string): void {
   };
   const ops = path.resolve(project.root, project.opsDir);
   const kernels = project.ops.flatMap(kernelFiles);
-  const what = holds(project.root) ? `the project root ${project.root}`
-    : holds(ops) ? `the ops directory ${ops}`
+  const what = holds(project.root)
+    ? `the project root ${project.root}`
+    : holds(ops)
+      ? `the ops directory ${ops}`
       : kernels.filter((k) => holds(path.join(project.root, k))).map((k) => `the kernel ${k}`)[0];
   if (what !== undefined) {
-    throw new UsageError(`--out ${outDir} holds ${what}; the output directory is replaced as a whole on every gen, so it must be a directory of its own (such as ${path.join(path.relative(process.cwd(), project.root) || '.', 'out')})`);
+    throw new UsageError(
+      `--out ${outDir} holds ${what}; the output directory is replaced as a whole on every gen, so it must be a directory of its own (such as ${path.join(path.relative(process.cwd(), project.root) || '.', 'out')})`,
+    );
   }
 }

@@ -18,8 +18,24 @@ import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from '../spec/ir-helpers.js';
 import type { OpIR, ProjectIR } from '../spec/ir.js';
 import { loadProject, type RawGradient, type SpecCache } from '../spec/project.js';
-import { fileStat, generatorDigest, preflight, writeStamp, type Inputs, type OutputState, type Preflight } from './stamp.js';
-import { CACHE_FILE, checkPaths, listTree, sameContent, writeChanges, writeOut, type WriteResult } from './write-out.js';
+import {
+  fileStat,
+  generatorDigest,
+  preflight,
+  writeStamp,
+  type Inputs,
+  type OutputState,
+  type Preflight,
+} from './stamp.js';
+import {
+  CACHE_FILE,
+  checkPaths,
+  listTree,
+  sameContent,
+  writeChanges,
+  writeOut,
+  type WriteResult,
+} from './write-out.js';
 
 interface SpecEntry {
   /** sha256 of the spec text (stamp.ts knows it by stat for a spec not edited since). */
@@ -82,7 +98,8 @@ const contents = new WeakMap<Cache, Map<string, string>>();
 
 function readCache(outDir: string, key: string): Cache | undefined {
   const file = path.resolve(outDir, CACHE_FILE);
-  if (lastWritten?.file === file && lastWritten.stat === fileStat(file)) return lastWritten.cache.key === key ? lastWritten.cache : undefined;
+  if (lastWritten?.file === file && lastWritten.stat === fileStat(file))
+    return lastWritten.cache.key === key ? lastWritten.cache : undefined;
   try {
     const c = v8.deserialize(readFileSync(file)) as Omit<Cache, 'fragments'> & { fragments: PackedFragments };
     return c.key === key ? { ...c, fragments: unpack(c.fragments) } : undefined;
@@ -92,17 +109,26 @@ function readCache(outDir: string, key: string): Cache | undefined {
 }
 
 /** A SpecCache over the previous run's entries that records this run's; hashes, texts and kernel stats from `inputs`. */
-function specCache(previous: Record<string, SpecEntry>, root: string, inputs: Inputs): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
+function specCache(
+  previous: Record<string, SpecEntry>,
+  root: string,
+  inputs: Inputs,
+): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
   const entries: Record<string, SpecEntry> = {};
   const digests = new Map<OpIR, string>();
   const entryOf = new Map<OpIR, SpecEntry>();
   // What a backward is resolved from besides the op's own spec: the gradient ops it names, as built.
   const resolutionKey = (raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): string =>
-    JSON.stringify([...new Set(raw.map((g) => g.op))].sort().map((g) => [g, ops.has(g) ? digests.get(ops.get(g)!) ?? null : null]));
-  const statsOf = (files: readonly string[]): string => files.map((f) => {
-    const p = path.join(root, f);
-    return inputs.stats.get(p) ?? fileStat(p);
-  }).join('|');
+    JSON.stringify(
+      [...new Set(raw.map((g) => g.op))].sort().map((g) => [g, ops.has(g) ? (digests.get(ops.get(g)!) ?? null) : null]),
+    );
+  const statsOf = (files: readonly string[]): string =>
+    files
+      .map((f) => {
+        const p = path.join(root, f);
+        return inputs.stats.get(p) ?? fileStat(p);
+      })
+      .join('|');
   return {
     entries,
     digests,
@@ -115,7 +141,8 @@ function specCache(previous: Record<string, SpecEntry>, root: string, inputs: In
       // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
       let hit = decoded.get(e);
       if (hit === undefined) {
-        const decode = (): { op: OpIR; backward: RawGradient[] | undefined } => v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+        const decode = (): { op: OpIR; backward: RawGradient[] | undefined } =>
+          v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
         hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: e.head.raw } : decode();
         decoded.set(e, hit);
       }
@@ -160,7 +187,9 @@ function lazyOp(keys: readonly string[], eager: Partial<OpIR>, decode: () => OpI
         enumerable: true,
         configurable: true,
         get: () => settle(k, (full ??= decode())[k as keyof OpIR]),
-        set: (v: unknown) => { settle(k, v); },
+        set: (v: unknown) => {
+          settle(k, v);
+        },
       });
     }
   }
@@ -182,10 +211,18 @@ function emitKey(op: OpIR, byName: ReadonlyMap<string, OpIR>, digests: ReadonlyM
  * The fragments as stored: keys joined by newlines (theirs never hold one), texts as one string
  * with their lengths. Two thousand strings in a Map took v8 four times as long to read back.
  */
-interface PackedFragments { keys: string; lengths: number[]; text: string }
+interface PackedFragments {
+  keys: string;
+  lengths: number[];
+  text: string;
+}
 
 function pack(m: ReadonlyMap<string, string>): PackedFragments {
-  return { keys: [...m.keys()].join('\n'), lengths: [...m.values()].map((v) => v.length), text: [...m.values()].join('') };
+  return {
+    keys: [...m.keys()].join('\n'),
+    lengths: [...m.values()].map((v) => v.length),
+    text: [...m.values()].join(''),
+  };
 }
 
 function unpack(p: PackedFragments): Map<string, string> {
@@ -193,7 +230,9 @@ function unpack(p: PackedFragments): Map<string, string> {
   if (p.lengths.length === 0) return m;
   const keys = p.keys.split('\n');
   let at = 0;
-  keys.forEach((k, i) => { m.set(k, p.text.slice(at, (at += p.lengths[i]!))); });
+  keys.forEach((k, i) => {
+    m.set(k, p.text.slice(at, (at += p.lengths[i]!)));
+  });
   return m;
 }
 
@@ -216,11 +255,22 @@ export interface GenResult {
 /** `opforge gen`: nothing when out/ is up to date, the changed ops when the cache allows, else all. */
 export function generateIncremental(opts: GenOptions, pre: Preflight = preflight(opts)): GenResult {
   const { inputs, state, current } = pre;
-  if (current) return { project: undefined, result: { written: [], unchanged: current.stamp.files.length, removed: [] }, mode: 'up-to-date', state: current };
+  if (current)
+    return {
+      project: undefined,
+      result: { written: [], unchanged: current.stamp.files.length, removed: [] },
+      mode: 'up-to-date',
+      state: current,
+    };
   if (opts.only !== undefined) {
     // One op's files, the others left as they are: the cache (per-op digests) stays as it was.
     const r = generate(opts);
-    return { project: r.project, result: r.result, mode: 'full', state: writeStamp(opts.outDir, inputs, listTree(opts.outDir)) };
+    return {
+      project: r.project,
+      result: r.result,
+      mode: 'full',
+      state: writeStamp(opts.outDir, inputs, listTree(opts.outDir)),
+    };
   }
   return complete(plan(opts, inputs, state ? readCache(opts.outDir, cacheKey(opts)) : undefined), inputs, state);
 }
@@ -237,7 +287,11 @@ interface Plan {
 
 function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan {
   const specs = specCache(cache?.specs ?? {}, rootOf(opts), inputs);
-  const project = loadProject({ opsDir: opts.opsDir, ...(opts.root !== undefined ? { root: opts.root } : {}), cache: specs });
+  const project = loadProject({
+    opsDir: opts.opsDir,
+    ...(opts.root !== undefined ? { root: opts.root } : {}),
+    cache: specs,
+  });
   checkOutDir(project, opts.outDir);
   project.outDir = path.resolve(opts.outDir);
   const byName = new Map(project.ops.map((o) => [o.name, o]));
@@ -251,17 +305,22 @@ function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan 
   for (const op of project.ops) {
     const k = keys.get(op)!;
     const prev = cache?.ops[op.name];
-    if (prev && prev.key === k) { ops[op.name] = prev; continue; }
+    if (prev && prev.key === k) {
+      ops[op.name] = prev;
+      continue;
+    }
     const own = EMITTERS.flatMap((e) => e.op(op, project));
     files.push(...own);
     ops[op.name] = { key: k, files: own.map((f) => f.path).sort() };
   }
   // Hashes of what is written now: reused where the content is the last run's in this process (watch).
   const before = cache ? contents.get(cache) : undefined;
-  const written = new Map(shared.map((f) => {
-    const same = before?.get(f.path) === f.content ? cache!.written.get(f.path) : undefined;
-    return [f.path, same ?? quickHash(f.content)];
-  }));
+  const written = new Map(
+    shared.map((f) => {
+      const same = before?.get(f.path) === f.content ? cache!.written.get(f.path) : undefined;
+      return [f.path, same ?? quickHash(f.content)];
+    }),
+  );
   const next: Cache = { key: cacheKey(opts), specs: specs.entries, ops, fragments, written };
   contents.set(next, new Map(shared.map((f) => [f.path, f.content])));
   return { opts, project, files, cache, next };
@@ -271,15 +330,34 @@ function complete(p: Plan, inputs: Inputs, state: OutputState | undefined): GenR
   const { opts, project, files, cache, next } = p;
   if (!cache || !state) {
     // Everything was emitted: the atomic whole-tree write, which also clears stray files.
-    const result = writeOut(opts.outDir, files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-    const after = writeStamp(opts.outDir, inputs, files.map((f) => f.path));
+    const result = writeOut(
+      opts.outDir,
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    );
+    const after = writeStamp(
+      opts.outDir,
+      inputs,
+      files.map((f) => f.path),
+    );
     writeCache(opts.outDir, next);
     return { project, result, mode: 'full', state: after };
   }
-  return { project, ...writeIncrement(opts.outDir, inputs, state, files, next.ops, next, cache.written), mode: 'incremental' };
+  return {
+    project,
+    ...writeIncrement(opts.outDir, inputs, state, files, next.ops, next, cache.written),
+    mode: 'incremental',
+  };
 }
 
-function writeIncrement(outDir: string, inputs: Inputs, state: OutputState, emitted: GeneratedFile[], ops: Record<string, OpEntry>, cache: Cache, before: ReadonlyMap<string, string>): { result: WriteResult; state: OutputState } {
+function writeIncrement(
+  outDir: string,
+  inputs: Inputs,
+  state: OutputState,
+  emitted: GeneratedFile[],
+  ops: Record<string, OpEntry>,
+  cache: Cache,
+  before: ReadonlyMap<string, string>,
+): { result: WriteResult; state: OutputState } {
   const seen = checkPaths(emitted);
   const keep = new Set(seen);
   for (const o of Object.values(ops)) for (const f of o.files) keep.add(f);
@@ -295,5 +373,8 @@ function writeIncrement(outDir: string, inputs: Inputs, state: OutputState, emit
   // Files just written are stat'ed again; the others' stats are the stamp's.
   const after = writeStamp(outDir, inputs, all, state, new Set(changed.map((f) => f.path)));
   writeCache(outDir, cache);
-  return { result: { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed }, state: after };
+  return {
+    result: { written: changed.map((f) => f.path).sort(), unchanged: all.length - changed.length, removed },
+    state: after,
+  };
 }

@@ -20,7 +20,6 @@ import { STAMP_FILE } from './write-out.js';
 
 export { STAMP_FILE };
 
-
 function walk(dir: string, f: (file: string) => void): void {
   if (!existsSync(dir)) return;
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -40,7 +39,13 @@ let generator: string | undefined;
 export function generatorDigest(): string {
   if (generator === undefined) {
     const h = createHash('sha256');
-    for (const d of [path.join(pkgRoot, 'dist', 'generator'), path.join(pkgRoot, 'dist', 'cli'), path.join(pkgRoot, 'generator', 'cpp'), path.join(pkgRoot, 'generator', 'python'), path.join(pkgRoot, 'schema')]) {
+    for (const d of [
+      path.join(pkgRoot, 'dist', 'generator'),
+      path.join(pkgRoot, 'dist', 'cli'),
+      path.join(pkgRoot, 'generator', 'cpp'),
+      path.join(pkgRoot, 'generator', 'python'),
+      path.join(pkgRoot, 'schema'),
+    ]) {
       walk(d, (f) => {
         const st = statSync(f);
         h.update(`${f}\0${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}\n`);
@@ -58,7 +63,10 @@ export function fileStat(file: string): string {
 }
 
 /** A spec as the stamp records it: its stat (empty when too recent to trust) and its text's sha256. */
-export interface SpecStamp { stat: string; hash: string }
+export interface SpecStamp {
+  stat: string;
+  hash: string;
+}
 
 /** What a run reads from the ops dir, read once: its digest, and the texts and stats behind it. */
 export interface Inputs {
@@ -97,7 +105,11 @@ export function readInputs(opsDir: string, options: string, known?: ReadonlyMap<
       let hash = stat === '' ? undefined : known?.get(f);
       if (hash === undefined || hash.stat !== stat) {
         let text = '';
-        try { text = readFileSync(f, 'utf8'); } catch { /* gone meanwhile: loading reports it */ }
+        try {
+          text = readFileSync(f, 'utf8');
+        } catch {
+          /* gone meanwhile: loading reports it */
+        }
         specs.set(f, text);
         hash = { stat: st && st.ctimeMs < trustedBefore ? stat : '', hash: specHash(text) };
       }
@@ -133,7 +145,10 @@ function statInto(stats: Float64Array, i: number, file: string): void {
 
 /** Digest of the output files as on disk: their paths (`files`, sorted) and outputStats. */
 export function outputDigest(files: readonly string[], stats: Float64Array): string {
-  return createHash('sha256').update(files.join('\n')).update(new Uint8Array(stats.buffer, stats.byteOffset, stats.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(files.join('\n'))
+    .update(new Uint8Array(stats.buffer, stats.byteOffset, stats.byteLength))
+    .digest('hex');
 }
 
 export interface Stamp {
@@ -164,19 +179,31 @@ export function readStamp(outDir: string): Stamp | undefined {
 }
 
 /** What a stamp says of out/: the stamp and the stats of the files it lists (outputStats, in its order). */
-export interface OutputState { stamp: Stamp; stats: Float64Array }
+export interface OutputState {
+  stamp: Stamp;
+  stats: Float64Array;
+}
 
 /**
  * Stamps out/ for `inputs` (the digest, and the specs' stats and hashes). `known`: out/ as stamped
  * before, whose stats stand for the files not in `changed` (written since); others are stat'ed.
  */
-export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hashes'>, files: readonly string[], known?: OutputState, changed: ReadonlySet<string> = new Set()): OutputState {
+export function writeStamp(
+  outDir: string,
+  inputs: Pick<Inputs, 'digest' | 'hashes'>,
+  files: readonly string[],
+  known?: OutputState,
+  changed: ReadonlySet<string> = new Set(),
+): OutputState {
   let all: Float64Array;
   if (known === undefined) all = outputStats(outDir, files);
   else if (known.stamp.files === files) {
     // The same list (no file added or removed): the stamp's stats, the written files' afresh.
     all = changed.size === 0 ? known.stats : Float64Array.from(known.stats);
-    if (changed.size > 0) files.forEach((p, i) => { if (changed.has(p)) statInto(all, i, `${outDir}/${p}`); });
+    if (changed.size > 0)
+      files.forEach((p, i) => {
+        if (changed.has(p)) statInto(all, i, `${outDir}/${p}`);
+      });
   } else {
     const at = new Map(known.stamp.files.map((p, i) => [p, i]));
     all = new Float64Array(files.length * 2);
@@ -186,10 +213,18 @@ export function writeStamp(outDir: string, inputs: Pick<Inputs, 'digest' | 'hash
       else all.set(known.stats.subarray(2 * k, 2 * k + 2), 2 * i);
     });
   }
-  const stamp = { input: inputs.digest, output: outputDigest(files, all), specs: new Map(inputs.hashes), files: known !== undefined && files === known.stamp.files ? known.stamp.files : [...files] };
+  const stamp = {
+    input: inputs.digest,
+    output: outputDigest(files, all),
+    specs: new Map(inputs.hashes),
+    files: known !== undefined && files === known.stamp.files ? known.stamp.files : [...files],
+  };
   // The specs on one line as JSON: their paths are the user's and may hold any character.
   const specLine = JSON.stringify([...stamp.specs].map(([f, e]) => [f, e.stat, e.hash]));
-  writeFileSync(path.join(outDir, STAMP_FILE), `${stamp.input}\n${stamp.output}\n${specLine}\n${files.map((f) => `${f}\n`).join('')}`);
+  writeFileSync(
+    path.join(outDir, STAMP_FILE),
+    `${stamp.input}\n${stamp.output}\n${specLine}\n${files.map((f) => `${f}\n`).join('')}`,
+  );
   return { stamp, stats: all };
 }
 
@@ -208,19 +243,27 @@ export function untouchedOutput(outDir: string, stamp = readStamp(outDir)): Outp
 export function upToDate(outDir: string, inputs: Inputs, state: OutputState | undefined): OutputState | undefined {
   if (state === undefined || state.stamp.input !== inputs.digest) return undefined;
   for (const [f, e] of inputs.hashes) {
-    if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat) return writeStamp(outDir, inputs, state.stamp.files, state);
+    if (e.stat !== '' && state.stamp.specs.get(f)?.stat !== e.stat)
+      return writeStamp(outDir, inputs, state.stamp.files, state);
   }
   return state;
 }
 
 /** What `gen` knows before loading anything: its inputs, out/ as stamped (if it is), and whether that is up to date. */
-export interface Preflight { inputs: Inputs; state: OutputState | undefined; current: OutputState | undefined }
+export interface Preflight {
+  inputs: Inputs;
+  state: OutputState | undefined;
+  current: OutputState | undefined;
+}
 
 /**
  * The stamp check every `gen` starts with. `known`: out/ as the caller knows it (`gen --watch`'s
  * last run), so that the outputs are not stat'ed again.
  */
-export function preflight(opts: { opsDir: string; outDir: string; only?: string | undefined; root?: string | undefined }, known?: OutputState): Preflight {
+export function preflight(
+  opts: { opsDir: string; outDir: string; only?: string | undefined; root?: string | undefined },
+  known?: OutputState,
+): Preflight {
   const stamp = known?.stamp ?? readStamp(opts.outDir);
   const inputs = genInputs(opts, stamp);
   const state = known ?? untouchedOutput(opts.outDir, stamp);
@@ -228,6 +271,9 @@ export function preflight(opts: { opsDir: string; outDir: string; only?: string 
 }
 
 /** The inputs `gen` stamps for these options; `stamp`: the last run's, whose spec hashes stand while their stats do. */
-export function genInputs(opts: { opsDir: string; only?: string | undefined; root?: string | undefined }, stamp?: Stamp): Inputs {
+export function genInputs(
+  opts: { opsDir: string; only?: string | undefined; root?: string | undefined },
+  stamp?: Stamp,
+): Inputs {
   return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }), stamp?.specs);
 }

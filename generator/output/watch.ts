@@ -21,10 +21,16 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
       const { project, result, state } = generateIncremental(opts, preflight(opts, known));
       known = state;
       const ms = Math.round(performance.now() - t0);
-      text = project === undefined ? `up to date (${ms} ms)` : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
+      text =
+        project === undefined
+          ? `up to date (${ms} ms)`
+          : `${project.ops.length} op(s): ${result.written.length} written, ${result.removed.length} removed (${ms} ms)`;
     } catch (e) {
       known = undefined;
-      text = e instanceof SpecErrors ? `${e.diagnostics.map((d) => formatDiagnostic(d, tty)).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was` : `error: ${(e as Error).message}`;
+      text =
+        e instanceof SpecErrors
+          ? `${e.diagnostics.map((d) => formatDiagnostic(d, tty)).join('\n')}\n${e.diagnostics.length} error(s); out/ left as it was`
+          : `error: ${(e as Error).message}`;
     }
     out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
   };
@@ -35,21 +41,37 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
   const dirs = new Map<string, FSWatcher>();
   const onEvent = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => { syncDirs(); once(); }, 15); // editors write in bursts (a temp file, then a rename)
+    timer = setTimeout(() => {
+      syncDirs();
+      once();
+    }, 15); // editors write in bursts (a temp file, then a rename)
   };
   const syncDirs = (): void => {
     const now = new Set(directories(opts.opsDir));
-    for (const [d, w] of dirs) if (!now.has(d)) { w.close(); dirs.delete(d); }
+    for (const [d, w] of dirs)
+      if (!now.has(d)) {
+        w.close();
+        dirs.delete(d);
+      }
     for (const d of now) {
       if (dirs.has(d)) continue;
       try {
-        dirs.set(d, watch(d, onEvent).on('error', () => {})); // a removed directory: dropped at the next sync
-      } catch { /* removed meanwhile */ }
+        dirs.set(
+          d,
+          watch(d, onEvent).on('error', () => {}),
+        ); // a removed directory: dropped at the next sync
+      } catch {
+        /* removed meanwhile */
+      }
     }
   };
   syncDirs();
   once();
-  return () => { clearTimeout(timer); for (const w of dirs.values()) w.close(); dirs.clear(); };
+  return () => {
+    clearTimeout(timer);
+    for (const w of dirs.values()) w.close();
+    dirs.clear();
+  };
 }
 
 /** `dir` and every directory below it. */
@@ -57,8 +79,11 @@ function directories(dir: string): string[] {
   const out = [dir];
   for (let i = 0; i < out.length; i++) {
     try {
-      for (const e of readdirSync(out[i]!, { withFileTypes: true })) if (e.isDirectory()) out.push(path.join(out[i]!, e.name));
-    } catch { /* gone meanwhile */ }
+      for (const e of readdirSync(out[i]!, { withFileTypes: true }))
+        if (e.isDirectory()) out.push(path.join(out[i]!, e.name));
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return out;
 }

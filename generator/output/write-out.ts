@@ -3,7 +3,18 @@
 // incremental) and swapped in with renames. A run killed at any point leaves either the
 // old or the new complete set; the next run finishes or rolls back an interrupted swap.
 
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { GeneratedFile } from '../emit/emitter.js';
 
@@ -52,7 +63,11 @@ export function recoverOut(outDir: string): void {
   rmSync(old, { recursive: true, force: true });
 }
 
-export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?: (relPath: string) => boolean): WriteResult {
+export function writeOut(
+  outDir: string,
+  files: readonly GeneratedFile[],
+  keep?: (relPath: string) => boolean,
+): WriteResult {
   outDir = path.resolve(outDir);
   recoverOut(outDir);
   const seen = checkPaths(files);
@@ -74,7 +89,11 @@ export function writeOut(outDir: string, files: readonly GeneratedFile[], keep?:
   mkdirSync(next, { recursive: true });
   const dirFor = dirMaker();
   const toWrite = new Set(written);
-  for (const rel of kept) { const dst = path.join(next, rel); dirFor(dst); linkOrCopy(path.join(outDir, rel), dst); }
+  for (const rel of kept) {
+    const dst = path.join(next, rel);
+    dirFor(dst);
+    linkOrCopy(path.join(outDir, rel), dst);
+  }
   for (const f of files) {
     const dst = path.join(next, f.path);
     dirFor(dst);
@@ -95,7 +114,8 @@ export function checkPaths(files: readonly GeneratedFile[]): Set<string> {
   const seen = new Set<string>();
   for (const f of files) {
     if (seen.has(f.path)) throw new Error(`two emitters produced ${f.path}`);
-    if (f.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(f.path)) throw new Error(`bad output path ${f.path}`);
+    if (f.path.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(f.path))
+      throw new Error(`bad output path ${f.path}`);
     seen.add(f.path);
   }
   return seen;
@@ -106,7 +126,10 @@ function dirMaker(): (file: string) => void {
   const made = new Set<string>();
   return (file) => {
     const d = path.dirname(file);
-    if (!made.has(d)) { mkdirSync(d, { recursive: true }); made.add(d); }
+    if (!made.has(d)) {
+      mkdirSync(d, { recursive: true });
+      made.add(d);
+    }
   };
 }
 
@@ -151,7 +174,10 @@ export function writeChanges(outDir: string, files: readonly GeneratedFile[], re
 }
 
 function applyJournal(outDir: string, next: string): void {
-  const { moves, removes } = JSON.parse(readFileSync(path.join(next, JOURNAL), 'utf8')) as { moves: string[]; removes: string[] };
+  const { moves, removes } = JSON.parse(readFileSync(path.join(next, JOURNAL), 'utf8')) as {
+    moves: string[];
+    removes: string[];
+  };
   const dirFor = dirMaker();
   for (const rel of moves) {
     const src = path.join(next, rel);

@@ -15,67 +15,163 @@ type Err = (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?
 const GRAD = /^grad\(([A-Za-z_][A-Za-z0-9_]*)\)$/;
 
 /** Resolves `raw` (the forward `op`'s backward) against `ops`; reports through err; undefined on any error. */
-export function resolveBackward(op: OpIR, raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>, err: Err, broken: ReadonlySet<string> = new Set()): GradientIR[] | undefined {
+export function resolveBackward(
+  op: OpIR,
+  raw: readonly RawGradient[],
+  ops: ReadonlyMap<string, OpIR>,
+  err: Err,
+  broken: ReadonlySet<string> = new Set(),
+): GradientIR[] | undefined {
   let ok = true;
-  const fail: Err = (p, m, o) => { ok = false; err(p, m, o); };
+  const fail: Err = (p, m, o) => {
+    ok = false;
+    err(p, m, o);
+  };
   const covered = new Map<number, string>();
   const out: GradientIR[] = [];
   raw.forEach((g, k) => {
     const p: KeyPath = ['backward', k];
     const grad = ops.get(g.op);
-    if (g.op === op.name) { fail([...p, 'op'], `\`${op.name}\` cannot be its own gradient op: name another op of the project`); return; }
-    if (!grad && broken.has(g.op)) { ok = false; return; }  // its own spec's errors are reported
-    if (!grad) { fail([...p, 'op'], `no op named \`${g.op}\` in this project`, { hint: didYouMean(g.op, [...ops.keys()]) }); return; }
+    if (g.op === op.name) {
+      fail([...p, 'op'], `\`${op.name}\` cannot be its own gradient op: name another op of the project`);
+      return;
+    }
+    if (!grad && broken.has(g.op)) {
+      ok = false;
+      return;
+    } // its own spec's errors are reported
+    if (!grad) {
+      fail([...p, 'op'], `no op named \`${g.op}\` in this project`, { hint: didYouMean(g.op, [...ops.keys()]) });
+      return;
+    }
 
     // Inputs: every name is the gradient op's; every value a forward input, output or grad(output).
     const inputs: (GradSource | undefined)[] = grad.inputs.map(() => undefined);
     for (const [name, value] of Object.entries(g.inputs)) {
       const j = grad.inputs.findIndex((x) => x.name === name);
-      if (j < 0) { fail([...p, 'inputs', name], `\`${g.op}\` has no input \`${name}\``, { at: 'key', hint: didYouMean(name, grad.inputs.map((x) => x.name)) }); continue; }
+      if (j < 0) {
+        fail([...p, 'inputs', name], `\`${g.op}\` has no input \`${name}\``, {
+          at: 'key',
+          hint: didYouMean(
+            name,
+            grad.inputs.map((x) => x.name),
+          ),
+        });
+        continue;
+      }
       const src = source(op, value);
-      if (typeof src === 'string') { fail([...p, 'inputs', name], src); continue; }
+      if (typeof src === 'string') {
+        fail([...p, 'inputs', name], src);
+        continue;
+      }
       inputs[j] = src;
     }
     grad.inputs.forEach((x, j) => {
-      if (!inputs[j] && !x.optional) fail([...p, 'inputs'], `\`${g.op}\`'s required input \`${x.name}\` is not bound: map it to an input, an output or grad(<output>) of \`${op.name}\``);
+      if (!inputs[j] && !x.optional)
+        fail(
+          [...p, 'inputs'],
+          `\`${g.op}\`'s required input \`${x.name}\` is not bound: map it to an input, an output or grad(<output>) of \`${op.name}\``,
+        );
     });
 
     // Attributes: explicit, else the forward attribute of the same name, else the gradient op's default.
-    const attributes: (string | undefined)[] = grad.attributes.map((a) => (op.attributes.some((f) => f.name === a.name && f.type === a.type) ? a.name : undefined));
+    const attributes: (string | undefined)[] = grad.attributes.map((a) =>
+      op.attributes.some((f) => f.name === a.name && f.type === a.type) ? a.name : undefined,
+    );
     for (const [name, from] of Object.entries(g.attributes ?? {})) {
       const j = grad.attributes.findIndex((a) => a.name === name);
-      if (j < 0) { fail([...p, 'attributes', name], `\`${g.op}\` has no attribute \`${name}\``, { at: 'key', hint: didYouMean(name, grad.attributes.map((a) => a.name)) }); continue; }
+      if (j < 0) {
+        fail([...p, 'attributes', name], `\`${g.op}\` has no attribute \`${name}\``, {
+          at: 'key',
+          hint: didYouMean(
+            name,
+            grad.attributes.map((a) => a.name),
+          ),
+        });
+        continue;
+      }
       const f = op.attributes.find((a) => a.name === from);
-      if (!f) { fail([...p, 'attributes', name], `\`${op.name}\` has no attribute \`${from}\``, { hint: didYouMean(from, op.attributes.map((a) => a.name)) }); continue; }
-      if (f.type !== grad.attributes[j]!.type) { fail([...p, 'attributes', name], `\`${op.name}\`.${from} is ${f.type}, \`${g.op}\`.${name} is ${grad.attributes[j]!.type}`); continue; }
+      if (!f) {
+        fail([...p, 'attributes', name], `\`${op.name}\` has no attribute \`${from}\``, {
+          hint: didYouMean(
+            from,
+            op.attributes.map((a) => a.name),
+          ),
+        });
+        continue;
+      }
+      if (f.type !== grad.attributes[j]!.type) {
+        fail(
+          [...p, 'attributes', name],
+          `\`${op.name}\`.${from} is ${f.type}, \`${g.op}\`.${name} is ${grad.attributes[j]!.type}`,
+        );
+        continue;
+      }
       attributes[j] = from;
     }
     grad.attributes.forEach((a, j) => {
-      if (a.required && attributes[j] === undefined) fail([...p, 'attributes'], `\`${g.op}\`'s required attribute \`${a.name}\` is not bound: map it to an attribute of \`${op.name}\``);
+      if (a.required && attributes[j] === undefined)
+        fail(
+          [...p, 'attributes'],
+          `\`${g.op}\`'s required attribute \`${a.name}\` is not bound: map it to an attribute of \`${op.name}\``,
+        );
     });
 
     // Outputs: each a gradient of a differentiable forward input, each input's gradient given once.
     const outputs: (number | undefined)[] = grad.outputs.map(() => undefined);
     for (const [name, target] of Object.entries(g.outputs)) {
       const j = grad.outputs.findIndex((x) => x.name === name);
-      if (j < 0) { fail([...p, 'outputs', name], `\`${g.op}\` has no output \`${name}\``, { at: 'key', hint: didYouMean(name, grad.outputs.map((x) => x.name)) }); continue; }
+      if (j < 0) {
+        fail([...p, 'outputs', name], `\`${g.op}\` has no output \`${name}\``, {
+          at: 'key',
+          hint: didYouMean(
+            name,
+            grad.outputs.map((x) => x.name),
+          ),
+        });
+        continue;
+      }
       const i = op.inputs.findIndex((x) => x.name === target);
-      if (i < 0) { fail([...p, 'outputs', name], `\`${op.name}\` has no input \`${target}\` (outputs map to the input whose gradient they are)`, { hint: didYouMean(target, op.inputs.map((x) => x.name)) }); continue; }
-      if (!op.inputs[i]!.differentiable) { fail([...p, 'outputs', name], `input \`${target}\` is not differentiable (integer, bool, shape_only or marked \`differentiable: false\`)`); continue; }
+      if (i < 0) {
+        fail(
+          [...p, 'outputs', name],
+          `\`${op.name}\` has no input \`${target}\` (outputs map to the input whose gradient they are)`,
+          {
+            hint: didYouMean(
+              target,
+              op.inputs.map((x) => x.name),
+            ),
+          },
+        );
+        continue;
+      }
+      if (!op.inputs[i]!.differentiable) {
+        fail(
+          [...p, 'outputs', name],
+          `input \`${target}\` is not differentiable (integer, bool, shape_only or marked \`differentiable: false\`)`,
+        );
+        continue;
+      }
       const prev = covered.get(i);
-      if (prev) { fail([...p, 'outputs', name], `the gradient of \`${target}\` is already given by ${prev}`); continue; }
+      if (prev) {
+        fail([...p, 'outputs', name], `the gradient of \`${target}\` is already given by ${prev}`);
+        continue;
+      }
       covered.set(i, `\`${g.op}\`.${name}`);
       outputs[j] = i;
     }
     if (!ok) return;
-    const entry: GradientIR = { op: grad.name, ident: grad.ident, inputs, attributes, outputs };  // the gradient op's own names (its `snake:` included)
+    const entry: GradientIR = { op: grad.name, ident: grad.ident, inputs, attributes, outputs }; // the gradient op's own names (its `snake:` included)
     checkDtypes(op, grad, entry, p, fail);
     checkShapes(op, grad, entry, p, fail);
     out.push(entry);
   });
   op.inputs.forEach((x, i) => {
     if (x.differentiable && !covered.has(i) && ok) {
-      fail(['backward'], `input \`${x.name}\` is differentiable but no gradient op gives its gradient: map an output of a gradient op to it, or mark the input \`differentiable: false\``);
+      fail(
+        ['backward'],
+        `input \`${x.name}\` is differentiable but no gradient op gives its gradient: map an output of a gradient op to it, or mark the input \`differentiable: false\``,
+      );
     }
   });
   return ok ? out : undefined;
@@ -86,15 +182,23 @@ function source(op: OpIR, value: string): GradSource | string {
   const m = GRAD.exec(value);
   if (m) {
     const k = op.outputs.findIndex((o) => o.name === m[1]);
-    if (k < 0) return `\`${value}\`: \`${op.name}\` has no output \`${m[1]}\` to take the gradient of${hintText(m[1]!, op.outputs.map((o) => o.name))}`;
-    if (!op.outputs[k]!.differentiable) return `\`${value}\`: output \`${m[1]}\` carries no gradient (integer, bool or marked \`differentiable: false\`)`;
+    if (k < 0)
+      return `\`${value}\`: \`${op.name}\` has no output \`${m[1]}\` to take the gradient of${hintText(
+        m[1]!,
+        op.outputs.map((o) => o.name),
+      )}`;
+    if (!op.outputs[k]!.differentiable)
+      return `\`${value}\`: output \`${m[1]}\` carries no gradient (integer, bool or marked \`differentiable: false\`)`;
     return { kind: 'grad', index: k };
   }
   const i = op.inputs.findIndex((x) => x.name === value);
   if (i >= 0) return { kind: 'input', index: i };
   const k = op.outputs.findIndex((o) => o.name === value);
   if (k >= 0) return { kind: 'output', index: k };
-  return `\`${value}\` is not an input or output of \`${op.name}\` (or grad(<output>))${hintText(value, [...op.inputs, ...op.outputs].map((x) => x.name))}`;
+  return `\`${value}\` is not an input or output of \`${op.name}\` (or grad(<output>))${hintText(
+    value,
+    [...op.inputs, ...op.outputs].map((x) => x.name),
+  )}`;
 }
 
 function hintText(name: string, names: string[]): string {
@@ -122,8 +226,12 @@ function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
         if (!s) continue;
         const d = dtypeUnder(sourceType(op, s), b);
         const t = grad.inputs[j]!.type;
-        if (t.kind === 'fixed') { if (t.dtype !== d) return `\`${grad.name}\`.${grad.inputs[j]!.name} is ${t.dtype}, it would get ${d}`; continue; }
-        if (vars[t.name] && vars[t.name] !== d) return `\`${grad.name}\`'s ${t.name} would be both ${vars[t.name]} and ${d}`;
+        if (t.kind === 'fixed') {
+          if (t.dtype !== d) return `\`${grad.name}\`.${grad.inputs[j]!.name} is ${t.dtype}, it would get ${d}`;
+          continue;
+        }
+        if (vars[t.name] && vars[t.name] !== d)
+          return `\`${grad.name}\`'s ${t.name} would be both ${vars[t.name]} and ${d}`;
         vars[t.name] = d;
       }
       // A variable no bound input fixes follows from the gradient it outputs.
@@ -139,7 +247,8 @@ function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
         if (i === undefined || !differentiableUnder(op.inputs[i]!, b)) continue;
         const got = dtypeUnder(grad.outputs[j]!.type, { vars, suffix: '' } as TypeBinding);
         const want = dtypeUnder(op.inputs[i]!.type, b);
-        if (got !== want) return `\`${grad.name}\`.${grad.outputs[j]!.name} would be ${got}, the gradient of \`${op.inputs[i]!.name}\` must be ${want}`;
+        if (got !== want)
+          return `\`${grad.name}\`.${grad.outputs[j]!.name} would be ${got}, the gradient of \`${op.inputs[i]!.name}\` must be ${want}`;
       }
       return undefined;
     })();
@@ -173,12 +282,25 @@ function checkShapes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
     const o = grad.outputs[j]!;
     if (o.shape.kind === 'like' && shapedLike(g.inputs[o.shape.inputIndex], i)) continue;
     const bound = grad.inputs.filter((_, k) => shapedLike(g.inputs[k], i)).map((x) => x.name);
-    fail([...p, 'outputs', o.name], `\`${grad.name}\`.${o.name} must have the shape of \`${op.inputs[i]!.name}\`: declare \`shape: ${bound[0] ?? `<an input bound to ${op.inputs[i]!.name}>`}\` in ${grad.name}'s spec`);
+    fail(
+      [...p, 'outputs', o.name],
+      `\`${grad.name}\`.${o.name} must have the shape of \`${op.inputs[i]!.name}\`: declare \`shape: ${bound[0] ?? `<an input bound to ${op.inputs[i]!.name}>`}\` in ${grad.name}'s spec`,
+    );
   }
 }
 
 /** Resolves every op's backward in place; diagnostics for the specs that are wrong. */
-export function resolveProjectBackward(ops: OpIR[], raws: ReadonlyMap<OpIR, RawGradient[]>, errAt: (op: OpIR, p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' | 'value' }) => Diagnostic, broken: ReadonlySet<string> = new Set()): Diagnostic[] {
+export function resolveProjectBackward(
+  ops: OpIR[],
+  raws: ReadonlyMap<OpIR, RawGradient[]>,
+  errAt: (
+    op: OpIR,
+    p: KeyPath,
+    message: string,
+    opts?: { hint?: string | undefined; at?: 'key' | 'value' },
+  ) => Diagnostic,
+  broken: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const byName = new Map(ops.map((o) => [o.name, o]));
   const diagnostics: Diagnostic[] = [];
   for (const op of ops) {

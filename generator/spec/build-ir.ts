@@ -7,26 +7,90 @@ import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr.js';
 import type {
-  AttrValue, AttributeIR, Expr, InputConstraint, InputDim, InputIR, OpIR, OutputIR, ShapeIR, StateFieldIR,
-  TensorType, TestCaseIR, TestInputIR, TypeBinding, TypeVarIR,
+  AttrValue,
+  AttributeIR,
+  Expr,
+  InputConstraint,
+  InputDim,
+  InputIR,
+  OpIR,
+  OutputIR,
+  ShapeIR,
+  StateFieldIR,
+  TensorType,
+  TestCaseIR,
+  TestInputIR,
+  TypeBinding,
+  TypeVarIR,
 } from './ir.js';
 import { diagAt, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 
 type DimSpec = number | string;
-interface RawInput { name: string; dtype: string; rank?: number; shape?: string | DimSpec[]; optional?: boolean; shape_only?: boolean; differentiable?: boolean; description?: string }
-interface RawOutput { name: string; dtype: string; shape: string | DimSpec[]; differentiable?: boolean; description?: string }
+interface RawInput {
+  name: string;
+  dtype: string;
+  rank?: number;
+  shape?: string | DimSpec[];
+  optional?: boolean;
+  shape_only?: boolean;
+  differentiable?: boolean;
+  description?: string;
+}
+interface RawOutput {
+  name: string;
+  dtype: string;
+  shape: string | DimSpec[];
+  differentiable?: boolean;
+  description?: string;
+}
 /** One `backward` entry as written: names, resolved against the gradient op by generator/spec/backward.ts. */
-export interface RawGradient { op: string; inputs: Record<string, string>; attributes?: Record<string, string>; outputs: Record<string, string> }
-interface RawAttr { name: string; type: AttrType; default?: unknown; required?: boolean; enum?: (string | number)[]; min?: number; max?: number; description?: string }
-interface RawState { name: string; type: AttrType; description?: string }
+export interface RawGradient {
+  op: string;
+  inputs: Record<string, string>;
+  attributes?: Record<string, string>;
+  outputs: Record<string, string>;
+}
+interface RawAttr {
+  name: string;
+  type: AttrType;
+  default?: unknown;
+  required?: boolean;
+  enum?: (string | number)[];
+  min?: number;
+  max?: number;
+  description?: string;
+}
+interface RawState {
+  name: string;
+  type: AttrType;
+  description?: string;
+}
 type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
-interface RawTest { inputs: Record<string, RawTestInput>; attributes?: Record<string, unknown>; types?: Record<string, DType>; rtol?: number; atol?: number; seed?: number }
+interface RawTest {
+  inputs: Record<string, RawTestInput>;
+  attributes?: Record<string, unknown>;
+  types?: Record<string, DType>;
+  rtol?: number;
+  atol?: number;
+  seed?: number;
+}
 export interface RawSpec {
-  name: string; snake?: string; domain?: string; version: number; description?: string; types?: Record<string, DType[]>;
-  inputs: RawInput[]; outputs: RawOutput[]; attributes?: RawAttr[]; state?: RawState[]; workspace?: DimSpec;
-  kernels: { cpu: string; cuda?: string; reference?: string }; tests?: RawTest[]; backward?: RawGradient[];
+  name: string;
+  snake?: string;
+  domain?: string;
+  version: number;
+  description?: string;
+  types?: Record<string, DType[]>;
+  inputs: RawInput[];
+  outputs: RawOutput[];
+  attributes?: RawAttr[];
+  state?: RawState[];
+  workspace?: DimSpec;
+  kernels: { cpu: string; cuda?: string; reference?: string };
+  tests?: RawTest[];
+  backward?: RawGradient[];
 }
 
 const MAX_BINDINGS = 64;
@@ -36,10 +100,17 @@ export interface BuildContext {
   root: string;
 }
 
-export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; errors: Diagnostic[]; backward?: RawGradient[] } {
+export function buildOp(
+  spec: LoadedSpec,
+  ctx: BuildContext,
+): { op?: OpIR; errors: Diagnostic[]; backward?: RawGradient[] } {
   const raw = spec.value as RawSpec;
   const errors: Diagnostic[] = [];
-  const err = (p: KeyPath, message: string, opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {}): void => {
+  const err = (
+    p: KeyPath,
+    message: string,
+    opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {},
+  ): void => {
     errors.push(diagAt(spec, p, message, opts));
   };
   const checkIdent = (p: KeyPath, name: string): void => {
@@ -54,12 +125,16 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
     if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
   }
   const domain = raw.domain ?? 'custom';
-  domain.split('.').forEach((seg) => { const pr = identProblem(seg); if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`); });
+  domain.split('.').forEach((seg) => {
+    const pr = identProblem(seg);
+    if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);
+  });
 
   // Type variables.
   const typeVars: TypeVarIR[] = Object.entries(raw.types ?? {}).map(([name, dtypes]) => {
     checkIdent(['types', name], name);
-    if ((DTYPES as readonly string[]).includes(name)) err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
+    if ((DTYPES as readonly string[]).includes(name))
+      err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
     return { name, dtypes: [...dtypes] };
   });
   const typeVarNames = typeVars.map((t) => t.name);
@@ -67,7 +142,10 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   const resolveType = (p: KeyPath, s: string): TensorType => {
     if ((DTYPES as readonly string[]).includes(s)) return { kind: 'fixed', dtype: s as DType };
     const tv = typeVars.find((t) => t.name === s);
-    if (tv) { usedTypeVars.add(s); return { kind: 'var', name: s, dtypes: tv.dtypes }; }
+    if (tv) {
+      usedTypeVars.add(s);
+      return { kind: 'var', name: s, dtypes: tv.dtypes };
+    }
     err(p, `unknown dtype or type variable \`${s}\`; expected one of ${[...DTYPES, ...typeVarNames].join(', ')}`, {
       hint: didYouMean(s, [...DTYPES, ...typeVarNames]),
     });
@@ -96,19 +174,29 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   const inputs = buildInputs(raw.inputs, scope);
   // Optional inputs must trail: ONNX and TensorRT address inputs by position.
   const firstOptional = inputs.findIndex((x) => x.optional);
-  if (firstOptional >= 0) inputs.slice(firstOptional).forEach((x) => {
-    if (!x.optional) err(['inputs', x.index, 'name'], `required input \`${x.name}\` follows an optional input; optional inputs must come last`);
-  });
+  if (firstOptional >= 0)
+    inputs.slice(firstOptional).forEach((x) => {
+      if (!x.optional)
+        err(
+          ['inputs', x.index, 'name'],
+          `required input \`${x.name}\` follows an optional input; optional inputs must come last`,
+        );
+    });
   // Shape expressions may not read dims of optional inputs (they may be absent).
   const readable = inputs.filter((x) => !x.optional);
 
   const outputs = buildOutputs(raw.outputs, inputs, readable, scope);
 
   typeVars.forEach((t) => {
-    if (!usedTypeVars.has(t.name)) err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
+    if (!usedTypeVars.has(t.name))
+      err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
     // Backends infer output dtypes from input dtypes, so each variable needs a required input.
     else if (!inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)) {
-      err(['types', t.name], `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`, { at: 'key' });
+      err(
+        ['types', t.name],
+        `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`,
+        { at: 'key' },
+      );
     }
   });
 
@@ -118,18 +206,29 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
     return { name: s.name, ident: idents(s.name), type: s.type, description: s.description ?? '' };
   });
 
-  const workspace: Expr = raw.workspace === undefined
-    ? { kind: 'int', value: 0 }
-    : compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 };
+  const workspace: Expr =
+    raw.workspace === undefined
+      ? { kind: 'int', value: 0 }
+      : (compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 });
 
   const kernels = {
     cpu: checkKernel(raw.kernels.cpu, ['kernels', 'cpu'], spec, ctx, err) ?? raw.kernels.cpu,
-    cuda: raw.kernels.cuda === undefined ? undefined : checkKernel(raw.kernels.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.kernels.cuda,
-    reference: raw.kernels.reference === undefined ? undefined : checkKernel(raw.kernels.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.kernels.reference,
+    cuda:
+      raw.kernels.cuda === undefined
+        ? undefined
+        : (checkKernel(raw.kernels.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.kernels.cuda),
+    reference:
+      raw.kernels.reference === undefined
+        ? undefined
+        : (checkKernel(raw.kernels.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.kernels.reference),
   };
 
   const bindings = enumerateBindings(typeVars);
-  if (bindings.length > MAX_BINDINGS) err(['types'], `the type variables allow ${bindings.length} dtype combinations; at most ${MAX_BINDINGS} are supported`);
+  if (bindings.length > MAX_BINDINGS)
+    err(
+      ['types'],
+      `the type variables allow ${bindings.length} dtype combinations; at most ${MAX_BINDINGS} are supported`,
+    );
 
   const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, typeVars, err));
 
@@ -138,9 +237,23 @@ export function buildOp(spec: LoadedSpec, ctx: BuildContext): { op?: OpIR; error
   return {
     errors,
     op: {
-      name: raw.name, ident: opIdents(raw.name, raw.snake), domain, version: raw.version, description: raw.description ?? '',
-      source: { file: spec.file, relFile: rel }, typeVars, bindings, inputs, outputs, attributes, state, workspace,
-      kernels, tests, hasConfigure: state.length > 0, backward: undefined,
+      name: raw.name,
+      ident: opIdents(raw.name, raw.snake),
+      domain,
+      version: raw.version,
+      description: raw.description ?? '',
+      source: { file: spec.file, relFile: rel },
+      typeVars,
+      bindings,
+      inputs,
+      outputs,
+      attributes,
+      state,
+      workspace,
+      kernels,
+      tests,
+      hasConfigure: state.length > 0,
+      backward: undefined,
     },
     ...(raw.backward ? { backward: raw.backward } : {}),
   };
@@ -157,7 +270,10 @@ interface Scope {
   intAttrs: ReadonlySet<string>;
 }
 
-function buildInputs(raws: readonly RawInput[], { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope): InputIR[] {
+function buildInputs(
+  raws: readonly RawInput[],
+  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+): InputIR[] {
   const inputs: InputIR[] = [];
   raws.forEach((inp, i) => {
     const p: KeyPath = ['inputs', i];
@@ -168,15 +284,23 @@ function buildInputs(raws: readonly RawInput[], { spec, errors, err, checkIdent,
     let constraint: InputConstraint = { kind: 'none' };
     if (typeof inp.shape === 'string') {
       const j = inputs.findIndex((x) => x.name === inp.shape);
-      if (j < 0) err([...p, 'shape'], `\`${inp.shape}\` is not an earlier input`, { hint: didYouMean(inp.shape, inputs.map((x) => x.name)) });
+      if (j < 0)
+        err([...p, 'shape'], `\`${inp.shape}\` is not an earlier input`, {
+          hint: didYouMean(
+            inp.shape,
+            inputs.map((x) => x.name),
+          ),
+        });
       else {
         const like = inputs[j]!;
-        if (rank !== null && like.rank !== null && rank !== like.rank) err([...p, 'rank'], `rank ${rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
+        if (rank !== null && like.rank !== null && rank !== like.rank)
+          err([...p, 'rank'], `rank ${rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
         rank = like.rank ?? rank;
         constraint = { kind: 'like', input: like.name, inputIndex: j };
       }
     } else if (Array.isArray(inp.shape)) {
-      if (rank !== null && rank !== inp.shape.length) err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
+      if (rank !== null && rank !== inp.shape.length)
+        err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
       rank = inp.shape.length;
       const dims: InputDim[] = inp.shape.map((d, k) => {
         if (d === '?') return { kind: 'any' };
@@ -189,17 +313,33 @@ function buildInputs(raws: readonly RawInput[], { spec, errors, err, checkIdent,
     // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
     // gradients in those bindings (an integer or bool binding of the same variable never does).
     const float = anyFloat(type);
-    if (inp.differentiable === true && !float) err([...p, 'differentiable'], `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`);
+    if (inp.differentiable === true && !float)
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`,
+      );
     inputs.push({
-      name: inp.name, ident: idents(inp.name), index: i, type, rank, constraint,
-      optional: inp.optional ?? false, shapeOnly: inp.shape_only ?? false,
-      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false, description: inp.description ?? '',
+      name: inp.name,
+      ident: idents(inp.name),
+      index: i,
+      type,
+      rank,
+      constraint,
+      optional: inp.optional ?? false,
+      shapeOnly: inp.shape_only ?? false,
+      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
+      description: inp.description ?? '',
     });
   });
   return inputs;
 }
 
-function buildOutputs(raws: readonly RawOutput[], inputs: readonly InputIR[], readable: readonly InputIR[], { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope): OutputIR[] {
+function buildOutputs(
+  raws: readonly RawOutput[],
+  inputs: readonly InputIR[],
+  readable: readonly InputIR[],
+  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+): OutputIR[] {
   return raws.map((o, i): OutputIR => {
     const p: KeyPath = ['outputs', i];
     checkIdent([...p, 'name'], o.name);
@@ -209,9 +349,19 @@ function buildOutputs(raws: readonly RawOutput[], inputs: readonly InputIR[], re
     let rank: number | null = 0;
     if (typeof o.shape === 'string') {
       const j = inputs.findIndex((x) => x.name === o.shape);
-      if (j < 0) err([...p, 'shape'], `\`${o.shape}\` is not an input; use an input name or a list of dim expressions`, { hint: didYouMean(o.shape, inputs.map((x) => x.name)) });
-      else if (inputs[j]!.optional) err([...p, 'shape'], `output cannot take the shape of optional input \`${o.shape}\``);
-      else { shape = { kind: 'like', input: o.shape, inputIndex: j }; rank = inputs[j]!.rank; }
+      if (j < 0)
+        err([...p, 'shape'], `\`${o.shape}\` is not an input; use an input name or a list of dim expressions`, {
+          hint: didYouMean(
+            o.shape,
+            inputs.map((x) => x.name),
+          ),
+        });
+      else if (inputs[j]!.optional)
+        err([...p, 'shape'], `output cannot take the shape of optional input \`${o.shape}\``);
+      else {
+        shape = { kind: 'like', input: o.shape, inputIndex: j };
+        rank = inputs[j]!.rank;
+      }
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
@@ -221,10 +371,22 @@ function buildOutputs(raws: readonly RawOutput[], inputs: readonly InputIR[], re
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
       rank = dims.length;
     }
-    if (o.differentiable === true && !anyFloat(type)) err([...p, 'differentiable'], `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`);
-    return { name: o.name, ident: idents(o.name), index: i, type, rank, shape, differentiable: anyFloat(type) && o.differentiable !== false, description: o.description ?? '' };
+    if (o.differentiable === true && !anyFloat(type))
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`,
+      );
+    return {
+      name: o.name,
+      ident: idents(o.name),
+      index: i,
+      type,
+      rank,
+      shape,
+      differentiable: anyFloat(type) && o.differentiable !== false,
+      description: o.description ?? '',
+    };
   });
-
 }
 
 /** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */
@@ -236,26 +398,40 @@ function dtypesOf(t: TensorType): string {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
 }
 
-type ErrFn = (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number }) => void;
+type ErrFn = (
+  p: KeyPath,
+  message: string,
+  opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
+) => void;
 
 function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR {
   const info = ATTR_INFO[a.type];
   const required = a.required ?? false;
-  if (required && a.default !== undefined) err([...p, 'default'], 'an attribute cannot be both required and have a default');
-  if (!required && a.default === undefined) err([...p, 'name'], `attribute \`${a.name}\` needs a \`default\` or \`required: true\``);
-  if (a.enum && a.type !== 'string' && a.type !== 'int') err([...p, 'enum'], `\`enum\` applies to string and int attributes, not ${a.type}`);
-  if (a.enum) a.enum.forEach((v, k) => {
-    if (a.type === 'string' && typeof v !== 'string') err([...p, 'enum', k], `expected a string (the attribute is a string), got ${shown(v)}`);
-    if (a.type === 'int' && !Number.isSafeInteger(v)) err([...p, 'enum', k], `expected an integer (the attribute is an int), got ${shown(v)}`);
-  });
+  if (required && a.default !== undefined)
+    err([...p, 'default'], 'an attribute cannot be both required and have a default');
+  if (!required && a.default === undefined)
+    err([...p, 'name'], `attribute \`${a.name}\` needs a \`default\` or \`required: true\``);
+  if (a.enum && a.type !== 'string' && a.type !== 'int')
+    err([...p, 'enum'], `\`enum\` applies to string and int attributes, not ${a.type}`);
+  if (a.enum)
+    a.enum.forEach((v, k) => {
+      if (a.type === 'string' && typeof v !== 'string')
+        err([...p, 'enum', k], `expected a string (the attribute is a string), got ${shown(v)}`);
+      if (a.type === 'int' && !Number.isSafeInteger(v))
+        err([...p, 'enum', k], `expected an integer (the attribute is an int), got ${shown(v)}`);
+    });
   const numeric = a.type === 'int' || a.type === 'float' || a.type === 'ints' || a.type === 'floats';
-  if ((a.min !== undefined || a.max !== undefined) && !numeric) err([...p, a.min !== undefined ? 'min' : 'max'], `\`min\`/\`max\` apply to numeric attributes, not ${a.type}`);
-  if (a.min !== undefined && a.max !== undefined && a.min > a.max) err([...p, 'min'], `min ${a.min} is greater than max ${a.max}`);
+  if ((a.min !== undefined || a.max !== undefined) && !numeric)
+    err([...p, a.min !== undefined ? 'min' : 'max'], `\`min\`/\`max\` apply to numeric attributes, not ${a.type}`);
+  if (a.min !== undefined && a.max !== undefined && a.min > a.max)
+    err([...p, 'min'], `min ${a.min} is greater than max ${a.max}`);
   const intLike = a.type === 'int' || a.type === 'ints' || a.type === 'bool';
-  if (intLike) for (const k of ['min', 'max'] as const) {
-    const v = a[k];
-    if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1)) err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
-  }
+  if (intLike)
+    for (const k of ['min', 'max'] as const) {
+      const v = a[k];
+      if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1))
+        err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
+    }
   let def: AttrValue | undefined;
   if (a.default !== undefined) {
     const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, min: a.min, max: a.max });
@@ -264,8 +440,15 @@ function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR {
   }
   void info;
   return {
-    name: a.name, ident: idents(a.name), type: a.type, required, default: def, enum: a.enum ? [...a.enum] : undefined,
-    min: a.min, max: a.max, description: a.description ?? '',
+    name: a.name,
+    ident: idents(a.name),
+    type: a.type,
+    required,
+    default: def,
+    enum: a.enum ? [...a.enum] : undefined,
+    min: a.min,
+    max: a.max,
+    description: a.description ?? '',
   };
 }
 
@@ -276,14 +459,19 @@ const MAX_STRING = 4096;
 const MAX_LIST = 1024;
 
 /** Checks a value against an attribute's type and constraints; returns the problem or undefined. */
-export function checkAttrValue(v: unknown, a: { type: AttrType; enum?: (string | number)[] | undefined; min?: number | undefined; max?: number | undefined }): string | undefined {
+export function checkAttrValue(
+  v: unknown,
+  a: { type: AttrType; enum?: (string | number)[] | undefined; min?: number | undefined; max?: number | undefined },
+): string | undefined {
   const inRange = (x: number): string | undefined => {
     if (a.min !== undefined && x < a.min) return `${x} is below the minimum ${a.min}`;
     if (a.max !== undefined && x > a.max) return `${x} is above the maximum ${a.max}`;
     return undefined;
   };
-  const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && Math.abs(x) <= INT32_MAX;
-  const isFloat = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX;
+  const isInt = (x: unknown): x is number =>
+    typeof x === 'number' && Number.isSafeInteger(x) && Math.abs(x) <= INT32_MAX;
+  const isFloat = (x: unknown): x is number =>
+    typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX;
   switch (a.type) {
     case 'bool':
       return typeof v === 'boolean' ? undefined : `must be true or false, got ${shown(v)}`;
@@ -305,7 +493,8 @@ export function checkAttrValue(v: unknown, a: { type: AttrType; enum?: (string |
       if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}, got ${shown(v)}`;
       if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements, got ${v.length}`;
       for (const x of v) {
-        if (a.type === 'ints' ? !isInt(x) : !isFloat(x)) return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;
+        if (a.type === 'ints' ? !isInt(x) : !isFloat(x))
+          return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;
         const r = inRange(x as number);
         if (r) return r;
       }
@@ -319,7 +508,14 @@ function normalizeAttrValue(v: unknown, type: AttrType): AttrValue {
   return v as AttrValue;
 }
 
-function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs: ReadonlySet<string>, spec: LoadedSpec, errors: Diagnostic[]): Expr | undefined {
+function compileDim(
+  d: DimSpec,
+  p: KeyPath,
+  inputs: readonly InputIR[],
+  intAttrs: ReadonlySet<string>,
+  spec: LoadedSpec,
+  errors: Diagnostic[],
+): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
   const node = spec.doc.getIn(p, true) as { type?: string } | undefined;
@@ -336,32 +532,52 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
       // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
       // line; a call broken over lines is split at its commas. Say so where it shows.
       const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
-      return fail(e.message, e.pos, split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined);
+      return fail(
+        e.message,
+        e.pos,
+        split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
+      );
     }
     throw e;
   }
   let ok = true;
   const resolve = (r: RawExpr): Expr => {
     switch (r.kind) {
-      case 'int': return { kind: 'int', value: r.value };
+      case 'int':
+        return { kind: 'int', value: r.value };
       case 'name':
         if (intAttrs.has(r.name)) return { kind: 'attr', name: r.name };
         ok = false;
-        fail(inputs.some((x) => x.name === r.name)
-          ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
-          : `\`${r.name}\` is not an int attribute`, r.pos, didYouMean(r.name, [...intAttrs]));
+        fail(
+          inputs.some((x) => x.name === r.name)
+            ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
+            : `\`${r.name}\` is not an int attribute`,
+          r.pos,
+          didYouMean(r.name, [...intAttrs]),
+        );
         return { kind: 'int', value: 0 };
       case 'index': {
         const j = inputs.findIndex((x) => x.name === r.name);
         const inp = inputs[j];
         if (!inp) {
           ok = false;
-          fail(`\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`, r.pos, didYouMean(r.name, inputs.map((x) => x.name)));
+          fail(
+            `\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`,
+            r.pos,
+            didYouMean(
+              r.name,
+              inputs.map((x) => x.name),
+            ),
+          );
           return { kind: 'int', value: 0 };
         }
         if (inp.rank === null) {
           ok = false;
-          fail(`input \`${r.name}\` has no declared rank, so its dims cannot be indexed`, r.pos, 'add `rank:` to the input');
+          fail(
+            `input \`${r.name}\` has no declared rank, so its dims cannot be indexed`,
+            r.pos,
+            'add `rank:` to the input',
+          );
           return { kind: 'int', value: 0 };
         }
         const axis = r.index < 0 ? inp.rank + r.index : r.index;
@@ -377,7 +593,11 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
       case 'call': {
         if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn)) {
           ok = false;
-          fail(`unknown function \`${r.fn}\`; expected ${EXPR_FUNCTIONS.join(', ')}`, r.pos, didYouMean(r.fn, EXPR_FUNCTIONS));
+          fail(
+            `unknown function \`${r.fn}\`; expected ${EXPR_FUNCTIONS.join(', ')}`,
+            r.pos,
+            didYouMean(r.fn, EXPR_FUNCTIONS),
+          );
           return { kind: 'int', value: 0 };
         }
         if (r.args.length !== 2) {
@@ -385,7 +605,11 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
           fail(`${r.fn}() takes 2 arguments, got ${r.args.length}`, r.pos);
           return { kind: 'int', value: 0 };
         }
-        return { kind: 'call', fn: r.fn as 'ceil_div' | 'max' | 'min', args: [resolve(r.args[0]!), resolve(r.args[1]!)] };
+        return {
+          kind: 'call',
+          fn: r.fn as 'ceil_div' | 'max' | 'min',
+          args: [resolve(r.args[0]!), resolve(r.args[1]!)],
+        };
       }
     }
   };
@@ -394,7 +618,10 @@ function compileDim(d: DimSpec, p: KeyPath, inputs: readonly InputIR[], intAttrs
 }
 
 function checkKernel(rel: string, p: KeyPath, spec: LoadedSpec, ctx: BuildContext, err: ErrFn): string | undefined {
-  if (path.isAbsolute(rel) || rel.includes('\\')) { err(p, `must be a relative path with forward slashes, got ${shown(rel)}`); return undefined; }
+  if (path.isAbsolute(rel) || rel.includes('\\')) {
+    err(p, `must be a relative path with forward slashes, got ${shown(rel)}`);
+    return undefined;
+  }
   const abs = path.resolve(path.dirname(spec.file), rel);
   let real: string;
   try {
@@ -405,9 +632,18 @@ function checkKernel(rel: string, p: KeyPath, spec: LoadedSpec, ctx: BuildContex
   }
   const rootReal = realpathSync(ctx.root);
   const inside = path.relative(rootReal, real);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) { err(p, `kernel file \`${rel}\` lies outside the project (${rootReal})`); return undefined; }
-  if (real !== abs && path.relative(rootReal, abs) !== inside) { err(p, `kernel file \`${rel}\` is reached through a symlink; name the file itself`); return undefined; }
-  if (!statSync(real).isFile()) { err(p, `kernel file \`${rel}\` is not a regular file`); return undefined; }
+  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+    err(p, `kernel file \`${rel}\` lies outside the project (${rootReal})`);
+    return undefined;
+  }
+  if (real !== abs && path.relative(rootReal, abs) !== inside) {
+    err(p, `kernel file \`${rel}\` is reached through a symlink; name the file itself`);
+    return undefined;
+  }
+  if (!statSync(real).isFile()) {
+    err(p, `kernel file \`${rel}\` is not a regular file`);
+    return undefined;
+  }
   return inside.split(path.sep).join('/');
 }
 
@@ -415,28 +651,56 @@ function enumerateBindings(typeVars: readonly TypeVarIR[]): TypeBinding[] {
   let acc: TypeBinding[] = [{ vars: {}, suffix: '' }];
   for (const tv of typeVars) {
     const next: TypeBinding[] = [];
-    for (const b of acc) for (const dt of tv.dtypes) {
-      const short = DTYPE_INFO[dt].short;
-      next.push({ vars: { ...b.vars, [tv.name]: dt }, suffix: b.suffix ? `${b.suffix}_${short}` : short });
-    }
+    for (const b of acc)
+      for (const dt of tv.dtypes) {
+        const short = DTYPE_INFO[dt].short;
+        next.push({ vars: { ...b.vars, [tv.name]: dt }, suffix: b.suffix ? `${b.suffix}_${short}` : short });
+      }
     acc = next;
     if (acc.length > MAX_BINDINGS * 4) break;
   }
   return acc;
 }
 
-function buildTest(t: RawTest, i: number, inputs: readonly InputIR[], attributes: readonly AttributeIR[], typeVars: readonly TypeVarIR[], err: ErrFn): TestCaseIR {
+function buildTest(
+  t: RawTest,
+  i: number,
+  inputs: readonly InputIR[],
+  attributes: readonly AttributeIR[],
+  typeVars: readonly TypeVarIR[],
+  err: ErrFn,
+): TestCaseIR {
   const p: KeyPath = ['tests', i];
   const vars: Record<string, DType> = {};
   for (const tv of typeVars) {
     const chosen = t.types?.[tv.name];
-    if (chosen !== undefined && !tv.dtypes.includes(chosen)) err([...p, 'types', tv.name], `${chosen} is not allowed for type variable \`${tv.name}\` (${tv.dtypes.join(', ')})`);
+    if (chosen !== undefined && !tv.dtypes.includes(chosen))
+      err(
+        [...p, 'types', tv.name],
+        `${chosen} is not allowed for type variable \`${tv.name}\` (${tv.dtypes.join(', ')})`,
+      );
     vars[tv.name] = chosen ?? tv.dtypes[0]!;
   }
-  for (const k of Object.keys(t.types ?? {})) if (!typeVars.some((tv) => tv.name === k)) err([...p, 'types', k], `unknown type variable \`${k}\``, { at: 'key', hint: didYouMean(k, typeVars.map((x) => x.name)) });
+  for (const k of Object.keys(t.types ?? {}))
+    if (!typeVars.some((tv) => tv.name === k))
+      err([...p, 'types', k], `unknown type variable \`${k}\``, {
+        at: 'key',
+        hint: didYouMean(
+          k,
+          typeVars.map((x) => x.name),
+        ),
+      });
   const suffix = typeVars.map((tv) => DTYPE_INFO[vars[tv.name]!].short).join('_');
   const testInputs: TestInputIR[] = [];
-  for (const k of Object.keys(t.inputs)) if (!inputs.some((x) => x.name === k)) err([...p, 'inputs', k], `unknown input \`${k}\``, { at: 'key', hint: didYouMean(k, inputs.map((x) => x.name)) });
+  for (const k of Object.keys(t.inputs))
+    if (!inputs.some((x) => x.name === k))
+      err([...p, 'inputs', k], `unknown input \`${k}\``, {
+        at: 'key',
+        hint: didYouMean(
+          k,
+          inputs.map((x) => x.name),
+        ),
+      });
   for (const inp of inputs) {
     const v = t.inputs[inp.name];
     if (v === undefined) {
@@ -446,17 +710,37 @@ function buildTest(t: RawTest, i: number, inputs: readonly InputIR[], attributes
     const shape = Array.isArray(v) ? v : v.shape;
     const values = Array.isArray(v) ? undefined : v.values;
     const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
-    if (inp.rank !== null && shape.length !== inp.rank) err([...p, 'inputs', inp.name], `input \`${inp.name}\` has rank ${inp.rank}, the test gives ${shape.length} dims`);
+    if (inp.rank !== null && shape.length !== inp.rank)
+      err(
+        [...p, 'inputs', inp.name],
+        `input \`${inp.name}\` has rank ${inp.rank}, the test gives ${shape.length} dims`,
+      );
     const numel = shape.reduce((a, b) => a * b, 1);
     if (numel > 1 << 24) err([...p, 'inputs', inp.name], `test input has ${numel} elements; at most ${1 << 24}`);
-    if (values !== undefined && values.length !== numel) err([...p, 'inputs', inp.name, 'values'], `${values.length} values for a shape of ${numel} elements`);
-    if (range[0] > range[1]) err([...p, 'inputs', inp.name, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
-    testInputs.push({ name: inp.name, shape: [...shape], values: values ? [...values] : undefined, range: [range[0], range[1]] });
+    if (values !== undefined && values.length !== numel)
+      err([...p, 'inputs', inp.name, 'values'], `${values.length} values for a shape of ${numel} elements`);
+    if (range[0] > range[1])
+      err([...p, 'inputs', inp.name, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
+    testInputs.push({
+      name: inp.name,
+      shape: [...shape],
+      values: values ? [...values] : undefined,
+      range: [range[0], range[1]],
+    });
   }
   const attrs: Record<string, AttrValue> = {};
   for (const [k, v] of Object.entries(t.attributes ?? {})) {
     const a = attributes.find((x) => x.name === k);
-    if (!a) { err([...p, 'attributes', k], `unknown attribute \`${k}\``, { at: 'key', hint: didYouMean(k, attributes.map((x) => x.name)) }); continue; }
+    if (!a) {
+      err([...p, 'attributes', k], `unknown attribute \`${k}\``, {
+        at: 'key',
+        hint: didYouMean(
+          k,
+          attributes.map((x) => x.name),
+        ),
+      });
+      continue;
+    }
     const problem = checkAttrValue(v, a);
     if (problem) err([...p, 'attributes', k], problem);
     else attrs[k] = normalizeAttrValue(v, a.type);
@@ -468,8 +752,14 @@ function buildTest(t: RawTest, i: number, inputs: readonly InputIR[], attributes
     else attrs[a.name] = a.default!;
   }
   return {
-    index: i, binding: { vars, suffix }, inputs: testInputs, attributes: attrs, given,
-    rtol: t.rtol ?? 1e-5, atol: t.atol ?? 1e-6, seed: t.seed ?? 1000 + i,
+    index: i,
+    binding: { vars, suffix },
+    inputs: testInputs,
+    attributes: attrs,
+    given,
+    rtol: t.rtol ?? 1e-5,
+    atol: t.atol ?? 1e-6,
+    seed: t.seed ?? 1000 + i,
   };
 }
 

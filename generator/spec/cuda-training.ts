@@ -34,13 +34,15 @@ export function cannotTrainOnCuda(op: OpIR, ops: readonly OpIR[]): string | unde
 
 /** Every such op of the project, by name (deterministic). */
 export function cudaTrainingGaps(project: ProjectIR): CudaTrainingGap[] {
-  return [...project.ops].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).flatMap((op) => {
-    const gradOps = gradOpsWithoutCuda(op, project.ops);
-    if (gradOps.length === 0) return [];
-    const file = path.relative(process.cwd(), op.source.file) || op.source.file;
-    const message = `${op.name} runs on CUDA (kernels.cuda) but cannot train there: ${noCudaKernels(gradOps)} (a CUDA tensor that needs its gradient raises)`;
-    return [{ op: op.name, file, gradOps, message }];
-  });
+  return [...project.ops]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((op) => {
+      const gradOps = gradOpsWithoutCuda(op, project.ops);
+      if (gradOps.length === 0) return [];
+      const file = path.relative(process.cwd(), op.source.file) || op.source.file;
+      const message = `${op.name} runs on CUDA (kernels.cuda) but cannot train there: ${noCudaKernels(gradOps)} (a CUDA tensor that needs its gradient raises)`;
+      return [{ op: op.name, file, gradOps, message }];
+    });
 }
 
 /** The line `opforge gen` and `check` print on stderr. */

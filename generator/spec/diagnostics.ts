@@ -18,7 +18,12 @@ export interface Diagnostic {
 
 /** A value as a message quotes what it found: JSON (strings quoted), cut to 60 characters. */
 export function shown(v: unknown): string {
-  const s = v === undefined ? 'nothing' : typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v);
+  const s =
+    v === undefined
+      ? 'nothing'
+      : typeof v === 'number' && !Number.isFinite(v)
+        ? String(v)
+        : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
@@ -67,5 +72,7 @@ export class SpecErrors extends Error {
     return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[SPEC_ERRORS] === true;
   }
 
-  get [SPEC_ERRORS](): true { return true; }
+  get [SPEC_ERRORS](): true {
+    return true;
+  }
 }

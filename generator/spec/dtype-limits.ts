@@ -57,7 +57,10 @@ function describe(l: Omit<DtypeLimit, 'message'>): string {
 
 /** The limits one op runs into, per limited backend and dtype, in a stable order. */
 export function opDtypeLimits(op: OpIR): DtypeLimit[] {
-  const ports = [...op.inputs.map((i) => ({ name: i.name, type: i.type, optional: i.optional })), ...op.outputs.map((o) => ({ name: o.name, type: o.type, optional: false }))];
+  const ports = [
+    ...op.inputs.map((i) => ({ name: i.name, type: i.type, optional: i.optional })),
+    ...op.outputs.map((o) => ({ name: o.name, type: o.type, optional: false })),
+  ];
   const out: DtypeLimit[] = [];
   for (const b of LIMITED_BACKENDS) {
     for (const dtype of DTYPES) {
@@ -67,7 +70,11 @@ export function opDtypeLimits(op: OpIR): DtypeLimit[] {
       if (bindings.length === 0) continue;
       const hit = ports.filter((p) => bindings.some((bd) => dtypeUnder(p.type, bd) === dtype));
       const base = {
-        op: op.name, file: path.relative(process.cwd(), op.source.file) || op.source.file, backend: b.backend, dtype, since,
+        op: op.name,
+        file: path.relative(process.cwd(), op.source.file) || op.source.file,
+        backend: b.backend,
+        dtype,
+        since,
         ports: hit.map((p) => p.name),
         bindings: op.typeVars.length === 0 ? [] : bindings.map((bd) => bd.suffix),
         all: bindings.length === op.bindings.length,

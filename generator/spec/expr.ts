@@ -38,13 +38,17 @@ function tokenize(src: string): Tok[] {
   let i = 0;
   while (i < src.length) {
     const c = src[i]!;
-    if (c === ' ' || c === '\t') { i++; continue; }
+    if (c === ' ' || c === '\t') {
+      i++;
+      continue;
+    }
     if (/[0-9]/.test(c)) {
       let j = i;
       while (j < src.length && /[0-9]/.test(src[j]!)) j++;
       const text = src.slice(i, j);
       const v = Number(text);
-      if (!Number.isSafeInteger(v) || v > 2 ** 31 - 1) throw new ExprSyntaxError(`integer ${text} is out of range (max 2147483647)`, i);
+      if (!Number.isSafeInteger(v) || v > 2 ** 31 - 1)
+        throw new ExprSyntaxError(`integer ${text} is out of range (max 2147483647)`, i);
       toks.push({ t: 'int', v, pos: i });
       i = j;
       continue;
@@ -56,8 +60,16 @@ function tokenize(src: string): Tok[] {
       i = j;
       continue;
     }
-    if (c === '/' && src[i + 1] === '/') { toks.push({ t: 'op', v: '//', pos: i }); i += 2; continue; }
-    if ('+-*()[],'.includes(c)) { toks.push({ t: 'op', v: c, pos: i }); i++; continue; }
+    if (c === '/' && src[i + 1] === '/') {
+      toks.push({ t: 'op', v: '//', pos: i });
+      i += 2;
+      continue;
+    }
+    if ('+-*()[],'.includes(c)) {
+      toks.push({ t: 'op', v: c, pos: i });
+      i++;
+      continue;
+    }
     if (c === '/') throw new ExprSyntaxError("'/' is not supported: use '//' (floor division) or ceil_div(a, b)", i);
     throw new ExprSyntaxError(`unexpected character ${JSON.stringify(c)}`, i);
   }
@@ -73,7 +85,10 @@ export function parseExpr(src: string): RawExpr {
   let k = 0;
   let depth = 0;
   const peek = (): Tok => toks[k]!;
-  const isOp = (v: string): boolean => { const t = peek(); return t.t === 'op' && t.v === v; };
+  const isOp = (v: string): boolean => {
+    const t = peek();
+    return t.t === 'op' && t.v === v;
+  };
   const expect = (v: string): Tok => {
     const t = peek();
     if (t.t !== 'op' || t.v !== v) throw new ExprSyntaxError(`expected '${v}' but found ${describe(t)}`, t.pos);
@@ -118,7 +133,10 @@ export function parseExpr(src: string): RawExpr {
   }
   function primary(): RawExpr {
     const t = peek();
-    if (t.t === 'int') { k++; return { kind: 'int', value: t.v, pos: t.pos }; }
+    if (t.t === 'int') {
+      k++;
+      return { kind: 'int', value: t.v, pos: t.pos };
+    }
     if (t.t === 'op' && t.v === '(') {
       k++;
       enter(t.pos);
@@ -134,7 +152,8 @@ export function parseExpr(src: string): RawExpr {
         const neg = isOp('-');
         if (neg) k++;
         const it = peek();
-        if (it.t !== 'int') throw new ExprSyntaxError(`expected an integer dim index but found ${describe(it)}`, it.pos);
+        if (it.t !== 'int')
+          throw new ExprSyntaxError(`expected an integer dim index but found ${describe(it)}`, it.pos);
         k++;
         expect(']');
         return { kind: 'index', name: t.v, index: neg ? -it.v : it.v, pos: t.pos, indexPos: it.pos };
@@ -143,7 +162,10 @@ export function parseExpr(src: string): RawExpr {
         k++;
         enter(t.pos);
         const args: RawExpr[] = [additive()];
-        while (isOp(',')) { k++; args.push(additive()); }
+        while (isOp(',')) {
+          k++;
+          args.push(additive());
+        }
         expect(')');
         depth--;
         return { kind: 'call', fn: t.v, args, pos: t.pos };
@@ -167,18 +189,28 @@ function describe(t: Tok): string {
 /** Renders an expression tree in the spec's own syntax (for docs and messages). */
 export function formatExpr(e: Expr): string {
   switch (e.kind) {
-    case 'int': return String(e.value);
-    case 'dim': return `${e.input}[${e.axis}]`;
-    case 'attr': return e.name;
-    case 'binary': return `(${formatExpr(e.left)} ${e.op} ${formatExpr(e.right)})`;
-    case 'call': return `${e.fn}(${formatExpr(e.args[0])}, ${formatExpr(e.args[1])})`;
+    case 'int':
+      return String(e.value);
+    case 'dim':
+      return `${e.input}[${e.axis}]`;
+    case 'attr':
+      return e.name;
+    case 'binary':
+      return `(${formatExpr(e.left)} ${e.op} ${formatExpr(e.right)})`;
+    case 'call':
+      return `${e.fn}(${formatExpr(e.args[0])}, ${formatExpr(e.args[1])})`;
   }
 }
 
 /** Evaluates an expression on concrete dims and attributes (used by tests and the TS runtime). */
-export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: Readonly<Record<string, number>>): number {
+export function evalExpr(
+  e: Expr,
+  dims: readonly (readonly number[])[],
+  attrs: Readonly<Record<string, number>>,
+): number {
   switch (e.kind) {
-    case 'int': return e.value;
+    case 'int':
+      return e.value;
     case 'dim': {
       const d = dims[e.inputIndex]?.[e.axis];
       if (d === undefined) throw new RangeError(`dim ${e.input}[${e.axis}] is not available`);
@@ -193,10 +225,15 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: R
       const a = evalExpr(e.left, dims, attrs);
       const b = evalExpr(e.right, dims, attrs);
       switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '//': if (b === 0) throw new RangeError('division by zero in a shape expression'); return Math.floor(a / b);
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '//':
+          if (b === 0) throw new RangeError('division by zero in a shape expression');
+          return Math.floor(a / b);
       }
       break;
     }
@@ -204,9 +241,13 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: R
       const a = evalExpr(e.args[0], dims, attrs);
       const b = evalExpr(e.args[1], dims, attrs);
       switch (e.fn) {
-        case 'max': return Math.max(a, b);
-        case 'min': return Math.min(a, b);
-        case 'ceil_div': if (b === 0) throw new RangeError('division by zero in a shape expression'); return Math.ceil(a / b);
+        case 'max':
+          return Math.max(a, b);
+        case 'min':
+          return Math.min(a, b);
+        case 'ceil_div':
+          if (b === 0) throw new RangeError('division by zero in a shape expression');
+          return Math.ceil(a / b);
       }
     }
   }
@@ -216,6 +257,11 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: R
 /** Walks every node of an expression tree. */
 export function visitExpr(e: Expr, f: (e: Expr) => void): void {
   f(e);
-  if (e.kind === 'binary') { visitExpr(e.left, f); visitExpr(e.right, f); }
-  else if (e.kind === 'call') { visitExpr(e.args[0], f); visitExpr(e.args[1], f); }
+  if (e.kind === 'binary') {
+    visitExpr(e.left, f);
+    visitExpr(e.right, f);
+  } else if (e.kind === 'call') {
+    visitExpr(e.args[0], f);
+    visitExpr(e.args[1], f);
+  }
 }

@@ -96,11 +96,24 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
   const r: ExprReads = { dims: false, attrs: false, division: false };
   const walk = (e: Expr): void => {
     switch (e.kind) {
-      case 'int': return;
-      case 'dim': r.dims = true; return;
-      case 'attr': r.attrs = true; return;
-      case 'binary': if (e.op === '//') r.division = true; walk(e.left); walk(e.right); return;
-      case 'call': if (e.fn === 'ceil_div') r.division = true; walk(e.args[0]); walk(e.args[1]); return;
+      case 'int':
+        return;
+      case 'dim':
+        r.dims = true;
+        return;
+      case 'attr':
+        r.attrs = true;
+        return;
+      case 'binary':
+        if (e.op === '//') r.division = true;
+        walk(e.left);
+        walk(e.right);
+        return;
+      case 'call':
+        if (e.fn === 'ceil_div') r.division = true;
+        walk(e.args[0]);
+        walk(e.args[1]);
+        return;
     }
   };
   for (const e of exprs) walk(e);
@@ -118,7 +131,9 @@ export function shapeReads(shapes: Iterable<ShapeIR>): ExprReads {
 /** What input shape constraints read (`like` constraints read the other input's dims). */
 export function constraintReads(constraints: Iterable<InputConstraint>): ExprReads {
   const list = [...constraints];
-  const r = exprReads(list.flatMap((c) => (c.kind === 'dims' ? c.dims.flatMap((d) => (d.kind === 'expr' ? [d.expr] : [])) : [])));
+  const r = exprReads(
+    list.flatMap((c) => (c.kind === 'dims' ? c.dims.flatMap((d) => (d.kind === 'expr' ? [d.expr] : [])) : [])),
+  );
   if (list.some((c) => c.kind === 'like')) r.dims = true;
   return r;
 }

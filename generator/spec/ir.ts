@@ -13,9 +13,7 @@ export type Expr =
   | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] };
 
 /** Dtype of a tensor: a fixed dtype or a type variable resolved to its allowed dtypes. */
-export type TensorType =
-  | { kind: 'fixed'; dtype: DType }
-  | { kind: 'var'; name: string; dtypes: DType[] };
+export type TensorType = { kind: 'fixed'; dtype: DType } | { kind: 'var'; name: string; dtypes: DType[] };
 
 /** One dim of an input's declared shape: unconstrained, or an expression it must equal. */
 export type InputDim = { kind: 'any' } | { kind: 'expr'; expr: Expr; source: string };

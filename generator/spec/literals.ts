@@ -11,7 +11,8 @@ export function cppString(s: string): string {
   for (const b of Buffer.from(s, 'utf8')) {
     if (b === 0x22) out += '\\"';
     else if (b === 0x5c) out += '\\\\';
-    else if (b === 0x3f) out += '\\?'; // no trigraphs
+    else if (b === 0x3f)
+      out += '\\?'; // no trigraphs
     else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
     else out += `\\${b.toString(8).padStart(3, '0')}`;
   }
@@ -59,7 +60,10 @@ export function commentText(s: string): string {
  * take it as a list separator where the value becomes a list, escaped or not.)
  */
 export function cmakeQuotedText(s: string): string {
-  return s.replace(/[\\"$]/g, (c) => `\\${c}`).replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+  return s
+    .replace(/[\\"$]/g, (c) => `\\${c}`)
+    .replace(/\r/g, '\\r')
+    .replace(/\n/g, '\\n');
 }
 
 /** Shortest round-trip float32 literal for C++ (`0.01f`). */
@@ -69,7 +73,10 @@ export function cppFloat(v: number): string {
   // Prefer the shortest decimal that round-trips through float32.
   for (let p = 1; p <= 9; p++) {
     const t = f.toPrecision(p);
-    if (Math.fround(Number(t)) === f) { s = String(Number(t)); break; }
+    if (Math.fround(Number(t)) === f) {
+      s = String(Number(t));
+      break;
+    }
   }
   if (!/[.eE]/.test(s)) s += '.0';
   if (s === 'Infinity' || s === '-Infinity' || s === 'NaN') throw new Error(`non-finite float ${s}`);
@@ -89,11 +96,17 @@ export function cppInt(v: number): string {
 /** An attribute value as a C++ expression of the op core's attribute type. */
 export function cppAttrValue(a: { type: AttributeIR['type'] }, v: AttrValue): string {
   switch (a.type) {
-    case 'bool': return v ? 'true' : 'false';
-    case 'int': return cppInt(v as number);
-    case 'float': return cppFloat(v as number);
-    case 'string': return `std::string(${cppString(v as string)})`;
-    case 'ints': return `std::vector<int64_t>{${(v as number[]).map(cppInt).join(', ')}}`;
-    case 'floats': return `std::vector<float>{${(v as number[]).map(cppFloat).join(', ')}}`;
+    case 'bool':
+      return v ? 'true' : 'false';
+    case 'int':
+      return cppInt(v as number);
+    case 'float':
+      return cppFloat(v as number);
+    case 'string':
+      return `std::string(${cppString(v as string)})`;
+    case 'ints':
+      return `std::vector<int64_t>{${(v as number[]).map(cppInt).join(', ')}}`;
+    case 'floats':
+      return `std::vector<float>{${(v as number[]).map(cppFloat).join(', ')}}`;
   }
 }

@@ -22,7 +22,11 @@ export interface LoadedSpec {
 }
 
 /** Finds the node at a key path: its key when `at` is 'key' and the path ends in a map key. */
-export function locate(spec: LoadedSpec, keyPath: KeyPath, at: 'key' | 'value' = 'value'): { line: number; col: number } {
+export function locate(
+  spec: LoadedSpec,
+  keyPath: KeyPath,
+  at: 'key' | 'value' = 'value',
+): { line: number; col: number } {
   let node: unknown = spec.doc.contents;
   let best: [number, number, number] | undefined = rangeOf(node);
   for (let i = 0; i < keyPath.length; i++) {
@@ -31,7 +35,11 @@ export function locate(spec: LoadedSpec, keyPath: KeyPath, at: 'key' | 'value' =
     if (isMap(node)) {
       const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
       if (!pair) break;
-      if (last && at === 'key') { best = rangeOf(pair.key) ?? best; node = undefined; break; }
+      if (last && at === 'key') {
+        best = rangeOf(pair.key) ?? best;
+        node = undefined;
+        break;
+      }
       node = pair.value;
       best = rangeOf(node) ?? rangeOf(pair.key) ?? best;
     } else if (isSeq(node) && typeof seg === 'number') {
@@ -49,16 +57,37 @@ function rangeOf(node: unknown): [number, number, number] | undefined {
   return r ? [r[0], r[1], r[2]] : undefined;
 }
 
-export function diagAt(spec: LoadedSpec, keyPath: KeyPath, message: string, opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {}): Diagnostic {
+export function diagAt(
+  spec: LoadedSpec,
+  keyPath: KeyPath,
+  message: string,
+  opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {},
+): Diagnostic {
   const { line, col } = locate(spec, keyPath, opts.at);
-  const d: Diagnostic = { file: spec.displayFile, line, col: col + (opts.colOffset ?? 0), path: formatPath(keyPath), message };
+  const d: Diagnostic = {
+    file: spec.displayFile,
+    line,
+    col: col + (opts.colOffset ?? 0),
+    path: formatPath(keyPath),
+    message,
+  };
   if (opts.hint) d.hint = opts.hint;
   return d;
 }
 
 /** Loads one spec file (`read`: its text as the caller read it already), or returns its diagnostics. */
-export function loadSpec(file: string, displayFile: string, read?: string): { spec?: LoadedSpec; errors: Diagnostic[] } {
-  const at = (message: string, line = 1, col = 1): Diagnostic => ({ file: displayFile, line, col, path: '(file)', message });
+export function loadSpec(
+  file: string,
+  displayFile: string,
+  read?: string,
+): { spec?: LoadedSpec; errors: Diagnostic[] } {
+  const at = (message: string, line = 1, col = 1): Diagnostic => ({
+    file: displayFile,
+    line,
+    col,
+    path: '(file)',
+    message,
+  });
   let size: number;
   try {
     const st = statSync(file);
@@ -67,17 +96,32 @@ export function loadSpec(file: string, displayFile: string, read?: string): { sp
   } catch (e) {
     return { errors: [at(`cannot read: ${(e as Error).message}`)] };
   }
-  if (size > MAX_SPEC_BYTES) return { errors: [at(`file is ${size} bytes; specs are limited to ${MAX_SPEC_BYTES} bytes`)] };
+  if (size > MAX_SPEC_BYTES)
+    return { errors: [at(`file is ${size} bytes; specs are limited to ${MAX_SPEC_BYTES} bytes`)] };
   const original = read ?? readFileSync(file, 'utf8');
   const reserved = RESERVED_RE.exec(original);
   if (reserved) {
     const lc = lineCol(original, reserved.index);
     const code = reserved[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    return { errors: [at(`the control character U+${code} is not allowed (YAML forbids C1 controls unescaped; U+0080..U+009F are the loader's placeholders)`, lc.line, lc.col)] };
+    return {
+      errors: [
+        at(
+          `the control character U+${code} is not allowed (YAML forbids C1 controls unescaped; U+0080..U+009F are the loader's placeholders)`,
+          lc.line,
+          lc.col,
+        ),
+      ],
+    };
   }
   const text = protectCalls(protectIndexing(original));
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, strict: true, version: '1.2' });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    strict: true,
+    version: '1.2',
+  });
   const errors: Diagnostic[] = [];
   for (const e of doc.errors) {
     const lp = lines.linePos(e.pos[0]);
@@ -111,8 +155,24 @@ const OPEN = '\u0080';
 const CLOSE = '\u0081';
 const INDEX_RE = /([A-Za-z_][A-Za-z0-9_]*)\[(\s*-?\s*\d+\s*)\]/g;
 /** Flow indicators (and the comment and key markers) inside parentheses -> their placeholders. */
-const IN_CALL: Record<string, string> = { ',': '\u0082', '[': OPEN, ']': CLOSE, '{': '\u0083', '}': '\u0084', '#': '\u0086', ':': '\u0087' };
-const RESTORE: Record<string, string> = { [OPEN]: '[', [CLOSE]: ']', '\u0082': ',', '\u0083': '{', '\u0084': '}', '\u0086': '#', '\u0087': ':' };
+const IN_CALL: Record<string, string> = {
+  ',': '\u0082',
+  '[': OPEN,
+  ']': CLOSE,
+  '{': '\u0083',
+  '}': '\u0084',
+  '#': '\u0086',
+  ':': '\u0087',
+};
+const RESTORE: Record<string, string> = {
+  [OPEN]: '[',
+  [CLOSE]: ']',
+  '\u0082': ',',
+  '\u0083': '{',
+  '\u0084': '}',
+  '\u0086': '#',
+  '\u0087': ':',
+};
 const PLACEHOLDER_RE = /[\u0080-\u0084\u0086\u0087]/g;
 const RESERVED_RE = /[\u0080-\u009F]/;
 
@@ -137,7 +197,10 @@ export function protectCalls(text: string): string {
   };
   for (let k = 0; k < text.length; k++) {
     const c = text[k]!;
-    if (c === '\n') { flush(); continue; }
+    if (c === '\n') {
+      flush();
+      continue;
+    }
     if (c === '(') stack.push(k);
     else if (c === ')' && stack.length > 0) {
       const open = stack.pop()!;
@@ -158,7 +221,9 @@ export function restoreIndexing(v: unknown): unknown {
   if (typeof v === 'string') return restoreText(v);
   if (Array.isArray(v)) return v.map(restoreIndexing);
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [restoreIndexing(k) as string, restoreIndexing(x)]));
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [restoreIndexing(k) as string, restoreIndexing(x)]),
+    );
   }
   return v;
 }

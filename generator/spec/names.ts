@@ -36,7 +36,8 @@ export function identProblem(name: string): string | undefined {
   if (RESERVED.has(name) || RESERVED.has(toSnake(name)) || RESERVED.has(toCamel(name))) {
     return 'is a keyword or reserved name in a generated language (C++, Python, TypeScript)';
   }
-  if (name.startsWith('__') || /^_[A-Z]/.test(name) || name.includes('__')) return 'double underscores and _Capital are reserved in C++';
+  if (name.startsWith('__') || /^_[A-Z]/.test(name) || name.includes('__'))
+    return 'double underscores and _Capital are reserved in C++';
   return undefined;
 }
 
@@ -47,13 +48,15 @@ export function identProblem(name: string): string | undefined {
  * ops. The table of examples is in docs/spec.md ("Names").
  */
 export function toSnake(name: string): string {
-  return name
-    // 2D, 3D, 1D: the capital closes the digits' word when the word ends there (end of name, a
-    // non-letter, or a capital that starts a word: Conv3DTranspose).
-    .replace(/([0-9])([A-Z])(?=$|[^A-Za-z]|[A-Z][a-z])/g, (_, d: string, c: string) => d + c.toLowerCase())
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
+  return (
+    name
+      // 2D, 3D, 1D: the capital closes the digits' word when the word ends there (end of name, a
+      // non-letter, or a capital that starts a word: Conv3DTranspose).
+      .replace(/([0-9])([A-Z])(?=$|[^A-Za-z]|[A-Z][a-z])/g, (_, d: string, c: string) => d + c.toLowerCase())
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+      .toLowerCase()
+  );
 }
 
 export function toPascal(name: string): string {
@@ -87,6 +90,7 @@ export const SNAKE_RE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
 /** Why a `snake:` override cannot be used, or undefined when it can. */
 export function snakeProblem(snake: string): string | undefined {
-  if (!SNAKE_RE.test(snake)) return 'must be snake_case: lowercase ASCII letters and digits in words joined by single underscores, starting with a letter';
+  if (!SNAKE_RE.test(snake))
+    return 'must be snake_case: lowercase ASCII letters and digits in words joined by single underscores, starting with a letter';
   return identProblem(snake);
 }

@@ -1,6 +1,7 @@
 // Op types of the standard ONNX domain (ai.onnx, opsets 1-22) and ai.onnx.ml: a node of one of
 // these is not a custom op. Data, not logic; extend when ONNX adds operators.
-export const STANDARD_ONNX_OPS = new Set(`Abs Acos Acosh Add AffineGrid And ArgMax ArgMin Asin Asinh Atan Atanh
+export const STANDARD_ONNX_OPS = new Set(
+  `Abs Acos Acosh Add AffineGrid And ArgMax ArgMin Asin Asinh Atan Atanh
 AveragePool BatchNormalization Bernoulli BitShift BitwiseAnd BitwiseNot BitwiseOr BitwiseXor BlackmanWindow Cast
 CastLike Ceil Celu CenterCropPad Clip Col2Im Compress Concat ConcatFromSequence Constant ConstantOfShape Conv
 ConvInteger ConvTranspose Cos Cosh CumSum DFT DeformConv DepthToSpace DequantizeLinear Det Div Dropout
@@ -19,6 +20,9 @@ SplitToSequence Sqrt Squeeze StringConcat StringNormalizer StringSplit Sub Sum T
 ThresholdedRelu Tile TopK Transpose Trilu Unique Unsqueeze Upsample Where Xor
 ArrayFeatureExtractor Binarizer CastMap CategoryMapper DictVectorizer FeatureVectorizer Imputer LabelEncoder
 LinearClassifier LinearRegressor Normalizer OneHotEncoder SVMClassifier SVMRegressor Scaler TreeEnsemble
-TreeEnsembleClassifier TreeEnsembleRegressor ZipMap`.split(/\s+/).filter(Boolean));
+TreeEnsembleClassifier TreeEnsembleRegressor ZipMap`
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 export const STANDARD_DOMAINS = new Set(['', 'ai.onnx', 'ai.onnx.ml', 'ai.onnx.preview.training', 'ai.onnx.training']);

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 function findRoot(from: URL): URL {
   for (let dir = new URL('./', from); ; dir = new URL('../', dir)) {
     if (existsSync(new URL('schema/op.schema.json', dir))) return dir;
-    if (dir.pathname === '/') throw new Error(`opforge: no schema/op.schema.json above ${fileURLToPath(from)} (a broken install?)`);
+    if (dir.pathname === '/')
+      throw new Error(`opforge: no schema/op.schema.json above ${fileURLToPath(from)} (a broken install?)`);
   }
 }
 

@@ -54,9 +54,18 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   try {
     files = listSpecFiles(opsDir);
   } catch (e) {
-    throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: `cannot read the ops directory: ${(e as Error).message}` }]);
+    throw new SpecErrors([
+      {
+        file: opts.opsDir,
+        line: 1,
+        col: 1,
+        path: '(dir)',
+        message: `cannot read the ops directory: ${(e as Error).message}`,
+      },
+    ]);
   }
-  if (files.length === 0) throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: 'no *.yaml specs found' }]);
+  if (files.length === 0)
+    throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: 'no *.yaml specs found' }]);
   let reused = false;
   for (const file of files) {
     const display = path.relative(process.cwd(), file) || file;
@@ -68,8 +77,12 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     if (hit) {
       reused = true;
       const key = hit.op.ident.snake;
-      if (byName.has(key) || names.has(hit.op.name)) diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
-      else { byName.set(key, { file: display, name: hit.op.name }); names.set(hit.op.name, { file: display, name: hit.op.name }); }
+      if (byName.has(key) || names.has(hit.op.name))
+        diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
+      else {
+        byName.set(key, { file: display, name: hit.op.name });
+        names.set(hit.op.name, { file: display, name: hit.op.name });
+      }
       ops.push(hit.op);
       if (hit.backward) backward.set(hit.op, hit.backward);
       continue;
@@ -80,18 +93,42 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     if (!spec) continue;
     const schemaErrors = checkSchema(spec);
     const rawName = (spec.value as { name?: unknown } | null)?.name;
-    if (schemaErrors.length) { diagnostics.push(...schemaErrors); if (typeof rawName === 'string') brokenNames.add(rawName); continue; }
+    if (schemaErrors.length) {
+      diagnostics.push(...schemaErrors);
+      if (typeof rawName === 'string') brokenNames.add(rawName);
+      continue;
+    }
     const built = buildOp(spec, { root });
     diagnostics.push(...built.errors);
-    if (!built.op) { if (typeof rawName === 'string') brokenNames.add(rawName); continue; }
+    if (!built.op) {
+      if (typeof rawName === 'string') brokenNames.add(rawName);
+      continue;
+    }
     const key = built.op.ident.snake;
     const prev = byName.get(key);
     // With a `snake:` override the clash is that key's; two ops may also share a name under different overrides.
     const overridden = (spec.value as { snake?: unknown }).snake !== undefined;
     const sameName = names.get(built.op.name);
-    if (prev) diagnostics.push(diagAt(spec, [prev.name !== built.op.name && overridden ? 'snake' : 'name'], `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`));
-    else if (sameName) diagnostics.push(diagAt(spec, ['name'], `op \`${built.op.name}\` clashes with op \`${sameName.name}\` in ${sameName.file} (same name: the ONNX, TensorRT and Paddle types would coincide)`));
-    else { byName.set(key, { file: display, name: built.op.name }); names.set(built.op.name, { file: display, name: built.op.name }); }
+    if (prev)
+      diagnostics.push(
+        diagAt(
+          spec,
+          [prev.name !== built.op.name && overridden ? 'snake' : 'name'],
+          `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`,
+        ),
+      );
+    else if (sameName)
+      diagnostics.push(
+        diagAt(
+          spec,
+          ['name'],
+          `op \`${built.op.name}\` clashes with op \`${sameName.name}\` in ${sameName.file} (same name: the ONNX, TensorRT and Paddle types would coincide)`,
+        ),
+      );
+    else {
+      byName.set(key, { file: display, name: built.op.name });
+      names.set(built.op.name, { file: display, name: built.op.name });
+    }
     // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
     if (text !== undefined) opts.cache!.put(file, specHash(text), built.op, built.backward);
     ops.push(built.op);
@@ -103,7 +140,9 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   // A reused op has no parsed document to point into: any error is found again by a full load.
   const locate = (op: OpIR, p: KeyPath, m: string, o?: Parameters<typeof diagAt>[3]): Diagnostic => {
     const spec = specs.get(op);
-    return spec ? diagAt(spec, p, m, o ?? {}) : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
+    return spec
+      ? diagAt(spec, p, m, o ?? {})
+      : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
   };
   // A backward resolved before from the same specs is taken as it was (nor are its ops decoded).
   const opsByName = new Map(ops.map((o) => [o.name, o]));
@@ -120,7 +159,14 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
   for (const op of ops) {
     const t = paddleOpType(op);
     const prev = paddleTypes.get(t);
-    if (prev && prev.ident.snake !== op.ident.snake) diagnostics.push(locate(op, ['name'], `op \`${op.name}\` and op \`${prev.name}\` would both register the Paddle op type \`${t}\` (Paddle reserves _grad, so it is written _bwd there): rename one`));
+    if (prev && prev.ident.snake !== op.ident.snake)
+      diagnostics.push(
+        locate(
+          op,
+          ['name'],
+          `op \`${op.name}\` and op \`${prev.name}\` would both register the Paddle op type \`${t}\` (Paddle reserves _grad, so it is written _bwd there): rename one`,
+        ),
+      );
     else paddleTypes.set(t, op);
   }
   if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });

@@ -35,7 +35,9 @@ function compile(): { validate: ValidateFunction; schema: SchemaNode } {
   const built = statSync(VALIDATOR_URL, { throwIfNoEntry: false });
   if (built && built.mtimeMs >= statSync(SCHEMA_URL).mtimeMs) {
     const bundled = typeof opforgeBundledValidator === 'function' ? opforgeBundledValidator : undefined;
-    const mod = (bundled ? bundled() : createRequire(import.meta.url)(fileURLToPath(VALIDATOR_URL))) as { default: ValidateFunction };
+    const mod = (bundled ? bundled() : createRequire(import.meta.url)(fileURLToPath(VALIDATOR_URL))) as {
+      default: ValidateFunction;
+    };
     compiled = { validate: mod.default, schema };
   } else {
     // Loaded only here: ajv's compiler is most of what the precompiled validator saves.
@@ -80,7 +82,9 @@ export function checkSchema(spec: LoadedSpec): Diagnostic[] {
     const types = list.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
     const others = list.filter((e) => e.keyword !== 'type' && e.keyword !== 'oneOf');
     if (types.length && !others.length) {
-      out.push(diagAt(spec, keyPath, `expected ${[...new Set(types)].join(' or ')}, got ${shown(getAt(spec.value, keyPath))}`));
+      out.push(
+        diagAt(spec, keyPath, `expected ${[...new Set(types)].join(' or ')}, got ${shown(getAt(spec.value, keyPath))}`),
+      );
       continue;
     }
     for (const e of others) out.push(fromAjv(spec, schema, keyPath, e));
@@ -93,10 +97,15 @@ function fromAjv(spec: LoadedSpec, schema: SchemaNode, keyPath: KeyPath, e: Erro
     case 'additionalProperties': {
       const key = String(e.params.additionalProperty);
       const allowed = allowedProperties(schema, e.schemaPath);
-      return diagAt(spec, [...keyPath, key], `unknown key \`${key}\`${allowed.length ? `; expected one of ${allowed.join(', ')}` : ''}`, {
-        at: 'key',
-        hint: didYouMean(key, allowed),
-      });
+      return diagAt(
+        spec,
+        [...keyPath, key],
+        `unknown key \`${key}\`${allowed.length ? `; expected one of ${allowed.join(', ')}` : ''}`,
+        {
+          at: 'key',
+          hint: didYouMean(key, allowed),
+        },
+      );
     }
     case 'required': {
       const key = String(e.params.missingProperty);
@@ -105,10 +114,16 @@ function fromAjv(spec: LoadedSpec, schema: SchemaNode, keyPath: KeyPath, e: Erro
     case 'enum': {
       const allowed = (e.params.allowedValues as unknown[]).map(String);
       const got = String(getAt(spec.value, keyPath));
-      return diagAt(spec, keyPath, `expected one of ${allowed.join(', ')}, got \`${got}\``, { hint: didYouMean(got, allowed) });
+      return diagAt(spec, keyPath, `expected one of ${allowed.join(', ')}, got \`${got}\``, {
+        hint: didYouMean(got, allowed),
+      });
     }
     case 'pattern':
-      return diagAt(spec, keyPath, `\`${String(getAt(spec.value, keyPath))}\` does not match ${String(e.params.pattern)}`);
+      return diagAt(
+        spec,
+        keyPath,
+        `\`${String(getAt(spec.value, keyPath))}\` does not match ${String(e.params.pattern)}`,
+      );
     default:
       return diagAt(spec, keyPath, `${e.message ?? e.keyword}, got ${shown(getAt(spec.value, keyPath))}`);
   }

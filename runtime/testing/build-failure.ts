@@ -23,7 +23,8 @@ export interface Culprit {
 /** The ops whose kernels broke the build, from its log; empty when the log names none. */
 export function findCulprits(log: string, ops: readonly OpIR[], root: string): Culprit[] {
   const kernelOf = new Map<string, OpIR>();
-  for (const op of ops) for (const k of [op.kernels.cpu, op.kernels.cuda]) if (k) kernelOf.set(path.resolve(root, k), op);
+  for (const op of ops)
+    for (const k of [op.kernels.cpu, op.kernels.cuda]) if (k) kernelOf.set(path.resolve(root, k), op);
   const found = new Map<OpIR, Culprit>();
   const lines = log.split('\n');
   // An error's op: the kernel file it is in, or the kernel file of the include chain just before it.
@@ -31,12 +32,21 @@ export function findCulprits(log: string, ops: readonly OpIR[], root: string): C
   let chainAt: string | undefined;
   for (const l of lines) {
     const m = ERROR_LINE.exec(l.trimEnd());
-    if (!m) { if (!/^\s/.test(l)) { chain = undefined; chainAt = undefined; } continue; }
+    if (!m) {
+      if (!/^\s/.test(l)) {
+        chain = undefined;
+        chainAt = undefined;
+      }
+      continue;
+    }
     const file = path.resolve(root, m[1]!);
     const op = kernelOf.get(file);
     const at = `${path.relative(root, file).split(path.sep).join('/')}:${m[2]}`;
     if (!IS_ERROR.test(l)) {
-      if (op) { chain = op; chainAt = at; }
+      if (op) {
+        chain = op;
+        chainAt = at;
+      }
       continue;
     }
     const who = op ?? chain;
@@ -51,7 +61,8 @@ export function findCulprits(log: string, ops: readonly OpIR[], root: string): C
   // The make/ninja line of a failed kernel target names the op even when the compiler's does not.
   for (const m of log.matchAll(KERNEL_TARGET)) {
     const op = ops.find((o) => o.ident.snake === m[1]);
-    if (op && !found.has(op) && lines.some((l) => l.includes(`${m[0]}`) && /Error|FAILED/.test(l))) found.set(op, { op, where: undefined, errors: [] });
+    if (op && !found.has(op) && lines.some((l) => l.includes(`${m[0]}`) && /Error|FAILED/.test(l)))
+      found.set(op, { op, where: undefined, errors: [] });
   }
   return [...found.values()];
 }
@@ -60,17 +71,51 @@ export function findCulprits(log: string, ops: readonly OpIR[], root: string): C
  * Results for a failed shared build on `backends`: the culprit ops fail (with their compiler
  * errors), the others are not run; when the log names no op's kernel, every op fails with the log.
  */
-export function buildFailureResults(e: unknown, ops: readonly OpIR[], backends: readonly string[], root: string, allOps: readonly OpIR[] = ops): CaseResult[] {
+export function buildFailureResults(
+  e: unknown,
+  ops: readonly OpIR[],
+  backends: readonly string[],
+  root: string,
+  allOps: readonly OpIR[] = ops,
+): CaseResult[] {
   const log = (e as Error).message ?? String(e);
   const culprits = findCulprits(log, allOps, root);
-  if (!culprits.length) return ops.flatMap((op) => backends.map((backend) => ({ op: op.name, case: null, backend, status: 'fail' as const, message: log.slice(0, 3000) })));
+  if (!culprits.length)
+    return ops.flatMap((op) =>
+      backends.map((backend) => ({
+        op: op.name,
+        case: null,
+        backend,
+        status: 'fail' as const,
+        message: log.slice(0, 3000),
+      })),
+    );
   const names = culprits.map((c) => (c.where ? `${c.op.name} (${c.where})` : c.op.name)).join(', ');
-  const first = log.split('\n').find((l) => l.trim())?.trim() ?? '';
-  return ops.flatMap((op) => backends.map((backend): CaseResult => {
-    const c = culprits.find((x) => x.op === op);
-    if (c) {
-      return { op: op.name, case: null, backend, status: 'fail', message: `its kernel does not compile${c.where ? ` (${c.where})` : ''}: ${first}\n${c.errors.join('\n') || log.slice(0, 2000)}` };
-    }
-    return { op: op.name, case: null, backend, status: 'skip', blockedBy: culprits[0]!.op.name, message: `not run: the kernel of ${names} broke this build` };
-  }));
+  const first =
+    log
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
+  return ops.flatMap((op) =>
+    backends.map((backend): CaseResult => {
+      const c = culprits.find((x) => x.op === op);
+      if (c) {
+        return {
+          op: op.name,
+          case: null,
+          backend,
+          status: 'fail',
+          message: `its kernel does not compile${c.where ? ` (${c.where})` : ''}: ${first}\n${c.errors.join('\n') || log.slice(0, 2000)}`,
+        };
+      }
+      return {
+        op: op.name,
+        case: null,
+        backend,
+        status: 'skip',
+        blockedBy: culprits[0]!.op.name,
+        message: `not run: the kernel of ${names} broke this build`,
+      };
+    }),
+  );
 }

@@ -12,11 +12,22 @@ import { bf16ToNumber, halfToNumber, numberToBf16, numberToHalf } from './half.j
 
 export type Data = Float32Array | Float64Array | Uint16Array | Int8Array | Uint8Array | Int32Array | BigInt64Array;
 /** A dense row-major host tensor, laid out as the Node binding and ONNX Runtime take it. */
-export interface HostTensor { dtype: DType; dims: number[]; data: Data }
+export interface HostTensor {
+  dtype: DType;
+  dims: number[];
+  data: Data;
+}
 
 const ARRAYS: Record<DType, new (n: number | ArrayBuffer) => Data> = {
-  float32: Float32Array, float16: Uint16Array, bfloat16: Uint16Array, float64: Float64Array,
-  int8: Int8Array, uint8: Uint8Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array,
+  float32: Float32Array,
+  float16: Uint16Array,
+  bfloat16: Uint16Array,
+  float64: Float64Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  bool: Uint8Array,
 };
 
 /** mulberry32: small, seedable, and the same on every machine. */
@@ -34,12 +45,24 @@ function prng(seed: number): () => number {
 /** Stores a number as an element of dtype, the way torch's `.to(dtype)` converts a float64. */
 function store(data: Data, i: number, dtype: DType, v: number): void {
   switch (dtype) {
-    case 'float16': data[i] = numberToHalf(v); return;
-    case 'bfloat16': data[i] = numberToBf16(v); return;
-    case 'bool': data[i] = v !== 0 ? 1 : 0; return;
-    case 'int64': (data as BigInt64Array)[i] = BigInt(Math.trunc(v)); return;
-    case 'float32': case 'float64': data[i] = v; return;
-    default: data[i] = Math.trunc(v);  // the typed array wraps int8/uint8/int32 as a C cast would
+    case 'float16':
+      data[i] = numberToHalf(v);
+      return;
+    case 'bfloat16':
+      data[i] = numberToBf16(v);
+      return;
+    case 'bool':
+      data[i] = v !== 0 ? 1 : 0;
+      return;
+    case 'int64':
+      (data as BigInt64Array)[i] = BigInt(Math.trunc(v));
+      return;
+    case 'float32':
+    case 'float64':
+      data[i] = v;
+      return;
+    default:
+      data[i] = Math.trunc(v); // the typed array wraps int8/uint8/int32 as a C cast would
   }
 }
 
@@ -56,8 +79,15 @@ export function makeInputs(op: OpIR, t: TestCaseIR): (HostTensor | undefined)[] 
     for (let i = 0; i < n; i++) {
       const u = rnd();
       if (given.values) store(data, i, dtype, given.values[i]!);
-      else if (dtype === 'bool') data[i] = u < 0.5 ? 1 : 0;  // a range says nothing about bools: half each
-      else store(data, i, dtype, DTYPE_INFO[dtype].isFloat ? lo + u * (hi - lo) : Math.floor(lo + u * (hi - lo + 1 - 1e-9)));
+      else if (dtype === 'bool')
+        data[i] = u < 0.5 ? 1 : 0; // a range says nothing about bools: half each
+      else
+        store(
+          data,
+          i,
+          dtype,
+          DTYPE_INFO[dtype].isFloat ? lo + u * (hi - lo) : Math.floor(lo + u * (hi - lo + 1 - 1e-9)),
+        );
     }
     return { dtype, dims: [...given.shape], data };
   });
@@ -71,7 +101,11 @@ export function elements(t: HostTensor): (number | bigint)[] {
 }
 
 /** A tensor's bytes as a file (little-endian; bool as 0/1 bytes; 16-bit floats as their bits). */
-export interface TensorFile { dtype: DType; dims: number[]; file: string }
+export interface TensorFile {
+  dtype: DType;
+  dims: number[];
+  file: string;
+}
 
 export function writeTensor(dir: string, file: string, t: HostTensor): TensorFile {
   writeFileSync(path.join(dir, file), new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
@@ -80,7 +114,7 @@ export function writeTensor(dir: string, file: string, t: HostTensor): TensorFil
 
 export function readTensor(dir: string, f: TensorFile): HostTensor {
   const bytes = readFileSync(path.join(dir, f.file));
-  const copy = new ArrayBuffer(bytes.byteLength);  // aligned for the typed array
+  const copy = new ArrayBuffer(bytes.byteLength); // aligned for the typed array
   new Uint8Array(copy).set(bytes);
   return { dtype: f.dtype, dims: f.dims, data: new ARRAYS[f.dtype](copy) };
 }
@@ -109,7 +143,12 @@ export function writeCase(dir: string, op: OpIR, t: TestCaseIR, inputs: (HostTen
     given: Object.fromEntries(t.given.map((k) => [k, t.attributes[k]!])),
     rtol: t.rtol,
     atol: t.atol,
-    inputs: Object.fromEntries(op.inputs.map((inp, i) => [inp.name, inputs[i] ? writeTensor(d, `${t.index}.in.${inp.name}.bin`, inputs[i]!) : null])),
+    inputs: Object.fromEntries(
+      op.inputs.map((inp, i) => [
+        inp.name,
+        inputs[i] ? writeTensor(d, `${t.index}.in.${inp.name}.bin`, inputs[i]!) : null,
+      ]),
+    ),
   };
   writeFileSync(path.join(d, `${t.index}.json`), `${JSON.stringify(doc)}\n`);
   return doc;

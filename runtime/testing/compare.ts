@@ -11,24 +11,40 @@ export interface Comparison {
   mismatch?: string;
 }
 
-export interface Tolerance { rtol: number; atol: number }
+export interface Tolerance {
+  rtol: number;
+  atol: number;
+}
 
 /** A tensor as a backend returns it (data may be any typed array). */
-export interface GotTensor { dtype: string; dims: readonly number[]; data: unknown }
+export interface GotTensor {
+  dtype: string;
+  dims: readonly number[];
+  data: unknown;
+}
 
-export function compareOutputs(got: Readonly<Record<string, GotTensor>>, want: Readonly<Record<string, HostTensor>>, tol: Tolerance): Comparison {
+export function compareOutputs(
+  got: Readonly<Record<string, GotTensor>>,
+  want: Readonly<Record<string, HostTensor>>,
+  tol: Tolerance,
+): Comparison {
   let maxError = 0;
   let mismatch: string | undefined;
   for (const [name, w] of Object.entries(want)) {
     const g = got[name];
     if (!g) return { maxError: NaN, mismatch: `output ${name} missing (got ${Object.keys(got).join(', ') || 'none'})` };
-    if (g.dtype !== w.dtype) return { maxError: NaN, mismatch: `output ${name} has dtype ${g.dtype}, expected ${w.dtype}` };
+    if (g.dtype !== w.dtype)
+      return { maxError: NaN, mismatch: `output ${name} has dtype ${g.dtype}, expected ${w.dtype}` };
     if (g.dims.length !== w.dims.length || g.dims.some((d, i) => d !== w.dims[i])) {
-      return { maxError: NaN, mismatch: `output ${name} has dims [${g.dims.join(', ')}], expected [${w.dims.join(', ')}]` };
+      return {
+        maxError: NaN,
+        mismatch: `output ${name} has dims [${g.dims.join(', ')}], expected [${w.dims.join(', ')}]`,
+      };
     }
     const gv = elements(g as HostTensor);
     const wv = elements(w);
-    if (gv.length !== wv.length) return { maxError: NaN, mismatch: `output ${name} has ${gv.length} elements, expected ${wv.length}` };
+    if (gv.length !== wv.length)
+      return { maxError: NaN, mismatch: `output ${name} has ${gv.length} elements, expected ${wv.length}` };
     const isFloat = /float/.test(w.dtype);
     for (let i = 0; i < gv.length; i++) {
       const a = gv[i]!;
@@ -44,7 +60,8 @@ export function compareOutputs(got: Readonly<Record<string, GotTensor>>, want: R
       const err = Math.abs(a - b);
       if (!Number.isNaN(err)) maxError = Math.max(maxError, err);
       const ok = isFloat && err <= tol.atol + tol.rtol * Math.abs(b);
-      if (!ok) mismatch ??= `output ${name}[${i}] = ${a}, expected ${b}${isFloat ? ` (rtol ${tol.rtol}, atol ${tol.atol})` : ''}`;
+      if (!ok)
+        mismatch ??= `output ${name}[${i}] = ${a}, expected ${b}${isFloat ? ` (rtol ${tol.rtol}, atol ${tol.atol})` : ''}`;
     }
   }
   return mismatch === undefined ? { maxError } : { maxError, mismatch };

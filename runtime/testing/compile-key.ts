@@ -10,8 +10,14 @@ import path from 'node:path';
 export function compileKey(parts: readonly string[], dirs: readonly string[], files: readonly string[] = []): string {
   const h = createHash('sha256');
   for (const p of parts) h.update(p).update('\0');
-  const walk = (d: string): string[] => (existsSync(d) ? readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1)).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)])) : []);
-  for (const f of [...dirs.flatMap(walk), ...files]) if (existsSync(f) && statSync(f).isFile()) h.update(f).update('\0').update(readFileSync(f)).update('\0');
+  const walk = (d: string): string[] =>
+    existsSync(d)
+      ? readdirSync(d, { withFileTypes: true })
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))
+      : [];
+  for (const f of [...dirs.flatMap(walk), ...files])
+    if (existsSync(f) && statSync(f).isFile()) h.update(f).update('\0').update(readFileSync(f)).update('\0');
   return h.digest('hex');
 }
 

@@ -20,12 +20,16 @@ export function numberToHalf(x: number): number {
   // candidates: floor and ceil in half space
   let lo = 0;
   let hi = 0x7bff;
-  while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (halfToNumber(mid) <= a) lo = mid; else hi = mid - 1; }
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (halfToNumber(mid) <= a) lo = mid;
+    else hi = mid - 1;
+  }
   const below = lo;
   const above = Math.min(lo + 1, 0x7c00);
   const db = a - halfToNumber(below);
   const da = halfToNumber(above) - a;
-  const pick = db < da ? below : da < db ? above : (below & 1 ? above : below);
+  const pick = db < da ? below : da < db ? above : below & 1 ? above : below;
   return sign | pick;
 }
 

@@ -4,7 +4,8 @@ import { readTensor, type HostTensor, type TensorFile } from './cases.js';
 import type { Outputs } from './backend.js';
 
 /** A harness's per-case outcome: written files, or an error, or a skip with its reason. */
-export const isFiles = (x: unknown): x is Record<string, TensorFile> => typeof x === 'object' && x !== null && !('error' in x) && !('skip' in x);
+export const isFiles = (x: unknown): x is Record<string, TensorFile> =>
+  typeof x === 'object' && x !== null && !('error' in x) && !('skip' in x);
 
 export function readOutputs(dir: string, files: Record<string, TensorFile>): Record<string, HostTensor> {
   return Object.fromEntries(Object.entries(files).map(([k, f]) => [k, readTensor(dir, f)]));
@@ -16,7 +17,12 @@ export function firstLines(e: unknown, n = 4): string {
 }
 
 /** Inferred dims that contradict the dims the kernel wrote (unknown or symbolic dims contradict nothing). */
-export function shapeMismatch(what: string, inferred: readonly ((number | string | null)[] | null)[] | undefined, outs: readonly string[], got: Outputs): string | undefined {
+export function shapeMismatch(
+  what: string,
+  inferred: readonly ((number | string | null)[] | null)[] | undefined,
+  outs: readonly string[],
+  got: Outputs,
+): string | undefined {
   if (!inferred) return undefined;
   for (const [k, name] of outs.entries()) {
     const i = inferred[k];
@@ -31,5 +37,7 @@ export function shapeMismatch(what: string, inferred: readonly ((number | string
 
 /** cmake/ninja/make progress lines only ("[ 12%] Building ...", "[3/40] ..."). */
 export function progressLine(say: (l: string) => void): (l: string) => void {
-  return (l) => { if (/^\[\s*\d+(%|\/\d+)\]/.test(l)) say(`  ${l.trim().slice(0, 110)}`); };
+  return (l) => {
+    if (/^\[\s*\d+(%|\/\d+)\]/.test(l)) say(`  ${l.trim().slice(0, 110)}`);
+  };
 }

@@ -11,30 +11,64 @@ import { execa } from 'execa';
 import type { OpIR } from '../../generator/spec/ir.js';
 import { paddleOpType } from '../../generator/spec/ir-helpers.js';
 
-const harness = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'runtime', 'python', 'opforge_paddle_test.py');
+const harness = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'runtime',
+  'python',
+  'opforge_paddle_test.py',
+);
 
 export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const;
 
 /** What the harness reports per case and column: written files, a check's result, a skip or an error. */
-export type PaddleCell = Record<string, { dtype: string; dims: number[]; file: string }> | { skip: string } | { error: string } | { maxError: number; static?: string };
-export interface PaddleRun { env: { paddle: string; module?: string; builtin_clashes?: string[] }; cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[] }
+export type PaddleCell =
+  | Record<string, { dtype: string; dims: number[]; file: string }>
+  | { skip: string }
+  | { error: string }
+  | { maxError: number; static?: string };
+export interface PaddleRun {
+  env: { paddle: string; module?: string; builtin_clashes?: string[] };
+  cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[];
+}
 
 /** Runs the Paddle harness over casesDir (every op of the project is built into one module). */
-export async function runPaddle(o: { python: string; root: string; outDir: string; buildDir: string; casesDir: string; ops: readonly OpIR[]; grad: boolean; infer: boolean }): Promise<PaddleRun> {
+export async function runPaddle(o: {
+  python: string;
+  root: string;
+  outDir: string;
+  buildDir: string;
+  casesDir: string;
+  ops: readonly OpIR[];
+  grad: boolean;
+  infer: boolean;
+}): Promise<PaddleRun> {
   // The CPU kernel of every op (the module compiles them beside the op units) and its Paddle op type.
   const meta = Object.fromEntries(o.ops.map((op) => [op.name, { kernel: op.kernels.cpu, type: paddleOpType(op) }]));
   writeFileSync(path.join(o.casesDir, 'paddle-ops.json'), `${JSON.stringify(meta)}\n`);
   const args = [harness, '--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
   if (o.grad) args.push('--grad');
   if (o.infer) args.push('--infer');
-  const r = await execa(o.python, args, { reject: false, env: { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2' }, maxBuffer: 256 << 20 });
+  const r = await execa(o.python, args, {
+    reject: false,
+    env: { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2' },
+    maxBuffer: 256 << 20,
+  });
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
     // A failed JIT build prints the compiler's errors on stderr: keep those lines first.
     const err = String(r.stderr).split('\n');
     // (with the include chains, which name the kernel a header error belongs to)
-    const compiler = err.filter((l) => (/(error|Error)\b/.test(l) && /:\d+:/.test(l)) || /^(In file included from |\s+from )\S+:\d+/.test(l)).slice(0, 60);
-    throw new Error(`the Paddle side of opforge test failed (exit ${r.exitCode}):\n${[...compiler, ...err.slice(-12)].join('\n')}`);
+    const compiler = err
+      .filter(
+        (l) => (/(error|Error)\b/.test(l) && /:\d+:/.test(l)) || /^(In file included from |\s+from )\S+:\d+/.test(l),
+      )
+      .slice(0, 60);
+    throw new Error(
+      `the Paddle side of opforge test failed (exit ${r.exitCode}):\n${[...compiler, ...err.slice(-12)].join('\n')}`,
+    );
   }
   return JSON.parse(last) as PaddleRun;
 }

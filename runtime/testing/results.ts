@@ -74,7 +74,10 @@ function cell(rs: CaseResult[]): string {
   const bases = rs.filter((r) => r.status === 'base').length;
   const ran = rs.length - skips;
   const oks = ran - bases;
-  const err = Math.max(0, ...rs.filter((r) => r.maxError !== undefined && !Number.isNaN(r.maxError)).map((r) => r.maxError!));
+  const err = Math.max(
+    0,
+    ...rs.filter((r) => r.maxError !== undefined && !Number.isNaN(r.maxError)).map((r) => r.maxError!),
+  );
   if (fails) return `FAIL ${fails}/${ran}`;
   if (!ran) return rs.every((r) => r.blockedBy) ? 'not run' : 'skip';
   const extra = [bases && oks ? `+${bases} base` : '', skips ? `+${skips} skip` : ''].filter(Boolean).join(', ');
@@ -97,12 +100,23 @@ function reasonLines(rs: readonly CaseResult[]): string[] {
 export function formatReport(r: TestReport): string {
   const ops = [...new Set(r.results.map((x) => x.op))];
   const head = ['op', ...r.backends];
-  const rows = ops.map((op) => [op, ...r.backends.map((b) => cell(r.results.filter((x) => x.op === op && x.backend === b)))]);
+  const rows = ops.map((op) => [
+    op,
+    ...r.backends.map((b) => cell(r.results.filter((x) => x.op === op && x.backend === b))),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const out = [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line),
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
     '(cells: cases that agree, and the largest |got - expected|; base: the output the others are compared with, itself unchecked;',
-    ' raises: no backward, and asking for a gradient raises the named error; cannot: the spec rules it out, e.g. no CUDA gradient kernel)'];
+    ' raises: no backward, and asking for a gradient raises the named error; cannot: the spec rules it out, e.g. no CUDA gradient kernel)',
+  ];
   const blocked = r.results.filter((x) => x.status === 'skip' && x.blockedBy);
   const skippedCases = r.results.filter((x) => x.status === 'skip' && !x.blockedBy);
   if (Object.keys(r.skipped).length || skippedCases.length) {
@@ -131,13 +145,23 @@ export function formatReport(r: TestReport): string {
   if (typeof r.env.error === 'string') out.push('', r.env.error);
   const py = r.env.python as ({ path: string; from: string } & Record<string, string>) | undefined;
   if (py) {
-    const versions = Object.entries(py).filter(([k]) => k !== 'path' && k !== 'from').map(([k, v]) => `${k} ${v}`);
+    const versions = Object.entries(py)
+      .filter(([k]) => k !== 'path' && k !== 'from')
+      .map(([k, v]) => `${k} ${v}`);
     out.push('', `python: ${py.path} (found through ${py.from})${versions.length ? `: ${versions.join(', ')}` : ''}`);
   }
   const s = r.summary;
   const how = `${s.reference} compared with the reference, ${s.backends} only between backends, ${s.nothing} with nothing`;
-  const verdict = !r.ok ? (fails.length ? `${fails.length} failure(s)` : 'FAILED')
-    : s.nothing ? `no disagreement, but ${s.nothing} case(s) were compared with nothing` : 'all agree';
-  out.push('', `opforge test: ${ops.length} op(s), ${s.cases} case(s), ${r.backends.length} backend(s): ${verdict} (${how})`);
+  const verdict = !r.ok
+    ? fails.length
+      ? `${fails.length} failure(s)`
+      : 'FAILED'
+    : s.nothing
+      ? `no disagreement, but ${s.nothing} case(s) were compared with nothing`
+      : 'all agree';
+  out.push(
+    '',
+    `opforge test: ${ops.length} op(s), ${s.cases} case(s), ${r.backends.length} backend(s): ${verdict} (${how})`,
+  );
   return out.join('\n');
 }

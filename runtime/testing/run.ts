@@ -58,7 +58,8 @@ export interface TestOptions {
 function unityBatchFromEnv(): number | undefined {
   const v = process.env.OPFORGE_UNITY_BATCH;
   if (v === undefined || v === '') return undefined;
-  if (!/^[1-9]\d*$/.test(v)) throw new Error(`OPFORGE_UNITY_BATCH must be a positive integer, not ${JSON.stringify(v)}`);
+  if (!/^[1-9]\d*$/.test(v))
+    throw new Error(`OPFORGE_UNITY_BATCH must be a positive integer, not ${JSON.stringify(v)}`);
   return Number(v);
 }
 
@@ -72,8 +73,21 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   // Asked for CUDA and nothing ran there: not a pass (a user would read "all agree" as checked).
   const onCuda = ['node:cuda', 'torch:cuda', 'trt:cuda', 'grad:cuda', 'jax:cuda', 'jax-grad:cuda'];
   const noCuda = device === 'cuda' && !results.some((r) => onCuda.includes(r.backend) && r.status === 'ok');
-  if (noCuda) env.error = `--device cuda: no case ran on CUDA (${onCuda.map((b) => skipped[b]).filter(Boolean).join('; ') || 'see the failures'})`;
-  return { ok: !noCuda && !results.some((r) => r.status === 'fail'), backends, results, skipped, env, summary: summarize(results) };
+  if (noCuda)
+    env.error = `--device cuda: no case ran on CUDA (${
+      onCuda
+        .map((b) => skipped[b])
+        .filter(Boolean)
+        .join('; ') || 'see the failures'
+    })`;
+  return {
+    ok: !noCuda && !results.some((r) => r.status === 'fail'),
+    backends,
+    results,
+    skipped,
+    env,
+    summary: summarize(results),
+  };
 }
 
 /** Generates out/ when stale, writes every case's inputs, finds Python: the context every backend reads. */
@@ -93,16 +107,19 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   generateIncremental({ opsDir, outDir, root });
   const project = loadProject({ opsDir, root });
   const unknown = (opts.only ?? []).filter((n) => !project.ops.some((o) => o.name === n));
-  if (unknown.length) throw new Error(`--only: no op named ${unknown.join(', ')} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
+  if (unknown.length)
+    throw new Error(`--only: no op named ${unknown.join(', ')} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
   const ops = project.ops.filter((o) => !opts.only?.length || opts.only.includes(o.name));
 
   const casesDir = path.join(buildRoot, 'test', 'cases');
   rmSync(casesDir, { recursive: true, force: true });
   mkdirSync(casesDir, { recursive: true });
-  const cases: Case[] = ops.flatMap((op) => op.tests.map((t) => {
-    const inputs = makeInputs(op, t);
-    return { op, doc: writeCase(casesDir, op, t, inputs), inputs, dir: path.join(casesDir, op.ident.snake) };
-  }));
+  const cases: Case[] = ops.flatMap((op) =>
+    op.tests.map((t) => {
+      const inputs = makeInputs(op, t);
+      return { op, doc: writeCase(casesDir, op, t, inputs), inputs, dir: path.join(casesDir, op.ident.snake) };
+    }),
+  );
 
   const jobs = opts.jobs ?? availableParallelism();
   let lock: Promise<unknown> = Promise.resolve();
@@ -121,7 +138,21 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     const archs = device === 'cuda' ? (await probing).cudaArchs : undefined;
     say('building the kernels');
     try {
-      return await compile(() => buildKernels({ root, outDir, buildDir: path.join(buildRoot, 'kernels', device === 'cuda' ? `cuda-${(archs ?? 'default').replace(/;/g, '-')}` : 'cpu'), cuda: device === 'cuda', ...(archs ? { cudaArchs: archs } : {}), jobs, onLine: progressLine(say) }));
+      return await compile(() =>
+        buildKernels({
+          root,
+          outDir,
+          buildDir: path.join(
+            buildRoot,
+            'kernels',
+            device === 'cuda' ? `cuda-${(archs ?? 'default').replace(/;/g, '-')}` : 'cpu',
+          ),
+          cuda: device === 'cuda',
+          ...(archs ? { cudaArchs: archs } : {}),
+          jobs,
+          onLine: progressLine(say),
+        }),
+      );
     } catch {
       // Each backend then compiles the kernels itself and reports the failure in its own column.
       return undefined;
@@ -129,26 +160,73 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
   const env: Record<string, unknown> = { device };
-  env.python = { path: found.python, from: found.from, ...(probe.version ? { torch: probe.version } : {}), ...probe.packages };
-  say(`python: ${found.python} (from ${found.from}): ${probe.version ? `torch ${probe.version}` : 'no torch'}${Object.entries(probe.packages).map(([k, v]) => `, ${k} ${v}`).join('')}`);
+  env.python = {
+    path: found.python,
+    from: found.from,
+    ...(probe.version ? { torch: probe.version } : {}),
+    ...probe.packages,
+  };
+  say(
+    `python: ${found.python} (from ${found.from}): ${probe.version ? `torch ${probe.version}` : 'no torch'}${Object.entries(
+      probe.packages,
+    )
+      .map(([k, v]) => `, ${k} ${v}`)
+      .join('')}`,
+  );
 
   const results: CaseResult[] = [];
   const columns: string[] = [];
   return {
-    root, outDir, buildRoot, casesDir, device, python: found.python, pythonFrom: found.from, probe, project, ops, cases,
-    want: new Set<Backend>(opts.backends ?? BACKENDS), ...(unityBatch ? { unityBatch } : {}), jobs, ...(kernels ? { kernels } : {}), compile, say, progress: progressLine(say),
-    results, skipped: {}, env, columns,
-    col: (b) => { if (!columns.includes(b)) columns.push(b); return b; },
+    root,
+    outDir,
+    buildRoot,
+    casesDir,
+    device,
+    python: found.python,
+    pythonFrom: found.from,
+    probe,
+    project,
+    ops,
+    cases,
+    want: new Set<Backend>(opts.backends ?? BACKENDS),
+    ...(unityBatch ? { unityBatch } : {}),
+    jobs,
+    ...(kernels ? { kernels } : {}),
+    compile,
+    say,
+    progress: progressLine(say),
+    results,
+    skipped: {},
+    env,
+    columns,
+    col: (b) => {
+      if (!columns.includes(b)) columns.push(b);
+      return b;
+    },
     columnsHas: (b) => columns.includes(b),
     check(c, backend, got, extra) {
       if (!c.baseline) {
-        results.push({ op: c.op.name, case: c.doc.index, backend, status: 'skip', message: 'no reference and no CPU kernel result to compare with' });
+        results.push({
+          op: c.op.name,
+          case: c.doc.index,
+          backend,
+          status: 'skip',
+          message: 'no reference and no CPU kernel result to compare with',
+        });
         return;
       }
       const r = compareOutputs(got, c.baseline, c.doc);
       const message = r.mismatch ?? extra;
       const compared = c.baselineFrom === 'reference' ? 'reference' : 'backends';
-      results.push({ op: c.op.name, case: c.doc.index, backend, status: message ? 'fail' : 'ok', maxError: r.maxError, compared, ...(message ? { message } : {}) });
+      results.push({
+        op: c.op.name,
+        case: c.doc.index,
+        backend,
+        status: message ? 'fail' : 'ok',
+        maxError: r.maxError,
+        compared,
+        ...(message ? { message } : {}),
+      });
     },
   };
 }

@@ -17,7 +17,10 @@ function caseBlock(op: OpIR, k: number): string {
   const t = op.tests[k]!;
   const ns = `opforge::ops::${op.ident.snake}`;
   const set = op.attributes.map((a) => `    a.${a.name} = ${cppAttrValue(a, t.attributes[a.name]!)};`);
-  const cmp = op.attributes.map((a) => `    if (!(b.${a.name} == a.${a.name})) return fail(${cppString(op.name)}, ${k}, "attribute ${a.name} read back differs");`);
+  const cmp = op.attributes.map(
+    (a) =>
+      `    if (!(b.${a.name} == a.${a.name})) return fail(${cppString(op.name)}, ${k}, "attribute ${a.name} read back differs");`,
+  );
   return [
     `  [&]() -> bool {  // ${op.name} case ${k}`,
     `    ${ns}::Attrs a;`,
@@ -63,11 +66,9 @@ export function serializationProgram(ops: readonly OpIR[]): string {
     '  return false;',
     '}',
     '',
-    ...ops.map((o) => [
-      `static void check_${o.ident.snake}() {`,
-      ...o.tests.map((_, k) => caseBlock(o, k)),
-      '}',
-    ].join('\n')),
+    ...ops.map((o) =>
+      [`static void check_${o.ident.snake}() {`, ...o.tests.map((_, k) => caseBlock(o, k)), '}'].join('\n'),
+    ),
     '',
     'int main() {',
     ...ops.map((o) => `  check_${o.ident.snake}();`),
@@ -77,7 +78,11 @@ export function serializationProgram(ops: readonly OpIR[]): string {
   ].join('\n');
 }
 
-export async function checkSerialization(o: { ops: readonly OpIR[]; outDir: string; buildDir: string }): Promise<CaseResult[]> {
+export async function checkSerialization(o: {
+  ops: readonly OpIR[];
+  outDir: string;
+  buildDir: string;
+}): Promise<CaseResult[]> {
   const ops = o.ops.filter((op) => op.tests.length);
   if (!ops.length) return [];
   mkdirSync(o.buildDir, { recursive: true });
@@ -93,7 +98,10 @@ export async function checkSerialization(o: { ops: readonly OpIR[]; outDir: stri
     rmSync(keyFile, { force: true });
     writeFileSync(src, program);
     const c = await execa(cxx, [...flags, src, '-o', exe], { reject: false, all: true });
-    if (c.exitCode !== 0) throw new Error(`compiling the serialization check (${src}) failed:\n${String(c.all).split('\n').slice(0, 25).join('\n')}`);
+    if (c.exitCode !== 0)
+      throw new Error(
+        `compiling the serialization check (${src}) failed:\n${String(c.all).split('\n').slice(0, 25).join('\n')}`,
+      );
     writeFileSync(keyFile, key);
   }
   const r = await execa(exe, [], { reject: false });
@@ -101,8 +109,15 @@ export async function checkSerialization(o: { ops: readonly OpIR[]; outDir: stri
   for (const line of String(r.stdout).split('\n')) {
     const m = /^(ok|FAIL) (\S+) (\d+) (.*)$/.exec(line);
     if (!m) continue;
-    results.push({ op: m[2]!, case: Number(m[3]), backend: 'serialize', status: m[1] === 'ok' ? 'ok' : 'fail', ...(m[1] === 'ok' ? { message: `${m[4]} bytes` } : { message: m[4]! }) });
+    results.push({
+      op: m[2]!,
+      case: Number(m[3]),
+      backend: 'serialize',
+      status: m[1] === 'ok' ? 'ok' : 'fail',
+      ...(m[1] === 'ok' ? { message: `${m[4]} bytes` } : { message: m[4]! }),
+    });
   }
-  if (r.exitCode !== 0 && !results.some((x) => x.status === 'fail')) throw new Error(`the serialization check crashed (exit ${r.exitCode}, signal ${r.signal ?? '-'})`);
+  if (r.exitCode !== 0 && !results.some((x) => x.status === 'fail'))
+    throw new Error(`the serialization check crashed (exit ${r.exitCode}, signal ${r.signal ?? '-'})`);
   return results;
 }

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* raw, size_t rawSize) {
 
 /** A seed-corpus program: writes the serialized attributes of each spec test case. */
 export function seedSource(op: OpIR): string {
-  const cases = op.tests.map((t, k) => `  {
+  const cases = op.tests.map(
+    (t, k) => `  {
     op::Attrs attrs;
     ${op.attributes.map((a) => `attrs.${a.name} = ${cppAttrValue(a, t.attributes[a.name]!)};`).join('\n    ')}
     op::State state;
@@ -58,7 +59,8 @@ export function seedSource(op: OpIR): string {
     if (!f) return 1;
     std::fwrite(b.data(), 1, b.size(), f);
     std::fclose(f);
-  }`);
+  }`,
+  );
   return `#include "${coreHeaderPath(op).include}"
 #include <cstdio>
 #include <string>

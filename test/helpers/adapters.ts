@@ -25,7 +25,13 @@ export function emitFixture(outDir: string, backend: Emitter): ProjectIR {
   return project;
 }
 
-export interface CaseInput { name: string; index: number; dtype: DType; dims: number[]; values: number[] }
+export interface CaseInput {
+  name: string;
+  index: number;
+  dtype: DType;
+  dims: number[];
+  values: number[];
+}
 
 /** The present inputs of a test case: seeded values as the kernel sees them (16-bit floats rounded). */
 export function caseInputs(op: OpIR, t: TestCaseIR): CaseInput[] {
@@ -47,5 +53,9 @@ export function caseInputs(op: OpIR, t: TestCaseIR): CaseInput[] {
 
 /** Whether a value matches a reference within a test case's tolerances. */
 export function close(got: number, want: number, t: TestCaseIR): boolean {
-  return got === want || (Number.isNaN(got) && Number.isNaN(want)) || Math.abs(got - want) <= t.atol + t.rtol * Math.abs(want);
+  return (
+    got === want ||
+    (Number.isNaN(got) && Number.isNaN(want)) ||
+    Math.abs(got - want) <= t.atol + t.rtol * Math.abs(want)
+  );
 }

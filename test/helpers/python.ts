@@ -7,11 +7,11 @@ import { findPython } from '../../runtime/python-env.js';
 export const PYTHON = findPython().python;
 
 /** The torch version PYTHON imports ('' without torch). */
-export const TORCH_VERSION = spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+export const TORCH_VERSION =
+  spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
 
 /** TORCH_VERSION as a directory-name suffix: build dirs per torch, so the two test legs never share a CMake cache. */
 export const TORCH_TAG = (TORCH_VERSION || 'none').replace(/[^A-Za-z0-9.]+/g, '_');
-
 
 /** PYTHON's torch is at least major.minor. */
 export function torchAtLeast(major: number, minor: number): boolean {
@@ -20,7 +20,11 @@ export function torchAtLeast(major: number, minor: number): boolean {
 }
 
 export function python(code: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): string {
-  const r = spawnSync(PYTHON, ['-c', code, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, maxBuffer: 64 << 20 });
+  const r = spawnSync(PYTHON, ['-c', code, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) throw new Error(`python failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
@@ -58,7 +62,11 @@ export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
  * on torch (a Node-only check, nvcc), which the first leg has already run on the same code.
  */
 export function firstLegTest(name: string, fn: Parameters<typeof test>[1]): void {
-  testUnless(OLDEST_TORCH_LEG ? 'in the oldest-torch leg: it does not use torch, and the first leg ran it' : undefined, name, fn);
+  testUnless(
+    OLDEST_TORCH_LEG ? 'in the oldest-torch leg: it does not use torch, and the first leg ran it' : undefined,
+    name,
+    fn,
+  );
 }
 
 /** `test`, or, given a reason, a skipped test that says why. */

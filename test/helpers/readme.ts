@@ -6,7 +6,10 @@ export function quickstartBlocks(readme: string): Map<string, string> {
   const re = /^([ \t]*)<!-- quickstart: (\S+) -->\n\1```\w*\n([\s\S]*?)\n\1```$/gm;
   for (const m of readme.matchAll(re)) {
     const indent = m[1]!;
-    const body = m[3]!.split('\n').map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l)).join('\n');
+    const body = m[3]!
+      .split('\n')
+      .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
+      .join('\n');
     blocks.set(m[2]!, `${body}\n`);
   }
   return blocks;

@@ -12,7 +12,11 @@ import { renderSpec } from './render.js';
  */
 export const FIXED_SEEDS: readonly number[] = [...Array.from({ length: 44 }, (_, i) => i + 1), 1046, 1086];
 
-export interface Corpus { root: string; opsDir: string; plans: SpecPlan[] }
+export interface Corpus {
+  root: string;
+  opsDir: string;
+  plans: SpecPlan[];
+}
 
 export function writeCorpus(root: string, seeds: readonly number[]): Corpus {
   const opsDir = path.join(root, 'ops');

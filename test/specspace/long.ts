@@ -11,7 +11,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { root } from '../helpers/paths.js';
 import { writeCorpus } from './corpus.js';
-import { compileCuda, compileTrt, prepare, runOpforgeTest, type BackendReport, type Failure, type Project } from './run.js';
+import {
+  compileCuda,
+  compileTrt,
+  prepare,
+  runOpforgeTest,
+  type BackendReport,
+  type Failure,
+  type Project,
+} from './run.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,7 +32,9 @@ const { values } = parseArgs({
     cuda: { type: 'boolean', default: false },
   },
 });
-const from = Number(values.from), count = Number(values.count), batch = Number(values.batch);
+const from = Number(values.from),
+  count = Number(values.count),
+  batch = Number(values.batch);
 const backends = new Set(values.backends.split(','));
 const trt = (process.env.TENSORRT_INCLUDE_DIR ?? '').split(':').filter(Boolean);
 
@@ -53,23 +63,44 @@ for (let b = 0; b * batch < count; b++) {
     try {
       reports.push(await fn());
     } catch (e) {
-      reports.push({ backend: name, cases: 0, failures: [{ op: '*', case: null, backend: name, message: (e as Error).message.slice(0, 4000) }] });
+      reports.push({
+        backend: name,
+        cases: 0,
+        failures: [{ op: '*', case: null, backend: name, message: (e as Error).message.slice(0, 4000) }],
+      });
     }
     const r = reports.at(-1)!;
     totals[r.backend] = (totals[r.backend] ?? 0) + r.cases;
     if (r.cannot) cannot[r.backend] = (cannot[r.backend] ?? 0) + r.cannot;
-    console.log(`batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed${r.cannot ? `, ${r.cannot} cannot (ruled out by the spec)` : ''} (${((performance.now() - t) / 1000).toFixed(0)} s)`);
-    for (const f of r.failures) { failures.push({ ...f, batch: b }); console.log(`  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`); }
+    console.log(
+      `batch ${b} (seeds ${seeds[0]}..${seeds.at(-1)}) ${r.backend}: ${r.cases} checked, ${r.failures.length} failed${r.cannot ? `, ${r.cannot} cannot (ruled out by the spec)` : ''} (${((performance.now() - t) / 1000).toFixed(0)} s)`,
+    );
+    for (const f of r.failures) {
+      failures.push({ ...f, batch: b });
+      console.log(
+        `  FAIL ${f.op} case ${f.case ?? '-'}: ${f.message.length > 600 ? `${f.message.slice(0, 300)} ... ${f.message.slice(-2500)}` : f.message}`,
+      );
+    }
   };
   // `opforge test` with the asked backends (torch adds the exported models; ort alone the one-node ones).
   const asked = (['node', 'torch', 'ort', 'jax'] as const).filter((b) => backends.has(b));
   if (asked.length) {
     const t = performance.now();
     try {
-      const { reports: rs } = await runOpforgeTest(project, { backends: [...asked, ...(backends.has('torch') ? ['grad' as const] : []), ...(backends.has('torch') && backends.has('ort') ? ['export' as const] : []), 'serialize'], device: values.cuda ? 'cuda' : 'cpu' });
+      const { reports: rs } = await runOpforgeTest(project, {
+        backends: [
+          ...asked,
+          ...(backends.has('torch') ? ['grad' as const] : []),
+          ...(backends.has('torch') && backends.has('ort') ? ['export' as const] : []),
+          'serialize',
+        ],
+        device: values.cuda ? 'cuda' : 'cpu',
+      });
       for (const r of rs) await attempt(r.backend, () => r);
     } catch (e) {
-      await attempt('opforge-test', () => { throw e; });
+      await attempt('opforge-test', () => {
+        throw e;
+      });
     }
     console.log(`batch ${b}: opforge test ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
@@ -77,5 +108,14 @@ for (let b = 0; b * batch < count; b++) {
   for (const [k, inc] of trt.entries()) await attempt(`trt-${k}`, () => compileTrt(project, inc, String(k)));
   if (!values.keep) rmSync(path.join(dir, 'build'), { recursive: true, force: true });
 }
-console.log(JSON.stringify({ seeds: `${from}..${from + count - 1}`, specs, checked: totals, cannot, failed: failures.length, seconds: Math.round((performance.now() - t0) / 1000) }));
+console.log(
+  JSON.stringify({
+    seeds: `${from}..${from + count - 1}`,
+    specs,
+    checked: totals,
+    cannot,
+    failed: failures.length,
+    seconds: Math.round((performance.now() - t0) / 1000),
+  }),
+);
 process.exitCode = failures.length ? 1 : 0;

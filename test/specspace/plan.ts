@@ -50,7 +50,10 @@ export interface OutPlan {
   weights: number[];
 }
 
-export interface StatePlan { name: string; type: AttrType }
+export interface StatePlan {
+  name: string;
+  type: AttrType;
+}
 
 export interface CasePlan {
   types: Record<string, DType>;
@@ -91,24 +94,49 @@ const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (
 const chance = (r: Rand, p: number): boolean => r() < p;
 
 /** Strings that must survive C++, Python, TypeScript, ONNX and TensorRT intact. */
-const STRINGS = ['plain', 'a b', 'quote"d', "it's", 'back\\slash', 'new\nline', '{{x}}', '$dollar', 'tab\there', 'ünï', '', 'x'.repeat(40)];
-const NAME_STYLES = { in: ['x', 'in', 'data', 'Inp', 'tensor_', 'aB'], out: ['y', 'out', 'Res', 'val_'], attr: ['k', 'alpha', 'mode', 'padsList', 'use_', 'Beta'], state: ['s', 'cache', 'Memo'] };
+const STRINGS = [
+  'plain',
+  'a b',
+  'quote"d',
+  "it's",
+  'back\\slash',
+  'new\nline',
+  '{{x}}',
+  '$dollar',
+  'tab\there',
+  'ünï',
+  '',
+  'x'.repeat(40),
+];
+const NAME_STYLES = {
+  in: ['x', 'in', 'data', 'Inp', 'tensor_', 'aB'],
+  out: ['y', 'out', 'Res', 'val_'],
+  attr: ['k', 'alpha', 'mode', 'padsList', 'use_', 'Beta'],
+  state: ['s', 'cache', 'Memo'],
+};
 const WEIGHTS = [1, -1, 0.5, 2, -0.25, 0.125];
 
 /** Value of a dim expression, or undefined on division by zero. */
 export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<string, AttrValue>): number | undefined {
   switch (e.k) {
-    case 'int': return e.v;
-    case 'dim': { const d = dims[e.input]!; return d[e.axis < 0 ? d.length + e.axis : e.axis]; }
-    case 'attr': return attrs[e.name] as number;
+    case 'int':
+      return e.v;
+    case 'dim': {
+      const d = dims[e.input]!;
+      return d[e.axis < 0 ? d.length + e.axis : e.axis];
+    }
+    case 'attr':
+      return attrs[e.name] as number;
     case 'bin': {
-      const a = evalDim(e.l, dims, attrs), b = evalDim(e.r, dims, attrs);
+      const a = evalDim(e.l, dims, attrs),
+        b = evalDim(e.r, dims, attrs);
       if (a === undefined || b === undefined) return undefined;
       if (e.op === '//') return b === 0 ? undefined : Math.floor(a / b);
       return e.op === '+' ? a + b : e.op === '-' ? a - b : a * b;
     }
     case 'call': {
-      const a = evalDim(e.a, dims, attrs), b = evalDim(e.b, dims, attrs);
+      const a = evalDim(e.a, dims, attrs),
+        b = evalDim(e.b, dims, attrs);
       if (a === undefined || b === undefined) return undefined;
       if (e.fn === 'ceil_div') return b === 0 ? undefined : -Math.floor(-a / b);
       return e.fn === 'max' ? Math.max(a, b) : Math.min(a, b);
@@ -116,7 +144,11 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
   }
 }
 
-interface Scope { inputs: InPlan[]; dimAttrs: AttrPlan[]; divisorAttrs: AttrPlan[] }
+interface Scope {
+  inputs: InPlan[];
+  dimAttrs: AttrPlan[];
+  divisorAttrs: AttrPlan[];
+}
 
 function atom(r: Rand, s: Scope): DimE {
   const indexable = s.inputs.filter((i) => i.rank !== null && i.rank > 0);
@@ -131,7 +163,9 @@ function atom(r: Rand, s: Scope): DimE {
 }
 
 function divisor(r: Rand, s: Scope): DimE {
-  return s.divisorAttrs.length && chance(r, 0.4) ? { k: 'attr', name: pick(r, s.divisorAttrs).name } : { k: 'int', v: int(r, 1, 3) };
+  return s.divisorAttrs.length && chance(r, 0.4)
+    ? { k: 'attr', name: pick(r, s.divisorAttrs).name }
+    : { k: 'int', v: int(r, 1, 3) };
 }
 
 /** A dim expression over the scope; depth-limited. Divisors are positive constants or attributes >= 1. */
@@ -140,23 +174,57 @@ function dimExpr(r: Rand, s: Scope, depth = 0): DimE {
   const roll = r();
   if (roll < 0.2) return { k: 'call', fn: 'ceil_div', a: dimExpr(r, s, depth + 1), b: divisor(r, s) };
   if (roll < 0.35) return { k: 'bin', op: '//', l: dimExpr(r, s, depth + 1), r: divisor(r, s) };
-  if (roll < 0.5) return { k: 'call', fn: pick(r, ['max', 'min'] as const), a: dimExpr(r, s, depth + 1), b: dimExpr(r, s, depth + 1) };
+  if (roll < 0.5)
+    return {
+      k: 'call',
+      fn: pick(r, ['max', 'min'] as const),
+      a: dimExpr(r, s, depth + 1),
+      b: dimExpr(r, s, depth + 1),
+    };
   // `a - b` may go negative: the case generator retries such draws; max(.., 0) keeps most valid.
-  if (roll < 0.6) return { k: 'call', fn: 'max', a: { k: 'bin', op: '-', l: dimExpr(r, s, depth + 1), r: atom(r, s) }, b: { k: 'int', v: 0 } };
+  if (roll < 0.6)
+    return {
+      k: 'call',
+      fn: 'max',
+      a: { k: 'bin', op: '-', l: dimExpr(r, s, depth + 1), r: atom(r, s) },
+      b: { k: 'int', v: 0 },
+    };
   return { k: 'bin', op: pick(r, ['+', '*'] as const), l: dimExpr(r, s, depth + 1), r: dimExpr(r, s, depth + 1) };
 }
 
 function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
-  const a: AttrPlan = { name, type, required: chance(r, 0.2), default: undefined, enum: undefined, min: undefined, max: undefined, dim: false };
+  const a: AttrPlan = {
+    name,
+    type,
+    required: chance(r, 0.2),
+    default: undefined,
+    enum: undefined,
+    min: undefined,
+    max: undefined,
+    dim: false,
+  };
   switch (type) {
-    case 'bool': a.default = chance(r, 0.5); break;
+    case 'bool':
+      a.default = chance(r, 0.5);
+      break;
     case 'int':
-      if (chance(r, 0.3)) a.enum = pick(r, [[0, 1], [1, 2, 4], [-3, 7, 2147483647]]);
-      else if (chance(r, 0.5)) { a.min = int(r, -5, 1); a.max = pick(r, [a.min + 9, 2147483647]); }
+      if (chance(r, 0.3))
+        a.enum = pick(r, [
+          [0, 1],
+          [1, 2, 4],
+          [-3, 7, 2147483647],
+        ]);
+      else if (chance(r, 0.5)) {
+        a.min = int(r, -5, 1);
+        a.max = pick(r, [a.min + 9, 2147483647]);
+      }
       a.default = a.enum ? pick(r, a.enum) : a.min !== undefined ? int(r, a.min, a.min + 9) : int(r, -20, 20);
       break;
     case 'float':
-      if (chance(r, 0.4)) { a.min = pick(r, [-1, 0, 0.5]); a.max = a.min + pick(r, [1, 10, 100.5]); }
+      if (chance(r, 0.4)) {
+        a.min = pick(r, [-1, 0, 0.5]);
+        a.max = a.min + pick(r, [1, 10, 100.5]);
+      }
       a.default = a.min !== undefined ? a.min + 0.25 * int(r, 0, 4) : pick(r, [0, 1, -2.5, 0.1, 1e-3, 3.0e38]);
       break;
     case 'string':
@@ -164,11 +232,17 @@ function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
       a.default = a.enum ? pick(r, a.enum) : pick(r, STRINGS);
       break;
     case 'ints':
-      if (chance(r, 0.3)) { a.min = 0; a.max = 100; }
+      if (chance(r, 0.3)) {
+        a.min = 0;
+        a.max = 100;
+      }
       a.default = pick(r, [[], [1], [3, 0, 2], [100, 7]]);
       break;
     case 'floats':
-      if (chance(r, 0.3)) { a.min = -2; a.max = 2; }
+      if (chance(r, 0.3)) {
+        a.min = -2;
+        a.max = 2;
+      }
       a.default = pick(r, [[], [1.0], [0.5, -0.25], [1.5, 2, 0.1]]);
       break;
   }
@@ -179,14 +253,29 @@ function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
 /** A value the attribute accepts, different from its default where it can be. */
 function attrValue(r: Rand, a: AttrPlan): AttrValue {
   if (a.enum) return pick(r, a.enum);
-  const lo = a.min ?? -50, hi = a.max ?? 50;
+  const lo = a.min ?? -50,
+    hi = a.max ?? 50;
   switch (a.type) {
-    case 'bool': return chance(r, 0.5);
-    case 'int': return a.dim ? int(r, Math.max(lo, a.min ?? 0), Math.min(hi, 4)) : chance(r, 0.1) && a.max === undefined ? 2147483647 : int(r, lo, Math.min(hi, lo + 100));
-    case 'float': return chance(r, 0.15) && a.max === undefined ? pick(r, [-3.0e38, 1e-7, 0.3]) : Math.min(hi, lo + 0.125 * int(r, 0, 16 * 8));
-    case 'string': return pick(r, STRINGS);
-    case 'ints': return Array.from({ length: int(r, 0, 4) }, () => int(r, Math.max(lo, -9), Math.min(hi, 30)));
-    case 'floats': return Array.from({ length: int(r, 0, 4) }, () => Math.max(lo, Math.min(hi, pick(r, [0.5, -1.25, 2, 0.1, 1.75]))));
+    case 'bool':
+      return chance(r, 0.5);
+    case 'int':
+      return a.dim
+        ? int(r, Math.max(lo, a.min ?? 0), Math.min(hi, 4))
+        : chance(r, 0.1) && a.max === undefined
+          ? 2147483647
+          : int(r, lo, Math.min(hi, lo + 100));
+    case 'float':
+      return chance(r, 0.15) && a.max === undefined
+        ? pick(r, [-3.0e38, 1e-7, 0.3])
+        : Math.min(hi, lo + 0.125 * int(r, 0, 16 * 8));
+    case 'string':
+      return pick(r, STRINGS);
+    case 'ints':
+      return Array.from({ length: int(r, 0, 4) }, () => int(r, Math.max(lo, -9), Math.min(hi, 30)));
+    case 'floats':
+      return Array.from({ length: int(r, 0, 4) }, () =>
+        Math.max(lo, Math.min(hi, pick(r, [0.5, -1.25, 2, 0.1, 1.75]))),
+      );
   }
 }
 
@@ -201,28 +290,45 @@ function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random'): C
   for (let tries = 0; tries < 60; tries++) {
     const types = Object.fromEntries(p.vars.map((v) => [v.name, pick(r, v.dtypes)]));
     const attrs: Record<string, AttrValue> = {};
-    for (const a of p.attrs) if (a.required || a.dim || chance(r, 0.5)) attrs[a.name] = a.dim && !a.required && chance(r, 0.3) ? a.default! : attrValue(r, a);
+    for (const a of p.attrs)
+      if (a.required || a.dim || chance(r, 0.5))
+        attrs[a.name] = a.dim && !a.required && chance(r, 0.3) ? a.default! : attrValue(r, a);
     const full = Object.fromEntries(p.attrs.map((a) => [a.name, attrs[a.name] ?? a.default!]));
     const dims: Record<string, number[]> = {};
     let ok = true;
     for (const i of p.inputs) {
       if (i.optional && (opt === 'absent' || (opt === 'random' && chance(r, 0.5)))) continue;
-      const small = (rank: number) => Array.from({ length: rank }, () => (rank >= 5 ? int(r, 1, 2) : chance(r, 0.06) && !i.optional ? 0 : int(r, 1, 4)));
+      const small = (rank: number) =>
+        Array.from({ length: rank }, () =>
+          rank >= 5 ? int(r, 1, 2) : chance(r, 0.06) && !i.optional ? 0 : int(r, 1, 4),
+        );
       if (i.constraint.kind === 'like') dims[i.name] = [...dims[i.constraint.of]!];
       else if (i.constraint.kind === 'dims') {
         const d = i.constraint.dims.map((e) => (e === '?' ? int(r, 1, 4) : evalDim(e, dims, full)));
-        if (d.some((x) => x === undefined || x < 0 || x > 12)) { ok = false; break; }
+        if (d.some((x) => x === undefined || x < 0 || x > 12)) {
+          ok = false;
+          break;
+        }
         dims[i.name] = d as number[];
       } else dims[i.name] = small(i.rank ?? int(r, 0, 3));
-      if (i.optional && numel(dims[i.name]!) === 0) { ok = false; break; }  // absent vs empty: kernels see data == nullptr for both
+      if (i.optional && numel(dims[i.name]!) === 0) {
+        ok = false;
+        break;
+      } // absent vs empty: kernels see data == nullptr for both
     }
     if (!ok) continue;
     for (const o of p.outputs) {
       if (o.shape.kind === 'like') continue;
       const d = o.shape.dims.map((e) => evalDim(e, dims, full));
-      if (d.some((x) => x === undefined || x < 0) || numel(d as number[]) > 4096) { ok = false; break; }
+      if (d.some((x) => x === undefined || x < 0) || numel(d as number[]) > 4096) {
+        ok = false;
+        break;
+      }
     }
-    if (p.workspace) { const w = evalDim(p.workspace, dims, full); if (w === undefined || w < 0) ok = false; }
+    if (p.workspace) {
+      const w = evalDim(p.workspace, dims, full);
+      if (w === undefined || w < 0) ok = false;
+    }
     if (!ok) continue;
     const values: Record<string, number[]> = {};
     const ranges: Record<string, [number, number]> = {};
@@ -255,12 +361,27 @@ export function planSpec(seed: number): SpecPlan {
   }
   const nAttrs = pick(r, [0, 1, 2, 3, 4, 6]);
   const attrs: AttrPlan[] = [];
-  for (let a = 0; a < nAttrs; a++) attrs.push(attrPlan(r, `${pick(r, NAME_STYLES.attr)}${a}`, pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats', 'int'] as const)));
+  for (let a = 0; a < nAttrs; a++)
+    attrs.push(
+      attrPlan(
+        r,
+        `${pick(r, NAME_STYLES.attr)}${a}`,
+        pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats', 'int'] as const),
+      ),
+    );
   // Attributes that shape expressions read: small, non-negative; some are divisors (>= 1).
   if (chance(r, 0.6)) {
     const divisorAttr = chance(r, 0.5);
-    const a: AttrPlan = { name: `${pick(r, ['n', 'num_', 'size'])}${attrs.length}`, type: 'int', required: chance(r, 0.25), default: undefined,
-      enum: undefined, min: divisorAttr ? 1 : 0, max: 6, dim: true };
+    const a: AttrPlan = {
+      name: `${pick(r, ['n', 'num_', 'size'])}${attrs.length}`,
+      type: 'int',
+      required: chance(r, 0.25),
+      default: undefined,
+      enum: undefined,
+      min: divisorAttr ? 1 : 0,
+      max: 6,
+      dim: true,
+    };
     if (!a.required) a.default = int(r, a.min!, 4);
     attrs.push(a);
   }
@@ -273,24 +394,38 @@ export function planSpec(seed: number): SpecPlan {
   for (let k = 0; k < nReq + nOpt; k++) {
     const optional = k >= nReq;
     const unbound = vars.find((v) => !inputs.some((i) => !i.optional && i.dtype === v.name));
-    const dtype = !optional && unbound ? unbound.name : vars.length && chance(r, 0.5) ? pick(r, vars).name : pick(r, DTYPES);
+    const dtype =
+      !optional && unbound ? unbound.name : vars.length && chance(r, 0.5) ? pick(r, vars).name : pick(r, DTYPES);
     const rank = pick(r, [null, 0, 1, 1, 2, 2, 3, 4, 8]);
-    const inp: InPlan = { name: `${pick(r, NAME_STYLES.in)}${k}`, dtype, rank, constraint: { kind: 'none' }, optional, shapeOnly: k > 0 && chance(r, 0.15) };
-    if (optional) inp.shapeOnly = false;  // the validator rejects optional shape-only inputs
+    const inp: InPlan = {
+      name: `${pick(r, NAME_STYLES.in)}${k}`,
+      dtype,
+      rank,
+      constraint: { kind: 'none' },
+      optional,
+      shapeOnly: k > 0 && chance(r, 0.15),
+    };
+    if (optional) inp.shapeOnly = false; // the validator rejects optional shape-only inputs
     const earlier = scope.inputs.filter((i) => !i.optional);
     if (earlier.length && chance(r, 0.25)) {
       const of = pick(r, earlier);
       inp.constraint = { kind: 'like', of: of.name };
       inp.rank = of.rank;
     } else if (rank !== null && rank > 0 && rank < 5 && chance(r, 0.35)) {
-      inp.constraint = { kind: 'dims', dims: Array.from({ length: rank }, () => (chance(r, 0.5) ? '?' : dimExpr(r, scope))) };
+      inp.constraint = {
+        kind: 'dims',
+        dims: Array.from({ length: rank }, () => (chance(r, 0.5) ? '?' : dimExpr(r, scope))),
+      };
     }
     inputs.push(inp);
     if (!optional) scope.inputs.push(inp);
   }
   // A variable no required input binds (more variables than required inputs) is dropped.
   const usedVars = vars.filter((v) => inputs.some((i) => !i.optional && i.dtype === v.name));
-  for (const i of inputs) { const v = vars.find((x) => x.name === i.dtype); if (v && !usedVars.includes(v)) i.dtype = v.dtypes[0]!; }
+  for (const i of inputs) {
+    const v = vars.find((x) => x.name === i.dtype);
+    if (v && !usedVars.includes(v)) i.dtype = v.dtypes[0]!;
+  }
 
   const nOut = pick(r, [1, 1, 1, 2, 3]);
   const outputs: OutPlan[] = [];
@@ -299,22 +434,67 @@ export function planSpec(seed: number): SpecPlan {
     let shape: OutPlan['shape'];
     const req = inputs.filter((i) => !i.optional);
     if (roll < 0.3) shape = { kind: 'like', of: pick(r, req).name };
-    else if (roll < 0.45 && dimAttrs.length) shape = { kind: 'dims', dims: Array.from({ length: int(r, 1, 2) }, () => (chance(r, 0.7) ? { k: 'attr', name: pick(r, dimAttrs).name } : { k: 'int', v: int(r, 1, 3) })) };
-    else if (roll < 0.55) shape = { kind: 'dims', dims: chance(r, 0.4) ? [] : chance(r, 0.3) ? Array.from({ length: 8 }, () => ({ k: 'int', v: int(r, 1, 2) })) : [{ k: 'int', v: int(r, 1, 5) }, { k: 'int', v: 2 }] };
+    else if (roll < 0.45 && dimAttrs.length)
+      shape = {
+        kind: 'dims',
+        dims: Array.from({ length: int(r, 1, 2) }, () =>
+          chance(r, 0.7) ? { k: 'attr', name: pick(r, dimAttrs).name } : { k: 'int', v: int(r, 1, 3) },
+        ),
+      };
+    else if (roll < 0.55)
+      shape = {
+        kind: 'dims',
+        dims: chance(r, 0.4)
+          ? []
+          : chance(r, 0.3)
+            ? Array.from({ length: 8 }, () => ({ k: 'int', v: int(r, 1, 2) }))
+            : [
+                { k: 'int', v: int(r, 1, 5) },
+                { k: 'int', v: 2 },
+              ],
+      };
     else shape = { kind: 'dims', dims: Array.from({ length: int(r, 0, 3) }, () => dimExpr(r, scope)) };
     const dtype = usedVars.length && chance(r, 0.6) ? pick(r, usedVars).name : pick(r, DTYPES);
-    outputs.push({ name: `${pick(r, NAME_STYLES.out)}${k}`, dtype, shape, base: k + 1, weights: inputs.map((i) => (i.shapeOnly ? 0 : pick(r, WEIGHTS))) });
+    outputs.push({
+      name: `${pick(r, NAME_STYLES.out)}${k}`,
+      dtype,
+      shape,
+      base: k + 1,
+      weights: inputs.map((i) => (i.shapeOnly ? 0 : pick(r, WEIGHTS))),
+    });
   }
-  const state: StatePlan[] = chance(r, 0.25) ? Array.from({ length: int(r, 1, 3) }, (_, k) => ({ name: `${pick(r, NAME_STYLES.state)}${k}`, type: pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const) })) : [];
-  const workspace = chance(r, 0.2) ? { k: 'bin', op: '+', l: { k: 'bin', op: '*', l: atom(r, scope), r: { k: 'int', v: 8 } }, r: { k: 'int', v: 16 } } as DimE : undefined;
+  const state: StatePlan[] = chance(r, 0.25)
+    ? Array.from({ length: int(r, 1, 3) }, (_, k) => ({
+        name: `${pick(r, NAME_STYLES.state)}${k}`,
+        type: pick(r, ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const),
+      }))
+    : [];
+  const workspace = chance(r, 0.2)
+    ? ({
+        k: 'bin',
+        op: '+',
+        l: { k: 'bin', op: '*', l: atom(r, scope), r: { k: 'int', v: 8 } },
+        r: { k: 'int', v: 16 },
+      } as DimE)
+    : undefined;
   const p: SpecPlan = {
     seed,
     name: `${pick(r, ['Ss', 'SpecOp', 'SSGrid', 'SsTRT'])}${seed}${pick(r, ['', 'X', 'Op', 'Nd'])}`,
     snake: seed % 7 === 3 ? `named${seed}_op` : undefined,
     domain: pick(r, [undefined, 'spec.space', `ss.d${seed % 3}.x`, 'custom']),
     version: pick(r, [1, 1, 2, 3, 1000]),
-    description: pick(r, ['closed form of the inputs and attributes', 'has "quotes", \\backslashes\\ and */ comment ends', 'ünïcode — and {{braces}}', '']),
-    vars: usedVars, inputs, attrs, outputs, state, workspace,
+    description: pick(r, [
+      'closed form of the inputs and attributes',
+      'has "quotes", \\backslashes\\ and */ comment ends',
+      'ünïcode — and {{braces}}',
+      '',
+    ]),
+    vars: usedVars,
+    inputs,
+    attrs,
+    outputs,
+    state,
+    workspace,
     flow: chance(r, 0.6),
     cuda: chance(r, 0.5),
     tests: [],

@@ -5,49 +5,79 @@ import type { AttrType } from '../../generator/spec/type-table.js';
 import type { AttrValue, DimE } from './plan.js';
 
 export const COEF = [0.125, 0.25, 0.5, 1];
-export const q = (s: string): string => JSON.stringify(s);  // valid in YAML double quotes, C++ needs its own
+export const q = (s: string): string => JSON.stringify(s); // valid in YAML double quotes, C++ needs its own
 export const num = (v: number): string => (Number.isInteger(v) && Math.abs(v) < 1e15 ? v.toFixed(1) : String(v));
 
-export interface RenderedSpec { snake: string; files: Record<string, string> }
+export interface RenderedSpec {
+  snake: string;
+  files: Record<string, string>;
+}
 
 export function yamlValue(type: AttrType, v: AttrValue): string {
   switch (type) {
-    case 'bool': return String(v);
-    case 'int': return String(v);
-    case 'float': return num(v as number);
-    case 'string': return q(v as string);
-    case 'ints': return `[${(v as number[]).join(', ')}]`;
-    case 'floats': return `[${(v as number[]).map(num).join(', ')}]`;
+    case 'bool':
+      return String(v);
+    case 'int':
+      return String(v);
+    case 'float':
+      return num(v as number);
+    case 'string':
+      return q(v as string);
+    case 'ints':
+      return `[${(v as number[]).join(', ')}]`;
+    case 'floats':
+      return `[${(v as number[]).map(num).join(', ')}]`;
   }
 }
 
 export function dimText(e: DimE, top = true): string {
   switch (e.k) {
-    case 'int': return String(e.v);
-    case 'dim': return `${e.input}[${e.axis}]`;
-    case 'attr': return e.name;
-    case 'bin': { const s = `${dimText(e.l, false)} ${e.op} ${dimText(e.r, false)}`; return top ? s : `(${s})`; }
-    case 'call': return `${e.fn}(${dimText(e.a)}, ${dimText(e.b)})`;
+    case 'int':
+      return String(e.v);
+    case 'dim':
+      return `${e.input}[${e.axis}]`;
+    case 'attr':
+      return e.name;
+    case 'bin': {
+      const s = `${dimText(e.l, false)} ${e.op} ${dimText(e.r, false)}`;
+      return top ? s : `(${s})`;
+    }
+    case 'call':
+      return `${e.fn}(${dimText(e.a)}, ${dimText(e.b)})`;
   }
 }
 
 export function dimPy(e: DimE): string {
   switch (e.k) {
-    case 'int': return String(e.v);
-    case 'dim': return `int(${e.input}.shape[${e.axis}])`;
-    case 'attr': return `int(${e.name})`;
-    case 'bin': return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
-    case 'call': return e.fn === 'ceil_div' ? `(-((-${dimPy(e.a)}) // ${dimPy(e.b)}))` : `${e.fn}(${dimPy(e.a)}, ${dimPy(e.b)})`;
+    case 'int':
+      return String(e.v);
+    case 'dim':
+      return `int(${e.input}.shape[${e.axis}])`;
+    case 'attr':
+      return `int(${e.name})`;
+    case 'bin':
+      return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
+    case 'call':
+      return e.fn === 'ceil_div' ? `(-((-${dimPy(e.a)}) // ${dimPy(e.b)}))` : `${e.fn}(${dimPy(e.a)}, ${dimPy(e.b)})`;
   }
 }
 
 export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
   switch (e.k) {
-    case 'int': return `int64_t{${e.v}}`;
-    case 'dim': return `${shapeOf(e.input)}.dims[${e.axis < 0 ? `${shapeOf(e.input)}.rank - ${-e.axis}` : e.axis}]`;
-    case 'attr': return `attrs.${e.name}`;
-    case 'bin': return e.op === '//' ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)` : `(${dimCpp(e.l, shapeOf)} ${e.op} ${dimCpp(e.r, shapeOf)})`;
-    case 'call': return e.fn === 'ceil_div' ? `opforge::ceilDiv(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)}, ok)` : `std::${e.fn}<int64_t>(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)})`;
+    case 'int':
+      return `int64_t{${e.v}}`;
+    case 'dim':
+      return `${shapeOf(e.input)}.dims[${e.axis < 0 ? `${shapeOf(e.input)}.rank - ${-e.axis}` : e.axis}]`;
+    case 'attr':
+      return `attrs.${e.name}`;
+    case 'bin':
+      return e.op === '//'
+        ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`
+        : `(${dimCpp(e.l, shapeOf)} ${e.op} ${dimCpp(e.r, shapeOf)})`;
+    case 'call':
+      return e.fn === 'ceil_div'
+        ? `opforge::ceilDiv(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)}, ok)`
+        : `std::${e.fn}<int64_t>(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)})`;
   }
 }
 
@@ -57,4 +87,3 @@ export function dimsYaml(dims: (DimE | '?')[], flow: boolean, indent: string): s
   if (flow || !items.length) return ` [${items.join(', ')}]`;
   return items.map((s) => `\n${indent}  - ${/^[0-9]+$/.test(s) || !/[:#]/.test(s) ? s : q(s)}`).join('');
 }
-

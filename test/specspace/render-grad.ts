@@ -5,7 +5,12 @@ import type { InPlan, OutPlan, SpecPlan } from './plan.js';
 import { num } from './render-common.js';
 import { bindings, ioType } from './render-kernels.js';
 
-interface GradPlan { name: string; vars: SpecPlan['vars']; outs: (OutPlan & { index: number })[]; ins: (InPlan & { index: number })[] }
+interface GradPlan {
+  name: string;
+  vars: SpecPlan['vars'];
+  outs: (OutPlan & { index: number })[];
+  ins: (InPlan & { index: number })[];
+}
 
 /** The tensor takes gradients in some binding (a mixed float/integer variable: in its float ones). */
 export function anyFloat(p: SpecPlan, dtype: string): boolean {
@@ -15,7 +20,9 @@ export function anyFloat(p: SpecPlan, dtype: string): boolean {
 
 export function gradPlan(p: SpecPlan): GradPlan | undefined {
   if (p.seed % 2 !== 0) return undefined;
-  const ins = p.inputs.map((i, index) => ({ ...i, index })).filter((i) => !i.optional && !i.shapeOnly && anyFloat(p, i.dtype));
+  const ins = p.inputs
+    .map((i, index) => ({ ...i, index }))
+    .filter((i) => !i.optional && !i.shapeOnly && anyFloat(p, i.dtype));
   const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => anyFloat(p, o.dtype));
   if (!ins.length || !outs.length) return undefined;
   const used = new Set([...ins.map((i) => i.dtype), ...outs.map((o) => o.dtype)]);
@@ -32,31 +39,47 @@ export function gradHasCuda(p: SpecPlan): boolean {
 }
 
 export function gradYaml(p: SpecPlan, g: GradPlan, snake: string): string {
-  const L = [`# The gradient op of ${p.name} (spec-space seed ${p.seed}): its closed form is linear in each input.`, `name: ${g.name}`];
+  const L = [
+    `# The gradient op of ${p.name} (spec-space seed ${p.seed}): its closed form is linear in each input.`,
+    `name: ${g.name}`,
+  ];
   if (p.snake) L.push(`snake: ${snake}_grad`);
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push('version: 1');
-  if (g.vars.length) { L.push('types:'); for (const v of g.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`); }
+  if (g.vars.length) {
+    L.push('types:');
+    for (const v of g.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`);
+  }
   L.push('inputs:');
   for (const o of g.outs) L.push(`  - { name: g_${o.name}, dtype: ${o.dtype} }`);
   for (const i of g.ins) L.push(`  - { name: s_${i.name}, dtype: ${i.dtype}, shape_only: true }`);
   L.push('outputs:');
   for (const i of g.ins) L.push(`  - { name: d_${i.name}, dtype: ${i.dtype}, shape: s_${i.name} }`);
-  L.push('kernels:', `  cpu: kernels/${snake}_grad.cpp`, ...(gradHasCuda(p) ? [`  cuda: kernels/${snake}_grad.cu`] : []), `  reference: kernels/${snake}_grad_ref.py`);
+  L.push(
+    'kernels:',
+    `  cpu: kernels/${snake}_grad.cpp`,
+    ...(gradHasCuda(p) ? [`  cuda: kernels/${snake}_grad.cu`] : []),
+    `  reference: kernels/${snake}_grad_ref.py`,
+  );
   return `${L.join('\n')}\n`;
 }
 
 export function gradCpu(p: SpecPlan, g: GradPlan, snake: string): string {
   const gs = `${snake}_grad`;
   const fake = { vars: g.vars } as SpecPlan;
-  const per = g.ins.map((i) => [
-    `  {  // d_${i.name}`,
-    `    const int64_t n = io.d_${i.name}.numel();`,
-    '    std::vector<double> acc(static_cast<size_t>(n), 0.0);',
-    ...g.outs.map((o) => `    if (n > 0) for (int64_t i = 0; i < io.g_${o.name}.numel(); ++i) acc[static_cast<size_t>(i % n)] += ${num(o.weights[i.index]!)} * num(io.g_${o.name}.data[i]);`),
-    `    for (int64_t i = 0; i < n; ++i) io.d_${i.name}.data[i] = store<elem_t<decltype(io.d_${i.name})>>(acc[static_cast<size_t>(i)]);`,
-    '  }',
-  ].join('\n'));
+  const per = g.ins.map((i) =>
+    [
+      `  {  // d_${i.name}`,
+      `    const int64_t n = io.d_${i.name}.numel();`,
+      '    std::vector<double> acc(static_cast<size_t>(n), 0.0);',
+      ...g.outs.map(
+        (o) =>
+          `    if (n > 0) for (int64_t i = 0; i < io.g_${o.name}.numel(); ++i) acc[static_cast<size_t>(i % n)] += ${num(o.weights[i.index]!)} * num(io.g_${o.name}.data[i]);`,
+      ),
+      `    for (int64_t i = 0; i < n; ++i) io.d_${i.name}.data[i] = store<elem_t<decltype(io.d_${i.name})>>(acc[static_cast<size_t>(i)]);`,
+      '  }',
+    ].join('\n'),
+  );
   return `// CPU kernel of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed}).
 #include <type_traits>
 #include <vector>
@@ -89,7 +112,12 @@ ${per.join('\n')}
 
 }  // namespace
 
-${bindings(fake).map((b) => `Status cpu(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CpuContext&) { return compute(io); }`).join('\n')}
+${bindings(fake)
+  .map(
+    (b) =>
+      `Status cpu(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CpuContext&) { return compute(io); }`,
+  )
+  .join('\n')}
 
 }  // namespace ${gs}
 }  // namespace ops
@@ -101,7 +129,8 @@ export function gradCuda(p: SpecPlan, g: GradPlan, snake: string): string {
   const gs = `${snake}_grad`;
   const fake = { vars: g.vars } as SpecPlan;
   // One thread per gradient element j: the sum over i = j (mod n) of each upstream gradient.
-  const kernels = g.ins.map((i, k) => `template <typename IoT>
+  const kernels = g.ins.map(
+    (i, k) => `template <typename IoT>
 __global__ void grad${k}(IoT io) {
   const int64_t n = io.d_${i.name}.numel();
   for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < n; j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -109,11 +138,14 @@ __global__ void grad${k}(IoT io) {
 ${g.outs.map((o) => `    for (int64_t i = j; i < io.g_${o.name}.numel(); i += n) acc += ${num(o.weights[i.index]!)} * num(io.g_${o.name}.data[i]);`).join('\n')}
     io.d_${i.name}.data[j] = store<elem_t<decltype(io.d_${i.name})>>(acc);
   }
-}`);
-  const launches = g.ins.map((i, k) => `  if (io.d_${i.name}.numel() > 0) {
+}`,
+  );
+  const launches = g.ins.map(
+    (i, k) => `  if (io.d_${i.name}.numel() > 0) {
     grad${k}<<<cuda::gridFor(io.d_${i.name}.numel()), cuda::kBlock, 0, stream>>>(io);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError("${g.name}"));
-  }`);
+  }`,
+  );
   return `// CUDA kernel of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed}).
 #include <cuda_runtime.h>
 
@@ -149,7 +181,12 @@ ${launches.join('\n')}
 
 }  // namespace
 
-${bindings(fake).map((b) => `Status cuda(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CudaContext& ctx) { return launch(io, ctx); }`).join('\n')}
+${bindings(fake)
+  .map(
+    (b) =>
+      `Status cuda(const Attrs&, const State&, const ${ioType(fake, b)}& io, const CudaContext& ctx) { return launch(io, ctx); }`,
+  )
+  .join('\n')}
 
 }  // namespace ${gs}
 }  // namespace ops
@@ -159,12 +196,17 @@ ${bindings(fake).map((b) => `Status cuda(const Attrs&, const State&, const ${ioT
 
 export function gradReference(p: SpecPlan, g: GradPlan): string {
   const params = [...g.outs.map((o) => `g_${o.name}`), ...g.ins.map((i) => `s_${i.name}`)];
-  const per = g.ins.map((i) => [
-    `    n = s_${i.name}.numel()`,
-    '    acc = torch.zeros(n, dtype=torch.float64)',
-    ...g.outs.map((o) => `    if n > 0 and g_${o.name}.numel() > 0:\n        gv = g_${o.name}.detach().reshape(-1).to("cpu", torch.float64)\n        acc.index_add_(0, torch.arange(gv.numel()) % n, ${num(o.weights[i.index]!)} * gv)`),
-    `    outs.append(_store(acc, s_${i.name}.dtype).reshape(s_${i.name}.shape).to(s_${i.name}.device))`,
-  ].join('\n'));
+  const per = g.ins.map((i) =>
+    [
+      `    n = s_${i.name}.numel()`,
+      '    acc = torch.zeros(n, dtype=torch.float64)',
+      ...g.outs.map(
+        (o) =>
+          `    if n > 0 and g_${o.name}.numel() > 0:\n        gv = g_${o.name}.detach().reshape(-1).to("cpu", torch.float64)\n        acc.index_add_(0, torch.arange(gv.numel()) % n, ${num(o.weights[i.index]!)} * gv)`,
+      ),
+      `    outs.append(_store(acc, s_${i.name}.dtype).reshape(s_${i.name}.shape).to(s_${i.name}.device))`,
+    ].join('\n'),
+  );
   return `"""PyTorch reference of ${g.name}: the gradient of ${p.name}'s closed form (spec-space seed ${p.seed})."""
 import torch
 

@@ -5,12 +5,22 @@ import { DTYPE_INFO, type AttrType, type DType } from '../../generator/spec/type
 import type { OutPlan, SpecPlan } from './plan.js';
 import { COEF, dimCpp, dimText, num } from './render-common.js';
 
-export const ENC: Record<AttrType, string> = { bool: 'encBool', int: 'encInt', float: 'encFloat', string: 'encString', ints: 'encInts', floats: 'encFloats' };
+export const ENC: Record<AttrType, string> = {
+  bool: 'encBool',
+  int: 'encInt',
+  float: 'encFloat',
+  string: 'encString',
+  ints: 'encInts',
+  floats: 'encFloats',
+};
 
 export function valueFn(p: SpecPlan, o: OutPlan, k: number): string {
   const body = [`  double v = ${num(o.base)};`, '  v += 0.25 * static_cast<double>(i % 7);'];
   p.inputs.forEach((inp, j) => {
-    if (inp.shapeOnly) { body.push(`  v += 0.25 * static_cast<double>(dimSum(io.${inp.name}));`); return; }
+    if (inp.shapeOnly) {
+      body.push(`  v += 0.25 * static_cast<double>(dimSum(io.${inp.name}));`);
+      return;
+    }
     const term = `if (io.${inp.name}.numel() > 0) v += ${num(o.weights[j]!)} * num(io.${inp.name}.data[i % io.${inp.name}.numel()]);`;
     body.push(inp.optional ? `  if (io.${inp.name}.present()) {\n    v += 3.0;\n    ${term}\n  }` : `  ${term}`);
   });
@@ -39,17 +49,25 @@ namespace ops {
 namespace ${snake} {
 namespace form {
 
-${anyInput ? `OPFORGE_HD inline double num(float16 v) { return static_cast<double>(toFloat(v)); }
+${
+  anyInput
+    ? `OPFORGE_HD inline double num(float16 v) { return static_cast<double>(toFloat(v)); }
 OPFORGE_HD inline double num(bfloat16 v) { return static_cast<double>(toFloat(v)); }
 OPFORGE_HD inline double num(bool v) { return v ? 1.0 : 0.0; }
 template <typename T>
 OPFORGE_HD inline double num(T v) { return static_cast<double>(v); }
-` : ''}${p.inputs.some((i) => i.shapeOnly) ? `OPFORGE_HD inline int64_t dimSum(const Shape& s) {
+`
+    : ''
+}${
+  p.inputs.some((i) => i.shapeOnly)
+    ? `OPFORGE_HD inline int64_t dimSum(const Shape& s) {
   int64_t acc = 0;
   for (int d = 0; d < s.rank; ++d) acc += (d + 1) * s.dims[d];
   return acc % 89;
 }
-` : ''}
+`
+    : ''
+}
 OPFORGE_HD inline int64_t wrap(double v, int64_t lo, int64_t m) {
   const int64_t u = static_cast<int64_t>(::floor(v));
   return ((u - lo) % m + m) % m + lo;
@@ -116,7 +134,8 @@ export function shapeAccess(p: SpecPlan, ioShapes: boolean): (input: string) => 
 }
 
 export function workspaceFn(p: SpecPlan): string {
-  if (!p.workspace) return '/** No workspace. */\ntemplate <typename IoT>\ninline int64_t workspaceBytes(const Attrs&, const IoT&) { return 0; }';
+  if (!p.workspace)
+    return '/** No workspace. */\ntemplate <typename IoT>\ninline int64_t workspaceBytes(const Attrs&, const IoT&) { return 0; }';
   const usesAttrs = JSON.stringify(p.workspace).includes('"attr"');
   const usesIo = JSON.stringify(p.workspace).includes('"dim"');
   const usesOk = /ceil_div|"\/\/"/.test(JSON.stringify(p.workspace));
@@ -138,8 +157,14 @@ export function ioType(p: SpecPlan, b: DType[]): string {
 }
 
 export function cpuKernel(p: SpecPlan, snake: string): string {
-  const stores = p.outputs.map((o, k) => `  for (int64_t i = 0; i < io.${o.name}.numel(); ++i) io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`);
-  const overloads = bindings(p).map((b) => `Status cpu(const Attrs& attrs, const State& state, const ${ioType(p, b)}& io, const CpuContext& ctx) { return compute(attrs, state, io, ctx); }`);
+  const stores = p.outputs.map(
+    (o, k) =>
+      `  for (int64_t i = 0; i < io.${o.name}.numel(); ++i) io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`,
+  );
+  const overloads = bindings(p).map(
+    (b) =>
+      `Status cpu(const Attrs& attrs, const State& state, const ${ioType(p, b)}& io, const CpuContext& ctx) { return compute(attrs, state, io, ctx); }`,
+  );
   return `// CPU kernel of ${p.name} (spec-space seed ${p.seed}): the closed form in ${snake}_form.h.
 #include <cstring>
 
@@ -175,12 +200,18 @@ export function configureFn(p: SpecPlan): string {
   const intAttr = p.attrs.find((a) => a.type === 'int');
   const lines = p.state.map((s) => {
     switch (s.type) {
-      case 'int': return `  state->${s.name} = (r * 7 + sum${intAttr ? ` + static_cast<int64_t>(form::encInt(attrs.${intAttr.name}))` : ''}) % 89;`;
-      case 'float': return `  state->${s.name} = 0.5f * static_cast<float>(r) + 0.25f;`;
-      case 'bool': return `  state->${s.name} = r % 2 == 0;`;
-      case 'string': return `  state->${s.name} = std::string(static_cast<size_t>(r % 5 + 1), 'q');`;
-      case 'ints': return `  state->${s.name}.assign(inputs[0].dims, inputs[0].dims + r);`;
-      case 'floats': return `  state->${s.name}.clear();\n  for (int d = 0; d < r; ++d) state->${s.name}.push_back(0.5f * static_cast<float>(inputs[0].dims[d]));`;
+      case 'int':
+        return `  state->${s.name} = (r * 7 + sum${intAttr ? ` + static_cast<int64_t>(form::encInt(attrs.${intAttr.name}))` : ''}) % 89;`;
+      case 'float':
+        return `  state->${s.name} = 0.5f * static_cast<float>(r) + 0.25f;`;
+      case 'bool':
+        return `  state->${s.name} = r % 2 == 0;`;
+      case 'string':
+        return `  state->${s.name} = std::string(static_cast<size_t>(r % 5 + 1), 'q');`;
+      case 'ints':
+        return `  state->${s.name}.assign(inputs[0].dims, inputs[0].dims + r);`;
+      case 'floats':
+        return `  state->${s.name}.clear();\n  for (int d = 0; d < r; ++d) state->${s.name}.push_back(0.5f * static_cast<float>(inputs[0].dims[d]));`;
     }
   });
   const needsSum = p.state.some((s) => s.type === 'int');
@@ -194,17 +225,24 @@ ${needsSum ? '  int64_t sum = 0;\n  for (int d = 0; d < r; ++d) sum += inputs[0]
 }
 
 export function cudaKernel(p: SpecPlan, snake: string): string {
-  const kernels = p.outputs.map((o, k) => `template <typename IoT>
+  const kernels = p.outputs.map(
+    (o, k) => `template <typename IoT>
 __global__ void output${k}(IoT io, double e) {
   const int64_t n = io.${o.name}.numel();
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));
-}`);
-  const launches = p.outputs.map((o, k) => `  if (io.${o.name}.numel() > 0) {
+}`,
+  );
+  const launches = p.outputs.map(
+    (o, k) => `  if (io.${o.name}.numel() > 0) {
     output${k}<<<cuda::gridFor(io.${o.name}.numel()), cuda::kBlock, 0, stream>>>(io, e);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
-  }`);
-  const overloads = bindings(p).map((b) => `Status cuda(const Attrs& attrs, const State& state, const ${ioType(p, b)}& io, const CudaContext& ctx) { return launch(attrs, state, io, ctx); }`);
+  }`,
+  );
+  const overloads = bindings(p).map(
+    (b) =>
+      `Status cuda(const Attrs& attrs, const State& state, const ${ioType(p, b)}& io, const CudaContext& ctx) { return launch(attrs, state, io, ctx); }`,
+  );
   return `// CUDA kernel of ${p.name} (spec-space seed ${p.seed}): the closed form in ${snake}_form.h.
 #include <cuda_runtime.h>
 
@@ -240,4 +278,3 @@ ${overloads.join('\n')}
 }
 
 // ---- Python reference -------------------------------------------------------------------
-

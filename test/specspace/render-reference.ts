@@ -18,17 +18,33 @@ export function reference(p: SpecPlan): string {
   const intAttr = p.attrs.find((a) => a.type === 'int');
   const stateLines = p.state.map((s) => {
     switch (s.type) {
-      case 'int': return `    ${s.name} = (r * 7 + sum(dims)${intAttr ? ` + int(_enc_int(${intAttr.name}))` : ''}) % 89`;
-      case 'float': return `    ${s.name} = 0.5 * r + 0.25`;
-      case 'bool': return `    ${s.name} = r % 2 == 0`;
-      case 'string': return `    ${s.name} = "q" * (r % 5 + 1)`;
-      case 'ints': return `    ${s.name} = list(dims)`;
-      case 'floats': return `    ${s.name} = [0.5 * d for d in dims]`;
+      case 'int':
+        return `    ${s.name} = (r * 7 + sum(dims)${intAttr ? ` + int(_enc_int(${intAttr.name}))` : ''}) % 89`;
+      case 'float':
+        return `    ${s.name} = 0.5 * r + 0.25`;
+      case 'bool':
+        return `    ${s.name} = r % 2 == 0`;
+      case 'string':
+        return `    ${s.name} = "q" * (r % 5 + 1)`;
+      case 'ints':
+        return `    ${s.name} = list(dims)`;
+      case 'floats':
+        return `    ${s.name} = [0.5 * d for d in dims]`;
     }
   });
-  const ENC_PY: Record<AttrType, string> = { bool: '_enc_bool', int: '_enc_int', float: '_enc_float', string: '_enc_string', ints: '_enc_ints', floats: '_enc_floats' };
+  const ENC_PY: Record<AttrType, string> = {
+    bool: '_enc_bool',
+    int: '_enc_int',
+    float: '_enc_float',
+    string: '_enc_string',
+    ints: '_enc_ints',
+    floats: '_enc_floats',
+  };
   const outs = p.outputs.map((o) => {
-    const shape = o.shape.kind === 'like' ? `tuple(${o.shape.of}.shape)` : `(${o.shape.dims.map(dimPy).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
+    const shape =
+      o.shape.kind === 'like'
+        ? `tuple(${o.shape.of}.shape)`
+        : `(${o.shape.dims.map(dimPy).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
     const varIn = p.inputs.find((i) => !i.optional && i.dtype === o.dtype);
     const dtype = varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
     const terms = p.inputs.map((inp, j) => {
@@ -138,4 +154,3 @@ ${outs.join('\n')}
 // ---- the backward (even seeds): one gradient op for every differentiable input ----
 // The closed form is linear in each input: out_o[i] += w_ok * x_k[i % n_k], so
 // d x_k[j] = sum_o w_ok * sum_{i % n_k = j} g_o[i]. Odd seeds keep no backward (both kinds run).
-

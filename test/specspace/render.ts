@@ -9,7 +9,6 @@
 // converted to the output dtype (16-bit floats via float32; integers floored and wrapped; bool:
 // odd). Every attribute and state value enters the sum, so a wrong value shows in the output.
 
-
 import { toSnake } from '../../generator/spec/names.js';
 import type { CasePlan, SpecPlan } from './plan.js';
 import { dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
@@ -21,13 +20,19 @@ export type { RenderedSpec } from './render-common.js';
 export { anyFloat, gradHasCuda, gradPlan } from './render-grad.js';
 
 function specYaml(p: SpecPlan, snake: string): string {
-  const L: string[] = [`# Spec-space op, seed ${p.seed} (test/specspace): a closed form of its inputs and attributes.`, `name: ${p.name}`];
+  const L: string[] = [
+    `# Spec-space op, seed ${p.seed} (test/specspace): a closed form of its inputs and attributes.`,
+    `name: ${p.name}`,
+  ];
   if (p.snake) L.push(`snake: ${p.snake}`);
   const g = gradPlan(p);
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push(`version: ${p.version}`);
   if (p.description) L.push(`description: ${q(p.description)}`);
-  if (p.vars.length) { L.push('types:'); for (const v of p.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`); }
+  if (p.vars.length) {
+    L.push('types:');
+    for (const v of p.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`);
+  }
   L.push('inputs:');
   for (const i of p.inputs) {
     L.push(`  - name: ${i.name}`, `    dtype: ${i.dtype}`);
@@ -44,7 +49,9 @@ function specYaml(p: SpecPlan, snake: string): string {
   L.push('outputs:');
   for (const o of p.outputs) {
     L.push(`  - name: ${o.name}`, `    dtype: ${o.dtype}`);
-    L.push(o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(o.shape.dims, p.flow, '    ')}`);
+    L.push(
+      o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(o.shape.dims, p.flow, '    ')}`,
+    );
   }
   if (p.attrs.length) {
     L.push('attributes:');
@@ -57,12 +64,18 @@ function specYaml(p: SpecPlan, snake: string): string {
       if (a.max !== undefined) L.push(`    max: ${a.max}`);
     }
   }
-  if (p.state.length) { L.push('state:'); for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`); }
+  if (p.state.length) {
+    L.push('state:');
+    for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`);
+  }
   if (p.workspace) L.push(`workspace: ${q(dimText(p.workspace))}`);
   if (g) {
-    L.push('backward:', `  - op: ${g.name}`,
+    L.push(
+      'backward:',
+      `  - op: ${g.name}`,
       `    inputs: { ${[...g.outs.map((o) => `g_${o.name}: grad(${o.name})`), ...g.ins.map((i) => `s_${i.name}: ${i.name}`)].join(', ')} }`,
-      `    outputs: { ${g.ins.map((i) => `d_${i.name}: ${i.name}`).join(', ')} }`);
+      `    outputs: { ${g.ins.map((i) => `d_${i.name}: ${i.name}`).join(', ')} }`,
+    );
   }
   L.push('kernels:', `  cpu: kernels/${snake}.cpp`);
   if (p.cuda) L.push(`  cuda: kernels/${snake}.cu`);
@@ -84,7 +97,12 @@ function caseYaml(p: SpecPlan, t: CasePlan): string[] {
     else if (t.ranges[i.name]) L.push(`      ${i.name}: { shape: ${shape}, range: [${t.ranges[i.name]!.join(', ')}] }`);
     else L.push(`      ${i.name}: ${shape}`);
   }
-  if (Object.keys(t.types).length) L.push(`    types: { ${Object.entries(t.types).map(([k, v]) => `${k}: ${v}`).join(', ')} }`);
+  if (Object.keys(t.types).length)
+    L.push(
+      `    types: { ${Object.entries(t.types)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')} }`,
+    );
   const attrs = p.attrs.filter((a) => a.name in t.attrs);
   if (attrs.length) {
     L.push('    attributes:');
@@ -115,4 +133,3 @@ export function renderSpec(p: SpecPlan): RenderedSpec {
   }
   return { snake, files };
 }
-

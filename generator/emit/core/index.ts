@@ -2,8 +2,18 @@
 // attributes struct, validation, shape and dtype inference compiled from the IR's
 // expression trees, serialization, and the kernel contract with its dtype dispatch.
 
-import type { InputIR, OpIR, } from '../../spec/ir.js';
-import { constraintReads, coreHeaderPath, cppNamespace, cppParam, dtypeUnder, exprReads, ioType, opHash, shapeReads } from '../../spec/ir-helpers.js';
+import type { InputIR, OpIR } from '../../spec/ir.js';
+import {
+  constraintReads,
+  coreHeaderPath,
+  cppNamespace,
+  cppParam,
+  dtypeUnder,
+  exprReads,
+  ioType,
+  opHash,
+  shapeReads,
+} from '../../spec/ir-helpers.js';
 import { ATTR_INFO, DTYPE_INFO } from '../../spec/type-table.js';
 import { CACHE_FILE, STAMP_FILE } from '../../output/write-out.js';
 import { cppExpr } from '../lang/cpp-expr.js';
@@ -18,7 +28,7 @@ export const coreEmitter: Emitter = defineEmitter({
     return [
       ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`)),
       // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
-      projectFile('.gitignore', lines('# gen\'s bookkeeping, not output:', STAMP_FILE, CACHE_FILE)),
+      projectFile('.gitignore', lines("# gen's bookkeeping, not output:", STAMP_FILE, CACHE_FILE)),
     ];
   },
   op(op: OpIR): GeneratedFile[] {
@@ -78,7 +88,9 @@ function emitCore(op: OpIR): string {
     '',
     emitDispatch(op, 'cpu', 'CpuContext'),
     '',
-    op.kernels.cuda ? emitDispatch(op, 'cuda', 'CudaContext') : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
+    op.kernels.cuda
+      ? emitDispatch(op, 'cuda', 'CudaContext')
+      : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
     '',
     emitCoreType(op),
     '',
@@ -120,20 +132,31 @@ function emitCoreType(op: OpIR): string {
     `  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ${q}::inferShapes(a, in, out); }`,
     `  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ${q}::workspaceSize(a, in, bytes); }`,
     `  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ${q}::runCpu(a, s, in, out, c); }`,
-    op.kernels.cuda ? `  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ${q}::runCuda(a, s, in, out, c); }` : null,
-    op.hasConfigure ? `  static Status configure(const Attrs& a, const Shape* in, State* s) { return ${q}::configure(a, in, s); }` : null,
+    op.kernels.cuda
+      ? `  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ${q}::runCuda(a, s, in, out, c); }`
+      : null,
+    op.hasConfigure
+      ? `  static Status configure(const Attrs& a, const Shape* in, State* s) { return ${q}::configure(a, in, s); }`
+      : null,
     '};',
   );
 }
 
 function emitAttrs(op: OpIR): string {
   const fields = op.attributes.map((a) => {
-    const init = a.default !== undefined ? ` = ${cppAttrValue(a, a.default)}` : a.type === 'bool' ? ' = false' : ['int', 'float'].includes(a.type) ? ' = 0' : '';
+    const init =
+      a.default !== undefined
+        ? ` = ${cppAttrValue(a, a.default)}`
+        : a.type === 'bool'
+          ? ' = false'
+          : ['int', 'float'].includes(a.type)
+            ? ' = 0'
+            : '';
     const note = a.required ? 'required' : '';
     const d = commentText([note, a.description].filter(Boolean).join('; '));
     return `  ${ATTR_INFO[a.type].cpp} ${a.name}${init};${d ? `  // ${d}` : ''}`;
   });
-  return lines('/** Attributes, initialized to the spec\'s defaults. */', 'struct Attrs {', fields, '};');
+  return lines("/** Attributes, initialized to the spec's defaults. */", 'struct Attrs {', fields, '};');
 }
 
 function emitState(op: OpIR): string {
@@ -143,8 +166,12 @@ function emitState(op: OpIR): string {
     return `  ${ATTR_INFO[s.type].cpp} ${s.name}${init};${d ? `  // ${d}` : ''}`;
   });
   return lines(
-    op.state.length ? '/** State that configure() computes; serialized with the attributes. */' : '/** No extra state: everything the kernel needs is in Attrs and the shapes. */',
-    'struct State {', fields, '};',
+    op.state.length
+      ? '/** State that configure() computes; serialized with the attributes. */'
+      : '/** No extra state: everything the kernel needs is in Attrs and the shapes. */',
+    'struct State {',
+    fields,
+    '};',
   );
 }
 
@@ -154,19 +181,25 @@ function emitValidate(op: OpIR): string {
     const isList = a.type === 'ints' || a.type === 'floats';
     const v = isList ? 'v' : `attrs.${a.name}`;
     const conds: string[] = [];
-    if (a.min !== undefined) conds.push(`!(${v} >= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.min) : cppInt(a.min)})`);
-    if (a.max !== undefined) conds.push(`!(${v} <= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.max) : cppInt(a.max)})`);
+    if (a.min !== undefined)
+      conds.push(`!(${v} >= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.min) : cppInt(a.min)})`);
+    if (a.max !== undefined)
+      conds.push(`!(${v} <= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.max) : cppInt(a.max)})`);
     if (a.type === 'float' || a.type === 'floats') conds.push(`!std::isfinite(${v})`);
-    const range = [a.min !== undefined ? `>= ${a.min}` : '', a.max !== undefined ? `<= ${a.max}` : ''].filter(Boolean).join(' and ');
+    const range = [a.min !== undefined ? `>= ${a.min}` : '', a.max !== undefined ? `<= ${a.max}` : '']
+      .filter(Boolean)
+      .join(' and ');
     const what = range ? `finite and ${range}` : 'finite';
     if (conds.length) {
       const msg = a.type === 'float' || a.type === 'floats' ? what : range;
       const body = `return Status::Error(std::string(kName) + ": attribute ${a.name} must be ${msg}, got " + std::to_string(${v}));`;
-      if (isList) checks.push(`  for (const auto v : attrs.${a.name}) {`, `    if (${conds.join(' || ')}) ${body}`, '  }');
+      if (isList)
+        checks.push(`  for (const auto v : attrs.${a.name}) {`, `    if (${conds.join(' || ')}) ${body}`, '  }');
       else checks.push(`  if (${conds.join(' || ')}) ${body}`);
     }
     if (a.enum) {
-      const values = a.type === 'string' ? a.enum.map((e) => cppString(String(e))) : a.enum.map((e) => cppInt(Number(e)));
+      const values =
+        a.type === 'string' ? a.enum.map((e) => cppString(String(e))) : a.enum.map((e) => cppInt(Number(e)));
       const list = a.enum.map(String).join(', ');
       checks.push(
         `  {`,
@@ -178,7 +211,7 @@ function emitValidate(op: OpIR): string {
     }
   }
   return lines(
-    '/** Checks attribute values against the spec\'s enums and ranges. */',
+    "/** Checks attribute values against the spec's enums and ranges. */",
     `inline Status validate(const Attrs& ${checks.length ? 'attrs' : '/*attrs*/'}) {`,
     checks,
     '  return Status::Ok();',
@@ -232,20 +265,32 @@ function emitTypes(op: OpIR): string {
   // over the variables in declaration order, matching op.bindings.
   const body: string[] = [];
   const present = (i: InputIR): string => (i.optional ? `present[${i.index}]` : 'true');
-  op.typeVars.forEach((tv, k) => body.push(`  DType var${k} = DType::${DTYPE_INFO[tv.dtypes[0]!].cppEnum};  // ${tv.name}`));
+  op.typeVars.forEach((tv, k) =>
+    body.push(`  DType var${k} = DType::${DTYPE_INFO[tv.dtypes[0]!].cppEnum};  // ${tv.name}`),
+  );
   op.typeVars.forEach((tv, k) => {
     const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === tv.name)!;
     body.push(`  var${k} = inputs[${binder.index}];`);
     const allowed = tv.dtypes.map((d) => `var${k} == DType::${DTYPE_INFO[d].cppEnum}`).join(' || ');
-    body.push(`  if (!(${allowed})) return Status::Error(std::string(kName) + ": input ${binder.name} has dtype " + dtypeName(var${k}) + "; ${tv.name} allows ${tv.dtypes.join(', ')}");`);
+    body.push(
+      `  if (!(${allowed})) return Status::Error(std::string(kName) + ": input ${binder.name} has dtype " + dtypeName(var${k}) + "; ${tv.name} allows ${tv.dtypes.join(', ')}");`,
+    );
   });
   for (const i of op.inputs) {
-    const want = i.type.kind === 'fixed' ? `DType::${DTYPE_INFO[i.type.dtype].cppEnum}` : `var${op.typeVars.findIndex((t) => i.type.kind === 'var' && t.name === i.type.name)}`;
+    const want =
+      i.type.kind === 'fixed'
+        ? `DType::${DTYPE_INFO[i.type.dtype].cppEnum}`
+        : `var${op.typeVars.findIndex((t) => i.type.kind === 'var' && t.name === i.type.name)}`;
     const wantName = i.type.kind === 'fixed' ? `"${i.type.dtype}"` : `dtypeName(${want})`;
-    body.push(`  if (${present(i) === 'true' ? '' : `${present(i)} && `}inputs[${i.index}] != ${want}) return Status::Error(std::string(kName) + ": input ${i.name} has dtype " + dtypeName(inputs[${i.index}]) + ", expected " + ${wantName});`);
+    body.push(
+      `  if (${present(i) === 'true' ? '' : `${present(i)} && `}inputs[${i.index}] != ${want}) return Status::Error(std::string(kName) + ": input ${i.name} has dtype " + dtypeName(inputs[${i.index}]) + ", expected " + ${wantName});`,
+    );
   }
   for (const o of op.outputs) {
-    const v = o.type.kind === 'fixed' ? `DType::${DTYPE_INFO[o.type.dtype].cppEnum}` : `var${op.typeVars.findIndex((t) => o.type.kind === 'var' && t.name === o.type.name)}`;
+    const v =
+      o.type.kind === 'fixed'
+        ? `DType::${DTYPE_INFO[o.type.dtype].cppEnum}`
+        : `var${op.typeVars.findIndex((t) => o.type.kind === 'var' && t.name === o.type.name)}`;
     body.push(`  outputs[${o.index}] = ${v};`);
   }
   let idx = '0';
@@ -280,19 +325,29 @@ function emitShapes(op: OpIR): string {
   for (const i of op.inputs) {
     const guard = i.optional ? `present[${i.index}] && ` : '';
     if (i.rank !== null) {
-      checks.push(`  if (${guard}inputs[${i.index}].rank != ${i.rank}) return Status::Error(std::string(kName) + ": input ${i.name} must have rank ${i.rank}, got " + std::to_string(inputs[${i.index}].rank));`);
+      checks.push(
+        `  if (${guard}inputs[${i.index}].rank != ${i.rank}) return Status::Error(std::string(kName) + ": input ${i.name} must have rank ${i.rank}, got " + std::to_string(inputs[${i.index}].rank));`,
+      );
     } else {
-      checks.push(`  if (${guard}(inputs[${i.index}].rank < 0 || inputs[${i.index}].rank > kMaxRank)) return Status::Error(std::string(kName) + ": input ${i.name} has rank " + std::to_string(inputs[${i.index}].rank) + ", at most " + std::to_string(kMaxRank) + " is supported");`);
+      checks.push(
+        `  if (${guard}(inputs[${i.index}].rank < 0 || inputs[${i.index}].rank > kMaxRank)) return Status::Error(std::string(kName) + ": input ${i.name} has rank " + std::to_string(inputs[${i.index}].rank) + ", at most " + std::to_string(kMaxRank) + " is supported");`,
+      );
     }
-    checks.push(`  for (int d = 0; ${guard ? `present[${i.index}] && ` : ''}d < inputs[${i.index}].rank; ++d) if (inputs[${i.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": input ${i.name} has a negative dim");`);
+    checks.push(
+      `  for (int d = 0; ${guard ? `present[${i.index}] && ` : ''}d < inputs[${i.index}].rank; ++d) if (inputs[${i.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": input ${i.name} has a negative dim");`,
+    );
     const c = i.constraint;
     if (c.kind === 'like') {
-      checks.push(`  if (${guard}inputs[${i.index}] != inputs[${c.inputIndex}]) return Status::Error(std::string(kName) + ": input ${i.name} must have the shape of ${c.input} " + inputs[${c.inputIndex}].str() + ", got " + inputs[${i.index}].str());`);
+      checks.push(
+        `  if (${guard}inputs[${i.index}] != inputs[${c.inputIndex}]) return Status::Error(std::string(kName) + ": input ${i.name} must have the shape of ${c.input} " + inputs[${c.inputIndex}].str() + ", got " + inputs[${i.index}].str());`,
+      );
     } else if (c.kind === 'dims') {
       c.dims.forEach((d, axis) => {
         if (d.kind !== 'expr') return;
         const src = commentText(d.source).replace(/["\\]/g, '');
-        checks.push(`  if (${guard}inputs[${i.index}].dims[${axis}] != ${cppExpr(d.expr, env)}) return Status::Error(std::string(kName) + ": dim ${axis} of input ${i.name} must equal ${src}, got " + std::to_string(inputs[${i.index}].dims[${axis}]));`);
+        checks.push(
+          `  if (${guard}inputs[${i.index}].dims[${axis}] != ${cppExpr(d.expr, env)}) return Status::Error(std::string(kName) + ": dim ${axis} of input ${i.name} must equal ${src}, got " + std::to_string(inputs[${i.index}].dims[${axis}]));`,
+        );
       });
     }
   }
@@ -304,11 +359,16 @@ function emitShapes(op: OpIR): string {
     }
     infer.push(`  outputs[${o.index}].rank = ${o.shape.dims.length};`);
     o.shape.dims.forEach((e, k) => {
-      infer.push(`  outputs[${o.index}].dims[${k}] = ${cppExpr(e, env)};  // ${commentText(o.shape.kind === 'dims' ? o.shape.source[k]! : '')}`);
+      infer.push(
+        `  outputs[${o.index}].dims[${k}] = ${cppExpr(e, env)};  // ${commentText(o.shape.kind === 'dims' ? o.shape.source[k]! : '')}`,
+      );
     });
-    infer.push(`  for (int d = 0; d < outputs[${o.index}].rank; ++d) if (outputs[${o.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": output ${o.name} would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[${o.index}].dims[d]) + ")");`);
+    infer.push(
+      `  for (int d = 0; d < outputs[${o.index}].rank; ++d) if (outputs[${o.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": output ${o.name} would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[${o.index}].dims[d]) + ")");`,
+    );
   }
-  const divCheck = (what: string) => `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in ${what}");`;
+  const divCheck = (what: string) =>
+    `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in ${what}");`;
   // Parameters are named only when the compiled expressions read them: output shapes may read
   // only attributes (`[num_segments]`) or only constants (`[4, 2]`), the workspace likewise.
   // checkShapes always reads `inputs` (every input's rank is checked).
@@ -326,7 +386,7 @@ function emitShapes(op: OpIR): string {
     '  return Status::Ok();',
     '}',
     '',
-    '/** Output shapes from the spec\'s shape expressions. Call after checkShapes(). */',
+    "/** Output shapes from the spec's shape expressions. Call after checkShapes(). */",
     `inline Status inferShapes(const Attrs& ${cppParam('attrs', out.attrs)}, const Shape* ${cppParam('inputs', out.dims)}, Shape* outputs) {`,
     out.division ? '  bool ok = true;' : null,
     infer,
@@ -349,7 +409,9 @@ function emitShapes(op: OpIR): string {
 function ioFields(op: OpIR, typeName: (t: OpIR['inputs'][number]['type']) => string): string[] {
   const fields: string[] = [];
   for (const i of op.inputs) {
-    const d = commentText([i.optional ? 'optional: data is null when absent' : '', i.description].filter(Boolean).join('; '));
+    const d = commentText(
+      [i.optional ? 'optional: data is null when absent' : '', i.description].filter(Boolean).join('; '),
+    );
     if (i.shapeOnly) fields.push(`  Shape ${i.name};  // shape only${d ? `; ${d}` : ''}`);
     else fields.push(`  TensorView<const ${typeName(i.type)}> ${i.name};${d ? `  // ${d}` : ''}`);
   }
@@ -362,13 +424,19 @@ function ioFields(op: OpIR, typeName: (t: OpIR['inputs'][number]['type']) => str
 
 function emitContract(op: OpIR): string {
   const templ = op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null;
-  const typeName = (t: OpIR['inputs'][number]['type']): string => (t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name);
+  const typeName = (t: OpIR['inputs'][number]['type']): string =>
+    t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name;
   const decls: string[] = [];
   const devices: [string, string][] = [['cpu', 'CpuContext']];
   if (op.kernels.cuda) devices.push(['cuda', 'CudaContext']);
   for (const [fn, ctx] of devices) {
-    decls.push(`// ${fn === 'cpu' ? `CPU kernel, in ${op.kernels.cpu}` : `CUDA kernel, in ${op.kernels.cuda!}: launch on ctx.stream, return without synchronizing`}`);
-    for (const b of op.bindings) decls.push(`Status ${fn}(const Attrs& attrs, const State& state, const ${ioType(op, b)}& io, const ${ctx}& ctx);`);
+    decls.push(
+      `// ${fn === 'cpu' ? `CPU kernel, in ${op.kernels.cpu}` : `CUDA kernel, in ${op.kernels.cuda!}: launch on ctx.stream, return without synchronizing`}`,
+    );
+    for (const b of op.bindings)
+      decls.push(
+        `Status ${fn}(const Attrs& attrs, const State& state, const ${ioType(op, b)}& io, const ${ctx}& ctx);`,
+      );
   }
   return lines(
     '// ---- Kernel contract ------------------------------------------------------------',
@@ -380,7 +448,13 @@ function emitContract(op: OpIR): string {
     '};',
     '',
     decls,
-    op.hasConfigure ? ['', '/** Fills State from the attributes and input shapes (in the CPU kernel file); called before the first run. */', 'Status configure(const Attrs& attrs, const Shape* inputs, State* state);'] : null,
+    op.hasConfigure
+      ? [
+          '',
+          '/** Fills State from the attributes and input shapes (in the CPU kernel file); called before the first run. */',
+          'Status configure(const Attrs& attrs, const Shape* inputs, State* state);',
+        ]
+      : null,
   );
 }
 
@@ -393,7 +467,8 @@ function emitDispatch(op: OpIR, fn: 'cpu' | 'cuda', ctxType: string): string {
       if (i.shapeOnly) cases.push(`      io.${i.name} = inputs[${i.index}].shape;`);
       else cases.push(`      io.${i.name} = view<const ${DTYPE_INFO[dtypeUnder(i.type, b)].cpp}>(inputs[${i.index}]);`);
     }
-    for (const o of op.outputs) cases.push(`      io.${o.name} = view<${DTYPE_INFO[dtypeUnder(o.type, b)].cpp}>(outputs[${o.index}]);`);
+    for (const o of op.outputs)
+      cases.push(`      io.${o.name} = view<${DTYPE_INFO[dtypeUnder(o.type, b)].cpp}>(outputs[${o.index}]);`);
     cases.push(`      return ${fn}(attrs, state, io, ctx);`);
     cases.push('    }');
   });

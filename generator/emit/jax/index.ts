@@ -15,7 +15,9 @@ import { emitJaxInit, emitJaxModule } from './python.js';
 export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 function emitDtypeHeader(): string {
-  const from = DTYPES.map((d) => `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`);
+  const from = DTYPES.map(
+    (d) => `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
+  );
   return lines(
     '// xla::ffi::DataType -> opforge::DType, from the type table.',
     '#pragma once',
@@ -42,7 +44,7 @@ function emitDtypeHeader(): string {
 
 function emitJaxCmake(): string {
   return lines(
-    '# The JAX library, opforge_jax_ops (every op\'s XLA FFI handlers). Configure from out/:',
+    "# The JAX library, opforge_jax_ops (every op's XLA FFI handlers). Configure from out/:",
     '#   cmake -S out -B build -DWITH_JAX=ON [-DJAX_PYTHON=/path/to/venv/bin/python] [-DWITH_CUDA=ON]',
     '#   cmake --build build --target opforge_jax_ops',
     '# Python loads it with opforge_jax (out/jax/opforge_jax: put out/jax on sys.path).',

@@ -12,11 +12,15 @@ import { jaxSymbols, jaxTarget, PRESENT_ATTR } from './names.js';
 /** The op core's value of an attribute from its decoded FFI value. */
 function coreValue(a: AttributeIR): string {
   switch (a.type) {
-    case 'float': return `bridge::narrow(${a.name})`;
-    case 'string': return `bridge::toString(${a.name})`;
+    case 'float':
+      return `bridge::narrow(${a.name})`;
+    case 'string':
+      return `bridge::toString(${a.name})`;
     case 'ints':
-    case 'floats': return `bridge::toVector(${a.name})`;
-    default: return a.name;
+    case 'floats':
+      return `bridge::toVector(${a.name})`;
+    default:
+      return a.name;
   }
 }
 
@@ -26,7 +30,12 @@ export function emitJaxHandlers(op: OpIR): string {
   const hasOptional = op.inputs.some((i) => i.optional);
   const attrParams = op.attributes.map((a) => `${ATTR_INFO[a.type].xla.decode} ${a.name}`);
   const attrArgs = op.attributes.map((a) => a.name);
-  const params = ['ffi::RemainingArgs opforge_args', 'ffi::RemainingRets opforge_rets', ...attrParams, ...(hasOptional ? ['int64_t opforge_present'] : [])];
+  const params = [
+    'ffi::RemainingArgs opforge_args',
+    'ffi::RemainingRets opforge_rets',
+    ...attrParams,
+    ...(hasOptional ? ['int64_t opforge_present'] : []),
+  ];
   const present = hasOptional ? 'static_cast<uint64_t>(opforge_present)' : 'kAllPresent';
   const binds = [
     '.RemainingArgs()',
@@ -91,7 +100,9 @@ export function emitJaxHandlers(op: OpIR): string {
     '#ifdef OPFORGE_JAX_WITH_CUDA',
     `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cuda}, ::opforge::jax_ops::${s}::runCuda,`,
     '    ::xla::ffi::Ffi::Bind()',
-    indent(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()', ...binds]).join('\n').replace(/$/, ');'),
+    indent(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()', ...binds])
+      .join('\n')
+      .replace(/$/, ');'),
     '#endif',
   );
 }

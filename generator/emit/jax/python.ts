@@ -23,10 +23,14 @@ function tuple(items: string[]): string {
 
 function pyValue(type: AttributeIR['type'], v: AttrValue, asTuple = false): string {
   switch (type) {
-    case 'bool': return v ? 'True' : 'False';
-    case 'int': return String(v);
-    case 'float': return plainFloat(v as number);
-    case 'string': return pyString(v as string);
+    case 'bool':
+      return v ? 'True' : 'False';
+    case 'int':
+      return String(v);
+    case 'float':
+      return plainFloat(v as number);
+    case 'string':
+      return pyString(v as string);
     case 'ints':
     case 'floats': {
       const items = (v as number[]).map((x) => (type === 'ints' ? String(x) : plainFloat(x)));
@@ -43,7 +47,10 @@ function firstInputOf(op: OpIR, typeVar: string): number {
 
 function shapesFn(op: OpIR): string {
   const rows = op.outputs.map((o) => {
-    const expr = o.shape.kind === 'like' ? `tuple(shapes[${o.shape.inputIndex}])` : tuple(o.shape.dims.map((e) => pyExpr(e, DIMS))).replace(/^\(\)$/, '()');
+    const expr =
+      o.shape.kind === 'like'
+        ? `tuple(shapes[${o.shape.inputIndex}])`
+        : tuple(o.shape.dims.map((e) => pyExpr(e, DIMS))).replace(/^\(\)$/, '()');
     const src = o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`;
     return `        ${expr},  # ${o.name}: ${commentText(src)}`;
   });
@@ -58,12 +65,14 @@ function shapesFn(op: OpIR): string {
 
 function gradient(g: GradientIR): string {
   const src = g.inputs.map((x) => (x ? `(${pyString(x.kind)}, ${x.index})` : 'None'));
-  const opt = (xs: (string | number | undefined)[]): string => tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
+  const opt = (xs: (string | number | undefined)[]): string =>
+    tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
   return `        _rt.Gradient(${pyString(g.ident.snake)}, inputs=${tuple(src)}, attributes=${opt(g.attributes)}, outputs=${opt(g.outputs)}),`;
 }
 
 function opInfo(op: OpIR): string {
-  const field = (name: string, rows: string[]): string[] => (rows.length ? [`    ${name}=(`, ...rows, '    ),'] : [`    ${name}=(),`]);
+  const field = (name: string, rows: string[]): string[] =>
+    rows.length ? [`    ${name}=(`, ...rows, '    ),'] : [`    ${name}=(),`];
   const sym = jaxSymbols(op);
   return lines(
     '_OP = _rt.OpInfo(',
@@ -72,13 +81,31 @@ function opInfo(op: OpIR): string {
     `    snake=${pyString(op.ident.snake)},`,
     `    target=${pyString(jaxTarget(op))},`,
     `    symbols=(${pyString(sym.cpu)}, ${pyString(sym.cuda)}),`,
-    ...field('inputs', op.inputs.map((i) => `        _rt.Input(${pyString(i.name)}, ${tuple(allowedDtypes(i.type).map(pyString))}, ` +
-      `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`)),
-    ...field('outputs', op.outputs.map((o) => `        _rt.Output(${pyString(o.name)}, ${tuple(allowedDtypes(o.type).map(pyString))}, ` +
-      `${o.type.kind === 'var' ? firstInputOf(op, o.type.name) : 'None'}, ${o.differentiable ? 'True' : 'False'}),`)),
-    ...field('attributes', op.attributes.map((a) => `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
-      `${a.default === undefined ? 'None' : pyValue(a.type, a.default)}, ` +
-      `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ${a.min ?? 'None'}, ${a.max ?? 'None'}),`)),
+    ...field(
+      'inputs',
+      op.inputs.map(
+        (i) =>
+          `        _rt.Input(${pyString(i.name)}, ${tuple(allowedDtypes(i.type).map(pyString))}, ` +
+          `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`,
+      ),
+    ),
+    ...field(
+      'outputs',
+      op.outputs.map(
+        (o) =>
+          `        _rt.Output(${pyString(o.name)}, ${tuple(allowedDtypes(o.type).map(pyString))}, ` +
+          `${o.type.kind === 'var' ? firstInputOf(op, o.type.name) : 'None'}, ${o.differentiable ? 'True' : 'False'}),`,
+      ),
+    ),
+    ...field(
+      'attributes',
+      op.attributes.map(
+        (a) =>
+          `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
+          `${a.default === undefined ? 'None' : pyValue(a.type, a.default)}, ` +
+          `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ${a.min ?? 'None'}, ${a.max ?? 'None'}),`,
+      ),
+    ),
     '    result_shapes=result_shapes,',
     `    vmap_method=${pyString(jaxVmapMethod(op))},`,
     `    has_cuda=${op.kernels.cuda ? 'True' : 'False'},`,
@@ -90,17 +117,26 @@ function opInfo(op: OpIR): string {
 
 function signature(op: OpIR): string {
   const ins = op.inputs.map((i) => `${i.name}: ${i.optional ? 'Optional[jax.Array] = None' : 'jax.Array'}`);
-  const attrs = op.attributes.map((a) => `${a.name}: ${ATTR_INFO[a.type].py}${a.default === undefined ? '' : ` = ${pyValue(a.type, a.default, true)}`}`);
+  const attrs = op.attributes.map(
+    (a) =>
+      `${a.name}: ${ATTR_INFO[a.type].py}${a.default === undefined ? '' : ` = ${pyValue(a.type, a.default, true)}`}`,
+  );
   return [...ins, ...(attrs.length ? ['*', ...attrs] : [])].join(', ');
 }
 
 export function emitJaxModule(op: OpIR): string {
   const ret = op.outputs.length === 1 ? 'jax.Array' : `Tuple[${op.outputs.map(() => 'jax.Array').join(', ')}]`;
   const argDocs = [
-    ...op.inputs.map((i) => `        ${i.name}: ${allowedDtypes(i.type).join(' | ')}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}. ${commentText(i.description)}`.trimEnd()),
-    ...op.attributes.map((a) => `        ${a.name}: ${a.type}${a.required ? ', required' : ''}. ${commentText(a.description)}`.trimEnd()),
+    ...op.inputs.map((i) =>
+      `        ${i.name}: ${allowedDtypes(i.type).join(' | ')}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}. ${commentText(i.description)}`.trimEnd(),
+    ),
+    ...op.attributes.map((a) =>
+      `        ${a.name}: ${a.type}${a.required ? ', required' : ''}. ${commentText(a.description)}`.trimEnd(),
+    ),
   ];
-  const retDocs = op.outputs.map((o) => `        ${o.name}: ${allowedDtypes(o.type).join(' | ')}. ${commentText(o.description)}`.trimEnd());
+  const retDocs = op.outputs.map((o) =>
+    `        ${o.name}: ${allowedDtypes(o.type).join(' | ')}. ${commentText(o.description)}`.trimEnd(),
+  );
   const attrDict = `{${op.attributes.map((a) => `${pyString(a.name)}: ${a.name}`).join(', ')}}`;
   return lines(
     `"""${op.name} for JAX: the custom-call target ${commentText(jaxTarget(op))} (XLA FFI), from ${commentText(op.source.relFile)}."""`,
@@ -161,7 +197,17 @@ export function emitJaxInit(ops: readonly OpIR[]): string {
     '}',
     '',
     '__all__ = [',
-    ...['JaxlibMismatchError', 'OPS', 'build_info', 'export_disabled_checks', 'library_path', 'load_library', ...ops.map((o) => o.ident.snake)].sort().map((n) => `    ${pyString(n)},`),
+    ...[
+      'JaxlibMismatchError',
+      'OPS',
+      'build_info',
+      'export_disabled_checks',
+      'library_path',
+      'load_library',
+      ...ops.map((o) => o.ident.snake),
+    ]
+      .sort()
+      .map((n) => `    ${pyString(n)},`),
     ']',
   );
 }

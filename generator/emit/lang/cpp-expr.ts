@@ -13,9 +13,12 @@ export interface CppExprEnv {
 
 export function cppExpr(e: Expr, env: CppExprEnv): string {
   switch (e.kind) {
-    case 'int': return e.value < 0 ? `int64_t{${e.value}}` : `int64_t{${e.value}}`;
-    case 'dim': return env.dim(e.inputIndex, e.axis);
-    case 'attr': return env.attr(e.name);
+    case 'int':
+      return e.value < 0 ? `int64_t{${e.value}}` : `int64_t{${e.value}}`;
+    case 'dim':
+      return env.dim(e.inputIndex, e.axis);
+    case 'attr':
+      return env.attr(e.name);
     case 'binary': {
       const a = cppExpr(e.left, env);
       const b = cppExpr(e.right, env);

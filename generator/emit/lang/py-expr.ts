@@ -16,9 +16,12 @@ export interface PyExprEnv {
 
 export function pyExpr(e: Expr, env: PyExprEnv): string {
   switch (e.kind) {
-    case 'int': return e.value < 0 ? `(${e.value})` : String(e.value);
-    case 'dim': return env.dim(e.inputIndex, e.axis);
-    case 'attr': return env.attr(e.name);
+    case 'int':
+      return e.value < 0 ? `(${e.value})` : String(e.value);
+    case 'dim':
+      return env.dim(e.inputIndex, e.axis);
+    case 'attr':
+      return env.attr(e.name);
     case 'binary': {
       if (env.helper) return `${env.helper(e.op)}(${pyExpr(e.left, env)}, ${pyExpr(e.right, env)})`;
       return `(${pyExpr(e.left, env)} ${e.op} ${pyExpr(e.right, env)})`;

@@ -6,7 +6,16 @@ import type { AttributeIR, OpIR, ProjectIR } from '../../spec/ir.js';
 import { allowedDtypes } from '../../spec/ir-helpers.js';
 import { coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type EmitContext,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { commentText, tsString } from '../../spec/literals.js';
 
 /**
@@ -43,7 +52,9 @@ const isScalar = (a: AttributeIR): boolean => a.type === 'bool' || a.type === 'i
 function attrPlaces(op: OpIR): { attr: AttributeIR; slot: number; arg: number }[] {
   let slots = 0;
   let args = op.inputs.length;
-  return op.attributes.map((attr) => (isScalar(attr) ? { attr, slot: slots++, arg: -1 } : { attr, slot: -1, arg: args++ }));
+  return op.attributes.map((attr) =>
+    isScalar(attr) ? { attr, slot: slots++, arg: -1 } : { attr, slot: -1, arg: args++ },
+  );
 }
 
 function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: number }): string[] {
@@ -51,12 +62,17 @@ function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: num
   const slot = `slots[opforge::node::abi::kAttrBase + ${p.slot}]`;
   const arg = `info[${p.arg}]`;
   switch (a.type) {
-    case 'bool': return [`  attrs->${a.name} = ${slot} != 0;`];
-    case 'int': return [`  attrs->${a.name} = opforge::node::toInt64(${slot});`];
-    case 'float': return [`  attrs->${a.name} = static_cast<float>(${slot});`];
-    case 'string': return [
-      `  if (!${arg}.IsString()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be a string"), false;`,
-      `  attrs->${a.name} = ${arg}.As<Napi::String>().Utf8Value();`];
+    case 'bool':
+      return [`  attrs->${a.name} = ${slot} != 0;`];
+    case 'int':
+      return [`  attrs->${a.name} = opforge::node::toInt64(${slot});`];
+    case 'float':
+      return [`  attrs->${a.name} = static_cast<float>(${slot});`];
+    case 'string':
+      return [
+        `  if (!${arg}.IsString()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be a string"), false;`,
+        `  attrs->${a.name} = ${arg}.As<Napi::String>().Utf8Value();`,
+      ];
     case 'ints':
     case 'floats': {
       const conv = a.type === 'ints' ? 'Int64Value()' : 'FloatValue()';
@@ -66,7 +82,8 @@ function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: num
         `    Napi::Array v = ${arg}.As<Napi::Array>();`,
         `    attrs->${a.name}.clear();`,
         `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`,
-        '  }'];
+        '  }',
+      ];
     }
   }
 }
@@ -151,20 +168,36 @@ function jsValue(v: unknown): string {
 }
 
 function indexJs(project: ProjectIR, ctx: EmitContext): string {
-  const meta = project.ops.map(ctx.perOp('node/index.js', (op) => lines(
-    `  ${op.ident.camel}: {`,
-    `    name: ${tsString(op.name)}, fn: 'run_${op.ident.snake}', fnAsync: 'run_${op.ident.snake}_async',`,
-    `    inputs: [${op.inputs.map((i) => `{ name: ${tsString(i.name)}, dtypes: [${allowedDtypes(i.type).map((d) => tsString(d)).join(', ')}], rank: ${i.rank ?? 'null'}, optional: ${i.optional} }`).join(', ')}],`,
-    `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}], arity: ${op.inputs.length + attrPlaces(op).filter((p) => p.arg >= 0).length},`,
-    `    attributes: [${attrPlaces(op).map(({ attr: a, slot, arg }) => `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'}, slot: ${slot}, arg: ${arg} }`).join(', ')}],`,
-    '  },',
-  )));
+  const meta = project.ops.map(
+    ctx.perOp('node/index.js', (op) =>
+      lines(
+        `  ${op.ident.camel}: {`,
+        `    name: ${tsString(op.name)}, fn: 'run_${op.ident.snake}', fnAsync: 'run_${op.ident.snake}_async',`,
+        `    inputs: [${op.inputs
+          .map(
+            (i) =>
+              `{ name: ${tsString(i.name)}, dtypes: [${allowedDtypes(i.type)
+                .map((d) => tsString(d))
+                .join(', ')}], rank: ${i.rank ?? 'null'}, optional: ${i.optional} }`,
+          )
+          .join(', ')}],`,
+        `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}], arity: ${op.inputs.length + attrPlaces(op).filter((p) => p.arg >= 0).length},`,
+        `    attributes: [${attrPlaces(op)
+          .map(
+            ({ attr: a, slot, arg }) =>
+              `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'}, slot: ${slot}, arg: ${arg} }`,
+          )
+          .join(', ')}],`,
+        '  },',
+      ),
+    ),
+  );
   const arrays = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray},`);
   const params = (op: OpIR): string => [...op.inputs.map((i) => i.name), 'attrs'].join(', ');
   const args = (op: OpIR): string => op.inputs.map((i) => i.name).join(', ');
   return lines(
     '// Typed entry of the opforge Node binding: bind(addon) returns one function per op. The checks,',
-    '// the call ABI and device memory are runtime.js\'s; this file holds the project\'s ops.',
+    "// the call ABI and device memory are runtime.js's; this file holds the project's ops.",
     '',
     "import { call, connect } from './runtime.js';",
     '',
@@ -173,7 +206,7 @@ function indexJs(project: ProjectIR, ctx: EmitContext): string {
     '/** The call ABI this file speaks (addon_base.h); the addon must report the same. */',
     `const ABI_VERSION = ${NODE_ABI_VERSION};`,
     '',
-    '/** The typed array of each dtype, in the op core\'s DType order. */',
+    "/** The typed array of each dtype, in the op core's DType order. */",
     'const ARRAYS = {',
     arrays,
     '};',
@@ -186,7 +219,13 @@ function indexJs(project: ProjectIR, ctx: EmitContext): string {
     'export function bind(addon) {',
     '  const c = connect(addon, ABI_VERSION, ARRAYS);',
     '  return {',
-    project.ops.map(ctx.perOp('node/index.js:bind', (op) => `    ${op.ident.camel}: (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, false),`)),
+    project.ops.map(
+      ctx.perOp(
+        'node/index.js:bind',
+        (op) =>
+          `    ${op.ident.camel}: (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, false),`,
+      ),
+    ),
     '  };',
     '}',
     '',
@@ -194,7 +233,13 @@ function indexJs(project: ProjectIR, ctx: EmitContext): string {
     'export function bindAsync(addon) {',
     '  const c = connect(addon, ABI_VERSION, ARRAYS);',
     '  return {',
-    project.ops.map(ctx.perOp('node/index.js:bindAsync', (op) => `    ${op.ident.camel}: async (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, true),`)),
+    project.ops.map(
+      ctx.perOp(
+        'node/index.js:bindAsync',
+        (op) =>
+          `    ${op.ident.camel}: async (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, true),`,
+      ),
+    ),
     '  };',
     '}',
   );
@@ -202,39 +247,54 @@ function indexJs(project: ProjectIR, ctx: EmitContext): string {
 
 function indexDts(project: ProjectIR, ctx: EmitContext): string {
   const arrayFor = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray};`);
-  const ops = project.ops.map(ctx.perOp('node/index.d.ts', (op) => {
-    const tvs = op.typeVars.map((tv) => `${tv.name} extends ${tv.dtypes.map((d) => `'${d}'`).join(' | ')}`);
-    const typeOf = (t: OpIR['inputs'][number]['type']): string => (t.kind === 'fixed' ? `'${t.dtype}'` : t.name);
-    const attrs = op.attributes.map((a) => {
-      const ts = a.enum ? a.enum.map(jsValue).join(' | ') : ATTR_INFO[a.type].ts;
-      const doc = [a.description, a.default !== undefined ? `Default: ${JSON.stringify(a.default)}.` : 'Required.'].filter(Boolean).join(' ');
-      return `  /** ${commentText(doc)} */\n  readonly ${a.name}${a.required ? '' : '?'}: ${ts};`;
+  const ops = project.ops
+    .map(
+      ctx.perOp('node/index.d.ts', (op) => {
+        const tvs = op.typeVars.map((tv) => `${tv.name} extends ${tv.dtypes.map((d) => `'${d}'`).join(' | ')}`);
+        const typeOf = (t: OpIR['inputs'][number]['type']): string => (t.kind === 'fixed' ? `'${t.dtype}'` : t.name);
+        const attrs = op.attributes.map((a) => {
+          const ts = a.enum ? a.enum.map(jsValue).join(' | ') : ATTR_INFO[a.type].ts;
+          const doc = [a.description, a.default !== undefined ? `Default: ${JSON.stringify(a.default)}.` : 'Required.']
+            .filter(Boolean)
+            .join(' ');
+          return `  /** ${commentText(doc)} */\n  readonly ${a.name}${a.required ? '' : '?'}: ${ts};`;
+        });
+        const anyRequired = op.attributes.some((a) => a.required);
+        // The first input of a type variable fixes it; later ones must agree (NoInfer keeps TS from widening T to a union).
+        const bound = new Set<string>();
+        const inputType = (t: OpIR['inputs'][number]['type']): string => {
+          if (t.kind === 'fixed') return `'${t.dtype}'`;
+          if (bound.has(t.name)) return `NoInfer<${t.name}>`;
+          bound.add(t.name);
+          return t.name;
+        };
+        const params = [
+          ...op.inputs.map(
+            (i) => `${i.name}${i.optional ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`,
+          ),
+          `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
+        ];
+        const fn = (tensor: string, wrap: (r: string) => string): string =>
+          lines(
+            `  /** ${commentText(op.description || op.name)} */`,
+            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
+          );
+        const promise = (r: string): string => `Promise<${r}>`;
+        // One string per op (a fragment is text, cached across runs): the three parts as JSON.
+        return JSON.stringify([
+          lines(`/** Attributes of ${op.name}. */`, `export interface ${op.ident.pascal}Attrs {`, attrs, '}'),
+          lines(
+            fn('DeviceTensor', (r) => r),
+            fn('Tensor', (r) => r),
+          ),
+          lines(fn('DeviceTensor', promise), fn('Tensor', promise)),
+        ]);
+      }),
+    )
+    .map((f) => {
+      const [attrs, sync, async] = JSON.parse(f) as [string, string, string];
+      return { attrs, sync, async };
     });
-    const anyRequired = op.attributes.some((a) => a.required);
-    // The first input of a type variable fixes it; later ones must agree (NoInfer keeps TS from widening T to a union).
-    const bound = new Set<string>();
-    const inputType = (t: OpIR['inputs'][number]['type']): string => {
-      if (t.kind === 'fixed') return `'${t.dtype}'`;
-      if (bound.has(t.name)) return `NoInfer<${t.name}>`;
-      bound.add(t.name);
-      return t.name;
-    };
-    const params = [
-      ...op.inputs.map((i) => `${i.name}${i.optional ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`),
-      `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
-    ];
-    const fn = (tensor: string, wrap: (r: string) => string): string => lines(
-      `  /** ${commentText(op.description || op.name)} */`,
-      `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
-    );
-    const promise = (r: string): string => `Promise<${r}>`;
-    // One string per op (a fragment is text, cached across runs): the three parts as JSON.
-    return JSON.stringify([
-      lines(`/** Attributes of ${op.name}. */`, `export interface ${op.ident.pascal}Attrs {`, attrs, '}'),
-      lines(fn('DeviceTensor', (r) => r), fn('Tensor', (r) => r)),
-      lines(fn('DeviceTensor', promise), fn('Tensor', promise)),
-    ]);
-  })).map((f) => { const [attrs, sync, async] = JSON.parse(f) as [string, string, string]; return { attrs, sync, async }; });
   return lines(
     '// Types of the opforge Node binding.',
     '',

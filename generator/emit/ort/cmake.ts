@@ -15,7 +15,12 @@ export function emitCmake(project: ProjectIR, ctx: EmitContext): string {
     '# ONNXRUNTIME_INCLUDE_DIR to the directory holding the headers. The library links no libonnxruntime.',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_ort.cmake")',
     '',
-    project.ops.map(ctx.perOp('ort/CMakeLists.txt', (op) => `opforge_ort_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    project.ops.map(
+      ctx.perOp(
+        'ort/CMakeLists.txt',
+        (op) => `opforge_ort_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`,
+      ),
+    ),
     'opforge_ort_finish()',
   );
 }

@@ -5,7 +5,16 @@
 
 import type { OpIR, ProjectIR } from '../../spec/ir.js';
 import { coreHeaderPath } from '../../spec/ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type EmitContext,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -17,7 +26,7 @@ function emitLibrary(project: ProjectIR): string {
   return lines(
     '// The entry point ONNX Runtime calls when it loads this library',
     '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
-    '// every op\'s kernels, in one custom-op domain per spec domain.',
+    "// every op's kernels, in one custom-op domain per spec domain.",
     '#include "opforge/ort/custom_op.h"',
     ...project.ops.map((op) => `#include "${ortPaths(op).include}"`),
     '',
@@ -48,6 +57,9 @@ export const ortEmitter: Emitter = defineEmitter({
   },
   op(op: OpIR): GeneratedFile[] {
     const p = ortPaths(op);
-    return [opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)), opFile(op, p.unit, emitOpUnit(op, p.include))];
+    return [
+      opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)),
+      opFile(op, p.unit, emitOpUnit(op, p.include)),
+    ];
   },
 });

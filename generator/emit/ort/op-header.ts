@@ -23,7 +23,9 @@ function outputDims(o: OutputIR): string {
   const dims = o.shape.dims.map((e) => {
     if (e.kind === 'dim') return `{${e.inputIndex}, ${e.axis}, true}`;
     let reads = false;
-    visitExpr(e, (x) => { if (x.kind === 'dim') reads = true; });
+    visitExpr(e, (x) => {
+      if (x.kind === 'dim') reads = true;
+    });
     return `{-1, 0, ${reads}}`;
   });
   return `{${dims.join(', ')}},  // ${o.name}: ${commentText(o.shape.source.join(', '))}`;
@@ -74,7 +76,7 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
       : lines('  static bool readAttrs(Reader& /*r*/, Attrs* /*a*/) { return true; }'),
     '};',
     '',
-    '/** Adds this op\'s kernels (one per dtype binding and execution provider) to the registry. */',
+    "/** Adds this op's kernels (one per dtype binding and execution provider) to the registry. */",
     'void addKernels(Registry& r);',
     '',
     `}  // namespace ${op.ident.snake}`,

@@ -11,21 +11,26 @@ export function emitPaddleCmake(project: ProjectIR, ctx: EmitContext): string {
     '# Paddle custom ops (PD_BUILD_OP) for every op in one library, opforge_paddle_ops. Configure from out/',
     '# against the paddlepaddle wheel (the library that paddle.utils.cpp_extension would build):',
     '#   cmake -S out -B build -DWITH_PADDLE=ON [-DPADDLE_PYTHON=/path/to/venv/bin/python]',
-    '# or against a Paddle Inference library, which adds per op an example like Paddle-Inference-Demo\'s',
+    "# or against a Paddle Inference library, which adds per op an example like Paddle-Inference-Demo's",
     '# custom_op_test (compile.sh sets this up):',
     '#   cmake -S out -B build -DWITH_PADDLE=ON -DLIB_DIR=/path/to/paddle_inference \\',
     '#         [-DWITH_GPU=ON -DWITH_CUDA=ON] [-DUSE_TENSORRT=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=...]',
     '# Python loads a library built either way with opforge_paddle.load() (opforge_paddle.py here).',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_paddle.cmake")',
     '',
-    project.ops.map(ctx.perOp('paddle/CMakeLists.txt', (op) => `opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    project.ops.map(
+      ctx.perOp(
+        'paddle/CMakeLists.txt',
+        (op) => `opforge_paddle_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`,
+      ),
+    ),
     'opforge_paddle_finish()',
   );
 }
 
 export function emitCompileSh(): string {
   return lines(
-    '# Builds the Paddle custom-op library and the examples, like Paddle-Inference-Demo\'s compile.sh.',
+    "# Builds the Paddle custom-op library and the examples, like Paddle-Inference-Demo's compile.sh.",
     '# Set the knobs below (or in the environment) to match the paddle_inference build (its version.txt).',
     'set -euo pipefail',
     'work_path=$(dirname "$(readlink -f "$0")")',

@@ -14,7 +14,9 @@ const HOST_COPYABLE: readonly DType[] = ['float32', 'float64', 'int32', 'int64',
 
 /** The first spec test case whose dtypes the example can copy in and out. */
 export function exampleCase(op: OpIR): TestCaseIR | undefined {
-  return op.tests.find((t) => [...op.inputs, ...op.outputs].every((x) => HOST_COPYABLE.includes(dtypeUnder(x.type, t.binding))));
+  return op.tests.find((t) =>
+    [...op.inputs, ...op.outputs].every((x) => HOST_COPYABLE.includes(dtypeUnder(x.type, t.binding))),
+  );
 }
 
 export function emitExample(op: OpIR): string {
@@ -22,11 +24,18 @@ export function emitExample(op: OpIR): string {
   const head = [
     `// Runs a Paddle Inference model that holds the custom op ${paddleOpType(op)} (like Paddle-Inference-Demo's`,
     '// custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>',
-    '// The model\'s feeds are the op\'s present inputs and its fetches the op\'s outputs, in spec order.',
+    "// The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order.",
   ];
   if (!t) {
-    return lines(...head, '#include <cstdio>', '', 'int main() {',
-      `  std::puts("${op.name}: no spec test case has only host-copyable dtypes (float32/64, int8/32/64, uint8, bool)");`, '  return 2;', '}');
+    return lines(
+      ...head,
+      '#include <cstdio>',
+      '',
+      'int main() {',
+      `  std::puts("${op.name}: no spec test case has only host-copyable dtypes (float32/64, int8/32/64, uint8, bool)");`,
+      '  return 2;',
+      '}',
+    );
   }
   const present = op.inputs.filter((i) => t.inputs.some((x) => x.name === i.name));
   const feeds = present.map((inp, k) => {
@@ -81,7 +90,7 @@ export function emitExample(op: OpIR): string {
     '#if defined(OPFORGE_PADDLE_WITH_GPU)',
     '  config.EnableUseGpu(100, 0);',
     '#if defined(OPFORGE_PADDLE_USE_TENSORRT)',
-    '  // min_subgraph_size 1: the op alone becomes a TensorRT engine, run by opforge\'s Paddle-named plugin.',
+    "  // min_subgraph_size 1: the op alone becomes a TensorRT engine, run by opforge's Paddle-named plugin.",
     '  config.EnableTensorRtEngine(1 << 30, 1, 1, paddle_infer::PrecisionType::kFloat32, false, false);',
     '#endif',
     '#endif',

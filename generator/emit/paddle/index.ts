@@ -7,7 +7,16 @@
 import type { OpIR, ProjectIR } from '../../spec/ir.js';
 import { paddleOpType } from '../../spec/ir-helpers.js';
 import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type EmitContext,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { commentText } from '../../spec/literals.js';
 import { pluginNames, trtPaths } from '../../spec/trt-names.js';
 import { emitCompileSh, emitPaddleCmake } from './cmake.js';
@@ -20,7 +29,9 @@ export { paddlePaths } from './names.js';
 const SHARED = ['bridge.h', 'inference_example.h', 'op_base.h'];
 
 function emitDtypeHeader(): string {
-  const from = DTYPES.map((d) => `    case ::${DTYPE_INFO[d].paddle}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`);
+  const from = DTYPES.map(
+    (d) => `    case ::${DTYPE_INFO[d].paddle}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
+  );
   const to = DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: return ::${DTYPE_INFO[d].paddle};`);
   return lines(
     '// paddle::DataType <-> opforge::DType, from the type table.',
@@ -73,7 +84,7 @@ function emitReadme(op: OpIR): string {
     '',
     `The kernel, shape and dtype functions call the op core (\`out/include/opforge/ops/${op.ident.snake}.h`,
     '`): the same checks, inference and kernels as every other backend. Paddle custom ops have no attribute',
-    'defaults: a model must carry every attribute (the spec\'s defaults are for the other backends).',
+    "defaults: a model must carry every attribute (the spec's defaults are for the other backends).",
     '',
     '## Build',
     '',
@@ -110,7 +121,9 @@ function emitReadme(op: OpIR): string {
     `build/paddle/${op.ident.snake}_custom_op_test ${op.ident.snake}.pdmodel ${op.ident.snake}.pdiparams`,
     '```',
     '',
-    t ? `It feeds spec test case ${t.index} and checks every output's shape against the op core.` : 'No spec test case has only host-copyable dtypes: the example only says so.',
+    t
+      ? `It feeds spec test case ${t.index} and checks every output's shape against the op core.`
+      : 'No spec test case has only host-copyable dtypes: the example only says so.',
     '',
     '## Paddle Inference with TensorRT',
     '',

@@ -3,7 +3,14 @@
 import type { OpIR } from '../../spec/ir.js';
 
 /** Where the Paddle files of an op live under out/. */
-export function paddlePaths(op: OpIR): { dir: string; header: string; include: string; op: string; example: string; readme: string } {
+export function paddlePaths(op: OpIR): {
+  dir: string;
+  header: string;
+  include: string;
+  op: string;
+  example: string;
+  readme: string;
+} {
   const s = op.ident.snake;
   return {
     dir: `paddle/${s}`,

@@ -24,9 +24,12 @@ export function paddleAttrString(a: AttributeIR): string {
 
 function attrValue(a: AttributeIR): string {
   switch (a.type) {
-    case 'int': return `static_cast<int64_t>(${a.name})`;
-    case 'ints': return `::opforge::paddle_bridge::widen(${a.name})`;
-    default: return a.name;
+    case 'int':
+      return `static_cast<int64_t>(${a.name})`;
+    case 'ints':
+      return `::opforge::paddle_bridge::widen(${a.name})`;
+    default:
+      return a.name;
   }
 }
 
@@ -43,29 +46,42 @@ function dimsOf(e: Expr): string[] {
 
 function emitDimKnown(op: OpIR): string {
   // A rank-0 output has no dim to ask about: it takes the default case.
-  const cases = op.outputs.filter((o) => o.shape.kind === 'like' || o.shape.dims.length > 0).map((o) => {
-    if (o.shape.kind === 'like') return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
-    const axes = o.shape.dims.map((e, k) => {
-      const deps = dimsOf(e);
-      return `        case ${k}: return ${deps.length ? deps.join(' && ') : 'true'};`;
+  const cases = op.outputs
+    .filter((o) => o.shape.kind === 'like' || o.shape.dims.length > 0)
+    .map((o) => {
+      if (o.shape.kind === 'like')
+        return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
+      const axes = o.shape.dims.map((e, k) => {
+        const deps = dimsOf(e);
+        return `        case ${k}: return ${deps.length ? deps.join(' && ') : 'true'};`;
+      });
+      return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
     });
-    return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
-  });
   const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
   const head = [
     '/** The op core as the Paddle bridge runs it, plus what only Paddle asks. */',
     'struct PaddleOp : core::Core {',
-    '  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle\'s static-graph InferShape). */',
+    "  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */",
   ];
   if (cases.length === 0) {
-    return lines(...head, '  static bool outputDimKnown(int /*output*/, int /*axis*/, const ::opforge::Shape* /*in*/) {',
-      '    return false;  // every output has rank 0: there is no dim to ask about', '  }', '};');
+    return lines(
+      ...head,
+      '  static bool outputDimKnown(int /*output*/, int /*axis*/, const ::opforge::Shape* /*in*/) {',
+      '    return false;  // every output has rank 0: there is no dim to ask about',
+      '  }',
+      '};',
+    );
   }
   return lines(
     ...head,
     `  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
     '    switch (output) {',
-    cases.map((c) => c.split('\n').map((l) => `  ${l}`).join('\n')),
+    cases.map((c) =>
+      c
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    ),
     '      default: return false;',
     '    }',
     '  }',
@@ -88,14 +104,17 @@ export function emitPaddleHeader(op: OpIR): string {
     `#include "${coreHeaderPath(op).include}"`,
     '#include "opforge/paddle/bridge.h"',
     '',
-    ns.split('::').map((n) => `namespace ${n} {`).join('\n'),
+    ns
+      .split('::')
+      .map((n) => `namespace ${n} {`)
+      .join('\n'),
     '',
     `namespace core = ::${cppNamespace(op)};`,
     '',
     `/** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */`,
     `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
     '',
-    '/** The op core\'s attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */',
+    "/** The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */",
     `inline core::Attrs makeAttrs(${params}) {`,
     '  core::Attrs opforge_attrs;',
     op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
@@ -104,7 +123,11 @@ export function emitPaddleHeader(op: OpIR): string {
     '',
     emitDimKnown(op),
     '',
-    ns.split('::').reverse().map((n) => `}  // namespace ${n}`).join('\n'),
+    ns
+      .split('::')
+      .reverse()
+      .map((n) => `}  // namespace ${n}`)
+      .join('\n'),
   );
 }
 
@@ -138,11 +161,14 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     '#include "paddle/extension.h"',
     '',
     `#include "${paddlePaths(op).include}"`,
-    ...[...new Set(op.backward?.map((g) => g.op) ?? [])].map((n) => ops.find((o) => o.name === n)).filter((o): o is OpIR => o !== undefined).map((o) => `#include "${paddlePaths(o).include}"`),
+    ...[...new Set(op.backward?.map((g) => g.op) ?? [])]
+      .map((n) => ops.find((o) => o.name === n))
+      .filter((o): o is OpIR => o !== undefined)
+      .map((o) => `#include "${paddlePaths(o).include}"`),
     '#include "opforge/paddle/op_base.h"',
     '',
     '// A named namespace (not an anonymous one): the op units can share one translation unit (a unity',
-    '// build; Paddle\'s headers are most of a unit\'s compile time), and PD_BUILD_OP must stay global.',
+    "// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.",
     `namespace ${unitNamespace(op)} {`,
     '',
     `namespace op = ${paddleNamespace(op)};`,
@@ -152,11 +178,18 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     `  return bridge::compute<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
     '}',
     '',
-    sig('std::vector<std::vector<int64_t>>', 'InferShape', [...op.inputs.map((i) => inputParam(i, 'shape')), ...attrParams]),
+    sig('std::vector<std::vector<int64_t>>', 'InferShape', [
+      ...op.inputs.map((i) => inputParam(i, 'shape')),
+      ...attrParams,
+    ]),
     `  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
     '}',
     '',
-    sig('std::vector<paddle::DataType>', 'InferDtype', op.inputs.map((i) => inputParam(i, 'dtype'))),
+    sig(
+      'std::vector<paddle::DataType>',
+      'InferDtype',
+      op.inputs.map((i) => inputParam(i, 'dtype')),
+    ),
     `  return bridge::inferDtype<op::PaddleOp>({${ins}});`,
     '}',
     '',
@@ -165,7 +198,9 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     `PD_BUILD_OP(${type})`,
     `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
     `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
-    op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
+    op.attributes.length
+      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
+      : null,
     `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Forward))`,
     `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::InferShape))`,
     `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::InferDtype));`,
@@ -176,7 +211,8 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
 /** A default attribute value as the Paddle-typed parameter makeAttrs() takes. */
 function paddleLiteral(a: AttributeIR, v: AttrValue): string {
   if (a.type === 'int') return `static_cast<int>(${cppAttrValue(a, v)})`;
-  if (a.type === 'ints') return `std::vector<int>{${(v as number[]).map((x) => `static_cast<int>(${cppAttrValue({ type: 'int' }, x)})`).join(', ')}}`;
+  if (a.type === 'ints')
+    return `std::vector<int>{${(v as number[]).map((x) => `static_cast<int>(${cppAttrValue({ type: 'int' }, x)})`).join(', ')}}`;
   return cppAttrValue(a, v);
 }
 
@@ -196,9 +232,20 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   // Every input that gets a gradient too: the grad op's InferShapeFn and InferDtypeFn (which PIR
   // needs to build a training graph) give each input gradient its input's dims and dtype.
   const covered = op.inputs.map((_, i) => op.backward!.some((g) => g.outputs.includes(i)));
-  covered.forEach((c, i) => { if (c && !used.has(`input:${i}`)) used.set(`input:${i}`, { kind: 'input', index: i }); });
-  const sources = [...used.values()].sort((a, b) => (a.kind === b.kind ? a.index - b.index : ['input', 'output', 'grad'].indexOf(a.kind) - ['input', 'output', 'grad'].indexOf(b.kind)));
-  const varName = (s: GradSource): string => (s.kind === 'input' ? op.inputs[s.index]!.name : s.kind === 'output' ? op.outputs[s.index]!.name : `${op.outputs[s.index]!.name}_grad`);
+  covered.forEach((c, i) => {
+    if (c && !used.has(`input:${i}`)) used.set(`input:${i}`, { kind: 'input', index: i });
+  });
+  const sources = [...used.values()].sort((a, b) =>
+    a.kind === b.kind
+      ? a.index - b.index
+      : ['input', 'output', 'grad'].indexOf(a.kind) - ['input', 'output', 'grad'].indexOf(b.kind),
+  );
+  const varName = (s: GradSource): string =>
+    s.kind === 'input'
+      ? op.inputs[s.index]!.name
+      : s.kind === 'output'
+        ? op.outputs[s.index]!.name
+        : `${op.outputs[s.index]!.name}_grad`;
   const optional = (s: GradSource): boolean => s.kind === 'input' && op.inputs[s.index]!.optional;
   const slot = (s: GradSource): string => {
     const n = cppString(s.kind === 'input' ? op.inputs[s.index]!.name : op.outputs[s.index]!.name);
@@ -224,8 +271,12 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     const args = g.inputs.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
     const attrs = gop.attributes.map((a, j) => g.attributes[j] ?? paddleLiteral(a, a.default!));
     body.push(`  {  // ${g.op}`);
-    body.push(`    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}});`);
-    g.outputs.forEach((i, j) => { if (i !== undefined) body.push(`    grads[${gradIndex(i)}] = g${k}[${j}];  // d${op.inputs[i]!.name}`); });
+    body.push(
+      `    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}});`,
+    );
+    g.outputs.forEach((i, j) => {
+      if (i !== undefined) body.push(`    grads[${gradIndex(i)}] = g${k}[${j}];  // d${op.inputs[i]!.name}`);
+    });
     body.push('  }');
   });
   return lines(
@@ -250,8 +301,13 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     '',
     `PD_BUILD_GRAD_OP(${type})`,
     `    .Inputs({${sources.map(slot).join(', ')}})`,
-    `    .Outputs({${op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`).join(', ')}})`,
-    op.attributes.length ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})` : null,
+    `    .Outputs({${op.inputs
+      .filter((_, i) => covered[i])
+      .map((x) => `paddle::Grad(${cppString(x.name)})`)
+      .join(', ')}})`,
+    op.attributes.length
+      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
+      : null,
     `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Backward))`,
     `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::GradInferShape))`,
     `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::GradInferDtype));`,

@@ -8,12 +8,28 @@
 import type { AttributeIR, OpIR, ProjectIR } from '../../spec/ir.js';
 import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type EmitContext,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { commentText, cppString } from '../../spec/literals.js';
 import { emitShapeInference } from './shape-inference.js';
 
 /** Where the PopART files of an op live under out/. */
-export function popartPaths(op: OpIR): { dir: string; header: string; include: string; op: string; opx: string; readme: string } {
+export function popartPaths(op: OpIR): {
+  dir: string;
+  header: string;
+  include: string;
+  op: string;
+  opx: string;
+  readme: string;
+} {
   const s = op.ident.snake;
   return {
     dir: `popart/${s}`,
@@ -30,14 +46,19 @@ const popartType = (d: (typeof DTYPES)[number]): string => `::popart::DataType::
 
 /** popart::Attributes type each spec attribute type is stored as (ONNX bool is INT). */
 const POPART_ATTR: Record<AttributeIR['type'], string> = {
-  bool: 'Int', int: 'Int', float: 'Float', string: 'String', ints: 'Ints', floats: 'Floats',
+  bool: 'Int',
+  int: 'Int',
+  float: 'Float',
+  string: 'String',
+  ints: 'Ints',
+  floats: 'Floats',
 };
 
 const SHARED = ['op_base.h', 'opx_base.h'];
 
 function emitDtypeHeader(): string {
   return lines(
-    '// popart::DataType <-> opforge::DType, from the type table (PopART uses ONNX\'s type names).',
+    "// popart::DataType <-> opforge::DType, from the type table (PopART uses ONNX's type names).",
     '#pragma once',
     '',
     '#include <popart/datatype.hpp>',
@@ -68,7 +89,10 @@ function emitDtypeHeader(): string {
     ' */',
     'inline const char* poplarType(DType t) {',
     '  switch (t) {',
-    DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: return ${DTYPE_INFO[d].popart === null ? 'nullptr' : cppString(`poplar::${DTYPE_INFO[d].popart}`)};`),
+    DTYPES.map(
+      (d) =>
+        `    case DType::${DTYPE_INFO[d].cppEnum}: return ${DTYPE_INFO[d].popart === null ? 'nullptr' : cppString(`poplar::${DTYPE_INFO[d].popart}`)};`,
+    ),
     '  }',
     '  return nullptr;',
     '}',
@@ -87,10 +111,11 @@ function emitHeader(op: OpIR): string {
       : `    ${call};`;
   });
   const appends = op.attributes.map((a) => `    os.appendAttribute(${cppString(a.name)}, attrs.${a.name});`);
-  const tensor = (x: { name: string; type: OpIR['inputs'][number]['type'] }): string => `{${cppString(x.name)}, {${allowedDtypes(x.type).map(popartType).join(', ')}}}`;
+  const tensor = (x: { name: string; type: OpIR['inputs'][number]['type'] }): string =>
+    `{${cppString(x.name)}, {${allowedDtypes(x.type).map(popartType).join(', ')}}}`;
   return lines(
     `// ${op.name} for PopART: the op core as CoreOp's descriptor (identity, attribute reading and`,
-    '// serialisation, the core\'s functions). Needs PopART\'s headers only.',
+    "// serialisation, the core's functions). Needs PopART's headers only.",
     '#pragma once',
     '',
     '#include <string>',
@@ -124,7 +149,7 @@ function emitHeader(op: OpIR): string {
     `        {${op.attributes.map((a) => `{${cppString(a.name)}, {"*"}}`).join(', ')}});`,
     '  }',
     '',
-    '  /** Attributes the node has, with their ONNX types; absent optional ones keep the spec\'s default. */',
+    "  /** Attributes the node has, with their ONNX types; absent optional ones keep the spec's default. */",
     `  static Status readAttrs(const ::popart::Attributes& ${op.attributes.length ? 'a' : '/*a*/'}, Attrs* ${op.attributes.length ? 'attrs' : '/*attrs*/'}) {`,
     op.attributes.length ? '    using ::opforge::popart_ext::readAttr;' : null,
     reads,
@@ -177,7 +202,9 @@ function emitCmake(project: ProjectIR, ctx: EmitContext): string {
     '#   cmake -S out -B build -DWITH_POPART=ON && cmake --build build --target custom_ops',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_popart.cmake")',
     '',
-    project.ops.map(ctx.perOp('popart/CMakeLists.txt', (op) => `opforge_popart_add_op(${op.ident.snake})  # ${op.name}`)),
+    project.ops.map(
+      ctx.perOp('popart/CMakeLists.txt', (op) => `opforge_popart_add_op(${op.ident.snake})  # ${op.name}`),
+    ),
     'opforge_popart_finish()',
   );
 }
@@ -199,9 +226,17 @@ function emitReadme(op: OpIR): string {
     `| opx: the op core's CPU kernel as a Poplar host function | \`${p.opx}\` | Poplar SDK |`,
     '| shape inference for PopRT | `out/popart/custom_shape_inference.py` | PopRT (poprt.passes) |',
     '',
-    'Attributes (ONNX types; an absent optional one keeps the spec\'s default):',
+    "Attributes (ONNX types; an absent optional one keeps the spec's default):",
     '',
-    op.attributes.length ? lines('| Name | ONNX type | Required |', '|---|---|---|', ...op.attributes.map((a) => `| \`${a.name}\` | ${ATTR_INFO[a.type].onnx.name} | ${a.required ? 'yes' : 'no'} |`)) : '_None._',
+    op.attributes.length
+      ? lines(
+          '| Name | ONNX type | Required |',
+          '|---|---|---|',
+          ...op.attributes.map(
+            (a) => `| \`${a.name}\` | ${ATTR_INFO[a.type].onnx.name} | ${a.required ? 'yes' : 'no'} |`,
+          ),
+        )
+      : '_None._',
     '',
     '## Build (Poplar SDK)',
     '',
@@ -222,7 +257,7 @@ function emitReadme(op: OpIR): string {
     '',
     'The opx runs the kernel on the host through a Poplar host function. A PopART application connects',
     'it after `session->prepareDevice()` with `opforge::popart_ext::connectHostFunctions(*session)`',
-    '(`opforge/popart/opx_base.h`); whether PopRT\'s own runtime connects host functions is not known to',
+    "(`opforge/popart/opx_base.h`); whether PopRT's own runtime connects host functions is not known to",
     'opforge: with PopRT `--run` this path is unverified (docs/paddle-popart.md).',
   );
 }
@@ -240,6 +275,11 @@ export const popartEmitter: Emitter = defineEmitter({
   },
   op(op: OpIR): GeneratedFile[] {
     const p = popartPaths(op);
-    return [opFile(op, p.header, emitHeader(op)), opFile(op, p.op, emitOpUnit(op)), opFile(op, p.opx, emitOpxUnit(op)), opFile(op, p.readme, emitReadme(op))];
+    return [
+      opFile(op, p.header, emitHeader(op)),
+      opFile(op, p.op, emitOpUnit(op)),
+      opFile(op, p.opx, emitOpxUnit(op)),
+      opFile(op, p.readme, emitReadme(op)),
+    ];
   },
 });

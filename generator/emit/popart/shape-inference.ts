@@ -10,11 +10,19 @@ import { lines, type EmitContext } from '../emitter.js';
 import { commentText, pyString } from '../../spec/literals.js';
 import { pyExpr } from '../lang/py-expr.js';
 
-const env = { dim: (i: number, axis: number) => `shapes[${i}][${axis}]`, attr: (name: string) => `attrs[${pyString(name)}]` };
+const env = {
+  dim: (i: number, axis: number) => `shapes[${i}][${axis}]`,
+  attr: (name: string) => `attrs[${pyString(name)}]`,
+};
 
 function intAttrsUsed(op: OpIR): string[] {
   const names = new Set<string>();
-  for (const o of op.outputs) if (o.shape.kind === 'dims') for (const e of o.shape.dims) visitExpr(e, (x) => { if (x.kind === 'attr') names.add(x.name); });
+  for (const o of op.outputs)
+    if (o.shape.kind === 'dims')
+      for (const e of o.shape.dims)
+        visitExpr(e, (x) => {
+          if (x.kind === 'attr') names.add(x.name);
+        });
   return op.attributes.filter((a) => names.has(a.name)).map((a) => a.name);
 }
 
@@ -28,12 +36,17 @@ function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
 function emitClass(op: OpIR): string {
   const required = op.inputs.filter((i) => !i.optional).map((i) => i.index);
   const used = intAttrsUsed(op);
-  const defaults = used.map((n) => {
-    const a = op.attributes.find((x) => x.name === n)!;
-    return a.default !== undefined ? `${pyString(n)}: ${String(a.default)}` : null;
-  }).filter(Boolean);
+  const defaults = used
+    .map((n) => {
+      const a = op.attributes.find((x) => x.name === n)!;
+      return a.default !== undefined ? `${pyString(n)}: ${String(a.default)}` : null;
+    })
+    .filter(Boolean);
   const outs = op.outputs.map((o) => {
-    const dims = o.shape.kind === 'like' ? `list(shapes[${o.shape.inputIndex}])` : `[${o.shape.dims.map((e) => pyExpr(e, env)).join(', ')}]`;
+    const dims =
+      o.shape.kind === 'like'
+        ? `list(shapes[${o.shape.inputIndex}])`
+        : `[${o.shape.dims.map((e) => pyExpr(e, env)).join(', ')}]`;
     return `                (${outputDtype(op, o)}, ${dims}),  # ${o.name}`;
   });
   const cls = op.ident.pascal;
@@ -64,7 +77,7 @@ export function emitShapeInference(project: ProjectIR, ctx: EmitContext): string
     '# Shape and dtype inference of the opforge custom ops for PopRT:',
     '#   python -m poprt.cli --input_model model.onnx --custom_library_so_paths build/popart/custom_ops.so \\',
     '#       --custom_shape_inference out/popart/custom_shape_inference.py --run',
-    '# One ShapeFunc per op (as in PopRT\'s custom-op example); output shapes from the specs\' expressions.',
+    "# One ShapeFunc per op (as in PopRT's custom-op example); output shapes from the specs' expressions.",
     'from typing import Dict, List, Optional, Tuple',
     '',
     'import onnx',
@@ -76,7 +89,7 @@ export function emitShapeInference(project: ProjectIR, ctx: EmitContext): string
     '',
     'def _inputs(model: onnx.ModelProto, node: onnx.NodeProto, count: int) -> Tuple[list, list]:',
     '    """Dtype and shape of each input; None for an absent optional input."""',
-    '    names = list(node.input) + [\'\'] * (count - len(node.input))',
+    "    names = list(node.input) + [''] * (count - len(node.input))",
     '    dtypes = [get_dtype(model.graph, n) if n else None for n in names]',
     '    shapes = [get_shape(model.graph, n) if n else None for n in names]',
     '    return dtypes, shapes',

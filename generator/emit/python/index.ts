@@ -6,7 +6,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { headerLine, lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  headerLine,
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { pyString } from '../../spec/literals.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
 import { opModule } from './op-module.js';
@@ -15,7 +24,17 @@ const PKG = 'python/opforge_ops';
 
 /** The shared runtime, one module per concern (generator/python/opforge_ops); _runtime.py is what
  * the generated modules import. */
-const RUNTIME_MODULES = ['_autograd.py', '_checks.py', '_export.py', '_library.py', '_onnx.py', '_register.py', '_runtime.py', '_shapes.py', '_spec.py'];
+const RUNTIME_MODULES = [
+  '_autograd.py',
+  '_checks.py',
+  '_export.py',
+  '_library.py',
+  '_onnx.py',
+  '_register.py',
+  '_runtime.py',
+  '_shapes.py',
+  '_spec.py',
+];
 
 export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
@@ -25,7 +44,10 @@ export const pythonEmitter: Emitter = defineEmitter({
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/spec/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
-      projectFile(`${PKG}/_reference/__init__.py`, '"""The specs\' PyTorch references (kernels.reference), copied from the project."""'),
+      projectFile(
+        `${PKG}/_reference/__init__.py`,
+        '"""The specs\' PyTorch references (kernels.reference), copied from the project."""',
+      ),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
@@ -39,24 +61,58 @@ function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined 
   if (!op.kernels.reference) return undefined;
   const file = `${PKG}/_reference/${op.ident.snake}.py`;
   const text = readFileSync(path.join(project.root, op.kernels.reference), 'utf8').replace(/\r\n/g, '\n');
-  return { path: file, op: op.name, content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : `${text}\n`}` };
+  return {
+    path: file,
+    op: op.name,
+    content: `${headerLine(file, op.kernels.reference)}\n${text.endsWith('\n') ? text : `${text}\n`}`,
+  };
 }
 
 /** The dtype and attribute tables of the Python runtime, from the one type table. */
 function typesModule(): string {
-  const dict = (name: string, doc: string, rows: string[]): string[] => ['', `#: ${doc}`, `${name} = {`, ...rows.map((r) => `    ${r},`), '}'];
+  const dict = (name: string, doc: string, rows: string[]): string[] => [
+    '',
+    `#: ${doc}`,
+    `${name} = {`,
+    ...rows.map((r) => `    ${r},`),
+    '}',
+  ];
   return lines(
     '"""Dtype and attribute-type tables (generator/spec/type-table.ts)."""',
     '',
     'import torch',
     '',
-    ...dict('TORCH_DTYPES', 'spec dtype -> torch dtype', DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].torch.py}`)),
-    ...dict('ONNX_ELEM', 'spec dtype -> ONNX TensorProto.DataType', DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].onnx.value}`)),
-    ...dict('ONNX_TYPE_STR', 'spec dtype -> ONNX type string', DTYPES.map((d) => `${pyString(d)}: ${pyString(DTYPE_INFO[d].onnx.typeStr)}`)),
+    ...dict(
+      'TORCH_DTYPES',
+      'spec dtype -> torch dtype',
+      DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].torch.py}`),
+    ),
+    ...dict(
+      'ONNX_ELEM',
+      'spec dtype -> ONNX TensorProto.DataType',
+      DTYPES.map((d) => `${pyString(d)}: ${DTYPE_INFO[d].onnx.value}`),
+    ),
+    ...dict(
+      'ONNX_TYPE_STR',
+      'spec dtype -> ONNX type string',
+      DTYPES.map((d) => `${pyString(d)}: ${pyString(DTYPE_INFO[d].onnx.typeStr)}`),
+    ),
     // The TorchScript exporter names scalar types as ATen does (at::kFloat -> "Float").
-    ...dict('DTYPE_OF_JIT', 'TorchScript scalarType() name -> torch dtype', DTYPES.map((d) => `${pyString(DTYPE_INFO[d].torch.aten.replace(/^at::k/, ''))}: ${DTYPE_INFO[d].torch.py}`)),
-    ...dict('LEGACY_SUFFIX', "attribute type -> the legacy exporter's g.op() suffix", ATTR_TYPES.map((t) => `${pyString(t)}: ${pyString(ATTR_INFO[t].legacySuffix)}`)),
-    ...dict('ATTR_ONNX', 'attribute type -> (ONNX AttributeProto type name, number)', ATTR_TYPES.map((t) => `${pyString(t)}: (${pyString(ATTR_INFO[t].onnx.name)}, ${ATTR_INFO[t].onnx.value})`)),
+    ...dict(
+      'DTYPE_OF_JIT',
+      'TorchScript scalarType() name -> torch dtype',
+      DTYPES.map((d) => `${pyString(DTYPE_INFO[d].torch.aten.replace(/^at::k/, ''))}: ${DTYPE_INFO[d].torch.py}`),
+    ),
+    ...dict(
+      'LEGACY_SUFFIX',
+      "attribute type -> the legacy exporter's g.op() suffix",
+      ATTR_TYPES.map((t) => `${pyString(t)}: ${pyString(ATTR_INFO[t].legacySuffix)}`),
+    ),
+    ...dict(
+      'ATTR_ONNX',
+      'attribute type -> (ONNX AttributeProto type name, number)',
+      ATTR_TYPES.map((t) => `${pyString(t)}: (${pyString(ATTR_INFO[t].onnx.name)}, ${ATTR_INFO[t].onnx.value})`),
+    ),
   );
 }
 
@@ -70,7 +126,7 @@ function packageInit(project: ProjectIR): string {
     '"""The project\'s custom ops for PyTorch, with ONNX export through both PyTorch exporters.',
     '',
     'Each op runs the compiled extension (out/torch, loaded automatically when built, or with',
-    'load_library(path)) and falls back to the spec\'s PyTorch reference. Exporting needs neither:',
+    "load_library(path)) and falls back to the spec's PyTorch reference. Exporting needs neither:",
     '',
     '    torch.onnx.export(model, args, f, **opforge_ops.export_options())  # the exporter torch defaults to',
     '    torch.onnx.export(model, args, f, dynamo=False, custom_opsets=opforge_ops.custom_opsets())',
@@ -98,7 +154,10 @@ function packageInit(project: ProjectIR): string {
     '',
     'def custom_opsets() -> Dict[str, int]:',
     '    """The custom_opsets argument of torch.onnx.export(dynamo=False): each domain\'s opset version."""',
-    `    return {${[...opsets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([d, v]) => `${pyString(d)}: ${v}`).join(', ')}}`,
+    `    return {${[...opsets]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([d, v]) => `${pyString(d)}: ${v}`)
+      .join(', ')}}`,
     '',
     '',
     'def register_onnx_schemas() -> None:',
@@ -120,7 +179,7 @@ function packageInit(project: ProjectIR): string {
     'def export_options(dynamo: Optional[bool] = None) -> Dict[str, Any]:',
     '    """Keyword arguments for torch.onnx.export that write each op as one node, on any torch:',
     '    torch.onnx.export(model, args, f, **opforge_ops.export_options()). The dynamo exporter where it',
-    '    is torch\'s default (torch >= 2.9, with onnxscript), else the TorchScript one; dynamo=True or',
+    "    is torch's default (torch >= 2.9, with onnxscript), else the TorchScript one; dynamo=True or",
     '    False chooses."""',
     '    return _runtime.export_options(custom_opsets(), custom_translation_table, dynamo)',
     '',

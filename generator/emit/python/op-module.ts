@@ -10,7 +10,15 @@ import { commentText, plainFloat, pyString } from '../../spec/literals.js';
 import { torchSchemaArgs } from '../torch/schema.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
 
-const HELPERS = { '+': 'add', '-': 'sub', '*': 'mul', '//': 'floordiv', ceil_div: 'ceil_div', max: 'max_', min: 'min_' } as const;
+const HELPERS = {
+  '+': 'add',
+  '-': 'sub',
+  '*': 'mul',
+  '//': 'floordiv',
+  ceil_div: 'ceil_div',
+  max: 'max_',
+  min: 'min_',
+} as const;
 
 /** Dims through the runtime's helpers: they accept ints, SymInts, ONNX dim names and None alike. */
 const RUNTIME_DIMS: PyExprEnv = {
@@ -31,12 +39,18 @@ function pyDefault(type: AttributeIR['type'], v: AttrValue): string {
 /** A Python literal for an attribute value of the given type. */
 export function pyAttrValue(type: AttributeIR['type'], v: AttrValue): string {
   switch (type) {
-    case 'bool': return v ? 'True' : 'False';
-    case 'int': return String(v);
-    case 'float': return plainFloat(v as number);
-    case 'string': return pyString(v as string);
-    case 'ints': return `[${(v as number[]).join(', ')}]`;
-    case 'floats': return `[${(v as number[]).map(plainFloat).join(', ')}]`;
+    case 'bool':
+      return v ? 'True' : 'False';
+    case 'int':
+      return String(v);
+    case 'float':
+      return plainFloat(v as number);
+    case 'string':
+      return pyString(v as string);
+    case 'ints':
+      return `[${(v as number[]).join(', ')}]`;
+    case 'floats':
+      return `[${(v as number[]).map(plainFloat).join(', ')}]`;
   }
 }
 
@@ -61,9 +75,10 @@ function firstInputOf(op: OpIR, typeVar: string): number {
 
 function outputShapesFn(op: OpIR): string {
   const rows = op.outputs.map((o) => {
-    const expr = o.shape.kind === 'like'
-      ? `_rt.like(shapes, ${o.shape.inputIndex})`
-      : `[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`;
+    const expr =
+      o.shape.kind === 'like'
+        ? `_rt.like(shapes, ${o.shape.inputIndex})`
+        : `[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`;
     const src = o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`;
     return `        ${expr},  # ${o.name}: ${commentText(src)}`;
   });
@@ -83,35 +98,51 @@ function testCase(op: OpIR, t: TestCaseIR): string {
     const values = ti.values === undefined ? 'None' : tuple(ti.values.map((v) => pyNum(v)));
     return `(${tuple(ti.shape.map(String))}, ${values}, (${pyNum(ti.range[0])}, ${pyNum(ti.range[1])}))`;
   });
-  const dtypes = Object.entries(t.binding.vars).map(([k, v]) => `${pyString(k)}: ${pyString(v)}`).join(', ');
-  const attrs = Object.entries(t.attributes).map(([k, v]) => {
-    const a = op.attributes.find((x) => x.name === k)!;
-    return `${pyString(k)}: ${pyAttrValue(a.type, v)}`;
-  }).join(', ');
+  const dtypes = Object.entries(t.binding.vars)
+    .map(([k, v]) => `${pyString(k)}: ${pyString(v)}`)
+    .join(', ');
+  const attrs = Object.entries(t.attributes)
+    .map(([k, v]) => {
+      const a = op.attributes.find((x) => x.name === k)!;
+      return `${pyString(k)}: ${pyAttrValue(a.type, v)}`;
+    })
+    .join(', ');
   return `        _rt.TestCase(inputs=${tuple(ins)}, dtypes={${dtypes}}, attributes={${attrs}}, rtol=${t.rtol}, atol=${t.atol}, seed=${t.seed}),`;
 }
 
 /** One `backward` entry: the gradient op and, by index, what feeds it. */
 function gradient(g: GradientIR): string {
   const src = g.inputs.map((x) => (x ? `(${pyString(x.kind)}, ${x.index})` : 'None'));
-  const opt = (xs: (string | number | undefined)[]): string => tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
+  const opt = (xs: (string | number | undefined)[]): string =>
+    tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
   return `        _rt.Gradient(${pyString(g.ident.snake)}, inputs=${tuple(src)}, attributes=${opt(g.attributes)}, outputs=${opt(g.outputs)}),`;
 }
 
 function opInfo(op: OpIR): string {
-  const inputs = op.inputs.map((i) => `        _rt.Input(${pyString(i.name)}, ${strTuple(allowedDtypes(i.type))}, ` +
-    `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`);
-  const outputs = op.outputs.map((o) => `        _rt.Output(${pyString(o.name)}, ${strTuple(allowedDtypes(o.type))}, ` +
-    `${o.type.kind === 'var' ? `${pyString(o.type.name)}, ${firstInputOf(op, o.type.name)}` : 'None, None'}, ${o.differentiable ? 'True' : 'False'}),`);
-  const attrs = op.attributes.map((a) => `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
-    `${a.default === undefined ? 'None' : pyAttrValue(a.type, a.default)}, ` +
-    `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ` +
-    `${a.min ?? 'None'}, ${a.max ?? 'None'}, ${pyString(a.description)}),`);
+  const inputs = op.inputs.map(
+    (i) =>
+      `        _rt.Input(${pyString(i.name)}, ${strTuple(allowedDtypes(i.type))}, ` +
+      `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`,
+  );
+  const outputs = op.outputs.map(
+    (o) =>
+      `        _rt.Output(${pyString(o.name)}, ${strTuple(allowedDtypes(o.type))}, ` +
+      `${o.type.kind === 'var' ? `${pyString(o.type.name)}, ${firstInputOf(op, o.type.name)}` : 'None, None'}, ${o.differentiable ? 'True' : 'False'}),`,
+  );
+  const attrs = op.attributes.map(
+    (a) =>
+      `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
+      `${a.default === undefined ? 'None' : pyAttrValue(a.type, a.default)}, ` +
+      `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ` +
+      `${a.min ?? 'None'}, ${a.max ?? 'None'}, ${pyString(a.description)}),`,
+  );
   const typeVars = op.typeVars.map((tv) => `        (${pyString(tv.name)}, ${strTuple(tv.dtypes)}),`);
   const block = (rows: string[]): string[] => (rows.length ? ['(', ...rows, '    )'] : ['()']);
   const field = (name: string, rows: string[]): string[] => {
     const b = block(rows);
-    return b.length === 1 ? [`    ${name}=${b[0]},`] : [`    ${name}=${b[0]}`, ...b.slice(1, -1), `${b[b.length - 1]},`];
+    return b.length === 1
+      ? [`    ${name}=${b[0]},`]
+      : [`    ${name}=${b[0]}`, ...b.slice(1, -1), `${b[b.length - 1]},`];
   };
   return lines(
     '_OP = _rt.OpInfo(',
@@ -127,7 +158,10 @@ function opInfo(op: OpIR): string {
     `    torch_schema=${pyString(torchSchemaArgs(op))},`,
     '    output_shapes=output_shapes,',
     '    reference=_reference,',
-    ...field('tests', op.tests.map((t) => testCase(op, t))),
+    ...field(
+      'tests',
+      op.tests.map((t) => testCase(op, t)),
+    ),
     `    has_cuda=${op.kernels.cuda ? 'True' : 'False'},`,
     ...(op.backward ? field('backward', op.backward.map(gradient)) : ['    backward=None,']),
     `    spec=${pyString(op.source.relFile)},`,
@@ -136,7 +170,13 @@ function opInfo(op: OpIR): string {
 }
 
 function signature(op: OpIR, withTypes: boolean): string {
-  const ins = op.inputs.map((i) => (withTypes ? `${i.name}: ${i.optional ? 'Optional[torch.Tensor] = None' : 'torch.Tensor'}` : (i.optional ? `${i.name}=None` : i.name)));
+  const ins = op.inputs.map((i) =>
+    withTypes
+      ? `${i.name}: ${i.optional ? 'Optional[torch.Tensor] = None' : 'torch.Tensor'}`
+      : i.optional
+        ? `${i.name}=None`
+        : i.name,
+  );
   const attrs = op.attributes.map((a) => {
     const def = a.default === undefined ? '' : ` = ${pyDefault(a.type, a.default)}`;
     return `${a.name}: ${ATTR_INFO[a.type].py}${def}`;
@@ -147,10 +187,16 @@ function signature(op: OpIR, withTypes: boolean): string {
 function publicFn(op: OpIR): string {
   const ret = op.outputs.length === 1 ? 'torch.Tensor' : `Tuple[${op.outputs.map(() => 'torch.Tensor').join(', ')}]`;
   const argDocs = [
-    ...op.inputs.map((i) => `        ${i.name}: ${allowedDtypes(i.type).join(' | ')}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}. ${commentText(i.description)}`.trimEnd()),
-    ...op.attributes.map((a) => `        ${a.name}: ${a.type}${a.required ? ', required' : ''}. ${commentText(a.description)}`.trimEnd()),
+    ...op.inputs.map((i) =>
+      `        ${i.name}: ${allowedDtypes(i.type).join(' | ')}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}. ${commentText(i.description)}`.trimEnd(),
+    ),
+    ...op.attributes.map((a) =>
+      `        ${a.name}: ${a.type}${a.required ? ', required' : ''}. ${commentText(a.description)}`.trimEnd(),
+    ),
   ];
-  const retDocs = op.outputs.map((o) => `        ${o.name}: ${allowedDtypes(o.type).join(' | ')}. ${commentText(o.description)}`.trimEnd());
+  const retDocs = op.outputs.map((o) =>
+    `        ${o.name}: ${allowedDtypes(o.type).join(' | ')}. ${commentText(o.description)}`.trimEnd(),
+  );
   const attrDict = `{${op.attributes.map((a) => `${pyString(a.name)}: ${a.name}`).join(', ')}}`;
   const args = `_OP, ${tuple(op.inputs.map((i) => i.name))}, ${attrDict}`;
   return lines(
@@ -175,12 +221,15 @@ function publicFn(op: OpIR): string {
  */
 function directCall(op: OpIR, args: string): string[] {
   const call = `_DIRECT[0](${[...op.inputs.map((i) => i.name), ...op.attributes.map((a) => `${a.name}=${a.name}`)].join(', ')})`;
-  const cond = ['_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()', ...op.attributes.map((a) => ATTR_INFO[a.type].pyDirectTest(a.name))];
+  const cond = [
+    '_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()',
+    ...op.attributes.map((a) => ATTR_INFO[a.type].pyDirectTest(a.name)),
+  ];
   return [
     `    if (${cond.join('\n            and ')}):`,
     '        try:',
     `            return ${call}`,
-    '        except Exception:  # the wrapper\'s own message when its checks find the fault',
+    "        except Exception:  # the wrapper's own message when its checks find the fault",
     `            _rt.checked(${args})`,
     '            raise',
   ];
@@ -196,7 +245,8 @@ function translationFn(op: OpIR): string {
   // ONNX has no bool attribute: bools travel as INT, as in the legacy exporter's `_i` suffix.
   const kw = op.attributes.map((a) => {
     if (a.type === 'bool') return `${a.name}=int(${a.name})`;
-    if (a.type === 'ints' || a.type === 'floats') return `${a.name}=_rt.onnx_list_attr(${pyString(a.type)}, ${pyString(a.name)}, ${a.name})`;
+    if (a.type === 'ints' || a.type === 'floats')
+      return `${a.name}=_rt.onnx_list_attr(${pyString(a.type)}, ${pyString(a.name)}, ${a.name})`;
     return `${a.name}=${a.name}`;
   });
   const call = [...op.inputs.map((i) => i.name), ...kw].join(', ');

@@ -27,31 +27,44 @@ export const torchEmitter: Emitter = defineEmitter({
 /** C++ parameter type of an attribute in the TORCH_LIBRARY function. */
 function paramType(a: AttributeIR): string {
   switch (a.type) {
-    case 'bool': return 'bool';
-    case 'int': return 'int64_t';
-    case 'float': return 'double';
-    case 'string': return 'c10::string_view';
-    case 'ints': return 'at::IntArrayRef';
-    case 'floats': return 'at::ArrayRef<double>';
+    case 'bool':
+      return 'bool';
+    case 'int':
+      return 'int64_t';
+    case 'float':
+      return 'double';
+    case 'string':
+      return 'c10::string_view';
+    case 'ints':
+      return 'at::IntArrayRef';
+    case 'floats':
+      return 'at::ArrayRef<double>';
   }
 }
 
 function attrAssign(a: AttributeIR): string {
   switch (a.type) {
     case 'bool':
-    case 'int': return `  attrs.${a.name} = ${a.name};`;
-    case 'float': return `  attrs.${a.name} = static_cast<float>(${a.name});`;
-    case 'string': return `  attrs.${a.name} = std::string(${a.name}.data(), ${a.name}.size());`;
-    case 'ints': return `  attrs.${a.name}.assign(${a.name}.begin(), ${a.name}.end());`;
+    case 'int':
+      return `  attrs.${a.name} = ${a.name};`;
+    case 'float':
+      return `  attrs.${a.name} = static_cast<float>(${a.name});`;
+    case 'string':
+      return `  attrs.${a.name} = std::string(${a.name}.data(), ${a.name}.size());`;
+    case 'ints':
+      return `  attrs.${a.name}.assign(${a.name}.begin(), ${a.name}.end());`;
     // Attrs starts at the spec's defaults: the given list replaces a default, never extends it.
-    case 'floats': return `  attrs.${a.name}.clear();\n  for (double v : ${a.name}) attrs.${a.name}.push_back(static_cast<float>(v));`;
+    case 'floats':
+      return `  attrs.${a.name}.clear();\n  for (double v : ${a.name}) attrs.${a.name}.push_back(static_cast<float>(v));`;
   }
 }
 
 function opSource(op: OpIR, project: ProjectIR): string {
   const snake = op.ident.snake;
   const params = [
-    ...op.inputs.map((i) => (i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`)),
+    ...op.inputs.map((i) =>
+      i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`,
+    ),
     ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
   ];
   const multi = op.outputs.length > 1;
@@ -104,19 +117,25 @@ function opSource(op: OpIR, project: ProjectIR): string {
 /** An attribute value as a c10::IValue the boxed dispatcher takes (floats are doubles there). */
 function ivalueOf(a: AttributeIR, v: AttrValue): string {
   switch (a.type) {
-    case 'float': return `static_cast<double>(${cppAttrValue(a, v)})`;
-    case 'floats': return `std::vector<double>{${(v as number[]).map((x) => `static_cast<double>(${cppAttrValue({ type: 'float' }, x)})`).join(', ')}}`;
-    default: return cppAttrValue(a, v);
+    case 'float':
+      return `static_cast<double>(${cppAttrValue(a, v)})`;
+    case 'floats':
+      return `std::vector<double>{${(v as number[]).map((x) => `static_cast<double>(${cppAttrValue({ type: 'float' }, x)})`).join(', ')}}`;
+    default:
+      return cppAttrValue(a, v);
   }
 }
 
 /** What torch::autograd saved_data keeps of an attribute parameter. */
 function savedAttr(a: AttributeIR): string {
   switch (a.type) {
-    case 'string': return `std::string(${a.name})`;
+    case 'string':
+      return `std::string(${a.name})`;
     case 'ints':
-    case 'floats': return `${a.name}.vec()`;
-    default: return a.name;
+    case 'floats':
+      return `${a.name}.vec()`;
+    default:
+      return a.name;
   }
 }
 
@@ -130,7 +149,9 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
   const multi = op.outputs.length > 1;
   const ret = multi ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
   const params = [
-    ...op.inputs.map((i) => (i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`)),
+    ...op.inputs.map((i) =>
+      i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`,
+    ),
     ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
   ];
   const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
@@ -138,17 +159,25 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
   const sources = (op.backward ?? []).flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined));
   const savedIn = [...new Set(sources.filter((s) => s.kind === 'input').map((s) => s.index))].sort((a, b) => a - b);
   const savedOut = [...new Set(sources.filter((s) => s.kind === 'output').map((s) => s.index))].sort((a, b) => a - b);
-  const slot = (s: GradSource): string => s.kind === 'grad' ? `grads[${s.index}]`
-    : s.kind === 'input' ? `opforge::torch_ext::tensorOrNone(saved[${savedIn.indexOf(s.index)}])`
-      : `saved[${savedIn.length + savedOut.indexOf(s.index)}]`;
-  const savedAttrs = [...new Set((op.backward ?? []).flatMap((g) => g.attributes.filter((a): a is string => a !== undefined)))];
+  const slot = (s: GradSource): string =>
+    s.kind === 'grad'
+      ? `grads[${s.index}]`
+      : s.kind === 'input'
+        ? `opforge::torch_ext::tensorOrNone(saved[${savedIn.indexOf(s.index)}])`
+        : `saved[${savedIn.length + savedOut.indexOf(s.index)}]`;
+  const savedAttrs = [
+    ...new Set((op.backward ?? []).flatMap((g) => g.attributes.filter((a): a is string => a !== undefined))),
+  ];
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
   const anyDiff = op.inputs.some((i) => i.differentiable);
   const gradCalls = (op.backward ?? []).map((g) => {
     const gop = project.ops.find((o) => o.name === g.op)!;
     const stack = [
       ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slot(s))),
-      ...gop.attributes.map((a, k) => { const f = g.attributes[k]; return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!); }),
+      ...gop.attributes.map((a, k) => {
+        const f = g.attributes[k];
+        return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!);
+      }),
     ];
     return lines(
       '    {',
@@ -179,7 +208,9 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
     savedIn.length + savedOut.length
       ? `    ctx->save_for_backward({${[...savedIn.map((i) => (op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name)), ...savedOut.map((o) => `outs[${o}]`)].join(', ')}});`
       : null,
-    ...savedAttrs.map((f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`),
+    ...savedAttrs.map(
+      (f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`,
+    ),
     nonDiff.length ? `    ctx->mark_non_differentiable({${nonDiff.join(', ')}});` : null,
     `    return ${multi ? 'outs' : 'outs[0]'};`,
     '  }',
@@ -187,7 +218,9 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
     `  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {`,
     ...(op.backward
       ? [
-          savedIn.length + savedOut.length ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();' : null,
+          savedIn.length + savedOut.length
+            ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();'
+            : null,
           savedAttrs.length || savedIn.length + savedOut.length ? null : '    (void)ctx;',
           sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
           `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
@@ -196,7 +229,11 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
         ]
       : anyDiff
         ? ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};']
-        : ['    (void)ctx;', '    (void)grads;', `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`]),
+        : [
+            '    (void)ctx;',
+            '    (void)grads;',
+            `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`,
+          ]),
     '  }',
     '};',
     '',
@@ -219,4 +256,3 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
     '}',
   ].filter((x): x is string => x !== null);
 }
-

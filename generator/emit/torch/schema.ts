@@ -8,12 +8,18 @@ import { plainFloat } from '../../spec/literals.js';
 /** A default value in schema syntax (Python-like literals). */
 function schemaDefault(a: AttributeIR, v: AttrValue): string {
   switch (a.type) {
-    case 'bool': return v ? 'True' : 'False';
-    case 'int': return String(v);
-    case 'float': return plainFloat(v as number);
-    case 'string': return JSON.stringify(v);
-    case 'ints': return `[${(v as number[]).join(', ')}]`;
-    case 'floats': return `[${(v as number[]).map(plainFloat).join(', ')}]`;
+    case 'bool':
+      return v ? 'True' : 'False';
+    case 'int':
+      return String(v);
+    case 'float':
+      return plainFloat(v as number);
+    case 'string':
+      return JSON.stringify(v);
+    case 'ints':
+      return `[${(v as number[]).join(', ')}]`;
+    case 'floats':
+      return `[${(v as number[]).map(plainFloat).join(', ')}]`;
   }
 }
 

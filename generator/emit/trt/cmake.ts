@@ -12,7 +12,12 @@ export function emitCmake(project: ProjectIR, ctx: EmitContext): string {
     '#         -DCMAKE_CUDA_ARCHITECTURES="80;90"',
     'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_trt.cmake")',
     '',
-    project.ops.map(ctx.perOp('trt/CMakeLists.txt', (op) => `opforge_trt_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`)),
+    project.ops.map(
+      ctx.perOp(
+        'trt/CMakeLists.txt',
+        (op) => `opforge_trt_add_op(${op.ident.snake}${op.kernels.cuda ? ' CUDA' : ''})  # ${op.name}`,
+      ),
+    ),
     'opforge_trt_finish()',
   );
 }

@@ -12,12 +12,15 @@ export function emitDtypeHeader(): string {
   const from = DTYPES.flatMap((d) => {
     const t = DTYPE_INFO[d].trt;
     if (!t) return [];
-    return guarded(t.since, [`    case nvinfer1::DataType::${t.name}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`]);
+    return guarded(t.since, [
+      `    case nvinfer1::DataType::${t.name}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
+    ]);
   });
   const to = DTYPES.flatMap((d) => {
     const i = DTYPE_INFO[d];
     if (!i.trt) return [`    case DType::${i.cppEnum}: return false;  // no TensorRT equivalent`];
-    if (i.trt.since <= 8) return [`    case DType::${i.cppEnum}: *out = nvinfer1::DataType::${i.trt.name}; return true;`];
+    if (i.trt.since <= 8)
+      return [`    case DType::${i.cppEnum}: *out = nvinfer1::DataType::${i.trt.name}; return true;`];
     return [
       `    case DType::${i.cppEnum}:`,
       `#if NV_TENSORRT_MAJOR >= ${i.trt.since}`,

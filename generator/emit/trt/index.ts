@@ -6,7 +6,16 @@
 
 import type { OpIR, ProjectIR } from '../../spec/ir.js';
 import { coreHeaderPath } from '../../spec/ir-helpers.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type EmitContext, type Emitter, type GeneratedFile } from '../emitter.js';
+import {
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type EmitContext,
+  type Emitter,
+  type GeneratedFile,
+} from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
@@ -55,8 +64,21 @@ const creatorAlias = (op: OpIR): string => {
 };
 
 /** An op's header and creator names (one fragment: a fresh run reads them from the cache). */
-interface OpNames { include: string; v3: string; v2: string; paddleDynamic: string; paddleStatic: string }
-const opNames = (project: ProjectIR, ctx: EmitContext): OpNames[] => project.ops.map(ctx.perOp('trt/names', (op) => JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames))).map((j) => JSON.parse(j) as OpNames);
+interface OpNames {
+  include: string;
+  v3: string;
+  v2: string;
+  paddleDynamic: string;
+  paddleStatic: string;
+}
+const opNames = (project: ProjectIR, ctx: EmitContext): OpNames[] =>
+  project.ops
+    .map(
+      ctx.perOp('trt/names', (op) =>
+        JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames),
+      ),
+    )
+    .map((j) => JSON.parse(j) as OpNames);
 
 function emitLibrary(aliases: readonly string[], names: readonly OpNames[]): string {
   const v3 = names.map((n) => n.v3);
@@ -75,7 +97,7 @@ function emitLibrary(aliases: readonly string[], names: readonly OpNames[]): str
     'extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* finder) { ::opforge::trt::loggerFinder().store(finder); }',
     '',
     '#if NV_TENSORRT_MAJOR >= 10',
-    '/** Every creator: the IPluginV3 one under the op name, the V2 ones under Paddle\'s names. */',
+    "/** Every creator: the IPluginV3 one under the op name, the V2 ones under Paddle's names. */",
     'extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCreators) {',
     ...v3.map(decl),
     'OPFORGE_TRT_V2_BEGIN',
@@ -113,7 +135,10 @@ function emitRegister(aliases: readonly string[], names: readonly OpNames[]): st
     '#if NV_TENSORRT_MAJOR < 10',
     ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v2});`),
     '#endif',
-    ...names.flatMap((n) => [`REGISTER_TENSORRT_PLUGIN(${n.paddleDynamic});`, `REGISTER_TENSORRT_PLUGIN(${n.paddleStatic});`]),
+    ...names.flatMap((n) => [
+      `REGISTER_TENSORRT_PLUGIN(${n.paddleDynamic});`,
+      `REGISTER_TENSORRT_PLUGIN(${n.paddleStatic});`,
+    ]),
     'OPFORGE_TRT_V2_END',
   );
 }

@@ -10,21 +10,36 @@ import { lines } from '../emitter.js';
 import { commentText, cppString } from '../../spec/literals.js';
 import { creatorNames, instantiations, pluginNames } from '../../spec/trt-names.js';
 
-const DIM_OPS: Record<string, string> = { '+': 'kSUM', '-': 'kSUB', '*': 'kPROD', '//': 'kFLOOR_DIV', ceil_div: 'kCEIL_DIV', max: 'kMAX', min: 'kMIN' };
+const DIM_OPS: Record<string, string> = {
+  '+': 'kSUM',
+  '-': 'kSUB',
+  '*': 'kPROD',
+  '//': 'kFLOOR_DIV',
+  ceil_div: 'kCEIL_DIV',
+  max: 'kMAX',
+  min: 'kMIN',
+};
 
 /** An IR dim expression as IExprBuilder calls; null dims (bad input) propagate as nullptr. */
 export function trtDimExpr(e: Expr): string {
   switch (e.kind) {
-    case 'int': return `::opforge::trt::constant(b, int64_t{${e.value}})`;
-    case 'dim': return `in[${e.inputIndex}].d[${e.axis}]`;
-    case 'attr': return `::opforge::trt::constant(b, attrs.${e.name})`;
-    case 'binary': return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.op]}, ${trtDimExpr(e.left)}, ${trtDimExpr(e.right)})`;
-    case 'call': return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.fn]}, ${trtDimExpr(e.args[0])}, ${trtDimExpr(e.args[1])})`;
+    case 'int':
+      return `::opforge::trt::constant(b, int64_t{${e.value}})`;
+    case 'dim':
+      return `in[${e.inputIndex}].d[${e.axis}]`;
+    case 'attr':
+      return `::opforge::trt::constant(b, attrs.${e.name})`;
+    case 'binary':
+      return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.op]}, ${trtDimExpr(e.left)}, ${trtDimExpr(e.right)})`;
+    case 'call':
+      return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.fn]}, ${trtDimExpr(e.args[0])}, ${trtDimExpr(e.args[1])})`;
   }
 }
 
 function dtypeCheck(t: TensorType): string {
-  return allowedDtypes(t).map((d) => `t == DType::${DTYPE_INFO[d].cppEnum}`).join(' || ');
+  return allowedDtypes(t)
+    .map((d) => `t == DType::${DTYPE_INFO[d].cppEnum}`)
+    .join(' || ');
 }
 
 function emitOutputDims(op: OpIR): string {
@@ -34,7 +49,11 @@ function emitOutputDims(op: OpIR): string {
   const cases = op.outputs.map((o) => {
     if (o.shape.kind === 'like') {
       used.set(o.shape.inputIndex, Math.max(used.get(o.shape.inputIndex) ?? -1, -1));
-      return lines(`      case ${o.index}:  // ${o.name}: shaped like ${op.inputs[o.shape.inputIndex]!.name}`, `        *out = in[${o.shape.inputIndex}];`, '        break;');
+      return lines(
+        `      case ${o.index}:  // ${o.name}: shaped like ${op.inputs[o.shape.inputIndex]!.name}`,
+        `        *out = in[${o.shape.inputIndex}];`,
+        '        break;',
+      );
     }
     const body = o.shape.dims.map((e, d) => {
       visitExpr(e, (x) => {
@@ -42,24 +61,31 @@ function emitOutputDims(op: OpIR): string {
         if (x.kind !== 'dim') usesBuilder = true;
         if (x.kind === 'dim') used.set(x.inputIndex, Math.max(used.get(x.inputIndex) ?? -1, x.axis));
       });
-      return `        out->d[${d}] = ${trtDimExpr(e)};  // ${commentText(o.shape.kind === 'dims' ? o.shape.source[d] ?? '' : '')}`;
+      return `        out->d[${d}] = ${trtDimExpr(e)};  // ${commentText(o.shape.kind === 'dims' ? (o.shape.source[d] ?? '') : '')}`;
     });
-    return lines(`      case ${o.index}:  // ${o.name}`, `        out->nbDims = ${o.shape.dims.length};`, ...body, '        break;');
+    return lines(
+      `      case ${o.index}:  // ${o.name}`,
+      `        out->nbDims = ${o.shape.dims.length};`,
+      ...body,
+      '        break;',
+    );
   });
-  const guards = [...used.entries()].sort((a, b) => a[0] - b[0]).flatMap(([i, axis]) => {
-    const inp = op.inputs[i]!;
-    const g: string[] = [];
-    if (inp.optional) g.push(`    if (!present[${i}]) return false;  // ${inp.name} is optional and absent`);
-    if (inp.rank !== null) g.push(`    if (in[${i}].nbDims != ${inp.rank}) return false;  // ${inp.name}`);
-    else if (axis >= 0) g.push(`    if (in[${i}].nbDims <= ${axis}) return false;  // ${inp.name}`);
-    return g;
-  });
+  const guards = [...used.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .flatMap(([i, axis]) => {
+      const inp = op.inputs[i]!;
+      const g: string[] = [];
+      if (inp.optional) g.push(`    if (!present[${i}]) return false;  // ${inp.name} is optional and absent`);
+      if (inp.rank !== null) g.push(`    if (in[${i}].nbDims != ${inp.rank}) return false;  // ${inp.name}`);
+      else if (axis >= 0) g.push(`    if (in[${i}].nbDims <= ${axis}) return false;  // ${inp.name}`);
+      return g;
+    });
   const usesPresent = guards.some((g) => g.includes('present['));
   // `in` is read only when some output is shaped like an input or reads an input dim: shapes of
   // attributes and constants alone (`[num_segments]`, `[4, 2]`) need only the builder.
   const usesIn = used.size > 0;
   return lines(
-    '  /** Output dims from the spec\'s shape expressions, as IExprBuilder expressions. */',
+    "  /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */",
     `  static bool outputDims(const Attrs& ${cppParam('attrs', usesAttrs)}, int32_t index, const nvinfer1::DimsExprs* ${cppParam('in', usesIn)}, const bool* ${cppParam('present', usesPresent)},`,
     `                         nvinfer1::IExprBuilder& ${cppParam('b', usesBuilder)}, nvinfer1::DimsExprs* out) {`,
     ...guards,
@@ -84,7 +110,10 @@ function emitBindingTable(op: OpIR, ports: { name: string; type: TensorType }[])
     '  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */',
     `  static constexpr const char* kBindingNames[kNumBindings] = {${op.bindings.map((b) => cppString(b.suffix)).join(', ')}};`,
     '  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {',
-    ...op.bindings.map((b) => `      {${ports.map((p) => `DType::${DTYPE_INFO[dtypeUnder(p.type, b)].cppEnum}`).join(', ')}},${b.suffix ? `  // ${b.suffix}` : ''}`),
+    ...op.bindings.map(
+      (b) =>
+        `      {${ports.map((p) => `DType::${DTYPE_INFO[dtypeUnder(p.type, b)].cppEnum}`).join(', ')}},${b.suffix ? `  // ${b.suffix}` : ''}`,
+    ),
     '  };',
   ];
 }
@@ -92,7 +121,10 @@ function emitBindingTable(op: OpIR, ports: { name: string; type: TensorType }[])
 export function emitOpHeader(op: OpIR, coreInclude: string): string {
   const n = pluginNames(op);
   const c = creatorNames(op);
-  const ports = [...op.inputs.map((i) => ({ name: i.name, type: i.type })), ...op.outputs.map((o) => ({ name: o.name, type: o.type }))];
+  const ports = [
+    ...op.inputs.map((i) => ({ name: i.name, type: i.type })),
+    ...op.outputs.map((o) => ({ name: o.name, type: o.type })),
+  ];
   const varIndex = (t: TensorType): number => (t.kind === 'var' ? op.typeVars.findIndex((v) => v.name === t.name) : -1);
   // Ports grouped by the dtypes they allow, so portAllows() has one case label list per set.
   const groups = new Map<string, number[]>();
@@ -100,7 +132,10 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     const key = dtypeCheck(p.type);
     groups.set(key, [...(groups.get(key) ?? []), k]);
   });
-  const fields = op.attributes.map((a) => `    {${cppString(a.name)}, nvinfer1::PluginFieldType::${ATTR_INFO[a.type].trtField}, ${a.required}},  // ${a.type}`);
+  const fields = op.attributes.map(
+    (a) =>
+      `    {${cppString(a.name)}, nvinfer1::PluginFieldType::${ATTR_INFO[a.type].trtField}, ${a.required}},  // ${a.type}`,
+  );
   const hasFields = fields.length > 0;
   return lines(
     `// ${op.name} for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.`,
@@ -137,7 +172,12 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     '',
     `  static FieldResult setField(Attrs& ${hasFields ? 'a' : '/*a*/'}, int index, const nvinfer1::PluginField& ${hasFields ? 'f' : '/*f*/'}, std::string* err) {`,
     hasFields
-      ? lines('    switch (index) {', ...op.attributes.map((a, k) => `      case ${k}: return readField(f, &a.${a.name}, err);`), '      default: break;', '    }')
+      ? lines(
+          '    switch (index) {',
+          ...op.attributes.map((a, k) => `      case ${k}: return readField(f, &a.${a.name}, err);`),
+          '      default: break;',
+          '    }',
+        )
       : '    (void)index;',
     '    *err = "is not an attribute of this op";',
     '    return FieldResult::kError;',
@@ -147,7 +187,10 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     `  static constexpr int kPortVar[kNumInputs + kNumOutputs] = {${ports.map((p) => String(varIndex(p.type))).join(', ')}};`,
     `  static bool portAllows(int port, DType t) {`,
     '    switch (port) {',
-    ...[...groups.entries()].map(([check, ks]) => `      ${ks.map((k) => `case ${k}:`).join(' ')}  // ${ks.map((k) => ports[k]!.name).join(', ')}\n        return ${check};`),
+    ...[...groups.entries()].map(
+      ([check, ks]) =>
+        `      ${ks.map((k) => `case ${k}:`).join(' ')}  // ${ks.map((k) => ports[k]!.name).join(', ')}\n        return ${check};`,
+    ),
     '      default: return false;',
     '    }',
     '  }',
@@ -159,7 +202,10 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     '  /** The CUDA path TensorRT enqueues. */',
     op.kernels.cuda
       ? '  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }'
-      : lines('  // No CUDA kernel in the spec: copy to the host and run the CPU kernel.', '  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return runOnHost<Op>(a, s, in, out, ctx); }'),
+      : lines(
+          '  // No CUDA kernel in the spec: copy to the host and run the CPU kernel.',
+          '  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return runOnHost<Op>(a, s, in, out, ctx); }',
+        ),
     '};',
     '',
     `// Creators (global aliases ${c.v3}, ${c.v2}, ${c.paddleDynamic}, ${c.paddleStatic} in plugin_library.cpp and register.cpp).`,
@@ -180,7 +226,7 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     '}  // namespace opforge',
     '',
     `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
-    '// the static registration, which include every op\'s header, only name the creators.',
+    "// the static registration, which include every op's header, only name the creators.",
     '#if NV_TENSORRT_MAJOR >= 10',
     instantiations(op).v3.map((c) => `extern template class ${c};`),
     '#endif',

@@ -15,10 +15,16 @@ const PY_FIELD: Record<string, { np: string; trt: string }> = {
 export function emitOpReadme(op: OpIR): string {
   const n = pluginNames(op);
   const md = (s: string): string => commentText(s).replace(/([\\`*_[\]<>|])/g, '\\$1');
-  const fieldRows = op.attributes.map((a) => `| \`${a.name}\` | ${a.type} | \`${ATTR_INFO[a.type].trtField}\` | ${a.required ? 'yes' : 'no'} | ${md(a.description)} |`);
+  const fieldRows = op.attributes.map(
+    (a) =>
+      `| \`${a.name}\` | ${a.type} | \`${ATTR_INFO[a.type].trtField}\` | ${a.required ? 'yes' : 'no'} | ${md(a.description)} |`,
+  );
   const pyFields = op.attributes.map((a) => {
     const f = PY_FIELD[ATTR_INFO[a.type].trtField]!;
-    const v = a.type === 'string' ? `np.frombuffer(b"value\\0", dtype=np.int8)` : `np.array([${a.default !== undefined && !Array.isArray(a.default) && typeof a.default !== 'string' ? Number(a.default) : 1}], dtype=${f.np})`;
+    const v =
+      a.type === 'string'
+        ? `np.frombuffer(b"value\\0", dtype=np.int8)`
+        : `np.array([${a.default !== undefined && !Array.isArray(a.default) && typeof a.default !== 'string' ? Number(a.default) : 1}], dtype=${f.np})`;
     return `    trt.PluginField("${a.name}", ${v}, ${f.trt}),`;
   });
   return lines(
@@ -33,10 +39,12 @@ export function emitOpReadme(op: OpIR): string {
     `| IPluginV2DynamicExt (Paddle, dynamic shape) | \`${n.paddleDynamic}\` | \`1\` | 8.x, 10, 11 |`,
     `| IPluginV2Ext (Paddle, static shape, implicit batch) | \`${n.paddleStatic}\` | \`1\` | 8.x, 10, 11 |`,
     '',
-    'Creator fields (what an ONNX node\'s attributes become in onnx-tensorrt\'s plugin fallback; other',
-    'integer and float widths are accepted too, and a missing optional field takes the spec\'s default):',
+    "Creator fields (what an ONNX node's attributes become in onnx-tensorrt's plugin fallback; other",
+    "integer and float widths are accepted too, and a missing optional field takes the spec's default):",
     '',
-    op.attributes.length ? lines('| Field | Attribute type | Published as | Required | Meaning |', '|---|---|---|---|---|', ...fieldRows) : '_No attributes._',
+    op.attributes.length
+      ? lines('| Field | Attribute type | Published as | Required | Meaning |', '|---|---|---|---|---|', ...fieldRows)
+      : '_No attributes._',
     '',
     '## Build',
     '',
@@ -79,7 +87,7 @@ export function emitOpReadme(op: OpIR): string {
     '',
     `Paddle's TensorRT subgraph converts the custom op \`${op.ident.snake}\` by looking up`,
     `\`${n.paddleDynamic}\` (dynamic shape) or \`${n.paddleStatic}\` (static shape) with version \`1\`,`,
-    'passing the op\'s attributes as fields. Link or preload the self-registering library:',
+    "passing the op's attributes as fields. Link or preload the self-registering library:",
     '',
     '```cpp',
     'config.EnableTensorRtEngine(1 << 30, 1, 3, paddle_infer::PrecisionType::kFloat32, false, false);',

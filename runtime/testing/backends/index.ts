@@ -12,4 +12,14 @@ import { serializeBackend } from './serialize.js';
 import { torchBackend } from './torch.js';
 import { trtBackend } from './trt.js';
 
-export const TEST_BACKENDS: readonly TestBackend[] = [pytorchSide, nodeBackend, torchBackend, gradBackend, paddleBackend, jaxBackend, ortBackend, serializeBackend, trtBackend];
+export const TEST_BACKENDS: readonly TestBackend[] = [
+  pytorchSide,
+  nodeBackend,
+  torchBackend,
+  gradBackend,
+  paddleBackend,
+  jaxBackend,
+  ortBackend,
+  serializeBackend,
+  trtBackend,
+];

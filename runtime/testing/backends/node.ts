@@ -11,14 +11,23 @@ import type { HostTensor } from '../cases.js';
 import { compareOutputs, type GotTensor } from '../compare.js';
 import { firstLines } from '../outputs.js';
 
-interface DeviceApi { cudaAvailable(): boolean; builtWithCuda(): boolean; toDevice(t: unknown): unknown; toHost(t: unknown): GotTensor }
+interface DeviceApi {
+  cudaAvailable(): boolean;
+  builtWithCuda(): boolean;
+  toDevice(t: unknown): unknown;
+  toHost(t: unknown): GotTensor;
+}
 /** out/node/index.js, as far as the test uses it (its typings are per project). */
 interface NodeModule {
   bind(addon: unknown): Record<string, (...a: unknown[]) => Outputs>;
   bindAsync(addon: unknown): Record<string, (...a: unknown[]) => Promise<Outputs>>;
   device(addon: unknown): DeviceApi;
 }
-interface NodeBinding { sync: ReturnType<NodeModule['bind']>; async: ReturnType<NodeModule['bindAsync']>; dev: DeviceApi }
+interface NodeBinding {
+  sync: ReturnType<NodeModule['bind']>;
+  async: ReturnType<NodeModule['bindAsync']>;
+  dev: DeviceApi;
+}
 
 /** The addon's build, started by prepare: its build directory, or the error. */
 const built = new WeakMap<TestContext, Promise<{ buildDir: string } | { error: unknown }>>();
@@ -26,11 +35,21 @@ const built = new WeakMap<TestContext, Promise<{ buildDir: string } | { error: u
 function buildAddon(ctx: TestContext): Promise<{ buildDir: string } | { error: unknown }> {
   const cuda = ctx.device === 'cuda';
   const buildDir = path.join(ctx.buildRoot, 'node');
-  return ctx.compile(async () => {
-    ctx.say(`building the Node addon${cuda ? ' with CUDA' : ''}`);
-    await build({ root: ctx.root, outDir: ctx.outDir, buildDir, cuda, ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}), jobs: ctx.jobs, onLine: ctx.progress });
-    return { buildDir };
-  }).catch((error: unknown) => ({ error }));
+  return ctx
+    .compile(async () => {
+      ctx.say(`building the Node addon${cuda ? ' with CUDA' : ''}`);
+      await build({
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir,
+        cuda,
+        ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
+        jobs: ctx.jobs,
+        onLine: ctx.progress,
+      });
+      return { buildDir };
+    })
+    .catch((error: unknown) => ({ error }));
 }
 
 export const nodeBackend: TestBackend = {
@@ -65,17 +84,30 @@ async function bindAddon(ctx: TestContext, column: string): Promise<NodeBinding 
   }
   if (cuda && !bound.dev.builtWithCuda()) {
     // We just built it with CUDA: an addon without it is a build problem, not a missing GPU.
-    for (const op of ctx.ops) ctx.results.push({ op: op.name, case: null, backend: column, status: 'fail', message: 'the addon built with --cuda reports no CUDA kernels (stale build directory?)' });
+    for (const op of ctx.ops)
+      ctx.results.push({
+        op: op.name,
+        case: null,
+        backend: column,
+        status: 'fail',
+        message: 'the addon built with --cuda reports no CUDA kernels (stale build directory?)',
+      });
     return undefined;
   }
-  if (cuda && !bound.dev.cudaAvailable()) { ctx.skipped[column] = 'no CUDA device (the addon has its CUDA kernels)'; return undefined; }
+  if (cuda && !bound.dev.cudaAvailable()) {
+    ctx.skipped[column] = 'no CUDA device (the addon has its CUDA kernels)';
+    return undefined;
+  }
   return bound;
 }
 
 async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: Case): Promise<void> {
   const cuda = ctx.device === 'cuda';
   const at = { op: c.op.name, case: c.doc.index, backend: column };
-  if (cuda && !c.op.kernels.cuda) { ctx.results.push({ ...at, status: 'skip', message: 'the spec names no kernels.cuda' }); return; }
+  if (cuda && !c.op.kernels.cuda) {
+    ctx.results.push({ ...at, status: 'skip', message: 'the spec names no kernels.cuda' });
+    return;
+  }
   const fn = bound.sync[c.op.ident.camel]!;
   try {
     let got: Outputs;
@@ -88,8 +120,17 @@ async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: 
     }
     if (!c.baseline) {
       // No reference: the CPU kernel is what the other backends are held to.
-      if (!cuda) { c.baseline = got as Record<string, HostTensor>; c.baselineFrom = 'node'; }
-      ctx.results.push({ ...at, status: c.baseline ? 'base' : 'skip', message: c.baseline ? 'baseline: the other backends are compared with this output (the spec has no reference)' : 'no reference to compare with' });
+      if (!cuda) {
+        c.baseline = got as Record<string, HostTensor>;
+        c.baselineFrom = 'node';
+      }
+      ctx.results.push({
+        ...at,
+        status: c.baseline ? 'base' : 'skip',
+        message: c.baseline
+          ? 'baseline: the other backends are compared with this output (the spec has no reference)'
+          : 'no reference to compare with',
+      });
       return;
     }
     const later = cuda ? undefined : await bound.async[c.op.ident.camel]!(...c.inputs, c.doc.attributes);

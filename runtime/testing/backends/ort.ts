@@ -9,29 +9,48 @@ import { buildFailureResults } from '../build-failure.js';
 import { firstLines, shapeMismatch } from '../outputs.js';
 import type { PyCase } from '../torch-side.js';
 
-interface OrtKit { library: string; session: typeof import('../../ort.js').session; opModel: typeof import('../../op-model.js').opModel }
+interface OrtKit {
+  library: string;
+  session: typeof import('../../ort.js').session;
+  opModel: typeof import('../../op-model.js').opModel;
+}
 type ExportCell = { model: string; shapes: PyCase['python-shapes'] } | { error: string } | { skip: string };
 
 /** The custom-op library and the session binding, built by prepare: the library, or the error. */
 const built = new WeakMap<TestContext, Promise<{ library: string } | { error: unknown }>>();
 
 function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: unknown }> {
-  return ctx.compile(async () => {
-    const m = await import('../../ort.js');
-    ctx.say('building the ONNX Runtime custom-op library');
-    // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
-    // built without its CUDA kernels on either device, as before.
-    const library = await m.buildOrtLibrary({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'ort'), ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}), jobs: ctx.jobs, onLine: ctx.progress });
-    // The session binding (built once per project) where session() looks for it.
-    await m.loadSessionBinding({ buildDir: path.join(ctx.root, 'build', 'ort-session'), onLine: ctx.progress });
-    return { library };
-  }).catch((error: unknown) => ({ error }));
+  return ctx
+    .compile(async () => {
+      const m = await import('../../ort.js');
+      ctx.say('building the ONNX Runtime custom-op library');
+      // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
+      // built without its CUDA kernels on either device, as before.
+      const library = await m.buildOrtLibrary({
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'ort'),
+        ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}),
+        jobs: ctx.jobs,
+        onLine: ctx.progress,
+      });
+      // The session binding (built once per project) where session() looks for it.
+      await m.loadSessionBinding({ buildDir: path.join(ctx.root, 'build', 'ort-session'), onLine: ctx.progress });
+      return { library };
+    })
+    .catch((error: unknown) => ({ error }));
 }
 
 /** Whether ONNX Runtime and its headers are installed (what is not is skipped, not built). */
 async function installed(): Promise<boolean> {
   const m = await import('../../ort.js');
-  try { m.onnxruntimeNodeLibrary(); m.ortIncludeDir(); return true; } catch { return false; }
+  try {
+    m.onnxruntimeNodeLibrary();
+    m.ortIncludeDir();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const ortBackend: TestBackend = {
@@ -52,10 +71,15 @@ export const ortBackend: TestBackend = {
       mkdirSync(models, { recursive: true });
       for (const c of ctx.cases) {
         const t = c.op.tests[c.doc.index]!;
-        const inputShapes = Object.fromEntries(c.op.inputs.flatMap((inp, i) => (c.inputs[i] ? [[inp.name, c.inputs[i]!.dims]] : [])));
+        const inputShapes = Object.fromEntries(
+          c.op.inputs.flatMap((inp, i) => (c.inputs[i] ? [[inp.name, c.inputs[i]!.dims]] : [])),
+        );
         const omitInputs = c.op.inputs.filter((_, i) => !c.inputs[i]).map((i) => i.name);
         const file = path.join(models, `${c.op.ident.snake}_${c.doc.index}.onnx`);
-        writeFileSync(file, ort.opModel(c.op, { binding: t.binding, attributes: c.doc.given, inputShapes, omitInputs }));
+        writeFileSync(
+          file,
+          ort.opModel(c.op, { binding: t.binding, attributes: c.doc.given, inputShapes, omitInputs }),
+        );
         await runModel(ctx, ort, c, 'ort', file);
       }
     }
@@ -64,7 +88,9 @@ export const ortBackend: TestBackend = {
       if (ctx.skipped[b]) continue;
       ctx.col(b);
       for (const c of ctx.cases) {
-        const o = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index)?.[b] as ExportCell | undefined;
+        const o = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index)?.[b] as
+          | ExportCell
+          | undefined;
         if (!o) continue;
         const at = { op: c.op.name, case: c.doc.index, backend: b };
         if ('skip' in o) ctx.results.push({ ...at, status: 'skip', message: o.skip });
@@ -77,7 +103,10 @@ export const ortBackend: TestBackend = {
 
 /** The custom-op library; undefined when ONNX Runtime is not installed (skipped) or did not build (failed). */
 async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
-  const cols = [...(ctx.want.has('ort') ? ['ort'] : []), ...(ctx.want.has('export') ? ['ort-legacy', 'ort-dynamo'] : [])];
+  const cols = [
+    ...(ctx.want.has('ort') ? ['ort'] : []),
+    ...(ctx.want.has('export') ? ['ort-legacy', 'ort-dynamo'] : []),
+  ];
   const m = await import('../../ort.js');
   try {
     // What is not installed is skipped with the reason; what fails to build is a failure.
@@ -94,24 +123,51 @@ async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
     ctx.env.onnxruntime = await m.ortVersion();
     return { library, session: m.session, opModel: (await import('../../op-model.js')).opModel };
   } catch (e) {
-    ctx.results.push(...buildFailureResults(e, ctx.ops, cols.filter((b) => !ctx.skipped[b]).map((b) => ctx.col(b)), ctx.root, ctx.project.ops));
+    ctx.results.push(
+      ...buildFailureResults(
+        e,
+        ctx.ops,
+        cols.filter((b) => !ctx.skipped[b]).map((b) => ctx.col(b)),
+        ctx.root,
+        ctx.project.ops,
+      ),
+    );
     return undefined;
   }
 }
 
-async function runModel(ctx: TestContext, ort: OrtKit, c: Case, backend: string, file: string, inferredFrom?: PyCase['python-shapes']): Promise<void> {
+async function runModel(
+  ctx: TestContext,
+  ort: OrtKit,
+  c: Case,
+  backend: string,
+  file: string,
+  inferredFrom?: PyCase['python-shapes'],
+): Promise<void> {
   try {
     const s = await ort.session(file, { root: ctx.root, outDir: ctx.outDir, customOpLibraries: [ort.library] });
     try {
       const names = new Set(s.inputs.map((i) => i.name));
-      const feeds = Object.fromEntries(c.op.inputs.flatMap((inp, i) => (c.inputs[i] && names.has(inp.name) ? [[inp.name, c.inputs[i]!]] : [])));
+      const feeds = Object.fromEntries(
+        c.op.inputs.flatMap((inp, i) => (c.inputs[i] && names.has(inp.name) ? [[inp.name, c.inputs[i]!]] : [])),
+      );
       const got = s.run(feeds as Parameters<typeof s.run>[0]) as Outputs;
       const outs = c.op.outputs.map((o) => o.name);
       // ORT's C API gives no dims both for a rank-0 output and for one it could not infer (ops
       // with optional inputs get no inference, docs/ort.md; rank-0 inputs leave some unknown), so
       // an empty list is no evidence either way.
       const inferred = inferredFrom ?? s.outputs.map((o) => (o.dims.length === 0 ? null : [...o.dims]));
-      ctx.check(c, backend, got, shapeMismatch(backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model', inferred, outs, got));
+      ctx.check(
+        c,
+        backend,
+        got,
+        shapeMismatch(
+          backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model',
+          inferred,
+          outs,
+          got,
+        ),
+      );
     } finally {
       s.close();
     }

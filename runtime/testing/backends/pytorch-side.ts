@@ -11,7 +11,12 @@ import { buildFailureResults } from '../build-failure.js';
 import { isFiles, readOutputs } from '../outputs.js';
 import { buildTorchExtension, runHarnessCached, type PyRun } from '../torch-side.js';
 
-interface Prepared { library?: string; buildError?: unknown; py?: PyRun; pyError?: unknown }
+interface Prepared {
+  library?: string;
+  buildError?: unknown;
+  py?: PyRun;
+  pyError?: unknown;
+}
 const prepared = new WeakMap<TestContext, Promise<Prepared>>();
 
 export const pytorchSide: TestBackend = {
@@ -43,18 +48,41 @@ export const pytorchSide: TestBackend = {
       if (done.pyError) throw done.pyError;
       const py = done.py!;
       ctx.torchRun = py;
-      for (const [b, why] of Object.entries(py.env.skipped)) if (want.has(b.startsWith('torch') ? 'torch' : b.startsWith('grad') ? 'grad' : 'export')) skipped[b] = why;
-      Object.assign(ctx.env, { onnx: py.env.onnx, extension: py.env.extension, entry: py.env.entry, entryBypassed: py.env.entry_bypassed, cudaInTorch: py.env.cuda });
+      for (const [b, why] of Object.entries(py.env.skipped))
+        if (want.has(b.startsWith('torch') ? 'torch' : b.startsWith('grad') ? 'grad' : 'export')) skipped[b] = why;
+      Object.assign(ctx.env, {
+        onnx: py.env.onnx,
+        extension: py.env.extension,
+        entry: py.env.entry,
+        entryBypassed: py.env.entry_bypassed,
+        cudaInTorch: py.env.cuda,
+      });
     } catch (e) {
       // E.g. out/python does not import: every op's reference is unusable, which is a failure.
-      for (const op of ctx.ops) ctx.results.push({ op: op.name, case: null, backend: ctx.col('reference'), status: 'fail', message: (e as Error).message.slice(0, 3000) });
+      for (const op of ctx.ops)
+        ctx.results.push({
+          op: op.name,
+          case: null,
+          backend: ctx.col('reference'),
+          status: 'fail',
+          message: (e as Error).message.slice(0, 3000),
+        });
       return;
     }
     // The baseline: the reference's outputs (ran on the CPU, all attributes) where there is one.
     for (const c of ctx.cases) {
       const p = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index);
-      if (p && isFiles(p.reference)) { c.baseline = readOutputs(c.dir, p.reference); c.baselineFrom = 'reference'; }
-      else if (p?.reference && 'error' in p.reference) ctx.results.push({ op: c.op.name, case: c.doc.index, backend: ctx.col('reference'), status: 'fail', message: `the reference raised ${p.reference.error}` });
+      if (p && isFiles(p.reference)) {
+        c.baseline = readOutputs(c.dir, p.reference);
+        c.baselineFrom = 'reference';
+      } else if (p?.reference && 'error' in p.reference)
+        ctx.results.push({
+          op: c.op.name,
+          case: c.doc.index,
+          backend: ctx.col('reference'),
+          status: 'fail',
+          message: `the reference raised ${p.reference.error}`,
+        });
     }
   },
 };
@@ -69,7 +97,19 @@ async function work(ctx: TestContext): Promise<Prepared> {
     try {
       done.library = await ctx.compile(() => {
         ctx.say(`building the PyTorch extension (torch ${torch.version})`);
-        return buildTorchExtension({ root: ctx.root, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'torch'), prefix: torch.prefix!, python: ctx.python, cuda: device === 'cuda', ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}), ...(ctx.unityBatch ? { unityBatch: ctx.unityBatch } : {}), ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}), jobs: ctx.jobs, onLine: ctx.progress });
+        return buildTorchExtension({
+          root: ctx.root,
+          outDir: ctx.outDir,
+          buildDir: path.join(ctx.buildRoot, 'torch'),
+          prefix: torch.prefix!,
+          python: ctx.python,
+          cuda: device === 'cuda',
+          ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}),
+          ...(ctx.unityBatch ? { unityBatch: ctx.unityBatch } : {}),
+          ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
+          jobs: ctx.jobs,
+          onLine: ctx.progress,
+        });
       });
     } catch (e) {
       done.buildError = e;
@@ -77,7 +117,17 @@ async function work(ctx: TestContext): Promise<Prepared> {
   }
   ctx.say('running the PyTorch side (reference, extension, export, gradients)');
   try {
-    done.py = await runHarnessCached({ cacheDir: path.join(ctx.buildRoot, 'test', 'torch-side', selection(ctx)), probe: ctx.probe, python: ctx.python, casesDir: ctx.casesDir, outDir: ctx.outDir, ...(done.library ? { library: done.library } : {}), devices: [device], exportModels: want.has('export'), grad });
+    done.py = await runHarnessCached({
+      cacheDir: path.join(ctx.buildRoot, 'test', 'torch-side', selection(ctx)),
+      probe: ctx.probe,
+      python: ctx.python,
+      casesDir: ctx.casesDir,
+      outDir: ctx.outDir,
+      ...(done.library ? { library: done.library } : {}),
+      devices: [device],
+      exportModels: want.has('export'),
+      grad,
+    });
   } catch (e) {
     done.pyError = e;
   }
@@ -95,10 +145,22 @@ function recordExtension(ctx: TestContext, torchCol: string, gradCol: string, gr
   }
   if (want.has('torch')) ctx.col(torchCol);
   if (grad) ctx.col(gradCol);
-  if (done.buildError) ctx.results.push(...buildFailureResults(done.buildError, ctx.ops, [torchCol, gradCol].filter((b) => (b === torchCol ? want.has('torch') : grad)), ctx.root, ctx.project.ops));
+  if (done.buildError)
+    ctx.results.push(
+      ...buildFailureResults(
+        done.buildError,
+        ctx.ops,
+        [torchCol, gradCol].filter((b) => (b === torchCol ? want.has('torch') : grad)),
+        ctx.root,
+        ctx.project.ops,
+      ),
+    );
 }
 
 /** The ops under test and the device, as a folder name: `--only A` and `--only B` keep their own results. */
 function selection(ctx: TestContext): string {
-  return createHash('sha256').update(JSON.stringify([ctx.device, ctx.ops.map((o) => o.name)])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([ctx.device, ctx.ops.map((o) => o.name)]))
+    .digest('hex')
+    .slice(0, 16);
 }

@@ -9,10 +9,16 @@ import { checkSerialization } from '../serialize.js';
 const done = new WeakMap<TestContext, Promise<CaseResult[] | { error: unknown }>>();
 
 function check(ctx: TestContext): Promise<CaseResult[] | { error: unknown }> {
-  return ctx.compile(() => {
-    ctx.say('compiling the serialization round trip');
-    return checkSerialization({ ops: ctx.ops, outDir: ctx.outDir, buildDir: path.join(ctx.buildRoot, 'test', 'serialize') });
-  }).catch((error: unknown) => ({ error }));
+  return ctx
+    .compile(() => {
+      ctx.say('compiling the serialization round trip');
+      return checkSerialization({
+        ops: ctx.ops,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'test', 'serialize'),
+      });
+    })
+    .catch((error: unknown) => ({ error }));
 }
 
 export const serializeBackend: TestBackend = {
@@ -27,7 +33,14 @@ export const serializeBackend: TestBackend = {
     ctx.col('serialize');
     const r = await (done.get(ctx) ?? check(ctx));
     if ('error' in r) {
-      for (const op of ctx.ops) ctx.results.push({ op: op.name, case: null, backend: 'serialize', status: 'fail', message: (r.error as Error).message.slice(0, 3000) });
+      for (const op of ctx.ops)
+        ctx.results.push({
+          op: op.name,
+          case: null,
+          backend: 'serialize',
+          status: 'fail',
+          message: (r.error as Error).message.slice(0, 3000),
+        });
       return;
     }
     ctx.results.push(...r);

@@ -10,7 +10,11 @@ import { readOutputs, shapeMismatch } from '../outputs.js';
 export const torchBackend: TestBackend = {
   name: 'torch',
   // Only when the extension built: a build failure was already reported per op.
-  wanted: (ctx) => ctx.want.has('torch') && !!ctx.torchRun && ctx.columnsHas(onDevice(ctx, 'torch')) && !ctx.results.some((r) => r.backend === onDevice(ctx, 'torch') && r.case === null),
+  wanted: (ctx) =>
+    ctx.want.has('torch') &&
+    !!ctx.torchRun &&
+    ctx.columnsHas(onDevice(ctx, 'torch')) &&
+    !ctx.results.some((r) => r.backend === onDevice(ctx, 'torch') && r.case === null),
   async run(ctx) {
     const column = onDevice(ctx, 'torch');
     for (const c of ctx.cases) {
@@ -22,7 +26,17 @@ export const torchBackend: TestBackend = {
       else if ('error' in o) ctx.results.push({ ...at, status: 'fail', message: (o as { error: string }).error });
       else {
         const got = readOutputs(c.dir, o as Record<string, TensorFile>);
-        ctx.check(c, column, got, shapeMismatch('opforge_ops output_shapes (fake tensors, export)', p?.['python-shapes'], c.op.outputs.map((x) => x.name), got));
+        ctx.check(
+          c,
+          column,
+          got,
+          shapeMismatch(
+            'opforge_ops output_shapes (fake tensors, export)',
+            p?.['python-shapes'],
+            c.op.outputs.map((x) => x.name),
+            got,
+          ),
+        );
       }
     }
   },

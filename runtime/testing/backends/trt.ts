@@ -19,7 +19,17 @@ async function lifecycle(ctx: TestContext): Promise<Outcome> {
   try {
     const run = await ctx.compile(() => {
       ctx.say(`compiling the TensorRT plugin lifecycle against ${include}`);
-      return runTrtLifecycle({ ops: ctx.ops, root: ctx.root, outDir: ctx.outDir, buildDir: dir, include, nvcc, enqueue: ctx.device === 'cuda', column: onDevice(ctx, 'trt'), ...(ctx.kernels ? { kernelObjects: ctx.kernels.objects } : {}) });
+      return runTrtLifecycle({
+        ops: ctx.ops,
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: dir,
+        include,
+        nvcc,
+        enqueue: ctx.device === 'cuda',
+        column: onDevice(ctx, 'trt'),
+        ...(ctx.kernels ? { kernelObjects: ctx.kernels.objects } : {}),
+      });
     });
     return { run, include, dir };
   } catch (error) {
@@ -38,9 +48,19 @@ export const trtBackend: TestBackend = {
   async run(ctx) {
     const column = ctx.col(onDevice(ctx, 'trt'));
     const o = await (done.get(ctx) ?? lifecycle(ctx));
-    if ('skip' in o) { ctx.skipped[column] = o.skip; return; }
+    if ('skip' in o) {
+      ctx.skipped[column] = o.skip;
+      return;
+    }
     if ('error' in o) {
-      for (const op of ctx.ops) ctx.results.push({ op: op.name, case: null, backend: column, status: 'fail', message: (o.error as Error).message.slice(0, 3000) });
+      for (const op of ctx.ops)
+        ctx.results.push({
+          op: op.name,
+          case: null,
+          backend: column,
+          status: 'fail',
+          message: (o.error as Error).message.slice(0, 3000),
+        });
       return;
     }
     ctx.results.push(...o.run.results);
