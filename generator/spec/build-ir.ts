@@ -7,7 +7,6 @@ import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr.js';
 import type {
-  AttrValue,
   AttributeIR,
   Expr,
   InputConstraint,
@@ -18,14 +17,14 @@ import type {
   ShapeIR,
   StateFieldIR,
   TensorType,
-  TestCaseIR,
-  TestInputIR,
   TypeBinding,
   TypeVarIR,
 } from './ir.js';
 import { diagAt, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
-import { ATTR_INFO, DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
+import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
+import { buildAttribute } from './build-attributes.js';
+import { buildTest } from './build-tests.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -52,7 +51,7 @@ export interface RawGradient {
   attributes?: Record<string, string>;
   outputs: Record<string, string>;
 }
-interface RawAttr {
+export interface RawAttr {
   name: string;
   type: AttrType;
   default?: unknown;
@@ -68,7 +67,7 @@ interface RawState {
   description?: string;
 }
 type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
-interface RawTest {
+export interface RawTest {
   inputs: Record<string, RawTestInput>;
   attributes?: Record<string, unknown>;
   types?: Record<string, DType>;
@@ -398,115 +397,11 @@ function dtypesOf(t: TensorType): string {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
 }
 
-type ErrFn = (
+export type ErrFn = (
   p: KeyPath,
   message: string,
   opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
 ) => void;
-
-function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR {
-  const info = ATTR_INFO[a.type];
-  const required = a.required ?? false;
-  if (required && a.default !== undefined)
-    err([...p, 'default'], 'an attribute cannot be both required and have a default');
-  if (!required && a.default === undefined)
-    err([...p, 'name'], `attribute \`${a.name}\` needs a \`default\` or \`required: true\``);
-  if (a.enum && a.type !== 'string' && a.type !== 'int')
-    err([...p, 'enum'], `\`enum\` applies to string and int attributes, not ${a.type}`);
-  if (a.enum)
-    a.enum.forEach((v, k) => {
-      if (a.type === 'string' && typeof v !== 'string')
-        err([...p, 'enum', k], `expected a string (the attribute is a string), got ${shown(v)}`);
-      if (a.type === 'int' && !Number.isSafeInteger(v))
-        err([...p, 'enum', k], `expected an integer (the attribute is an int), got ${shown(v)}`);
-    });
-  const numeric = a.type === 'int' || a.type === 'float' || a.type === 'ints' || a.type === 'floats';
-  if ((a.min !== undefined || a.max !== undefined) && !numeric)
-    err([...p, a.min !== undefined ? 'min' : 'max'], `\`min\`/\`max\` apply to numeric attributes, not ${a.type}`);
-  if (a.min !== undefined && a.max !== undefined && a.min > a.max)
-    err([...p, 'min'], `min ${a.min} is greater than max ${a.max}`);
-  const intLike = a.type === 'int' || a.type === 'ints' || a.type === 'bool';
-  if (intLike)
-    for (const k of ['min', 'max'] as const) {
-      const v = a[k];
-      if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1))
-        err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
-    }
-  let def: AttrValue | undefined;
-  if (a.default !== undefined) {
-    const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, min: a.min, max: a.max });
-    if (problem) err([...p, 'default'], `default ${problem}`);
-    else def = normalizeAttrValue(a.default, a.type);
-  }
-  void info;
-  return {
-    name: a.name,
-    ident: idents(a.name),
-    type: a.type,
-    required,
-    default: def,
-    enum: a.enum ? [...a.enum] : undefined,
-    min: a.min,
-    max: a.max,
-    description: a.description ?? '',
-  };
-}
-
-// Values land in C++, Python and TS literals and in 32-bit TensorRT fields: keep them in range.
-const INT32_MAX = 2 ** 31 - 1;
-const FLOAT32_MAX = 3.4028234663852886e38;
-const MAX_STRING = 4096;
-const MAX_LIST = 1024;
-
-/** Checks a value against an attribute's type and constraints; returns the problem or undefined. */
-export function checkAttrValue(
-  v: unknown,
-  a: { type: AttrType; enum?: (string | number)[] | undefined; min?: number | undefined; max?: number | undefined },
-): string | undefined {
-  const inRange = (x: number): string | undefined => {
-    if (a.min !== undefined && x < a.min) return `${x} is below the minimum ${a.min}`;
-    if (a.max !== undefined && x > a.max) return `${x} is above the maximum ${a.max}`;
-    return undefined;
-  };
-  const isInt = (x: unknown): x is number =>
-    typeof x === 'number' && Number.isSafeInteger(x) && Math.abs(x) <= INT32_MAX;
-  const isFloat = (x: unknown): x is number =>
-    typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= FLOAT32_MAX;
-  switch (a.type) {
-    case 'bool':
-      return typeof v === 'boolean' ? undefined : `must be true or false, got ${shown(v)}`;
-    case 'int':
-      if (!isInt(v)) return `must be an integer within int32, got ${shown(v)}`;
-      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}, got ${shown(v)}`;
-      return inRange(v);
-    case 'float':
-      if (!isFloat(v)) return `must be a finite number within float32, got ${shown(v)}`;
-      return inRange(v);
-    case 'string':
-      if (typeof v !== 'string') return `must be a string, got ${shown(v)}`;
-      if (v.length > MAX_STRING) return `must be at most ${MAX_STRING} characters, got ${v.length}`;
-      if (v.includes('\0')) return `must not contain NUL characters, got ${shown(v)}`;
-      if (a.enum && !a.enum.includes(v)) return `must be one of ${a.enum.join(', ')}, got ${shown(v)}`;
-      return undefined;
-    case 'ints':
-    case 'floats': {
-      if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}, got ${shown(v)}`;
-      if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements, got ${v.length}`;
-      for (const x of v) {
-        if (a.type === 'ints' ? !isInt(x) : !isFloat(x))
-          return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;
-        const r = inRange(x as number);
-        if (r) return r;
-      }
-      return undefined;
-    }
-  }
-}
-
-function normalizeAttrValue(v: unknown, type: AttrType): AttrValue {
-  if (type === 'ints' || type === 'floats') return [...(v as number[])];
-  return v as AttrValue;
-}
 
 function compileDim(
   d: DimSpec,
@@ -660,113 +555,4 @@ function enumerateBindings(typeVars: readonly TypeVarIR[]): TypeBinding[] {
     if (acc.length > MAX_BINDINGS * 4) break;
   }
   return acc;
-}
-
-function buildTest(
-  t: RawTest,
-  i: number,
-  inputs: readonly InputIR[],
-  attributes: readonly AttributeIR[],
-  typeVars: readonly TypeVarIR[],
-  err: ErrFn,
-): TestCaseIR {
-  const p: KeyPath = ['tests', i];
-  const vars: Record<string, DType> = {};
-  for (const tv of typeVars) {
-    const chosen = t.types?.[tv.name];
-    if (chosen !== undefined && !tv.dtypes.includes(chosen))
-      err(
-        [...p, 'types', tv.name],
-        `${chosen} is not allowed for type variable \`${tv.name}\` (${tv.dtypes.join(', ')})`,
-      );
-    vars[tv.name] = chosen ?? tv.dtypes[0]!;
-  }
-  for (const k of Object.keys(t.types ?? {}))
-    if (!typeVars.some((tv) => tv.name === k))
-      err([...p, 'types', k], `unknown type variable \`${k}\``, {
-        at: 'key',
-        hint: didYouMean(
-          k,
-          typeVars.map((x) => x.name),
-        ),
-      });
-  const suffix = typeVars.map((tv) => DTYPE_INFO[vars[tv.name]!].short).join('_');
-  const testInputs: TestInputIR[] = [];
-  for (const k of Object.keys(t.inputs))
-    if (!inputs.some((x) => x.name === k))
-      err([...p, 'inputs', k], `unknown input \`${k}\``, {
-        at: 'key',
-        hint: didYouMean(
-          k,
-          inputs.map((x) => x.name),
-        ),
-      });
-  for (const inp of inputs) {
-    const v = t.inputs[inp.name];
-    if (v === undefined) {
-      if (!inp.optional) err([...p, 'inputs'], `missing input \`${inp.name}\``);
-      continue;
-    }
-    const shape = Array.isArray(v) ? v : v.shape;
-    const values = Array.isArray(v) ? undefined : v.values;
-    const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
-    if (inp.rank !== null && shape.length !== inp.rank)
-      err(
-        [...p, 'inputs', inp.name],
-        `input \`${inp.name}\` has rank ${inp.rank}, the test gives ${shape.length} dims`,
-      );
-    const numel = shape.reduce((a, b) => a * b, 1);
-    if (numel > 1 << 24) err([...p, 'inputs', inp.name], `test input has ${numel} elements; at most ${1 << 24}`);
-    if (values !== undefined && values.length !== numel)
-      err([...p, 'inputs', inp.name, 'values'], `${values.length} values for a shape of ${numel} elements`);
-    if (range[0] > range[1])
-      err([...p, 'inputs', inp.name, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
-    testInputs.push({
-      name: inp.name,
-      shape: [...shape],
-      values: values ? [...values] : undefined,
-      range: [range[0], range[1]],
-    });
-  }
-  const attrs: Record<string, AttrValue> = {};
-  for (const [k, v] of Object.entries(t.attributes ?? {})) {
-    const a = attributes.find((x) => x.name === k);
-    if (!a) {
-      err([...p, 'attributes', k], `unknown attribute \`${k}\``, {
-        at: 'key',
-        hint: didYouMean(
-          k,
-          attributes.map((x) => x.name),
-        ),
-      });
-      continue;
-    }
-    const problem = checkAttrValue(v, a);
-    if (problem) err([...p, 'attributes', k], problem);
-    else attrs[k] = normalizeAttrValue(v, a.type);
-  }
-  const given = attributes.filter((a) => attrs[a.name] !== undefined).map((a) => a.name);
-  for (const a of attributes) {
-    if (attrs[a.name] !== undefined) continue;
-    if (a.required) err([...p, 'attributes'], `missing required attribute \`${a.name}\``);
-    else attrs[a.name] = a.default!;
-  }
-  return {
-    index: i,
-    binding: { vars, suffix },
-    inputs: testInputs,
-    attributes: attrs,
-    given,
-    rtol: t.rtol ?? 1e-5,
-    atol: t.atol ?? 1e-6,
-    seed: t.seed ?? 1000 + i,
-  };
-}
-
-function defaultRange(inp: InputIR): [number, number] {
-  const dt = inp.type.kind === 'fixed' ? inp.type.dtype : inp.type.dtypes[0]!;
-  if (dt === 'bool') return [0, 1];
-  if (dt === 'uint8') return [0, 255];
-  if (!DTYPE_INFO[dt].isFloat) return [-100, 100];
-  return [-1, 1];
 }
