@@ -62,6 +62,7 @@ export const jaxEmitter: Emitter = defineEmitter({
       projectFile('jax/CMakeLists.txt', emitJaxCmake()),
       staticFile('cmake/opforge_jax.cmake', 'generator/cmake/opforge_jax.cmake'),
       staticFile('jax/opforge_jax/_runtime.py', 'generator/python/opforge_jax/_runtime.py'),
+      staticFile('jax/opforge_jax/_attrs.py', 'generator/python/shared/_attrs.py'),
       projectFile('jax/opforge_jax/__init__.py', emitJaxInit(project.ops)),
       projectFile('jax/opforge_jax/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
     ];

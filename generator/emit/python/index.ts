@@ -41,6 +41,7 @@ export const pythonEmitter: Emitter = defineEmitter({
   project(project: ProjectIR): GeneratedFile[] {
     return [
       ...RUNTIME_MODULES.map((m) => staticFile(`${PKG}/${m}`, `generator/python/opforge_ops/${m}`)),
+      staticFile(`${PKG}/_attrs.py`, 'generator/python/shared/_attrs.py'),
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/spec/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),

@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._attrs import _coerce_attr, check_attrs  # noqa: F401  (shared with opforge_ops)
+
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
 #: The library CMake builds from out/jax (cmake -S out -B build -DWITH_JAX=ON).
@@ -109,66 +111,6 @@ class OpInfo:
 
 
 # ---- argument checks (the messages of opforge_ops' _runtime.py) ------------------------
-
-def check_attrs(op: OpInfo, given: Dict[str, Any]) -> Dict[str, Any]:
-    """Fills defaults and checks types, enums and ranges; returns the attributes in spec order."""
-    known = {a.name for a in op.attributes}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise TypeError(f"{op.name}: unknown attribute {unknown[0]!r}; attributes are {sorted(known) or 'none'}")
-    out: Dict[str, Any] = {}
-    for a in op.attributes:
-        if a.name in given and given[a.name] is not None:
-            v = _coerce_attr(op, a, given[a.name])
-        elif a.required:
-            raise TypeError(f"{op.name}: attribute {a.name!r} is required")
-        else:
-            v = a.default
-        if a.enum is not None and v not in a.enum:
-            raise ValueError(f"{op.name}: attribute {a.name!r} must be one of {list(a.enum)}, got {v!r}")
-        values = v if isinstance(v, list) else [v]
-        for x in values:
-            if a.min is not None and not isinstance(x, str) and x < a.min:
-                raise ValueError(f"{op.name}: attribute {a.name!r} must be >= {a.min}, got {x!r}")
-            if a.max is not None and not isinstance(x, str) and x > a.max:
-                raise ValueError(f"{op.name}: attribute {a.name!r} must be <= {a.max}, got {x!r}")
-        out[a.name] = v
-    return out
-
-
-def _coerce_attr(op: OpInfo, a: Attr, v: Any) -> Any:
-    def bad(expected: str) -> TypeError:
-        return TypeError(f"{op.name}: attribute {a.name!r} must be {expected}, got {type(v).__name__} {v!r}")
-
-    def is_int(x: Any) -> bool:
-        return isinstance(x, int) and not isinstance(x, bool)
-
-    if a.type == "bool":
-        if not isinstance(v, bool):
-            raise bad("a bool")
-        return v
-    if a.type == "int":
-        if not is_int(v):
-            raise bad("an int")
-        return v
-    if a.type == "float":
-        if not (is_int(v) or isinstance(v, float)):
-            raise bad("a float")
-        return float(v)
-    if a.type == "string":
-        if not isinstance(v, str):
-            raise bad("a str")
-        return v
-    if not isinstance(v, (list, tuple)):
-        raise bad("a list")
-    if a.type == "ints":
-        if not all(is_int(x) for x in v):
-            raise bad("a list of ints")
-        return list(v)
-    if not all(is_int(x) or isinstance(x, float) for x in v):
-        raise bad("a list of floats")
-    return [float(x) for x in v]
-
 
 def dtype_name(x: Any) -> str:
     return jnp.dtype(x.dtype).name
