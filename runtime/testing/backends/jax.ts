@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { gradOpsWithoutCuda, noCudaKernels } from '../../../generator/spec/cuda-training.js';
-import type { Case, TestBackend, TestContext } from '../backend.js';
+import { onDevice, type Case, type TestBackend, type TestContext } from '../backend.js';
 import { buildFailureResults } from '../build-failure.js';
 import type { TensorFile } from '../cases.js';
 import { buildJaxLibrary, runJaxHarness, type JaxCell, type JaxRun } from '../jax.js';
@@ -23,8 +23,8 @@ export const jaxBackend: TestBackend = {
   wanted: (ctx) => ctx.want.has('jax'),
   async run(ctx) {
     const { probe } = ctx;
-    const jaxCol = ctx.device === 'cuda' ? 'jax:cuda' : 'jax';
-    const gradCol = ctx.device === 'cuda' ? 'jax-grad:cuda' : 'jax-grad';
+    const jaxCol = onDevice(ctx, 'jax');
+    const gradCol = onDevice(ctx, 'jax-grad');
     const wantGrad = ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
     const cols = [jaxCol, ...(wantGrad ? [gradCol] : [])];
     const why =
