@@ -1,6 +1,6 @@
 # The ONNX Runtime custom-op library of an opforge project, included by the generated
 # out/ort/CMakeLists.txt, which lists the project's ops (opforge_ort_add_op(<op> [CUDA]) each), then
-# calls opforge_ort_finish(). Builds opforge_ort_<op> (per-op OBJECT libraries: the op's OrtCustomOp
+# calls opforge_ort_finish(). Builds opforge_ort_ops (an OBJECT library of every op's OrtCustomOp
 # instances) and opforge_ort, the custom-op library (RegisterCustomOps), which needs the ORT headers
 # only: it calls the API the runtime hands it and links no libonnxruntime.
 
@@ -19,48 +19,43 @@ target_include_directories(opforge_ort_headers SYSTEM INTERFACE "${ONNXRUNTIME_I
 target_include_directories(opforge_ort_headers INTERFACE "${CMAKE_CURRENT_SOURCE_DIR}/include" "${CMAKE_CURRENT_SOURCE_DIR}")
 target_link_libraries(opforge_ort_headers INTERFACE opforge_core)
 
-# The op base and the ORT C++ API it includes (after ORT_API_MANUAL_INIT) are about 0.6 s of each
-# op unit's 1.4 s: they are precompiled once, in a target of their own, and every op unit reuses
-# them (-DOPFORGE_ORT_PCH=OFF: without).
-option(OPFORGE_ORT_PCH "Precompile the ONNX Runtime headers once for every op unit" ON)
+# Every op's unit <op>/<op>_ort.cpp in one OBJECT library, compiled in unity batches: the op base
+# and the ORT C++ API it includes are most of a unit's time, so a batch compiles them once (each
+# op's code lives in its own namespace, so batches compile). OPFORGE_ORT_UNITY_BATCH=1 compiles
+# each op alone; OPFORGE_ORT_PCH precompiles those headers once for every unit or batch.
+set(OPFORGE_ORT_UNITY_BATCH 4 CACHE STRING "Op units per unity batch of the ONNX Runtime library (1: one per op)")
+option(OPFORGE_ORT_PCH "Precompile the ONNX Runtime headers once for every op unit" OFF)
+add_library(opforge_ort_ops OBJECT)
+target_link_libraries(opforge_ort_ops PUBLIC opforge_ort_headers)
+set_target_properties(opforge_ort_ops PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+target_compile_options(opforge_ort_ops PRIVATE ${OPFORGE_WARNINGS})
+if(WITH_CUDA)
+  # Read only by the units of ops with a CUDA kernel (the others have no CUDA path to switch on).
+  target_compile_definitions(opforge_ort_ops PRIVATE OPFORGE_ORT_WITH_CUDA)
+endif()
+if(OPFORGE_ORT_UNITY_BATCH GREATER 1)
+  set_target_properties(opforge_ort_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_ORT_UNITY_BATCH})
+endif()
 if(OPFORGE_ORT_PCH)
-  file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/opforge_ort_pch.cpp" CONTENT "// The unit that owns the precompiled ONNX Runtime headers.\n")
-  add_library(opforge_ort_pch OBJECT "${CMAKE_CURRENT_BINARY_DIR}/opforge_ort_pch.cpp")
-  target_link_libraries(opforge_ort_pch PUBLIC opforge_ort_headers)
-  set_target_properties(opforge_ort_pch PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_compile_options(opforge_ort_pch PRIVATE ${OPFORGE_WARNINGS})
-  target_precompile_headers(opforge_ort_pch PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/ort/custom_op.h")
+  target_precompile_headers(opforge_ort_ops PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/ort/custom_op.h")
 endif()
 
-set(OPFORGE_ORT_OBJECTS)
-set(OPFORGE_ORT_UNITS)
+set(OPFORGE_ORT_OBJECTS $<TARGET_OBJECTS:opforge_ort_ops>)
 
-# opforge_ort_add_op(<snake_name> [CUDA]): the op's unit <op>/<op>_ort.cpp with its kernel objects
+# opforge_ort_add_op(<snake_name> [CUDA]): the op's unit <op>/<op>_ort.cpp and its kernel objects
 # (and, with WITH_CUDA, its CUDA kernel when it has one).
 function(opforge_ort_add_op name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "CUDA" "" "")
-  set(unit opforge_ort_${name})
-  add_library(${unit} OBJECT ${name}/${name}_ort.cpp)
-  target_link_libraries(${unit} PUBLIC opforge_ort_headers)
-  set_target_properties(${unit} PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-  target_compile_options(${unit} PRIVATE ${OPFORGE_WARNINGS})
-  set(objects ${OPFORGE_ORT_OBJECTS} $<TARGET_OBJECTS:${unit}> $<TARGET_OBJECTS:opforge_${name}_cpu>)
+  target_sources(opforge_ort_ops PRIVATE ${name}/${name}_ort.cpp)
+  set(objects ${OPFORGE_ORT_OBJECTS} $<TARGET_OBJECTS:opforge_${name}_cpu>)
   if(WITH_CUDA AND ARG_CUDA)
-    target_compile_definitions(${unit} PRIVATE OPFORGE_ORT_WITH_CUDA)
     list(APPEND objects $<TARGET_OBJECTS:opforge_${name}_cuda>)
   endif()
   set(OPFORGE_ORT_OBJECTS ${objects} PARENT_SCOPE)
-  set(OPFORGE_ORT_UNITS ${OPFORGE_ORT_UNITS} ${unit} PARENT_SCOPE)
 endfunction()
 
-# opforge_ort_finish(): every unit reuses the precompiled headers; the library.
+# opforge_ort_finish(): the library.
 function(opforge_ort_finish)
-  if(OPFORGE_ORT_PCH)
-    foreach(unit IN LISTS OPFORGE_ORT_UNITS)
-      target_precompile_headers(${unit} REUSE_FROM opforge_ort_pch)
-    endforeach()
-  endif()
-
   add_library(opforge_ort SHARED custom_ops.cpp ${OPFORGE_ORT_OBJECTS})
   target_link_libraries(opforge_ort PRIVATE opforge_ort_headers)
   target_compile_options(opforge_ort PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${OPFORGE_WARNINGS}>)
