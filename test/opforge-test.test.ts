@@ -2,7 +2,7 @@
 // kernel is caught on every backend that runs it, naming the op, case and backend; an op without
 // a reference is held to its CPU kernel; usage errors are clear.
 
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -192,6 +192,41 @@ testWith(
     assert.match(broken.out, ': 3 failure(s)');
     assert.not.match(broken.out, 'CustomReluGrad case');
     assert.not.match(broken.out, 'skipped:');
+  },
+);
+
+testWith(
+  ['torch'],
+  'the PyTorch side runs in one Python per run, started before the builds; none when nothing changed',
+  () => {
+    const dir = seedProject('session', ['custom_relu']);
+    // A Python that logs each start (its script) and runs the real one.
+    const log = path.join(dir, 'starts.log');
+    const python = path.join(dir, 'python');
+    writeFileSync(python, `#!/bin/sh\nprintf '%s\\n' "$(basename "$1")" >> '${log}'\nexec '${PYTHON}' "$@"\n`);
+    chmodSync(python, 0o755);
+    const starts = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+    const run = (): TestReport => {
+      rmSync(log, { force: true });
+      const r = opforgeTest(dir, ['--json', '--backend', 'torch,grad,export,node'], { OPFORGE_PYTHON: python });
+      assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+      return JSON.parse(r.out) as TestReport;
+    };
+    // Cold: the probe and the harness (reference, extension, exports, gradients) in one interpreter.
+    const cold = run();
+    assert.ok(cold.results.some((x) => x.backend === 'torch' && x.status === 'ok'));
+    assert.ok(cold.results.some((x) => x.backend === 'ort-legacy' || x.backend === 'grad'));
+    assert.equal(starts(), ['opforge_session.py']);
+    // Nothing changed: the probe and the harness's results are kept, so no Python starts.
+    const again = run();
+    assert.equal(again.results, cold.results);
+    assert.equal(starts(), []);
+    // A kernel edit: the harness runs again (the probe is kept), still one interpreter.
+    const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
+    writeFileSync(kernel, `${readFileSync(kernel, 'utf8')}\nint opforge_session_edit() { return 1; }\n`);
+    const edited = run();
+    assert.equal(edited.results, cold.results);
+    assert.equal(starts(), ['opforge_test.py']);
   },
 );
 

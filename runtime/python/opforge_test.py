@@ -120,7 +120,7 @@ def check_grad(op, fn, inputs, attrs, given, doc, dev):
     return result
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
     ap.add_argument("--package", required=True, help="directory holding the generated opforge_ops")
@@ -128,7 +128,7 @@ def main() -> int:
     ap.add_argument("--device", default="cpu", help="comma-separated devices for the extension")
     ap.add_argument("--export", action="store_true", help="export every case with the legacy (and dynamo) exporter")
     ap.add_argument("--grad", action="store_true", help="check the spec's backward of every case (gradcheck, and against autograd of the reference)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     oo = import_package(args.package)  # then loads exactly --library, or nothing
 

@@ -22,7 +22,7 @@ import { progressLine } from './outputs.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
 import { buildKernels } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { probeTorchCached } from './torch-side.js';
+import { probeOrStartSession } from './torch-side.js';
 
 export { BACKENDS, type Backend };
 
@@ -44,8 +44,8 @@ export interface TestOptions {
   /** Python with torch (default: $OPFORGE_PYTHON, else the active venv or conda env, else python3 or python on PATH: runtime/python-env.ts). */
   python?: string;
   /**
-   * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else the
-   * CMakeLists' default of 1). Batches of 4 halve a cold build of many ops (docs/benchmarks.md).
+   * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else
+   * TEST_UNITY_BATCH, 4; 1 builds one unit per op, as the generated CMakeLists does by default).
    */
   unityBatch?: number;
   /** Parallel compiles at most (default: the cores). Builds run one at a time, each with this many. */
@@ -65,9 +65,14 @@ function unityBatchFromEnv(): number | undefined {
 
 export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const ctx = await setUp(opts);
-  // Builds and the Python side concurrently; results in order.
-  await Promise.all(TEST_BACKENDS.filter((b) => b.prepare && b.wanted(ctx)).map((b) => b.prepare!(ctx)));
-  for (const b of TEST_BACKENDS) if (b.wanted(ctx)) await b.run(ctx);
+  try {
+    // Builds and the Python side concurrently; results in order.
+    await Promise.all(TEST_BACKENDS.filter((b) => b.prepare && b.wanted(ctx)).map((b) => b.prepare!(ctx)));
+    for (const b of TEST_BACKENDS) if (b.wanted(ctx)) await b.run(ctx);
+  } finally {
+    // Not needed (the harness's results were kept, or the PyTorch side did not run): stopped.
+    ctx.torchSession?.close();
+  }
   const { results, skipped, env, device } = ctx;
   const backends = ctx.columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
   // Asked for CUDA and nothing ran there: not a pass (a user would read "all agree" as checked).
@@ -130,7 +135,13 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   };
   // Python starts (the probe imports torch) while the kernels compile; on CUDA the kernels are
   // compiled for the architectures the found torch was built for, so the probe comes first.
-  const probing = probeTorchCached(found.python, path.join(buildRoot, 'test', 'python.json'));
+  // The one interpreter of the PyTorch side starts here (when the probe is not kept from an earlier
+  // run): its imports overlap the builds, and it runs the harness once they are done.
+  const { probe: probing, session } = probeOrStartSession(
+    found.python,
+    path.join(buildRoot, 'test', 'python.json'),
+    outDir,
+  );
   const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'trt'];
   const wantKernels = linked.some((b) => (opts.backends ?? BACKENDS).includes(b)) && ops.length > 0;
   const kernelBuild = async (): Promise<Awaited<ReturnType<typeof buildKernels>> | undefined> => {
@@ -185,6 +196,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     python: found.python,
     pythonFrom: found.from,
     probe,
+    ...(session ? { torchSession: session } : {}),
     project,
     ops,
     cases,

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { execa } from 'execa';
 import {
   cpSync,
@@ -67,37 +68,28 @@ export interface PythonProbe {
 export const INSTALL_HINT =
   'pip install torch onnx onnxruntime onnxscript; opforge is tested with torch 2.13.0 and 1.13';
 
-const PROBE = [
-  'import importlib.metadata as m, json, sys',
-  'v = {}',
-  'for d in ("onnx", "onnxruntime", "onnxscript", "paddlepaddle", "jax", "jaxlib"):',
-  '    try: v[d] = m.version(d)',
-  '    except Exception: pass',
-  'print(json.dumps({"packages": v, "executable": sys.executable}))',
-  'import torch, torch.utils',
-  'print(torch.__version__); print(torch.utils.cmake_prefix_path); print(torch.cuda.is_available())',
-  'print(";".join(sorted({a[3:] for a in torch.cuda.get_arch_list() if a.startswith("sm_")})))',
-].join('\n');
+const probeScript = path.join(pkgRoot, 'runtime', 'python', 'opforge_probe.py');
+const sessionScript = path.join(pkgRoot, 'runtime', 'python', 'opforge_session.py');
 
 /** The Python `opforge test` runs and its torch version; the reason when torch is not importable. */
 export async function probeTorch(python: string): Promise<PythonProbe> {
-  const r = await execa(python, ['-c', PROBE], { reject: false });
-  const lines = String(r.stdout ?? '')
-    .trim()
-    .split('\n');
+  const r = await execa(python, [probeScript], { reject: false });
+  return parseProbe(python, String(r.stdout ?? ''), r.exitCode ?? 1, String(r.stderr ?? r.message));
+}
+
+/** opforge_probe.py's lines (and, when it failed, its exit status and stderr) as a PythonProbe. */
+function parseProbe(python: string, stdout: string, exitCode: number, stderr: string): PythonProbe {
+  const lines = stdout.trim().split('\n');
   let packages: Record<string, string> = {};
   try {
     packages = (JSON.parse(lines[0] ?? '{}') as { packages?: Record<string, string> }).packages ?? {};
   } catch {
     /* the Python did not start */
   }
-  if (r.exitCode !== 0) {
-    const why = /No module named 'torch'/.test(String(r.stderr))
+  if (exitCode !== 0 || lines.length < 4) {
+    const why = /No module named 'torch'/.test(stderr)
       ? `torch is not importable by ${python}`
-      : `${python} failed: ${String(r.stderr ?? r.message)
-          .trim()
-          .split('\n')
-          .at(-1)}`;
+      : `${python} failed: ${stderr.trim().split('\n').at(-1)}`;
     return { why: `${why} (install: ${INSTALL_HINT}; or set OPFORGE_PYTHON to a Python that has them)`, packages };
   }
   const [version, prefix, cuda, archs] = lines.slice(1);
@@ -111,6 +103,84 @@ export async function probeTorch(python: string): Promise<PythonProbe> {
 }
 
 /**
+ * The one interpreter of a run's PyTorch side (runtime/python/opforge_session.py): started before
+ * the builds, it answers the probe the builds are configured with, imports torch, the harness and
+ * the generated package while they run, then runs the harness once (`run`) - or is stopped
+ * (`close`) when the harness's results are kept from an earlier run.
+ */
+export class TorchSession {
+  readonly probe: Promise<PythonProbe>;
+  private readonly child: ChildProcess;
+  private readonly exit: Promise<number>;
+  private stdout = '';
+  private stderr = '';
+  private used = false;
+
+  constructor(
+    readonly python: string,
+    outDir: string,
+  ) {
+    this.child = spawn(python, [sessionScript, path.join(outDir, 'python')], {
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const seen: (() => void)[] = [];
+    const changed = (): void => {
+      for (const f of seen) f();
+    };
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.stdout += d;
+      changed();
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr += d;
+    });
+    // A session told nothing more (its stdin closed early) is not an error.
+    this.child.stdin!.on('error', () => {});
+    this.exit = new Promise((resolve) => {
+      this.child.on('error', (e) => {
+        this.stderr += String(e.message);
+        resolve(127);
+      });
+      this.child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    });
+    let exited: number | undefined;
+    void this.exit.then((c) => {
+      exited = c;
+      changed();
+    });
+    this.probe = new Promise((resolve) => {
+      seen.push(() => {
+        const lines = this.stdout.split('\n');
+        if (lines.length > 5 || exited !== undefined)
+          resolve(parseProbe(python, lines.slice(0, 5).join('\n'), exited ?? 0, this.stderr));
+      });
+    });
+  }
+
+  /** Runs the harness with `args` (opforge_test.py's); the session's exit status, stdout after the probe, and stderr. */
+  async run(args: readonly string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+    this.used = true;
+    this.child.stdin!.end(`${JSON.stringify(args)}\n`);
+    const exitCode = await this.exit;
+    return { exitCode, stdout: this.stdout.split('\n').slice(5).join('\n'), stderr: this.stderr };
+  }
+
+  /** Whether the harness can still be run here (once per session). */
+  get available(): boolean {
+    return !this.used;
+  }
+
+  /** Ends the session when its harness was not needed (it may still be importing). */
+  close(): void {
+    if (!this.used) {
+      this.used = true;
+      this.child.kill();
+    }
+  }
+}
+
+/**
  * A build dir configured for another torch (or Python) starts its CMake cache afresh: CMake keeps
  * the old Torch_DIR and Caffe2_DIR, and would go on building against the old torch.
  */
@@ -120,6 +190,14 @@ export function forgetOtherTorch(buildDir: string, prefix: string, python: strin
     for (const f of ['CMakeCache.txt', 'CMakeFiles']) rmSync(path.join(buildDir, f), { recursive: true, force: true });
   }
 }
+
+/**
+ * Op units per unity batch when `opforge test` builds the extension: the units share the
+ * precompiled torch headers, but each still compiles the inline code of torch and the op base it
+ * uses, most of its time; a batch compiles that once (six ops: 12 s of CPU as one unit, 43 s as
+ * six). Four keeps a batch per core for a handful of ops and a spec edit's rebuild near one op's.
+ */
+export const TEST_UNITY_BATCH = 4;
 
 /**
  * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
@@ -144,7 +222,7 @@ export async function buildTorchExtension(o: {
     Python3_EXECUTABLE: o.python,
     OPFORGE_PROJECT_ROOT: o.root,
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
-    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
+    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? TEST_UNITY_BATCH),
     // The CUDA kernels for the architectures the found torch was built for, not a fixed list.
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
     OPFORGE_KERNELS: 'OFF',
@@ -173,20 +251,21 @@ export async function runHarness(o: {
   devices: string[];
   exportModels: boolean;
   grad?: boolean;
+  /** The run's interpreter, already started (and its imports done) while the builds ran. */
+  session?: TorchSession;
 }): Promise<PyRun> {
-  const args = [
-    harness,
-    '--cases',
-    o.casesDir,
-    '--package',
-    path.join(o.outDir, 'python'),
-    '--device',
-    o.devices.join(','),
-  ];
+  const args = ['--cases', o.casesDir, '--package', path.join(o.outDir, 'python'), '--device', o.devices.join(',')];
   if (o.library) args.push('--library', o.library);
   if (o.exportModels) args.push('--export');
   if (o.grad) args.push('--grad');
-  const r = await execa(o.python, args, { reject: false, env: { PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 256 << 20 });
+  const r =
+    o.session?.available && o.session.python === o.python
+      ? await o.session.run(args)
+      : await execa(o.python, [harness, ...args], {
+          reject: false,
+          env: { PYTHONDONTWRITEBYTECODE: '1' },
+          maxBuffer: 256 << 20,
+        });
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{'))
     throw new Error(
@@ -210,7 +289,7 @@ const EXPORTS = ['ort-legacy', 'ort-dynamo'] as const;
 export async function runHarnessCached(
   o: Parameters<typeof runHarness>[0] & { cacheDir: string; probe: PythonProbe },
 ): Promise<PyRun> {
-  const { cacheDir, probe, ...args } = o;
+  const { cacheDir, probe, session, ...args } = o;
   const built = o.library
     ? readdirSync(path.dirname(o.library))
         .filter((f) => /^(libopforge_torch|opforge_torch_py)\b.*\.so$/.test(f))
@@ -242,7 +321,7 @@ export async function runHarnessCached(
   }
   rmSync(full.key, { force: true });
   const kept = hit(exp, exportKey);
-  const run = await runHarness({ ...args, exportModels: o.exportModels && !kept });
+  const run = await runHarness({ ...args, ...(session ? { session } : {}), exportModels: o.exportModels && !kept });
   type Cells = { onnx?: string; skipped: Record<string, string>; cases: Record<string, Record<string, unknown>> };
   const id = (c: PyCase): string => `${c.op}#${c.case}`;
   if (kept) {
@@ -288,40 +367,57 @@ function copyModels(casesDir: string, to: string): void {
 }
 
 /**
- * probeTorch, kept in file until this Python or its packages change: the interpreter's real path
+ * The probe is kept in file until this Python or its packages change: the interpreter's real path
  * and time, and the times of torch's version file and of the site-packages folder (installing,
- * upgrading or removing a package adds or removes entries there). Saves a Python start (the
- * torch import) in a run with nothing else to do in Python.
+ * upgrading or removing a package adds or removes entries there).
  */
-export async function probeTorchCached(python: string, file: string): Promise<PythonProbe> {
-  const stamp = (p: string): string => {
+function probeKey(python: string, p: PythonProbe | undefined): string {
+  const stamp = (f: string): string => {
     try {
-      return `${realpathSync(p)}@${statSync(p).mtimeMs}`;
+      return `${realpathSync(f)}@${statSync(f).mtimeMs}`;
     } catch {
-      return `${p}@none`;
+      return `${f}@none`;
     }
   };
-  const keyOf = (p: PythonProbe | undefined): string => {
-    const site = p?.prefix ? path.resolve(p.prefix, '..', '..', '..') : '';
-    return JSON.stringify([
-      python,
-      stamp(python),
-      site && stamp(site),
-      site && stamp(path.join(site, 'torch', 'version.py')),
-    ]);
-  };
-  // A bare name (python3 on PATH) may be a shim that switches interpreters: asked every time.
-  if (!path.isAbsolute(python)) return probeTorch(python);
+  const site = p?.prefix ? path.resolve(p.prefix, '..', '..', '..') : '';
+  return JSON.stringify([
+    python,
+    stamp(python),
+    site && stamp(site),
+    site && stamp(path.join(site, 'torch', 'version.py')),
+  ]);
+}
+
+/** The kept probe of `python` while it holds; a bare name (python3 on PATH, maybe a shim that switches interpreters) never. */
+function keptProbe(python: string, file: string): PythonProbe | undefined {
+  if (!path.isAbsolute(python)) return undefined;
   try {
-    const cached = JSON.parse(readFileSync(file, 'utf8')) as { key: string; probe: PythonProbe };
-    if (cached.probe.version && cached.key === keyOf(cached.probe)) return cached.probe;
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { key: string; probe: PythonProbe };
+    return kept.probe.version && kept.key === probeKey(python, kept.probe) ? kept.probe : undefined;
   } catch {
-    /* none yet */
+    return undefined; // none yet
   }
-  const probe = await probeTorch(python);
-  if (probe.version) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ key: keyOf(probe), probe }));
-  }
-  return probe;
+}
+
+/**
+ * What `python` has, and the run's PyTorch-side interpreter: with the probe kept (file), no Python
+ * starts (a run with nothing else to do in Python starts none); else the session starts now,
+ * answers the probe (kept for the next run) and stays for the harness.
+ */
+export function probeOrStartSession(
+  python: string,
+  file: string,
+  outDir: string,
+): { probe: Promise<PythonProbe>; session?: TorchSession } {
+  const kept = keptProbe(python, file);
+  if (kept) return { probe: Promise.resolve(kept) };
+  const session = new TorchSession(python, outDir);
+  const probe = session.probe.then((p) => {
+    if (p.version && path.isAbsolute(python)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify({ key: probeKey(python, p), probe: p }));
+    }
+    return p;
+  });
+  return { probe, session };
 }
