@@ -91,6 +91,7 @@ interface Loading {
   brokenNames: Set<string>;
   /** With `reuse`: each spec's op by file. */
   specs: Map<string, SpecOp>;
+  /** Whether some op is the lookup's: an error then makes a full load. */
   reused: boolean;
 }
 
@@ -100,6 +101,7 @@ interface Holder {
   name: string;
 }
 
+/** loadProject, and loadProjectReusing with `reuse`. */
 function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: ProjectIR; specs: Map<string, SpecOp> } {
   const opsDir = path.resolve(opts.opsDir);
   const l: Loading = {
@@ -127,6 +129,7 @@ function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: Pr
   };
   l.diagnostics.push(...resolveProjectBackward(l.ops, l.pending, locate, l.brokenNames));
   l.diagnostics.push(...paddleTypeClashes(l.ops, locate));
+  // Every spec built afresh (from the texts the run read) has its document for the diagnostics.
   if (l.diagnostics.length && l.reused) return load(opts, { ...reuse!, lookup: () => undefined });
   if (l.diagnostics.length) throw new SpecErrors(l.diagnostics);
   l.ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
