@@ -16,8 +16,8 @@ import { fragmentContext, type GeneratedFile } from '../emit/emitter.js';
 import { EMITTERS } from '../emit/index.js';
 import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from '../spec/ir-helpers.js';
-import type { OpIR, ProjectIR } from '../spec/ir.js';
-import { loadProject, type RawGradient, type SpecCache } from '../spec/project.js';
+import type { GradientIR, OpIR, ProjectIR } from '../spec/ir.js';
+import { loadProjectReusing, type RawGradient, type SpecOp, type SpecReuse } from '../spec/project.js';
 import {
   fileStat,
   generatorDigest,
@@ -47,8 +47,11 @@ interface SpecEntry {
   built: Uint8Array;
   /** Its field names and the fields read of every op (lazyOp); the spec's raw backward, if any. */
   head?: { keys: string[]; eager: Partial<OpIR>; raw: RawGradient[] | undefined };
-  /** The backward it resolved to, and what from: the gradient ops' digests (resolutionKey). */
-  resolved?: { key: string; backward: OpIR['backward'] };
+  /**
+   * The backward it resolved to, and what from: the spec file and digest (`hash:kernelStats`) of
+   * each gradient op it names, in name order. It stands while those entries do (reuseOf).
+   */
+  resolved?: { from: [file: string, digest: string][]; backward: GradientIR[] };
 }
 
 /**
@@ -108,63 +111,105 @@ function readCache(outDir: string, key: string): Cache | undefined {
   }
 }
 
-/** A SpecCache over the previous run's entries that records this run's; hashes, texts and kernel stats from `inputs`. */
-function specCache(
-  previous: Record<string, SpecEntry>,
-  root: string,
-  inputs: Inputs,
-): SpecCache & { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
-  const entries: Record<string, SpecEntry> = {};
-  const digests = new Map<OpIR, string>();
-  const entryOf = new Map<OpIR, SpecEntry>();
-  // What a backward is resolved from besides the op's own spec: the gradient ops it names, as built.
-  const resolutionKey = (raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): string =>
-    JSON.stringify(
-      [...new Set(raw.map((g) => g.op))].sort().map((g) => [g, ops.has(g) ? (digests.get(ops.get(g)!) ?? null) : null]),
-    );
-  const statsOf = (files: readonly string[]): string =>
+/** Stats of kernel files (relative to `root`), joined: from `inputs` for those under the ops dir. */
+function kernelStats(root: string, inputs: Inputs): (files: readonly string[]) => string {
+  return (files) =>
     files
       .map((f) => {
         const p = path.join(root, f);
         return inputs.stats.get(p) ?? fileStat(p);
       })
       .join('|');
+}
+
+/** What an entry's op is built from: its spec's hash and its kernel files' stats. */
+const digestOf = (e: SpecEntry): string => `${e.hash}:${e.kernelStats}`;
+
+/**
+ * The previous run's entries as loadProjectReusing takes them (project.ts SpecReuse), with the
+ * texts and hashes `inputs` read. An entry stands while its spec's hash and its kernel files' stats
+ * are as they were; its resolved backward while the entries of the gradient ops' specs stand too,
+ * with the digests it was resolved from.
+ */
+function reuseOf(
+  previous: Record<string, SpecEntry>,
+  statsOf: (files: readonly string[]) => string,
+  inputs: Inputs,
+): SpecReuse {
+  const standing = (file: string, hash: string | undefined): SpecEntry | undefined => {
+    const e = previous[file];
+    return e !== undefined && e.hash === hash && e.kernelStats === statsOf(e.kernels) ? e : undefined;
+  };
+  const stands = ([file, digest]: readonly [string, string]): boolean => {
+    const e = standing(file, inputs.hashes.get(file)?.hash);
+    return e !== undefined && digestOf(e) === digest;
+  };
   return {
-    entries,
-    digests,
-    text: (file) => inputs.specs.get(file),
-    hash: (file) => inputs.hashes.get(file)?.hash,
-    get(file, hash) {
-      const e = previous[file];
-      if (e === undefined || e.hash !== hash || e.kernelStats !== statsOf(e.kernels)) return undefined;
-      entries[file] = e;
-      // Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
-      let hit = decoded.get(e);
-      if (hit === undefined) {
-        const decode = (): { op: OpIR; backward: RawGradient[] | undefined } =>
-          v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
-        hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: e.head.raw } : decode();
-        decoded.set(e, hit);
-      }
-      entryOf.set(hit.op, e);
-      digests.set(hit.op, `${e.hash}:${e.kernelStats}`);
-      return hit;
+    texts: inputs.specs,
+    hashes: inputs.hashes,
+    lookup(file, hash) {
+      const e = standing(file, hash);
+      if (e === undefined) return undefined;
+      const { op, backward } = decodedOp(e);
+      return { op, backward, resolved: e.resolved?.from.every(stands) ? e.resolved.backward : undefined };
     },
-    put(file, hash, op, backward) {
-      const kernels = kernelFiles(op);
-      const head = { keys: Object.keys(op), eager: Object.fromEntries(EAGER.map((k) => [k, op[k]])), raw: backward };
-      entries[file] = { hash, kernels, kernelStats: statsOf(kernels), built: v8.serialize({ op, backward }), head };
-      entryOf.set(op, entries[file]);
-      digests.set(op, `${entries[file].hash}:${entries[file].kernelStats}`);
-    },
-    resolved(op, raw, ops) {
-      const r = entryOf.get(op)?.resolved;
-      return r !== undefined && r.key === resolutionKey(raw, ops) ? r.backward : undefined;
-    },
-    resolvedNow(op, raw, ops) {
-      const e = entryOf.get(op);
-      if (e) e.resolved = { key: resolutionKey(raw, ops), backward: op.backward };
-    },
+  };
+}
+
+/**
+ * The op of an entry, decoded once per entry: lazily (lazyOp) where the entry has its head.
+ * Backward resolution only ever sets op.backward afresh, so a decoded op can be used again.
+ */
+function decodedOp(e: SpecEntry): { op: OpIR; backward: RawGradient[] | undefined } {
+  let hit = decoded.get(e);
+  if (hit === undefined) {
+    const decode = (): { op: OpIR; backward: RawGradient[] | undefined } =>
+      v8.deserialize(e.built) as { op: OpIR; backward: RawGradient[] | undefined };
+    hit = e.head ? { op: lazyOp(e.head.keys, e.head.eager, () => decode().op), backward: e.head.raw } : decode();
+    decoded.set(e, hit);
+  }
+  return hit;
+}
+
+/**
+ * This run's entries from what the load returned: a reused spec's entry as it was, a built one's
+ * afresh; then, per op with a backward, what it resolved to and from (the gradient ops' spec files
+ * and digests). `digests`: every op's (emitKey).
+ */
+function specEntries(
+  specs: ReadonlyMap<string, SpecOp>,
+  previous: Record<string, SpecEntry>,
+  statsOf: (files: readonly string[]) => string,
+): { entries: Record<string, SpecEntry>; digests: Map<OpIR, string> } {
+  const entries: Record<string, SpecEntry> = {};
+  const digests = new Map<OpIR, string>();
+  const fileOf = new Map<string, string>();
+  for (const [file, s] of specs) {
+    const e = s.reused ? previous[file]! : builtEntry(s, statsOf);
+    entries[file] = e;
+    digests.set(s.op, digestOf(e));
+    fileOf.set(s.op.name, file);
+  }
+  for (const [file, s] of specs) {
+    if (!s.backward) continue;
+    const grads = [...new Set(s.backward.map((g) => g.op))].sort();
+    const from = grads.map((g): [string, string] => [fileOf.get(g)!, digestOf(entries[fileOf.get(g)!]!)]);
+    entries[file]!.resolved = { from, backward: s.op.backward! };
+  }
+  return { entries, digests };
+}
+
+/** The entry of a spec built this run: its op stored as built (resolution sets only `backward`). */
+function builtEntry(s: SpecOp, statsOf: (files: readonly string[]) => string): SpecEntry {
+  const op = { ...s.op, backward: undefined };
+  const kernels = kernelFiles(op);
+  const head = { keys: Object.keys(op), eager: Object.fromEntries(EAGER.map((k) => [k, op[k]])), raw: s.backward };
+  return {
+    hash: s.hash,
+    kernels,
+    kernelStats: statsOf(kernels),
+    built: v8.serialize({ op, backward: s.backward }),
+    head,
   };
 }
 
@@ -286,12 +331,14 @@ interface Plan {
 }
 
 function plan(opts: GenOptions, inputs: Inputs, cache: Cache | undefined): Plan {
-  const specs = specCache(cache?.specs ?? {}, rootOf(opts), inputs);
-  const project = loadProject({
-    opsDir: opts.opsDir,
-    ...(opts.root !== undefined ? { root: opts.root } : {}),
-    cache: specs,
-  });
+  const previous = cache?.specs ?? {};
+  const statsOf = kernelStats(rootOf(opts), inputs);
+  const loaded = loadProjectReusing(
+    { opsDir: opts.opsDir, ...(opts.root !== undefined ? { root: opts.root } : {}) },
+    reuseOf(previous, statsOf, inputs),
+  );
+  const { project } = loaded;
+  const specs = specEntries(loaded.specs, previous, statsOf);
   checkOutDir(project, opts.outDir);
   project.outDir = path.resolve(opts.outDir);
   const byName = new Map(project.ops.map((o) => [o.name, o]));

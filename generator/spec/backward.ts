@@ -27,6 +27,7 @@ export function resolveBackward(
     ok = false;
     err(p, m, o);
   };
+  /** Forward input index -> the gradient op output that gives its gradient (each given once). */
   const covered = new Map<number, string>();
   const out: GradientIR[] = [];
   raw.forEach((g, k) => {
@@ -44,122 +45,10 @@ export function resolveBackward(
       fail([...p, 'op'], `no op named \`${g.op}\` in this project`, { hint: didYouMean(g.op, [...ops.keys()]) });
       return;
     }
-
-    // Inputs: every name is the gradient op's; every value a forward input, output or grad(output).
-    const inputs: (GradSource | undefined)[] = grad.inputs.map(() => undefined);
-    for (const [name, value] of Object.entries(g.inputs)) {
-      const j = grad.inputs.findIndex((x) => x.name === name);
-      if (j < 0) {
-        fail([...p, 'inputs', name], `\`${g.op}\` has no input \`${name}\``, {
-          at: 'key',
-          hint: didYouMean(
-            name,
-            grad.inputs.map((x) => x.name),
-          ),
-        });
-        continue;
-      }
-      const src = source(op, value);
-      if (typeof src === 'string') {
-        fail([...p, 'inputs', name], src);
-        continue;
-      }
-      inputs[j] = src;
-    }
-    grad.inputs.forEach((x, j) => {
-      if (!inputs[j] && !x.optional)
-        fail(
-          [...p, 'inputs'],
-          `\`${g.op}\`'s required input \`${x.name}\` is not bound: map it to an input, an output or grad(<output>) of \`${op.name}\``,
-        );
-    });
-
-    // Attributes: explicit, else the forward attribute of the same name, else the gradient op's default.
-    const attributes: (string | undefined)[] = grad.attributes.map((a) =>
-      op.attributes.some((f) => f.name === a.name && f.type === a.type) ? a.name : undefined,
-    );
-    for (const [name, from] of Object.entries(g.attributes ?? {})) {
-      const j = grad.attributes.findIndex((a) => a.name === name);
-      if (j < 0) {
-        fail([...p, 'attributes', name], `\`${g.op}\` has no attribute \`${name}\``, {
-          at: 'key',
-          hint: didYouMean(
-            name,
-            grad.attributes.map((a) => a.name),
-          ),
-        });
-        continue;
-      }
-      const f = op.attributes.find((a) => a.name === from);
-      if (!f) {
-        fail([...p, 'attributes', name], `\`${op.name}\` has no attribute \`${from}\``, {
-          hint: didYouMean(
-            from,
-            op.attributes.map((a) => a.name),
-          ),
-        });
-        continue;
-      }
-      if (f.type !== grad.attributes[j]!.type) {
-        fail(
-          [...p, 'attributes', name],
-          `\`${op.name}\`.${from} is ${f.type}, \`${g.op}\`.${name} is ${grad.attributes[j]!.type}`,
-        );
-        continue;
-      }
-      attributes[j] = from;
-    }
-    grad.attributes.forEach((a, j) => {
-      if (a.required && attributes[j] === undefined)
-        fail(
-          [...p, 'attributes'],
-          `\`${g.op}\`'s required attribute \`${a.name}\` is not bound: map it to an attribute of \`${op.name}\``,
-        );
-    });
-
-    // Outputs: each a gradient of a differentiable forward input, each input's gradient given once.
-    const outputs: (number | undefined)[] = grad.outputs.map(() => undefined);
-    for (const [name, target] of Object.entries(g.outputs)) {
-      const j = grad.outputs.findIndex((x) => x.name === name);
-      if (j < 0) {
-        fail([...p, 'outputs', name], `\`${g.op}\` has no output \`${name}\``, {
-          at: 'key',
-          hint: didYouMean(
-            name,
-            grad.outputs.map((x) => x.name),
-          ),
-        });
-        continue;
-      }
-      const i = op.inputs.findIndex((x) => x.name === target);
-      if (i < 0) {
-        fail(
-          [...p, 'outputs', name],
-          `\`${op.name}\` has no input \`${target}\` (outputs map to the input whose gradient they are)`,
-          {
-            hint: didYouMean(
-              target,
-              op.inputs.map((x) => x.name),
-            ),
-          },
-        );
-        continue;
-      }
-      if (!op.inputs[i]!.differentiable) {
-        fail(
-          [...p, 'outputs', name],
-          `input \`${target}\` is not differentiable (integer, bool, shape_only or marked \`differentiable: false\`)`,
-        );
-        continue;
-      }
-      const prev = covered.get(i);
-      if (prev) {
-        fail([...p, 'outputs', name], `the gradient of \`${target}\` is already given by ${prev}`);
-        continue;
-      }
-      covered.set(i, `\`${g.op}\`.${name}`);
-      outputs[j] = i;
-    }
+    const inputs = bindInputs(op, grad, g, p, fail);
+    const attributes = bindAttributes(op, grad, g, p, fail);
+    const outputs = bindOutputs(op, grad, g, p, covered, fail);
+    // Dtypes and shapes are checked only over bindings that are all valid (any earlier entry's included).
     if (!ok) return;
     const entry: GradientIR = { op: grad.name, ident: grad.ident, inputs, attributes, outputs }; // the gradient op's own names (its `snake:` included)
     checkDtypes(op, grad, entry, p, fail);
@@ -175,6 +64,147 @@ export function resolveBackward(
     }
   });
   return ok ? out : undefined;
+}
+
+/**
+ * The gradient op's inputs by index: every name is the gradient op's; every value a forward input,
+ * output or grad(output).
+ */
+function bindInputs(op: OpIR, grad: OpIR, g: RawGradient, p: KeyPath, fail: Err): (GradSource | undefined)[] {
+  const inputs: (GradSource | undefined)[] = grad.inputs.map(() => undefined);
+  for (const [name, value] of Object.entries(g.inputs)) {
+    const j = grad.inputs.findIndex((x) => x.name === name);
+    if (j < 0) {
+      fail([...p, 'inputs', name], `\`${g.op}\` has no input \`${name}\``, {
+        at: 'key',
+        hint: didYouMean(
+          name,
+          grad.inputs.map((x) => x.name),
+        ),
+      });
+      continue;
+    }
+    const src = source(op, value);
+    if (typeof src === 'string') {
+      fail([...p, 'inputs', name], src);
+      continue;
+    }
+    inputs[j] = src;
+  }
+  grad.inputs.forEach((x, j) => {
+    if (!inputs[j] && !x.optional)
+      fail(
+        [...p, 'inputs'],
+        `\`${g.op}\`'s required input \`${x.name}\` is not bound: map it to an input, an output or grad(<output>) of \`${op.name}\``,
+      );
+  });
+  return inputs;
+}
+
+/**
+ * The forward attribute each gradient op attribute takes: explicit, else the forward attribute of
+ * the same name, else (undefined) the gradient op's default.
+ */
+function bindAttributes(op: OpIR, grad: OpIR, g: RawGradient, p: KeyPath, fail: Err): (string | undefined)[] {
+  const attributes: (string | undefined)[] = grad.attributes.map((a) =>
+    op.attributes.some((f) => f.name === a.name && f.type === a.type) ? a.name : undefined,
+  );
+  for (const [name, from] of Object.entries(g.attributes ?? {})) {
+    const j = grad.attributes.findIndex((a) => a.name === name);
+    if (j < 0) {
+      fail([...p, 'attributes', name], `\`${g.op}\` has no attribute \`${name}\``, {
+        at: 'key',
+        hint: didYouMean(
+          name,
+          grad.attributes.map((a) => a.name),
+        ),
+      });
+      continue;
+    }
+    const f = op.attributes.find((a) => a.name === from);
+    if (!f) {
+      fail([...p, 'attributes', name], `\`${op.name}\` has no attribute \`${from}\``, {
+        hint: didYouMean(
+          from,
+          op.attributes.map((a) => a.name),
+        ),
+      });
+      continue;
+    }
+    if (f.type !== grad.attributes[j]!.type) {
+      fail(
+        [...p, 'attributes', name],
+        `\`${op.name}\`.${from} is ${f.type}, \`${g.op}\`.${name} is ${grad.attributes[j]!.type}`,
+      );
+      continue;
+    }
+    attributes[j] = from;
+  }
+  grad.attributes.forEach((a, j) => {
+    if (a.required && attributes[j] === undefined)
+      fail(
+        [...p, 'attributes'],
+        `\`${g.op}\`'s required attribute \`${a.name}\` is not bound: map it to an attribute of \`${op.name}\``,
+      );
+  });
+  return attributes;
+}
+
+/**
+ * The forward input each gradient op output is the gradient of: a differentiable one, each input's
+ * gradient given once across all the backward's entries (`covered`, which this adds to).
+ */
+function bindOutputs(
+  op: OpIR,
+  grad: OpIR,
+  g: RawGradient,
+  p: KeyPath,
+  covered: Map<number, string>,
+  fail: Err,
+): (number | undefined)[] {
+  const outputs: (number | undefined)[] = grad.outputs.map(() => undefined);
+  for (const [name, target] of Object.entries(g.outputs)) {
+    const j = grad.outputs.findIndex((x) => x.name === name);
+    if (j < 0) {
+      fail([...p, 'outputs', name], `\`${g.op}\` has no output \`${name}\``, {
+        at: 'key',
+        hint: didYouMean(
+          name,
+          grad.outputs.map((x) => x.name),
+        ),
+      });
+      continue;
+    }
+    const i = op.inputs.findIndex((x) => x.name === target);
+    if (i < 0) {
+      fail(
+        [...p, 'outputs', name],
+        `\`${op.name}\` has no input \`${target}\` (outputs map to the input whose gradient they are)`,
+        {
+          hint: didYouMean(
+            target,
+            op.inputs.map((x) => x.name),
+          ),
+        },
+      );
+      continue;
+    }
+    if (!op.inputs[i]!.differentiable) {
+      fail(
+        [...p, 'outputs', name],
+        `input \`${target}\` is not differentiable (integer, bool, shape_only or marked \`differentiable: false\`)`,
+      );
+      continue;
+    }
+    const prev = covered.get(i);
+    if (prev) {
+      fail([...p, 'outputs', name], `the gradient of \`${target}\` is already given by ${prev}`);
+      continue;
+    }
+    covered.set(i, `\`${g.op}\`.${name}`);
+    outputs[j] = i;
+  }
+  return outputs;
 }
 
 /** `name` or `grad(name)` against the forward op; a message when it names nothing usable. */

@@ -105,11 +105,7 @@ export function buildOp(
 ): { op?: OpIR; errors: Diagnostic[]; backward?: RawGradient[] } {
   const raw = spec.value as RawSpec;
   const errors: Diagnostic[] = [];
-  const err = (
-    p: KeyPath,
-    message: string,
-    opts: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number } = {},
-  ): void => {
+  const err: ErrFn = (p, message, opts = {}) => {
     errors.push(diagAt(spec, p, message, opts));
   };
   const checkIdent = (p: KeyPath, name: string): void => {
@@ -117,48 +113,9 @@ export function buildOp(
     if (problem) err(p, `\`${name}\` ${problem}`);
   };
 
-  checkIdent(['name'], raw.name);
-  // `snake:` overrides the derived snake_case form (RoIAlign -> roi_align, not ro_i_align).
-  if (raw.snake !== undefined) {
-    const problem = snakeProblem(raw.snake);
-    if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
-  }
-  const domain = raw.domain ?? 'custom';
-  domain.split('.').forEach((seg) => {
-    const pr = identProblem(seg);
-    if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);
-  });
-
-  // Type variables.
-  const typeVars: TypeVarIR[] = Object.entries(raw.types ?? {}).map(([name, dtypes]) => {
-    checkIdent(['types', name], name);
-    if ((DTYPES as readonly string[]).includes(name))
-      err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
-    return { name, dtypes: [...dtypes] };
-  });
-  const typeVarNames = typeVars.map((t) => t.name);
-  const usedTypeVars = new Set<string>();
-  const resolveType = (p: KeyPath, s: string): TensorType => {
-    if ((DTYPES as readonly string[]).includes(s)) return { kind: 'fixed', dtype: s as DType };
-    const tv = typeVars.find((t) => t.name === s);
-    if (tv) {
-      usedTypeVars.add(s);
-      return { kind: 'var', name: s, dtypes: tv.dtypes };
-    }
-    err(p, `unknown dtype or type variable \`${s}\`; expected one of ${[...DTYPES, ...typeVarNames].join(', ')}`, {
-      hint: didYouMean(s, [...DTYPES, ...typeVarNames]),
-    });
-    return { kind: 'fixed', dtype: 'float32' };
-  };
-
-  // Unique names across inputs, outputs, attributes and state: they share scopes in generated code.
-  const seen = new Map<string, string>();
-  const claim = (p: KeyPath, name: string, what: string): void => {
-    const key = idents(name).snake;
-    const prev = seen.get(key);
-    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`);
-    else seen.set(key, `${what} \`${name}\``);
-  };
+  const domain = checkOpNames(raw, checkIdent, err);
+  const types = typeVariables(raw.types, checkIdent, err);
+  const claim = nameClaims(err);
 
   // Attributes first: shape expressions refer to them.
   const attributes: AttributeIR[] = (raw.attributes ?? []).map((a, i) => {
@@ -169,35 +126,14 @@ export function buildOp(
   });
   const intAttrs = new Set(attributes.filter((a) => a.type === 'int').map((a) => a.name));
 
-  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType, intAttrs };
+  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, intAttrs };
   const inputs = buildInputs(raw.inputs, scope);
-  // Optional inputs must trail: ONNX and TensorRT address inputs by position.
-  const firstOptional = inputs.findIndex((x) => x.optional);
-  if (firstOptional >= 0)
-    inputs.slice(firstOptional).forEach((x) => {
-      if (!x.optional)
-        err(
-          ['inputs', x.index, 'name'],
-          `required input \`${x.name}\` follows an optional input; optional inputs must come last`,
-        );
-    });
+  checkOptionalInputsLast(inputs, err);
   // Shape expressions may not read dims of optional inputs (they may be absent).
   const readable = inputs.filter((x) => !x.optional);
 
   const outputs = buildOutputs(raw.outputs, inputs, readable, scope);
-
-  typeVars.forEach((t) => {
-    if (!usedTypeVars.has(t.name))
-      err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
-    // Backends infer output dtypes from input dtypes, so each variable needs a required input.
-    else if (!inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)) {
-      err(
-        ['types', t.name],
-        `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`,
-        { at: 'key' },
-      );
-    }
-  });
+  checkTypeVarsInferable(types.vars, types.used, inputs, err);
 
   const state: StateFieldIR[] = (raw.state ?? []).map((s, i) => {
     checkIdent(['state', i, 'name'], s.name);
@@ -210,26 +146,16 @@ export function buildOp(
       ? { kind: 'int', value: 0 }
       : (compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 });
 
-  const kernels = {
-    cpu: checkKernel(raw.kernels.cpu, ['kernels', 'cpu'], spec, ctx, err) ?? raw.kernels.cpu,
-    cuda:
-      raw.kernels.cuda === undefined
-        ? undefined
-        : (checkKernel(raw.kernels.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.kernels.cuda),
-    reference:
-      raw.kernels.reference === undefined
-        ? undefined
-        : (checkKernel(raw.kernels.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.kernels.reference),
-  };
+  const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
-  const bindings = enumerateBindings(typeVars);
+  const bindings = enumerateBindings(types.vars);
   if (bindings.length > MAX_BINDINGS)
     err(
       ['types'],
       `the type variables allow ${bindings.length} dtype combinations; at most ${MAX_BINDINGS} are supported`,
     );
 
-  const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, typeVars, err));
+  const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, types.vars, err));
 
   if (errors.length) return { errors };
   const rel = path.relative(ctx.root, spec.file).split(path.sep).join('/');
@@ -242,7 +168,7 @@ export function buildOp(
       version: raw.version,
       description: raw.description ?? '',
       source: { file: spec.file, relFile: rel },
-      typeVars,
+      typeVars: types.vars,
       bindings,
       inputs,
       outputs,
@@ -255,6 +181,113 @@ export function buildOp(
       backward: undefined,
     },
     ...(raw.backward ? { backward: raw.backward } : {}),
+  };
+}
+
+/** The op's name, its `snake:` override and its domain's segments must be identifiers; returns the domain. */
+function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => void, err: ErrFn): string {
+  checkIdent(['name'], raw.name);
+  // `snake:` overrides the derived snake_case form (RoIAlign -> roi_align, not ro_i_align).
+  if (raw.snake !== undefined) {
+    const problem = snakeProblem(raw.snake);
+    if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
+  }
+  const domain = raw.domain ?? 'custom';
+  domain.split('.').forEach((seg) => {
+    const pr = identProblem(seg);
+    if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);
+  });
+  return domain;
+}
+
+/**
+ * The `types:` section's variables and how a port's `dtype` resolves against them; `used` collects
+ * the variables some port names (checkTypeVarsInferable reports the others).
+ */
+function typeVariables(
+  raw: RawSpec['types'],
+  checkIdent: (p: KeyPath, name: string) => void,
+  err: ErrFn,
+): { vars: TypeVarIR[]; used: ReadonlySet<string>; resolve: (p: KeyPath, s: string) => TensorType } {
+  const vars: TypeVarIR[] = Object.entries(raw ?? {}).map(([name, dtypes]) => {
+    checkIdent(['types', name], name);
+    if ((DTYPES as readonly string[]).includes(name))
+      err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
+    return { name, dtypes: [...dtypes] };
+  });
+  const names = vars.map((t) => t.name);
+  const used = new Set<string>();
+  const resolve = (p: KeyPath, s: string): TensorType => {
+    if ((DTYPES as readonly string[]).includes(s)) return { kind: 'fixed', dtype: s as DType };
+    const tv = vars.find((t) => t.name === s);
+    if (tv) {
+      used.add(s);
+      return { kind: 'var', name: s, dtypes: tv.dtypes };
+    }
+    err(p, `unknown dtype or type variable \`${s}\`; expected one of ${[...DTYPES, ...names].join(', ')}`, {
+      hint: didYouMean(s, [...DTYPES, ...names]),
+    });
+    return { kind: 'fixed', dtype: 'float32' };
+  };
+  return { vars, used, resolve };
+}
+
+/** Unique names across inputs, outputs, attributes and state: they share scopes in generated code. */
+function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string) => void {
+  const seen = new Map<string, string>();
+  return (p, name, what) => {
+    const key = idents(name).snake;
+    const prev = seen.get(key);
+    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`);
+    else seen.set(key, `${what} \`${name}\``);
+  };
+}
+
+/** Optional inputs must trail: ONNX and TensorRT address inputs by position. */
+function checkOptionalInputsLast(inputs: readonly InputIR[], err: ErrFn): void {
+  const firstOptional = inputs.findIndex((x) => x.optional);
+  if (firstOptional >= 0)
+    inputs.slice(firstOptional).forEach((x) => {
+      if (!x.optional)
+        err(
+          ['inputs', x.index, 'name'],
+          `required input \`${x.name}\` follows an optional input; optional inputs must come last`,
+        );
+    });
+}
+
+/**
+ * Every type variable must be used, and be the dtype of a required input: backends infer output
+ * dtypes from input dtypes.
+ */
+function checkTypeVarsInferable(
+  vars: readonly TypeVarIR[],
+  used: ReadonlySet<string>,
+  inputs: readonly InputIR[],
+  err: ErrFn,
+): void {
+  vars.forEach((t) => {
+    if (!used.has(t.name))
+      err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
+    else if (!inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)) {
+      err(
+        ['types', t.name],
+        `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`,
+        { at: 'key' },
+      );
+    }
+  });
+}
+
+/** The kernel files as paths from the project root, each checked to be a regular file inside it. */
+function buildKernels(raw: RawSpec['kernels'], spec: LoadedSpec, ctx: BuildContext, err: ErrFn): OpIR['kernels'] {
+  return {
+    cpu: checkKernel(raw.cpu, ['kernels', 'cpu'], spec, ctx, err) ?? raw.cpu,
+    cuda: raw.cuda === undefined ? undefined : (checkKernel(raw.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.cuda),
+    reference:
+      raw.reference === undefined
+        ? undefined
+        : (checkKernel(raw.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.reference),
   };
 }
 

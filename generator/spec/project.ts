@@ -6,7 +6,7 @@ import { resolveProjectBackward } from './backward.js';
 import { buildOp, type RawGradient } from './build-ir.js';
 export type { RawGradient } from './build-ir.js';
 import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
-import type { OpIR, ProjectIR } from './ir.js';
+import type { GradientIR, OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
 import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
@@ -17,46 +17,137 @@ export interface ProjectOptions {
   opsDir: string;
   /** Project root: kernel files must lie inside it; paths in messages are relative to it. Default: parent of opsDir. */
   root?: string;
-  /** Ops built by an earlier run, reused when their spec text is unchanged (generator/output/incremental.ts). */
-  cache?: SpecCache;
 }
 
-/** Built ops by spec file: `get` answers only for the same text's hash (and kernel files as they were). */
-export interface SpecCache {
-  /** The spec's text as the run read it already (its input digest), if it did. */
-  text?(file: string): string | undefined;
-  /** The spec text's sha256 as the run knows it already (stamp.ts readInputs), if it does. */
-  hash?(file: string): string | undefined;
-  get(file: string, hash: string): { op: OpIR; backward: RawGradient[] | undefined } | undefined;
-  /** Called before backward resolution, which adds to `op`. */
-  put(file: string, hash: string, op: OpIR, backward: RawGradient[] | undefined): void;
-  /**
-   * The backward `op` resolved to in an earlier run, while it and the gradient ops it names are
-   * as they were then (`ops`: every op by name); after resolution, `resolvedNow` records it.
-   */
-  resolved?(op: OpIR, raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): OpIR['backward'] | undefined;
-  resolvedNow?(op: OpIR, raw: readonly RawGradient[], ops: ReadonlyMap<string, OpIR>): void;
+/**
+ * What an incremental run (generator/output/incremental.ts) gives loadProjectReusing: what it
+ * knows of each spec file already, and the ops an earlier run built that may be used again.
+ * Files are absolute paths.
+ *
+ * - `texts`: spec texts the run has read (its input digest), loaded as they are, not read again;
+ * - `hashes`: the sha256 of spec texts (stamp.ts knows a spec not edited since by its stat): a spec
+ *   known by its hash alone is read only when it must be built;
+ * - `lookup(file, hash)`: the op an earlier run built from that text of `file`, while it may be used
+ *   again (its kernel files as they were then): as built, with the spec's raw `backward`, and the
+ *   backward it resolved to if that still stands (the gradient ops it names are as they were).
+ */
+export interface SpecReuse {
+  texts: ReadonlyMap<string, string>;
+  hashes: ReadonlyMap<string, { readonly hash: string }>;
+  lookup(file: string, hash: string): ReusableOp | undefined;
+}
+
+export interface ReusableOp {
+  /** As built: its backward unresolved (decoded on first read, maybe: incremental.ts lazyOp). */
+  op: OpIR;
+  backward: RawGradient[] | undefined;
+  /** The backward `op` resolved to, when `backward` is set and that resolution still stands. */
+  resolved: GradientIR[] | undefined;
+}
+
+/**
+ * What loadProjectReusing returns per spec file (absolute path), for the next run's lookup: the hash
+ * of the text the op is from, the op with its backward resolved (resolution sets only `backward`:
+ * buildOp leaves it undefined), the spec's raw `backward`, and whether the op is the lookup's.
+ */
+export interface SpecOp {
+  hash: string;
+  op: OpIR;
+  backward: RawGradient[] | undefined;
+  reused: boolean;
 }
 
 /** Loads and validates every spec; throws SpecErrors with all diagnostics when any spec is invalid. */
 export function loadProject(opts: ProjectOptions): ProjectIR {
+  return load(opts, undefined).project;
+}
+
+/**
+ * loadProject for an incremental run: specs the lookup knows are not loaded again, and each spec's
+ * op is returned by file. When a reused op is involved in an error (it has no parsed document to
+ * point into), the specs are all loaded again, nothing reused, for the located diagnostics.
+ */
+export function loadProjectReusing(
+  opts: ProjectOptions,
+  reuse: SpecReuse,
+): { project: ProjectIR; specs: Map<string, SpecOp> } {
+  return load(opts, reuse);
+}
+
+/** What loading gathers spec by spec, for backward resolution and the checks across specs. */
+interface Loading {
+  root: string;
+  reuse: SpecReuse | undefined;
+  diagnostics: Diagnostic[];
+  ops: OpIR[];
+  /** Op names taken, by snake form and by name (ops may share a name under different `snake:` overrides). */
+  bySnake: Map<string, Holder>;
+  byName: Map<string, Holder>;
+  /** The parsed document of each op built now, where its errors are located. */
+  docs: Map<OpIR, LoadedSpec>;
+  /** Raw backwards still to resolve (not resolved by the lookup). */
+  pending: Map<OpIR, RawGradient[]>;
+  /** Names of ops whose spec failed: a backward naming one is not reported again as missing. */
+  brokenNames: Set<string>;
+  /** With `reuse`: each spec's op by file. */
+  specs: Map<string, SpecOp>;
+  /** Whether some op is the lookup's: an error then makes a full load. */
+  reused: boolean;
+}
+
+/** Which spec holds an op name (for a clash's message). */
+interface Holder {
+  file: string;
+  name: string;
+}
+
+/** loadProject, and loadProjectReusing with `reuse`. */
+function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: ProjectIR; specs: Map<string, SpecOp> } {
   const opsDir = path.resolve(opts.opsDir);
-  const root = path.resolve(opts.root ?? path.dirname(opsDir));
-  const diagnostics: Diagnostic[] = [];
-  const ops: OpIR[] = [];
-  const byName = new Map<string, { file: string; name: string }>();
-  /** Op names taken (beside their snake forms: ops may share a name under different `snake:` overrides). */
-  const names = new Map<string, { file: string; name: string }>();
-  const specs = new Map<OpIR, LoadedSpec>();
-  const backward = new Map<OpIR, RawGradient[]>();
-  const brokenNames = new Set<string>();
+  const l: Loading = {
+    root: path.resolve(opts.root ?? path.dirname(opsDir)),
+    reuse,
+    diagnostics: [],
+    ops: [],
+    bySnake: new Map(),
+    byName: new Map(),
+    docs: new Map(),
+    pending: new Map(),
+    brokenNames: new Set(),
+    specs: new Map(),
+    reused: false,
+  };
+  for (const file of specFiles(opts.opsDir)) loadFile(l, file);
+  // Backward declarations name other ops: resolved once every spec is in (a gradient op whose own
+  // spec failed is not reported again as missing).
+  // A reused op has no parsed document to point into: any error is found again by a full load.
+  const locate = (op: OpIR, p: KeyPath, m: string, o?: Parameters<typeof diagAt>[3]): Diagnostic => {
+    const spec = l.docs.get(op);
+    return spec
+      ? diagAt(spec, p, m, o ?? {})
+      : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
+  };
+  l.diagnostics.push(...resolveProjectBackward(l.ops, l.pending, locate, l.brokenNames));
+  l.diagnostics.push(...paddleTypeClashes(l.ops, locate));
+  // Every spec built afresh (from the texts the run read) has its document for the diagnostics.
+  if (l.diagnostics.length && l.reused) return load(opts, { ...reuse!, lookup: () => undefined });
+  if (l.diagnostics.length) throw new SpecErrors(l.diagnostics);
+  l.ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    project: { ops: l.ops, root: l.root, opsDir: path.relative(l.root, opsDir).split(path.sep).join('/') || '.' },
+    specs: l.specs,
+  };
+}
+
+/** The spec files of the ops dir; an unreadable or empty dir is the one error. */
+function specFiles(opsDir: string): string[] {
   let files: string[];
   try {
-    files = listSpecFiles(opsDir);
+    files = listSpecFiles(path.resolve(opsDir));
   } catch (e) {
     throw new SpecErrors([
       {
-        file: opts.opsDir,
+        file: opsDir,
         line: 1,
         col: 1,
         path: '(dir)',
@@ -65,96 +156,99 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
     ]);
   }
   if (files.length === 0)
-    throw new SpecErrors([{ file: opts.opsDir, line: 1, col: 1, path: '(dir)', message: 'no *.yaml specs found' }]);
-  let reused = false;
-  for (const file of files) {
-    const display = path.relative(process.cwd(), file) || file;
-    // A spec the run knows by its hash (stamp.ts) is read only when it must be built.
-    let text = opts.cache?.text?.(file);
-    if (opts.cache && !opts.cache.hash) text ??= readText(file);
-    const hash = opts.cache?.hash?.(file) ?? (text === undefined ? undefined : specHash(text));
-    const hit = hash === undefined ? undefined : opts.cache!.get(file, hash);
-    if (hit) {
-      reused = true;
-      const key = hit.op.ident.snake;
-      if (byName.has(key) || names.has(hit.op.name))
-        diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located below, without the cache
-      else {
-        byName.set(key, { file: display, name: hit.op.name });
-        names.set(hit.op.name, { file: display, name: hit.op.name });
-      }
-      ops.push(hit.op);
-      if (hit.backward) backward.set(hit.op, hit.backward);
-      continue;
-    }
-    if (opts.cache) text ??= readText(file);
-    const { spec, errors } = loadSpec(file, display, text);
-    diagnostics.push(...errors);
-    if (!spec) continue;
-    const schemaErrors = checkSchema(spec);
-    const rawName = (spec.value as { name?: unknown } | null)?.name;
-    if (schemaErrors.length) {
-      diagnostics.push(...schemaErrors);
-      if (typeof rawName === 'string') brokenNames.add(rawName);
-      continue;
-    }
-    const built = buildOp(spec, { root });
-    diagnostics.push(...built.errors);
-    if (!built.op) {
-      if (typeof rawName === 'string') brokenNames.add(rawName);
-      continue;
-    }
-    const key = built.op.ident.snake;
-    const prev = byName.get(key);
-    // With a `snake:` override the clash is that key's; two ops may also share a name under different overrides.
-    const overridden = (spec.value as { snake?: unknown }).snake !== undefined;
-    const sameName = names.get(built.op.name);
-    if (prev)
-      diagnostics.push(
-        diagAt(
-          spec,
-          [prev.name !== built.op.name && overridden ? 'snake' : 'name'],
-          `op \`${built.op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === built.op.name ? 'same name' : `same snake_case form \`${key}\``})`,
-        ),
-      );
-    else if (sameName)
-      diagnostics.push(
-        diagAt(
-          spec,
-          ['name'],
-          `op \`${built.op.name}\` clashes with op \`${sameName.name}\` in ${sameName.file} (same name: the ONNX, TensorRT and Paddle types would coincide)`,
-        ),
-      );
-    else {
-      byName.set(key, { file: display, name: built.op.name });
-      names.set(built.op.name, { file: display, name: built.op.name });
-    }
-    // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
-    if (text !== undefined) opts.cache!.put(file, specHash(text), built.op, built.backward);
-    ops.push(built.op);
-    specs.set(built.op, spec);
-    if (built.backward) backward.set(built.op, built.backward);
+    throw new SpecErrors([{ file: opsDir, line: 1, col: 1, path: '(dir)', message: 'no *.yaml specs found' }]);
+  return files;
+}
+
+/** One spec: the lookup's op when it has one, else loaded, checked and built. */
+function loadFile(l: Loading, file: string): void {
+  const display = path.relative(process.cwd(), file) || file;
+  // A spec the run knows by its hash (stamp.ts) is read only when it must be built.
+  let text = l.reuse?.texts.get(file);
+  const hash = l.reuse?.hashes.get(file)?.hash ?? (text === undefined ? undefined : specHash(text));
+  const hit = hash === undefined ? undefined : l.reuse!.lookup(file, hash);
+  if (hit) {
+    addReused(l, file, display, hash!, hit);
+    return;
   }
-  // Backward declarations name other ops: resolved once every spec is in (a gradient op whose own
-  // spec failed is not reported again as missing).
-  // A reused op has no parsed document to point into: any error is found again by a full load.
-  const locate = (op: OpIR, p: KeyPath, m: string, o?: Parameters<typeof diagAt>[3]): Diagnostic => {
-    const spec = specs.get(op);
-    return spec
-      ? diagAt(spec, p, m, o ?? {})
-      : { file: op.source.file, line: 1, col: 1, path: p.join('.'), message: m };
-  };
+  if (l.reuse) text ??= readText(file);
+  const { spec, errors } = loadSpec(file, display, text);
+  l.diagnostics.push(...errors);
+  if (!spec) return;
+  const schemaErrors = checkSchema(spec);
+  const rawName = (spec.value as { name?: unknown } | null)?.name;
+  if (schemaErrors.length) {
+    l.diagnostics.push(...schemaErrors);
+    if (typeof rawName === 'string') l.brokenNames.add(rawName);
+    return;
+  }
+  const built = buildOp(spec, { root: l.root });
+  l.diagnostics.push(...built.errors);
+  if (!built.op) {
+    if (typeof rawName === 'string') l.brokenNames.add(rawName);
+    return;
+  }
+  const clash = nameClash(l, spec, built.op);
+  if (clash) l.diagnostics.push(clash);
+  else claimName(l, display, built.op);
+  // Kept by the hash of the text parsed (a spec edited since the run's stat is read again next run).
+  if (l.reuse && text !== undefined)
+    l.specs.set(file, { hash: specHash(text), op: built.op, backward: built.backward, reused: false });
+  l.ops.push(built.op);
+  l.docs.set(built.op, spec);
+  if (built.backward) l.pending.set(built.op, built.backward);
+}
+
+/** An op from the lookup: its names claimed, and its backward as resolved before or to resolve. */
+function addReused(l: Loading, file: string, display: string, hash: string, hit: ReusableOp): void {
+  l.reused = true;
+  const { op } = hit;
+  if (l.bySnake.has(op.ident.snake) || l.byName.has(op.name))
+    l.diagnostics.push({ file: display, line: 1, col: 1, path: 'name', message: 'clash' }); // located by the full load
+  else claimName(l, display, op);
+  l.ops.push(op);
+  l.specs.set(file, { hash, op, backward: hit.backward, reused: true });
   // A backward resolved before from the same specs is taken as it was (nor are its ops decoded).
-  const opsByName = new Map(ops.map((o) => [o.name, o]));
-  const pending = new Map<OpIR, RawGradient[]>();
-  for (const [op, raw] of backward) {
-    const was = opts.cache?.resolved?.(op, raw, opsByName);
-    if (was) op.backward = was;
-    else pending.set(op, raw);
-  }
-  diagnostics.push(...resolveProjectBackward(ops, pending, locate, brokenNames));
-  // Paddle's op types must differ too (`_grad` is written `_bwd` there: FooGrad and FooBwd would
-  // both register foo_bwd).
+  if (hit.resolved) op.backward = hit.resolved;
+  else if (hit.backward) l.pending.set(op, hit.backward);
+}
+
+function claimName(l: Loading, display: string, op: OpIR): void {
+  l.bySnake.set(op.ident.snake, { file: display, name: op.name });
+  l.byName.set(op.name, { file: display, name: op.name });
+}
+
+/** The op's name or snake form already taken by another spec's op, located in its spec. */
+function nameClash(l: Loading, spec: LoadedSpec, op: OpIR): Diagnostic | undefined {
+  const key = op.ident.snake;
+  const prev = l.bySnake.get(key);
+  // With a `snake:` override the clash is that key's; two ops may also share a name under different overrides.
+  const overridden = (spec.value as { snake?: unknown }).snake !== undefined;
+  if (prev)
+    return diagAt(
+      spec,
+      [prev.name !== op.name && overridden ? 'snake' : 'name'],
+      `op \`${op.name}\` clashes with op \`${prev.name}\` in ${prev.file} (${prev.name === op.name ? 'same name' : `same snake_case form \`${key}\``})`,
+    );
+  const sameName = l.byName.get(op.name);
+  if (sameName)
+    return diagAt(
+      spec,
+      ['name'],
+      `op \`${op.name}\` clashes with op \`${sameName.name}\` in ${sameName.file} (same name: the ONNX, TensorRT and Paddle types would coincide)`,
+    );
+  return undefined;
+}
+
+/**
+ * Paddle's op types must differ too (`_grad` is written `_bwd` there: FooGrad and FooBwd would
+ * both register foo_bwd).
+ */
+function paddleTypeClashes(
+  ops: readonly OpIR[],
+  locate: (op: OpIR, p: KeyPath, m: string) => Diagnostic,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
   const paddleTypes = new Map<string, OpIR>();
   for (const op of ops) {
     const t = paddleOpType(op);
@@ -169,11 +263,7 @@ export function loadProject(opts: ProjectOptions): ProjectIR {
       );
     else paddleTypes.set(t, op);
   }
-  if (diagnostics.length && reused) return loadProject({ ...opts, cache: undefined });
-  if (diagnostics.length) throw new SpecErrors(diagnostics);
-  for (const [op, raw] of pending) opts.cache?.resolvedNow?.(op, raw, opsByName);
-  ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { ops, root, opsDir: path.relative(root, opsDir).split(path.sep).join('/') || '.' };
+  return diagnostics;
 }
 
 function readText(file: string): string | undefined {

@@ -2,7 +2,7 @@
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
-import type { AttributeIR, AttrValue, GradSource, OpIR, ProjectIR } from '../../spec/ir.js';
+import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../spec/ir.js';
 import { cppAttrValue } from '../../spec/literals.js';
 import { coreHeaderPath } from '../../spec/ir-helpers.js';
 import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
@@ -59,16 +59,26 @@ function attrAssign(a: AttributeIR): string {
   }
 }
 
-function opSource(op: OpIR, project: ProjectIR): string {
-  const snake = op.ident.snake;
-  const params = [
+/** The TORCH_LIBRARY function's parameters, in the schema's order: the inputs, then the attributes. */
+function kernelParams(op: OpIR): string[] {
+  return [
     ...op.inputs.map((i) =>
       i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`,
     ),
     ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
   ];
+}
+
+/** Its return type: one tensor, or a tuple with one per output. */
+function returnType(op: OpIR): string {
+  return op.outputs.length > 1 ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
+}
+
+function opSource(op: OpIR, project: ProjectIR): string {
+  const snake = op.ident.snake;
+  const params = kernelParams(op);
   const multi = op.outputs.length > 1;
-  const ret = multi ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
+  const ret = returnType(op);
   const runCall = `opforge::torch_ext::run<op::Core>(attrs, {${op.inputs.map((i) => i.name).join(', ')}})`;
   return lines(
     `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
@@ -139,6 +149,83 @@ function savedAttr(a: AttributeIR): string {
   }
 }
 
+/** What the forward saves for the gradient ops: the inputs and outputs some gradient op reads, and attributes. */
+interface Saved {
+  /** Every gradient op input's source, in declaration order. */
+  sources: GradSource[];
+  /** Indices of the saved inputs, then of the saved outputs: save_for_backward's order. */
+  inputs: number[];
+  outputs: number[];
+  /** Forward attribute names kept in ctx->saved_data. */
+  attrs: string[];
+}
+
+function savedForBackward(op: OpIR): Saved {
+  const sources = (op.backward ?? []).flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined));
+  return {
+    sources,
+    inputs: [...new Set(sources.filter((s) => s.kind === 'input').map((s) => s.index))].sort((a, b) => a - b),
+    outputs: [...new Set(sources.filter((s) => s.kind === 'output').map((s) => s.index))].sort((a, b) => a - b),
+    attrs: [...new Set((op.backward ?? []).flatMap((g) => g.attributes.filter((a): a is string => a !== undefined)))],
+  };
+}
+
+/** A gradient op input in backward(): an incoming gradient, or the saved tensor (an absent optional input is None). */
+function slotOf(saved: Saved, s: GradSource): string {
+  return s.kind === 'grad'
+    ? `grads[${s.index}]`
+    : s.kind === 'input'
+      ? `opforge::torch_ext::tensorOrNone(saved[${saved.inputs.indexOf(s.index)}])`
+      : `saved[${saved.inputs.length + saved.outputs.indexOf(s.index)}]`;
+}
+
+/**
+ * One gradient op's call in backward(), through the boxed dispatcher: its inputs from the slots,
+ * its attributes from saved_data or its defaults; its outputs land in the forward inputs' gradients.
+ */
+function gradientCall(g: GradientIR, project: ProjectIR, saved: Saved): string {
+  const gop = project.ops.find((o) => o.name === g.op)!;
+  const stack = [
+    ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slotOf(saved, s))),
+    ...gop.attributes.map((a, k) => {
+      const f = g.attributes[k];
+      return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!);
+    }),
+  ];
+  return lines(
+    '    {',
+    `      const auto r = opforge::torch_ext::callGradient("opforge::${g.ident.snake}", {${stack.join(', ')}});`,
+    ...g.outputs.flatMap((i, j) => (i === undefined ? [] : [`      d[${i}] = r[${j}];`])),
+    '    }',
+  );
+}
+
+/**
+ * The body of the Function's backward: the gradient ops' calls; without a `backward`, an error
+ * naming the spec when some input is differentiable, else no gradients.
+ */
+function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | null)[] {
+  const anySaved = saved.inputs.length + saved.outputs.length > 0;
+  if (op.backward)
+    return [
+      anySaved ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();' : null,
+      saved.attrs.length || anySaved ? null : '    (void)ctx;',
+      saved.sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
+      `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
+      ...op.backward.map((g) => gradientCall(g, project, saved)),
+      '    return d;',
+    ];
+  // No backward declared: asking for a gradient through a differentiable input is the user's error, said at run time.
+  const message = `${op.name}: a gradient was requested through ${op.domain}::${op.name}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
+  if (op.inputs.some((i) => i.differentiable))
+    return ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};'];
+  return [
+    '    (void)ctx;',
+    '    (void)grads;',
+    `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`,
+  ];
+}
+
 /**
  * The op's Autograd kernel: a torch::autograd::Function whose forward redispatches below autograd
  * and saves what the gradient ops read, and whose backward runs them (opforge/torch/autograd.h).
@@ -147,46 +234,12 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
   const snake = op.ident.snake;
   const cls = `${op.ident.pascal}Function`;
   const multi = op.outputs.length > 1;
-  const ret = multi ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
-  const params = [
-    ...op.inputs.map((i) =>
-      i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`,
-    ),
-    ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
-  ];
+  const ret = returnType(op);
+  const params = kernelParams(op);
   const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
-  // Saved: the inputs and outputs some gradient op reads, inputs first.
-  const sources = (op.backward ?? []).flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined));
-  const savedIn = [...new Set(sources.filter((s) => s.kind === 'input').map((s) => s.index))].sort((a, b) => a - b);
-  const savedOut = [...new Set(sources.filter((s) => s.kind === 'output').map((s) => s.index))].sort((a, b) => a - b);
-  const slot = (s: GradSource): string =>
-    s.kind === 'grad'
-      ? `grads[${s.index}]`
-      : s.kind === 'input'
-        ? `opforge::torch_ext::tensorOrNone(saved[${savedIn.indexOf(s.index)}])`
-        : `saved[${savedIn.length + savedOut.indexOf(s.index)}]`;
-  const savedAttrs = [
-    ...new Set((op.backward ?? []).flatMap((g) => g.attributes.filter((a): a is string => a !== undefined))),
-  ];
+  const saved = savedForBackward(op);
+  const { inputs: savedIn, outputs: savedOut, attrs: savedAttrs } = saved;
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
-  const anyDiff = op.inputs.some((i) => i.differentiable);
-  const gradCalls = (op.backward ?? []).map((g) => {
-    const gop = project.ops.find((o) => o.name === g.op)!;
-    const stack = [
-      ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slot(s))),
-      ...gop.attributes.map((a, k) => {
-        const f = g.attributes[k];
-        return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!);
-      }),
-    ];
-    return lines(
-      '    {',
-      `      const auto r = opforge::torch_ext::callGradient("opforge::${g.ident.snake}", {${stack.join(', ')}});`,
-      ...g.outputs.flatMap((i, j) => (i === undefined ? [] : [`      d[${i}] = r[${j}];`])),
-      '    }',
-    );
-  });
-  const message = `${op.name}: a gradient was requested through ${op.domain}::${op.name}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
   return [
     `// Training: ${op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : 'the spec declares no backward'}, as the op's Autograd kernel.`,
     `namespace ${snake}_torch {`,
@@ -216,24 +269,7 @@ function autograd(op: OpIR, project: ProjectIR): string[] {
     '  }',
     '',
     `  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {`,
-    ...(op.backward
-      ? [
-          savedIn.length + savedOut.length
-            ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();'
-            : null,
-          savedAttrs.length || savedIn.length + savedOut.length ? null : '    (void)ctx;',
-          sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
-          `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
-          ...gradCalls,
-          '    return d;',
-        ]
-      : anyDiff
-        ? ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};']
-        : [
-            '    (void)ctx;',
-            '    (void)grads;',
-            `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`,
-          ]),
+    ...backwardBody(op, project, saved),
     '  }',
     '};',
     '',

@@ -118,13 +118,40 @@ function emitBindingTable(op: OpIR, ports: { name: string; type: TensorType }[])
   ];
 }
 
-export function emitOpHeader(op: OpIR, coreInclude: string): string {
-  const n = pluginNames(op);
-  const c = creatorNames(op);
-  const ports = [
-    ...op.inputs.map((i) => ({ name: i.name, type: i.type })),
-    ...op.outputs.map((o) => ({ name: o.name, type: o.type })),
+/**
+ * The creator fields (the attributes, typed as onnx-tensorrt gives ONNX attributes) and setField,
+ * which stores one into Attrs; an op without attributes still needs a one-element array in C++.
+ */
+function emitFields(op: OpIR): string[] {
+  const fields = op.attributes.map(
+    (a) =>
+      `    {${cppString(a.name)}, nvinfer1::PluginFieldType::${ATTR_INFO[a.type].trtField}, ${a.required}},  // ${a.type}`,
+  );
+  const hasFields = fields.length > 0;
+  return [
+    '  /** Creator fields: the attribute names with the types onnx-tensorrt gives ONNX attributes. */',
+    `  static constexpr int kNumFields = ${fields.length};`,
+    hasFields
+      ? lines('  static constexpr FieldInfo kFields[kNumFields] = {', ...fields, '  };')
+      : '  static constexpr FieldInfo kFields[1] = {{"", nvinfer1::PluginFieldType::kUNKNOWN, false}};  // no attributes',
+    '',
+    `  static FieldResult setField(Attrs& ${hasFields ? 'a' : '/*a*/'}, int index, const nvinfer1::PluginField& ${hasFields ? 'f' : '/*f*/'}, std::string* err) {`,
+    hasFields
+      ? lines(
+          '    switch (index) {',
+          ...op.attributes.map((a, k) => `      case ${k}: return readField(f, &a.${a.name}, err);`),
+          '      default: break;',
+          '    }',
+        )
+      : '    (void)index;',
+    '    *err = "is not an attribute of this op";',
+    '    return FieldResult::kError;',
+    '  }',
   ];
+}
+
+/** Each port's type variable and the dtypes it allows: what the plugin checks a format against. */
+function emitPortTypes(op: OpIR, ports: { name: string; type: TensorType }[]): string[] {
   const varIndex = (t: TensorType): number => (t.kind === 'var' ? op.typeVars.findIndex((v) => v.name === t.name) : -1);
   // Ports grouped by the dtypes they allow, so portAllows() has one case label list per set.
   const groups = new Map<string, number[]>();
@@ -132,11 +159,60 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     const key = dtypeCheck(p.type);
     groups.set(key, [...(groups.get(key) ?? []), k]);
   });
-  const fields = op.attributes.map(
-    (a) =>
-      `    {${cppString(a.name)}, nvinfer1::PluginFieldType::${ATTR_INFO[a.type].trtField}, ${a.required}},  // ${a.type}`,
-  );
-  const hasFields = fields.length > 0;
+  return [
+    '  /** Type variable of each input then output (-1: fixed dtype); ports sharing one must agree. */',
+    `  static constexpr int kPortVar[kNumInputs + kNumOutputs] = {${ports.map((p) => String(varIndex(p.type))).join(', ')}};`,
+    `  static bool portAllows(int port, DType t) {`,
+    '    switch (port) {',
+    ...[...groups.entries()].map(
+      ([check, ks]) =>
+        `      ${ks.map((k) => `case ${k}:`).join(' ')}  // ${ks.map((k) => ports[k]!.name).join(', ')}\n        return ${check};`,
+    ),
+    '      default: return false;',
+    '    }',
+    '  }',
+  ];
+}
+
+/** The plugin classes and creators over Op, by the names the plugin library and the registration use. */
+function emitCreators(op: OpIR): string[] {
+  const c = creatorNames(op);
+  return [
+    `// Creators (global aliases ${c.v3}, ${c.v2}, ${c.paddleDynamic}, ${c.paddleStatic} in plugin_library.cpp and register.cpp).`,
+    '#if NV_TENSORRT_MAJOR >= 10',
+    'using PluginV3 = ::opforge::trt::PluginV3<Op>;',
+    'using CreatorV3 = ::opforge::trt::CreatorV3<Op>;',
+    '#endif',
+    'OPFORGE_TRT_V2_BEGIN',
+    'using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;',
+    'using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;',
+    'using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;',
+    'using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;',
+    'using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;',
+    'OPFORGE_TRT_V2_END',
+  ];
+}
+
+/** Declared extern so that no includer instantiates the plugin templates again. */
+function emitExternTemplates(op: OpIR): string[] {
+  return [
+    `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
+    "// the static registration, which include every op's header, only name the creators.",
+    '#if NV_TENSORRT_MAJOR >= 10',
+    ...instantiations(op).v3.map((c) => `extern template class ${c};`),
+    '#endif',
+    'OPFORGE_TRT_V2_BEGIN',
+    ...instantiations(op).v2.map((c) => `extern template class ${c};`),
+    'OPFORGE_TRT_V2_END',
+  ];
+}
+
+export function emitOpHeader(op: OpIR, coreInclude: string): string {
+  const n = pluginNames(op);
+  const ports = [
+    ...op.inputs.map((i) => ({ name: i.name, type: i.type })),
+    ...op.outputs.map((o) => ({ name: o.name, type: o.type })),
+  ];
   return lines(
     `// ${op.name} for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.`,
     '#pragma once',
@@ -164,36 +240,9 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     '  /** Rank each input must have; -1 for any. */',
     `  static constexpr int32_t kInputRank[kNumInputs] = {${op.inputs.map((i) => String(i.rank ?? -1)).join(', ')}};`,
     '',
-    '  /** Creator fields: the attribute names with the types onnx-tensorrt gives ONNX attributes. */',
-    `  static constexpr int kNumFields = ${fields.length};`,
-    hasFields
-      ? lines('  static constexpr FieldInfo kFields[kNumFields] = {', ...fields, '  };')
-      : '  static constexpr FieldInfo kFields[1] = {{"", nvinfer1::PluginFieldType::kUNKNOWN, false}};  // no attributes',
+    ...emitFields(op),
     '',
-    `  static FieldResult setField(Attrs& ${hasFields ? 'a' : '/*a*/'}, int index, const nvinfer1::PluginField& ${hasFields ? 'f' : '/*f*/'}, std::string* err) {`,
-    hasFields
-      ? lines(
-          '    switch (index) {',
-          ...op.attributes.map((a, k) => `      case ${k}: return readField(f, &a.${a.name}, err);`),
-          '      default: break;',
-          '    }',
-        )
-      : '    (void)index;',
-    '    *err = "is not an attribute of this op";',
-    '    return FieldResult::kError;',
-    '  }',
-    '',
-    '  /** Type variable of each input then output (-1: fixed dtype); ports sharing one must agree. */',
-    `  static constexpr int kPortVar[kNumInputs + kNumOutputs] = {${ports.map((p) => String(varIndex(p.type))).join(', ')}};`,
-    `  static bool portAllows(int port, DType t) {`,
-    '    switch (port) {',
-    ...[...groups.entries()].map(
-      ([check, ks]) =>
-        `      ${ks.map((k) => `case ${k}:`).join(' ')}  // ${ks.map((k) => ports[k]!.name).join(', ')}\n        return ${check};`,
-    ),
-    '      default: return false;',
-    '    }',
-    '  }',
+    ...emitPortTypes(op, ports),
     '',
     ...emitBindingTable(op, ports),
     '',
@@ -208,30 +257,12 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
         ),
     '};',
     '',
-    `// Creators (global aliases ${c.v3}, ${c.v2}, ${c.paddleDynamic}, ${c.paddleStatic} in plugin_library.cpp and register.cpp).`,
-    '#if NV_TENSORRT_MAJOR >= 10',
-    'using PluginV3 = ::opforge::trt::PluginV3<Op>;',
-    'using CreatorV3 = ::opforge::trt::CreatorV3<Op>;',
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    'using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;',
-    'using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;',
-    'using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;',
-    'using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;',
-    'using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;',
-    'OPFORGE_TRT_V2_END',
+    ...emitCreators(op),
     '',
     `}  // namespace ${op.ident.snake}`,
     '}  // namespace trt',
     '}  // namespace opforge',
     '',
-    `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
-    "// the static registration, which include every op's header, only name the creators.",
-    '#if NV_TENSORRT_MAJOR >= 10',
-    instantiations(op).v3.map((c) => `extern template class ${c};`),
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    instantiations(op).v2.map((c) => `extern template class ${c};`),
-    'OPFORGE_TRT_V2_END',
+    ...emitExternTemplates(op),
   );
 }
