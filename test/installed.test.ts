@@ -23,7 +23,7 @@ import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { quickstartBlocks } from './helpers/readme.js';
-import { planSpec } from './specspace/plan.js';
+import { planSpec, type SpecPlan } from './specspace/plan.js';
 import { renderSpec } from './specspace/render.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-installed-'));
@@ -56,160 +56,195 @@ function must(cmd: string, args: string[], cwd: string): string {
 
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-testWith(
-  ['torch'],
-  'the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included',
-  () => {
-    // dist/ is built (this test runs from it), so skip `prepare`.
-    must('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], root);
-    const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote no tarball');
-    // What users need and nothing else (package.json `files`; README and package.json come anyway).
-    const shipped = must('tar', ['-tzf', path.join(tmp, tarball)], tmp)
-      .split('\n')
-      .filter(Boolean)
-      .map((f) => f.replace(/^package\//, ''));
-    for (const f of [
-      'dist/cli/opforge.js',
-      'dist/generator/cli/cli.js',
-      'dist/runtime/index.js',
-      'schema/op.schema.json',
-      'generator/cpp/opforge/core.h',
-      'generator/python/opforge_ops/_runtime.py',
-      'runtime/ort-session/session.cpp',
-      'README.md',
-    ]) {
-      assert.ok(shipped.includes(f), `the package lacks ${f}`);
-    }
-    assert.equal(
-      shipped.filter(
-        (f) =>
-          /^(test|bench|ops|out|examples|scripts|dist\/test|dist\/bench)\//.test(f) ||
-          (/\.ts$/.test(f) && !f.endsWith('.d.ts')),
-      ),
-      [],
-      'the package ships tests, benchmarks, seed ops, generated output or TypeScript sources',
-    );
-    mkdirSync(app);
-    writeFileSync(
-      path.join(app, 'package.json'),
-      `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`,
-    );
-    const install = ['install', '--no-audit', '--no-fund', path.join(tmp, tarball)];
-    if (!run('npm', [...install, '--offline', '--prefer-offline'], app).ok) must('npm', install, app);
-    // Hoisted, as npm installs it: the lookups must not expect opforge's own node_modules.
-    for (const dep of ['cmake-js', 'node-addon-api']) {
-      assert.ok(existsSync(path.join(app, 'node_modules', dep, 'package.json')), `${dep} not hoisted`);
-      assert.not.ok(
-        existsSync(path.join(app, 'node_modules', 'opforge', 'node_modules', dep)),
-        `${dep} nested under opforge`,
-      );
-    }
+/** `npm pack` this repo into tmp; the tarball's path, after checking it ships what users need and nothing else. */
+function packTarball(): string {
+  // dist/ is built (this test runs from it), so skip `prepare`.
+  must('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], root);
+  const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, 'npm pack wrote no tarball');
+  // What users need and nothing else (package.json `files`; README and package.json come anyway).
+  const shipped = must('tar', ['-tzf', path.join(tmp, tarball)], tmp)
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
+  for (const f of [
+    'dist/cli/opforge.js',
+    'dist/generator/cli/cli.js',
+    'dist/runtime/index.js',
+    'schema/op.schema.json',
+    'generator/cpp/opforge/core.h',
+    'generator/python/opforge_ops/_runtime.py',
+    'runtime/ort-session/session.cpp',
+    'README.md',
+  ]) {
+    assert.ok(shipped.includes(f), `the package lacks ${f}`);
+  }
+  assert.equal(
+    shipped.filter(
+      (f) =>
+        /^(test|bench|ops|out|examples|scripts|dist\/test|dist\/bench)\//.test(f) ||
+        (/\.ts$/.test(f) && !f.endsWith('.d.ts')),
+    ),
+    [],
+    'the package ships tests, benchmarks, seed ops, generated output or TypeScript sources',
+  );
+  return path.join(tmp, tarball);
+}
 
-    // The README quickstart, block by block, as a user who installed the tarball follows it.
-    const blocks = quickstartBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'));
-    // onnxruntime-node and the ORT headers are optional peers a user installs for the ORT backend;
-    // linked from this repo's install (a copy would be 670 MB), found by the same module resolution.
-    for (const dep of ['onnxruntime-node', 'com.github.asus4.onnxruntime'])
-      symlinkSync(path.join(root, 'node_modules', dep), path.join(app, 'node_modules', dep), 'dir');
-    must('npx', ['opforge', 'new', 'MyScale'], app);
-    rmSync(path.join(app, 'ops', 'kernels', 'my_scale.cu'));
-    for (const [file, content] of blocks) {
-      mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
-      writeFileSync(path.join(app, file), content);
-    }
-    // Beside it, an op as a user writes one with a `snake:` override (spec-space seed 3: named3_op),
-    // so every backend of the installed package runs an overridden name.
-    const seed = planSpec(3);
-    assert.is(seed.snake, 'named3_op');
-    for (const [rel, text] of Object.entries(renderSpec(seed).files)) writeFileSync(path.join(app, 'ops', rel), text);
-    assert.match(
-      must('npx', ['opforge', 'check'], app),
-      new RegExp(`2 op\\(s\\) valid \\((MyScale, ${seed.name}|${seed.name}, MyScale)\\)`),
+/** Installs the tarball into a fresh project, app, and checks npm hoisted opforge's dependencies. */
+function installInApp(tarball: string): void {
+  mkdirSync(app);
+  writeFileSync(
+    path.join(app, 'package.json'),
+    `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const install = ['install', '--no-audit', '--no-fund', tarball];
+  if (!run('npm', [...install, '--offline', '--prefer-offline'], app).ok) must('npm', install, app);
+  // Hoisted, as npm installs it: the lookups must not expect opforge's own node_modules.
+  for (const dep of ['cmake-js', 'node-addon-api']) {
+    assert.ok(existsSync(path.join(app, 'node_modules', dep, 'package.json')), `${dep} not hoisted`);
+    assert.not.ok(
+      existsSync(path.join(app, 'node_modules', 'opforge', 'node_modules', dep)),
+      `${dep} nested under opforge`,
     );
-    must('npx', ['opforge', 'gen'], app);
-    must('npx', ['opforge', 'build'], app);
-    assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')));
-    assert.match(
-      must('npx', ['opforge', 'run', 'MyScale', '--input', 'x=4,8', '--attr', 'factor=3'], app),
-      /MyScale on cpu/,
-    );
-    const tested = must('npx', ['opforge', 'test'], app);
-    // MyScale has no backward: the grad column checks that a gradient through it raises. The
-    // dynamo export runs on torch >= 2.5 (the venv's torch; Debian's 1.13 skips it by name).
-    // Paddle's columns run where paddle is installed (the test venv: the packed project runs them too).
-    // JAX's columns too where jax is installed (jax-grad: MyScale has no backward, so it raises).
-    assert.ok(
-      /^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?(jax\s+jax-grad\s+)?ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(
-        tested,
-      ),
+  }
+}
+
+/**
+ * The README quickstart up to `opforge run`, block by block, as a user who installed the tarball
+ * follows it, with spec-space seed 3 beside MyScale; returns that seed's plan.
+ */
+function followQuickstart(): SpecPlan {
+  const blocks = quickstartBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'));
+  // onnxruntime-node and the ORT headers are optional peers a user installs for the ORT backend;
+  // linked from this repo's install (a copy would be 670 MB), found by the same module resolution.
+  for (const dep of ['onnxruntime-node', 'com.github.asus4.onnxruntime'])
+    symlinkSync(path.join(root, 'node_modules', dep), path.join(app, 'node_modules', dep), 'dir');
+  must('npx', ['opforge', 'new', 'MyScale'], app);
+  rmSync(path.join(app, 'ops', 'kernels', 'my_scale.cu'));
+  for (const [file, content] of blocks) {
+    mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+    writeFileSync(path.join(app, file), content);
+  }
+  // Beside it, an op as a user writes one with a `snake:` override (spec-space seed 3: named3_op),
+  // so every backend of the installed package runs an overridden name.
+  const seed = planSpec(3);
+  assert.is(seed.snake, 'named3_op');
+  for (const [rel, text] of Object.entries(renderSpec(seed).files)) writeFileSync(path.join(app, 'ops', rel), text);
+  assert.match(
+    must('npx', ['opforge', 'check'], app),
+    new RegExp(`2 op\\(s\\) valid \\((MyScale, ${seed.name}|${seed.name}, MyScale)\\)`),
+  );
+  must('npx', ['opforge', 'gen'], app);
+  must('npx', ['opforge', 'build'], app);
+  assert.ok(existsSync(path.join(app, 'build', 'node', 'Release', 'opforge_node.node')));
+  assert.match(
+    must('npx', ['opforge', 'run', 'MyScale', '--input', 'x=4,8', '--attr', 'factor=3'], app),
+    /MyScale on cpu/,
+  );
+  return seed;
+}
+
+/** `opforge test` in app: every column this machine can run, and every one agrees, for MyScale and the seed op. */
+function opforgeTestPasses(seed: SpecPlan): void {
+  const tested = must('npx', ['opforge', 'test'], app);
+  // MyScale has no backward: the grad column checks that a gradient through it raises. The
+  // dynamo export runs on torch >= 2.5 (the venv's torch; Debian's 1.13 skips it by name).
+  // Paddle's columns run where paddle is installed (the test venv: the packed project runs them too).
+  // JAX's columns too where jax is installed (jax-grad: MyScale has no backward, so it raises).
+  assert.ok(
+    /^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?(jax\s+jax-grad\s+)?ort\s+ort-legacy\s+(ort-dynamo\s+)?serialize$/m.test(
       tested,
-    );
-    assert.ok(
-      /^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+(ok 1 0\s+ok 1 0\s+)?(ok 1 0\s+raises 1\s+)?ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(
-        tested,
-      ),
+    ),
+    tested,
+  );
+  assert.ok(
+    /^MyScale\s+ok 1 0\s+raises 1\s+ok 1 0\s+(ok 1 0\s+ok 1 0\s+)?(ok 1 0\s+raises 1\s+)?ok 1 0\s+ok 1 0\s+(ok 1 0\s+)?ok 1 0$/m.test(
       tested,
-    );
-    if (hasPaddle) assert.match(tested, /^op\s+torch\s+grad\s+node\s+paddle\s+paddle-infer\s/m);
-    if (hasModule('jax'))
-      assert.match(tested, /^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?jax\s+jax-grad\s/m);
-    const seedRow = tested.split('\n').find((l) => l.startsWith(`${seed.name} `));
-    assert.ok(seedRow && !/FAIL|not run/.test(seedRow) && /ok \d/.test(seedRow), tested);
-    assert.ok(existsSync(path.join(app, 'out', 'include', 'opforge', 'ops', 'named3_op.h')));
-    const { FORCE_COLOR: _, ...plain } = env; // uvu forces colour; the README shows plain output
-    const node = spawnSync(process.execPath, ['app.mjs'], {
-      cwd: app,
-      encoding: 'utf8',
-      env: { ...plain, NO_COLOR: '1' },
-    });
-    assert.is(node.status, 0, node.stderr);
-    assert.is(node.stdout.trim(), '[ 3 ] Float32Array(3) [ 3, -6, 1.5 ]');
-    // PyTorch eager and the ONNX export; `opforge test` built build/torch, which opforge_ops now loads.
-    const pyEnv = { ...env, PYTHONPATH: path.join(app, 'out', 'python'), PYTHONDONTWRITEBYTECODE: '1' };
-    const py = spawnSync(PYTHON, ['export.py'], { cwd: app, encoding: 'utf8', env: pyEnv });
-    assert.is(py.status, 0, py.stderr);
-    assert.is(py.stdout.trim(), 'tensor([ 3.0000, -6.0000,  1.5000])');
-    const info = spawnSync(
-      PYTHON,
-      [
-        '-c',
-        `import onnx, opforge_ops
+    ),
+    tested,
+  );
+  if (hasPaddle) assert.match(tested, /^op\s+torch\s+grad\s+node\s+paddle\s+paddle-infer\s/m);
+  if (hasModule('jax'))
+    assert.match(tested, /^op\s+torch\s+grad\s+node\s+(paddle\s+paddle-infer\s+)?jax\s+jax-grad\s/m);
+  const seedRow = tested.split('\n').find((l) => l.startsWith(`${seed.name} `));
+  assert.ok(seedRow && !/FAIL|not run/.test(seedRow) && /ok \d/.test(seedRow), tested);
+  assert.ok(existsSync(path.join(app, 'out', 'include', 'opforge', 'ops', 'named3_op.h')));
+}
+
+/** The README's Node snippet, PyTorch eager call and ONNX export in app, and what opforge_ops loaded for them. */
+function readmeSnippetsRun(seed: SpecPlan): void {
+  const { FORCE_COLOR: _, ...plain } = env; // uvu forces colour; the README shows plain output
+  const node = spawnSync(process.execPath, ['app.mjs'], {
+    cwd: app,
+    encoding: 'utf8',
+    env: { ...plain, NO_COLOR: '1' },
+  });
+  assert.is(node.status, 0, node.stderr);
+  assert.is(node.stdout.trim(), '[ 3 ] Float32Array(3) [ 3, -6, 1.5 ]');
+  // PyTorch eager and the ONNX export; `opforge test` built build/torch, which opforge_ops now loads.
+  const pyEnv = { ...env, PYTHONPATH: path.join(app, 'out', 'python'), PYTHONDONTWRITEBYTECODE: '1' };
+  const py = spawnSync(PYTHON, ['export.py'], { cwd: app, encoding: 'utf8', env: pyEnv });
+  assert.is(py.status, 0, py.stderr);
+  assert.is(py.stdout.trim(), 'tensor([ 3.0000, -6.0000,  1.5000])');
+  const info = spawnSync(
+    PYTHON,
+    [
+      '-c',
+      `import onnx, opforge_ops
 m = onnx.load("my_scale.onnx")
 print([(n.domain, n.op_type, [(a.name, a.f) for a in n.attribute]) for n in m.graph.node])
 print(opforge_ops.backend("MyScale"), opforge_ops.extension_path())
 print(opforge_ops.entry_path())
 print(opforge_ops.named3_op.__name__, opforge_ops.backend("${seed.name}"))`,
-      ],
-      { cwd: app, encoding: 'utf8', env: pyEnv },
-    );
-    assert.is(info.status, 0, info.stderr);
-    assert.equal(info.stdout.trim().split('\n'), [
-      "[('custom', 'MyScale', [('factor', 3.0)])]",
-      `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`,
-      entryFile(path.join(app, 'build', 'torch')),
-      'named3_op extension',
-    ]);
+    ],
+    { cwd: app, encoding: 'utf8', env: pyEnv },
+  );
+  assert.is(info.status, 0, info.stderr);
+  assert.equal(info.stdout.trim().split('\n'), [
+    "[('custom', 'MyScale', [('factor', 3.0)])]",
+    `extension ${path.join(app, 'build', 'torch', 'libopforge_torch.so')}`,
+    entryFile(path.join(app, 'build', 'torch')),
+    'named3_op extension',
+  ]);
+}
 
-    // A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends.
-    const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
-    writeFileSync(
-      kernel,
-      readFileSync(kernel, 'utf8').replace(
-        'toCompute(io.x.data[i]) * factor',
-        'toCompute(io.x.data[i]) * (factor + C(1))',
-      ),
-    );
-    const wrong = run('npx', ['opforge', 'test', '--backend', 'node,ort'], app);
-    assert.not.ok(wrong.ok, wrong.out);
-    assert.ok(/MyScale case 0 \[node\]: output y\[0\] = .*, expected/.test(wrong.out), wrong.out);
-    assert.match(wrong.out, /MyScale case 0 \[ort\]: output y\[0\] = .*, expected/);
+/** A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends. */
+function wrongKernelCaught(): void {
+  const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
+  writeFileSync(
+    kernel,
+    readFileSync(kernel, 'utf8').replace(
+      'toCompute(io.x.data[i]) * factor',
+      'toCompute(io.x.data[i]) * (factor + C(1))',
+    ),
+  );
+  const wrong = run('npx', ['opforge', 'test', '--backend', 'node,ort'], app);
+  assert.not.ok(wrong.ok, wrong.out);
+  assert.ok(/MyScale case 0 \[node\]: output y\[0\] = .*, expected/.test(wrong.out), wrong.out);
+  assert.match(wrong.out, /MyScale case 0 \[ort\]: output y\[0\] = .*, expected/);
+}
 
-    // Without cmake-js, the error names the package to install.
-    rmSync(path.join(app, 'node_modules', 'cmake-js'), { recursive: true });
-    const missing = run('npx', ['opforge', 'build', '--quiet'], app);
-    assert.not.ok(missing.ok, missing.out);
-    assert.match(missing.out, 'opforge build needs the npm package cmake-js: npm install cmake-js');
+/** Without cmake-js, the error names the package to install. */
+function missingToolNamed(): void {
+  rmSync(path.join(app, 'node_modules', 'cmake-js'), { recursive: true });
+  const missing = run('npx', ['opforge', 'build', '--quiet'], app);
+  assert.not.ok(missing.ok, missing.out);
+  assert.match(missing.out, 'opforge build needs the npm package cmake-js: npm install cmake-js');
+}
+
+// One test, in steps that each need the one before: the install, the quickstart's build, then
+// what `opforge test` built (the Python snippets load it), then the breakages (last: they leave app broken).
+testWith(
+  ['torch'],
+  'the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included',
+  () => {
+    installInApp(packTarball());
+    const seed = followQuickstart();
+    opforgeTestPasses(seed);
+    readmeSnippetsRun(seed);
+    wrongKernelCaught();
+    missingToolNamed();
   },
 );
 

@@ -17,6 +17,7 @@ import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './he
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
+import type { SpecPlan } from './specspace/plan.js';
 import { cudaTrainingGaps } from '../generator/spec/cuda-training.js';
 import type { ProjectIR } from '../generator/spec/ir.js';
 import {
@@ -42,9 +43,11 @@ test.before(() => {
   project = prepare(dir);
 });
 
-test('the fixed corpus covers the spec space', () => {
-  const ps = corpus.plans;
-  assert.ok(ps.length >= 40);
+// The coverage test's checks, one family of features each: a change to plan.ts that loses the
+// last spec of a kind fails here, under the family's name.
+
+/** Every dtype is some case's input and some case's output. */
+function coversEveryDtype(ps: readonly SpecPlan[]): void {
   const inDtypes = new Set(
     ps.flatMap((p) =>
       p.tests.flatMap((t) => p.inputs.filter((i) => t.dims[i.name]).map((i) => t.types[i.dtype] ?? i.dtype)),
@@ -57,6 +60,10 @@ test('the fixed corpus covers the spec space', () => {
     assert.ok(inDtypes.has(d), `no case has a ${d} input`);
     assert.ok(outDtypes.has(d), `no case has a ${d} output`);
   }
+}
+
+/** Every attribute type, required and with a default; list defaults empty and not; enums and bounds. */
+function coversEveryAttributeKind(ps: readonly SpecPlan[]): void {
   const attrs = ps.flatMap((p) => p.attrs);
   for (const t of ['bool', 'int', 'float', 'string', 'ints', 'floats'] as const) {
     assert.ok(
@@ -84,6 +91,10 @@ test('the fixed corpus covers the spec space', () => {
       attrs.some((a) => a.type === 'int' && a.min !== undefined),
     'bounds',
   );
+}
+
+/** Optional inputs present and absent, shape-only and constrained inputs, every way of shaping an output, ranks 0 and 8. */
+function coversInputsAndOutputShapes(ps: readonly SpecPlan[]): void {
   const cases = ps.flatMap((p) => p.tests.map((t) => ({ p, t })));
   assert.ok(
     cases.some(({ p, t }) => p.inputs.some((i) => i.optional && t.dims[i.name])),
@@ -132,6 +143,10 @@ test('the fixed corpus covers the spec space', () => {
     ps.some((p) => new Set(p.outputs.map((o) => o.dtype)).size >= 2 && p.outputs.length >= 2),
     'several outputs of different dtypes',
   );
+}
+
+/** What a spec has beside its tensors: type variables, state, workspace, domain and version, YAML style, CUDA. */
+function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
   assert.ok(
     ps.some((p) => p.vars.length >= 3 && p.vars.slice(1).some((v) => v.dtypes.length > 1) && p.tests.length > 1),
     'three type variables',
@@ -143,8 +158,10 @@ test('the fixed corpus covers the spec space', () => {
     ps.some((p) => p.cuda),
     'CUDA kernels',
   );
-  // Even seeds with a differentiable input and output also get a gradient op (render.ts, gradPlan).
-  const grads = ps.filter((p) => gradPlan(p));
+}
+
+/** The gradient ops and `snake:` overrides the corpus asks for are all generated, under the names given. */
+function backwardsAndSnakeOverridesGenerated(ps: readonly SpecPlan[], grads: readonly SpecPlan[]): void {
   assert.ok(grads.length >= 4, `${grads.length} specs with a backward`);
   assert.ok(
     grads.some((p) => p.vars.length) && grads.some((p) => p.outputs.length > 1),
@@ -161,6 +178,10 @@ test('the fixed corpus covers the spec space', () => {
     assert.ok(existsSync(path.join(dir, 'out', 'include', 'opforge', 'ops', `${p.snake}.h`)), `${p.snake}.h`);
     if (gradPlan(p)) assert.is(project.ops.find((o) => o.name === `${p.name}Grad`)!.ident.snake, `${p.snake}_grad`);
   }
+}
+
+/** The ops that cannot train on CUDA are exactly those planned so, and `opforge check` warns once for each. */
+function cudaTrainingGapsWarned(grads: readonly SpecPlan[]): void {
   // Ops that run on CUDA but cannot train there (seeds divisible by 3: their gradient op has no
   // CUDA kernel): `opforge check` warns once per op; the others' gradient ops have CUDA kernels.
   const gaps = cudaTrainingGaps({ ops: project.ops } as ProjectIR).map((g) => g.op);
@@ -185,9 +206,14 @@ test('the fixed corpus covers the spec space', () => {
         `warning: ops/${project.ops.find((o) => o.name === n)!.ident.snake}.yaml: ${n} runs on CUDA (kernels.cuda) but cannot train there: ${n}Grad has no kernels.cuda (a CUDA tensor that needs its gradient raises)`,
     ),
   );
-  // Type variables mixing float and integer dtypes on inputs that take gradients, with and without
-  // a backward, run in a float binding by some case: the grad column covers both (issue: no silent
-  // zero gradient through an integer-capable op).
+}
+
+/**
+ * Type variables mixing float and integer dtypes on inputs that take gradients, with and without
+ * a backward, run in a float binding by some case: the grad column covers both (issue: no silent
+ * zero gradient through an integer-capable op).
+ */
+function mixedVariablesReachFloatBindings(): void {
   const mixedCases = (withBackward: boolean) =>
     project.ops
       .filter((o) => !!o.backward === withBackward && o.typeVars.length)
@@ -205,6 +231,20 @@ test('the fixed corpus covers the spec space', () => {
     mixedCases(true).length >= 3 && mixedCases(false).length >= 3,
     `mixed float/integer variables in a float binding: ${mixedCases(true).length} cases with a backward, ${mixedCases(false).length} without`,
   );
+}
+
+test('the fixed corpus covers the spec space', () => {
+  const ps = corpus.plans;
+  assert.ok(ps.length >= 40);
+  coversEveryDtype(ps);
+  coversEveryAttributeKind(ps);
+  coversInputsAndOutputShapes(ps);
+  coversSpecLevelFeatures(ps);
+  // Even seeds with a differentiable input and output also get a gradient op (render.ts, gradPlan).
+  const grads = ps.filter((p) => gradPlan(p));
+  backwardsAndSnakeOverridesGenerated(ps, grads);
+  cudaTrainingGapsWarned(grads);
+  mixedVariablesReachFloatBindings();
 });
 
 testWith(

@@ -20,9 +20,10 @@ import { makeInputs, writeCase } from './cases.js';
 import { compareOutputs } from './compare.js';
 import { progressLine } from './outputs.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
-import { buildKernels } from '../kernels.js';
+import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
+import { buildKernels, type KernelBuild } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { probeOrStartSession } from './torch-side.js';
+import { probeOrStartSession, type PythonProbe } from './torch-side.js';
 
 export { BACKENDS, type Backend };
 
@@ -106,37 +107,15 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   const say = opts.onProgress ?? (() => {});
   const unityBatch = opts.unityBatch ?? unityBatchFromEnv();
 
-  // gen first, as `opforge gen` would (a no-op when out/ is current).
-  const { generateIncremental } = await import('../../generator/output/incremental.js');
-  const { loadProject } = await import('../../generator/spec/project.js');
-  generateIncremental({ opsDir, outDir, root });
-  const project = loadProject({ opsDir, root });
-  const unknown = (opts.only ?? []).filter((n) => !project.ops.some((o) => o.name === n));
-  if (unknown.length)
-    throw new Error(`--only: no op named ${unknown.join(', ')} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
-  const ops = project.ops.filter((o) => !opts.only?.length || opts.only.includes(o.name));
-
+  const { project, ops } = await generateAndLoad(opsDir, outDir, root, opts.only);
   const casesDir = path.join(buildRoot, 'test', 'cases');
-  rmSync(casesDir, { recursive: true, force: true });
-  mkdirSync(casesDir, { recursive: true });
-  const cases: Case[] = ops.flatMap((op) =>
-    op.tests.map((t) => {
-      const inputs = makeInputs(op, t);
-      return { op, doc: writeCase(casesDir, op, t, inputs), inputs, dir: path.join(casesDir, op.ident.snake) };
-    }),
-  );
+  const cases = writeCases(casesDir, ops);
 
   const jobs = opts.jobs ?? availableParallelism();
-  let lock: Promise<unknown> = Promise.resolve();
-  const compile = <T>(step: () => Promise<T>): Promise<T> => {
-    const next = lock.then(step, step);
-    lock = next.catch(() => undefined);
-    return next;
-  };
-  // Python starts (the probe imports torch) while the kernels compile; on CUDA the kernels are
-  // compiled for the architectures the found torch was built for, so the probe comes first.
-  // The one interpreter of the PyTorch side starts here (when the probe is not kept from an earlier
-  // run): its imports overlap the builds, and it runs the harness once they are done.
+  const compile = oneBuildAtATime();
+  // The one interpreter of the PyTorch side starts here, when the probe is not kept from an earlier
+  // run: it answers the probe (on CUDA the kernels are compiled for the architectures the found
+  // torch was built for, so the probe comes first), imports while the builds run, then runs the harness.
   const { probe: probing, session } = probeOrStartSession(
     found.python,
     path.join(buildRoot, 'test', 'python.json'),
@@ -144,49 +123,16 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   );
   const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'trt'];
   const wantKernels = linked.some((b) => (opts.backends ?? BACKENDS).includes(b)) && ops.length > 0;
-  const kernelBuild = async (): Promise<Awaited<ReturnType<typeof buildKernels>> | undefined> => {
+  const kernelBuild = async (): Promise<KernelBuild | undefined> => {
     if (!wantKernels) return undefined;
     const archs = device === 'cuda' ? (await probing).cudaArchs : undefined;
     say('building the kernels');
-    try {
-      return await compile(() =>
-        buildKernels({
-          root,
-          outDir,
-          buildDir: path.join(
-            buildRoot,
-            'kernels',
-            device === 'cuda' ? `cuda-${(archs ?? 'default').replace(/;/g, '-')}` : 'cpu',
-          ),
-          cuda: device === 'cuda',
-          ...(archs ? { cudaArchs: archs } : {}),
-          jobs,
-          onLine: progressLine(say),
-        }),
-      );
-    } catch {
-      // Each backend then compiles the kernels itself and reports the failure in its own column.
-      return undefined;
-    }
+    return compile(() => buildSharedKernels({ root, outDir, buildRoot, device, archs, jobs, say }));
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
-  const env: Record<string, unknown> = { device };
-  env.python = {
-    path: found.python,
-    from: found.from,
-    ...(probe.version ? { torch: probe.version } : {}),
-    ...probe.packages,
-  };
-  say(
-    `python: ${found.python} (from ${found.from}): ${probe.version ? `torch ${probe.version}` : 'no torch'}${Object.entries(
-      probe.packages,
-    )
-      .map(([k, v]) => `, ${k} ${v}`)
-      .join('')}`,
-  );
+  const env: Record<string, unknown> = { device, python: describePython(found, probe, say) };
 
   const results: CaseResult[] = [];
-  const columns: string[] = [];
   return {
     root,
     outDir,
@@ -210,35 +156,140 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     results,
     skipped: {},
     env,
+    ...reportColumns(),
+    check: checkAgainstBaseline(results),
+  };
+}
+
+/** Brings out/ up to date (as `opforge gen` would; a no-op when current) and picks the ops `--only` names. */
+async function generateAndLoad(
+  opsDir: string,
+  outDir: string,
+  root: string,
+  only: readonly string[] | undefined,
+): Promise<{ project: ProjectIR; ops: OpIR[] }> {
+  const { generateIncremental } = await import('../../generator/output/incremental.js');
+  const { loadProject } = await import('../../generator/spec/project.js');
+  generateIncremental({ opsDir, outDir, root });
+  const project = loadProject({ opsDir, root });
+  // A misspelt name would otherwise test nothing and pass.
+  const unknown = (only ?? []).filter((n) => !project.ops.some((o) => o.name === n));
+  if (unknown.length)
+    throw new Error(`--only: no op named ${unknown.join(', ')} (ops: ${project.ops.map((o) => o.name).join(', ')})`);
+  const ops = project.ops.filter((o) => !only?.length || only.includes(o.name));
+  return { project, ops };
+}
+
+/** Writes every test case's inputs under a fresh casesDir (no case of an earlier run survives). */
+function writeCases(casesDir: string, ops: readonly OpIR[]): Case[] {
+  rmSync(casesDir, { recursive: true, force: true });
+  mkdirSync(casesDir, { recursive: true });
+  return ops.flatMap((op) =>
+    op.tests.map((t) => {
+      const inputs = makeInputs(op, t);
+      return { op, doc: writeCase(casesDir, op, t, inputs), inputs, dir: path.join(casesDir, op.ident.snake) };
+    }),
+  );
+}
+
+/** A queue of build steps: each compile gets every job slot, so builds run one after another, failed or not. */
+function oneBuildAtATime(): TestContext['compile'] {
+  let lock: Promise<unknown> = Promise.resolve();
+  return <T>(step: () => Promise<T>): Promise<T> => {
+    const next = lock.then(step, step);
+    lock = next.catch(() => undefined);
+    return next;
+  };
+}
+
+/** The kernels compiled once for every backend that links them, in a build folder per device (and CUDA archs). */
+async function buildSharedKernels(o: {
+  root: string;
+  outDir: string;
+  buildRoot: string;
+  device: 'cpu' | 'cuda';
+  archs: string | undefined;
+  jobs: number;
+  say: (line: string) => void;
+}): Promise<KernelBuild | undefined> {
+  try {
+    return await buildKernels({
+      root: o.root,
+      outDir: o.outDir,
+      buildDir: path.join(
+        o.buildRoot,
+        'kernels',
+        o.device === 'cuda' ? `cuda-${(o.archs ?? 'default').replace(/;/g, '-')}` : 'cpu',
+      ),
+      cuda: o.device === 'cuda',
+      ...(o.archs ? { cudaArchs: o.archs } : {}),
+      jobs: o.jobs,
+      onLine: progressLine(o.say),
+    });
+  } catch {
+    // Each backend then compiles the kernels itself and reports the failure in its own column.
+    return undefined;
+  }
+}
+
+/** The report's python entry (path, origin, torch and package versions), also said as a progress line. */
+function describePython(
+  found: { python: string; from: string },
+  probe: PythonProbe,
+  say: (line: string) => void,
+): Record<string, unknown> {
+  say(
+    `python: ${found.python} (from ${found.from}): ${probe.version ? `torch ${probe.version}` : 'no torch'}${Object.entries(
+      probe.packages,
+    )
+      .map(([k, v]) => `, ${k} ${v}`)
+      .join('')}`,
+  );
+  return {
+    path: found.python,
+    from: found.from,
+    ...(probe.version ? { torch: probe.version } : {}),
+    ...probe.packages,
+  };
+}
+
+/** The report's columns, in the order the backends register them. */
+function reportColumns(): Pick<TestContext, 'col' | 'columnsHas'> & { columns: string[] } {
+  const columns: string[] = [];
+  return {
     columns,
     col: (b) => {
       if (!columns.includes(b)) columns.push(b);
       return b;
     },
     columnsHas: (b) => columns.includes(b),
-    check(c, backend, got, extra) {
-      if (!c.baseline) {
-        results.push({
-          op: c.op.name,
-          case: c.doc.index,
-          backend,
-          status: 'skip',
-          message: 'no reference and no CPU kernel result to compare with',
-        });
-        return;
-      }
-      const r = compareOutputs(got, c.baseline, c.doc);
-      const message = r.mismatch ?? extra;
-      const compared = c.baselineFrom === 'reference' ? 'reference' : 'backends';
+  };
+}
+
+/** TestContext.check: compares a backend's outputs with the case's baseline and records the result. */
+function checkAgainstBaseline(results: CaseResult[]): TestContext['check'] {
+  return (c, backend, got, extra) => {
+    if (!c.baseline) {
       results.push({
         op: c.op.name,
         case: c.doc.index,
         backend,
-        status: message ? 'fail' : 'ok',
-        maxError: r.maxError,
-        compared,
-        ...(message ? { message } : {}),
+        status: 'skip',
+        message: 'no reference and no CPU kernel result to compare with',
       });
-    },
+      return;
+    }
+    const r = compareOutputs(got, c.baseline, c.doc);
+    const message = r.mismatch ?? extra;
+    const compared = c.baselineFrom === 'reference' ? 'reference' : 'backends';
+    results.push({
+      op: c.op.name,
+      case: c.doc.index,
+      backend,
+      status: message ? 'fail' : 'ok',
+      maxError: r.maxError,
+      compared,
+      ...(message ? { message } : {}),
+    });
   };
 }

@@ -346,9 +346,11 @@ function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random'): C
   return undefined;
 }
 
-/** The spec plan of one seed. */
-export function planSpec(seed: number): SpecPlan {
-  const r = rng(seed * 7919 + 17);
+// planSpec draws in a fixed order from one generator per seed: the helpers below are its steps,
+// called in that order, so a seed's plan never changes (move a draw and every seed's plan does).
+
+/** Type variables, each over 1 to 3 dtypes, with at most 8 combinations in all (each is a build). */
+function planVars(r: Rand): SpecPlan['vars'] {
   const nVars = pick(r, [0, 0, 1, 1, 1, 2, 3]);
   const vars: SpecPlan['vars'] = [];
   let combos = 1;
@@ -359,6 +361,11 @@ export function planSpec(seed: number): SpecPlan {
     vars.push({ name: pick(r, ['T', 'U', 'TIdx', 'V_']) + v, dtypes });
     combos *= n;
   }
+  return vars;
+}
+
+/** Attributes of every type, and sometimes one that shape expressions read. */
+function planAttrs(r: Rand): AttrPlan[] {
   const nAttrs = pick(r, [0, 1, 2, 3, 4, 6]);
   const attrs: AttrPlan[] = [];
   for (let a = 0; a < nAttrs; a++)
@@ -385,9 +392,14 @@ export function planSpec(seed: number): SpecPlan {
     if (!a.required) a.default = int(r, a.min!, 4);
     attrs.push(a);
   }
-  const dimAttrs = attrs.filter((a) => a.dim);
-  const scope: Scope = { inputs: [], dimAttrs, divisorAttrs: dimAttrs.filter((a) => a.min! >= 1) };
+  return attrs;
+}
 
+/**
+ * Required inputs, then optional ones; each required input binds the first variable no earlier one
+ * binds. Dims are free, like an earlier required input's, or expressions of those and the dim attributes.
+ */
+function planInputs(r: Rand, vars: SpecPlan['vars'], scope: Scope): InPlan[] {
   const nReq = pick(r, [1, 1, 2, 2, 3, 4]);
   const nOpt = pick(r, [0, 0, 0, 1, 2]);
   const inputs: InPlan[] = [];
@@ -420,40 +432,53 @@ export function planSpec(seed: number): SpecPlan {
     inputs.push(inp);
     if (!optional) scope.inputs.push(inp);
   }
+  return inputs;
+}
+
+/** The variables some required input binds; inputs typed by another take its first dtype instead. */
+function dropUnboundVars(vars: SpecPlan['vars'], inputs: InPlan[]): SpecPlan['vars'] {
   // A variable no required input binds (more variables than required inputs) is dropped.
   const usedVars = vars.filter((v) => inputs.some((i) => !i.optional && i.dtype === v.name));
   for (const i of inputs) {
     const v = vars.find((x) => x.name === i.dtype);
     if (v && !usedVars.includes(v)) i.dtype = v.dtypes[0]!;
   }
+  return usedVars;
+}
 
+/** An output's shape: like a required input, of dim attributes, constants (rank 0 and 8 among them), or expressions. */
+function planOutputShape(r: Rand, inputs: InPlan[], scope: Scope): OutPlan['shape'] {
+  const roll = r();
+  const req = inputs.filter((i) => !i.optional);
+  if (roll < 0.3) return { kind: 'like', of: pick(r, req).name };
+  if (roll < 0.45 && scope.dimAttrs.length)
+    return {
+      kind: 'dims',
+      dims: Array.from({ length: int(r, 1, 2) }, () =>
+        chance(r, 0.7) ? { k: 'attr', name: pick(r, scope.dimAttrs).name } : { k: 'int', v: int(r, 1, 3) },
+      ),
+    };
+  if (roll < 0.55)
+    return {
+      kind: 'dims',
+      dims: chance(r, 0.4)
+        ? []
+        : chance(r, 0.3)
+          ? Array.from({ length: 8 }, () => ({ k: 'int', v: int(r, 1, 2) }))
+          : [
+              { k: 'int', v: int(r, 1, 5) },
+              { k: 'int', v: 2 },
+            ],
+    };
+  return { kind: 'dims', dims: Array.from({ length: int(r, 0, 3) }, () => dimExpr(r, scope)) };
+}
+
+/** 1 to 3 outputs, each a weighted sum of the inputs (shape-only inputs weigh 0) plus its base. */
+function planOutputs(r: Rand, inputs: InPlan[], usedVars: SpecPlan['vars'], scope: Scope): OutPlan[] {
   const nOut = pick(r, [1, 1, 1, 2, 3]);
   const outputs: OutPlan[] = [];
   for (let k = 0; k < nOut; k++) {
-    const roll = r();
-    let shape: OutPlan['shape'];
-    const req = inputs.filter((i) => !i.optional);
-    if (roll < 0.3) shape = { kind: 'like', of: pick(r, req).name };
-    else if (roll < 0.45 && dimAttrs.length)
-      shape = {
-        kind: 'dims',
-        dims: Array.from({ length: int(r, 1, 2) }, () =>
-          chance(r, 0.7) ? { k: 'attr', name: pick(r, dimAttrs).name } : { k: 'int', v: int(r, 1, 3) },
-        ),
-      };
-    else if (roll < 0.55)
-      shape = {
-        kind: 'dims',
-        dims: chance(r, 0.4)
-          ? []
-          : chance(r, 0.3)
-            ? Array.from({ length: 8 }, () => ({ k: 'int', v: int(r, 1, 2) }))
-            : [
-                { k: 'int', v: int(r, 1, 5) },
-                { k: 'int', v: 2 },
-              ],
-      };
-    else shape = { kind: 'dims', dims: Array.from({ length: int(r, 0, 3) }, () => dimExpr(r, scope)) };
+    const shape = planOutputShape(r, inputs, scope);
     const dtype = usedVars.length && chance(r, 0.6) ? pick(r, usedVars).name : pick(r, DTYPES);
     outputs.push({
       name: `${pick(r, NAME_STYLES.out)}${k}`,
@@ -463,6 +488,11 @@ export function planSpec(seed: number): SpecPlan {
       weights: inputs.map((i) => (i.shapeOnly ? 0 : pick(r, WEIGHTS))),
     });
   }
+  return outputs;
+}
+
+/** Sometimes state entries; sometimes a workspace whose size is an expression (8 * atom + 16). */
+function planStateAndWorkspace(r: Rand, scope: Scope): { state: StatePlan[]; workspace: DimE | undefined } {
   const state: StatePlan[] = chance(r, 0.25)
     ? Array.from({ length: int(r, 1, 3) }, (_, k) => ({
         name: `${pick(r, NAME_STYLES.state)}${k}`,
@@ -477,6 +507,20 @@ export function planSpec(seed: number): SpecPlan {
         r: { k: 'int', v: 16 },
       } as DimE)
     : undefined;
+  return { state, workspace };
+}
+
+/** The spec plan of one seed. */
+export function planSpec(seed: number): SpecPlan {
+  const r = rng(seed * 7919 + 17);
+  const vars = planVars(r);
+  const attrs = planAttrs(r);
+  const dimAttrs = attrs.filter((a) => a.dim);
+  const scope: Scope = { inputs: [], dimAttrs, divisorAttrs: dimAttrs.filter((a) => a.min! >= 1) };
+  const inputs = planInputs(r, vars, scope);
+  const usedVars = dropUnboundVars(vars, inputs);
+  const outputs = planOutputs(r, inputs, usedVars, scope);
+  const { state, workspace } = planStateAndWorkspace(r, scope);
   const p: SpecPlan = {
     seed,
     name: `${pick(r, ['Ss', 'SpecOp', 'SSGrid', 'SsTRT'])}${seed}${pick(r, ['', 'X', 'Op', 'Nd'])}`,
@@ -499,6 +543,7 @@ export function planSpec(seed: number): SpecPlan {
     cuda: chance(r, 0.5),
     tests: [],
   };
+  // Inputs that may be absent get a case with them, one without and a random one; others two random cases.
   const hasOptional = inputs.some((i) => i.optional);
   for (const mode of hasOptional ? (['present', 'absent', 'random'] as const) : (['random', 'random'] as const)) {
     const c = drawCase(r, p, mode);
