@@ -4,6 +4,7 @@
 
 import {
   cpSync,
+  renameSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -144,6 +145,19 @@ test('added, renamed and removed specs; a kernel reference file edit', () => {
   assert.ok(r.result.removed.some((p) => p.includes('my_add_two')));
   assert.not.ok(existsSync(path.join(out, 'trt', 'my_add_two')), "the removed op's directory is gone");
   assertLikeCold('removed spec');
+  // Specs renamed with their text unchanged: every file names its spec, so the op is emitted again.
+  renameSync(path.join(ops, 'leaky_relu_grad.yaml'), path.join(ops, 'leaky_relu_gradient.yaml'));
+  const g = gen();
+  assert.is(g.mode, 'incremental');
+  assert.ok(g.result.written.includes('torch/leaky_relu_grad.cpp'), g.result.written.join());
+  assertLikeCold('renamed gradient spec');
+  renameSync(path.join(ops, 'leaky_relu.yaml'), path.join(ops, 'relu_leaky.yaml'));
+  assert.is(gen().mode, 'incremental');
+  assertLikeCold('renamed spec');
+  renameSync(path.join(ops, 'relu_leaky.yaml'), path.join(ops, 'leaky_relu.yaml'));
+  renameSync(path.join(ops, 'leaky_relu_gradient.yaml'), path.join(ops, 'leaky_relu_grad.yaml'));
+  gen();
+  assertLikeCold('renamed back');
   appendFileSync(path.join(ops, 'kernels', 'custom_relu_ref.py'), '\n# edited\n');
   const k = gen();
   assert.ok(k.result.written.includes('python/opforge_ops/_reference/custom_relu.py'), k.result.written.join());
