@@ -46,7 +46,7 @@ export interface TestOptions {
   python?: string;
   /**
    * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else
-   * TEST_UNITY_BATCH, 4; 1 builds one unit per op, as the generated CMakeLists does by default).
+   * testUnityBatch: at most 4, even; 1 builds one unit per op, as the generated CMakeLists does by default).
    */
   unityBatch?: number;
   /** Parallel compiles at most (default: the cores). Builds run one at a time, each with this many. */

@@ -192,12 +192,15 @@ export function forgetOtherTorch(buildDir: string, prefix: string, python: strin
 }
 
 /**
- * Op units per unity batch when `opforge test` builds the extension: the units share the
- * precompiled torch headers, but each still compiles the inline code of torch and the op base it
- * uses, most of its time; a batch compiles that once (six ops: 12 s of CPU as one unit, 43 s as
- * six). Four keeps a batch per core for a handful of ops and a spec edit's rebuild near one op's.
+ * Op units per unity batch when `opforge test` builds the extension of `ops` ops: the units share
+ * the precompiled torch headers, but each still compiles the inline code of torch and the op base
+ * it uses, most of its time; a batch compiles that once (six ops: 12 s of CPU as one unit, 43 s as
+ * six). At most four, so a spec edit's rebuild stays near one op's, and the ops spread evenly
+ * over the batches (six ops: two of three, not four and two, which would wait on the four).
  */
-export const TEST_UNITY_BATCH = 4;
+export function testUnityBatch(ops: number): number {
+  return Math.max(1, Math.ceil(ops / Math.ceil(ops / 4)));
+}
 
 /**
  * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
@@ -210,6 +213,7 @@ export async function buildTorchExtension(o: {
   prefix: string;
   python: string;
   cuda: boolean;
+  /** Op units per unity batch (default 1, the CMakeLists' own: one unit per op). */
   unityBatch?: number;
   cudaArchs?: string;
   kernels?: Readonly<Record<string, string>>;
@@ -222,7 +226,7 @@ export async function buildTorchExtension(o: {
     Python3_EXECUTABLE: o.python,
     OPFORGE_PROJECT_ROOT: o.root,
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
-    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? TEST_UNITY_BATCH),
+    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
     // The CUDA kernels for the architectures the found torch was built for, not a fixed list.
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
     OPFORGE_KERNELS: 'OFF',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { onDevice, wantsGrad, type TestBackend, type TestContext } from '../backend.js';
 import { buildFailureResults } from '../build-failure.js';
 import { isFiles, readOutputs } from '../outputs.js';
-import { buildTorchExtension, runHarnessCached, type PyRun } from '../torch-side.js';
+import { buildTorchExtension, runHarnessCached, testUnityBatch, type PyRun } from '../torch-side.js';
 
 interface Prepared {
   library?: string;
@@ -105,7 +105,7 @@ async function work(ctx: TestContext): Promise<Prepared> {
           python: ctx.python,
           cuda: device === 'cuda',
           ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}),
-          ...(ctx.unityBatch ? { unityBatch: ctx.unityBatch } : {}),
+          unityBatch: ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length),
           ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
           jobs: ctx.jobs,
           onLine: ctx.progress,
