@@ -1,4 +1,4 @@
-// Binding overhead (issue 8, part 2): per-call latency of a 1k-element CustomRelu through the
+// Binding overhead: per-call latency of a 1k-element CustomRelu through the
 // generated binding vs onnxruntime-node running a one-node Relu model (bytes built here) on the
 // same data in the same process; then throughput at 1M and 16M elements vs a plain JS loop.
 // Medians of repeated batches. Usage: node dist/bench/binding.js [--quick] [--write]

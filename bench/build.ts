@@ -1,4 +1,4 @@
-// Build times (issue 18): what a user waits for after gen, per backend, for N generated ops
+// Build times: what a user waits for after gen, per backend, for N generated ops
 // (spec-space specs with real kernels): a cold build, a rebuild after one op's CPU kernel changed,
 // a rebuild after one op's spec changed (gen, then build), and a cold build dir again with ccache
 // warm (when ccache is installed). Prints a Markdown table; `--write` puts it in docs/benchmarks.md.

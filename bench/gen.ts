@@ -1,4 +1,4 @@
-// Generation benchmark (issue 8, part 1): cold `gen`, no-op `gen` and a one-op change on N
+// Generation benchmark: cold `gen`, no-op `gen` and a one-op change on N
 // synthetic ops, each as a fresh `opforge` process; medians of repeated runs; peak RSS; and a
 // byte-identity check across runs. Prints a Markdown table; `--write` updates docs/benchmarks.md.
 // Usage: node dist/bench/gen.js [--ops 500] [--runs 5] [--write]

@@ -1,4 +1,4 @@
-// Incremental build (issue 8, part 4): build the generated CMake project, then (a) touch one op's
+// Incremental build: build the generated CMake project, then (a) touch one op's
 // kernel file and (b) change one op's spec and regenerate; count the objects the build reruns.
 // Usage: node dist/bench/incremental.js [--write]
 

@@ -1,4 +1,4 @@
-// The user's edit -> test loop (issue 32): in a fresh project outside the repo, laid out as a user's
+// The user's edit -> test loop: in a fresh project outside the repo, laid out as a user's
 // (ops/ with six ops, opforge installed as a package: node_modules/opforge is this repo, built dist/
 // included, resolved as an installed package would be), the wall time of `opforge test`
 //   - cold (no build/), then `--only <op>` after a one-kernel edit, after a spec edit (the op's

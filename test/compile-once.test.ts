@@ -1,4 +1,4 @@
-// Each kernel compiled once per device configuration (issue 32): a cold `opforge test` of a small
+// Each kernel compiled once per device configuration: a cold `opforge test` of a small
 // project outside ops/ through every backend that links kernels, with a launcher that logs every
 // compiler invocation (CMAKE_CXX_COMPILER_LAUNCHER, the path ccache takes; CUDACXX for the
 // TensorRT lifecycle driver's nvcc). The Node addon, the ONNX Runtime library and the TensorRT

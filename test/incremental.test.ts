@@ -1,4 +1,4 @@
-// Incremental gen (issue 18): after each kind of edit, the incremental run writes exactly what a
+// Incremental gen: after each kind of edit, the incremental run writes exactly what a
 // cold run of the same specs produces (byte for byte, same file set), and re-emits only the ops
 // that changed. Runs on the seed ops plus generated spec-space specs (gradient ops included).
 

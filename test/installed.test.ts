@@ -1,4 +1,4 @@
-// Installed, not cloned (issue 17): `npm pack` this repo, install the tarball into a fresh project
+// Installed, not cloned: `npm pack` this repo, install the tarball into a fresh project
 // outside the repo (npm hoists opforge's dependencies to the project's node_modules), then the
 // README quickstart there as a user follows it: new, edit (the README's blocks), check, gen, build,
 // run, test, the Node snippet, the PyTorch eager call and the ONNX export; then a wrong kernel that

@@ -289,7 +289,7 @@ print(json.dumps(result))
 
 testWith(
   ['torch'],
-  "the fast call path (issue 18): used once the extension has the op, same values as the checked path, the wrapper's own errors",
+  "the fast call path: used once the extension has the op, same values as the checked path, the wrapper's own errors",
   () => {
     const script = [
       'import os, torch',

@@ -1,4 +1,4 @@
-# Torch baselines for bench/gpu (issue 8, part 3), same sizes and method as cuda_bench.cu:
+# Torch baselines for bench/gpu, same sizes and method as cuda_bench.cu:
 # CUDA events, median of 20 after warm-up. Prints "name <median ms> <GB/s>".
 import torch
 import torch.nn.functional as F

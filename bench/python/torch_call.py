@@ -1,4 +1,4 @@
-"""The PyTorch call path (issue 18): the generated function opforge_ops.<op>(x) against the same op
+"""The PyTorch call path: the generated function opforge_ops.<op>(x) against the same op
 called as torch.ops.opforge.<op>(x) and against torch's own op, per call, on small tensors where
 the call overhead dominates. Prints a Markdown table (median of --repeat runs of --calls calls).
 

@@ -1,4 +1,4 @@
-// Incremental gen (issue 18): after one spec changes in a large project, only that spec is read
+// Incremental gen: after one spec changes in a large project, only that spec is read
 // and validated again and only the ops it affects are emitted again; the project-wide files
 // (registries, CMake, the Node addon) are emitted from the whole IR every time, and only files
 // whose bytes differ are written. The output is the cold run's, byte for byte (test/incremental).

@@ -215,7 +215,7 @@ function publicFn(op: OpIR): string {
 }
 
 /**
- * The direct path (issue 18): the compiled op called through its slot when the tests only Python
+ * The direct path: the compiled op called through its slot when the tests only Python
  * can make pass (torch.compile and tracing take the checked path; attribute types exactly). The
  * extension's own Autograd kernels train it on any torch version; failures re-run the checks.
  */
