@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._attrs import _coerce_attr, check_attrs  # noqa: F401  (shared with opforge_ops)
+from ._attrs import _coerce_attr, check_attrs, no_backward_message  # noqa: F401  (shared with opforge_ops)
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -143,13 +143,6 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]
             raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {len(t.shape)}")
         out.append(t if isinstance(t, jax.Array) else jnp.asarray(t))
     return out
-
-
-def no_backward_message(op: OpInfo) -> str:
-    """The message opforge_ops raises too: the same words whichever framework asked."""
-    return (f"{op.name}: a gradient was requested through {op.onnx_op}, but its spec ({op.spec or op.snake + '.yaml'}) "
-            "declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` "
-            "if the op is constant in them")
 
 
 # ---- the compiled library: version check, loading, registration -------------------------

@@ -1,6 +1,7 @@
-"""Attribute checks shared by opforge_ops and opforge_jax (one source, copied into each package):
-defaults filled, types, enums and ranges checked, with the messages the compiled backends use.
-Needs nothing but the op's attribute facts, so neither package's framework is imported here."""
+"""What opforge_ops and opforge_jax both check and say (one source, copied into each package):
+attribute defaults filled, types, enums and ranges checked, with the messages the compiled
+backends use; and the error of a gradient asked of an op without a backward. Needs nothing but
+the op's facts, so neither package's framework is imported here."""
 
 from __future__ import annotations
 
@@ -65,3 +66,10 @@ def _coerce_attr(op: Any, a: Any, v: Any) -> Any:
     if not all(is_int(x) or isinstance(x, float) for x in v):
         raise bad("a list of floats")
     return [float(x) for x in v]
+
+
+def no_backward_message(op: Any) -> str:
+    """A gradient asked of an op whose spec declares no backward: the same words whichever framework asked."""
+    return (f"{op.name}: a gradient was requested through {op.onnx_op}, but its spec ({op.spec or op.snake + '.yaml'}) "
+            "declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` "
+            "if the op is constant in them")

@@ -12,14 +12,9 @@ import torch
 # _runtime imports this module: its `call` (the checked path, which runs the gradient ops) is read
 # when a backward runs, after both modules are loaded.
 from . import _runtime
+from ._attrs import no_backward_message
 from ._library import _no_impl, eager_impl
 from ._spec import TORCH_NAMESPACE, OpInfo, _registry
-
-
-def no_backward_message(op: OpInfo) -> str:
-    return (f"{op.name}: a gradient was requested through {op.onnx_op}, but its spec ({op.spec or op.snake + '.yaml'}) "
-            "declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` "
-            "if the op is constant in them")
 
 
 def _as_tuple(x: Any) -> Tuple[Any, ...]:
