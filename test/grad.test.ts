@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generate } from '../generator/output/gen.js';
-import { runTests } from '../runtime/testing/run.js';
+import { runTests } from './helpers/run-tests.js';
 import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
 import { outDir, root } from './helpers/paths.js';
 import { PYTHON, testWith } from './helpers/python.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runTests } from '../runtime/testing/run.js';
+import { runTests } from './helpers/run-tests.js';
 import { runPaddle } from '../runtime/testing/paddle.js';
 import { loadProject } from '../generator/spec/project.js';
 import { root } from './helpers/paths.js';

@@ -17,7 +17,7 @@ import { parseExpr } from '../generator/spec/expr.js';
 import type { Expr } from '../generator/spec/ir.js';
 import { loadProject } from '../generator/spec/project.js';
 import type { TestReport } from '../runtime/testing/results.js';
-import { runTests } from '../runtime/testing/run.js';
+import { runTests } from './helpers/run-tests.js';
 import { runTrtLifecycle } from '../runtime/testing/trt.js';
 import { ATTR_INFO } from '../generator/spec/type-table.js';
 import { sh } from './helpers/cxx.js';

@@ -282,6 +282,7 @@ async function runTestCommand(values: {
 }): Promise<number> {
   const { BACKENDS, runTests } =
     await importRuntime<typeof import('../../runtime/testing/run.js')>('runtime/testing/run.js');
+  const { generateIncremental } = await import('../output/incremental.js');
   const { formatReport } =
     await importRuntime<typeof import('../../runtime/testing/results.js')>('runtime/testing/results.js');
   const backends = values.backend
@@ -313,6 +314,10 @@ async function runTestCommand(values: {
       ...(values.only ? { only: values.only.split(',') } : {}),
       ...(values.jobs ? { jobs: Number(values.jobs) } : {}),
       ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
+      // gen first, as `opforge gen` would (a no-op when out/ is current).
+      regenerate: (dirs) => {
+        generateIncremental(dirs);
+      },
       onProgress: progress,
     });
     if (tty && !values.quiet) process.stderr.write('\r\x1b[K');

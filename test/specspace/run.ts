@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { OpIR } from '../../generator/spec/ir.js';
 import { loadProject } from '../../generator/spec/project.js';
 import type { TestReport } from '../../runtime/testing/results.js';
-import { runTests, type Backend } from '../../runtime/testing/run.js';
+import { runTests, type Backend } from '../helpers/run-tests.js';
 import { sh } from '../helpers/cxx.js';
 import { root as repoRoot } from '../helpers/paths.js';
 import { PYTHON } from '../helpers/python.js';
