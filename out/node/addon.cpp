@@ -3,7 +3,7 @@
 // kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.
 #include <napi.h>
 
-#include "opforge/node/addon_base.h"
+#include "opforge/node/runtime_exports.h"
 
 void opforgeNodeExportCustomRelu(Napi::Env env, Napi::Object exports);
 void opforgeNodeExportCustomReluGrad(Napi::Env env, Napi::Object exports);

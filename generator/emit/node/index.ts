@@ -31,6 +31,7 @@ export const nodeEmitter: Emitter = defineEmitter({
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
       staticFile('node/include/opforge/node/addon_base.h', 'generator/cpp/opforge/node/addon_base.h'),
+      staticFile('node/include/opforge/node/runtime_exports.h', 'generator/cpp/opforge/node/runtime_exports.h'),
       staticFile('node/CMakeLists.txt', 'generator/cmake/node-addon.cmake'),
       projectFile('node/addon.cpp', addon(project)),
       projectFile('node/index.js', indexJs(project, ctx)),
@@ -144,7 +145,7 @@ function addon(project: ProjectIR): string {
     '// kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
     '#include <napi.h>',
     '',
-    '#include "opforge/node/addon_base.h"',
+    '#include "opforge/node/runtime_exports.h"',
     '',
     ...project.ops.map((op) => `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports);`),
     '',

@@ -48,6 +48,8 @@ export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
+      staticFile('ort/include/opforge/ort/api.h', 'generator/cpp/opforge/ort/api.h'),
+      staticFile('ort/include/opforge/ort/attributes.h', 'generator/cpp/opforge/ort/attributes.h'),
       staticFile('ort/include/opforge/ort/custom_op.h', 'generator/cpp/opforge/ort/custom_op.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
