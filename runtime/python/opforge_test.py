@@ -139,7 +139,7 @@ def keep_torchlib_ops() -> None:
         mod.get_torchlib_ops = functools.lru_cache(maxsize=None)(f)
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
     ap.add_argument("--package", required=True, help="directory holding the generated opforge_ops")
@@ -147,8 +147,122 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu", help="comma-separated devices for the extension")
     ap.add_argument("--export", action="store_true", help="export every case with the legacy (and dynamo) exporter")
     ap.add_argument("--grad", action="store_true", help="check the spec's backward of every case (gradcheck, and against autograd of the reference)")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def exporters(env: dict):
+    """The onnx module (None without it) and whether the dynamo exporter runs; the skips say why not."""
+    try:
+        import onnx
+        env["onnx"] = onnx.__version__
+    except ImportError:
+        env["skipped"]["ort-legacy"] = env["skipped"]["ort-dynamo"] = "the onnx Python package is not installed"
+        return None, False
+    major_minor = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+    if major_minor < (2, 5):
+        env["skipped"]["ort-dynamo"] = f"torch {torch.__version__} < 2.5 has no dynamo exporter with custom translations"
+        return onnx, False
+    try:
+        import onnxscript  # noqa: F401
+    except ImportError:
+        env["skipped"]["ort-dynamo"] = "onnxscript is not installed (the dynamo exporter needs it)"
+        return onnx, False
+    keep_torchlib_ops()
+    return onnx, True
+
+
+def run_reference(op, res, d, k, inputs, attrs) -> None:
+    """The spec's reference on the CPU with every attribute, and the package's output shapes."""
+    try:
+        want = as_tuple(op.reference(*inputs, **attrs))
+        res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
+        res["python-shapes"] = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
+    except Exception as e:  # noqa: BLE001
+        res["reference"] = error(e)
+
+
+def run_extension(op, fn, res, d, k, inputs, given, devices) -> None:
+    """The compiled extension on each device, with only the case's attributes."""
+    for dev in devices:
+        tag = f"torch-{dev}"
+        if dev == "cuda" and not op.has_cuda:
+            res[tag] = {"skip": "the spec names no kernels.cuda"}
+            continue
+        try:
+            got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
+            if dev == "cuda":
+                torch.cuda.synchronize()
+            res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
+        except Exception as e:  # noqa: BLE001
+            res[tag] = error(e)
+
+
+def run_grads(op, fn, res, doc, inputs, attrs, given, devices) -> None:
+    """The spec's backward on each device (or, without one, the named error)."""
+    for dev in devices:
+        tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
+        if not any(i.differentiable for i in op.inputs):
+            res[tag] = {"skip": "not differentiable (no differentiable input)"}
+        elif not grad_inputs(op, inputs):
+            res[tag] = {"skip": "no input takes a gradient with this case's dtypes (integer or bool)"}
+        elif dev == "cuda" and not op.has_cuda:
+            res[tag] = {"skip": "the spec names no kernels.cuda"}
+        else:
+            try:
+                res[tag] = (check_grad(op, fn, inputs, attrs, given, doc, dev) if op.backward is not None
+                            else check_no_backward(op, fn, inputs, given, dev))
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc(file=sys.stderr)
+                res[tag] = error(e)
+
+
+def run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, given) -> None:
+    """The case exported with the legacy exporter (and the dynamo one), and ONNX's output shapes."""
+    names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
+    outs = [o.name for o in op.outputs]
+    try:
+        f = io.BytesIO()
+        kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(OpModule(fn, given), tuple(inputs), f, input_names=names, output_names=outs,
+                              opset_version=17, custom_opsets=oo.custom_opsets(), **kwargs)
+        model = onnx.load_from_string(f.getvalue())
+        path = os.path.join(d, f"{k}.legacy.onnx")
+        onnx.save(model, path)
+        res["ort-legacy"] = {"model": os.path.basename(path), "shapes": onnx_shapes(oo.infer_shapes(model), outs)}
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)
+        res["ort-legacy"] = error(e)
+    if dynamo:
+        try:
+            prog = torch.onnx.export(OpModule(fn, given), tuple(inputs), dynamo=True,
+                                     custom_translation_table=oo.custom_translation_table(),
+                                     input_names=names, output_names=outs)
+            model = prog.model_proto
+            path = os.path.join(d, f"{k}.dynamo.onnx")
+            onnx.save(model, path)
+            inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+            res["ort-dynamo"] = {"model": os.path.basename(path), "shapes": onnx_shapes(inferred, outs)}
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc(file=sys.stderr)
+            res["ort-dynamo"] = error(e)
+
+
+def entry_bypassed(oo) -> list:
+    """Ops the Python entry does not serve, through the generated function or through
+    torch.ops.<ns>.<op> (its schema has a kind the entry does not convert): correct through
+    torch's builtin, but slower; the tests want none."""
+    from opforge_ops import _runtime as rt
+    return sorted(
+        op.name for op in oo.OPS.values()
+        if rt.direct_slot(op)[0] is not None and not (
+            getattr(rt.direct_slot(op)[0], "usable", False)
+            and type(getattr(rt.torch_op(op), "_op", None)) is type(rt.direct_slot(op)[0])))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     oo = import_package(args.package)  # then loads exactly --library, or nothing
 
     env = {"torch": torch.__version__, "cuda": torch.cuda.is_available(), "skipped": {}}
@@ -160,24 +274,7 @@ def main(argv=None) -> int:
     if "cuda" in devices and not torch.cuda.is_available():
         env["skipped"]["torch:cuda"] = "torch sees no CUDA device"
         devices.remove("cuda")
-    onnx = None
-    dynamo = False
-    if args.export:
-        try:
-            import onnx  # noqa: F811
-            env["onnx"] = onnx.__version__
-        except ImportError:
-            env["skipped"]["ort-legacy"] = env["skipped"]["ort-dynamo"] = "the onnx Python package is not installed"
-        major_minor = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
-        if onnx is not None and major_minor < (2, 5):
-            env["skipped"]["ort-dynamo"] = f"torch {torch.__version__} < 2.5 has no dynamo exporter with custom translations"
-        elif onnx is not None:
-            try:
-                import onnxscript  # noqa: F401
-                dynamo = True
-                keep_torchlib_ops()
-            except ImportError:
-                env["skipped"]["ort-dynamo"] = "onnxscript is not installed (the dynamo exporter needs it)"
+    onnx, dynamo = exporters(env) if args.export else (None, False)
 
     cases = []
     for op, d, doc in case_docs(args.cases, list(oo.OPS.values())):
@@ -192,85 +289,18 @@ def main(argv=None) -> int:
             continue
         attrs, given = doc["attributes"], doc["given"]
         if op.reference is not None:
-            try:
-                want = as_tuple(op.reference(*inputs, **attrs))
-                res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
-                shapes = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
-                res["python-shapes"] = shapes
-            except Exception as e:  # noqa: BLE001
-                res["reference"] = error(e)
+            run_reference(op, res, d, k, inputs, attrs)
         if args.library:
-            for dev in devices:
-                tag = f"torch-{dev}"
-                if dev == "cuda" and not op.has_cuda:
-                    res[tag] = {"skip": "the spec names no kernels.cuda"}
-                    continue
-                try:
-                    got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
-                    if dev == "cuda":
-                        torch.cuda.synchronize()
-                    res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
-                except Exception as e:  # noqa: BLE001
-                    res[tag] = error(e)
+            run_extension(op, fn, res, d, k, inputs, given, devices)
         if args.grad:
-            for dev in devices:
-                tag = "grad-cpu" if dev == "cpu" else "grad-cuda"
-                if not any(i.differentiable for i in op.inputs):
-                    res[tag] = {"skip": "not differentiable (no differentiable input)"}
-                elif not grad_inputs(op, inputs):
-                    res[tag] = {"skip": "no input takes a gradient with this case's dtypes (integer or bool)"}
-                elif dev == "cuda" and not op.has_cuda:
-                    res[tag] = {"skip": "the spec names no kernels.cuda"}
-                else:
-                    try:
-                        res[tag] = (check_grad(op, fn, inputs, attrs, given, doc, dev) if op.backward is not None
-                                    else check_no_backward(op, fn, inputs, given, dev))
-                    except Exception as e:  # noqa: BLE001
-                        traceback.print_exc(file=sys.stderr)
-                        res[tag] = error(e)
+            run_grads(op, fn, res, doc, inputs, attrs, given, devices)
         if onnx is not None:
             if not args.library and op.reference is None:
                 res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}
-                continue
-            names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
-            outs = [o.name for o in op.outputs]
-            try:
-                f = io.BytesIO()
-                kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    torch.onnx.export(OpModule(fn, given), tuple(inputs), f, input_names=names, output_names=outs,
-                                      opset_version=17, custom_opsets=oo.custom_opsets(), **kwargs)
-                model = onnx.load_from_string(f.getvalue())
-                path = os.path.join(d, f"{k}.legacy.onnx")
-                onnx.save(model, path)
-                res["ort-legacy"] = {"model": os.path.basename(path), "shapes": onnx_shapes(oo.infer_shapes(model), outs)}
-            except Exception as e:  # noqa: BLE001
-                traceback.print_exc(file=sys.stderr)
-                res["ort-legacy"] = error(e)
-            if dynamo:
-                try:
-                    prog = torch.onnx.export(OpModule(fn, given), tuple(inputs), dynamo=True,
-                                             custom_translation_table=oo.custom_translation_table(),
-                                             input_names=names, output_names=outs)
-                    model = prog.model_proto
-                    path = os.path.join(d, f"{k}.dynamo.onnx")
-                    onnx.save(model, path)
-                    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-                    res["ort-dynamo"] = {"model": os.path.basename(path), "shapes": onnx_shapes(inferred, outs)}
-                except Exception as e:  # noqa: BLE001
-                    traceback.print_exc(file=sys.stderr)
-                    res["ort-dynamo"] = error(e)
+            else:
+                run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, given)
     if env.get("entry"):
-        # Ops the Python entry does not serve, through the generated function or through
-        # torch.ops.<ns>.<op> (its schema has a kind the entry does not convert): correct through
-        # torch's builtin, but slower; the tests want none.
-        from opforge_ops import _runtime as rt
-        env["entry_bypassed"] = sorted(
-            op.name for op in oo.OPS.values()
-            if rt.direct_slot(op)[0] is not None and not (
-                getattr(rt.direct_slot(op)[0], "usable", False)
-                and type(getattr(rt.torch_op(op), "_op", None)) is type(rt.direct_slot(op)[0])))
+        env["entry_bypassed"] = entry_bypassed(oo)
     print(json.dumps({"env": env, "cases": cases}))
     return 0
 
