@@ -192,14 +192,16 @@ export function forgetOtherTorch(buildDir: string, prefix: string, python: strin
 }
 
 /**
- * Op units per unity batch when `opforge test` builds the extension of `ops` ops: the units share
- * the precompiled torch headers, but each still compiles the inline code of torch and the op base
- * it uses, most of its time; a batch compiles that once (six ops: 12 s of CPU as one unit, 43 s as
- * six). At most four, so a spec edit's rebuild stays near one op's, and the ops spread evenly
- * over the batches (six ops: two of three, not four and two, which would wait on the four).
+ * Op units per unity batch when `opforge test` builds the extension of `ops` ops with `jobs`
+ * parallel compiles: the units share the precompiled torch headers, but each still compiles the
+ * inline code of torch and the op base it uses, most of its time; a batch compiles that once (six
+ * ops: 12 s of CPU as one unit, 43 s as six). At least one batch per job slot (two ops on two
+ * cores stay two units, compiled side by side), at most four ops a batch (a spec edit's rebuild
+ * stays near one op's), and the ops spread evenly (six ops: two of three, not four and two).
  */
-export function testUnityBatch(ops: number): number {
-  return Math.max(1, Math.ceil(ops / Math.ceil(ops / 4)));
+export function testUnityBatch(ops: number, jobs: number): number {
+  const batches = Math.min(ops, Math.max(jobs, Math.ceil(ops / 4)));
+  return Math.max(1, Math.ceil(ops / Math.max(1, batches)));
 }
 
 /**

@@ -105,7 +105,7 @@ async function work(ctx: TestContext): Promise<Prepared> {
           python: ctx.python,
           cuda: device === 'cuda',
           ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}),
-          unityBatch: ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length),
+          unityBatch: ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length, ctx.jobs),
           ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
           jobs: ctx.jobs,
           onLine: ctx.progress,
