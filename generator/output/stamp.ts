@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PKG_ROOT as pkgRoot } from '../spec/pkg-root.js';
+import { specHash } from '../spec/spec-hash.js';
 import { STAMP_FILE } from './write-out.js';
 
 export { STAMP_FILE };
@@ -81,8 +82,6 @@ export interface Inputs {
 
 /** How recently changed (ms, by ctime) a spec's stat is not trusted to tell a later edit. */
 export const RACY_MS = 2000;
-
-export const specHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
  * The digest of the generator, every file under the ops dir and the options; the spec texts read

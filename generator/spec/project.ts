@@ -10,7 +10,7 @@ import type { GradientIR, OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
 import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
-import { specHash } from '../output/stamp.js';
+import { specHash } from './spec-hash.js';
 
 export interface ProjectOptions {
   /** Directory holding the *.yaml specs. */
