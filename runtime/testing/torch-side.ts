@@ -124,10 +124,8 @@ export class TorchSession {
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const seen: (() => void)[] = [];
-    const changed = (): void => {
-      for (const f of seen) f();
-    };
+    // Set below, by the probe's promise: looks for the probe's lines each time output or the exit arrives.
+    let changed = (): void => {};
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.stdout += d;
       changed();
@@ -150,11 +148,11 @@ export class TorchSession {
       changed();
     });
     this.probe = new Promise((resolve) => {
-      seen.push(() => {
+      changed = () => {
         const lines = this.stdout.split('\n');
         if (lines.length > 5 || exited !== undefined)
           resolve(parseProbe(python, lines.slice(0, 5).join('\n'), exited ?? 0, this.stderr));
-      });
+      };
     });
   }
 
