@@ -83,6 +83,8 @@ async function setUp(): Promise<NodeJS.ProcessEnv> {
     ...process.env,
     OPFORGE_PYTHON: python,
     OPFORGE_COMPILE_LOG: log,
+    // opforge's machine cache of this run alone, empty at the start.
+    OPFORGE_CACHE_DIR: path.join(tmp, 'machine-cache'),
     CCACHE_DISABLE: '1',
     CMAKE_CXX_COMPILER_LAUNCHER: logger(path.join(tmp, 'launch'), ''),
     CMAKE_CUDA_COMPILER_LAUNCHER: path.join(tmp, 'launch'),
@@ -203,8 +205,15 @@ async function main(): Promise<void> {
   };
 
   process.stderr.write(`project ${app}, python ${python}\n`);
+  // The first run on this machine (an empty machine cache), then a fresh project's first run: the
+  // same project with build/ and out/ removed, opforge's machine cache (the Python entry) kept.
   const cold = opforgeTest(env, []);
-  process.stderr.write(`cold: ${secs(cold.ms)}, ${cold.invocations} compiler invocations\n`);
+  process.stderr.write(`cold, first on this machine: ${secs(cold.ms)}, ${cold.invocations} compiler invocations\n`);
+  for (const d of ['build', 'out']) rmSync(path.join(app, d), { recursive: true, force: true });
+  const coldKept = opforgeTest(env, []);
+  process.stderr.write(
+    `cold, machine cache kept: ${secs(coldKept.ms)}, ${coldKept.invocations} compiler invocations\n`,
+  );
   const kernelEdits: Run[] = [];
   const specEdits: Run[] = [];
   const noChange: Run[] = [];
@@ -224,14 +233,23 @@ async function main(): Promise<void> {
   }
   const c = median(compiles);
   const py = median(imports);
-  const perKernel = [...cold.perKernel.values()];
+  const times = (n: number[]): string =>
+    Math.min(...n) === Math.max(...n) ? `${Math.max(...n)}×` : `${Math.min(...n)}–${Math.max(...n)}×`;
   const ms = (runs: Run[]): number => median(runs.map((r) => r.ms));
   const lines = [
     `Edit -> test loop, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, Node ${process.version}, ${path.relative(repo, python).startsWith('..') ? python : path.relative(repo, python)} (${spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout.trim()}); ${values.jobs ? `--jobs ${values.jobs}` : 'default jobs'}; median of ${repeats} (cold: one run):`,
     '',
     '| step | wall | compiler invocations | target | met |',
     '|---|---|---|---|---|',
-    `| cold \`opforge test\` (6 ops, empty build/) | ${secs(cold.ms)} | ${cold.invocations} (${cold.sources} sources; each kernel compiled ${Math.min(...perKernel) === Math.max(...perKernel) ? Math.max(...perKernel) : `${Math.min(...perKernel)}–${Math.max(...perKernel)}`}×) | ≤ 41.5 s and ≤ 21 invocations (half of 83 s / 43) | ${cold.ms <= 41500 && cold.invocations <= 21 ? 'yes' : 'no'} |`,
+    ...(
+      [
+        ['empty build/, empty machine cache: the first run on this machine', cold],
+        ['empty build/, machine cache kept: a fresh project', coldKept],
+      ] as const
+    ).map(
+      ([what, r]) =>
+        `| cold \`opforge test\` (6 ops, ${what}) | ${secs(r.ms)} | ${r.invocations} (${r.sources} sources; each kernel compiled ${times([...r.perKernel.values()])}) | ≤ 41.5 s and ≤ 21 invocations (half of 83 s / 43) | ${r.ms <= 41500 && r.invocations <= 21 ? 'yes' : 'no'} |`,
+    ),
     `| \`--only ${op}\` after a one-kernel edit | ${secs(ms(kernelEdits))} | ${median(kernelEdits.map((r) => r.invocations))} | ≤ 3 × (compile + torch import) = ${secs(3 * (c + py))} | ${ms(kernelEdits) <= 3 * (c + py) ? 'yes' : 'no'} |`,
     `| \`--only ${op}\` after a spec edit (its description) | ${secs(ms(specEdits))} | ${median(specEdits.map((r) => r.invocations))} | — | — |`,
     `| \`--only ${op}\` with nothing changed | ${secs(ms(noChange))} | ${median(noChange.map((r) => r.invocations))} | ≤ 2 × torch import = ${secs(2 * py)} | ${ms(noChange) <= 2 * py ? 'yes' : 'no'} |`,

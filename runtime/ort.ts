@@ -3,14 +3,16 @@
 // libonnxruntime.so.1 (or another ONNX Runtime) and runs whole ONNX models whose graphs contain
 // opforge ops, which onnxruntime-node alone cannot (it has no way to register a custom-op library).
 
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { lowerIfIdle } from './build-priority.js';
 import type { DType } from '../generator/spec/type-table.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
+import { compileKey } from './testing/compile-key.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -152,7 +154,7 @@ export async function runLogged(
   onLine?: (l: string) => void,
   env?: NodeJS.ProcessEnv,
 ): Promise<void> {
-  const child = execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) });
+  const child = lowerIfIdle(execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) }));
   const lines: string[] = [];
   child.all?.on('data', (d: Buffer) => {
     for (const l of d.toString().split('\n').filter(Boolean)) {
@@ -206,33 +208,65 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
   return path.join(buildDir, 'ort', 'libopforge_ort.so');
 }
 
-/** Builds the Node session binding with cmake-js (offline, against the local Node headers); incremental. Returns its path. */
+/**
+ * Builds the Node session binding with cmake-js (offline, against the local Node headers);
+ * incremental. Returns its path. With `cacheDir` (the machine cache), it is built once per Node,
+ * ONNX Runtime headers and binding source, in a folder of the cache named by them, and found
+ * there by every later call: it is the same for every project.
+ */
 export async function buildSessionBinding(
-  opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
+  opts: { buildDir?: string; cacheDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
 ): Promise<string> {
-  const buildDir = path.resolve(opts.buildDir ?? path.join(process.cwd(), 'build', 'ort-session'));
   const cmakeJs = cmakeJsBin('the ONNX Runtime session binding');
   const nodedir =
     process.env.npm_config_nodedir ??
     (existsSync('/usr/include/node/node.h') ? '/usr' : path.dirname(path.dirname(process.execPath)));
   const napiDir = nodeAddonApiDir('the ONNX Runtime session binding');
-  await runLogged(
+  const source = path.join(pkgRoot, 'runtime', 'ort-session');
+  const ortInclude = ortIncludeDir(opts.includeDir);
+  const built = (d: string): string => path.join(d, 'Release', 'opforge_ort_session.node');
+  let buildDir = path.resolve(opts.buildDir ?? path.join(process.cwd(), 'build', 'ort-session'));
+  let keep: string | undefined;
+  if (opts.cacheDir) {
+    const key = compileKey([process.execPath, process.version, process.arch, nodedir, napiDir, ortInclude], [source]);
+    keep = path.join(opts.cacheDir, 'ort-session', key.slice(0, 32));
+    if (existsSync(built(keep))) return built(keep);
+    // Built aside, then renamed: a concurrent run sees a whole binding or none.
+    buildDir = `${keep}.${process.pid}`;
+  }
+  const compile = runLogged(
     process.execPath,
     [
       cmakeJs,
       'compile',
       '-d',
-      path.join(pkgRoot, 'runtime', 'ort-session'),
+      source,
       '-O',
       buildDir,
-      `--CDORT_INCLUDE_DIR=${ortIncludeDir(opts.includeDir)}`,
+      `--CDORT_INCLUDE_DIR=${ortInclude}`,
       `--CDNODE_ADDON_API_DIR=${napiDir}`,
     ],
     'building the ONNX Runtime session binding',
     opts.onLine,
     { npm_config_nodedir: nodedir },
   );
-  return path.join(buildDir, 'Release', 'opforge_ort_session.node');
+  if (!keep) {
+    await compile;
+    return built(buildDir);
+  }
+  try {
+    await compile;
+  } catch (e) {
+    rmSync(buildDir, { recursive: true, force: true });
+    throw e;
+  }
+  try {
+    renameSync(buildDir, keep);
+  } catch {
+    // Another run kept one first: use that, and drop this.
+    rmSync(buildDir, { recursive: true, force: true });
+  }
+  return built(keep);
 }
 
 interface Binding {
@@ -245,7 +279,7 @@ let binding: Binding | undefined;
 
 /** Loads (building if needed) the session binding. */
 export async function loadSessionBinding(
-  opts: { buildDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
+  opts: { buildDir?: string; cacheDir?: string; includeDir?: string; onLine?: (l: string) => void } = {},
 ): Promise<Binding> {
   if (!binding) binding = require(await buildSessionBinding(opts)) as Binding;
   return binding;

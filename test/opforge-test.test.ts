@@ -2,7 +2,7 @@
 // kernel is caught on every backend that runs it, naming the op, case and backend; an op without
 // a reference is held to its CPU kernel; usage errors are clear.
 
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -197,9 +197,11 @@ testWith(
 
 testWith(
   ['torch'],
-  'the PyTorch side runs in one Python per run, started before the builds; none when nothing changed',
+  'the PyTorch side runs in one Python per run, started before the builds; none when nothing changed; the Python entry is compiled once per machine',
   () => {
     const dir = seedProject('session', ['custom_relu']);
+    // A machine cache of this test's own: the first run compiles the entry and keeps it.
+    const machine = path.join(dir, 'machine-cache');
     // A Python that logs each start (its script) and runs the real one.
     const log = path.join(dir, 'starts.log');
     const python = path.join(dir, 'python');
@@ -208,7 +210,10 @@ testWith(
     const starts = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
     const run = (): TestReport => {
       rmSync(log, { force: true });
-      const r = opforgeTest(dir, ['--json', '--backend', 'torch,grad,export,node'], { OPFORGE_PYTHON: python });
+      const r = opforgeTest(dir, ['--json', '--backend', 'torch,grad,export,node'], {
+        OPFORGE_PYTHON: python,
+        OPFORGE_CACHE_DIR: machine,
+      });
       assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
       return JSON.parse(r.out) as TestReport;
     };
@@ -227,6 +232,30 @@ testWith(
     const edited = run();
     assert.equal(edited.results, cold.results);
     assert.equal(starts(), ['opforge_test.py']);
+
+    // The entry is the same file for every project: the cold run kept it in the machine cache, and
+    // a build of the extension with nothing kept (a fresh project's) copies it instead of compiling it.
+    const torchBuild = path.join(dir, 'build', 'torch');
+    const entryIn = (d: string): string[] => readdirSync(d).filter((f) => /^opforge_torch_py\..*\.so$/.test(f));
+    const folders = readdirSync(path.join(machine, 'torch-entry'));
+    assert.is(folders.length, 1);
+    const kept = path.join(machine, 'torch-entry', folders[0]!);
+    assert.equal(entryIn(kept), entryIn(torchBuild));
+    const units = (): string[] =>
+      (JSON.parse(readFileSync(path.join(torchBuild, 'compile_commands.json'), 'utf8')) as { file: string }[]).map(
+        (e) => path.basename(e.file),
+      );
+    assert.ok(units().includes('python_entry.cpp'), units().join(' '));
+    rmSync(path.join(dir, 'build'), { recursive: true, force: true });
+    const fresh = run();
+    assert.equal(fresh.results, cold.results);
+    assert.equal(starts(), ['opforge_session.py']);
+    assert.not.ok(units().includes('python_entry.cpp'), units().join(' '));
+    assert.match(readFileSync(path.join(torchBuild, 'CMakeCache.txt'), 'utf8'), 'OPFORGE_TORCH_PYTHON:BOOL=OFF');
+    const [name] = entryIn(kept);
+    assert.ok(readFileSync(path.join(torchBuild, name!)).equals(readFileSync(path.join(kept, name!))));
+    // The harness called the ops through it.
+    assert.match(String(fresh.env.entry ?? ''), /opforge_torch_py\./);
   },
 );
 

@@ -11,7 +11,8 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { root } from './helpers/paths.js';
 
@@ -113,6 +114,10 @@ function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: nu
 
 async function main(): Promise<number> {
   const pattern = process.argv[2] ?? '\\.test\\.js$';
+  // The machine cache (the PyTorch extension's Python entry) of this run alone: the suite neither
+  // reads nor fills the user's, and its projects share one as a user's would.
+  const ownCache = process.env.OPFORGE_CACHE_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), 'opforge-cache-'));
+  if (ownCache) process.env.OPFORGE_CACHE_DIR = ownCache;
   const legs: Leg[] = [];
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.OPFORGE_PYTHON;
@@ -175,6 +180,7 @@ async function main(): Promise<number> {
     failed += r.failed;
     ok &&= r.ok;
   }
+  if (ownCache) rmSync(ownCache, { recursive: true, force: true });
   log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped (each said why above)` : ''}`);
   return ok && failed === 0 ? 0 : 1;
 }

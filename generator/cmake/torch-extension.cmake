@@ -46,8 +46,12 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_G
 endif()
 set_target_properties(opforge_torch PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 # The torch headers and the autograd Function machinery, most of each unit's compile time, are
-# precompiled once for every unit.
-target_precompile_headers(opforge_torch PRIVATE <torch/library.h> "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/autograd.h" "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/op_base.h")
+# precompiled once for every unit. Precompiling costs about three units' parsing, so a build of one
+# or two units (a few ops in unity batches) is faster without: -DOPFORGE_TORCH_PCH=OFF.
+option(OPFORGE_TORCH_PCH "Precompile the torch headers once for every op unit" ON)
+if(OPFORGE_TORCH_PCH)
+  target_precompile_headers(opforge_torch PRIVATE <torch/library.h> "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/autograd.h" "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/op_base.h")
+endif()
 # -DOPFORGE_UNITY_BATCH=4 compiles the op units in batches (CMake's unity build): the torch headers,
 # most of each unit's time, are then parsed once per batch (a cold build of many ops takes about
 # a third less time), but a spec edit recompiles its whole batch and takes about twice as long.

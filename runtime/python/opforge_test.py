@@ -122,21 +122,78 @@ def check_grad(op, fn, inputs, attrs, given, doc, dev):
     return result
 
 
-def keep_torchlib_ops() -> None:
-    """The dynamo exporter builds its ONNX registry afresh on every export, and most of that is
-    onnxscript listing torchlib's functions (parsing each one's source again): about 0.8 s of an
-    export's 1.5 s. The list cannot change within this process, so it is kept after the first
-    export; each export still gets a registry of its own. Private API: left alone where it is not
-    as expected (the exports are then only slower)."""
+def keep_exporter_tables() -> None:
+    """The dynamo exporter rebuilds three tables on every export that cannot change between this
+    process's exports (the ops are all registered before the first): onnxscript's torchlib function
+    list (it parses each function's source again), the ONNX registry built from it (a signature per
+    function, about 11,000), and torch.export's set of CompositeImplicitAutograd ops (a walk over
+    every op namespace). Together most of an export's time; each is kept after its first build.
+    Every export still gets a registry of its own (the custom translations are added to it), and the
+    CIA set is rebuilt when the dispatcher's CIA registrations or the op namespaces change. Private
+    API: each is left alone where it is not as expected (the exports are then only slower), and the
+    exported models are the same either way."""
     try:
         from torch.onnx._internal import _lazy_import
 
         mod = importlib.import_module(_lazy_import.onnxscript_apis.__name__)
+        f = getattr(mod, "get_torchlib_ops", None)
+        if callable(f) and not hasattr(f, "cache_info"):
+            mod.get_torchlib_ops = functools.lru_cache(maxsize=None)(f)
+    except Exception:  # noqa: BLE001
+        pass
+    _keep_registry()
+    _keep_cia_ops()
+
+
+def _keep_registry() -> None:
+    try:
+        from torch.onnx._internal.exporter import _registration
+
+        cls = _registration.ONNXRegistry
+        build = cls.from_torchlib.__func__
+        if getattr(build, "_opforge_kept", False) or not isinstance(getattr(cls(), "functions", None), dict):
+            return
     except Exception:  # noqa: BLE001
         return
-    f = getattr(mod, "get_torchlib_ops", None)
-    if callable(f) and not hasattr(f, "cache_info"):
-        mod.get_torchlib_ops = functools.lru_cache(maxsize=None)(f)
+    built: dict = {}
+
+    def from_torchlib(klass, *args, **kwargs):
+        key = (klass, args, tuple(sorted(kwargs.items())))
+        if key not in built:
+            built[key] = build(klass, *args, **kwargs)
+        first = built[key]
+        registry = klass.__new__(klass)
+        registry.__dict__.update(first.__dict__)
+        registry.functions = {k: list(v) for k, v in first.functions.items()}
+        return registry
+
+    from_torchlib._opforge_kept = True
+    cls.from_torchlib = classmethod(from_torchlib)
+
+
+def _keep_cia_ops() -> None:
+    try:
+        import torch._export.utils as utils
+        import torch.export.decomp_utils as decomp_utils
+        import torch.export.exported_program as exported_program
+
+        collect = utils._collect_all_valid_cia_ops
+        users = [m for m in (utils, decomp_utils, exported_program) if getattr(m, "_collect_all_valid_cia_ops", None) is collect]
+        if getattr(collect, "_opforge_kept", False) or len(users) != 3:
+            return
+    except Exception:  # noqa: BLE001
+        return
+    kept: dict = {}
+
+    def collect_kept():
+        key = (tuple(torch.ops._dir), tuple(torch._C._dispatch_get_registrations_for_dispatch_key("CompositeImplicitAutograd")))
+        if kept.get("key") != key:
+            kept["key"], kept["ops"] = key, collect()
+        return kept["ops"]
+
+    collect_kept._opforge_kept = True
+    for m in users:
+        m._collect_all_valid_cia_ops = collect_kept
 
 
 def parse_args(argv):
@@ -167,7 +224,7 @@ def exporters(env: dict):
     except ImportError:
         env["skipped"]["ort-dynamo"] = "onnxscript is not installed (the dynamo exporter needs it)"
         return onnx, False
-    keep_torchlib_ops()
+    keep_exporter_tables()
     return onnx, True
 
 

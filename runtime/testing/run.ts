@@ -7,11 +7,12 @@
 // Each backend is a module under backends/ implementing TestBackend (backend.ts). The kernels are
 // compiled once (runtime/kernels.ts) for every backend that links them; then every backend's
 // prepare (its build, the Python side) runs concurrently, compiles one build at a time with every
-// job slot, and run() records results in the order backends/index.ts lists: the reference first
+// job slot (and the next beside it at the lowest priority: buildQueue), and run() records results in the order backends/index.ts lists: the reference first
 // (every column's baseline), then node (the baseline where a spec has none). This file sets up the
 // context and sums up.
 
 import { mkdirSync, rmSync } from 'node:fs';
+import { atIdlePriority } from '../build-priority.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { BACKENDS, type Backend, type Case, type TestContext } from './backend.js';
@@ -118,7 +119,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   const cases = writeCases(casesDir, ops);
 
   const jobs = opts.jobs ?? availableParallelism();
-  const compile = oneBuildAtATime();
+  const compile = buildQueue();
   // The one interpreter of the PyTorch side starts here, when the probe is not kept from an earlier
   // run: it answers the probe (on CUDA the kernels are compiled for the architectures the found
   // torch was built for, so the probe comes first), imports while the builds run, then runs the harness.
@@ -198,14 +199,36 @@ function writeCases(casesDir: string, ops: readonly OpIR[]): Case[] {
   );
 }
 
-/** A queue of build steps: each compile gets every job slot, so builds run one after another, failed or not. */
-function oneBuildAtATime(): TestContext['compile'] {
-  let lock: Promise<unknown> = Promise.resolve();
-  return <T>(step: () => Promise<T>): Promise<T> => {
-    const next = lock.then(step, step);
-    lock = next.catch(() => undefined);
-    return next;
+/**
+ * The queue of build steps, in the order they were asked for, failed or not: one at a time with
+ * every job slot, and the next one beside it at the lowest CPU priority (build-priority.ts), which
+ * takes only the cycles the first leaves idle (its links and last units, the Python side's single
+ * thread). A lowered step cannot be raised again, so once one runs, every step started until the
+ * queue is empty is lowered too: none of them waits behind a later one at the usual priority.
+ */
+export function buildQueue(): TestContext['compile'] {
+  const waiting: ((idle: boolean) => void)[] = [];
+  let running = 0;
+  let lowered = false;
+  const pump = (): void => {
+    while (waiting.length && running < 2) {
+      const idle = running > 0 || lowered;
+      lowered ||= idle;
+      running++;
+      waiting.shift()!(idle);
+    }
+    if (running === 0) lowered = false;
   };
+  return <T>(step: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      waiting.push((idle) => {
+        (idle ? atIdlePriority(step) : step()).then(resolve, reject).finally(() => {
+          running--;
+          pump();
+        });
+      });
+      pump();
+    });
 }
 
 /** The kernels compiled once for every backend that links them, in a build folder per device (and CUDA archs). */

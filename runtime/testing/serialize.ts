@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
+import { lowerIfIdle } from '../build-priority.js';
 import { cppAttrValue } from '../../generator/spec/literals.js';
 import { cppString } from '../../generator/spec/literals.js';
 import type { OpIR } from '../../generator/spec/ir.js';
@@ -97,7 +98,7 @@ export async function checkSerialization(o: {
   if (!upToDate(keyFile, key, [exe])) {
     rmSync(keyFile, { force: true });
     writeFileSync(src, program);
-    const c = await execa(cxx, [...flags, src, '-o', exe], { reject: false, all: true });
+    const c = await lowerIfIdle(execa(cxx, [...flags, src, '-o', exe], { reject: false, all: true }));
     if (c.exitCode !== 0)
       throw new Error(
         `compiling the serialization check (${src}) failed:\n${String(c.all).split('\n').slice(0, 25).join('\n')}`,

@@ -2,6 +2,7 @@
 // library; ort-legacy and ort-dynamo run the models PyTorch's two exporters wrote (the PyTorch
 // side exported them). Each also holds the shapes ONNX inference claimed to the dims written.
 
+import { machineCacheDir } from '../../machine-cache.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Case, Outputs, TestBackend, TestContext } from '../backend.js';
@@ -34,8 +35,8 @@ function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: 
         jobs: ctx.jobs,
         onLine: ctx.progress,
       });
-      // The session binding (built once per project) where session() looks for it.
-      await m.loadSessionBinding({ buildDir: path.join(ctx.root, 'build', 'ort-session'), onLine: ctx.progress });
+      // The session binding: the same for every project, so built once per machine (machine-cache.ts).
+      await m.loadSessionBinding({ cacheDir: machineCacheDir(), onLine: ctx.progress });
       return { library };
     })
     .catch((error: unknown) => ({ error }));

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { onDevice, wantsGrad, type TestBackend, type TestContext } from '../backend.js';
 import { buildFailureResults } from '../build-failure.js';
 import { isFiles, readOutputs } from '../outputs.js';
-import { buildTorchExtension, runHarnessCached, testUnityBatch, type PyRun } from '../torch-side.js';
+import { machineCacheDir } from '../../machine-cache.js';
+import { buildTorchExtension, runHarnessCached, testUnityBatch, testTorchPch, type PyRun } from '../torch-side.js';
 
 interface Prepared {
   library?: string;
@@ -95,6 +96,7 @@ async function work(ctx: TestContext): Promise<Prepared> {
   const done: Prepared = {};
   if ((want.has('torch') || grad) && !(device === 'cuda' && !torch.cuda)) {
     try {
+      const unityBatch = ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length, ctx.jobs);
       done.library = await ctx.compile(() => {
         ctx.say(`building the PyTorch extension (torch ${torch.version})`);
         return buildTorchExtension({
@@ -105,7 +107,9 @@ async function work(ctx: TestContext): Promise<Prepared> {
           python: ctx.python,
           cuda: device === 'cuda',
           ...(torch.cudaArchs ? { cudaArchs: torch.cudaArchs } : {}),
-          unityBatch: ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length, ctx.jobs),
+          unityBatch,
+          pch: testTorchPch(ctx.project.ops.length, unityBatch),
+          entryCacheDir: machineCacheDir(),
           ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
           jobs: ctx.jobs,
           onLine: ctx.progress,
