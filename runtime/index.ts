@@ -22,6 +22,8 @@ export interface BuildOptions {
   kernels?: Readonly<Record<string, string>>;
   /** Parallel compiles (default: cmake-js's). */
   jobs?: number;
+  /** Op units per unity batch (default: the CMakeLists' own, 4). */
+  unityBatch?: number;
 }
 
 /** Builds out/node with cmake-js, offline against the local Node headers; incremental. Returns the addon path. */
@@ -45,6 +47,7 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
     OPFORGE_KERNELS: 'OFF',
     ...opts.kernels,
+    ...(opts.unityBatch ? { OPFORGE_UNITY_BATCH: String(opts.unityBatch) } : {}),
   };
   const args = [
     '-d',

@@ -71,6 +71,8 @@ export interface OrtBuildOptions {
   kernels?: Readonly<Record<string, string>>;
   /** Parallel compiles (default 2). */
   jobs?: number;
+  /** Op units per unity batch (default: the CMakeLists' own, 4). */
+  unityBatch?: number;
 }
 
 export interface SessionOptions extends OrtBuildOptions {
@@ -190,6 +192,7 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
       : {}),
     OPFORGE_KERNELS: 'OFF',
     ...opts.kernels,
+    ...(opts.unityBatch ? { OPFORGE_ORT_UNITY_BATCH: String(opts.unityBatch) } : {}),
   };
   // Reconfigure when the options differ from the cache (cmake --build alone would keep the old ones).
   if (needsConfigure(buildDir, defs))

@@ -53,10 +53,13 @@ export interface TestOptions {
   python?: string;
   /**
    * Op units per unity batch of the PyTorch extension (default: $OPFORGE_UNITY_BATCH, else
-   * testUnityBatch: at most 4, even; 1 builds one unit per op, as the generated CMakeLists does by default).
+   * testUnityBatch: at most 8, even; 1 builds one unit per op, as the generated CMakeLists does by default).
    */
   unityBatch?: number;
-  /** Parallel compiles at most (default: the cores). Builds run one at a time, each with this many. */
+  /**
+   * Parallel compiles per build (default: the cores). Builds run one at a time, each with this
+   * many, and the next one beside it at the lowest CPU priority (buildQueue).
+   */
   jobs?: number;
   /** Progress lines (builds, phases). */
   onProgress?: (line: string) => void;

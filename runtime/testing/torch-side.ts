@@ -191,29 +191,6 @@ export function forgetOtherTorch(buildDir: string, prefix: string, python: strin
 }
 
 /**
- * Op units per unity batch when `opforge test` builds the extension of `ops` ops with `jobs`
- * parallel compiles: the units share the precompiled torch headers, but each still compiles the
- * inline code of torch and the op base it uses, most of its time; a batch compiles that once (six
- * ops: 12 s of CPU as one unit, 43 s as six). At least one batch per job slot (two ops on two
- * cores stay two units, compiled side by side), at most four ops a batch (a spec edit's rebuild
- * stays near one op's), and the ops spread evenly (six ops: two of three, not four and two).
- */
-export function testUnityBatch(ops: number, jobs: number): number {
-  const batches = Math.min(ops, Math.max(jobs, Math.ceil(ops / 4)));
-  return Math.max(1, Math.ceil(ops / Math.max(1, batches)));
-}
-
-/**
- * Whether `opforge test` precompiles the torch headers for an extension of `ops` ops in unity
- * batches of `batch`: the precompiled header costs about what three units spend parsing them
- * (measured with six ops in two batches of three: 18.3 s to precompile, then 9.7 s a batch, against
- * 16 s a batch without it, and the batches wait for it), so it pays from three units up.
- */
-export function testTorchPch(ops: number, batch: number): boolean {
-  return Math.ceil(ops / Math.max(1, batch)) >= 3;
-}
-
-/**
  * Configures (once) and builds out/torch into buildDir; returns libopforge_torch.so. `python` is the
  * Python whose torch it builds against: its headers build the Python entry beside the library.
  */

@@ -353,11 +353,14 @@ export async function runTrtLifecycle(o: {
   // nvcc -c -odir names each object after its source's stem: a CPU kernel and its CUDA kernel
   // (my_op.cpp, my_op.cu) go to folders of their own. The driver is test scaffolding, generated
   // per case (most of its compile time at -O2): -O0; the plugins and kernels as users build them.
-  // Each CUDA kernel is a group of its own: nvcc's device passes make them the slowest sources.
+  // Each CUDA kernel a group of its own (nvcc's device passes make them the slowest sources), after
+  // the plugin unit and the driver: the lanes then end close together.
+  const lanes = Math.max(1, o.jobs ?? availableParallelism());
+  const cudaGroups = cudaKernels.map((k) => [k]);
   const groups = [
     { dir: objDir, sources: [plugins], opt: '-O2' },
     { dir: path.join(objDir, 'driver'), sources: [driver], opt: '-O0' },
-    ...cudaKernels.map((k) => ({ dir: path.join(objDir, 'cuda'), sources: [k], opt: '-O2' })),
+    ...cudaGroups.map((sources) => ({ dir: path.join(objDir, 'cuda'), sources, opt: '-O2' })),
     { dir: path.join(objDir, 'cpu'), sources: cpuKernels, opt: '-O2' },
   ].filter((g) => g.sources.length);
   const sources = groups.flatMap((g) => g.sources);
@@ -392,7 +395,7 @@ export async function runTrtLifecycle(o: {
           }`,
         );
     };
-    await inLanes(groups, o.jobs ?? availableParallelism(), compileGroup);
+    await inLanes(groups, lanes, compileGroup);
     writeFileSync(keyFile, key);
   }
   // Relinked when an object is newer than the driver (a kernel edit), or the set of ops changed.

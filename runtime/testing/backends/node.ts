@@ -2,6 +2,7 @@
 // attributes the case gives and asynchronously with all of them. Without a reference the CPU
 // kernel's output becomes the baseline the other columns are held to.
 
+import { testUnityBatch } from '../unity-batch.js';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, load } from '../../index.js';
@@ -45,6 +46,8 @@ function buildAddon(ctx: TestContext): Promise<{ buildDir: string } | { error: u
         cuda,
         ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
         jobs: ctx.jobs,
+        // The addon's own unit (addon.cpp) is a source of the first batch too.
+        unityBatch: testUnityBatch(ctx.project.ops.length) + 1,
         onLine: ctx.progress,
       });
       return { buildDir };

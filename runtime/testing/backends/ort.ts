@@ -2,6 +2,7 @@
 // library; ort-legacy and ort-dynamo run the models PyTorch's two exporters wrote (the PyTorch
 // side exported them). Each also holds the shapes ONNX inference claimed to the dims written.
 
+import { testUnityBatch } from '../unity-batch.js';
 import { machineCacheDir } from '../../machine-cache.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +34,7 @@ function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: 
         buildDir: path.join(ctx.buildRoot, 'ort'),
         ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}),
         jobs: ctx.jobs,
+        unityBatch: testUnityBatch(ctx.project.ops.length),
         onLine: ctx.progress,
       });
       // The session binding: the same for every project, so built once per machine (machine-cache.ts).

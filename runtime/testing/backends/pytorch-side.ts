@@ -10,7 +10,8 @@ import { onDevice, wantsGrad, type TestBackend, type TestContext } from '../back
 import { buildFailureResults } from '../build-failure.js';
 import { isFiles, readOutputs } from '../outputs.js';
 import { machineCacheDir } from '../../machine-cache.js';
-import { buildTorchExtension, runHarnessCached, testUnityBatch, testTorchPch, type PyRun } from '../torch-side.js';
+import { buildTorchExtension, runHarnessCached, type PyRun } from '../torch-side.js';
+import { testTorchPch, testUnityBatch } from '../unity-batch.js';
 
 interface Prepared {
   library?: string;
@@ -96,7 +97,7 @@ async function work(ctx: TestContext): Promise<Prepared> {
   const done: Prepared = {};
   if ((want.has('torch') || grad) && !(device === 'cuda' && !torch.cuda)) {
     try {
-      const unityBatch = ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length, ctx.jobs);
+      const unityBatch = ctx.unityBatch ?? testUnityBatch(ctx.project.ops.length);
       done.library = await ctx.compile(() => {
         ctx.say(`building the PyTorch extension (torch ${torch.version})`);
         return buildTorchExtension({
