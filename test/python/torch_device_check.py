@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 
 import torch
 
-import opforge_ops
-from opforge_ops import _runtime as rt
+# The library under test is loaded below: the package must not load the project's default one
+# (build/torch, which `opforge test` in the repo leaves) first, which would define the ops twice.
+os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"
+import opforge_ops  # noqa: E402
+from opforge_ops import _runtime as rt  # noqa: E402
 
 results = {"ok": 0, "failed": 0}
 
