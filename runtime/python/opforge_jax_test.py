@@ -131,7 +131,7 @@ def check_grad(ref, fn, inputs, xs, given, attrs, doc) -> dict:
     return {"maxError": compare_gradients(ref, {i: to_torch(g) for i, g in zip(diff, got)}, want, doc["rtol"], doc["atol"])}
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
     ap.add_argument("--package", required=True)
@@ -139,7 +139,7 @@ def main() -> int:
     ap.add_argument("--library", required=True)
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--device", default="cpu")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sys.path.insert(0, args.package)
     sys.path.insert(0, args.python_package)
     os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # the references only: this process runs the JAX library

@@ -225,7 +225,7 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
     return written
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
     ap.add_argument("--root", required=True)
@@ -233,7 +233,7 @@ def main() -> int:
     ap.add_argument("--build", required=True)
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--infer", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     oo = import_package(os.path.join(args.out, "python"))  # the references only: this process runs Paddle's kernels
 
     env = {"paddle": paddle.__version__, "skipped": {}}

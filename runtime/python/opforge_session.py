@@ -1,17 +1,24 @@
-"""The one interpreter of a run's PyTorch side: `opforge test` starts it before the builds, reads
+"""The one interpreter of a run's Python side: `opforge test` starts it before the builds, reads
 the probe (opforge_probe.py: what the builds are configured with), and while the extension builds
-this imports torch, the harness, the generated package and the exporters' modules. Then one line
-on stdin: the harness's arguments as a JSON list, which it runs as opforge_test.py would (its
-report is the last line on stdout); an empty line or end of input: nothing to do.
+this imports torch, the harness, the generated package and the exporters' modules. Then requests
+on stdin, one JSON line each: {"harness": "torch" | "paddle" | "jax", "args": [...]}, run one
+after another as opforge_test.py, opforge_paddle_test.py or opforge_jax_test.py would run alone
+(each one's report is the last line of its output), each followed by a line DONE <exit status> on
+stdout and on stderr. An empty line or end of input ends the session.
 
-Usage: python3 opforge_session.py OUT/python
+Usage: python3 opforge_session.py OUT/python [--no-warm]
+  --no-warm: started for a harness alone (the probe was kept): import only what requests need.
 """
 
 import os
 import sys
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import opforge_probe  # noqa: E402,F401  (prints the probe; raises without torch)
+
+DONE = "\x00opforge-session-done"
+HARNESSES = {"torch": "opforge_test", "paddle": "opforge_paddle_test", "jax": "opforge_jax_test"}
 
 
 def _warm(package: str) -> None:
@@ -29,16 +36,34 @@ def _warm(package: str) -> None:
         pass
 
 
+def run(request: dict) -> int:
+    """One harness's main over its arguments; its exit status (an exception: printed, 1)."""
+    import importlib
+
+    try:
+        module = importlib.import_module(HARNESSES[request["harness"]])
+        return int(module.main(list(request["args"])) or 0)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 1
+    except BaseException:  # noqa: BLE001  (reported on stderr; the session goes on)
+        traceback.print_exc(file=sys.stderr)
+        return 1
+
+
 def main() -> int:
     import json
 
-    _warm(sys.argv[1])
-    line = sys.stdin.readline().strip()
-    if not line:
-        return 0
-    import opforge_test
-
-    return opforge_test.main(json.loads(line))
+    if "--no-warm" not in sys.argv[2:]:
+        _warm(sys.argv[1])
+    while True:
+        line = sys.stdin.readline().strip()
+        if not line:
+            return 0
+        code = run(json.loads(line))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        print(f"{DONE} {code}", flush=True)
+        print(f"{DONE} {code}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import type { CaseDoc, HostTensor } from './cases.js';
 import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
 import type { KernelBuild } from '../kernels.js';
-import type { PyRun, PythonProbe, TorchSession } from './torch-side.js';
+import type { PyRun, PythonProbe, PythonSession } from './torch-side.js';
 
 /** The names `--backends` takes. */
 export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;
@@ -40,8 +40,12 @@ export interface TestContext {
   python: string;
   pythonFrom: string;
   probe: PythonProbe;
-  /** The PyTorch side's interpreter, started with the run when the probe was not kept (torch-side.ts). */
-  torchSession?: TorchSession;
+  /**
+   * The run's one Python-side interpreter (torch-side.ts): started with the run when the probe was
+   * not kept, else by the first harness that runs; undefined when the Python has no torch (the
+   * harnesses are then skipped) or the session has ended.
+   */
+  pythonSession(): PythonSession | undefined;
   /** The whole project (gradient ops included) and the ops under test. */
   project: ProjectIR;
   ops: readonly OpIR[];

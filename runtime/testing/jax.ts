@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import type { PythonSession } from './torch-side.js';
 import { defineArgs, needsConfigure } from '../cmake-cache.js';
 import { runLogged } from '../ort.js';
 
@@ -82,9 +83,10 @@ export async function runJaxHarness(o: {
   casesDir: string;
   grad: boolean;
   device: 'cpu' | 'cuda';
+  /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
+  session?: PythonSession | undefined;
 }): Promise<JaxRun> {
   const args = [
-    harness,
     '--cases',
     o.casesDir,
     '--package',
@@ -97,11 +99,14 @@ export async function runJaxHarness(o: {
     o.device,
   ];
   if (o.grad) args.push('--grad');
-  const r = await execa(o.python, args, {
-    reject: false,
-    env: { PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' },
-    maxBuffer: 256 << 20,
-  });
+  const r =
+    o.session?.available && o.session.python === o.python
+      ? await o.session.run('jax', args)
+      : await execa(o.python, [harness, ...args], {
+          reject: false,
+          env: { PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' },
+          maxBuffer: 256 << 20,
+        });
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
     throw new Error(

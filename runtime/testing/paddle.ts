@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import type { PythonSession } from './torch-side.js';
 import type { OpIR } from '../../generator/spec/ir.js';
 import { paddleOpType } from '../../generator/spec/ir-helpers.js';
 
@@ -44,18 +45,23 @@ export async function runPaddle(o: {
   ops: readonly OpIR[];
   grad: boolean;
   infer: boolean;
+  /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
+  session?: PythonSession | undefined;
 }): Promise<PaddleRun> {
   // The CPU kernel of every op (the module compiles them beside the op units) and its Paddle op type.
   const meta = Object.fromEntries(o.ops.map((op) => [op.name, { kernel: op.kernels.cpu, type: paddleOpType(op) }]));
   writeFileSync(path.join(o.casesDir, 'paddle-ops.json'), `${JSON.stringify(meta)}\n`);
-  const args = [harness, '--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
+  const args = ['--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
   if (o.grad) args.push('--grad');
   if (o.infer) args.push('--infer');
-  const r = await execa(o.python, args, {
-    reject: false,
-    env: { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2' },
-    maxBuffer: 256 << 20,
-  });
+  const r =
+    o.session?.available && o.session.python === o.python
+      ? await o.session.run('paddle', args)
+      : await execa(o.python, [harness, ...args], {
+          reject: false,
+          env: { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2' },
+          maxBuffer: 256 << 20,
+        });
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
     // A failed JIT build prints the compiler's errors on stderr: keep those lines first.

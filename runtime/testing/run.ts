@@ -24,7 +24,7 @@ import { summarize, type CaseResult, type TestReport } from './results.js';
 import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
 import { buildKernels, type KernelBuild } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { probeOrStartSession, type PythonProbe } from './torch-side.js';
+import { PythonSession, probeOrStartSession, type PythonProbe } from './torch-side.js';
 
 export { BACKENDS, type Backend };
 
@@ -81,8 +81,8 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
     await Promise.all(TEST_BACKENDS.filter((b) => b.prepare && b.wanted(ctx)).map((b) => b.prepare!(ctx)));
     for (const b of TEST_BACKENDS) if (b.wanted(ctx)) await b.run(ctx);
   } finally {
-    // Not needed (the harness's results were kept, or the PyTorch side did not run): stopped.
-    ctx.torchSession?.close();
+    // Ended (a used session finishes; one not needed, the harness's results kept, is stopped).
+    ctx.endPythonSession();
   }
   const { results, skipped, env, device } = ctx;
   const backends = ctx.columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
@@ -107,7 +107,7 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
 }
 
 /** Generates out/ when stale, writes every case's inputs, finds Python: the context every backend reads. */
-async function setUp(opts: TestOptions): Promise<TestContext & { columns: string[] }> {
+async function setUp(opts: TestOptions): Promise<TestContext & { columns: string[]; endPythonSession(): void }> {
   const root = path.resolve(opts.root ?? process.cwd());
   const opsDir = path.resolve(root, opts.opsDir ?? 'ops');
   const outDir = path.resolve(root, opts.outDir ?? 'out');
@@ -140,6 +140,12 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     return compile(() => buildSharedKernels({ root, outDir, buildRoot, device, archs, jobs, say }));
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
+  // The session, or (the probe kept) one started by the first harness that runs: one Python a run.
+  let started = session;
+  const pythonSession = (): PythonSession | undefined => {
+    if (!started && probe.version) started = new PythonSession(found.python, outDir, { warm: false });
+    return started?.available ? started : undefined;
+  };
   const env: Record<string, unknown> = { device, python: describePython(found, probe, say) };
 
   const results: CaseResult[] = [];
@@ -152,7 +158,8 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     python: found.python,
     pythonFrom: found.from,
     probe,
-    ...(session ? { torchSession: session } : {}),
+    pythonSession,
+    endPythonSession: () => started?.close(),
     project,
     ops,
     cases,

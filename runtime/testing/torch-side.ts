@@ -103,36 +103,61 @@ function parseProbe(python: string, stdout: string, exitCode: number, stderr: st
   };
 }
 
+/** The harnesses a session runs: opforge_test.py, opforge_paddle_test.py, opforge_jax_test.py. */
+export type Harness = 'torch' | 'paddle' | 'jax';
+
+/** What a harness run gave: its exit status, its stdout (the report last) and its stderr. */
+export interface HarnessOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+const DONE = '\0opforge-session-done';
+
 /**
- * The one interpreter of a run's PyTorch side (runtime/python/opforge_session.py): started before
- * the builds, it answers the probe the builds are configured with, imports torch, the harness and
- * the generated package while they run, then runs the harness once (`run`) - or is stopped
- * (`close`) when the harness's results are kept from an earlier run.
+ * The one interpreter of a run's Python side (runtime/python/opforge_session.py). Started before
+ * the builds, it answers the probe the builds are configured with and imports torch, the harness
+ * and the generated package while they run; started later (the probe kept), it imports only what
+ * its requests need. Then it runs the harnesses one after another (`run`): the PyTorch side's, then
+ * Paddle's and JAX's. `close` ends it (or stops it, unused: the harness's results were kept).
  */
-export class TorchSession {
+export class PythonSession {
   readonly probe: Promise<PythonProbe>;
   private readonly child: ChildProcess;
   private readonly exit: Promise<number>;
+  private exited: number | undefined;
   private stdout = '';
   private stderr = '';
   private used = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Looks for what a caller waits on (the probe's lines, a run's end) each time output or the exit arrives. */
+  private readonly watchers = new Set<() => void>();
 
   constructor(
     readonly python: string,
     outDir: string,
+    opts: { warm?: boolean } = {},
   ) {
-    this.child = spawn(python, [sessionScript, path.join(outDir, 'python')], {
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    // Set below, by the probe's promise: looks for the probe's lines each time output or the exit arrives.
-    let changed = (): void => {};
+    this.child = spawn(
+      python,
+      [sessionScript, path.join(outDir, 'python'), ...(opts.warm === false ? ['--no-warm'] : [])],
+      {
+        // Paddle's and JAX's native logs as their harnesses run alone (errors only).
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2', TF_CPP_MIN_LOG_LEVEL: '2' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const changed = (): void => {
+      for (const w of [...this.watchers]) w();
+    };
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.stdout += d;
       changed();
     });
     this.child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       this.stderr += d;
+      changed();
     });
     // A session told nothing more (its stdin closed early) is not an error.
     this.child.stdin!.on('error', () => {});
@@ -143,39 +168,64 @@ export class TorchSession {
       });
       this.child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     });
-    let exited: number | undefined;
     void this.exit.then((c) => {
-      exited = c;
+      this.exited = c;
       changed();
     });
     this.probe = new Promise((resolve) => {
-      changed = () => {
+      const look = (): void => {
         const lines = this.stdout.split('\n');
-        if (lines.length > 5 || exited !== undefined)
-          resolve(parseProbe(python, lines.slice(0, 5).join('\n'), exited ?? 0, this.stderr));
+        if (lines.length > 5 || this.exited !== undefined) {
+          this.watchers.delete(look);
+          resolve(parseProbe(python, lines.slice(0, 5).join('\n'), this.exited ?? 0, this.stderr));
+        }
       };
+      this.watchers.add(look);
     });
   }
 
-  /** Runs the harness with `args` (opforge_test.py's); the session's exit status, stdout after the probe, and stderr. */
-  async run(args: readonly string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  /** Runs `harness` with `args` (its script's, less the script) after the runs asked for before. */
+  run(harness: Harness, args: readonly string[]): Promise<HarnessOutput> {
     this.used = true;
-    this.child.stdin!.end(`${JSON.stringify(args)}\n`);
-    const exitCode = await this.exit;
-    return { exitCode, stdout: this.stdout.split('\n').slice(5).join('\n'), stderr: this.stderr };
+    const turn = this.queue.then(() => this.request(harness, args));
+    this.queue = turn.catch(() => undefined);
+    return turn;
   }
 
-  /** Whether the harness can still be run here (once per session). */
+  private async request(harness: Harness, args: readonly string[]): Promise<HarnessOutput> {
+    await this.probe; // its lines come first on stdout
+    const [out0, err0] = [this.stdout.length, this.stderr.length];
+    if (this.exited === undefined) this.child.stdin!.write(`${JSON.stringify({ harness, args })}\n`);
+    return new Promise((resolve) => {
+      const look = (): void => {
+        const out = this.stdout.slice(out0);
+        const err = this.stderr.slice(err0);
+        const done = new RegExp(`${DONE} (-?\\d+)\n`).exec(out);
+        const errDone = err.indexOf(`${DONE} `);
+        if (done && errDone >= 0) {
+          this.watchers.delete(look);
+          resolve({ exitCode: Number(done[1]), stdout: out.slice(0, done.index), stderr: err.slice(0, errDone) });
+        } else if (this.exited !== undefined) {
+          // Ended without finishing this run (a crash): its exit status, and what it printed.
+          this.watchers.delete(look);
+          resolve({ exitCode: this.exited || 1, stdout: out, stderr: err });
+        }
+      };
+      this.watchers.add(look);
+      look();
+    });
+  }
+
+  /** Whether harnesses can still run here (it has not ended). */
   get available(): boolean {
-    return !this.used;
+    return this.exited === undefined && !this.child.stdin!.writableEnded;
   }
 
-  /** Ends the session when its harness was not needed (it may still be importing). */
+  /** Ends the session: lets a used one finish (end of input), stops an unused one (it may still be importing). */
   close(): void {
-    if (!this.used) {
-      this.used = true;
-      this.child.kill();
-    }
+    if (!this.available) return;
+    if (this.used) this.child.stdin!.end();
+    else this.child.kill();
   }
 }
 
@@ -263,16 +313,17 @@ export async function runHarness(o: {
   devices: string[];
   exportModels: boolean;
   grad?: boolean;
-  /** The run's interpreter, already started (and its imports done) while the builds ran. */
-  session?: TorchSession;
+  /** The run's interpreter (started with the run, or now): the harness runs there when it has the same Python. */
+  session?: () => PythonSession | undefined;
 }): Promise<PyRun> {
   const args = ['--cases', o.casesDir, '--package', path.join(o.outDir, 'python'), '--device', o.devices.join(',')];
   if (o.library) args.push('--library', o.library);
   if (o.exportModels) args.push('--export');
   if (o.grad) args.push('--grad');
+  const session = o.session?.();
   const r =
-    o.session?.available && o.session.python === o.python
-      ? await o.session.run(args)
+    session?.available && session.python === o.python
+      ? await session.run('torch', args)
       : await execa(o.python, [harness, ...args], {
           reject: false,
           env: { PYTHONDONTWRITEBYTECODE: '1' },
@@ -412,18 +463,19 @@ function keptProbe(python: string, file: string): PythonProbe | undefined {
 }
 
 /**
- * What `python` has, and the run's PyTorch-side interpreter: with the probe kept (file), no Python
- * starts (a run with nothing else to do in Python starts none); else the session starts now,
- * answers the probe (kept for the next run) and stays for the harness.
+ * What `python` has, and the run's Python-side interpreter: with the probe kept (file), no Python
+ * starts now (a run with nothing else to do in Python starts none; the first harness to run starts
+ * the session then); else the session starts now, answers the probe (kept for the next run) and
+ * stays for the harnesses.
  */
 export function probeOrStartSession(
   python: string,
   file: string,
   outDir: string,
-): { probe: Promise<PythonProbe>; session?: TorchSession } {
+): { probe: Promise<PythonProbe>; session?: PythonSession } {
   const kept = keptProbe(python, file);
   if (kept) return { probe: Promise.resolve(kept) };
-  const session = new TorchSession(python, outDir);
+  const session = new PythonSession(python, outDir);
   const probe = session.probe.then((p) => {
     if (p.version && path.isAbsolute(python)) {
       mkdirSync(path.dirname(file), { recursive: true });

@@ -56,6 +56,7 @@ export const jaxBackend: TestBackend = {
         casesDir: ctx.casesDir,
         grad: wantGrad,
         device: ctx.device,
+        session: ctx.pythonSession(),
       });
     } catch (e) {
       ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));

@@ -42,6 +42,7 @@ export const paddleBackend: TestBackend = {
         ops: ctx.project.ops,
         grad: cols.includes('paddle-grad'),
         infer: true,
+        session: ctx.pythonSession(),
       });
     } catch (e) {
       ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));

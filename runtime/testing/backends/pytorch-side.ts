@@ -125,7 +125,7 @@ async function work(ctx: TestContext): Promise<Prepared> {
     done.py = await runHarnessCached({
       cacheDir: path.join(ctx.buildRoot, 'test', 'torch-side', selection(ctx)),
       probe: ctx.probe,
-      ...(ctx.torchSession ? { session: ctx.torchSession } : {}),
+      session: () => ctx.pythonSession(),
       python: ctx.python,
       casesDir: ctx.casesDir,
       outDir: ctx.outDir,
