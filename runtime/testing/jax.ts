@@ -3,21 +3,9 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import type { PythonSession } from './torch-side.js';
+import { runHarnessScript, type PythonSession } from './torch-side.js';
 import { defineArgs, needsConfigure } from '../cmake-cache.js';
 import { runLogged } from '../ort.js';
-
-const harness = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  'runtime',
-  'python',
-  'opforge_jax_test.py',
-);
 
 /** What the harness reports per case and column: written files, a check's result, a skip or an error. */
 export type JaxCell =
@@ -99,14 +87,7 @@ export async function runJaxHarness(o: {
     o.device,
   ];
   if (o.grad) args.push('--grad');
-  const r =
-    o.session?.available && o.session.python === o.python
-      ? await o.session.run('jax', args)
-      : await execa(o.python, [harness, ...args], {
-          reject: false,
-          env: { PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2' },
-          maxBuffer: 256 << 20,
-        });
+  const r = await runHarnessScript(o.python, 'jax', args, o.session);
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
     throw new Error(

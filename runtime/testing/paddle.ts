@@ -6,21 +6,9 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import type { PythonSession } from './torch-side.js';
+import { runHarnessScript, type PythonSession } from './torch-side.js';
 import type { OpIR } from '../../generator/spec/ir.js';
 import { paddleOpType } from '../../generator/spec/ir-helpers.js';
-
-const harness = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  'runtime',
-  'python',
-  'opforge_paddle_test.py',
-);
 
 export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const;
 
@@ -54,14 +42,7 @@ export async function runPaddle(o: {
   const args = ['--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
   if (o.grad) args.push('--grad');
   if (o.infer) args.push('--infer');
-  const r =
-    o.session?.available && o.session.python === o.python
-      ? await o.session.run('paddle', args)
-      : await execa(o.python, [harness, ...args], {
-          reject: false,
-          env: { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2' },
-          maxBuffer: 256 << 20,
-        });
+  const r = await runHarnessScript(o.python, 'paddle', args, o.session);
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
     // A failed JIT build prints the compiler's errors on stderr: keep those lines first.

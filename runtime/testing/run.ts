@@ -7,9 +7,9 @@
 // Each backend is a module under backends/ implementing TestBackend (backend.ts). The kernels are
 // compiled once (runtime/kernels.ts) for every backend that links them; then every backend's
 // prepare (its build, the Python side) runs concurrently, compiles one build at a time with every
-// job slot (and the next beside it at the lowest priority: buildQueue), and run() records results in the order backends/index.ts lists: the reference first
-// (every column's baseline), then node (the baseline where a spec has none). This file sets up the
-// context and sums up.
+// job slot (and the next beside it at the lowest priority: buildQueue), and run() records results
+// in the order backends/index.ts lists: the reference first (every column's baseline), then node
+// (the baseline where a spec has none). This file sets up the context and sums up.
 
 import { mkdirSync, rmSync } from 'node:fs';
 import { atIdlePriority } from '../build-priority.js';

@@ -36,16 +36,10 @@ export function entryCacheFolder(o: { cacheDir: string; source: string; prefix: 
   return path.join(o.cacheDir, 'torch-entry', key.slice(0, 32));
 }
 
-/** The entry module kept in `folder`, if there is one. */
-export function keptEntry(folder: string): string | undefined {
-  const f = existsSync(folder) ? readdirSync(folder).find((n) => ENTRY.test(n)) : undefined;
-  return f ? path.join(folder, f) : undefined;
-}
-
-/** The entry module a build left in `buildDir`, if any. */
-export function builtEntry(buildDir: string): string | undefined {
-  const f = existsSync(buildDir) ? readdirSync(buildDir).find((n) => ENTRY.test(n)) : undefined;
-  return f ? path.join(buildDir, f) : undefined;
+/** The entry module in `dir` (a cache folder, or the build folder a build left it in), if any. */
+export function entryIn(dir: string): string | undefined {
+  const f = existsSync(dir) ? readdirSync(dir).find((n) => ENTRY.test(n)) : undefined;
+  return f ? path.join(dir, f) : undefined;
 }
 
 /** Keeps `built` in `folder` (written aside, then renamed: a concurrent run sees all of it or none). */

@@ -22,10 +22,10 @@ import { cachedValues, defineArgs, needsConfigure } from '../cmake-cache.js';
 import { runLogged } from '../ort.js';
 import type { TensorFile } from './cases.js';
 import { compileKey } from './compile-key.js';
-import { builtEntry, entryCacheFolder, keepEntry, keptEntry, placeEntry } from './torch-entry-cache.js';
+import { entryCacheFolder, entryIn, keepEntry, placeEntry } from './torch-entry-cache.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const harness = path.join(pkgRoot, 'runtime', 'python', 'opforge_test.py');
+const pythonDir = path.join(pkgRoot, 'runtime', 'python');
 
 /** What the harness reports per case: outputs written (by output name), an error, or a skip. */
 export type PyOutcome = Record<string, TensorFile> | { error: string } | { skip: string };
@@ -69,8 +69,8 @@ export interface PythonProbe {
 export const INSTALL_HINT =
   'pip install torch onnx onnxruntime onnxscript; opforge is tested with torch 2.13.0 and 1.13';
 
-const probeScript = path.join(pkgRoot, 'runtime', 'python', 'opforge_probe.py');
-const sessionScript = path.join(pkgRoot, 'runtime', 'python', 'opforge_session.py');
+const probeScript = path.join(pythonDir, 'opforge_probe.py');
+const sessionScript = path.join(pythonDir, 'opforge_session.py');
 
 /** The Python `opforge test` runs and its torch version; the reason when torch is not importable. */
 export async function probeTorch(python: string): Promise<PythonProbe> {
@@ -103,8 +103,16 @@ function parseProbe(python: string, stdout: string, exitCode: number, stderr: st
   };
 }
 
-/** The harnesses a session runs: opforge_test.py, opforge_paddle_test.py, opforge_jax_test.py. */
-export type Harness = 'torch' | 'paddle' | 'jax';
+/** The harnesses a session runs, and their scripts (run alone when there is no session). */
+const HARNESS_SCRIPTS = {
+  torch: path.join(pythonDir, 'opforge_test.py'),
+  paddle: path.join(pythonDir, 'opforge_paddle_test.py'),
+  jax: path.join(pythonDir, 'opforge_jax_test.py'),
+} as const;
+export type Harness = keyof typeof HARNESS_SCRIPTS;
+
+/** Where every harness runs, in the session or alone: Paddle's and JAX's native logs at errors only. */
+const HARNESS_ENV = { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2', TF_CPP_MIN_LOG_LEVEL: '2' };
 
 /** What a harness run gave: its exit status, its stdout (the report last) and its stderr. */
 export interface HarnessOutput {
@@ -143,8 +151,7 @@ export class PythonSession {
       python,
       [sessionScript, path.join(outDir, 'python'), ...(opts.warm === false ? ['--no-warm'] : [])],
       {
-        // Paddle's and JAX's native logs as their harnesses run alone (errors only).
-        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2', TF_CPP_MIN_LOG_LEVEL: '2' },
+        env: { ...process.env, ...HARNESS_ENV },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
@@ -229,6 +236,22 @@ export class PythonSession {
   }
 }
 
+/** Runs `harness` with `args` in the run's session when it has the same Python, else in a Python of its own. */
+export async function runHarnessScript(
+  python: string,
+  harness: Harness,
+  args: readonly string[],
+  session: PythonSession | undefined,
+): Promise<HarnessOutput> {
+  if (session?.available && session.python === python) return session.run(harness, args);
+  const r = await execa(python, [HARNESS_SCRIPTS[harness], ...args], {
+    reject: false,
+    env: HARNESS_ENV,
+    maxBuffer: 256 << 20,
+  });
+  return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
 /**
  * A build dir configured for another torch (or Python) starts its CMake cache afresh: CMake keeps
  * the old Torch_DIR and Caffe2_DIR, and would go on building against the old torch.
@@ -283,7 +306,7 @@ export async function buildTorchExtension(o: {
   // A build folder that compiled its own entry keeps doing so (rebuilding it is incremental, and
   // switching would reconfigure); a new one, or one that took the kept entry before, takes it.
   const own = cachedValues(o.buildDir, ['OPFORGE_TORCH_PYTHON']).OPFORGE_TORCH_PYTHON === 'ON';
-  const kept = folder && !own ? keptEntry(folder) : undefined;
+  const kept = folder && !own ? entryIn(folder) : undefined;
   defs.OPFORGE_TORCH_PYTHON = kept ? 'OFF' : 'ON';
   forgetOtherTorch(o.buildDir, o.prefix, o.python);
   // Reconfigure only when there is no cache or an option changed (CUDA, another torch, a moved project).
@@ -298,7 +321,7 @@ export async function buildTorchExtension(o: {
   await runLogged('cmake', ['--build', o.buildDir, '-j', jobs], 'building the PyTorch extension (out/torch)', o.onLine);
   if (kept) placeEntry(kept, o.buildDir);
   else if (folder) {
-    const built = builtEntry(o.buildDir);
+    const built = entryIn(o.buildDir);
     if (built) keepEntry(built, folder);
   }
   return path.join(o.buildDir, 'libopforge_torch.so');
@@ -320,15 +343,7 @@ export async function runHarness(o: {
   if (o.library) args.push('--library', o.library);
   if (o.exportModels) args.push('--export');
   if (o.grad) args.push('--grad');
-  const session = o.session?.();
-  const r =
-    session?.available && session.python === o.python
-      ? await session.run('torch', args)
-      : await execa(o.python, [harness, ...args], {
-          reject: false,
-          env: { PYTHONDONTWRITEBYTECODE: '1' },
-          maxBuffer: 256 << 20,
-        });
+  const r = await runHarnessScript(o.python, 'torch', args, o.session?.());
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{'))
     throw new Error(
