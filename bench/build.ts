@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { generate } from '../generator/output/gen.js';
 import { build } from '../runtime/index.js';
 import { findPython } from '../runtime/python-env.js';
-import { probeTorch } from '../runtime/testing/torch-side.js';
-import { findNvcc, trtIncludeDir } from '../runtime/testing/trt.js';
+import { probeTorch } from '../runtime/testing/python-session.js';
+import { findNvcc, trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { writeCorpus } from '../test/specspace/corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

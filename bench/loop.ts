@@ -28,7 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { findPython } from '../runtime/python-env.js';
-import { findNvcc } from '../runtime/testing/trt.js';
+import { findNvcc } from '../runtime/testing/backends/trt/lifecycle.js';
 import { planSpec } from '../test/specspace/plan.js';
 import { renderSpec } from '../test/specspace/render.js';
 

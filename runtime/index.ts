@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
-import { runLogged } from './ort.js';
+import { runLogged } from './run-logged.js';
 import { cmakeJsBin, nodeAddonApiDir } from './resolve.js';
 
 export interface BuildOptions {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
-import { runLogged } from './ort.js';
+import { runLogged } from './run-logged.js';
 
 export interface KernelBuild {
   /** opforge_kernels.cmake: `set(OPFORGE_OBJECTS_<op>_cpu|_cuda "<objects>")` per op. */

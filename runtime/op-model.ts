@@ -4,9 +4,9 @@
 // ONNX Runtime from Node and on the GPU machine.
 
 import onnxProto from 'onnx-proto';
-import { dtypeUnder } from '../generator/spec/ir-helpers.js';
-import type { AttrValue, OpIR, TypeBinding } from '../generator/spec/ir.js';
-import { type ATTR_INFO, DTYPE_INFO } from '../generator/spec/type-table.js';
+import { dtypeUnder } from '../generator/model/ir-helpers.js';
+import type { AttrValue, OpIR, TypeBinding } from '../generator/model/ir.js';
+import { type ATTR_INFO, DTYPE_INFO } from '../generator/model/type-table.js';
 
 const { onnx } = onnxProto;
 

@@ -7,12 +7,11 @@ import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
-import { lowerIfIdle } from './build-priority.js';
-import type { DType } from '../generator/spec/type-table.js';
+import type { DType } from '../generator/model/type-table.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 import { compileKey } from './testing/compile-key.js';
+import { runLogged } from './run-logged.js';
 
 const pkgRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -146,32 +145,6 @@ export function onnxruntimeNodeLibrary(): string {
     if (existsSync(p)) return p;
   }
   throw new Error(`no libonnxruntime for ${process.platform}/${process.arch} in ${bin}`);
-}
-
-/** Runs a build step, passing each output line to onLine; throws with its error lines on failure. */
-export async function runLogged(
-  cmd: string,
-  args: string[],
-  what: string,
-  onLine?: (l: string) => void,
-  env?: NodeJS.ProcessEnv,
-): Promise<void> {
-  const child = lowerIfIdle(execa(cmd, args, { all: true, reject: false, ...(env ? { env } : {}) }));
-  const lines: string[] = [];
-  child.all?.on('data', (d: Buffer) => {
-    for (const l of d.toString().split('\n').filter(Boolean)) {
-      lines.push(l);
-      onLine?.(l);
-    }
-  });
-  const r = await child;
-  if (r.exitCode !== 0) {
-    const errors = lines
-      .filter((l) => /error|Error/.test(l))
-      .slice(0, 20)
-      .join('\n');
-    throw new Error(`${what} failed (exit ${r.exitCode}):\n${errors || lines.slice(-30).join('\n')}`);
-  }
 }
 
 /** Builds the project's custom-op library (out/ort, target opforge_ort) with CMake; incremental. Returns its path. */

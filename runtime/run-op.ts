@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseNpy } from 'npyjs';
-import { loadProject } from '../generator/spec/project.js';
-import { DTYPE_INFO, type DType } from '../generator/spec/type-table.js';
+import { loadProject } from '../generator/model/project.js';
+import { DTYPE_INFO, type DType } from '../generator/model/type-table.js';
 import { load } from './index.js';
 
 interface RunArgs {

@@ -3,10 +3,11 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
+import { buildTorchExtension } from '../runtime/testing/backends/pytorch/build.js';
+import { probeTorch } from '../runtime/testing/python-session.js';
 import { outDir, root } from './helpers/paths.js';
 import { PYTHON, testWith } from './helpers/python.js';
-import { buildJaxLibrary } from '../runtime/testing/jax.js';
+import { buildJaxLibrary } from '../runtime/testing/backends/jax/build.js';
 
 test('generation benchmark runs (5 ops, 2 runs): cold, no-op, incremental and watch, each byte-identical to a cold run', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'bench', 'gen.js'), '--ops', '5', '--runs', '2'], {

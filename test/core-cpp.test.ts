@@ -8,12 +8,12 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { coreEmitter } from '../generator/emit/core/index.js';
-import { cppAttrValue } from '../generator/spec/literals.js';
-import { evalExpr } from '../generator/spec/expr.js';
-import type { AttrValue, OpIR, ProjectIR, TestCaseIR } from '../generator/spec/ir.js';
-import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/spec/ir-helpers.js';
-import { loadProject } from '../generator/spec/project.js';
-import { DTYPE_INFO } from '../generator/spec/type-table.js';
+import { cppAttrValue } from '../generator/emit/lang/literals.js';
+import { evalExpr } from '../generator/model/expr.js';
+import type { AttrValue, OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
+import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/model/ir-helpers.js';
+import { loadProject } from '../generator/model/project.js';
+import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
 

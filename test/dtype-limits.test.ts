@@ -1,4 +1,4 @@
-// Spec dtypes a backend cannot carry (generator/spec/dtype-limits.ts): the gen-time warnings, and the
+// Spec dtypes a backend cannot carry (generator/model/dtype-limits.ts): the gen-time warnings, and the
 // audit of every backend's column in the type table. The run-time refusals are checked per
 // backend: TensorRT by the lifecycle driver (test/trt.test.ts with TENSORRT_INCLUDE_DIR),
 // PopART by its header compile (test/popart.test.ts with POPART_INCLUDE_DIR).
@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dtypeLimits, LIMITED_BACKENDS, opDtypeLimits } from '../generator/spec/dtype-limits.js';
-import { loadProject } from '../generator/spec/project.js';
-import { DTYPES, DTYPE_INFO } from '../generator/spec/type-table.js';
+import { dtypeLimits, LIMITED_BACKENDS, opDtypeLimits } from '../generator/model/dtype-limits.js';
+import { loadProject } from '../generator/model/project.js';
+import { DTYPES, DTYPE_INFO } from '../generator/model/type-table.js';
 import { fixtures, root } from './helpers/paths.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadProject } from '../generator/spec/project.js';
+import { loadProject } from '../generator/model/project.js';
 import { writeHarnesses } from './fuzz/harness.js';
 import { writeFieldHarness } from './fuzz/trt-fields.js';
 import { sh } from './helpers/cxx.js';

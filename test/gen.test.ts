@@ -65,7 +65,7 @@ test('strings read from specs are stored one byte a character (the cache and eve
   // The shape protection (load.ts) parses a text with non-Latin-1 placeholders: its slices were
   // two bytes a character, which doubled the incremental cache and slowed every hash and write.
   const v8 = await import('node:v8');
-  const { loadProject } = await import('../generator/spec/project.js');
+  const { loadProject } = await import('../generator/model/project.js');
   const project = loadProject({ opsDir });
   const wide = (s: string): boolean => v8.serialize(s).length > s.length + 8;
   for (const op of project.ops) {
@@ -147,7 +147,7 @@ test('--only writes one op and leaves the others', () => {
 });
 
 test("a C1 control character in a spec is refused at its line and column (YAML forbids it; the loader's placeholders)", async () => {
-  const { loadSpec } = await import('../generator/spec/load.js');
+  const { loadSpec } = await import('../generator/model/load.js');
   const a = tmp();
   const spec = path.join(a, 'x.yaml');
   for (const c of ['\u0080', '\u0086', '\u009f']) {

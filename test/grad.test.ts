@@ -12,7 +12,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generate } from '../generator/output/gen.js';
 import { runTests } from './helpers/run-tests.js';
-import { buildTorchExtension, probeTorch } from '../runtime/testing/torch-side.js';
+import { buildTorchExtension } from '../runtime/testing/backends/pytorch/build.js';
+import { probeTorch } from '../runtime/testing/python-session.js';
 import { outDir, root } from './helpers/paths.js';
 import { PYTHON, testWith } from './helpers/python.js';
 

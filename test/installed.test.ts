@@ -72,8 +72,8 @@ function packTarball(): string {
     'dist/generator/cli/cli.js',
     'dist/runtime/index.js',
     'schema/op.schema.json',
-    'generator/cpp/opforge/core.h',
-    'generator/python/opforge_ops/_runtime.py',
+    'generator/static/cpp/opforge/core.h',
+    'generator/static/python/opforge_ops/_runtime.py',
     'runtime/ort-session/session.cpp',
     'README.md',
   ]) {

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runTests } from './helpers/run-tests.js';
-import { loadProject } from '../generator/spec/project.js';
+import { loadProject } from '../generator/model/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, testWith } from './helpers/python.js';
 import { sh } from './helpers/cxx.js';

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadProject } from '../generator/spec/project.js';
+import { loadProject } from '../generator/model/project.js';
 import type { TestReport } from '../runtime/testing/results.js';
-import { trtIncludeDir } from '../runtime/testing/trt.js';
+import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { root } from './helpers/paths.js';
 import { PYTHON, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 

@@ -13,8 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runTests } from './helpers/run-tests.js';
-import { runPaddle } from '../runtime/testing/paddle.js';
-import { loadProject } from '../generator/spec/project.js';
+import { runPaddle } from '../runtime/testing/backends/paddle/build.js';
+import { loadProject } from '../generator/model/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
 

@@ -13,11 +13,11 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { popartEmitter, popartPaths } from '../generator/emit/popart/index.js';
-import { evalExpr } from '../generator/spec/expr.js';
-import type { OpIR, ProjectIR, TestCaseIR } from '../generator/spec/ir.js';
-import { dtypeUnder } from '../generator/spec/ir-helpers.js';
-import { loadProject } from '../generator/spec/project.js';
-import { DTYPE_INFO } from '../generator/spec/type-table.js';
+import { evalExpr } from '../generator/model/expr.js';
+import type { OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
+import { dtypeUnder } from '../generator/model/ir-helpers.js';
+import { loadProject } from '../generator/model/project.js';
+import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { emitFixture } from './helpers/adapters.js';
 import { sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
@@ -107,7 +107,7 @@ test('README has the exact PopRT command line; CMake builds custom_ops.so with W
   for (const op of project.ops) assert.ok(cmake.includes(`opforge_popart_add_op(${op.ident.snake})`), op.name);
   assert.match(cmake, /opforge_popart_finish\(\)/);
   assert.match(
-    readFileSync(path.join(root, 'generator', 'cmake', 'opforge_popart.cmake'), 'utf8'),
+    readFileSync(path.join(root, 'generator', 'static', 'cmake', 'opforge_popart.cmake'), 'utf8'),
     /add_library\(custom_ops SHARED \$\{OPFORGE_POPART_SOURCES\}\)/,
   );
   assert.ok(

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { root } from './helpers/paths.js';
-import { toSnake } from '../generator/spec/names.js';
+import { toSnake } from '../generator/model/names.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 

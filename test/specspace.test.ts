@@ -10,16 +10,16 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DTYPES, DTYPE_INFO } from '../generator/spec/type-table.js';
-import { differentiableUnder, dtypeUnder } from '../generator/spec/ir-helpers.js';
-import type { OpIR, TestCaseIR } from '../generator/spec/ir.js';
+import { DTYPES, DTYPE_INFO } from '../generator/model/type-table.js';
+import { differentiableUnder, dtypeUnder } from '../generator/model/ir-helpers.js';
+import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
 import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
 import type { SpecPlan } from './specspace/plan.js';
-import { cudaTrainingGaps } from '../generator/spec/cuda-training.js';
-import type { ProjectIR } from '../generator/spec/ir.js';
+import { cudaTrainingGaps } from '../generator/model/cuda-training.js';
+import type { ProjectIR } from '../generator/model/ir.js';
 import {
   compileCuda,
   describeFailures,

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadProject } from '../generator/spec/project.js';
+import { loadProject } from '../generator/model/project.js';
 import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
-import { forgetOtherTorch } from '../runtime/testing/torch-side.js';
+import { forgetOtherTorch } from '../runtime/testing/backends/pytorch/build.js';
 import { PYTHON, TORCH_TAG, python, testWith } from './helpers/python.js';
 
 const buildDir = path.join(root, 'build', 'torch');

@@ -5,11 +5,11 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SpecErrors, formatDiagnostic, type Diagnostic } from '../generator/spec/diagnostics.js';
-import { evalExpr } from '../generator/spec/expr.js';
-import type { Expr } from '../generator/spec/ir.js';
-import { listSpecFiles } from '../generator/spec/load.js';
-import { loadProject } from '../generator/spec/project.js';
+import { SpecErrors, formatDiagnostic, type Diagnostic } from '../generator/model/diagnostics.js';
+import { evalExpr } from '../generator/model/expr.js';
+import type { Expr } from '../generator/model/ir.js';
+import { listSpecFiles } from '../generator/model/load.js';
+import { loadProject } from '../generator/model/project.js';
 import { fixtures, root } from './helpers/paths.js';
 import { LineCounter, parseDocument, visit } from 'yaml';
 

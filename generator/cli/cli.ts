@@ -3,7 +3,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatDiagnostic, SpecErrors, useColor } from '../spec/diagnostics.js';
+import { formatDiagnostic, SpecErrors, useColor } from '../model/diagnostics.js';
 import { importRuntime, markGenerated } from './runtime-import.js';
 import { preflight } from '../output/stamp.js';
 // Everything else is imported by the command that needs it: a no-op `gen` then loads only the
@@ -183,7 +183,7 @@ const newCommand: Command = async (values, [name]) => {
 /** `opforge check`: validate only. */
 const checkCommand: Command = (values) =>
   specCommand('check', values, async (say) => {
-    const { loadProject } = await import('../spec/project.js');
+    const { loadProject } = await import('../model/project.js');
     const project = loadProject({ opsDir: values.ops });
     const limits = await warnDtypeLimits(project, values);
     if (values.json)
@@ -335,17 +335,17 @@ async function runTestCommand(values: {
 }
 
 /**
- * Dtypes a backend cannot carry (generator/spec/dtype-limits.ts: one `warning:` line per op, backend
- * and dtype) and ops that run on CUDA but cannot train there (generator/spec/cuda-training.ts: one per
+ * Dtypes a backend cannot carry (generator/model/dtype-limits.ts: one `warning:` line per op, backend
+ * and dtype) and ops that run on CUDA but cannot train there (generator/model/cuda-training.ts: one per
  * op), on stderr (not with --quiet; with --json they are in the JSON). Returns the messages.
  */
 async function warnDtypeLimits(
-  project: import('../spec/ir.js').ProjectIR,
+  project: import('../model/ir.js').ProjectIR,
   values: { quiet: boolean; json: boolean },
 ): Promise<string[]> {
   if (values.quiet && !values.json) return []; // shown nowhere: not worth computing for every op
-  const { dtypeLimits, formatDtypeLimit } = await import('../spec/dtype-limits.js');
-  const { cudaTrainingGaps, formatCudaTrainingGap } = await import('../spec/cuda-training.js');
+  const { dtypeLimits, formatDtypeLimit } = await import('../model/dtype-limits.js');
+  const { cudaTrainingGaps, formatCudaTrainingGap } = await import('../model/cuda-training.js');
   const lines = [
     ...dtypeLimits(project).map(formatDtypeLimit),
     ...cudaTrainingGaps(project).map(formatCudaTrainingGap),

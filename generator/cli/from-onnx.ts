@@ -7,10 +7,10 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
 import { stringify } from 'yaml';
-import { identProblem, toSnake } from '../spec/names.js';
-import { STANDARD_DOMAINS, STANDARD_ONNX_OPS } from '../spec/onnx-std-ops.js';
+import { identProblem, toSnake } from '../model/names.js';
+import { STANDARD_DOMAINS, STANDARD_ONNX_OPS } from './onnx-std-ops.js';
 import { writeKernelStubs } from './scaffold.js';
-import { DTYPES, DTYPE_INFO, type AttrType, type DType } from '../spec/type-table.js';
+import { DTYPES, DTYPE_INFO, type AttrType, type DType } from '../model/type-table.js';
 
 const { onnx } = onnxProto;
 

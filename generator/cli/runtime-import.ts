@@ -4,7 +4,7 @@
 // Specifiers are paths under dist/ (e.g. 'runtime/index.js'), resolved from the package root, so
 // they mean the same from dist/generator/cli/ and from the bundle in dist/cli/.
 
-import { PKG_ROOT_URL } from '../spec/pkg-root.js';
+import { PKG_ROOT_URL } from '../pkg-root.js';
 
 const ENTRY_IMPORT = Symbol.for('opforge.cli.import');
 

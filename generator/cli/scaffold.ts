@@ -3,14 +3,14 @@
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildOp } from '../spec/build-ir.js';
-import { SpecErrors } from '../spec/diagnostics.js';
-import type { OpIR } from '../spec/ir.js';
-import { coreHeaderPath, ioType } from '../spec/ir-helpers.js';
-import { loadSpec } from '../spec/load.js';
-import { identProblem, toSnake } from '../spec/names.js';
-import { checkSchema } from '../spec/schema-check.js';
-import { DTYPE_INFO } from '../spec/type-table.js';
+import { buildOp } from '../model/build-ir.js';
+import { SpecErrors } from '../model/diagnostics.js';
+import type { OpIR } from '../model/ir.js';
+import { coreHeaderPath, ioType } from '../model/ir-helpers.js';
+import { loadSpec } from '../model/load.js';
+import { identProblem, toSnake } from '../model/names.js';
+import { checkSchema } from '../model/schema-check.js';
+import { DTYPE_INFO } from '../model/type-table.js';
 
 export function specTemplate(name: string, snake: string): string {
   return `# yaml-language-server: $schema=../schema/op.schema.json

@@ -2,7 +2,7 @@
 // what the validator and editors use. `opforge docs` writes it; a test checks it is fresh.
 
 import { readFileSync } from 'node:fs';
-import { SCHEMA_URL } from '../spec/schema-check.js';
+import { SCHEMA_URL } from '../model/schema-check.js';
 
 interface Node {
   description?: string;

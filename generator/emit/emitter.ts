@@ -1,8 +1,8 @@
 // The emitter interface: each backend is one module that turns the IR into files under out/.
 
 import { readFileSync } from 'node:fs';
-import type { OpIR, ProjectIR } from '../spec/ir.js';
-import { PKG_ROOT_URL } from '../spec/pkg-root.js';
+import type { OpIR, ProjectIR } from '../model/ir.js';
+import { PKG_ROOT_URL } from '../pkg-root.js';
 
 export interface GeneratedFile {
   /** Path under out/, forward slashes. */
@@ -23,6 +23,13 @@ export interface EmitContext {
 }
 
 /** A cold emission: every fragment computed. */
+/**
+ * gen's bookkeeping files in out/ (its no-op stamp and incremental cache, generator/output/): named
+ * here because the core emitter lists them in out/.gitignore; the writer imports them from here.
+ */
+export const STAMP_FILE = '.opforge-stamp';
+export const CACHE_FILE = '.opforge-cache';
+
 export const COLD: EmitContext = { perOp: (_key, f) => f };
 
 /** An emission reusing fragments by op key from `previous`; `used` collects what the next run may reuse. */
@@ -115,7 +122,7 @@ export function lines(...parts: (string | null | undefined | false | (string | n
 
 /**
  * A static source of the generator (a shared C++ base, the Python runtime) copied to out/ with the
- * header line; `source` is relative to the package root, e.g. `generator/cpp/opforge/core.h`.
+ * header line; `source` is relative to the package root, e.g. `generator/static/cpp/opforge/core.h`.
  */
 export function staticFile(path: string, source: string): GeneratedFile {
   return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);

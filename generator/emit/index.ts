@@ -8,7 +8,7 @@ import { nodeEmitter } from './node/index.js';
 import { ortEmitter } from './ort/index.js';
 import { paddleEmitter } from './paddle/index.js';
 import { popartEmitter } from './popart/index.js';
-import { pythonEmitter } from './python/index.js';
+import { pythonEmitter } from './torch-python/index.js';
 import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
 

@@ -3,9 +3,9 @@
 import path from 'node:path';
 import type { GeneratedFile } from '../emit/emitter.js';
 import { EMITTERS } from '../emit/index.js';
-import type { ProjectIR } from '../spec/ir.js';
-import { kernelFiles } from '../spec/ir-helpers.js';
-import { loadProject } from '../spec/project.js';
+import type { ProjectIR } from '../model/ir.js';
+import { kernelFiles } from '../model/ir-helpers.js';
+import { loadProject } from '../model/project.js';
 import { writeOut, type WriteResult } from './write-out.js';
 
 export interface GenOptions {

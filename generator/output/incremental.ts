@@ -15,9 +15,9 @@ import v8 from 'node:v8';
 import { fragmentContext, type GeneratedFile } from '../emit/emitter.js';
 import { EMITTERS } from '../emit/index.js';
 import { checkOutDir, generate, type GenOptions } from './gen.js';
-import { kernelFiles } from '../spec/ir-helpers.js';
-import type { GradientIR, OpIR, ProjectIR } from '../spec/ir.js';
-import { loadProjectReusing, type RawGradient, type SpecOp, type SpecReuse } from '../spec/project.js';
+import { kernelFiles } from '../model/ir-helpers.js';
+import type { GradientIR, OpIR, ProjectIR } from '../model/ir.js';
+import { loadProjectReusing, type RawGradient, type SpecOp, type SpecReuse } from '../model/project.js';
 import {
   fileStat,
   generatorDigest,

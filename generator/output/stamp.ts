@@ -15,8 +15,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PKG_ROOT as pkgRoot } from '../spec/pkg-root.js';
-import { specHash } from '../spec/spec-hash.js';
+import { PKG_ROOT as pkgRoot } from '../pkg-root.js';
+import { specHash } from '../model/spec-hash.js';
 import { STAMP_FILE } from './write-out.js';
 
 export { STAMP_FILE };
@@ -43,8 +43,8 @@ export function generatorDigest(): string {
     for (const d of [
       path.join(pkgRoot, 'dist', 'generator'),
       path.join(pkgRoot, 'dist', 'cli'),
-      path.join(pkgRoot, 'generator', 'cpp'),
-      path.join(pkgRoot, 'generator', 'python'),
+      path.join(pkgRoot, 'generator', 'static', 'cpp'),
+      path.join(pkgRoot, 'generator', 'static', 'python'),
       path.join(pkgRoot, 'schema'),
     ]) {
       walk(d, (f) => {

@@ -3,7 +3,7 @@
 
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { formatDiagnostic, SpecErrors } from '../spec/diagnostics.js';
+import { formatDiagnostic, SpecErrors } from '../model/diagnostics.js';
 import type { GenOptions } from './gen.js';
 import { generateIncremental } from './incremental.js';
 import { preflight, type OutputState } from './stamp.js';

@@ -16,14 +16,12 @@ import {
   copyFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import type { GeneratedFile } from '../emit/emitter.js';
+import { CACHE_FILE, type GeneratedFile, STAMP_FILE } from '../emit/emitter.js';
 
 const COMPLETE_MARKER = '.opforge-complete';
 /** In `${out}.next` of an incremental write: the files to move into out/ and those to delete. */
 const JOURNAL = '.opforge-journal';
-/** gen's no-op stamp and incremental cache (generator/output/stamp.ts, generator/output/incremental.ts). */
-export const STAMP_FILE = '.opforge-stamp';
-export const CACHE_FILE = '.opforge-cache';
+export { CACHE_FILE, STAMP_FILE };
 /** Files of out/ that are the generator's bookkeeping, not output. */
 export const BOOKKEEPING: ReadonlySet<string> = new Set([COMPLETE_MARKER, STAMP_FILE, CACHE_FILE]);
 

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
-import { AJV_OPTIONS, SCHEMA_URL, VALIDATOR_URL } from '../spec/schema-check.js';
+import { AJV_OPTIONS, SCHEMA_URL, VALIDATOR_URL } from '../model/schema-check.js';
 
 const schema = JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object;
 const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true } });

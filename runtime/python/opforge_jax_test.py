@@ -1,4 +1,4 @@
-"""The JAX side of `opforge test` (runtime/testing/backends/jax.ts): runs the case files Node wrote
+"""The JAX side of `opforge test` (runtime/testing/backends/jax/index.ts): runs the case files Node wrote
 through the generated opforge_jax package (out/jax) and the library CMake built from it.
 
 For every case (<cases>/<snake>/<k>.json):

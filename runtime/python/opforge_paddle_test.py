@@ -1,4 +1,4 @@
-"""The Paddle side of `opforge test` (runtime/testing/paddle.ts): runs the case files Node wrote
+"""The Paddle side of `opforge test` (runtime/testing/backends/paddle/build.ts): runs the case files Node wrote
 through the generated Paddle custom ops (out/paddle), built with Paddle's own JIT loader
 (paddle.utils.cpp_extension.load) against the installed wheel.
 

@@ -3,12 +3,13 @@
 // columns (ctx.col), results (ctx.results or ctx.check against the baseline), skips with their
 // reasons (ctx.skipped) and what it found about the machine (ctx.env).
 
-import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
+import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import type { CaseDoc, HostTensor } from './cases.js';
 import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
 import type { KernelBuild } from '../kernels.js';
-import type { PyRun, PythonProbe, PythonSession } from './torch-side.js';
+import type { PyRun } from './backends/pytorch/build.js';
+import type { PythonProbe, PythonSession } from './python-session.js';
 
 /** The names `--backends` takes. */
 export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;

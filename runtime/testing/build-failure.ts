@@ -3,7 +3,7 @@
 // report the other ops of the same build as not run because of it, not as failures of their own.
 
 import path from 'node:path';
-import type { OpIR } from '../../generator/spec/ir.js';
+import type { OpIR } from '../../generator/model/ir.js';
 import type { CaseResult } from './results.js';
 
 /** A compiler diagnostic location: `file:line[:col]: [fatal ]error` or an include chain's `from file:line`. */

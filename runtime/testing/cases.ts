@@ -5,9 +5,9 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dtypeUnder } from '../../generator/spec/ir-helpers.js';
-import type { AttrValue, OpIR, TestCaseIR } from '../../generator/spec/ir.js';
-import { DTYPE_INFO, type DType } from '../../generator/spec/type-table.js';
+import { dtypeUnder } from '../../generator/model/ir-helpers.js';
+import type { AttrValue, OpIR, TestCaseIR } from '../../generator/model/ir.js';
+import { DTYPE_INFO, type DType } from '../../generator/model/type-table.js';
 import { bf16ToNumber, halfToNumber, numberToBf16, numberToHalf } from './half.js';
 
 export type Data = Float32Array | Float64Array | Uint16Array | Int8Array | Uint8Array | Int32Array | BigInt64Array;

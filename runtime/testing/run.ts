@@ -21,10 +21,10 @@ import { makeInputs, writeCase } from './cases.js';
 import { compareOutputs } from './compare.js';
 import { progressLine } from './outputs.js';
 import { summarize, type CaseResult, type TestReport } from './results.js';
-import type { OpIR, ProjectIR } from '../../generator/spec/ir.js';
+import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import { buildKernels, type KernelBuild } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { PythonSession, probeOrStartSession, type PythonProbe } from './torch-side.js';
+import { PythonSession, probeOrStartSession, type PythonProbe } from './python-session.js';
 
 export { BACKENDS, type Backend };
 
@@ -186,7 +186,7 @@ async function generateAndLoad(
   only: readonly string[] | undefined,
   regenerate: TestOptions['regenerate'],
 ): Promise<{ project: ProjectIR; ops: OpIR[] }> {
-  const { loadProject } = await import('../../generator/spec/project.js');
+  const { loadProject } = await import('../../generator/model/project.js');
   regenerate?.({ opsDir, outDir, root });
   const project = loadProject({ opsDir, root });
   // A misspelt name would otherwise test nothing and pass.

@@ -3,9 +3,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { cppAttrValue } from '../../generator/spec/literals.js';
-import type { OpIR } from '../../generator/spec/ir.js';
-import { coreHeaderPath, cppNamespace } from '../../generator/spec/ir-helpers.js';
+import { cppAttrValue } from '../../generator/emit/lang/literals.js';
+import type { OpIR } from '../../generator/model/ir.js';
+import { coreHeaderPath, cppNamespace } from '../../generator/model/ir-helpers.js';
 
 export function harnessSource(op: OpIR): string {
   return `#include "${coreHeaderPath(op).include}"

@@ -4,8 +4,8 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OpIR } from '../../generator/spec/ir.js';
-import { cppString } from '../../generator/spec/literals.js';
+import type { OpIR } from '../../generator/model/ir.js';
+import { cppString } from '../../generator/emit/lang/literals.js';
 
 export function fieldHarness(op: OpIR): string {
   const names = [...op.attributes.map((a) => a.name), 'unknown_field'];

@@ -2,7 +2,7 @@
 // specs' descriptions, not taken from the kernels) and the inputs of a spec test case, shared by
 // the tests that run the ops through a backend.
 
-import type { OpIR, TestCaseIR } from '../../generator/spec/ir.js';
+import type { OpIR, TestCaseIR } from '../../generator/model/ir.js';
 import { halfToNumber, numberToHalf } from './half.js';
 
 export type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;

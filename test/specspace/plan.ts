@@ -6,7 +6,7 @@
 // render.ts turns a plan into the spec, a CPU and a CUDA kernel and a PyTorch reference that all
 // compute one closed form of the inputs and attributes, so every backend has a reference.
 
-import { DTYPES, type AttrType, type DType } from '../../generator/spec/type-table.js';
+import { DTYPES, type AttrType, type DType } from '../../generator/model/type-table.js';
 import { rng } from '../helpers/references.js';
 
 export type DimE =

@@ -1,7 +1,7 @@
 // What every part of a rendered spec shares: the closed form's coefficients, literals, dims as
 // YAML, Python and C++.
 
-import type { AttrType } from '../../generator/spec/type-table.js';
+import type { AttrType } from '../../generator/model/type-table.js';
 import type { AttrValue, DimE } from './plan.js';
 
 export const COEF = [0.125, 0.25, 0.5, 1];

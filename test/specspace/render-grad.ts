@@ -1,6 +1,6 @@
 // The rendered op's gradient op (when the plan has one): its spec, CPU and CUDA kernels and reference.
 
-import { DTYPE_INFO, type DType } from '../../generator/spec/type-table.js';
+import { DTYPE_INFO, type DType } from '../../generator/model/type-table.js';
 import type { InPlan, OutPlan, SpecPlan } from './plan.js';
 import { num } from './render-common.js';
 import { bindings, ioType } from './render-kernels.js';

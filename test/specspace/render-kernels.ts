@@ -1,7 +1,7 @@
 // The rendered op's C++: the closed-form header, the CPU kernel (with configure() for state) and
 // the CUDA kernel.
 
-import { DTYPE_INFO, type AttrType, type DType } from '../../generator/spec/type-table.js';
+import { DTYPE_INFO, type AttrType, type DType } from '../../generator/model/type-table.js';
 import type { OutPlan, SpecPlan } from './plan.js';
 import { COEF, dimCpp, dimText, num } from './render-common.js';
 

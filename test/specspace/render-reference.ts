@@ -1,6 +1,6 @@
 // The rendered op's PyTorch reference: the same closed form in double precision.
 
-import type { AttrType } from '../../generator/spec/type-table.js';
+import type { AttrType } from '../../generator/model/type-table.js';
 import type { AttrValue, SpecPlan } from './plan.js';
 import { COEF, dimPy, num, q } from './render-common.js';
 

@@ -9,7 +9,7 @@
 // converted to the output dtype (16-bit floats via float32; integers floored and wrapped; bool:
 // odd). Every attribute and state value enters the sum, so a wrong value shows in the output.
 
-import { toSnake } from '../../generator/spec/names.js';
+import { toSnake } from '../../generator/model/names.js';
 import type { CasePlan, SpecPlan } from './plan.js';
 import { dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
 import { anyFloat, gradCpu, gradCuda, gradHasCuda, gradPlan, gradReference, gradYaml } from './render-grad.js';

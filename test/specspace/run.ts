@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OpIR } from '../../generator/spec/ir.js';
-import { loadProject } from '../../generator/spec/project.js';
+import type { OpIR } from '../../generator/model/ir.js';
+import { loadProject } from '../../generator/model/project.js';
 import type { TestReport } from '../../runtime/testing/results.js';
 import { runTests, type Backend } from '../helpers/run-tests.js';
 import { sh } from '../helpers/cxx.js';

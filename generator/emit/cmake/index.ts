@@ -1,9 +1,9 @@
-// The project CMake: a list of the ops over generator/cmake/opforge.cmake (copied to out/cmake/),
+// The project CMake: a list of the ops over generator/static/cmake/opforge.cmake (copied to out/cmake/),
 // whose opforge_add_op() makes each op's kernels object libraries that every backend links, so
 // one kernel build serves all backends. Backends add their own subdirectories (BACKEND_SUBDIRS).
 
-import type { ProjectIR } from '../../spec/ir.js';
-import { rootFromOut } from '../../spec/ir-helpers.js';
+import type { ProjectIR } from '../../model/ir.js';
+import { rootFromOut } from '../../model/ir-helpers.js';
 import {
   lines,
   projectFile,
@@ -13,7 +13,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { cmakeQuotedText } from '../../spec/literals.js';
+import { cmakeQuotedText } from '../lang/literals.js';
 
 /** Backend subdirectories of out/ with their own CMakeLists.txt, added when present. */
 export const BACKEND_SUBDIRS: { dir: string; option: string; doc: string }[] = [
@@ -78,6 +78,9 @@ export const cmakeEmitter: Emitter = defineEmitter({
         ),
       ),
     );
-    return [projectFile('CMakeLists.txt', body), staticFile('cmake/opforge.cmake', 'generator/cmake/opforge.cmake')];
+    return [
+      projectFile('CMakeLists.txt', body),
+      staticFile('cmake/opforge.cmake', 'generator/static/cmake/opforge.cmake'),
+    ];
   },
 });

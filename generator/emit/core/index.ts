@@ -2,7 +2,7 @@
 // attributes struct, validation, shape and dtype inference compiled from the IR's
 // expression trees, serialization, and the kernel contract with its dtype dispatch.
 
-import type { InputIR, OpIR } from '../../spec/ir.js';
+import type { InputIR, OpIR } from '../../model/ir.js';
 import {
   constraintReads,
   coreHeaderPath,
@@ -13,12 +13,21 @@ import {
   ioType,
   opHash,
   shapeReads,
-} from '../../spec/ir-helpers.js';
-import { ATTR_INFO, DTYPE_INFO } from '../../spec/type-table.js';
-import { CACHE_FILE, STAMP_FILE } from '../../output/write-out.js';
+} from '../../model/ir-helpers.js';
+import { ATTR_INFO, DTYPE_INFO } from '../../model/type-table.js';
 import { cppExpr } from '../lang/cpp-expr.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../../spec/literals.js';
+import {
+  CACHE_FILE,
+  lines,
+  opFile,
+  projectFile,
+  staticFile,
+  defineEmitter,
+  type Emitter,
+  type GeneratedFile,
+  STAMP_FILE,
+} from '../emitter.js';
+import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../lang/literals.js';
 
 const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
 
@@ -26,7 +35,7 @@ export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
   project(): GeneratedFile[] {
     return [
-      ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/cpp/opforge/${h}`)),
+      ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/static/cpp/opforge/${h}`)),
       // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
       projectFile('.gitignore', lines("# gen's bookkeeping, not output:", STAMP_FILE, CACHE_FILE)),
     ];

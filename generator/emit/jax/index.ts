@@ -5,8 +5,8 @@
 // record (build_info.cc), the CMake (one static module looping over the published op lists) and the
 // package's runtime and __init__.
 
-import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
+import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
@@ -56,13 +56,13 @@ export const jaxEmitter: Emitter = defineEmitter({
   name: 'jax',
   project(project: ProjectIR): GeneratedFile[] {
     return [
-      staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/cpp/opforge/jax/ffi_bridge.h'),
-      projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
-      staticFile('jax/build_info.cc', 'generator/cpp/opforge/jax/build_info.cc'),
+      staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/static/cpp/opforge/jax/ffi_bridge.h'),
+      projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
+      staticFile('jax/build_info.cc', 'generator/static/cpp/opforge/jax/build_info.cc'),
       projectFile('jax/CMakeLists.txt', emitJaxCmake()),
-      staticFile('cmake/opforge_jax.cmake', 'generator/cmake/opforge_jax.cmake'),
-      staticFile('jax/opforge_jax/_runtime.py', 'generator/python/opforge_jax/_runtime.py'),
-      staticFile('jax/opforge_jax/_attrs.py', 'generator/python/shared/_attrs.py'),
+      staticFile('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake'),
+      staticFile('jax/opforge_jax/_runtime.py', 'generator/static/python/opforge_jax/_runtime.py'),
+      staticFile('jax/opforge_jax/_attrs.py', 'generator/static/python/shared/_attrs.py'),
       projectFile('jax/opforge_jax/__init__.py', emitJaxInit(project.ops)),
       projectFile('jax/opforge_jax/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
     ];

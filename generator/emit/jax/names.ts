@@ -1,6 +1,6 @@
 // Paths and names of the JAX backend's files and symbols, shared by its modules and the test harness.
 
-import type { OpIR } from '../../spec/ir.js';
+import type { OpIR } from '../../model/ir.js';
 
 /** Where the JAX files of an op live under out/. */
 export function jaxPaths(op: OpIR): { handlers: string; module: string } {

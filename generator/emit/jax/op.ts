@@ -2,11 +2,11 @@
 // widths JAX passes (ATTR_INFO[...].xla), converted to the op core's Attrs, and the call handed to
 // the shared bridge (opforge/jax/ffi_bridge.h), which runs the core's checks, runCpu and runCuda.
 
-import type { AttributeIR, OpIR } from '../../spec/ir.js';
-import { coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
-import { ATTR_INFO } from '../../spec/type-table.js';
+import type { AttributeIR, OpIR } from '../../model/ir.js';
+import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
+import { ATTR_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
+import { commentText, cppString } from '../lang/literals.js';
 import { jaxSymbols, jaxTarget, PRESENT_ATTR } from './names.js';
 
 /** The op core's value of an attribute from its decoded FFI value. */

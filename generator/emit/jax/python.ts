@@ -3,11 +3,11 @@
 // (keyword attributes with the spec's types and defaults); the package __init__ imports them all.
 // Behaviour (checks, ffi_call, custom_vjp, vmap, export, loading) lives in the static _runtime.py.
 
-import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../spec/ir.js';
-import { allowedDtypes } from '../../spec/ir-helpers.js';
-import { ATTR_INFO } from '../../spec/type-table.js';
+import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../model/ir.js';
+import { allowedDtypes } from '../../model/ir-helpers.js';
+import { ATTR_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, plainFloat, pyString } from '../../spec/literals.js';
+import { commentText, plainFloat, pyString } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
 import { jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 

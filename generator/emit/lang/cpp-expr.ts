@@ -1,6 +1,6 @@
 // Compiles IR dim-expression trees to C++ int64 arithmetic (the op core's shape inference).
 
-import type { Expr } from '../../spec/ir.js';
+import type { Expr } from '../../model/ir.js';
 
 export interface CppExprEnv {
   /** C++ expression for dim `axis` of input `inputIndex`. */

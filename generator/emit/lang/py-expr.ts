@@ -3,7 +3,7 @@
 // -((-a) // b); division by zero raises ZeroDivisionError, "cannot infer"), or calls of helpers
 // an environment names (opforge_ops, whose dims may be SymInts, ONNX dim names or unknown).
 
-import type { Expr } from '../../spec/ir.js';
+import type { Expr } from '../../model/ir.js';
 
 export interface PyExprEnv {
   /** Python expression for dim `axis` of input `inputIndex`. */

@@ -2,10 +2,10 @@
 // built by cmake-js from out/node/CMakeLists.txt) and a typed JS entry (index.js + index.d.ts)
 // that validates arguments and names the op and argument in every error.
 
-import type { AttributeIR, OpIR, ProjectIR } from '../../spec/ir.js';
-import { allowedDtypes } from '../../spec/ir-helpers.js';
-import { coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
-import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
+import { allowedDtypes } from '../../model/ir-helpers.js';
+import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
+import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
   opFile,
@@ -16,7 +16,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { commentText, tsString } from '../../spec/literals.js';
+import { commentText, tsString } from '../lang/literals.js';
 
 /**
  * Version of the call ABI between index.js and the addon (addon_base.h, "the call ABI"): emitted
@@ -30,12 +30,12 @@ export const nodeEmitter: Emitter = defineEmitter({
   op: (op) => [opFile(op, nodeOpUnit(op), opUnit(op))],
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('node/include/opforge/node/addon_base.h', 'generator/cpp/opforge/node/addon_base.h'),
-      staticFile('node/include/opforge/node/runtime_exports.h', 'generator/cpp/opforge/node/runtime_exports.h'),
-      staticFile('node/CMakeLists.txt', 'generator/cmake/node-addon.cmake'),
+      staticFile('node/include/opforge/node/addon_base.h', 'generator/static/cpp/opforge/node/addon_base.h'),
+      staticFile('node/include/opforge/node/runtime_exports.h', 'generator/static/cpp/opforge/node/runtime_exports.h'),
+      staticFile('node/CMakeLists.txt', 'generator/static/cmake/node-addon.cmake'),
       projectFile('node/addon.cpp', addon(project)),
       projectFile('node/index.js', indexJs(project, ctx)),
-      staticFile('node/runtime.js', 'generator/js/node-runtime.js'),
+      staticFile('node/runtime.js', 'generator/static/js/node-runtime.js'),
       projectFile('node/index.d.ts', indexDts(project, ctx)),
       // index.js is ESM: without this, a user's project that is not "type": "module" cannot load it.
       {

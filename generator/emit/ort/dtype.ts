@@ -1,12 +1,12 @@
 // opforge/ort/dtype.h: opforge::DType <-> ONNXTensorElementDataType, written from the type
 // table so the ONNX Runtime backend cannot disagree with the others.
 
-import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
 
 export function emitDtypeHeader(): string {
   return lines(
-    '// opforge dtype <-> ONNX Runtime element type, from generator/spec/type-table.ts.',
+    '// opforge dtype <-> ONNX Runtime element type, from generator/model/type-table.ts.',
     '#pragma once',
     '',
     '#include <onnxruntime_c_api.h>',

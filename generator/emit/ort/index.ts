@@ -1,10 +1,10 @@
 // ONNX Runtime backend: one custom-op library (RegisterCustomOps) for the project. Per op, a
 // descriptor header adapting the op core to the shared kernel base in
-// generator/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
+// generator/static/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
 // a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
 
-import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { coreHeaderPath } from '../../spec/ir-helpers.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
+import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
   lines,
   opFile,
@@ -48,13 +48,13 @@ export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('ort/include/opforge/ort/api.h', 'generator/cpp/opforge/ort/api.h'),
-      staticFile('ort/include/opforge/ort/attributes.h', 'generator/cpp/opforge/ort/attributes.h'),
-      staticFile('ort/include/opforge/ort/custom_op.h', 'generator/cpp/opforge/ort/custom_op.h'),
-      projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      staticFile('ort/include/opforge/ort/api.h', 'generator/static/cpp/opforge/ort/api.h'),
+      staticFile('ort/include/opforge/ort/attributes.h', 'generator/static/cpp/opforge/ort/attributes.h'),
+      staticFile('ort/include/opforge/ort/custom_op.h', 'generator/static/cpp/opforge/ort/custom_op.h'),
+      projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
       projectFile('ort/CMakeLists.txt', emitCmake(project, ctx)),
-      staticFile('cmake/opforge_ort.cmake', 'generator/cmake/opforge_ort.cmake'),
+      staticFile('cmake/opforge_ort.cmake', 'generator/static/cmake/opforge_ort.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

@@ -1,6 +1,6 @@
 // Names and paths of the ONNX Runtime backend's files, shared by its modules.
 
-import type { OpIR } from '../../spec/ir.js';
+import type { OpIR } from '../../model/ir.js';
 
 /** Where the ONNX Runtime files of an op live under out/. */
 export function ortPaths(op: OpIR): { header: string; include: string; unit: string } {

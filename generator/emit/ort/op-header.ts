@@ -2,12 +2,12 @@
 // it. Only what differs per op: names, the element type of every port under each dtype binding,
 // attribute reading by name and type, where output dims come from, and forwarders to the op core.
 
-import type { AttributeIR, OpIR, OutputIR } from '../../spec/ir.js';
-import { dtypeUnder } from '../../spec/ir-helpers.js';
-import { visitExpr } from '../../spec/expr.js';
-import { DTYPE_INFO } from '../../spec/type-table.js';
+import type { AttributeIR, OpIR, OutputIR } from '../../model/ir.js';
+import { dtypeUnder } from '../../model/ir-helpers.js';
+import { visitExpr } from '../../model/expr.js';
+import { DTYPE_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
+import { commentText, cppString } from '../lang/literals.js';
 
 function portTypes(op: OpIR): string[] {
   const ports = [...op.inputs, ...op.outputs];

@@ -1,9 +1,9 @@
 // out/paddle/CMakeLists.txt (added by out/CMakeLists.txt when WITH_PADDLE is on: the list of ops
-// over generator/cmake/opforge_paddle.cmake, copied to out/cmake/) and out/paddle/compile.sh. The
+// over generator/static/cmake/opforge_paddle.cmake, copied to out/cmake/) and out/paddle/compile.sh. The
 // knobs are Paddle-Inference-Demo's: WITH_MKL, WITH_GPU, USE_TENSORRT, LIB_DIR (the
 // paddle_inference library), TENSORRT_ROOT, CUDA_LIB, CUDNN_LIB; without LIB_DIR, PADDLE_PYTHON.
 
-import type { ProjectIR } from '../../spec/ir.js';
+import type { ProjectIR } from '../../model/ir.js';
 import { lines, type EmitContext } from '../emitter.js';
 
 export function emitPaddleCmake(project: ProjectIR, ctx: EmitContext): string {

@@ -3,10 +3,10 @@
 // predictor (CPU, GPU or the TensorRT subgraph as configured) and checks every output's shape
 // against the op core's inferShapes.
 
-import type { OpIR, TestCaseIR } from '../../spec/ir.js';
-import { coreHeaderPath, cppNamespace, dtypeUnder, paddleOpType } from '../../spec/ir-helpers.js';
-import { DTYPE_INFO, type DType } from '../../spec/type-table.js';
-import { cppAttrValue, cppFloat } from '../../spec/literals.js';
+import type { OpIR, TestCaseIR } from '../../model/ir.js';
+import { coreHeaderPath, cppNamespace, dtypeUnder, paddleOpType } from '../../model/ir-helpers.js';
+import { DTYPE_INFO, type DType } from '../../model/type-table.js';
+import { cppAttrValue, cppFloat } from '../lang/literals.js';
 import { lines } from '../emitter.js';
 
 /** paddle_infer::Tensor::CopyFromCpu/CopyToCpu element types with a plain C++ type here. */

@@ -4,9 +4,9 @@
 // dtype mapping from the type table, the CMake and compile.sh. Paddle-TRT runs the ops through the
 // Paddle-named plugins the TensorRT backend registers.
 
-import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { paddleOpType } from '../../spec/ir-helpers.js';
-import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
+import { paddleOpType } from '../../model/ir-helpers.js';
+import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
   opFile,
@@ -17,8 +17,8 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { commentText } from '../../spec/literals.js';
-import { pluginNames, trtPaths } from '../../spec/trt-names.js';
+import { commentText } from '../lang/literals.js';
+import { pluginNames, trtPaths } from '../trt/names.js';
 import { emitCompileSh, emitPaddleCmake } from './cmake.js';
 import { emitExample, exampleCase } from './example.js';
 import { paddlePaths } from './names.js';
@@ -138,12 +138,14 @@ export const paddleEmitter: Emitter = defineEmitter({
   name: 'paddle',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      ...SHARED.map((h) => staticFile(`paddle/include/opforge/paddle/${h}`, `generator/cpp/opforge/paddle/${h}`)),
-      projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      ...SHARED.map((h) =>
+        staticFile(`paddle/include/opforge/paddle/${h}`, `generator/static/cpp/opforge/paddle/${h}`),
+      ),
+      projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
-      staticFile('cmake/opforge_paddle.cmake', 'generator/cmake/opforge_paddle.cmake'),
+      staticFile('cmake/opforge_paddle.cmake', 'generator/static/cmake/opforge_paddle.cmake'),
       projectFile('paddle/compile.sh', emitCompileSh()),
-      staticFile('paddle/opforge_paddle.py', 'generator/python/opforge_paddle.py'),
+      staticFile('paddle/opforge_paddle.py', 'generator/static/python/opforge_paddle.py'),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {

@@ -1,6 +1,6 @@
 // Paths and names of the Paddle backend's files, shared by its modules.
 
-import type { OpIR } from '../../spec/ir.js';
+import type { OpIR } from '../../model/ir.js';
 
 /** Where the Paddle files of an op live under out/. */
 export function paddlePaths(op: OpIR): {

@@ -2,13 +2,13 @@
 // which output dims depend on which input dims) and the custom op itself (<op>_op.cc:
 // PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
 
-import type { AttrValue, AttributeIR, Expr, GradSource, InputIR, OpIR } from '../../spec/ir.js';
-import { coreHeaderPath, cppNamespace, paddleOpType } from '../../spec/ir-helpers.js';
-import { visitExpr } from '../../spec/expr.js';
-import { ATTR_INFO } from '../../spec/type-table.js';
-import { cppAttrValue } from '../../spec/literals.js';
+import type { AttrValue, AttributeIR, Expr, GradSource, InputIR, OpIR } from '../../model/ir.js';
+import { coreHeaderPath, cppNamespace, paddleOpType } from '../../model/ir-helpers.js';
+import { visitExpr } from '../../model/expr.js';
+import { ATTR_INFO } from '../../model/type-table.js';
+import { cppAttrValue } from '../lang/literals.js';
 import { lines } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
+import { commentText, cppString } from '../lang/literals.js';
 import { paddleNamespace, paddlePaths } from './names.js';
 
 /** The C++ parameter type Paddle passes an attribute as (scalars by value, the rest by const reference). */

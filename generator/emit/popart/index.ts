@@ -5,9 +5,9 @@
 // PopRT command line; for the project, the bases, the dtype mapping, custom_shape_inference.py
 // (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
 
-import type { AttributeIR, OpIR, ProjectIR } from '../../spec/ir.js';
-import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../spec/ir-helpers.js';
-import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
+import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
+import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
   opFile,
@@ -18,7 +18,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
+import { commentText, cppString } from '../lang/literals.js';
 import { emitShapeInference } from './shape-inference.js';
 
 /** Where the PopART files of an op live under out/. */
@@ -194,7 +194,7 @@ function emitOpxUnit(op: OpIR): string {
   );
 }
 
-/** out/popart/CMakeLists.txt: the list of ops over generator/cmake/opforge_popart.cmake. */
+/** out/popart/CMakeLists.txt: the list of ops over generator/static/cmake/opforge_popart.cmake. */
 function emitCmake(project: ProjectIR, ctx: EmitContext): string {
   return lines(
     '# PopART / PopRT custom ops: custom_ops.so with every op (Op, OpCreator, host-function opx).',
@@ -266,11 +266,13 @@ export const popartEmitter: Emitter = defineEmitter({
   name: 'popart',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      ...SHARED.map((h) => staticFile(`popart/include/opforge/popart/${h}`, `generator/cpp/opforge/popart/${h}`)),
-      projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      ...SHARED.map((h) =>
+        staticFile(`popart/include/opforge/popart/${h}`, `generator/static/cpp/opforge/popart/${h}`),
+      ),
+      projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('popart/custom_shape_inference.py', emitShapeInference(project, ctx)),
       projectFile('popart/CMakeLists.txt', emitCmake(project, ctx)),
-      staticFile('cmake/opforge_popart.cmake', 'generator/cmake/opforge_popart.cmake'),
+      staticFile('cmake/opforge_popart.cmake', 'generator/static/cmake/opforge_popart.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

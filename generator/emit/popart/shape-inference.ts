@@ -3,11 +3,11 @@
 // in the form of PopRT's custom-op example; output dtypes from the type constraints and output
 // dims from the specs' expression trees (printed by py-expr.ts).
 
-import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { visitExpr } from '../../spec/expr.js';
-import { DTYPE_INFO } from '../../spec/type-table.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
+import { visitExpr } from '../../model/expr.js';
+import { DTYPE_INFO } from '../../model/type-table.js';
 import { lines, type EmitContext } from '../emitter.js';
-import { commentText, pyString } from '../../spec/literals.js';
+import { commentText, pyString } from '../lang/literals.js';
 import { pyExpr } from '../lang/py-expr.js';
 
 const env = {

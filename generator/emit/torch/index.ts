@@ -2,21 +2,21 @@
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
-import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../spec/ir.js';
-import { cppAttrValue } from '../../spec/literals.js';
-import { coreHeaderPath } from '../../spec/ir-helpers.js';
+import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
+import { cppAttrValue } from '../lang/literals.js';
+import { coreHeaderPath } from '../../model/ir-helpers.js';
 import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
+import { commentText, cppString } from '../lang/literals.js';
 import { torchSchema } from './schema.js';
 
 export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
   project(): GeneratedFile[] {
     return [
-      staticFile('torch/include/opforge/torch/op_base.h', 'generator/cpp/opforge/torch/op_base.h'),
-      staticFile('torch/include/opforge/torch/autograd.h', 'generator/cpp/opforge/torch/autograd.h'),
-      staticFile('torch/python_entry.cpp', 'generator/cpp/opforge/torch/python_entry.cpp'),
-      staticFile('torch/CMakeLists.txt', 'generator/cmake/torch-extension.cmake'),
+      staticFile('torch/include/opforge/torch/op_base.h', 'generator/static/cpp/opforge/torch/op_base.h'),
+      staticFile('torch/include/opforge/torch/autograd.h', 'generator/static/cpp/opforge/torch/autograd.h'),
+      staticFile('torch/python_entry.cpp', 'generator/static/cpp/opforge/torch/python_entry.cpp'),
+      staticFile('torch/CMakeLists.txt', 'generator/static/cmake/torch-extension.cmake'),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {

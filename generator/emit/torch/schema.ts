@@ -1,9 +1,9 @@
 // The TORCH_LIBRARY schema of an op, shared by the C++ extension (m.def) and the Python package
 // (torch.library.custom_op), so both define exactly the same operator.
 
-import type { AttrValue, AttributeIR, OpIR } from '../../spec/ir.js';
-import { ATTR_INFO } from '../../spec/type-table.js';
-import { plainFloat } from '../../spec/literals.js';
+import type { AttrValue, AttributeIR, OpIR } from '../../model/ir.js';
+import { ATTR_INFO } from '../../model/type-table.js';
+import { plainFloat } from '../lang/literals.js';
 
 /** A default value in schema syntax (Python-like literals). */
 function schemaDefault(a: AttributeIR, v: AttrValue): string {

@@ -1,8 +1,8 @@
 // out/trt/CMakeLists.txt: added by out/CMakeLists.txt when WITH_TENSORRT is on; the list of ops
-// over generator/cmake/opforge_trt.cmake (copied to out/cmake/), which builds the per-op OBJECT
+// over generator/static/cmake/opforge_trt.cmake (copied to out/cmake/), which builds the per-op OBJECT
 // libraries and the two plugin libraries.
 
-import type { ProjectIR } from '../../spec/ir.js';
+import type { ProjectIR } from '../../model/ir.js';
 import { lines, type EmitContext } from '../emitter.js';
 
 export function emitCmake(project: ProjectIR, ctx: EmitContext): string {

@@ -1,7 +1,7 @@
 // opforge/trt/dtype.h: the dtype mapping between opforge::DType and nvinfer1::DataType, written
 // from the type table so the TensorRT backend cannot disagree with the others.
 
-import { DTYPES, DTYPE_INFO } from '../../spec/type-table.js';
+import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
 
 function guarded(since: number, body: string[]): string[] {
@@ -32,7 +32,7 @@ export function emitDtypeHeader(): string {
     ];
   });
   return lines(
-    '// opforge dtype <-> TensorRT DataType, from generator/spec/type-table.ts.',
+    '// opforge dtype <-> TensorRT DataType, from generator/model/type-table.ts.',
     '#pragma once',
     '',
     '#include <NvInferRuntime.h>',

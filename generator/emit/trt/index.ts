@@ -1,11 +1,11 @@
 // TensorRT backend: per op, a descriptor header that adapts the op core to the shared plugin
-// bases in generator/cpp/opforge/trt/ (IPluginV3 for TensorRT 10/11, IPluginV2DynamicExt and
+// bases in generator/static/cpp/opforge/trt/ (IPluginV3 for TensorRT 10/11, IPluginV2DynamicExt and
 // the Paddle-named IPluginV2Ext for TensorRT 8.x and Paddle Inference), one translation unit per
 // interface generation, and a README; for the project, the plugin library entry points
 // (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake.
 
-import type { OpIR, ProjectIR } from '../../spec/ir.js';
-import { coreHeaderPath } from '../../spec/ir-helpers.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
+import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
   lines,
   opFile,
@@ -20,9 +20,9 @@ import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
 import { emitCmake } from './cmake.js';
-import { creatorNames, instantiations, trtPaths } from '../../spec/trt-names.js';
+import { creatorNames, instantiations, trtPaths } from './names.js';
 
-export { creatorNames, pluginNames, trtPaths } from '../../spec/trt-names.js';
+export { creatorNames, pluginNames, trtPaths } from './names.js';
 
 const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h'];
 
@@ -149,12 +149,12 @@ export const trtEmitter: Emitter = defineEmitter({
     const names = opNames(project, ctx);
     const aliases = project.ops.map(ctx.perOp('trt/creator-aliases', creatorAlias));
     return [
-      ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/cpp/opforge/trt/${h}`)),
-      projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/spec/type-table.ts'),
+      ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/static/cpp/opforge/trt/${h}`)),
+      projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('trt/plugin_library.cpp', emitLibrary(aliases, names)),
       projectFile('trt/register.cpp', emitRegister(aliases, names)),
       projectFile('trt/CMakeLists.txt', emitCmake(project, ctx)),
-      staticFile('cmake/opforge_trt.cmake', 'generator/cmake/opforge_trt.cmake'),
+      staticFile('cmake/opforge_trt.cmake', 'generator/static/cmake/opforge_trt.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

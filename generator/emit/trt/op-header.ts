@@ -2,13 +2,13 @@
 // differs per op: names, published fields, type constraints, output dims compiled from the IR's
 // expression trees to IExprBuilder calls, and one-line forwarders to the op core.
 
-import type { Expr, OpIR, TensorType } from '../../spec/ir.js';
-import { allowedDtypes, cppParam, dtypeUnder } from '../../spec/ir-helpers.js';
-import { visitExpr } from '../../spec/expr.js';
-import { ATTR_INFO, DTYPE_INFO } from '../../spec/type-table.js';
+import type { Expr, OpIR, TensorType } from '../../model/ir.js';
+import { allowedDtypes, cppParam, dtypeUnder } from '../../model/ir-helpers.js';
+import { visitExpr } from '../../model/expr.js';
+import { ATTR_INFO, DTYPE_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText, cppString } from '../../spec/literals.js';
-import { creatorNames, instantiations, pluginNames } from '../../spec/trt-names.js';
+import { commentText, cppString } from '../lang/literals.js';
+import { creatorNames, instantiations, pluginNames } from './names.js';
 
 const DIM_OPS: Record<string, string> = {
   '+': 'kSUM',

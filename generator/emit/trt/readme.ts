@@ -1,10 +1,10 @@
 // out/trt/<op>/README.md: how to load the op's plugins in trtexec, Python TensorRT and Paddle.
 
-import type { OpIR } from '../../spec/ir.js';
-import { ATTR_INFO } from '../../spec/type-table.js';
+import type { OpIR } from '../../model/ir.js';
+import { ATTR_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { commentText } from '../../spec/literals.js';
-import { pluginNames } from '../../spec/trt-names.js';
+import { commentText } from '../lang/literals.js';
+import { pluginNames } from './names.js';
 
 const PY_FIELD: Record<string, { np: string; trt: string }> = {
   kINT32: { np: 'np.int32', trt: 'trt.PluginFieldType.INT32' },

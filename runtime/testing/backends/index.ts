@@ -2,15 +2,15 @@
 // baseline), then node (the baseline where a spec has no reference), then the rest.
 
 import type { TestBackend } from '../backend.js';
-import { gradBackend } from './grad.js';
-import { jaxBackend } from './jax.js';
-import { nodeBackend } from './node.js';
-import { ortBackend } from './ort.js';
-import { paddleBackend } from './paddle.js';
-import { pytorchSide } from './pytorch-side.js';
-import { serializeBackend } from './serialize.js';
-import { torchBackend } from './torch.js';
-import { trtBackend } from './trt.js';
+import { gradBackend } from './pytorch/grad.js';
+import { jaxBackend } from './jax/index.js';
+import { nodeBackend } from './node/index.js';
+import { ortBackend } from './ort/index.js';
+import { paddleBackend } from './paddle/index.js';
+import { pytorchSide } from './pytorch/side.js';
+import { serializeBackend } from './serialize/index.js';
+import { torchBackend } from './pytorch/torch.js';
+import { trtBackend } from './trt/index.js';
 
 export const TEST_BACKENDS: readonly TestBackend[] = [
   pytorchSide,

@@ -1,0 +1,591 @@
+// Semantic validation (what the JSON Schema cannot express) and normalization into the IR.
+// Runs after the schema check, so the raw value has the schema's shape.
+
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic, KeyPath } from './diagnostics.js';
+import { didYouMean, shown } from './diagnostics.js';
+import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr.js';
+import type {
+  AttributeIR,
+  Expr,
+  InputConstraint,
+  InputDim,
+  InputIR,
+  OpIR,
+  OutputIR,
+  ShapeIR,
+  StateFieldIR,
+  TensorType,
+  TypeBinding,
+  TypeVarIR,
+} from './ir.js';
+import { diagAt, type LoadedSpec } from './load.js';
+import { identProblem, idents, opIdents, snakeProblem } from './names.js';
+import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
+import { buildAttribute } from './build-attributes.js';
+import { buildTest } from './build-tests.js';
+
+type DimSpec = number | string;
+interface RawInput {
+  name: string;
+  dtype: string;
+  rank?: number;
+  shape?: string | DimSpec[];
+  optional?: boolean;
+  shape_only?: boolean;
+  differentiable?: boolean;
+  description?: string;
+}
+interface RawOutput {
+  name: string;
+  dtype: string;
+  shape: string | DimSpec[];
+  differentiable?: boolean;
+  description?: string;
+}
+/** One `backward` entry as written: names, resolved against the gradient op by generator/model/backward.ts. */
+export interface RawGradient {
+  op: string;
+  inputs: Record<string, string>;
+  attributes?: Record<string, string>;
+  outputs: Record<string, string>;
+}
+export interface RawAttr {
+  name: string;
+  type: AttrType;
+  default?: unknown;
+  required?: boolean;
+  enum?: (string | number)[];
+  min?: number;
+  max?: number;
+  description?: string;
+}
+interface RawState {
+  name: string;
+  type: AttrType;
+  description?: string;
+}
+type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
+export interface RawTest {
+  inputs: Record<string, RawTestInput>;
+  attributes?: Record<string, unknown>;
+  types?: Record<string, DType>;
+  rtol?: number;
+  atol?: number;
+  seed?: number;
+}
+export interface RawSpec {
+  name: string;
+  snake?: string;
+  domain?: string;
+  version: number;
+  description?: string;
+  types?: Record<string, DType[]>;
+  inputs: RawInput[];
+  outputs: RawOutput[];
+  attributes?: RawAttr[];
+  state?: RawState[];
+  workspace?: DimSpec;
+  kernels: { cpu: string; cuda?: string; reference?: string };
+  tests?: RawTest[];
+  backward?: RawGradient[];
+}
+
+const MAX_BINDINGS = 64;
+
+export interface BuildContext {
+  /** Absolute project root: kernel files must lie inside it. */
+  root: string;
+}
+
+export function buildOp(
+  spec: LoadedSpec,
+  ctx: BuildContext,
+): { op?: OpIR; errors: Diagnostic[]; backward?: RawGradient[] } {
+  const raw = spec.value as RawSpec;
+  const errors: Diagnostic[] = [];
+  const err: ErrFn = (p, message, opts = {}) => {
+    errors.push(diagAt(spec, p, message, opts));
+  };
+  const checkIdent = (p: KeyPath, name: string): void => {
+    const problem = identProblem(name);
+    if (problem) err(p, `\`${name}\` ${problem}`);
+  };
+
+  const domain = checkOpNames(raw, checkIdent, err);
+  const types = typeVariables(raw.types, checkIdent, err);
+  const claim = nameClaims(err);
+
+  // Attributes first: shape expressions refer to them.
+  const attributes: AttributeIR[] = (raw.attributes ?? []).map((a, i) => {
+    const p: KeyPath = ['attributes', i];
+    checkIdent([...p, 'name'], a.name);
+    claim([...p, 'name'], a.name, 'attribute');
+    return buildAttribute(a, p, err);
+  });
+  const intAttrs = new Set(attributes.filter((a) => a.type === 'int').map((a) => a.name));
+
+  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, intAttrs };
+  const inputs = buildInputs(raw.inputs, scope);
+  checkOptionalInputsLast(inputs, err);
+  // Shape expressions may not read dims of optional inputs (they may be absent).
+  const readable = inputs.filter((x) => !x.optional);
+
+  const outputs = buildOutputs(raw.outputs, inputs, readable, scope);
+  checkTypeVarsInferable(types.vars, types.used, inputs, err);
+
+  const state: StateFieldIR[] = (raw.state ?? []).map((s, i) => {
+    checkIdent(['state', i, 'name'], s.name);
+    claim(['state', i, 'name'], s.name, 'state field');
+    return { name: s.name, ident: idents(s.name), type: s.type, description: s.description ?? '' };
+  });
+
+  const workspace: Expr =
+    raw.workspace === undefined
+      ? { kind: 'int', value: 0 }
+      : (compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 });
+
+  const kernels = buildKernels(raw.kernels, spec, ctx, err);
+
+  const bindings = enumerateBindings(types.vars);
+  if (bindings.length > MAX_BINDINGS)
+    err(
+      ['types'],
+      `the type variables allow ${bindings.length} dtype combinations; at most ${MAX_BINDINGS} are supported`,
+    );
+
+  const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, types.vars, err));
+
+  if (errors.length) return { errors };
+  const rel = path.relative(ctx.root, spec.file).split(path.sep).join('/');
+  return {
+    errors,
+    op: {
+      name: raw.name,
+      ident: opIdents(raw.name, raw.snake),
+      domain,
+      version: raw.version,
+      description: raw.description ?? '',
+      source: { file: spec.file, relFile: rel },
+      typeVars: types.vars,
+      bindings,
+      inputs,
+      outputs,
+      attributes,
+      state,
+      workspace,
+      kernels,
+      tests,
+      hasConfigure: state.length > 0,
+      backward: undefined,
+    },
+    ...(raw.backward ? { backward: raw.backward } : {}),
+  };
+}
+
+/** The op's name, its `snake:` override and its domain's segments must be identifiers; returns the domain. */
+function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => void, err: ErrFn): string {
+  checkIdent(['name'], raw.name);
+  // `snake:` overrides the derived snake_case form (RoIAlign -> roi_align, not ro_i_align).
+  if (raw.snake !== undefined) {
+    const problem = snakeProblem(raw.snake);
+    if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
+  }
+  const domain = raw.domain ?? 'custom';
+  domain.split('.').forEach((seg) => {
+    const pr = identProblem(seg);
+    if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);
+  });
+  return domain;
+}
+
+/**
+ * The `types:` section's variables and how a port's `dtype` resolves against them; `used` collects
+ * the variables some port names (checkTypeVarsInferable reports the others).
+ */
+function typeVariables(
+  raw: RawSpec['types'],
+  checkIdent: (p: KeyPath, name: string) => void,
+  err: ErrFn,
+): { vars: TypeVarIR[]; used: ReadonlySet<string>; resolve: (p: KeyPath, s: string) => TensorType } {
+  const vars: TypeVarIR[] = Object.entries(raw ?? {}).map(([name, dtypes]) => {
+    checkIdent(['types', name], name);
+    if ((DTYPES as readonly string[]).includes(name))
+      err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
+    return { name, dtypes: [...dtypes] };
+  });
+  const names = vars.map((t) => t.name);
+  const used = new Set<string>();
+  const resolve = (p: KeyPath, s: string): TensorType => {
+    if ((DTYPES as readonly string[]).includes(s)) return { kind: 'fixed', dtype: s as DType };
+    const tv = vars.find((t) => t.name === s);
+    if (tv) {
+      used.add(s);
+      return { kind: 'var', name: s, dtypes: tv.dtypes };
+    }
+    err(p, `unknown dtype or type variable \`${s}\`; expected one of ${[...DTYPES, ...names].join(', ')}`, {
+      hint: didYouMean(s, [...DTYPES, ...names]),
+    });
+    return { kind: 'fixed', dtype: 'float32' };
+  };
+  return { vars, used, resolve };
+}
+
+/** Unique names across inputs, outputs, attributes and state: they share scopes in generated code. */
+function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string) => void {
+  const seen = new Map<string, string>();
+  return (p, name, what) => {
+    const key = idents(name).snake;
+    const prev = seen.get(key);
+    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`);
+    else seen.set(key, `${what} \`${name}\``);
+  };
+}
+
+/** Optional inputs must trail: ONNX and TensorRT address inputs by position. */
+function checkOptionalInputsLast(inputs: readonly InputIR[], err: ErrFn): void {
+  const firstOptional = inputs.findIndex((x) => x.optional);
+  if (firstOptional >= 0)
+    inputs.slice(firstOptional).forEach((x) => {
+      if (!x.optional)
+        err(
+          ['inputs', x.index, 'name'],
+          `required input \`${x.name}\` follows an optional input; optional inputs must come last`,
+        );
+    });
+}
+
+/**
+ * Every type variable must be used, and be the dtype of a required input: backends infer output
+ * dtypes from input dtypes.
+ */
+function checkTypeVarsInferable(
+  vars: readonly TypeVarIR[],
+  used: ReadonlySet<string>,
+  inputs: readonly InputIR[],
+  err: ErrFn,
+): void {
+  vars.forEach((t) => {
+    if (!used.has(t.name))
+      err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
+    else if (!inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)) {
+      err(
+        ['types', t.name],
+        `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`,
+        { at: 'key' },
+      );
+    }
+  });
+}
+
+/** The kernel files as paths from the project root, each checked to be a regular file inside it. */
+function buildKernels(raw: RawSpec['kernels'], spec: LoadedSpec, ctx: BuildContext, err: ErrFn): OpIR['kernels'] {
+  return {
+    cpu: checkKernel(raw.cpu, ['kernels', 'cpu'], spec, ctx, err) ?? raw.cpu,
+    cuda: raw.cuda === undefined ? undefined : (checkKernel(raw.cuda, ['kernels', 'cuda'], spec, ctx, err) ?? raw.cuda),
+    reference:
+      raw.reference === undefined
+        ? undefined
+        : (checkKernel(raw.reference, ['kernels', 'reference'], spec, ctx, err) ?? raw.reference),
+  };
+}
+
+/** What lowering one spec's inputs and outputs shares: its errors, names in use, dtypes, int attributes. */
+interface Scope {
+  spec: LoadedSpec;
+  errors: Diagnostic[];
+  err: ErrFn;
+  checkIdent(p: KeyPath, name: string): void;
+  claim(p: KeyPath, name: string, what: string): void;
+  resolveType(p: KeyPath, s: string): TensorType;
+  intAttrs: ReadonlySet<string>;
+}
+
+function buildInputs(
+  raws: readonly RawInput[],
+  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+): InputIR[] {
+  const inputs: InputIR[] = [];
+  raws.forEach((inp, i) => {
+    const p: KeyPath = ['inputs', i];
+    checkIdent([...p, 'name'], inp.name);
+    claim([...p, 'name'], inp.name, 'input');
+    const type = resolveType([...p, 'dtype'], inp.dtype);
+    let rank: number | null = inp.rank ?? null;
+    let constraint: InputConstraint = { kind: 'none' };
+    if (typeof inp.shape === 'string') {
+      const j = inputs.findIndex((x) => x.name === inp.shape);
+      if (j < 0)
+        err([...p, 'shape'], `\`${inp.shape}\` is not an earlier input`, {
+          hint: didYouMean(
+            inp.shape,
+            inputs.map((x) => x.name),
+          ),
+        });
+      else {
+        const like = inputs[j]!;
+        if (rank !== null && like.rank !== null && rank !== like.rank)
+          err([...p, 'rank'], `rank ${rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
+        rank = like.rank ?? rank;
+        constraint = { kind: 'like', input: like.name, inputIndex: j };
+      }
+    } else if (Array.isArray(inp.shape)) {
+      if (rank !== null && rank !== inp.shape.length)
+        err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
+      rank = inp.shape.length;
+      const dims: InputDim[] = inp.shape.map((d, k) => {
+        if (d === '?') return { kind: 'any' };
+        const e = compileDim(d, [...p, 'shape', k], inputs, intAttrs, spec, errors);
+        return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
+      });
+      constraint = { kind: 'dims', dims };
+    }
+    if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
+    // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
+    // gradients in those bindings (an integer or bool binding of the same variable never does).
+    const float = anyFloat(type);
+    if (inp.differentiable === true && !float)
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`,
+      );
+    inputs.push({
+      name: inp.name,
+      ident: idents(inp.name),
+      index: i,
+      type,
+      rank,
+      constraint,
+      optional: inp.optional ?? false,
+      shapeOnly: inp.shape_only ?? false,
+      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
+      description: inp.description ?? '',
+    });
+  });
+  return inputs;
+}
+
+function buildOutputs(
+  raws: readonly RawOutput[],
+  inputs: readonly InputIR[],
+  readable: readonly InputIR[],
+  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+): OutputIR[] {
+  return raws.map((o, i): OutputIR => {
+    const p: KeyPath = ['outputs', i];
+    checkIdent([...p, 'name'], o.name);
+    claim([...p, 'name'], o.name, 'output');
+    const type = resolveType([...p, 'dtype'], o.dtype);
+    let shape: ShapeIR = { kind: 'dims', dims: [], source: [] };
+    let rank: number | null = 0;
+    if (typeof o.shape === 'string') {
+      const j = inputs.findIndex((x) => x.name === o.shape);
+      if (j < 0)
+        err([...p, 'shape'], `\`${o.shape}\` is not an input; use an input name or a list of dim expressions`, {
+          hint: didYouMean(
+            o.shape,
+            inputs.map((x) => x.name),
+          ),
+        });
+      else if (inputs[j]!.optional)
+        err([...p, 'shape'], `output cannot take the shape of optional input \`${o.shape}\``);
+      else {
+        shape = { kind: 'like', input: o.shape, inputIndex: j };
+        rank = inputs[j]!.rank;
+      }
+    } else {
+      const dims: Expr[] = [];
+      o.shape.forEach((d, k) => {
+        const e = compileDim(d, [...p, 'shape', k], readable, intAttrs, spec, errors);
+        dims.push(e ?? { kind: 'int', value: 0 });
+      });
+      shape = { kind: 'dims', dims, source: o.shape.map(String) };
+      rank = dims.length;
+    }
+    if (o.differentiable === true && !anyFloat(type))
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`,
+      );
+    return {
+      name: o.name,
+      ident: idents(o.name),
+      index: i,
+      type,
+      rank,
+      shape,
+      differentiable: anyFloat(type) && o.differentiable !== false,
+      description: o.description ?? '',
+    };
+  });
+}
+
+/** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */
+function anyFloat(t: TensorType): boolean {
+  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).some((d) => DTYPE_INFO[d].isFloat);
+}
+
+function dtypesOf(t: TensorType): string {
+  return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
+}
+
+export type ErrFn = (
+  p: KeyPath,
+  message: string,
+  opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
+) => void;
+
+function compileDim(
+  d: DimSpec,
+  p: KeyPath,
+  inputs: readonly InputIR[],
+  intAttrs: ReadonlySet<string>,
+  spec: LoadedSpec,
+  errors: Diagnostic[],
+): Expr | undefined {
+  if (typeof d === 'number') return { kind: 'int', value: d };
+  // Column offset into the YAML scalar: +1 when it is quoted.
+  const node = spec.doc.getIn(p, true) as { type?: string } | undefined;
+  const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE' ? 1 : 0;
+  const fail = (message: string, pos: number, hint?: string): undefined => {
+    errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: pos + quoted, hint }));
+    return undefined;
+  };
+  let raw: RawExpr;
+  try {
+    raw = parseExpr(d);
+  } catch (e) {
+    if (e instanceof ExprSyntaxError) {
+      // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
+      // line; a call broken over lines is split at its commas. Say so where it shows.
+      const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
+      return fail(
+        e.message,
+        e.pos,
+        split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
+      );
+    }
+    throw e;
+  }
+  let ok = true;
+  const resolve = (r: RawExpr): Expr => {
+    switch (r.kind) {
+      case 'int':
+        return { kind: 'int', value: r.value };
+      case 'name':
+        if (intAttrs.has(r.name)) return { kind: 'attr', name: r.name };
+        ok = false;
+        fail(
+          inputs.some((x) => x.name === r.name)
+            ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
+            : `\`${r.name}\` is not an int attribute`,
+          r.pos,
+          didYouMean(r.name, [...intAttrs]),
+        );
+        return { kind: 'int', value: 0 };
+      case 'index': {
+        const j = inputs.findIndex((x) => x.name === r.name);
+        const inp = inputs[j];
+        if (!inp) {
+          ok = false;
+          fail(
+            `\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`,
+            r.pos,
+            didYouMean(
+              r.name,
+              inputs.map((x) => x.name),
+            ),
+          );
+          return { kind: 'int', value: 0 };
+        }
+        if (inp.rank === null) {
+          ok = false;
+          fail(
+            `input \`${r.name}\` has no declared rank, so its dims cannot be indexed`,
+            r.pos,
+            'add `rank:` to the input',
+          );
+          return { kind: 'int', value: 0 };
+        }
+        const axis = r.index < 0 ? inp.rank + r.index : r.index;
+        if (axis < 0 || axis >= inp.rank) {
+          ok = false;
+          fail(`dim index ${r.index} is outside input \`${r.name}\` of rank ${inp.rank}`, r.indexPos);
+          return { kind: 'int', value: 0 };
+        }
+        return { kind: 'dim', input: r.name, inputIndex: inp.index, axis };
+      }
+      case 'binary':
+        return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
+      case 'call': {
+        if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn)) {
+          ok = false;
+          fail(
+            `unknown function \`${r.fn}\`; expected ${EXPR_FUNCTIONS.join(', ')}`,
+            r.pos,
+            didYouMean(r.fn, EXPR_FUNCTIONS),
+          );
+          return { kind: 'int', value: 0 };
+        }
+        if (r.args.length !== 2) {
+          ok = false;
+          fail(`${r.fn}() takes 2 arguments, got ${r.args.length}`, r.pos);
+          return { kind: 'int', value: 0 };
+        }
+        return {
+          kind: 'call',
+          fn: r.fn as 'ceil_div' | 'max' | 'min',
+          args: [resolve(r.args[0]!), resolve(r.args[1]!)],
+        };
+      }
+    }
+  };
+  const e = resolve(raw);
+  return ok ? e : undefined;
+}
+
+function checkKernel(rel: string, p: KeyPath, spec: LoadedSpec, ctx: BuildContext, err: ErrFn): string | undefined {
+  if (path.isAbsolute(rel) || rel.includes('\\')) {
+    err(p, `must be a relative path with forward slashes, got ${shown(rel)}`);
+    return undefined;
+  }
+  const abs = path.resolve(path.dirname(spec.file), rel);
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    err(p, `kernel file \`${rel}\` does not exist (looked for ${path.relative(ctx.root, abs) || abs})`);
+    return undefined;
+  }
+  const rootReal = realpathSync(ctx.root);
+  const inside = path.relative(rootReal, real);
+  if (inside.startsWith('..') || path.isAbsolute(inside)) {
+    err(p, `kernel file \`${rel}\` lies outside the project (${rootReal})`);
+    return undefined;
+  }
+  if (real !== abs && path.relative(rootReal, abs) !== inside) {
+    err(p, `kernel file \`${rel}\` is reached through a symlink; name the file itself`);
+    return undefined;
+  }
+  if (!statSync(real).isFile()) {
+    err(p, `kernel file \`${rel}\` is not a regular file`);
+    return undefined;
+  }
+  return inside.split(path.sep).join('/');
+}
+
+function enumerateBindings(typeVars: readonly TypeVarIR[]): TypeBinding[] {
+  let acc: TypeBinding[] = [{ vars: {}, suffix: '' }];
+  for (const tv of typeVars) {
+    const next: TypeBinding[] = [];
+    for (const b of acc)
+      for (const dt of tv.dtypes) {
+        const short = DTYPE_INFO[dt].short;
+        next.push({ vars: { ...b.vars, [tv.name]: dt }, suffix: b.suffix ? `${b.suffix}_${short}` : short });
+      }
+    acc = next;
+    if (acc.length > MAX_BINDINGS * 4) break;
+  }
+  return acc;
+}

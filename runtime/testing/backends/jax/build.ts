@@ -1,0 +1,98 @@
+// The JAX library (out/jax) built with CMake against the jaxlib of the Python that runs the tests,
+// and the harness that runs the case files through opforge_jax (runtime/python/opforge_jax_test.py).
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { runHarnessScript, type PythonSession } from '../../python-session.js';
+import { defineArgs, needsConfigure } from '../../../cmake-cache.js';
+import { runLogged } from '../../../run-logged.js';
+
+/** What the harness reports per case and column: written files, a check's result, a skip or an error. */
+export type JaxCell =
+  | Record<string, { dtype: string; dims: number[]; file: string }>
+  | { skip: string }
+  | { error: string }
+  | { maxError: number; noBackward?: boolean };
+export interface JaxRun {
+  env: {
+    jax: string;
+    jaxlib: string;
+    device: string;
+    library: { path: string; jaxlib: string; ffi_api: [number, number]; cuda: boolean };
+  };
+  cases: ({ op: string; case: number } & Partial<Record<'jax' | 'jax-grad', JaxCell>>)[];
+}
+
+/**
+ * Builds libopforge_jax_ops (every op of out/, CPU handlers; CUDA ones too with `cuda`) in buildDir
+ * against `python`'s jaxlib; incremental. Returns the library's path.
+ */
+export async function buildJaxLibrary(o: {
+  root: string;
+  outDir: string;
+  buildDir: string;
+  python: string;
+  cuda?: boolean;
+  onLine?: (l: string) => void;
+}): Promise<string> {
+  if (!existsSync(path.join(o.outDir, 'jax', 'CMakeLists.txt')))
+    throw new Error(`no generated JAX backend in ${path.join(o.outDir, 'jax')}: run \`opforge gen\` first`);
+  const defs: Record<string, string> = {
+    WITH_JAX: 'ON',
+    JAX_PYTHON: o.python,
+    OPFORGE_PROJECT_ROOT: o.root,
+    CMAKE_BUILD_TYPE: 'Release',
+    WITH_CUDA: o.cuda ? 'ON' : 'OFF',
+  };
+  // Reconfigure when the options differ from the cache (another Python means another jaxlib).
+  // (and when a failed configure left a cache but no build files)
+  const generated = ['Makefile', 'build.ninja'].some((f) => existsSync(path.join(o.buildDir, f)));
+  if (!generated || needsConfigure(o.buildDir, defs))
+    await runLogged(
+      'cmake',
+      ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)],
+      'cmake configure of out/jax',
+      o.onLine,
+    );
+  await runLogged(
+    'cmake',
+    ['--build', o.buildDir, '--target', 'opforge_jax_ops', '-j', '2'],
+    'building the JAX library',
+    o.onLine,
+  );
+  return path.join(o.buildDir, 'jax', 'libopforge_jax_ops.so');
+}
+
+/** Runs the JAX harness over casesDir (one Python process for every case). */
+export async function runJaxHarness(o: {
+  python: string;
+  outDir: string;
+  library: string;
+  casesDir: string;
+  grad: boolean;
+  device: 'cpu' | 'cuda';
+  /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
+  session?: PythonSession | undefined;
+}): Promise<JaxRun> {
+  const args = [
+    '--cases',
+    o.casesDir,
+    '--package',
+    path.join(o.outDir, 'jax'),
+    '--python-package',
+    path.join(o.outDir, 'python'),
+    '--library',
+    o.library,
+    '--device',
+    o.device,
+  ];
+  if (o.grad) args.push('--grad');
+  const r = await runHarnessScript(o.python, 'jax', args, o.session);
+  const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
+  if (r.exitCode !== 0 || !last.startsWith('{')) {
+    throw new Error(
+      `the JAX side of opforge test failed (exit ${r.exitCode}):\n${String(r.stderr).split('\n').slice(-15).join('\n')}`,
+    );
+  }
+  return JSON.parse(last) as JaxRun;
+}

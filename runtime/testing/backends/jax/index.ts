@@ -1,0 +1,119 @@
+// The JAX columns: the generated opforge_jax package over the library CMake builds from out/jax
+// (XLA FFI handlers over the op core), against the jaxlib of the Python the tests run.
+// jax: every case under jax.jit against the baseline (each op's first case also under jax.vmap,
+// within the case's tolerance of jit); jax-grad: jax.vjp through the spec's backward (custom_vjp, gradient ops
+// as custom calls) against torch.autograd of the spec's reference, or the named error for an op
+// without a backward. On --device cuda both run on the GPU (jax:cuda, jax-grad:cuda): an op
+// without a CUDA kernel raises its named error there, which is a skip with that reason (as in the
+// node column), and one whose gradient op has none cannot train there (as in the grad column).
+
+import path from 'node:path';
+import { gradOpsWithoutCuda, noCudaKernels } from '../../../../generator/model/cuda-training.js';
+import { onDevice, type Case, type TestBackend, type TestContext } from '../../backend.js';
+import { buildFailureResults } from '../../build-failure.js';
+import type { TensorFile } from '../../cases.js';
+import { buildJaxLibrary, runJaxHarness, type JaxCell, type JaxRun } from './build.js';
+import { readOutputs } from '../../outputs.js';
+
+/** The jax version opforge is tested with (requirements-test.txt pins it). */
+export const JAX_TESTED = '0.10.2';
+
+export const jaxBackend: TestBackend = {
+  name: 'jax',
+  wanted: (ctx) => ctx.want.has('jax'),
+  async run(ctx) {
+    const { probe } = ctx;
+    const jaxCol = onDevice(ctx, 'jax');
+    const gradCol = onDevice(ctx, 'jax-grad');
+    const wantGrad = ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
+    const cols = [jaxCol, ...(wantGrad ? [gradCol] : [])];
+    const why =
+      !probe.packages.jax || !probe.packages.jaxlib
+        ? `jax is not importable by ${ctx.python} (install: pip install jax==${JAX_TESTED})`
+        : !probe.version
+          ? `${probe.why} (the JAX side reads the cases and the reference with torch)`
+          : undefined;
+    if (why) {
+      for (const b of cols) ctx.skipped[b] = why;
+      return;
+    }
+    cols.forEach((b) => ctx.col(b));
+    ctx.say(`building the JAX library against jaxlib ${probe.packages.jaxlib}`);
+    let run: JaxRun;
+    try {
+      const library = await buildJaxLibrary({
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'jax'),
+        python: ctx.python,
+        cuda: ctx.device === 'cuda',
+        onLine: ctx.progress,
+      });
+      run = await runJaxHarness({
+        python: ctx.python,
+        outDir: ctx.outDir,
+        library,
+        casesDir: ctx.casesDir,
+        grad: wantGrad,
+        device: ctx.device,
+        session: ctx.pythonSession(),
+      });
+    } catch (e) {
+      ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
+      return;
+    }
+    ctx.env.jax = {
+      jax: run.env.jax,
+      jaxlib: run.env.jaxlib,
+      device: run.env.device,
+      ffiApi: run.env.library.ffi_api.join('.'),
+    };
+    for (const c of ctx.cases)
+      recordCase(
+        ctx,
+        c,
+        run.cases.find((x) => x.op === c.op.name && x.case === c.doc.index),
+        jaxCol,
+        wantGrad ? gradCol : undefined,
+      );
+  },
+};
+
+function recordCase(
+  ctx: TestContext,
+  c: Case,
+  p: JaxRun['cases'][number] | undefined,
+  jaxCol: string,
+  gradCol: string | undefined,
+): void {
+  const cuda = ctx.device === 'cuda';
+  const noCuda = cuda ? gradOpsWithoutCuda(c.op, ctx.project.ops) : [];
+  const cell = (b: string, o: JaxCell | undefined, then: (files: Record<string, TensorFile>) => void): void => {
+    if (!o) return;
+    const r = { op: c.op.name, case: c.doc.index, backend: b };
+    // (XLA reports the first handler that refused: for the gradient that may be the gradient op's.)
+    if (cuda && !c.op.kernels.cuda && 'error' in o && String(o.error).includes(' has no CUDA kernel'))
+      ctx.results.push({ ...r, status: 'skip', message: 'the spec names no kernels.cuda' });
+    else if (b === gradCol && 'error' in o && noCuda.some((g) => String(o.error).includes(`${g} has no CUDA kernel`)))
+      ctx.results.push({ ...r, status: 'cannot', message: `cannot train on CUDA: ${noCudaKernels(noCuda)}` });
+    else if ('skip' in o) ctx.results.push({ ...r, status: 'skip', message: String(o.skip) });
+    else if ('error' in o) ctx.results.push({ ...r, status: 'fail', message: String(o.error) });
+    else if ('noBackward' in o && o.noBackward)
+      ctx.results.push({
+        ...r,
+        status: 'ok',
+        raised: true,
+        message: 'no backward: differentiating raises the named error',
+      });
+    else if ('maxError' in o)
+      ctx.results.push({
+        ...r,
+        status: 'ok',
+        maxError: Number(o.maxError),
+        compared: c.op.kernels.reference ? 'reference' : 'backends',
+      });
+    else then(o as Record<string, TensorFile>);
+  };
+  cell(jaxCol, p?.jax, (files) => ctx.check(c, jaxCol, readOutputs(c.dir, files)));
+  if (gradCol) cell(gradCol, p?.['jax-grad'], () => {});
+}

@@ -1,0 +1,180 @@
+// The ONNX Runtime columns: ort runs a one-node model per case with the generated custom-op
+// library; ort-legacy and ort-dynamo run the models PyTorch's two exporters wrote (the PyTorch
+// side exported them). Each also holds the shapes ONNX inference claimed to the dims written.
+
+import { testUnityBatch } from '../../unity-batch.js';
+import { machineCacheDir } from '../../../machine-cache.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Case, Outputs, TestBackend, TestContext } from '../../backend.js';
+import { buildFailureResults } from '../../build-failure.js';
+import { firstLines, shapeMismatch } from '../../outputs.js';
+import type { PyCase } from '../pytorch/build.js';
+
+interface OrtKit {
+  library: string;
+  session: typeof import('../../../ort.js').session;
+  opModel: typeof import('../../../op-model.js').opModel;
+}
+type ExportCell = { model: string; shapes: PyCase['python-shapes'] } | { error: string } | { skip: string };
+
+/** The custom-op library and the session binding, built by prepare: the library, or the error. */
+const built = new WeakMap<TestContext, Promise<{ library: string } | { error: unknown }>>();
+
+function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: unknown }> {
+  return ctx
+    .compile(async () => {
+      const m = await import('../../../ort.js');
+      ctx.say('building the ONNX Runtime custom-op library');
+      // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
+      // built without its CUDA kernels on either device, as before.
+      const library = await m.buildOrtLibrary({
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'ort'),
+        ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}),
+        jobs: ctx.jobs,
+        unityBatch: testUnityBatch(ctx.project.ops.length),
+        onLine: ctx.progress,
+      });
+      // The session binding: the same for every project, so built once per machine (machine-cache.ts).
+      await m.loadSessionBinding({ cacheDir: machineCacheDir(), onLine: ctx.progress });
+      return { library };
+    })
+    .catch((error: unknown) => ({ error }));
+}
+
+/** Whether ONNX Runtime and its headers are installed (what is not is skipped, not built). */
+async function installed(): Promise<boolean> {
+  const m = await import('../../../ort.js');
+  try {
+    m.onnxruntimeNodeLibrary();
+    m.ortIncludeDir();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const ortBackend: TestBackend = {
+  name: 'ONNX Runtime',
+  wanted: (ctx) => ctx.want.has('ort') || ctx.want.has('export'),
+  async prepare(ctx) {
+    if (!(await installed())) return;
+    const p = buildLibrary(ctx);
+    built.set(ctx, p);
+    await p;
+  },
+  async run(ctx) {
+    const ort = await buildOrt(ctx);
+    if (!ort) return;
+    if (ctx.want.has('ort')) {
+      ctx.col('ort');
+      const models = path.join(ctx.buildRoot, 'test', 'models');
+      mkdirSync(models, { recursive: true });
+      for (const c of ctx.cases) {
+        const t = c.op.tests[c.doc.index]!;
+        const inputShapes = Object.fromEntries(
+          c.op.inputs.flatMap((inp, i) => (c.inputs[i] ? [[inp.name, c.inputs[i]!.dims]] : [])),
+        );
+        const omitInputs = c.op.inputs.filter((_, i) => !c.inputs[i]).map((i) => i.name);
+        const file = path.join(models, `${c.op.ident.snake}_${c.doc.index}.onnx`);
+        writeFileSync(
+          file,
+          ort.opModel(c.op, { binding: t.binding, attributes: c.doc.given, inputShapes, omitInputs }),
+        );
+        await runModel(ctx, ort, c, 'ort', file);
+      }
+    }
+    if (!ctx.want.has('export') || !ctx.torchRun) return;
+    for (const b of ['ort-legacy', 'ort-dynamo'] as const) {
+      if (ctx.skipped[b]) continue;
+      ctx.col(b);
+      for (const c of ctx.cases) {
+        const o = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index)?.[b] as
+          | ExportCell
+          | undefined;
+        if (!o) continue;
+        const at = { op: c.op.name, case: c.doc.index, backend: b };
+        if ('skip' in o) ctx.results.push({ ...at, status: 'skip', message: o.skip });
+        else if ('error' in o) ctx.results.push({ ...at, status: 'fail', message: `export: ${o.error}` });
+        else await runModel(ctx, ort, c, b, path.join(c.dir, o.model), o.shapes);
+      }
+    }
+  },
+};
+
+/** The custom-op library; undefined when ONNX Runtime is not installed (skipped) or did not build (failed). */
+async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
+  const cols = [
+    ...(ctx.want.has('ort') ? ['ort'] : []),
+    ...(ctx.want.has('export') ? ['ort-legacy', 'ort-dynamo'] : []),
+  ];
+  const m = await import('../../../ort.js');
+  try {
+    // What is not installed is skipped with the reason; what fails to build is a failure.
+    m.onnxruntimeNodeLibrary();
+    m.ortIncludeDir();
+  } catch (e) {
+    for (const b of cols) ctx.skipped[b] ??= firstLines(e, 6);
+  }
+  if (cols.every((b) => ctx.skipped[b])) return undefined;
+  try {
+    const b = await (built.get(ctx) ?? buildLibrary(ctx));
+    if ('error' in b) throw b.error;
+    const { library } = b;
+    ctx.env.onnxruntime = await m.ortVersion();
+    return { library, session: m.session, opModel: (await import('../../../op-model.js')).opModel };
+  } catch (e) {
+    ctx.results.push(
+      ...buildFailureResults(
+        e,
+        ctx.ops,
+        cols.filter((b) => !ctx.skipped[b]).map((b) => ctx.col(b)),
+        ctx.root,
+        ctx.project.ops,
+      ),
+    );
+    return undefined;
+  }
+}
+
+async function runModel(
+  ctx: TestContext,
+  ort: OrtKit,
+  c: Case,
+  backend: string,
+  file: string,
+  inferredFrom?: PyCase['python-shapes'],
+): Promise<void> {
+  try {
+    const s = await ort.session(file, { root: ctx.root, outDir: ctx.outDir, customOpLibraries: [ort.library] });
+    try {
+      const names = new Set(s.inputs.map((i) => i.name));
+      const feeds = Object.fromEntries(
+        c.op.inputs.flatMap((inp, i) => (c.inputs[i] && names.has(inp.name) ? [[inp.name, c.inputs[i]!]] : [])),
+      );
+      const got = s.run(feeds as Parameters<typeof s.run>[0]) as Outputs;
+      const outs = c.op.outputs.map((o) => o.name);
+      // ORT's C API gives no dims both for a rank-0 output and for one it could not infer (ops
+      // with optional inputs get no inference, docs/ort.md; rank-0 inputs leave some unknown), so
+      // an empty list is no evidence either way.
+      const inferred = inferredFrom ?? s.outputs.map((o) => (o.dims.length === 0 ? null : [...o.dims]));
+      ctx.check(
+        c,
+        backend,
+        got,
+        shapeMismatch(
+          backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model',
+          inferred,
+          outs,
+          got,
+        ),
+      );
+    } finally {
+      s.close();
+    }
+  } catch (e) {
+    ctx.results.push({ op: c.op.name, case: c.doc.index, backend, status: 'fail', message: firstLines(e) });
+  }
+}

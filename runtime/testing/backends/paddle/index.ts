@@ -1,0 +1,102 @@
+// The Paddle columns: the generated custom ops built with Paddle's JIT loader against the wheel.
+// paddle: dygraph outputs against the baseline; paddle-grad: paddle.grad against autograd of the
+// reference (and the static graph's gradients against dygraph's); paddle-infer: the op in a
+// jit.save'd model run by paddle.inference, bit for bit equal to dygraph.
+
+import path from 'node:path';
+import type { Case, TestBackend, TestContext } from '../../backend.js';
+import { buildFailureResults } from '../../build-failure.js';
+import type { HostTensor, TensorFile } from '../../cases.js';
+import { compareOutputs } from '../../compare.js';
+import { readOutputs } from '../../outputs.js';
+import { runPaddle, type PaddleCell, type PaddleRun } from './build.js';
+
+export const paddleBackend: TestBackend = {
+  name: 'paddle',
+  wanted: (ctx) => ctx.want.has('paddle'),
+  async run(ctx) {
+    const cols = ['paddle', ...(ctx.ops.some((o) => o.backward) ? ['paddle-grad'] : []), 'paddle-infer'];
+    const { probe } = ctx;
+    const why =
+      ctx.device === 'cuda'
+        ? "the Paddle columns run on the CPU (they use the CPU wheel's kernels); --device cpu runs them"
+        : !probe.packages.paddlepaddle
+          ? `paddle is not importable by ${ctx.python} (install: pip install paddlepaddle==3.3.1)`
+          : !probe.version
+            ? `${probe.why} (the Paddle side reads the cases and the reference with torch)`
+            : undefined;
+    if (why) {
+      for (const b of cols) ctx.skipped[b] = why;
+      return;
+    }
+    cols.forEach((b) => ctx.col(b));
+    ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${probe.packages.paddlepaddle})`);
+    let pd: PaddleRun;
+    try {
+      pd = await runPaddle({
+        python: ctx.python,
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'paddle'),
+        casesDir: ctx.casesDir,
+        ops: ctx.project.ops,
+        grad: cols.includes('paddle-grad'),
+        infer: true,
+        session: ctx.pythonSession(),
+      });
+    } catch (e) {
+      ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
+      return;
+    }
+    ctx.env.paddle = pd.env.paddle;
+    for (const c of ctx.cases)
+      recordCase(
+        ctx,
+        c,
+        pd.cases.find((x) => x.op === c.op.name && x.case === c.doc.index),
+        cols.includes('paddle-grad'),
+      );
+  },
+};
+
+function recordCase(ctx: TestContext, c: Case, p: PaddleRun['cases'][number] | undefined, grad: boolean): void {
+  const cell = (b: string, o: PaddleCell | undefined, then: (files: Record<string, TensorFile>) => void): void => {
+    if (!o) return;
+    const r = { op: c.op.name, case: c.doc.index, backend: b };
+    if ('skip' in o) ctx.results.push({ ...r, status: 'skip', message: String(o.skip) });
+    else if ('error' in o) ctx.results.push({ ...r, status: 'fail', message: String(o.error) });
+    // paddle-grad says whether its static-graph check ran (and why not, by name).
+    else if ('maxError' in o)
+      ctx.results.push({
+        ...r,
+        status: 'ok',
+        maxError: Number(o.maxError),
+        compared: c.op.kernels.reference ? 'reference' : 'backends',
+        ...(typeof o.static === 'string' && o.static.startsWith('skipped')
+          ? { message: `static graph ${o.static}` }
+          : {}),
+      });
+    else then(o as Record<string, TensorFile>);
+  };
+  let dygraph: Record<string, HostTensor> | undefined;
+  cell('paddle', p?.paddle, (files) => {
+    dygraph = readOutputs(c.dir, files);
+    ctx.check(c, 'paddle', dygraph);
+  });
+  if (grad) cell('paddle-grad', p?.['paddle-grad'], () => {});
+  cell('paddle-infer', p?.['paddle-infer'], (files) => {
+    // The predictor against dygraph, bit for bit: the same kernel through a saved static graph.
+    const r = dygraph
+      ? compareOutputs(readOutputs(c.dir, files), dygraph, { rtol: 0, atol: 0 })
+      : { maxError: NaN, mismatch: 'no dygraph output to compare with' };
+    ctx.results.push({
+      op: c.op.name,
+      case: c.doc.index,
+      backend: 'paddle-infer',
+      status: r.mismatch ? 'fail' : 'ok',
+      maxError: r.maxError,
+      compared: 'backends',
+      ...(r.mismatch ? { message: `predictor vs dygraph: ${r.mismatch}` } : {}),
+    });
+  });
+}
