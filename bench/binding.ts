@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       doc,
       cur.includes(begin)
         ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
-        : `${cur.trimEnd()}\n\n## Binding overhead (issue 8, part 2)\n\n${block}\n`,
+        : `${cur.trimEnd()}\n\n## Node binding overhead\n\n${block}\n`,
     );
   }
 }

@@ -72,6 +72,6 @@ if (write) {
     doc,
     cur.includes(begin)
       ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
-      : `${cur.trimEnd()}\n\n## Incremental build (issue 8, part 4)\n\n${block}\n`,
+      : `${cur.trimEnd()}\n\n## Incremental build\n\n${block}\n`,
   );
 }

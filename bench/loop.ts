@@ -33,7 +33,8 @@ import { planSpec } from '../test/specspace/plan.js';
 import { renderSpec } from '../test/specspace/render.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-// The columns of the issue's measurement: Paddle's JIT build is its own loop, not measured here.
+// The columns the loop measures (docs/benchmarks.md): Paddle's JIT build and JAX's library are
+// loops of their own, not measured here.
 const BACKENDS = 'node,torch,grad,ort,export,serialize,trt';
 const { values } = parseArgs({
   options: {
@@ -268,7 +269,7 @@ async function main(): Promise<void> {
       doc,
       cur.includes(begin)
         ? cur.replace(new RegExp(`${begin}[\\s\\S]*${end}`), block)
-        : `${cur.trimEnd()}\n\n## The edit -> test loop (issue 32)\n\n${block}\n`,
+        : `${cur.trimEnd()}\n\n## The edit -> test loop\n\n${block}\n`,
     );
   }
 }
