@@ -5,13 +5,13 @@
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { staleIgnoreArgs } from './helpers/compiled-tests.js';
+import { testFileIgnoreArgs } from './helpers/compiled-tests.js';
 import { root } from './helpers/paths.js';
 
 const pattern = process.argv[2] ?? '\\.test\\.js$';
 const r = spawnSync(
   path.join(root, 'node_modules', '.bin', 'uvu'),
-  ['dist/test/unit', pattern, ...staleIgnoreArgs('unit')],
+  ['dist/test/unit', pattern, ...testFileIgnoreArgs('unit')],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);

@@ -1,6 +1,7 @@
-// Which compiled test files uvu should run. tsc never deletes what it emitted: a test file moved or
-// removed in test/ leaves its old dist/test/**/*.test.js behind, which uvu would run too (twice,
-// for a moved file). Those files are passed to uvu as ignores.
+// Which compiled files uvu should run: dist/test/**/*.test.js, not the .d.ts files and helper
+// modules beside them. tsc never deletes what it emitted: a test file moved or removed in test/
+// leaves its old .test.js behind, which uvu would run too (twice, for a moved file). What is not
+// to run is passed to uvu as ignores.
 
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,10 +17,18 @@ export function staleTests(): string[] {
     .sort();
 }
 
-/** uvu's `-i` arguments that leave the stale files out (its ignores are regexes over paths under the dir). */
-export function staleIgnoreArgs(under = ''): string[] {
+/**
+ * uvu's `-i` arguments (its ignores are case-insensitive regexes over paths under the dir it
+ * walks) that keep it to the compiled test files: not the declaration files tsc writes beside
+ * them or helper modules, which a pattern such as `unit/` would match too, nor the stale files.
+ */
+export function testFileIgnoreArgs(under = ''): string[] {
   const prefix = under ? `${under}/` : '';
-  return staleTests()
-    .filter((p) => p.startsWith(prefix))
-    .flatMap((p) => ['-i', `^${p.slice(prefix.length).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`]);
+  return [
+    '-i',
+    '(?<!\\.test)\\.js$|\\.ts$',
+    ...staleTests()
+      .filter((p) => p.startsWith(prefix))
+      .flatMap((p) => ['-i', `^${p.slice(prefix.length).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`]),
+  ];
 }
