@@ -28,8 +28,8 @@ test('index.js: each attribute with its type, default, enum, range and required 
     ['enabled', 'bool', 'true', false],
     ['mode', 'string', '"nearest"', false],
     ['level', 'int', '2', false],
-    ['sizes', 'ints', '[4, 5, 6]', false],
-    ['weights', 'floats', '[0.5, 1.25]', false],
+    ['sizes', 'ints', '[4, -5, 6]', false],
+    ['weights', 'floats', '[0.5, -1.25]', false],
     ['gain', 'float', 'undefined', true],
   ];
   for (const [name, type, def, required] of expect) {

@@ -34,8 +34,8 @@ test('attributes: types, defaults normalized, enums, ranges, required', () => {
     ['enabled', 'bool', true, false],
     ['mode', 'string', 'nearest', false],
     ['level', 'int', 2, false],
-    ['sizes', 'ints', [4, 5, 6], false],
-    ['weights', 'floats', [0.5, 1.25], false],
+    ['sizes', 'ints', [4, -5, 6], false],
+    ['weights', 'floats', [0.5, -1.25], false],
     ['label', 'string', byName.label!.default, false],
     ['gain', 'float', undefined, true],
   ]);

@@ -63,10 +63,10 @@ attributes:
     enum: [0, 1, 2]
   - name: sizes
     type: ints
-    default: [4, 5, 6]
+    default: [4, -5, 6]
   - name: weights
     type: floats
-    default: [0.5, 1.25]
+    default: [0.5, -1.25]
   - name: label
     type: string
     default: ${yamlString(HOSTILE)}
