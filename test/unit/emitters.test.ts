@@ -31,6 +31,8 @@ test('the registry holds the ten backends, each named once', () => {
 
 const { project } = fixtureProject();
 const byEmitter = new Map<string, GeneratedFile[]>();
+/** The IR as loaded: emitters read it, never change it (incremental gen reuses ops across runs). */
+const loaded = JSON.stringify(project);
 
 for (const emitter of EMITTERS) {
   test(`${emitter.name}: deterministic, headed, under its folders`, () => {
@@ -73,6 +75,11 @@ test('project files built from cached per-op fragments equal a cold emission (in
     );
     assert.equal([...second.used.keys()].sort(), [...first.used.keys()].sort(), `${emitter.name}: fragments kept`);
   }
+});
+
+test('emitting leaves the IR as it was loaded', () => {
+  assert.is(byEmitter.size, EMITTERS.length);
+  assert.ok(JSON.stringify(project) === loaded, 'an emitter changed the IR');
 });
 
 test('no two emitters write the same path', () => {

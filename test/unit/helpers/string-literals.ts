@@ -70,11 +70,14 @@ export function decodePython(literal: string): string {
   return out;
 }
 
-/** The first string literal (quoted by `quote`) after `name` on its line. */
-export function literalAfter(text: string, name: string, quote: '"' | "'" | `"'` = '"'): string {
+/**
+ * The first string literal (quoted by one of `quote`) on the line after a match of `after`, a
+ * regex source (a name, or what precedes the literal in a table row) matched as a whole word.
+ */
+export function literalAfter(text: string, after: string, quote: '"' | "'" | `"'` = '"'): string {
   const q = quote.split('').map((c) => `${c}(?:[^${c}\\\\\\n]|\\\\.)*${c}`);
-  const re = new RegExp(`(?<![\\w.])${name}(?!\\w)[^\\n]{0,60}?(${q.join('|')})`);
+  const re = new RegExp(`(?<![\\w.])(?:${after})(?!\\w)[^\\n]{0,60}?(${q.join('|')})`);
   const m = re.exec(text);
-  assert.ok(m, `no string literal after ${name}`);
+  assert.ok(m, `no string literal after ${after}`);
   return m[1]!;
 }
