@@ -107,3 +107,67 @@ export function fixtureProject(): Fixture {
   };
   return { project, scale: op('ScaleShift'), plain: op('PlainCopy') };
 }
+
+/** An op with a `backward`: Blend's gradients come from BlendGrad, fed the output's gradient and both inputs. */
+export const BLEND_YAML = `name: Blend
+version: 1
+types:
+  T: [float32, float64]
+inputs:
+  - name: a
+    dtype: T
+  - name: b
+    dtype: T
+    shape: a
+outputs:
+  - name: y
+    dtype: T
+    shape: a
+attributes:
+  - name: w
+    type: float
+    default: 0.25
+backward:
+  - op: BlendGrad
+    inputs: { grad_y: grad(y), a: a, b: b }
+    attributes: { w: w }
+    outputs: { grad_a: a, grad_b: b }
+kernels:
+  cpu: kernels/blend.cpp
+`;
+
+export const BLEND_GRAD_YAML = `name: BlendGrad
+version: 1
+types:
+  T: [float32, float64]
+inputs:
+  - name: grad_y
+    dtype: T
+  - name: a
+    dtype: T
+    shape: grad_y
+  - name: b
+    dtype: T
+    shape: grad_y
+outputs:
+  - name: grad_a
+    dtype: T
+    shape: grad_y
+  - name: grad_b
+    dtype: T
+    shape: grad_y
+attributes:
+  - name: w
+    type: float
+    default: 0.25
+kernels:
+  cpu: kernels/blend_grad.cpp
+`;
+
+/** Blend and its gradient op in one project. */
+export function gradientProject(): { project: ProjectIR; blend: OpIR; grad: OpIR } {
+  const project = loadSpecs({ 'blend.yaml': BLEND_YAML, 'blend_grad.yaml': BLEND_GRAD_YAML });
+  const [blend, grad] = ['Blend', 'BlendGrad'].map((n) => project.ops.find((o) => o.name === n));
+  if (!blend || !grad) throw new Error('fixture ops missing');
+  return { project, blend, grad };
+}
