@@ -52,7 +52,7 @@ test('attributes: C++ types and defaults as C++ spells them; a required one has 
     ],
     'Attrs',
   );
-  // Wrong spellings: 2.5 truncated, a float typed as an integer, a double literal for a float member.
+  // Wrong spellings: 2.5 truncated, a float attribute typed as an integer, a default made up for the required one.
   assertAbsent(
     header,
     [/\balpha\s*=\s*2[^.\d]/, /\bint\w*\s+alpha\b/, /\bint\w*\s+gain\b/, /\bgain\s*=\s*[1-9]/],

@@ -111,8 +111,3 @@ export function opText(files: readonly GeneratedFile[], op: string): string {
   assert.ok(mine.length > 0, `no files for op ${op}`);
   return mine.map((f) => f.content).join('\n');
 }
-
-/** Everything emitted, joined. */
-export function allText(files: readonly GeneratedFile[]): string {
-  return files.map((f) => f.content).join('\n');
-}
