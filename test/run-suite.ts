@@ -3,7 +3,7 @@
 // the Python-side files again with the oldest torch supported (Debian's python3-torch 1.13, when
 // installed). Prints one closing `N passed, N failed` line over both legs.
 //
-//   node dist/test/run-suite.js [pattern]       (default: every *.test.js)
+//   node dist/test/run-suite.js [pattern]       (default: every *.test.js, test/unit/ included)
 //
 // The venv is .venv in the repo, made once (again when requirements-test.txt changes).
 // OPFORGE_PYTHON set: that Python runs the first leg and no venv is made. OPFORGE_TEST_LEGACY=0
@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { testFileIgnoreArgs } from './helpers/compiled-tests.js';
 import { root } from './helpers/paths.js';
 
 /** Test files that run Python (torch, onnx, paddle, jax): the second leg runs these. */
@@ -70,11 +71,16 @@ interface Leg {
 function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: number; ok: boolean }> {
   log(`\n==== ${leg.name} ====`);
   return new Promise((resolve) => {
-    const child = spawn(path.join(root, 'node_modules', '.bin', 'uvu'), ['dist/test', leg.pattern], {
-      cwd: root,
-      env: leg.env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    // Only compiled test files, none whose test was moved or removed (test/helpers/compiled-tests.ts).
+    const child = spawn(
+      path.join(root, 'node_modules', '.bin', 'uvu'),
+      ['dist/test', leg.pattern, ...testFileIgnoreArgs()],
+      {
+        cwd: root,
+        env: leg.env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let tail = '';
     // Where the time goes: uvu prints each file's name as it starts it.
     const files: [string, number][] = [];
@@ -86,7 +92,7 @@ function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: nu
       const parts = (partial + text).split('\n');
       partial = parts.pop() ?? '';
       for (const line of parts) {
-        const m = /^(?:\x1b\[[0-9;]*m)*([\w.-]+\.test\.js)(?:\x1b\[[0-9;]*m)*$/.exec(line.trim());
+        const m = /^(?:\x1b\[[0-9;]*m)*([\w./-]+\.test\.js)(?:\x1b\[[0-9;]*m)*$/.exec(line.trim());
         if (m) files.push([m[1]!, performance.now()]);
       }
     });
@@ -153,7 +159,8 @@ async function main(): Promise<number> {
   const legacy = process.env.OPFORGE_TEST_LEGACY_PYTHON ?? '/usr/bin/python3';
   const legacyTorch = process.env.OPFORGE_TEST_LEGACY === '0' ? undefined : hasTorch(legacy);
   if (legacyTorch) {
-    const files = `(${PYTHON_FILES.join('|')})\\.test\\.js$`;
+    // Anchored: only the top-level files of that name, never a test/unit/ file ending like one.
+    const files = `^(${PYTHON_FILES.join('|')})\\.test\\.js$`;
     const re = new RegExp(pattern);
     const chosen = PYTHON_FILES.filter((f) => re.test(`${f}.test.js`));
     if (chosen.length)

@@ -68,6 +68,8 @@ export function cmakeQuotedText(s: string): string {
 
 /** Shortest round-trip float32 literal for C++ (`0.01f`). */
 export function cppFloat(v: number): string {
+  // Checked first: 'Infinity' has no '.', so it would become `Infinity.0f` below.
+  if (!Number.isFinite(Math.fround(v))) throw new Error(`non-finite float ${v}`);
   const f = Math.fround(v);
   let s = String(f);
   // Prefer the shortest decimal that round-trips through float32.
@@ -79,7 +81,6 @@ export function cppFloat(v: number): string {
     }
   }
   if (!/[.eE]/.test(s)) s += '.0';
-  if (s === 'Infinity' || s === '-Infinity' || s === 'NaN') throw new Error(`non-finite float ${s}`);
   return `${s}f`;
 }
 

@@ -271,7 +271,9 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         };
         const params = [
           ...op.inputs.map(
-            (i) => `${i.name}${i.optional ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`,
+            (i) =>
+              // Before a required `attrs` an optional input cannot be an optional parameter (TS1016): it is passed, maybe as undefined.
+              `${i.name}${i.optional && !anyRequired ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`,
           ),
           `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
         ];

@@ -5,12 +5,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SpecErrors, formatDiagnostic, type Diagnostic } from '../generator/model/diagnostics.js';
-import { evalExpr } from '../generator/model/expr.js';
-import type { Expr } from '../generator/model/ir.js';
-import { listSpecFiles } from '../generator/model/load.js';
-import { loadProject } from '../generator/model/project.js';
-import { fixtures, root } from './helpers/paths.js';
+import { SpecErrors, formatDiagnostic, type Diagnostic } from '../../generator/model/diagnostics.js';
+import { evalExpr } from '../../generator/model/expr.js';
+import type { Expr } from '../../generator/model/ir.js';
+import { listSpecFiles } from '../../generator/model/load.js';
+import { loadProject } from '../../generator/model/project.js';
+import { fixtures, root } from '../helpers/paths.js';
 import { LineCounter, parseDocument, visit } from 'yaml';
 
 const opsDir = path.join(fixtures, 'bad', 'ops');

@@ -2,8 +2,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ExprSyntaxError, evalExpr, parseExpr, type RawExpr } from '../generator/model/expr.js';
-import type { Expr } from '../generator/model/ir.js';
+import { ExprSyntaxError, evalExpr, parseExpr, type RawExpr } from '../../generator/model/expr.js';
+import type { Expr } from '../../generator/model/ir.js';
 
 /** Resolves a raw tree the simple way (inputs a, b of rank 4; attribute k) to evaluate it. */
 function resolve(r: RawExpr): Expr {

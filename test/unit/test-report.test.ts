@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cannotTrainOnCuda, cudaTrainingGaps, formatCudaTrainingGap } from '../generator/model/cuda-training.js';
-import type { OpIR, ProjectIR } from '../generator/model/ir.js';
-import { formatReport, summarize, type CaseResult, type TestReport } from '../runtime/testing/results.js';
+import { cannotTrainOnCuda, cudaTrainingGaps, formatCudaTrainingGap } from '../../generator/model/cuda-training.js';
+import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
+import { formatReport, summarize, type CaseResult, type TestReport } from '../../runtime/testing/results.js';
 
 test('cannot cells: their own status in the table and a section of their own, not failures, not comparisons', () => {
   const results: CaseResult[] = [

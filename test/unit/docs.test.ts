@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { schemaMarkdown } from '../generator/cli/schema-doc.js';
-import { root } from './helpers/paths.js';
+import { schemaMarkdown } from '../../generator/cli/schema-doc.js';
+import { root } from '../helpers/paths.js';
 
 test('docs/spec-schema.md is generated from the schema (run `npx opforge docs` when this fails)', () => {
   assert.is(readFileSync(path.join(root, 'docs', 'spec-schema.md'), 'utf8'), schemaMarkdown());

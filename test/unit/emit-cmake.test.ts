@@ -1,0 +1,34 @@
+// The CMake emitter: the top-level CMakeLists.txt lists every op with its kernel files (CUDA only
+// where the spec names one), relative to the project root, and includes the backends.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cmakeEmitter } from '../../generator/emit/cmake/index.js';
+import { fixtureProject } from './helpers/fixture-specs.js';
+import { assertFacts, emitChecked, file, loose } from './helpers/emitted.js';
+
+const { project } = fixtureProject();
+const files = emitChecked(cmakeEmitter, project, [/^CMakeLists\.txt$/, /^cmake\/opforge\.cmake$/]);
+const top = file(files, 'CMakeLists.txt');
+
+test('every op with its kernels, in name order', () => {
+  assertFacts(
+    top,
+    [
+      loose('opforge_add_op(plain_copy CPU "ops/kernels/plain_copy.cpp")'),
+      loose('opforge_add_op(scale_shift CPU "ops/kernels/scale_shift.cpp" CUDA "ops/kernels/scale_shift.cu")'),
+    ],
+    'CMakeLists.txt',
+  );
+  assert.ok(top.indexOf('opforge_add_op(plain_copy') < top.indexOf('opforge_add_op(scale_shift'));
+});
+
+test('kernel paths are relative to the project root, which is relative to out/', () => {
+  assert.match(top, /OPFORGE_PROJECT_ROOT\s+"\$\{CMAKE_CURRENT_SOURCE_DIR\}\/\.\."/);
+});
+
+test('the backends are added where their folders exist', () => {
+  for (const b of ['trt', 'paddle']) assert.match(top, new RegExp(`add_subdirectory\\(\\s*${b}\\s*\\)`));
+});
+
+test.run();

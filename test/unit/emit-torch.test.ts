@@ -1,0 +1,72 @@
+// The PyTorch (C++) emitter: the TORCH_LIBRARY schema (argument types, defaults as the schema
+// spells them, the optional input as Tensor?), the C++ signature's types, and the CPU/CUDA registrations.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { torchEmitter } from '../../generator/emit/torch/index.js';
+import { HOSTILE, fixtureProject } from './helpers/fixture-specs.js';
+import { assertFacts, emitChecked, file, loose, opText } from './helpers/emitted.js';
+import { decodeCpp, decodePython } from './helpers/string-literals.js';
+
+const { project } = fixtureProject();
+const files = emitChecked(torchEmitter, project, [/^torch\//]);
+const op = opText(files, 'ScaleShift');
+
+/** The schema string m.def() registers, read back from its C++ literal. */
+function schema(text: string, name: string): string {
+  const m = new RegExp(`def\\(\\s*("${name}\\((?:[^"\\\\\\n]|\\\\.)*")`).exec(text);
+  assert.ok(m, `no m.def of ${name}`);
+  return decodeCpp(m[1]!);
+}
+
+test('schema: inputs, keyword-only attributes with their schema types and defaults, two outputs', () => {
+  const s = schema(op, 'scale_shift');
+  assertFacts(
+    s,
+    [
+      loose('scale_shift(Tensor x, Tensor idx, Tensor? bias, *,'),
+      loose('float alpha=2.5,'),
+      loose('int repeats=3,'),
+      loose('bool enabled=True,'),
+      loose('str mode="nearest",'),
+      loose('int level=2,'),
+      loose('int[] sizes=[4, -5, 6],'),
+      loose('float[] weights=[0.5, -1.25],'),
+      loose('float gain)'),
+      loose('-> (Tensor, Tensor)'),
+    ],
+    'schema',
+  );
+  const label = /str label=("(?:[^"\\]|\\.)*")/.exec(s);
+  assert.ok(label, 'label default');
+  assert.is(decodePython(label[1]!), HOSTILE);
+  assert.is(schema(file(files, 'torch/plain_copy.cpp'), 'plain_copy'), 'plain_copy(Tensor src) -> Tensor');
+});
+
+test('the C++ function takes each attribute as the dispatcher passes it', () => {
+  assertFacts(
+    op,
+    [
+      loose('const c10::optional<at::Tensor>& bias'),
+      loose('double alpha'),
+      loose('int64_t repeats'),
+      loose('bool enabled'),
+      loose('c10::string_view mode'),
+      loose('at::IntArrayRef sizes'),
+      loose('at::ArrayRef<double> weights'),
+      loose('double gain'),
+      /attrs\.alpha\s*=\s*static_cast<float>\(alpha\)/,
+    ],
+    'scale_shift.cpp',
+  );
+});
+
+test('CPU and CUDA kernels registered; an op without kernels.cuda says so on CUDA', () => {
+  assert.match(op, /TORCH_LIBRARY_IMPL\(\s*opforge\s*,\s*CPU\s*,/);
+  assert.match(op, /TORCH_LIBRARY_IMPL\(\s*opforge\s*,\s*CUDA\s*,/);
+  // Without kernels.cuda the CUDA key gets a clear error instead of the dispatcher's.
+  assert.match(file(files, 'torch/plain_copy.cpp'), /PlainCopy has no kernels\.cuda/);
+  assert.not.match(op, /has no kernels\.cuda/);
+});
+
+test.run();
