@@ -66,7 +66,7 @@ export const CCACHE: OptionalTool = {
 /** nvcc, compile only (no GPU needed). */
 export const NVCC: OptionalTool = {
   name: 'nvcc',
-  install: "apt-get install nvidia-cuda-toolkit (non-free), or NVIDIA's CUDA toolkit with its bin/ on PATH",
+  install: "apt-get install cuda-toolkit (NVIDIA's CUDA apt repository), with /usr/local/cuda/bin on PATH",
   problem: once(() => (runs('nvcc', ['--version']) ? undefined : 'nvcc is not installed')),
 };
 
