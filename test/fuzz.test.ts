@@ -1,5 +1,6 @@
 // Short libFuzzer runs (ASan + UBSan) over every op core's deserializer. The long run is
-// scripts/fuzz-long.sh, with results in docs/security.md.
+// scripts/fuzz-long.sh, with results in docs/security.md. They need clang++ with libFuzzer, an
+// optional tool: without it they are skipped (failed under OPFORGE_REQUIRE_TOOLS=1), saying so.
 
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,16 +11,15 @@ import { loadProject } from '../generator/model/project.js';
 import { writeHarnesses } from './fuzz/harness.js';
 import { writeFieldHarness } from './fuzz/trt-fields.js';
 import { sh } from './helpers/cxx.js';
+import { CLANG_LIBFUZZER, testNeeding } from './helpers/optional-tools.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
 const project = loadProject({ opsDir });
 const work = path.join(root, 'build', 'fuzz');
 const runs = process.env.OPFORGE_FUZZ_RUNS ?? '30000';
-const hasClang = spawnSync('clang++', ['--version']).status === 0;
 
 for (const op of project.ops) {
-  test(`fuzz ${op.name} deserialize (${runs} runs, ASan+UBSan)`, () => {
-    assert.ok(hasClang, 'clang++ with libFuzzer is required (Debian: clang, libclang-rt-14-dev)');
+  testNeeding([CLANG_LIBFUZZER], `fuzz ${op.name} deserialize (${runs} runs, ASan+UBSan)`, () => {
     const dir = path.join(work, op.ident.snake);
     const { harness, seed } = writeHarnesses(op, dir);
     const inc = `-I${path.join(outDir, 'include')}`;
@@ -51,7 +51,7 @@ for (const op of project.ops) {
 const trtInclude = process.env.TENSORRT_INCLUDE_DIR;
 if (trtInclude) {
   for (const op of project.ops) {
-    test(`fuzz ${op.name} TensorRT creator fields (${runs} runs, ASan+UBSan)`, () => {
+    testNeeding([CLANG_LIBFUZZER], `fuzz ${op.name} TensorRT creator fields (${runs} runs, ASan+UBSan)`, () => {
       const dir = path.join(work, 'trt', op.ident.snake);
       const src = writeFieldHarness(op, dir);
       const bin = path.join(dir, 'fuzz_fields');

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
+import { NVCC, testNeeding } from './helpers/optional-tools.js';
 import * as assert from 'uvu/assert';
 import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
 import { loadProject } from '../generator/model/project.js';
@@ -302,7 +303,7 @@ test('small outputs share an untransferable pool and stay independent; raw calls
   assert.equal(Array.from(slots.subarray(raw.abi.outputBase, raw.abi.outputBase + 3)), [0, 1, 3]);
 });
 
-test('a CUDA-enabled build loads and runs on the CPU without a GPU', async () => {
+testNeeding([NVCC], 'a CUDA-enabled build loads and runs on the CPU without a GPU', async () => {
   const cudaBuild = path.join(root, 'build', 'node-test-cuda');
   await build({ root, buildDir: cudaBuild, cuda: true });
   const mod = await import(path.join(root, 'out', 'node', 'index.js'));

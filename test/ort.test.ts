@@ -5,10 +5,10 @@
 // libonnxruntime.so.1 through runtime/ort.ts session() and match independent references
 // (test/helpers/references.ts). Bad attributes, dtypes and shapes are ORT errors naming the op.
 
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
+import { NVCC, testNeeding } from './helpers/optional-tools.js';
 import * as assert from 'uvu/assert';
 import { ortEmitter, ortPaths } from '../generator/emit/ort/index.js';
 import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
@@ -108,33 +108,32 @@ test('every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the
   }
 });
 
-const hasNvcc = spawnSync('nvcc', ['--version']).status === 0;
-test('built WITH_CUDA (nvcc), the library also registers CUDA-EP kernels and still runs on a CPU-only ONNX Runtime', async () => {
-  if (!hasNvcc) {
-    console.log('  (nvcc not found: skipped)');
-    return;
-  }
-  const cudaLib = await buildOrtLibrary({
-    root,
-    buildDir: path.join(root, 'build', 'ort-test-cuda'),
-    cuda: { architectures: '80' },
-  });
-  assert.match(sh('nm', ['-D', '--undefined-only', cudaLib]), /cudaLaunchKernel|cudaGetLastError/);
-  for (const op of project.ops) {
-    const t = op.tests[0]!;
-    const { args, ins } = caseInputs(op, t);
-    const s = await session(
-      writeModel(`${op.ident.snake}_cuda_lib`, op, { binding: t.binding, attributes: t.attributes }),
-      { root, customOpLibraries: [cudaLib] },
-    );
-    const out = s.run(
-      Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : []))),
-    ) as unknown as Record<string, T>;
-    s.close();
-    const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
-    if (bad) assert.unreachable(bad);
-  }
-});
+testNeeding(
+  [NVCC],
+  'built WITH_CUDA (nvcc), the library also registers CUDA-EP kernels and still runs on a CPU-only ONNX Runtime',
+  async () => {
+    const cudaLib = await buildOrtLibrary({
+      root,
+      buildDir: path.join(root, 'build', 'ort-test-cuda'),
+      cuda: { architectures: '80' },
+    });
+    assert.match(sh('nm', ['-D', '--undefined-only', cudaLib]), /cudaLaunchKernel|cudaGetLastError/);
+    for (const op of project.ops) {
+      const t = op.tests[0]!;
+      const { args, ins } = caseInputs(op, t);
+      const s = await session(
+        writeModel(`${op.ident.snake}_cuda_lib`, op, { binding: t.binding, attributes: t.attributes }),
+        { root, customOpLibraries: [cudaLib] },
+      );
+      const out = s.run(
+        Object.fromEntries(op.inputs.flatMap((inp, k) => (args[k] ? [[inp.name, args[k] as unknown as Tensor]] : []))),
+      ) as unknown as Record<string, T>;
+      s.close();
+      const bad = mismatch(op, t, out, reference(op, ins, t.attributes));
+      if (bad) assert.unreachable(bad);
+    }
+  },
+);
 
 for (const op of project.ops) {
   test(`${op.name}: every spec test case, run by ONNX Runtime, matches the reference`, async () => {

@@ -5,9 +5,15 @@
 //
 //   node dist/test/run-suite.js [pattern]       (default: every *.test.js, test/unit/ included)
 //
-// The venv is .venv in the repo, made once (again when requirements-test.txt changes).
-// OPFORGE_PYTHON set: that Python runs the first leg and no venv is made. OPFORGE_TEST_LEGACY=0
-// skips the second leg; OPFORGE_TEST_LEGACY_PYTHON names its interpreter (default /usr/bin/python3).
+// The venv is .venv in the repo (OPFORGE_TEST_VENV: elsewhere), made once (again when
+// requirements-test.txt changes). OPFORGE_PYTHON set: that Python runs the first leg and no venv
+// is made. OPFORGE_TEST_LEGACY=0 skips the second leg; OPFORGE_TEST_LEGACY_PYTHON names its
+// interpreter (default /usr/bin/python3).
+//
+// What an optional tool adds is skipped where it is missing, saying so and how to install it: the
+// venv (a Python without venv/ensurepip), the second leg (no Debian torch), and the tests of
+// helpers/optional-tools.ts. OPFORGE_REQUIRE_TOOLS=1 (CI) makes them required: a venv that cannot
+// be made or a missing second leg fails the run before any test, and those tests fail.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,12 +21,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { testFileIgnoreArgs } from './helpers/compiled-tests.js';
+import { REQUIRE_TOOLS } from './helpers/optional-tools.js';
 import { root } from './helpers/paths.js';
+
+/** What the second leg needs (Debian 12): torch 1.13, onnx, and the headers the torch extension builds with. */
+const LEGACY_PACKAGES = 'python3-torch python3-onnx libtorch-dev pybind11-dev';
 
 /** Test files that run Python (torch, onnx, paddle, jax): the second leg runs these. */
 export const PYTHON_FILES = ['grad', 'opforge-test', 'specspace', 'user-ops'];
 
-const venv = path.join(root, '.venv');
+const venv = path.resolve(root, process.env.OPFORGE_TEST_VENV ?? '.venv');
 const requirements = path.join(root, 'requirements-test.txt');
 const stamp = path.join(venv, 'opforge-requirements.sha256');
 
@@ -43,7 +53,9 @@ function ensureVenv(): string | undefined {
     (p) => spawnSync(p, ['-c', 'import venv, ensurepip'], { stdio: 'ignore' }).status === 0,
   );
   if (!base) {
-    log('test: no python3 with venv and ensurepip: the Python side is not installed');
+    log(
+      `test: no python3 with venv and ensurepip (Debian: apt-get install python3-venv): the Python side is not installed`,
+    );
     return undefined;
   }
   const steps: [string, string[]][] = [
@@ -125,6 +137,8 @@ async function main(): Promise<number> {
   const ownCache = process.env.OPFORGE_CACHE_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), 'opforge-cache-'));
   if (ownCache) process.env.OPFORGE_CACHE_DIR = ownCache;
   const legs: Leg[] = [];
+  // What OPFORGE_REQUIRE_TOOLS=1 turns into a failed run, before any test runs.
+  const required: string[] = [];
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.OPFORGE_PYTHON;
   if (process.env.OPFORGE_PYTHON) {
@@ -149,6 +163,7 @@ async function main(): Promise<number> {
         pattern,
       });
     } else {
+      required.push(`the venv ${venv} could not be made (above: why, and what to install)`);
       legs.push({
         name: 'no Python side installed: torch, Paddle and JAX columns report themselves skipped',
         env: base,
@@ -170,9 +185,14 @@ async function main(): Promise<number> {
         pattern: pattern === '\\.test\\.js$' ? files : pattern,
       });
   } else if (process.env.OPFORGE_TEST_LEGACY !== '0') {
-    log(
-      `test: no second leg (no torch importable by ${legacy}; Debian: apt-get install python3-torch python3-onnx libtorch-dev)`,
-    );
+    const why = `no torch importable by ${legacy} (Debian: apt-get install ${LEGACY_PACKAGES})`;
+    log(`test: no second leg: ${why}`);
+    required.push(`the oldest-torch leg: ${why}`);
+  }
+  if (REQUIRE_TOOLS && required.length) {
+    log(`\ntest: OPFORGE_REQUIRE_TOOLS=1, and not everything is there:\n${required.map((r) => `  ${r}`).join('\n')}`);
+    if (ownCache) rmSync(ownCache, { recursive: true, force: true });
+    return 1;
   }
   let passed = 0,
     skipped = 0,

@@ -1,5 +1,5 @@
 // `opforge new`: the spec validates, gen works, and the kernel stubs compile against the
-// generated contract (g++ -Werror; nvcc when present).
+// generated contract (g++ -Werror; nvcc, an optional tool, when installed).
 
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,13 +8,18 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { NVCC, testNeeding } from './helpers/optional-tools.js';
 import { root } from './helpers/paths.js';
 import { toSnake } from '../generator/model/names.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 
+/** The project the first test scaffolds (its CUDA stub is compiled by the next). */
+let scaffolded = '';
+
 test('opforge new writes a valid spec and stubs that compile', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-new-'));
+  scaffolded = dir;
   mkdirSync(path.join(dir, 'schema'));
   cpSync(path.join(root, 'schema', 'op.schema.json'), path.join(dir, 'schema', 'op.schema.json'));
   const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: 'utf8' });
@@ -29,17 +34,19 @@ test('opforge new writes a valid spec and stubs that compile', () => {
   assert.is(g.status, 0, g.stderr);
   const inc = `-I${path.join(dir, 'out', 'include')}`;
   sh('g++', [...CXXFLAGS, inc, '-c', path.join(dir, 'ops', 'kernels', 'my_scale_op.cpp'), '-o', path.join(dir, 'k.o')]);
-  if (spawnSync('nvcc', ['--version']).status === 0) {
-    sh('nvcc', [
-      '-std=c++17',
-      inc,
-      '-Xcompiler=-Wall,-Wextra,-Werror',
-      '-c',
-      path.join(dir, 'ops', 'kernels', 'my_scale_op.cu'),
-      '-o',
-      path.join(dir, 'k_cu.o'),
-    ]);
-  }
+});
+
+testNeeding([NVCC], "opforge new's CUDA kernel stub compiles with nvcc (-Werror)", () => {
+  assert.ok(scaffolded, 'the scaffold test ran first');
+  sh('nvcc', [
+    '-std=c++17',
+    `-I${path.join(scaffolded, 'out', 'include')}`,
+    '-Xcompiler=-Wall,-Wextra,-Werror',
+    '-c',
+    path.join(scaffolded, 'ops', 'kernels', 'my_scale_op.cu'),
+    '-o',
+    path.join(scaffolded, 'k_cu.o'),
+  ]);
 });
 
 test('names with digits: Conv3DTranspose is conv3d_transpose in every generated name, and its stub compiles', () => {

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { DTYPES, DTYPE_INFO } from '../generator/model/type-table.js';
 import { differentiableUnder, dtypeUnder } from '../generator/model/ir-helpers.js';
 import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
+import { NVCC } from './helpers/optional-tools.js';
 import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
@@ -361,10 +362,7 @@ firstLegTest('a wrong kernel is caught, naming the op, case and output', async (
   assert.match(failures[0]!.message, /output \w+\[\d+\] = .*, expected/);
 });
 
-firstLegTest('every CUDA kernel compiles with nvcc (-Werror)', () => {
-  assert.is(spawnSync('nvcc', ['--version']).status, 0, 'nvcc is required (compile only)');
-  clean(compileCuda(project));
-});
+firstLegTest('every CUDA kernel compiles with nvcc (-Werror)', () => clean(compileCuda(project)), [NVCC]);
 
 // TensorRT's headers are not installable here: with TENSORRT_INCLUDE_DIR (':'-separated for
 // several versions, see docs/tensorrt.md) every generated plugin unit is compiled -Werror.

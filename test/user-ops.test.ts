@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixtures, root } from './helpers/paths.js';
+import { NVCC } from './helpers/optional-tools.js';
 import { firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import {
   compileCuda,
@@ -70,6 +71,6 @@ testWith(
     );
   },
 );
-firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)));
+firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)), [NVCC]);
 
 test.run();

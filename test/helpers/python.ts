@@ -1,8 +1,11 @@
 // The Python the tests run, found as opforge finds it (runtime/python-env.ts): $OPFORGE_PYTHON,
 // else the active venv (npm test activates .venv, holding requirements-test.txt), else python3.
 import { spawnSync } from 'node:child_process';
-import { test } from 'uvu';
+import type { test } from 'uvu';
 import { findPython } from '../../runtime/python-env.js';
+import { type OptionalTool, testNeeding, testUnless } from './optional-tools.js';
+
+export { testUnless };
 
 export const PYTHON = findPython().python;
 
@@ -60,21 +63,14 @@ export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
 /**
  * `test`, except in the oldest-torch leg: for tests of the Python-side files that do not depend
  * on torch (a Node-only check, nvcc), which the first leg has already run on the same code.
+ * `tools`: the optional system tools it needs (optional-tools.ts: skipped, or failed under
+ * OPFORGE_REQUIRE_TOOLS=1, without them).
  */
-export function firstLegTest(name: string, fn: Parameters<typeof test>[1]): void {
-  testUnless(
-    OLDEST_TORCH_LEG ? 'in the oldest-torch leg: it does not use torch, and the first leg ran it' : undefined,
+export function firstLegTest(name: string, fn: Parameters<typeof test>[1], tools: readonly OptionalTool[] = []): void {
+  testNeeding(
+    tools,
     name,
     fn,
+    OLDEST_TORCH_LEG ? 'in the oldest-torch leg: it does not use torch, and the first leg ran it' : undefined,
   );
-}
-
-/** `test`, or, given a reason, a skipped test that says why. */
-export function testUnless(reason: string | undefined, name: string, fn: Parameters<typeof test>[1]): void {
-  if (reason === undefined) {
-    test(name, fn);
-    return;
-  }
-  process.stdout.write(`skipped (${reason}): ${name}\n`);
-  test.skip(name, fn);
 }
