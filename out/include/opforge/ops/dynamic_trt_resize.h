@@ -3,31 +3,46 @@
 // Bicubic resize whose output size comes from a second tensor.
 #pragma once
 
-#include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "opforge/core.h"
-#include "opforge/serialize.h"
+#include "opforge/op_core.h"
 
 namespace opforge {
 namespace ops {
 namespace dynamic_trt_resize {
 
-constexpr const char* kName = "DynamicTRTResize";
-constexpr const char* kDomain = "custom";
-constexpr int32_t kVersion = 1;
-constexpr uint32_t kHash = 0xcc36221fu;  // fnv1a("custom::DynamicTRTResize")
-constexpr int kNumInputs = 2;
-constexpr int kNumOutputs = 1;
-constexpr const char* kInputNames[kNumInputs] = {"input", "size_tensor"};
-constexpr const char* kOutputNames[kNumOutputs] = {"output"};
-constexpr bool kInputOptional[kNumInputs] = {false, false};
-constexpr bool kInputShapeOnly[kNumInputs] = {false, true};
-constexpr int kNumBindings = 3;  // dtype combinations of the type variables
+inline constexpr const char* kName = "DynamicTRTResize";
+inline constexpr const char* kDomain = "custom";
+inline constexpr int32_t kVersion = 1;
+inline constexpr uint32_t kHash = 0xcc36221fu;  // fnv1a('custom::DynamicTRTResize')
+inline constexpr int kNumInputs = 2;
+inline constexpr int kNumOutputs = 1;
+inline constexpr int kNumBindings = 3;  // dtype combinations
+inline constexpr const char* kInputNames[kNumInputs] = {"input", "size_tensor"};
+inline constexpr const char* kOutputNames[kNumOutputs] = {"output"};
+inline constexpr bool kInputOptional[kNumInputs] = {false, false};
+inline constexpr bool kInputShapeOnly[kNumInputs] = {false, true};
+inline constexpr int32_t kInputRank[kNumInputs] = {4, 4};  // -1: any
+inline constexpr int kInputLike[kNumInputs] = {-1, -1};  // shaped like; -1: no
+inline constexpr int kOutputLike[kNumOutputs] = {-1};  // shaped like; -1: computed
+inline constexpr int kPortVar[kNumInputs + kNumOutputs] = {0, 0, 0};  // type variable; -1: fixed dtype
+inline constexpr DType kPortDtype[kNumInputs + kNumOutputs] = {DType::kFloat32, DType::kFloat32, DType::kFloat32};  // the fixed dtype
+inline constexpr TypeVarInfo kTypeVars[1] = {
+    {"T", 0, 3, {DType::kFloat32, DType::kFloat16, DType::kFloat64}},  // T: float32, float16, float64
+};
+inline constexpr const char* kBindingNames[kNumBindings] = {"f32", "f16", "f64"};
+inline constexpr DType kBindingDtypes[kNumBindings * (kNumInputs + kNumOutputs)] = {
+    DType::kFloat32, DType::kFloat32, DType::kFloat32,  // f32
+    DType::kFloat16, DType::kFloat16, DType::kFloat16,  // f16
+    DType::kFloat64, DType::kFloat64, DType::kFloat64,  // f64
+};
+inline constexpr AttrInfo kAttributes[1] = {{"align_corners", AttrType::kBool, false}};
+inline constexpr OpInfo kInfo = {
+    kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 1, 1,
+    kInputNames, kOutputNames, kInputOptional, kInputShapeOnly, kInputRank, kInputLike, kOutputLike, kPortVar,
+    kPortDtype, kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {
@@ -35,86 +50,7 @@ struct Attrs {
 };
 
 /** No extra state: everything the kernel needs is in Attrs and the shapes. */
-struct State {
-};
-
-/** Checks attribute values against the spec's enums and ranges. */
-inline Status validate(const Attrs& /*attrs*/) {
-  return Status::Ok();
-}
-
-/** Bytes serialize() writes: header plus every attribute and state field. */
-inline size_t serializedSize(const Attrs& attrs, const State& /*state*/) {
-  return serial::kHeaderSize + serial::sizeOf(attrs.align_corners);
-}
-
-/** Writes exactly serializedSize() bytes to buffer. */
-inline void serialize(const Attrs& attrs, const State& /*state*/, void* buffer) {
-  uint8_t* body = static_cast<uint8_t*>(buffer) + serial::kHeaderSize;
-  serial::Writer w(body);
-  w.field(attrs.align_corners);
-  const auto size = static_cast<uint32_t>(w.position() - body);
-  serial::Writer header(buffer);
-  serial::writeHeader(header, static_cast<uint16_t>(kVersion), kHash, size, serial::fnv1a(body, size));
-}
-
-/** Reads what serialize() wrote; a truncated, oversized or corrupted buffer is an error, never an overread. */
-inline Status deserialize(const void* data, size_t size, Attrs* attrs, State* state) {
-  serial::Reader r(nullptr, 0);
-  OPFORGE_RETURN_IF_ERROR(serial::readHeader(data, size, static_cast<uint16_t>(kVersion), kHash, kName, r));
-  Attrs a;
-  State s;
-  r.field(a.align_corners, "align_corners");
-  if (!r.ok()) return Status::Error(std::string(kName) + ": " + r.error());
-  if (r.remaining() != 0) return Status::Error(std::string(kName) + ": " + std::to_string(r.remaining()) + " unexpected bytes after the last field");
-  OPFORGE_RETURN_IF_ERROR(validate(a));
-  *attrs = std::move(a);
-  *state = std::move(s);
-  return Status::Ok();
-}
-
-/**
- * Checks input dtypes against the type constraints and infers output dtypes.
- * binding: index of the type-variable assignment (the kernel overload to call).
- */
-inline Status inferTypes(const DType* inputs, const bool* /*present*/, DType* outputs, int* binding) {
-  DType var0 = DType::kFloat32;  // T
-  var0 = inputs[0];
-  if (!(var0 == DType::kFloat32 || var0 == DType::kFloat16 || var0 == DType::kFloat64)) return Status::Error(std::string(kName) + ": input input has dtype " + dtypeName(var0) + "; T allows float32, float16, float64");
-  if (inputs[0] != var0) return Status::Error(std::string(kName) + ": input input has dtype " + dtypeName(inputs[0]) + ", expected " + dtypeName(var0));
-  if (inputs[1] != var0) return Status::Error(std::string(kName) + ": input size_tensor has dtype " + dtypeName(inputs[1]) + ", expected " + dtypeName(var0));
-  outputs[0] = var0;
-  *binding = (var0 == DType::kFloat32 ? 0 : var0 == DType::kFloat16 ? 1 : var0 == DType::kFloat64 ? 2 : 0);
-  return Status::Ok();
-}
-
-/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
-inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* /*present*/) {
-  if (inputs[0].rank != 4) return Status::Error(std::string(kName) + ": input input must have rank 4, got " + std::to_string(inputs[0].rank));
-  for (int d = 0; d < inputs[0].rank; ++d) if (inputs[0].dims[d] < 0) return Status::Error(std::string(kName) + ": input input has a negative dim");
-  if (inputs[1].rank != 4) return Status::Error(std::string(kName) + ": input size_tensor must have rank 4, got " + std::to_string(inputs[1].rank));
-  for (int d = 0; d < inputs[1].rank; ++d) if (inputs[1].dims[d] < 0) return Status::Error(std::string(kName) + ": input size_tensor has a negative dim");
-  return Status::Ok();
-}
-
-/** Output shapes from the spec's shape expressions. Call after checkShapes(). */
-inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, Shape* outputs) {
-  outputs[0].rank = 4;
-  outputs[0].dims[0] = inputs[0].dims[0];  // input[0]
-  outputs[0].dims[1] = inputs[0].dims[1];  // input[1]
-  outputs[0].dims[2] = inputs[1].dims[2];  // size_tensor[2]
-  outputs[0].dims[3] = inputs[1].dims[3];  // size_tensor[3]
-  for (int d = 0; d < outputs[0].rank; ++d) if (outputs[0].dims[d] < 0) return Status::Error(std::string(kName) + ": output output would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[0].dims[d]) + ")");
-  return Status::Ok();
-}
-
-/** Scratch bytes the kernel needs for these input shapes. */
-inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, size_t* bytes) {
-  const int64_t n = int64_t{0};
-  if (n < 0) return Status::Error(std::string(kName) + ": negative workspace size " + std::to_string(n));
-  *bytes = static_cast<size_t>(n);
-  return Status::Ok();
-}
+struct State {};
 
 // ---- Kernel contract ------------------------------------------------------------
 // The kernel files named by the spec define these functions, one overload per dtype
@@ -135,116 +71,65 @@ Status cuda(const Attrs& attrs, const State& state, const Io<float>& io, const C
 Status cuda(const Attrs& attrs, const State& state, const Io<opforge::float16>& io, const CudaContext& ctx);
 Status cuda(const Attrs& attrs, const State& state, const Io<double>& io, const CudaContext& ctx);
 
-/** Types raw tensors by dtype and calls the CPU kernel. Checks dtypes; shapes must have been checked. */
-inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CpuContext& ctx) {
-  DType inDtypes[kNumInputs] = {};
-  bool present[kNumInputs] = {};
-  for (int i = 0; i < kNumInputs; ++i) {
-    inDtypes[i] = inputs[i].dtype;
-    present[i] = inputs[i].present;
-    if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
-  }
-  DType outDtypes[kNumOutputs] = {};
-  int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
-  for (int o = 0; o < kNumOutputs; ++o) {
-    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(kName) + ": output " + kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
-  }
-  switch (binding) {
-    case 0: {
-      Io<float> io;
-      io.input = view<const float>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<float>(outputs[0]);
-      return cpu(attrs, state, io, ctx);
-    }
-    case 1: {
-      Io<opforge::float16> io;
-      io.input = view<const opforge::float16>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<opforge::float16>(outputs[0]);
-      return cpu(attrs, state, io, ctx);
-    }
-    case 2: {
-      Io<double> io;
-      io.input = view<const double>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<double>(outputs[0]);
-      return cpu(attrs, state, io, ctx);
-    }
-    default:
-      return Status::Error(std::string(kName) + ": no kernel for these dtypes");
-  }
-}
-
-/** Types raw tensors by dtype and calls the CUDA kernel. Checks dtypes; shapes must have been checked. */
-inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CudaContext& ctx) {
-  DType inDtypes[kNumInputs] = {};
-  bool present[kNumInputs] = {};
-  for (int i = 0; i < kNumInputs; ++i) {
-    inDtypes[i] = inputs[i].dtype;
-    present[i] = inputs[i].present;
-    if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
-  }
-  DType outDtypes[kNumOutputs] = {};
-  int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
-  for (int o = 0; o < kNumOutputs; ++o) {
-    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(kName) + ": output " + kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
-  }
-  switch (binding) {
-    case 0: {
-      Io<float> io;
-      io.input = view<const float>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<float>(outputs[0]);
-      return cuda(attrs, state, io, ctx);
-    }
-    case 1: {
-      Io<opforge::float16> io;
-      io.input = view<const opforge::float16>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<opforge::float16>(outputs[0]);
-      return cuda(attrs, state, io, ctx);
-    }
-    case 2: {
-      Io<double> io;
-      io.input = view<const double>(inputs[0]);
-      io.size_tensor = inputs[1].shape;
-      io.output = view<double>(outputs[0]);
-      return cuda(attrs, state, io, ctx);
-    }
-    default:
-      return Status::Error(std::string(kName) + ": no kernel for these dtypes");
-  }
-}
-
 /** This op core as a type: what every backend adapter is instantiated with. */
-struct Core {
-  using Attrs = ::opforge::ops::dynamic_trt_resize::Attrs;
-  using State = ::opforge::ops::dynamic_trt_resize::State;
-  static constexpr const char* kName = ::opforge::ops::dynamic_trt_resize::kName;
-  static constexpr const char* kDomain = ::opforge::ops::dynamic_trt_resize::kDomain;
-  static constexpr int32_t kVersion = ::opforge::ops::dynamic_trt_resize::kVersion;
-  static constexpr int kNumInputs = ::opforge::ops::dynamic_trt_resize::kNumInputs;
-  static constexpr int kNumOutputs = ::opforge::ops::dynamic_trt_resize::kNumOutputs;
-  static constexpr int kNumBindings = ::opforge::ops::dynamic_trt_resize::kNumBindings;
-  static constexpr const char* const* kInputNames = ::opforge::ops::dynamic_trt_resize::kInputNames;
-  static constexpr const char* const* kOutputNames = ::opforge::ops::dynamic_trt_resize::kOutputNames;
-  static constexpr const bool* kInputOptional = ::opforge::ops::dynamic_trt_resize::kInputOptional;
-  static constexpr bool kHasConfigure = false;
-  static constexpr bool kHasCuda = true;
-  static Status validate(const Attrs& a) { return ::opforge::ops::dynamic_trt_resize::validate(a); }
-  static size_t serializedSize(const Attrs& a, const State& s) { return ::opforge::ops::dynamic_trt_resize::serializedSize(a, s); }
-  static void serialize(const Attrs& a, const State& s, void* buffer) { ::opforge::ops::dynamic_trt_resize::serialize(a, s, buffer); }
-  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return ::opforge::ops::dynamic_trt_resize::deserialize(data, size, a, s); }
-  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::dynamic_trt_resize::inferTypes(in, present, out, binding); }
-  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::dynamic_trt_resize::checkShapes(a, in, present); }
-  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::dynamic_trt_resize::inferShapes(a, in, out); }
-  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::dynamic_trt_resize::workspaceSize(a, in, bytes); }
-  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::dynamic_trt_resize::runCpu(a, s, in, out, c); }
-  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::dynamic_trt_resize::runCuda(a, s, in, out, c); }
-};
+struct Core : CoreOf<kInfo, Attrs, State> {};
+
+/** Checks attribute values against the spec's enums and ranges. */
+inline Status validate(const Attrs& /*attrs*/) {
+  return Status::Ok();
+}
+
+/** Attributes, then state: the fields serialize() writes and deserialize() reads, in order. */
+template <class A, class S, class F>
+void visitFields(A& attrs, S& /*state*/, F&& f) {
+  f(attrs.align_corners, "align_corners");
+}
+/** Serialization and type inference: the templates of opforge/op_core.h over this op. */
+inline size_t serializedSize(const Attrs& a, const State& s) { return serializedSizeOf<Core>(a, s); }
+inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }
+inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }
+inline Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<kInfo>(in, present, out, binding); }
+
+/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
+inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present) {
+  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(0, kNumInputs, inputs, present));
+  return Status::Ok();
+}
+
+/** Output shapes from the spec's shape expressions. Call after checkShapes(). */
+inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, Shape* outputs) {
+  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, 0, {inputs[0].dims[0], inputs[0].dims[1], inputs[1].dims[2], inputs[1].dims[3]}));  // input[0], input[1], size_tensor[2], size_tensor[3]
+  return Status::Ok();
+}
+
+/** Scratch bytes the kernel needs for these input shapes. */
+inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, size_t* bytes) {
+  const int64_t n = int64_t{0};
+  return workspaceBytes(kName, n, bytes);
+}
+
+/** Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload. */
+template <class Fn>
+Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {
+  int binding = -1;
+  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(in, out, &binding));
+  switch (binding) {
+    case 0: return fn(Io<float>{view<const float>(in[0]), in[1].shape, view<float>(out[0])});
+    case 1: return fn(Io<opforge::float16>{view<const opforge::float16>(in[0]), in[1].shape, view<opforge::float16>(out[0])});
+    case 2: return fn(Io<double>{view<const double>(in[0]), in[1].shape, view<double>(out[0])});
+    default: return noKernel<Core>();
+  }
+}
+
+/** Types raw tensors by dtype and calls the CPU kernel. */
+inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CpuContext& ctx) {
+  return withIo(in, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
+}
+
+/** Types raw tensors by dtype and calls the CUDA kernel. */
+inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {
+  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
+}
 
 }  // namespace dynamic_trt_resize
 }  // namespace ops

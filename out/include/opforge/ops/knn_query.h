@@ -3,31 +3,49 @@
 // k nearest neighbours within each batch of a packed point cloud.
 #pragma once
 
-#include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "opforge/core.h"
-#include "opforge/serialize.h"
+#include "opforge/op_core.h"
 
 namespace opforge {
 namespace ops {
 namespace knn_query {
 
-constexpr const char* kName = "KNNQuery";
-constexpr const char* kDomain = "custom";
-constexpr int32_t kVersion = 1;
-constexpr uint32_t kHash = 0xff170ea1u;  // fnv1a("custom::KNNQuery")
-constexpr int kNumInputs = 4;
-constexpr int kNumOutputs = 2;
-constexpr const char* kInputNames[kNumInputs] = {"xyz", "offset", "new_xyz", "new_offset"};
-constexpr const char* kOutputNames[kNumOutputs] = {"idx", "dist2"};
-constexpr bool kInputOptional[kNumInputs] = {false, false, false, false};
-constexpr bool kInputShapeOnly[kNumInputs] = {false, false, false, false};
-constexpr int kNumBindings = 1;  // dtype combinations of the type variables
+inline constexpr const char* kName = "KNNQuery";
+inline constexpr const char* kDomain = "custom";
+inline constexpr int32_t kVersion = 1;
+inline constexpr uint32_t kHash = 0xff170ea1u;  // fnv1a('custom::KNNQuery')
+inline constexpr int kNumInputs = 4;
+inline constexpr int kNumOutputs = 2;
+inline constexpr int kNumBindings = 1;  // dtype combinations
+inline constexpr const char* kInputNames[kNumInputs] = {"xyz", "offset", "new_xyz", "new_offset"};
+inline constexpr const char* kOutputNames[kNumOutputs] = {"idx", "dist2"};
+inline constexpr bool kInputOptional[kNumInputs] = {false, false, false, false};
+inline constexpr bool kInputShapeOnly[kNumInputs] = {false, false, false, false};
+inline constexpr int32_t kInputRank[kNumInputs] = {2, 1, 2, 1};  // -1: any
+inline constexpr int kInputLike[kNumInputs] = {-1, -1, -1, 1};  // shaped like; -1: no
+inline constexpr int kOutputLike[kNumOutputs] = {-1, -1};  // shaped like; -1: computed
+inline constexpr int kPortVar[kNumInputs + kNumOutputs] = {-1, -1, -1, -1, -1, -1};  // type variable; -1: fixed dtype
+inline constexpr DType kPortDtype[kNumInputs + kNumOutputs] = {
+    DType::kFloat32,
+    DType::kInt32,
+    DType::kFloat32,
+    DType::kInt32,
+    DType::kInt32,
+    DType::kFloat32,
+};  // the fixed dtype
+inline constexpr TypeVarInfo kTypeVars[1] = {};  // empty
+inline constexpr const char* kBindingNames[kNumBindings] = {""};
+inline constexpr DType kBindingDtypes[kNumBindings * (kNumInputs + kNumOutputs)] = {
+    DType::kFloat32, DType::kInt32, DType::kFloat32, DType::kInt32, DType::kInt32, DType::kFloat32,  // fixed dtypes
+};
+inline constexpr AttrInfo kAttributes[1] = {{"nsample", AttrType::kInt, true}};
+inline constexpr OpInfo kInfo = {
+    kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 0, 1,
+    kInputNames, kOutputNames, kInputOptional, kInputShapeOnly, kInputRank, kInputLike, kOutputLike, kPortVar,
+    kPortDtype, kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {
@@ -35,96 +53,7 @@ struct Attrs {
 };
 
 /** No extra state: everything the kernel needs is in Attrs and the shapes. */
-struct State {
-};
-
-/** Checks attribute values against the spec's enums and ranges. */
-inline Status validate(const Attrs& attrs) {
-  if (!(attrs.nsample >= 1LL) || !(attrs.nsample <= 1024LL)) return Status::Error(std::string(kName) + ": attribute nsample must be >= 1 and <= 1024, got " + std::to_string(attrs.nsample));
-  return Status::Ok();
-}
-
-/** Bytes serialize() writes: header plus every attribute and state field. */
-inline size_t serializedSize(const Attrs& attrs, const State& /*state*/) {
-  return serial::kHeaderSize + serial::sizeOf(attrs.nsample);
-}
-
-/** Writes exactly serializedSize() bytes to buffer. */
-inline void serialize(const Attrs& attrs, const State& /*state*/, void* buffer) {
-  uint8_t* body = static_cast<uint8_t*>(buffer) + serial::kHeaderSize;
-  serial::Writer w(body);
-  w.field(attrs.nsample);
-  const auto size = static_cast<uint32_t>(w.position() - body);
-  serial::Writer header(buffer);
-  serial::writeHeader(header, static_cast<uint16_t>(kVersion), kHash, size, serial::fnv1a(body, size));
-}
-
-/** Reads what serialize() wrote; a truncated, oversized or corrupted buffer is an error, never an overread. */
-inline Status deserialize(const void* data, size_t size, Attrs* attrs, State* state) {
-  serial::Reader r(nullptr, 0);
-  OPFORGE_RETURN_IF_ERROR(serial::readHeader(data, size, static_cast<uint16_t>(kVersion), kHash, kName, r));
-  Attrs a;
-  State s;
-  r.field(a.nsample, "nsample");
-  if (!r.ok()) return Status::Error(std::string(kName) + ": " + r.error());
-  if (r.remaining() != 0) return Status::Error(std::string(kName) + ": " + std::to_string(r.remaining()) + " unexpected bytes after the last field");
-  OPFORGE_RETURN_IF_ERROR(validate(a));
-  *attrs = std::move(a);
-  *state = std::move(s);
-  return Status::Ok();
-}
-
-/**
- * Checks input dtypes against the type constraints and infers output dtypes.
- * binding: index of the type-variable assignment (the kernel overload to call).
- */
-inline Status inferTypes(const DType* inputs, const bool* /*present*/, DType* outputs, int* binding) {
-  if (inputs[0] != DType::kFloat32) return Status::Error(std::string(kName) + ": input xyz has dtype " + dtypeName(inputs[0]) + ", expected " + "float32");
-  if (inputs[1] != DType::kInt32) return Status::Error(std::string(kName) + ": input offset has dtype " + dtypeName(inputs[1]) + ", expected " + "int32");
-  if (inputs[2] != DType::kFloat32) return Status::Error(std::string(kName) + ": input new_xyz has dtype " + dtypeName(inputs[2]) + ", expected " + "float32");
-  if (inputs[3] != DType::kInt32) return Status::Error(std::string(kName) + ": input new_offset has dtype " + dtypeName(inputs[3]) + ", expected " + "int32");
-  outputs[0] = DType::kInt32;
-  outputs[1] = DType::kFloat32;
-  *binding = 0;
-  return Status::Ok();
-}
-
-/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
-inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* /*present*/) {
-  if (inputs[0].rank != 2) return Status::Error(std::string(kName) + ": input xyz must have rank 2, got " + std::to_string(inputs[0].rank));
-  for (int d = 0; d < inputs[0].rank; ++d) if (inputs[0].dims[d] < 0) return Status::Error(std::string(kName) + ": input xyz has a negative dim");
-  if (inputs[0].dims[1] != int64_t{3}) return Status::Error(std::string(kName) + ": dim 1 of input xyz must equal 3, got " + std::to_string(inputs[0].dims[1]));
-  if (inputs[1].rank != 1) return Status::Error(std::string(kName) + ": input offset must have rank 1, got " + std::to_string(inputs[1].rank));
-  for (int d = 0; d < inputs[1].rank; ++d) if (inputs[1].dims[d] < 0) return Status::Error(std::string(kName) + ": input offset has a negative dim");
-  if (inputs[2].rank != 2) return Status::Error(std::string(kName) + ": input new_xyz must have rank 2, got " + std::to_string(inputs[2].rank));
-  for (int d = 0; d < inputs[2].rank; ++d) if (inputs[2].dims[d] < 0) return Status::Error(std::string(kName) + ": input new_xyz has a negative dim");
-  if (inputs[2].dims[1] != int64_t{3}) return Status::Error(std::string(kName) + ": dim 1 of input new_xyz must equal 3, got " + std::to_string(inputs[2].dims[1]));
-  if (inputs[3].rank != 1) return Status::Error(std::string(kName) + ": input new_offset must have rank 1, got " + std::to_string(inputs[3].rank));
-  for (int d = 0; d < inputs[3].rank; ++d) if (inputs[3].dims[d] < 0) return Status::Error(std::string(kName) + ": input new_offset has a negative dim");
-  if (inputs[3] != inputs[1]) return Status::Error(std::string(kName) + ": input new_offset must have the shape of offset " + inputs[1].str() + ", got " + inputs[3].str());
-  return Status::Ok();
-}
-
-/** Output shapes from the spec's shape expressions. Call after checkShapes(). */
-inline Status inferShapes(const Attrs& attrs, const Shape* inputs, Shape* outputs) {
-  outputs[0].rank = 2;
-  outputs[0].dims[0] = inputs[2].dims[0];  // new_xyz[0]
-  outputs[0].dims[1] = static_cast<int64_t>(attrs.nsample);  // nsample
-  for (int d = 0; d < outputs[0].rank; ++d) if (outputs[0].dims[d] < 0) return Status::Error(std::string(kName) + ": output idx would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[0].dims[d]) + ")");
-  outputs[1].rank = 2;
-  outputs[1].dims[0] = inputs[2].dims[0];  // new_xyz[0]
-  outputs[1].dims[1] = static_cast<int64_t>(attrs.nsample);  // nsample
-  for (int d = 0; d < outputs[1].rank; ++d) if (outputs[1].dims[d] < 0) return Status::Error(std::string(kName) + ": output dist2 would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[1].dims[d]) + ")");
-  return Status::Ok();
-}
-
-/** Scratch bytes the kernel needs for these input shapes. */
-inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, size_t* bytes) {
-  const int64_t n = int64_t{0};
-  if (n < 0) return Status::Error(std::string(kName) + ": negative workspace size " + std::to_string(n));
-  *bytes = static_cast<size_t>(n);
-  return Status::Ok();
-}
+struct State {};
 
 // ---- Kernel contract ------------------------------------------------------------
 // The kernel files named by the spec define these functions, one overload per dtype
@@ -143,94 +72,69 @@ Status cpu(const Attrs& attrs, const State& state, const Io& io, const CpuContex
 // CUDA kernel, in ops/kernels/knn_query.cu: launch on ctx.stream, return without synchronizing
 Status cuda(const Attrs& attrs, const State& state, const Io& io, const CudaContext& ctx);
 
-/** Types raw tensors by dtype and calls the CPU kernel. Checks dtypes; shapes must have been checked. */
-inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CpuContext& ctx) {
-  DType inDtypes[kNumInputs] = {};
-  bool present[kNumInputs] = {};
-  for (int i = 0; i < kNumInputs; ++i) {
-    inDtypes[i] = inputs[i].dtype;
-    present[i] = inputs[i].present;
-    if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
-  }
-  DType outDtypes[kNumOutputs] = {};
-  int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
-  for (int o = 0; o < kNumOutputs; ++o) {
-    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(kName) + ": output " + kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
-  }
-  switch (binding) {
-    case 0: {
-      Io io;
-      io.xyz = view<const float>(inputs[0]);
-      io.offset = view<const int32_t>(inputs[1]);
-      io.new_xyz = view<const float>(inputs[2]);
-      io.new_offset = view<const int32_t>(inputs[3]);
-      io.idx = view<int32_t>(outputs[0]);
-      io.dist2 = view<float>(outputs[1]);
-      return cpu(attrs, state, io, ctx);
-    }
-    default:
-      return Status::Error(std::string(kName) + ": no kernel for these dtypes");
-  }
-}
-
-/** Types raw tensors by dtype and calls the CUDA kernel. Checks dtypes; shapes must have been checked. */
-inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const CudaContext& ctx) {
-  DType inDtypes[kNumInputs] = {};
-  bool present[kNumInputs] = {};
-  for (int i = 0; i < kNumInputs; ++i) {
-    inDtypes[i] = inputs[i].dtype;
-    present[i] = inputs[i].present;
-    if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");
-  }
-  DType outDtypes[kNumOutputs] = {};
-  int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));
-  for (int o = 0; o < kNumOutputs; ++o) {
-    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(kName) + ": output " + kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
-  }
-  switch (binding) {
-    case 0: {
-      Io io;
-      io.xyz = view<const float>(inputs[0]);
-      io.offset = view<const int32_t>(inputs[1]);
-      io.new_xyz = view<const float>(inputs[2]);
-      io.new_offset = view<const int32_t>(inputs[3]);
-      io.idx = view<int32_t>(outputs[0]);
-      io.dist2 = view<float>(outputs[1]);
-      return cuda(attrs, state, io, ctx);
-    }
-    default:
-      return Status::Error(std::string(kName) + ": no kernel for these dtypes");
-  }
-}
-
 /** This op core as a type: what every backend adapter is instantiated with. */
-struct Core {
-  using Attrs = ::opforge::ops::knn_query::Attrs;
-  using State = ::opforge::ops::knn_query::State;
-  static constexpr const char* kName = ::opforge::ops::knn_query::kName;
-  static constexpr const char* kDomain = ::opforge::ops::knn_query::kDomain;
-  static constexpr int32_t kVersion = ::opforge::ops::knn_query::kVersion;
-  static constexpr int kNumInputs = ::opforge::ops::knn_query::kNumInputs;
-  static constexpr int kNumOutputs = ::opforge::ops::knn_query::kNumOutputs;
-  static constexpr int kNumBindings = ::opforge::ops::knn_query::kNumBindings;
-  static constexpr const char* const* kInputNames = ::opforge::ops::knn_query::kInputNames;
-  static constexpr const char* const* kOutputNames = ::opforge::ops::knn_query::kOutputNames;
-  static constexpr const bool* kInputOptional = ::opforge::ops::knn_query::kInputOptional;
-  static constexpr bool kHasConfigure = false;
-  static constexpr bool kHasCuda = true;
-  static Status validate(const Attrs& a) { return ::opforge::ops::knn_query::validate(a); }
-  static size_t serializedSize(const Attrs& a, const State& s) { return ::opforge::ops::knn_query::serializedSize(a, s); }
-  static void serialize(const Attrs& a, const State& s, void* buffer) { ::opforge::ops::knn_query::serialize(a, s, buffer); }
-  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return ::opforge::ops::knn_query::deserialize(data, size, a, s); }
-  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ::opforge::ops::knn_query::inferTypes(in, present, out, binding); }
-  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ::opforge::ops::knn_query::checkShapes(a, in, present); }
-  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ::opforge::ops::knn_query::inferShapes(a, in, out); }
-  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ::opforge::ops::knn_query::workspaceSize(a, in, bytes); }
-  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ::opforge::ops::knn_query::runCpu(a, s, in, out, c); }
-  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ::opforge::ops::knn_query::runCuda(a, s, in, out, c); }
-};
+struct Core : CoreOf<kInfo, Attrs, State> {};
+
+/** Checks attribute values against the spec's enums and ranges. */
+inline Status validate(const Attrs& attrs) {
+  if (!(attrs.nsample >= 1LL) || !(attrs.nsample <= 1024LL)) return failGot(kName, ": attribute nsample must be >= 1 and <= 1024, got ", attrs.nsample);
+  return Status::Ok();
+}
+
+/** Attributes, then state: the fields serialize() writes and deserialize() reads, in order. */
+template <class A, class S, class F>
+void visitFields(A& attrs, S& /*state*/, F&& f) {
+  f(attrs.nsample, "nsample");
+}
+/** Serialization and type inference: the templates of opforge/op_core.h over this op. */
+inline size_t serializedSize(const Attrs& a, const State& s) { return serializedSizeOf<Core>(a, s); }
+inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }
+inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }
+inline Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<kInfo>(in, present, out, binding); }
+
+/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
+inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present) {
+  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(0, 1, inputs, present));
+  if (inputs[0].dims[1] != int64_t{3}) return failGot(kName, ": dim 1 of input xyz must equal 3, got ", inputs[0].dims[1]);
+  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(1, 3, inputs, present));
+  if (inputs[2].dims[1] != int64_t{3}) return failGot(kName, ": dim 1 of input new_xyz must equal 3, got ", inputs[2].dims[1]);
+  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(3, kNumInputs, inputs, present));
+  return Status::Ok();
+}
+
+/** Output shapes from the spec's shape expressions. Call after checkShapes(). */
+inline Status inferShapes(const Attrs& attrs, const Shape* inputs, Shape* outputs) {
+  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, 0, {inputs[2].dims[0], static_cast<int64_t>(attrs.nsample)}));  // new_xyz[0], nsample
+  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, 1, {inputs[2].dims[0], static_cast<int64_t>(attrs.nsample)}));  // new_xyz[0], nsample
+  return Status::Ok();
+}
+
+/** Scratch bytes the kernel needs for these input shapes. */
+inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, size_t* bytes) {
+  const int64_t n = int64_t{0};
+  return workspaceBytes(kName, n, bytes);
+}
+
+/** Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload. */
+template <class Fn>
+Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {
+  int binding = -1;
+  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(in, out, &binding));
+  switch (binding) {
+    case 0: return fn(Io{view<const float>(in[0]), view<const int32_t>(in[1]), view<const float>(in[2]), view<const int32_t>(in[3]), view<int32_t>(out[0]), view<float>(out[1])});
+    default: return noKernel<Core>();
+  }
+}
+
+/** Types raw tensors by dtype and calls the CPU kernel. */
+inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CpuContext& ctx) {
+  return withIo(in, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
+}
+
+/** Types raw tensors by dtype and calls the CUDA kernel. */
+inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {
+  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
+}
 
 }  // namespace knn_query
 }  // namespace ops
