@@ -9,7 +9,7 @@ import { visitExpr } from '../../model/expr.js';
 import { lines } from '../emitter.js';
 import { type Constant, constants, cppUnit, docComment } from '../lang/cpp.js';
 import { commentText, cppString } from '../lang/literals.js';
-import { creatorNames, instantiations, pluginNames } from './names.js';
+import { instantiations, pluginNames } from './names.js';
 
 const DIM_OPS: Record<string, string> = {
   '+': 'kSUM',
@@ -95,83 +95,45 @@ function emitOutputDims(op: OpIR): string {
   );
 }
 
-/** The plugin classes and creators over Op, by the names the plugin library and the registration use. */
-function emitCreators(op: OpIR): string[] {
-  const c = creatorNames(op);
-  return [
-    `// Creators (global aliases ${c.v3}, ${c.v2}, ${c.paddleDynamic}, ${c.paddleStatic} in plugin_library.cpp and register.cpp).`,
-    '#if NV_TENSORRT_MAJOR >= 10',
-    'using PluginV3 = ::opforge::trt::PluginV3<Op>;',
-    'using CreatorV3 = ::opforge::trt::CreatorV3<Op>;',
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    'using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;',
-    'using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;',
-    'using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;',
-    'using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;',
-    'using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;',
-    'OPFORGE_TRT_V2_END',
-  ];
-}
-
 /** Declared extern so that no includer instantiates the plugin templates again. */
-function emitExternTemplates(op: OpIR): string[] {
-  return [
+function emitExternTemplates(op: OpIR): string {
+  const { v3, v2 } = instantiations(op);
+  const extern = (cs: string[]): string[] => cs.map((c) => `extern template class ${c};`);
+  return lines(
     `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
     "// the static registration, which include every op's header, only name the creators.",
-    '#if NV_TENSORRT_MAJOR >= 10',
-    ...instantiations(op).v3.map((c) => `extern template class ${c};`),
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    ...instantiations(op).v2.map((c) => `extern template class ${c};`),
-    'OPFORGE_TRT_V2_END',
-  ];
+    ['#if NV_TENSORRT_MAJOR >= 10', ...extern(v3), '#endif'],
+    ['OPFORGE_TRT_V2_BEGIN', ...extern(v2), 'OPFORGE_TRT_V2_END'],
+  );
 }
 
 export function emitOpHeader(op: OpIR, coreInclude: string): string {
   const n = pluginNames(op);
-  const names: Constant[] = [
-    { type: 'const char*', name: 'kPluginName', value: cppString(n.name) },
-    { type: 'const char*', name: 'kPluginVersion', value: cppString(n.version) },
-    { type: 'const char*', name: 'kPaddleStaticName', value: cppString(n.paddleStatic) },
-    { type: 'const char*', name: 'kPaddleDynamicName', value: cppString(n.paddleDynamic) },
-  ];
-  const run = op.kernels.cuda
-    ? [
-        '  /** The CUDA path TensorRT enqueues. */',
-        '  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }',
-      ]
-    : [
-        '  // No CUDA kernel in the spec: copy to the host and run the CPU kernel.',
-        '  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return runOnHost<Op>(a, s, in, out, ctx); }',
-      ];
-  return lines(
-    cppUnit({
-      comment: `${op.name} for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.`,
-      header: true,
-      includes: {
-        project: [coreInclude, 'opforge/trt/common.h', 'opforge/trt/plugin_v2.h', 'opforge/trt/plugin_v3.h'],
-      },
-      namespace: ['opforge', 'trt', op.ident.snake],
-      body: [
-        `namespace core = ::opforge::ops::${op.ident.snake};`,
-        '',
-        docComment([
-          'The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus',
-          'what TensorRT needs beyond it: the registered names, output dims as IExprBuilder expressions, the run.',
-        ]),
-        'struct Op : core::Core {',
-        constants(names, 'static ', '  '),
-        '',
-        emitOutputDims(op),
-        '',
-        run,
-        '};',
-        '',
-        emitCreators(op),
-      ],
-    }),
-    '',
-    emitExternTemplates(op),
-  );
+  const names = Object.entries({
+    kPluginName: n.name,
+    kPluginVersion: n.version,
+    kPaddleStaticName: n.paddleStatic,
+    kPaddleDynamicName: n.paddleDynamic,
+  }).map(([name, value]): Constant => ({ type: 'const char*', name, value: cppString(value) }));
+  const header = cppUnit({
+    comment: `${op.name} for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.`,
+    header: true,
+    includes: { project: [coreInclude, ...TRT_BASES] },
+    namespace: ['opforge', 'trt', op.ident.snake],
+    body: [
+      OP_DOC,
+      `struct Op : ::opforge::ops::${op.ident.snake}::Core {`,
+      constants(names, 'static ', '  '),
+      '',
+      emitOutputDims(op),
+      '};',
+    ],
+  });
+  return lines(header, '', emitExternTemplates(op));
 }
+
+const TRT_BASES = ['opforge/trt/common.h', 'opforge/trt/plugin_v2.h', 'opforge/trt/plugin_v3.h'];
+const OP_DOC = docComment([
+  'The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus what',
+  'TensorRT needs beyond it: the registered names and the output dims as IExprBuilder expressions.',
+]);

@@ -11,13 +11,11 @@ namespace opforge {
 namespace trt {
 namespace leaky_relu {
 
-namespace core = ::opforge::ops::leaky_relu;
-
 /**
- * The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus
- * what TensorRT needs beyond it: the registered names, output dims as IExprBuilder expressions, the run.
+ * The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus what
+ * TensorRT needs beyond it: the registered names and the output dims as IExprBuilder expressions.
  */
-struct Op : core::Core {
+struct Op : ::opforge::ops::leaky_relu::Core {
   static constexpr const char* kPluginName = "LeakyRelu";
   static constexpr const char* kPluginVersion = "1";
   static constexpr const char* kPaddleStaticName = "leaky_relu_paddle_trt_plugin";
@@ -36,23 +34,7 @@ struct Op : core::Core {
     for (int32_t d = 0; d < out->nbDims; ++d) if (out->d[d] == nullptr) return false;
     return true;
   }
-
-  /** The CUDA path TensorRT enqueues. */
-  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }
 };
-
-// Creators (global aliases LeakyReluCreatorV3, LeakyReluCreatorV2, LeakyReluPaddleDynamicCreator, LeakyReluPaddleStaticCreator in plugin_library.cpp and register.cpp).
-#if NV_TENSORRT_MAJOR >= 10
-using PluginV3 = ::opforge::trt::PluginV3<Op>;
-using CreatorV3 = ::opforge::trt::CreatorV3<Op>;
-#endif
-OPFORGE_TRT_V2_BEGIN
-using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;
-using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;
-using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;
-using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;
-using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;
-OPFORGE_TRT_V2_END
 
 }  // namespace leaky_relu
 }  // namespace trt

@@ -248,6 +248,10 @@ constexpr const char* kSerializedField = "opforge.serialized";
 
 // ---- The op instance every plugin generation wraps ----------------------------------------
 
+template <class Op>
+Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs,
+                 const RawTensor* outputs, const CudaContext& ctx);
+
 /**
  * Attributes and state of one op instance plus the TensorRT-independent logic the plugins
  * share. `Op` is the generated descriptor in out/trt/<op>/<op>_trt.h; it forwards to the op core.
@@ -528,7 +532,9 @@ class PluginCore {
     s = Op::workspaceSize(attrs_, shapes, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
-    s = Op::run(attrs_, state_, in, out, ctx);
+    // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.
+    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, out, ctx);
+    else s = runOnHost<Op>(attrs_, state_, in, out, ctx);
     if (!s.ok()) { logError(s.message()); return 1; }
     return 0;
   }
