@@ -2,7 +2,17 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { braced, constants, cppEnum, cppUnit, docComment, includeLines, table } from '../../generator/emit/lang/cpp.js';
+import {
+  braced,
+  constants,
+  cppEnum,
+  cppUnit,
+  docComment,
+  includeLines,
+  initializer,
+  sections,
+  table,
+} from '../../generator/emit/lang/cpp.js';
 
 test('a header unit: comment, pragma, sorted deduplicated include groups, nested namespaces closed by name', () => {
   const text = cppUnit({
@@ -78,6 +88,15 @@ test('constants, enums, doc comments', () => {
   );
   assert.is(docComment('one "line"'), "/** one 'line' */");
   assert.is(docComment(['a', 'b'], '  '), ['  /**', '   * a', '   * b', '   */'].join('\n'));
+});
+
+test('sections drop empty parts; initializers wrap at the width', () => {
+  assert.is(sections('a', null, ['b', false, 'c'], '', []), 'a\n\nb\nc');
+  assert.is(
+    initializer('constexpr X k', ['aa', 'bb', 'cc'], 8),
+    ['constexpr X k = {', '    aa, bb,', '    cc};'].join('\n'),
+  );
+  assert.is(initializer('constexpr X k', ['1', '2']), ['constexpr X k = {', '    1, 2};'].join('\n'));
 });
 
 test.run();

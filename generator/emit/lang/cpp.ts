@@ -189,8 +189,8 @@ export function cppEnum(e: {
 }
 
 /**
- * `decl = {a, b, ...};` with the values wrapped at `width` columns, continuation lines indented
- * four spaces: long aggregate initializers.
+ * `decl = {a, b, ...};` with rows of values at most `width` characters (not counting their indent),
+ * indented four spaces: long aggregate initializers.
  */
 export function initializer(decl: string, values: readonly string[], width = 110): string {
   const rows: string[] = [];
