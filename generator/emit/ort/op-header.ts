@@ -4,7 +4,8 @@
 
 import type { OpIR, OutputIR } from '../../model/ir.js';
 import { visitExpr } from '../../model/expr.js';
-import { braced, cppUnit, docComment, table } from '../lang/cpp.js';
+import { lines } from '../emitter.js';
+import { braced, cppUnit, docComment, sections, table } from '../lang/cpp.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
 function outputDims(o: OutputIR): { value: string; comment: string } {
@@ -24,37 +25,33 @@ const unit = (op: OpIR, comment: string, include: string, body: string[]): strin
   cppUnit({ comment, includes: { project: [include] }, namespace: ['opforge', 'ort', op.ident.snake], body });
 
 export function emitOpHeader(op: OpIR, coreInclude: string): string {
-  const dims = table({
-    prefix: 'static ',
-    indent: '  ',
-    type: 'DimSource',
-    name: 'kOutputDims',
-    size: 'kNumOutputs',
-    inner: 'kMaxRank',
-    rows: op.outputs.map(outputDims),
-  });
+  const rows = op.outputs.map(outputDims);
+  const dims = table({ prefix: 'static ', indent: '  ', type: DIM, name: 'kOutputDims', size: OUT, inner: RANK, rows });
   return cppUnit({
     comment: `${op.name} for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.`,
     header: true,
     includes: { project: [coreInclude, 'opforge/ort/custom_op.h'] },
     namespace: ['opforge', 'ort', op.ident.snake],
-    body: [
+    body: sections(
       `namespace core = ::opforge::ops::${op.ident.snake};`,
-      '',
-      docComment('The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds.'),
-      'struct Op : core::Core {',
-      docComment(
-        "Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source.",
-        '  ',
-      ),
-      dims,
-      '};',
-      '',
-      docComment("Adds this op's kernels (one per dtype binding and execution provider) to the registry."),
-      'void addKernels(Registry& r);',
-    ],
+      [OP_DOC, 'struct Op : core::Core {', DIMS_DOC, dims, '};'],
+      ADD,
+    ),
   });
 }
+
+const [DIM, OUT, RANK] = ['DimSource', 'kNumOutputs', 'kMaxRank'];
+const OP_DOC = docComment(
+  'The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds.',
+);
+const DIMS_DOC = docComment(
+  "Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source.",
+  '  ',
+);
+const ADD = lines(
+  docComment("Adds this op's kernels (one per dtype binding and execution provider) to the registry."),
+  'void addKernels(Registry& r);',
+);
 
 /** out/ort/<op>/<op>_ort.cpp: the op's OrtCustomOp instances. */
 export function emitOpUnit(op: OpIR, include: string): string {
