@@ -145,8 +145,8 @@ export interface Table {
 }
 
 /**
- * `constexpr T name[N] = {...};`. Rows without comments stay on one line while it is short; with
- * comments, one row a line. C++ has no zero-length arrays: an empty table is one value-initialized
+ * `constexpr T name[N] = {...};`. Rows without comments stay on one line while it is short, else
+ * wrap several to a line; with comments, one row a line. C++ has no zero-length arrays: an empty table is one value-initialized
  * element, so readers must bound loops by their count constant, never by the array's size.
  */
 export function table(t: Table): string {
@@ -156,7 +156,15 @@ export function table(t: Table): string {
   const decl = `${indent}${t.prefix ?? ''}constexpr ${t.type} ${t.name}${bounds} = {`;
   if (!rows.length) return `${decl}};  // empty`;
   const inline = `${decl}${rows.map((r) => r.value).join(', ')}};`;
-  if (!rows.some((r) => r.comment) && inline.length <= 120) return inline;
+  if (!rows.some((r) => r.comment))
+    return inline.length <= 120
+      ? inline
+      : initializer(
+          decl.slice(0, -4),
+          rows.map((r) => r.value),
+          110,
+          indent,
+        );
   return lines(
     decl,
     rows.map((r) => `${indent}    ${r.value},${trailing(r.comment)}`),
@@ -192,17 +200,17 @@ export function cppEnum(e: {
  * `decl = {a, b, ...};` with rows of values at most `width` characters (not counting their indent),
  * indented four spaces: long aggregate initializers.
  */
-export function initializer(decl: string, values: readonly string[], width = 110): string {
+export function initializer(decl: string, values: readonly string[], width = 110, indent = ''): string {
   const rows: string[] = [];
   let row = '';
   for (const v of values) {
     if (row && row.length + v.length + 2 > width) {
-      rows.push(`    ${row},`);
+      rows.push(`${indent}    ${row},`);
       row = '';
     }
     row = row ? `${row}, ${v}` : v;
   }
-  return lines(`${decl} = {`, rows, `    ${row}};`);
+  return lines(`${decl} = {`, rows, `${indent}    ${row}};`);
 }
 
 /** A brace initializer `{a, b, c}` of already-spelled values. */

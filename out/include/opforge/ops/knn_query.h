@@ -30,13 +30,7 @@ inline constexpr int kInputLike[kNumInputs] = {-1, -1, -1, 1};  // shaped like; 
 inline constexpr int kOutputLike[kNumOutputs] = {-1, -1};  // shaped like; -1: computed
 inline constexpr int kPortVar[kNumInputs + kNumOutputs] = {-1, -1, -1, -1, -1, -1};  // type variable; -1: fixed dtype
 inline constexpr DType kPortDtype[kNumInputs + kNumOutputs] = {
-    DType::kFloat32,
-    DType::kInt32,
-    DType::kFloat32,
-    DType::kInt32,
-    DType::kInt32,
-    DType::kFloat32,
-};
+    DType::kFloat32, DType::kInt32, DType::kFloat32, DType::kInt32, DType::kInt32, DType::kFloat32};
 inline constexpr TypeVarInfo kTypeVars[1] = {};  // empty
 inline constexpr const char* kBindingNames[kNumBindings] = {""};
 inline constexpr DType kBindingDtypes[kNumBindings * (kNumInputs + kNumOutputs)] = {
