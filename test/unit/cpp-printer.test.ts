@@ -10,6 +10,7 @@ import {
   docComment,
   includeLines,
   initializer,
+  namespaceBlock,
   sections,
   table,
 } from '../../generator/emit/lang/cpp.js';
@@ -55,6 +56,7 @@ test('includes: pre-delimited paths kept; empty groups leave no blank lines; ano
     '#include "paddle/extension.h"',
     '#include <x.h>',
   ]);
+  assert.is(namespaceBlock('', 'int y;'), ['namespace {', '', 'int y;', '', '}  // namespace'].join('\n'));
   assert.is(
     cppUnit({ namespace: [''], body: 'int x;' }),
     ['', 'namespace {', '', 'int x;', '', '}  // namespace'].join('\n'),
