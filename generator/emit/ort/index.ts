@@ -6,7 +6,6 @@
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
-  lines,
   opFile,
   projectFile,
   staticFile,
