@@ -2,7 +2,6 @@
 // The entry point ONNX Runtime calls when it loads this library
 // (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):
 // every op's kernels, in one custom-op domain per spec domain.
-#include "opforge/ort/custom_op.h"
 #include "custom_relu/custom_relu_ort.h"
 #include "custom_relu_grad/custom_relu_grad_ort.h"
 #include "dynamic_trt_resize/dynamic_trt_resize_ort.h"
@@ -12,6 +11,7 @@
 #include "leaky_relu_grad/leaky_relu_grad_ort.h"
 #include "my_add/my_add_ort.h"
 #include "my_add_grad/my_add_grad_ort.h"
+#include "opforge/ort/custom_op.h"
 
 namespace {
 

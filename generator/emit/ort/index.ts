@@ -6,7 +6,6 @@
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
-  lines,
   opFile,
   projectFile,
   staticFile,
@@ -15,6 +14,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
+import { includeLines, namespaceBlock, sections } from '../lang/cpp.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -23,24 +23,23 @@ import { ortPaths } from './names.js';
 export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
 
 function emitLibrary(project: ProjectIR): string {
-  return lines(
-    '// The entry point ONNX Runtime calls when it loads this library',
-    '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
-    "// every op's kernels, in one custom-op domain per spec domain.",
-    '#include "opforge/ort/custom_op.h"',
-    ...project.ops.map((op) => `#include "${ortPaths(op).include}"`),
-    '',
-    'namespace {',
-    '',
-    'void addAll(::opforge::ort::Registry& r) {',
-    ...project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`),
-    '}',
-    '',
-    '}  // namespace',
-    '',
-    'extern "C" OPFORGE_ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api) {',
-    '  return ::opforge::ort::registerCustomOps(options, api, &addAll);',
-    '}',
+  return sections(
+    [
+      '// The entry point ONNX Runtime calls when it loads this library',
+      '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
+      "// every op's kernels, in one custom-op domain per spec domain.",
+      includeLines({ project: ['opforge/ort/custom_op.h', ...project.ops.map((op) => ortPaths(op).include)] }),
+    ],
+    namespaceBlock('', [
+      'void addAll(::opforge::ort::Registry& r) {',
+      project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`),
+      '}',
+    ]),
+    [
+      'extern "C" OPFORGE_ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api) {',
+      '  return ::opforge::ort::registerCustomOps(options, api, &addAll);',
+      '}',
+    ],
   );
 }
 

@@ -20,11 +20,12 @@ import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
 import { emitCmake } from './cmake.js';
+import { includeLines, sections } from '../lang/cpp.js';
 import { creatorNames, instantiations, trtPaths } from './names.js';
 
 export { creatorNames, pluginNames, trtPaths } from './names.js';
 
-const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h'];
+const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h', 'plugin_library.h'];
 
 function emitV3Unit(op: OpIR): string {
   return lines(
@@ -50,22 +51,19 @@ function emitV2Unit(op: OpIR): string {
 
 const creatorAlias = (op: OpIR): string => {
   const n = creatorNames(op);
-  const ns = `::opforge::trt::${op.ident.snake}`;
+  const alias = (name: string, creator: string): string =>
+    `using ${name} = ::opforge::trt::${creator}<::opforge::trt::${op.ident.snake}::Op>;`;
   return lines(
-    '#if NV_TENSORRT_MAJOR >= 10',
-    `using ${n.v3} = ${ns}::CreatorV3;`,
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    `using ${n.v2} = ${ns}::CreatorV2;`,
-    `using ${n.paddleDynamic} = ${ns}::PaddleDynamicCreator;`,
-    `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
-    'OPFORGE_TRT_V2_END',
+    ['#if NV_TENSORRT_MAJOR >= 10', alias(n.v3, 'CreatorV3'), '#endif'],
+    ['OPFORGE_TRT_V2_BEGIN', alias(n.v2, 'OpCreatorV2'), alias(n.paddleDynamic, 'PaddleDynamicCreator')],
+    [alias(n.paddleStatic, 'PaddleStaticCreator'), 'OPFORGE_TRT_V2_END'],
   );
 };
 
-/** An op's header and creator names (one fragment: a fresh run reads them from the cache). */
+/** An op's header, descriptor type and creator names (one fragment: a fresh run reads them from the cache). */
 interface OpNames {
   include: string;
+  op: string;
   v3: string;
   v2: string;
   paddleDynamic: string;
@@ -74,72 +72,70 @@ interface OpNames {
 const opNames = (project: ProjectIR, ctx: EmitContext): OpNames[] =>
   project.ops
     .map(
-      ctx.perOp('trt/names', (op) =>
-        JSON.stringify({ include: trtPaths(op).include, ...creatorNames(op) } satisfies OpNames),
-      ),
+      ctx.perOp('trt/names', (op) => {
+        const names = {
+          include: trtPaths(op).include,
+          op: `::opforge::trt::${op.ident.snake}::Op`,
+          ...creatorNames(op),
+        };
+        return JSON.stringify(names satisfies OpNames);
+      }),
     )
     .map((j) => JSON.parse(j) as OpNames);
 
-function emitLibrary(aliases: readonly string[], names: readonly OpNames[]): string {
-  const v3 = names.map((n) => n.v3);
-  const v2 = names.flatMap((n) => [n.paddleDynamic, n.paddleStatic]);
-  const v2Op = names.map((n) => n.v2);
-  const decl = (t: string): string => `  static ${t} s${t};`;
-  return lines(
-    '// Entry points TensorRT looks for when it loads this library as a plugin library',
-    '// (trtexec --dynamicPlugins, IPluginRegistry::loadLibrary): getCreators (TensorRT 10+) or',
-    '// getPluginCreators (8.x), and setLoggerFinder. No static registration happens here, so',
-    '// loading the library twice never registers a creator twice.',
-    ...names.map((n) => `#include "${n.include}"`),
-    '',
-    ...aliases,
-    '',
-    'extern "C" OPFORGE_TRT_EXPORT void setLoggerFinder(nvinfer1::ILoggerFinder* finder) { ::opforge::trt::loggerFinder().store(finder); }',
-    '',
-    '#if NV_TENSORRT_MAJOR >= 10',
-    "/** Every creator: the IPluginV3 one under the op name, the V2 ones under Paddle's names. */",
-    'extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreatorInterface* const* getCreators(int32_t& nbCreators) {',
-    ...v3.map(decl),
-    'OPFORGE_TRT_V2_BEGIN',
-    ...v2.map(decl),
-    `  static nvinfer1::IPluginCreatorInterface* const kCreators[] = {${[...v3, ...v2].map((c) => `&s${c}`).join(', ')}};`,
-    'OPFORGE_TRT_V2_END',
-    '  nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));',
-    '  return kCreators;',
-    '}',
-    '#else',
-    '/** TensorRT 8.x: the IPluginV2DynamicExt creator under the op name, and the Paddle-named ones. */',
-    'extern "C" OPFORGE_TRT_EXPORT nvinfer1::IPluginCreator* const* getPluginCreators(int32_t& nbCreators) {',
-    ...[...v2Op, ...v2].map(decl),
-    `  static nvinfer1::IPluginCreator* const kCreators[] = {${[...v2Op, ...v2].map((c) => `&s${c}`).join(', ')}};`,
-    '  nbCreators = static_cast<int32_t>(sizeof(kCreators) / sizeof(kCreators[0]));',
-    '  return kCreators;',
-    '}',
-    '#endif',
+const includes = (names: readonly OpNames[], extra: string[] = []): string[] =>
+  includeLines({ project: [...names.map((n) => n.include), ...extra] });
+
+/** The entry points, over the creator lists of opforge/trt/plugin_library.h. */
+function emitLibrary(names: readonly OpNames[]): string {
+  const ops = names.map((n) => n.op).join(', ');
+  const entry = (ret: string, fn: string, call: string): string =>
+    `extern "C" OPFORGE_TRT_EXPORT ${ret} ${fn} { ${call} }`;
+  return sections(
+    [
+      '// Entry points TensorRT looks for when it loads this library as a plugin library',
+      '// (trtexec --dynamicPlugins, IPluginRegistry::loadLibrary): getCreators (TensorRT 10+) or',
+      '// getPluginCreators (8.x), and setLoggerFinder. No static registration happens here, so',
+      '// loading the library twice never registers a creator twice.',
+      includes(names, ['opforge/trt/plugin_library.h']),
+    ],
+    entry('void', 'setLoggerFinder(nvinfer1::ILoggerFinder* finder)', '::opforge::trt::loggerFinder().store(finder);'),
+    [
+      '#if NV_TENSORRT_MAJOR >= 10',
+      entry(
+        'nvinfer1::IPluginCreatorInterface* const*',
+        CREATORS('getCreators'),
+        `return ::opforge::trt::creatorsV3<${ops}>(nbCreators);`,
+      ),
+      '#else',
+      entry(
+        'nvinfer1::IPluginCreator* const*',
+        CREATORS('getPluginCreators'),
+        `return ::opforge::trt::creatorsV2<${ops}>(nbCreators);`,
+      ),
+      '#endif',
+    ],
   );
 }
 
+const CREATORS = (fn: string): string => `${fn}(int32_t& nbCreators)`;
+
 function emitRegister(aliases: readonly string[], names: readonly OpNames[]): string {
-  return lines(
-    '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
-    '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
-    '// (getPluginRegistry). Do not combine with loading the entry-point library into the same process.',
-    ...names.map((n) => `#include "${n.include}"`),
-    '',
-    ...aliases,
-    '',
-    '#if NV_TENSORRT_MAJOR >= 10',
-    ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v3});`),
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    '#if NV_TENSORRT_MAJOR < 10',
-    ...names.map((n) => `REGISTER_TENSORRT_PLUGIN(${n.v2});`),
-    '#endif',
-    ...names.flatMap((n) => [
-      `REGISTER_TENSORRT_PLUGIN(${n.paddleDynamic});`,
-      `REGISTER_TENSORRT_PLUGIN(${n.paddleStatic});`,
-    ]),
-    'OPFORGE_TRT_V2_END',
+  const register = (pick: (n: OpNames) => string[]): string[] =>
+    names.flatMap(pick).map((c) => `REGISTER_TENSORRT_PLUGIN(${c});`);
+  return sections(
+    [
+      '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
+      '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
+      '// (getPluginRegistry). Do not combine with loading the entry-point library into the same process.',
+      includes(names),
+    ],
+    aliases,
+    [
+      ['#if NV_TENSORRT_MAJOR >= 10', ...register((n) => [n.v3]), '#endif'],
+      ['OPFORGE_TRT_V2_BEGIN', '#if NV_TENSORRT_MAJOR < 10', ...register((n) => [n.v2]), '#endif'],
+      [...register((n) => [n.paddleDynamic, n.paddleStatic]), 'OPFORGE_TRT_V2_END'],
+    ],
   );
 }
 
@@ -151,7 +147,7 @@ export const trtEmitter: Emitter = defineEmitter({
     return [
       ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/static/cpp/opforge/trt/${h}`)),
       projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
-      projectFile('trt/plugin_library.cpp', emitLibrary(aliases, names)),
+      projectFile('trt/plugin_library.cpp', emitLibrary(names)),
       projectFile('trt/register.cpp', emitRegister(aliases, names)),
       projectFile('trt/CMakeLists.txt', emitCmake(project, ctx)),
       staticFile('cmake/opforge_trt.cmake', 'generator/static/cmake/opforge_trt.cmake'),
