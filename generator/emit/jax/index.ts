@@ -42,16 +42,6 @@ function emitDtypeHeader(): string {
   );
 }
 
-function emitJaxCmake(): string {
-  return lines(
-    "# The JAX library, opforge_jax_ops (every op's XLA FFI handlers). Configure from out/:",
-    '#   cmake -S out -B build -DWITH_JAX=ON [-DJAX_PYTHON=/path/to/venv/bin/python] [-DWITH_CUDA=ON]',
-    '#   cmake --build build --target opforge_jax_ops',
-    '# Python loads it with opforge_jax (out/jax/opforge_jax: put out/jax on sys.path).',
-    'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_jax.cmake")',
-  );
-}
-
 export const jaxEmitter: Emitter = defineEmitter({
   name: 'jax',
   project(project: ProjectIR): GeneratedFile[] {
@@ -59,7 +49,7 @@ export const jaxEmitter: Emitter = defineEmitter({
       staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/static/cpp/opforge/jax/ffi_bridge.h'),
       projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       staticFile('jax/build_info.cc', 'generator/static/cpp/opforge/jax/build_info.cc'),
-      projectFile('jax/CMakeLists.txt', emitJaxCmake()),
+      staticFile('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake'),
       staticFile('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake'),
       staticFile('jax/opforge_jax/_runtime.py', 'generator/static/python/opforge_jax/_runtime.py'),
       staticFile('jax/opforge_jax/_attrs.py', 'generator/static/python/shared/_attrs.py'),

@@ -19,7 +19,7 @@ import {
 } from '../emitter.js';
 import { commentText } from '../lang/literals.js';
 import { pluginNames, trtPaths } from '../trt/names.js';
-import { emitCompileSh, emitPaddleCmake } from './cmake.js';
+import { emitPaddleCmake } from './cmake.js';
 import { emitExample, exampleCase } from './example.js';
 import { paddlePaths } from './names.js';
 import { emitPaddleHeader, emitPaddleOp, paddleAttrString } from './op.js';
@@ -144,7 +144,7 @@ export const paddleEmitter: Emitter = defineEmitter({
       projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
       staticFile('cmake/opforge_paddle.cmake', 'generator/static/cmake/opforge_paddle.cmake'),
-      projectFile('paddle/compile.sh', emitCompileSh()),
+      staticFile('paddle/compile.sh', 'generator/static/cmake/paddle-compile.sh'),
       staticFile('paddle/opforge_paddle.py', 'generator/static/python/opforge_paddle.py'),
     ];
   },
