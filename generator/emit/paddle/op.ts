@@ -131,6 +131,18 @@ export function emitPaddleHeader(op: OpIR): string {
   );
 }
 
+/** `PD_BUILD_OP(<type>)` with the op's Inputs, Outputs and Attrs (what its README shows too). */
+export function pdBuildOp(op: OpIR): string {
+  return lines(
+    `PD_BUILD_OP(${paddleOpType(op)})`,
+    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
+    `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
+    op.attributes.length
+      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
+      : null,
+  );
+}
+
 function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
   const t = kind === 'kernel' ? 'paddle::Tensor' : kind === 'shape' ? 'std::vector<int64_t>' : 'paddle::DataType';
   return i.optional ? `const paddle::optional<${t}>& ${i.name}` : `const ${t}& ${i.name}`;
@@ -195,12 +207,7 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     '',
     `}  // namespace ${unitNamespace(op)}`,
     '',
-    `PD_BUILD_OP(${type})`,
-    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
-    `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
-    op.attributes.length
-      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
-      : null,
+    pdBuildOp(op),
     `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Forward))`,
     `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::InferShape))`,
     `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::InferDtype));`,
