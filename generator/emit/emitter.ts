@@ -125,5 +125,10 @@ export function lines(...parts: (string | null | undefined | false | (string | n
  * header line; `source` is relative to the package root, e.g. `generator/static/cpp/opforge/core.h`.
  */
 export function staticFile(path: string, source: string): GeneratedFile {
-  return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);
+  return projectFile(path, staticText(source), source);
+}
+
+/** The text of a static source of the generator (relative to the package root). */
+export function staticText(source: string): string {
+  return readFileSync(new URL(source, PKG_ROOT_URL), 'utf8');
 }

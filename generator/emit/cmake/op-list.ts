@@ -1,4 +1,4 @@
-// The CMakeLists.txt of a backend directory (out/trt, out/ort, out/paddle): the static module that
+// The CMakeLists.txt of a backend directory (out/trt, out/ort, out/paddle, out/popart): the static module that
 // builds the backend (out/cmake/opforge_<backend>.cmake, which says how to configure), then one
 // `opforge_<backend>_add_op(<op> [CUDA])` per op and `opforge_<backend>_finish()`.
 
@@ -6,7 +6,14 @@ import type { ProjectIR } from '../../model/ir.js';
 import { type EmitContext, lines } from '../emitter.js';
 import { cmakeCommand, cmakeComment, cmakeInclude } from '../lang/cmake.js';
 
-export function backendOpList(backend: string, what: string, project: ProjectIR, ctx: EmitContext): string {
+/** `cuda`: whether the backend builds the ops' CUDA kernels too (its add_op takes a CUDA flag). */
+export function backendOpList(
+  backend: string,
+  what: string,
+  project: ProjectIR,
+  ctx: EmitContext,
+  cuda = true,
+): string {
   const prefix = `opforge_${backend}`;
   return lines(
     cmakeComment(`${what} for every op, built by out/cmake/${prefix}.cmake (its header says how to configure).`),
@@ -14,7 +21,7 @@ export function backendOpList(backend: string, what: string, project: ProjectIR,
     '',
     project.ops.map(
       ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
-        cmakeCommand(`${prefix}_add_op`, [op.ident.snake, op.kernels.cuda && 'CUDA'], op.name),
+        cmakeCommand(`${prefix}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
       ),
     ),
     cmakeCommand(`${prefix}_finish`),

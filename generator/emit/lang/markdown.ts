@@ -2,9 +2,8 @@
 // with what differs per op, spec text escaped so it cannot open markup, and tables and fences
 // built from rows.
 
-import { readFileSync } from 'node:fs';
-import { PKG_ROOT_URL } from '../../pkg-root.js';
 import { commentText } from './literals.js';
+import { fillTemplate } from './template.js';
 
 /** Spec text as Markdown text: one line, and no character that would start markup. */
 export function mdText(s: string): string {
@@ -22,25 +21,7 @@ export function mdTable(header: readonly string[], rows: readonly (readonly stri
   return [row(header), `|${header.map(() => '---|').join('')}`, ...rows.map(row)].join('\n');
 }
 
-const templates = new Map<string, string>();
-
-/**
- * The template `generator/static/md/<name>` with every `{{slot}}` replaced by its value. A slot the
- * template has and `slots` lacks, or the other way round, is an error: the two cannot drift apart.
- */
+/** The page `generator/static/md/<name>` with its `{{slots}}` filled (template.ts). */
 export function mdTemplate(name: string, slots: Readonly<Record<string, string>>): string {
-  let text = templates.get(name);
-  if (text === undefined) {
-    text = readFileSync(new URL(`generator/static/md/${name}`, PKG_ROOT_URL), 'utf8');
-    templates.set(name, text);
-  }
-  const unused = new Set(Object.keys(slots));
-  const out = text.replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
-    const v = slots[key];
-    if (v === undefined) throw new Error(`${name}: no value for {{${key}}}`);
-    unused.delete(key);
-    return v;
-  });
-  if (unused.size) throw new Error(`${name}: no slot for ${[...unused].join(', ')}`);
-  return out.endsWith('\n') ? out.slice(0, -1) : out;
+  return fillTemplate(`generator/static/md/${name}`, slots);
 }

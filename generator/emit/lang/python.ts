@@ -157,6 +157,22 @@ export function pyDef(d: PyDef): string {
   return [head, ...(d.doc ? [pyDocstring(d.doc, INDENT)] : []), ...indented(d.body)].join('\n');
 }
 
+export interface PyClass {
+  name: string;
+  bases?: readonly string[];
+  decorators?: readonly string[];
+  doc?: readonly string[];
+  /** Class-level blocks (assignments, method defs printed by pyDef), a blank line apart. */
+  body: readonly string[];
+}
+
+/** A top-level class. */
+export function pyClass(c: PyClass): string {
+  const head = `class ${c.name}${c.bases?.length ? `(${c.bases.join(', ')})` : ''}:`;
+  const blocks = [...(c.doc ? [pyDocstring(c.doc)] : []), ...c.body];
+  return [...(c.decorators ?? []).map((d) => `@${d}`), head, ...indented([blocks.join('\n\n')])].join('\n');
+}
+
 /** Lines indented one level (multi-line strings line by line; blank lines stay blank). */
 export function indented(body: readonly string[], by = INDENT): string[] {
   return body.flatMap((s) => s.split('\n')).map((l) => (l === '' ? l : by + l));
