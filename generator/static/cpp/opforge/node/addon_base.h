@@ -1,6 +1,6 @@
 // opforge Node binding base: turns JS tensors into RawTensors, runs an op core's CPU path (or,
 // for device-resident tensors, its CUDA path on the binding's stream), synchronously or on a
-// worker thread, and returns new JS tensors. The generated addon.cpp holds only attribute parsing.
+// worker thread, and returns new JS tensors. The generated op units hold only attribute parsing.
 #pragma once
 
 #include <napi.h>
@@ -521,6 +521,30 @@ Napi::Value runAsync(const Napi::CallbackInfo& info, double* slots, const typena
   Napi::Promise p = w->promise();
   w->Queue();  // the worker deletes itself after OnOK/OnError
   return p;
+}
+
+/** What a generated op unit provides: the op core's Attrs from the scratch slots and the arguments. */
+template <class Core>
+using ReadAttrs = bool (*)(const Napi::CallbackInfo& info, const double* slots, typename Core::Attrs* attrs);
+
+/** One op's JS entry point: its attributes read by `Read`, then run (Async: on a worker thread). */
+template <class Core, ReadAttrs<Core> Read, bool Async>
+Napi::Value entry(const Napi::CallbackInfo& info) {
+  double* slots = scratch(info.Env());
+  typename Core::Attrs attrs;
+  if (slots == nullptr) {
+    raise<Napi::Error>(info.Env(), std::string(Core::kName) + ": the addon's scratch buffer is gone");
+    return info.Env().Undefined();
+  }
+  if (!Read(info, slots, &attrs)) return info.Env().Undefined();
+  return Async ? runAsync<Core>(info, slots, attrs) : run<Core>(info, slots, attrs);
+}
+
+/** Exports an op as run_<snake> and run_<snake>_async (what index.js calls). */
+template <class Core, ReadAttrs<Core> Read>
+void exportOp(Napi::Env env, Napi::Object exports, const std::string& snake) {
+  exports.Set("run_" + snake, Napi::Function::New(env, entry<Core, Read, false>));
+  exports.Set("run_" + snake + "_async", Napi::Function::New(env, entry<Core, Read, true>));
 }
 
 }  // namespace node
