@@ -6,9 +6,9 @@
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { paddleOpType } from '../../model/ir-helpers.js';
-import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
+import { type DType, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
+import { cppUnit, docComment } from '../lang/cpp.js';
 import {
-  lines,
   opFile,
   projectFile,
   staticFile,
@@ -29,39 +29,30 @@ export { paddlePaths } from './names.js';
 const SHARED = ['bridge.h', 'inference_example.h', 'op_base.h'];
 
 function emitDtypeHeader(): string {
-  const from = DTYPES.map(
-    (d) => `    case ::${DTYPE_INFO[d].paddle}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
-  );
-  const to = DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: return ::${DTYPE_INFO[d].paddle};`);
-  return lines(
-    '// paddle::DataType <-> opforge::DType, from the type table.',
-    '#pragma once',
-    '',
-    '#include "paddle/extension.h"',
-    '',
-    '#include "opforge/core.h"',
-    '',
-    'namespace opforge {',
-    'namespace paddle_bridge {',
-    '',
-    '/** false for Paddle dtypes opforge has no counterpart for (complex, float8, ...). */',
-    'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
-    '  switch (t) {',
-    from,
-    '    default: return false;',
-    '  }',
-    '}',
-    '',
-    'inline ::paddle::DataType toPaddle(DType t) {',
-    '  switch (t) {',
-    to,
-    '  }',
-    '  return ::paddle::DataType::UNDEFINED;',
-    '}',
-    '',
-    '}  // namespace paddle_bridge',
-    '}  // namespace opforge',
-  );
+  const paddle = (d: DType): string => `::${DTYPE_INFO[d].paddle}`;
+  const ours = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
+  return cppUnit({
+    comment: 'paddle::DataType <-> opforge::DType, from the type table.',
+    header: true,
+    includes: { external: ['"paddle/extension.h"'], project: ['opforge/core.h'] },
+    namespace: 'opforge::paddle_bridge',
+    body: [
+      docComment('false for Paddle dtypes opforge has no counterpart for (complex, float8, ...).'),
+      'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
+      '  switch (t) {',
+      DTYPES.map((d) => `    case ${paddle(d)}: *out = ${ours(d)}; return true;`),
+      '    default: return false;',
+      '  }',
+      '}',
+      '',
+      'inline ::paddle::DataType toPaddle(DType t) {',
+      '  switch (t) {',
+      DTYPES.map((d) => `    case ${ours(d)}: return ${paddle(d)};`),
+      '  }',
+      '  return ::paddle::DataType::UNDEFINED;',
+      '}',
+    ],
+  });
 }
 
 /** out/paddle/<op>/README.md: generator/static/md/paddle-op-readme.md with the op's names. */
