@@ -7,7 +7,8 @@
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { cppUnit, docComment } from '../lang/cpp.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
 import { emitJaxInit, emitJaxModule } from './python.js';
@@ -15,31 +16,24 @@ import { emitJaxInit, emitJaxModule } from './python.js';
 export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 function emitDtypeHeader(): string {
-  const from = DTYPES.map(
-    (d) => `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
-  );
-  return lines(
-    '// xla::ffi::DataType -> opforge::DType, from the type table.',
-    '#pragma once',
-    '',
-    '#include "xla/ffi/api/ffi.h"',
-    '',
-    '#include "opforge/core.h"',
-    '',
-    'namespace opforge {',
-    'namespace jax_bridge {',
-    '',
-    '/** false for XLA element types opforge has no counterpart for (complex, float8, s4, ...). */',
-    'inline bool fromXla(::xla::ffi::DataType t, DType* out) {',
-    '  switch (t) {',
-    from,
-    '    default: return false;',
-    '  }',
-    '}',
-    '',
-    '}  // namespace jax_bridge',
-    '}  // namespace opforge',
-  );
+  return cppUnit({
+    comment: 'xla::ffi::DataType -> opforge::DType, from the type table.',
+    header: true,
+    includes: { external: ['"xla/ffi/api/ffi.h"'], project: ['opforge/core.h'] },
+    namespace: 'opforge::jax_bridge',
+    body: [
+      docComment('false for XLA element types opforge has no counterpart for (complex, float8, s4, ...).'),
+      'inline bool fromXla(::xla::ffi::DataType t, DType* out) {',
+      '  switch (t) {',
+      DTYPES.map(
+        (d) =>
+          `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
+      ),
+      '    default: return false;',
+      '  }',
+      '}',
+    ],
+  });
 }
 
 export const jaxEmitter: Emitter = defineEmitter({
