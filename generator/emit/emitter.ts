@@ -1,6 +1,6 @@
 // The emitter interface: each backend is one module that turns the IR into files under out/.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../model/ir.js';
 import { PKG_ROOT_URL } from '../pkg-root.js';
 
@@ -126,6 +126,17 @@ export function lines(...parts: (string | null | undefined | false | (string | n
  */
 export function staticFile(path: string, source: string): GeneratedFile {
   return projectFile(path, staticText(source), source);
+}
+
+/**
+ * Every file of the static folder `source` whose name ends with `ext` (sorted), copied to `dir` like
+ * staticFile: a module added to the folder is copied without a list to update.
+ */
+export function staticFiles(dir: string, source: string, ext: string): GeneratedFile[] {
+  return readdirSync(new URL(`${source}/`, PKG_ROOT_URL))
+    .filter((f) => f.endsWith(ext))
+    .sort()
+    .map((f) => staticFile(`${dir}/${f}`, `${source}/${f}`));
 }
 
 /** The text of a static source of the generator (relative to the package root). */

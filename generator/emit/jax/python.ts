@@ -11,6 +11,7 @@ import {
   argDocs,
   attrDict,
   firstInputOf,
+  opImports,
   opParams,
   pyAttrValue,
   pyGradient,
@@ -19,17 +20,18 @@ import {
 } from '../lang/py-op.js';
 import {
   type PyImport,
-  pyAll,
   pyAssign,
   pyCall,
   pyCode,
   pyDef,
   pyDict,
+  pyImports,
   pyList,
   pyLit,
   pyModule,
   pyTuple,
 } from '../lang/python.js';
+import { fillTemplate } from '../lang/template.js';
 import { jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 /** Under JAX every dim is a Python int when the function runs: plain integer arithmetic. */
@@ -157,38 +159,22 @@ export function emitJaxModule(op: OpIR): string {
 /** What the package exports besides the ops (from _runtime.py). */
 const RUNTIME = ['JaxlibMismatchError', 'build_info', 'export_disabled_checks', 'library_path', 'load_library'];
 
+/** The package (generator/static/python/opforge_jax/__init__.py.tmpl): every op's function and OPS. */
 export function emitJaxInit(ops: readonly OpIR[]): string {
-  return pyModule({
-    doc: [
-      "The project's custom ops for JAX: one function per op over XLA FFI custom calls into the compiled",
-      'library (out/jax, built with CMake: cmake -S out -B build -DWITH_JAX=ON; loaded on first use from',
-      'OPFORGE_JAX_LIBRARY or build/jax/, or with load_library(path)).',
-      '',
-      '    import opforge_jax',
-      '    y = jax.jit(lambda x: opforge_jax.custom_relu(x, alpha=0.1))(x)',
-      '    exported = jax.export.export(jax.jit(f), disabled_checks=opforge_jax.export_disabled_checks())(...)',
-      '',
-    ],
-    imports: [
+  return fillTemplate('generator/static/python/opforge_jax/__init__.py.tmpl', {
+    imports: pyImports([
       { module: '__future__', names: ['annotations'] },
       { module: 'typing', names: ['Dict'] },
       { module: '.', names: ['_runtime'] },
       { module: '._runtime', names: RUNTIME },
-      ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
-      ...ops.map((op) => ({ module: `.ops.${op.ident.snake}`, names: [op.ident.snake] })),
-    ],
-    blocks: [
-      [
-        pyAssign(
-          'OPS',
-          pyDict(
-            ops.map((op) => [op.name, pyCode(`_${op.ident.snake}._OP`)]),
-            rows,
-          ),
-          { doc: 'OpInfo of every op, by op name.', type: 'Dict[str, _runtime.OpInfo]' },
-        ),
-        pyAll(['OPS', ...RUNTIME, ...ops.map((op) => op.ident.snake)]),
-      ].join('\n\n'),
-    ],
+      ...opImports(ops),
+    ]),
+    ops: pyLit(
+      pyDict(
+        ops.map((op) => [op.name, pyCode(`_${op.ident.snake}._OP`)]),
+        rows,
+      ),
+    ),
+    all: pyLit(pyList(['OPS', ...RUNTIME, ...ops.map((op) => op.ident.snake)].sort(), rows)),
   });
 }

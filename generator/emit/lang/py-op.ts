@@ -6,7 +6,18 @@ import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../model/ir.js
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText, plainFloat } from './literals.js';
-import { type PyParam, type PyValue, pyCall, pyCode, pyDict, pyList, pyLit, pyParams, pyTuple } from './python.js';
+import {
+  type PyImport,
+  type PyParam,
+  type PyValue,
+  pyCall,
+  pyCode,
+  pyDict,
+  pyList,
+  pyLit,
+  pyParams,
+  pyTuple,
+} from './python.js';
 
 /** An attribute value: floats as the shortest float32 round trip, lists as lists (or tuples, for defaults). */
 export function pyAttrValue(type: AttributeIR['type'], v: AttrValue, asTuple = false): PyValue {
@@ -96,4 +107,12 @@ export function argDocs(op: OpIR): string[] {
 /** `{'name': name, ...}`: the attributes as the call passes them on. */
 export function attrDict(op: OpIR): string {
   return pyLit(pyDict(op.attributes.map((a) => [a.name, pyCode(a.name)])));
+}
+
+/** A package's imports of its op modules: each module (for its OpInfo) and each op's function. */
+export function opImports(ops: readonly OpIR[]): PyImport[] {
+  return [
+    ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
+    ...ops.map((op) => ({ module: `.ops.${op.ident.snake}`, names: [op.ident.snake] })),
+  ];
 }

@@ -11,6 +11,7 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
@@ -32,8 +33,7 @@ export const nodeEmitter: Emitter = defineEmitter({
   op: (op) => [opFile(op, nodeOpUnit(op), opUnit(op))],
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('node/include/opforge/node/addon_base.h', 'generator/static/cpp/opforge/node/addon_base.h'),
-      staticFile('node/include/opforge/node/runtime_exports.h', 'generator/static/cpp/opforge/node/runtime_exports.h'),
+      ...staticFiles('node/include/opforge/node', 'generator/static/cpp/opforge/node', '.h'),
       staticFile('node/CMakeLists.txt', 'generator/static/cmake/node-addon.cmake'),
       projectFile('node/addon.cpp', addon(project)),
       projectFile('node/index.js', indexJs(project, ctx)),

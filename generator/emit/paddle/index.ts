@@ -12,6 +12,7 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
@@ -25,8 +26,6 @@ import { paddlePaths } from './names.js';
 import { emitPaddleHeader, emitPaddleOp, pdBuildOp } from './op.js';
 
 export { paddlePaths } from './names.js';
-
-const SHARED = ['bridge.h', 'inference_example.h', 'op_base.h'];
 
 function emitDtypeHeader(): string {
   const paddle = (d: DType): string => `::${DTYPE_INFO[d].paddle}`;
@@ -80,9 +79,7 @@ export const paddleEmitter: Emitter = defineEmitter({
   name: 'paddle',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      ...SHARED.map((h) =>
-        staticFile(`paddle/include/opforge/paddle/${h}`, `generator/static/cpp/opforge/paddle/${h}`),
-      ),
+      ...staticFiles('paddle/include/opforge/paddle', 'generator/static/cpp/opforge/paddle', '.h'),
       projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
       staticFile('cmake/opforge_paddle.cmake', 'generator/static/cmake/opforge_paddle.cmake'),

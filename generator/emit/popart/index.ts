@@ -12,6 +12,7 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
@@ -55,8 +56,6 @@ const POPART_ATTR: Record<AttributeIR['type'], string> = {
   ints: 'Ints',
   floats: 'Floats',
 };
-
-const SHARED = ['op_base.h', 'opx_base.h'];
 
 /** A `switch (t)` over every dtype: `case <label>: <statement>`, then `after` (what no case returns). */
 function dtypeSwitch(label: (d: DType) => string, statement: (d: DType) => string, after: readonly string[]): string[] {
@@ -220,9 +219,7 @@ export const popartEmitter: Emitter = defineEmitter({
   name: 'popart',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      ...SHARED.map((h) =>
-        staticFile(`popart/include/opforge/popart/${h}`, `generator/static/cpp/opforge/popart/${h}`),
-      ),
+      ...staticFiles('popart/include/opforge/popart', 'generator/static/cpp/opforge/popart', '.h'),
       projectFile('popart/include/opforge/popart/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('popart/custom_shape_inference.py', emitShapeInference(project, ctx)),
       projectFile(

@@ -12,36 +12,35 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { type PyCode, type PyValue, pyAll, pyAssign, pyCall, pyCode, pyDict, pyLit, pyModule } from '../lang/python.js';
+import { opImports } from '../lang/py-op.js';
+import {
+  type PyCode,
+  type PyValue,
+  pyAssign,
+  pyCode,
+  pyDict,
+  pyImports,
+  pyList,
+  pyLit,
+  pyModule,
+} from '../lang/python.js';
+import { fillTemplate } from '../lang/template.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { opModule } from './op-module.js';
 
 const PKG = 'python/opforge_ops';
 
-/** The shared runtime, one module per concern (generator/static/python/opforge_ops); _runtime.py is what
- * the generated modules import. */
-const RUNTIME_MODULES = [
-  '_api.py',
-  '_autograd.py',
-  '_checks.py',
-  '_export.py',
-  '_library.py',
-  '_onnx.py',
-  '_register.py',
-  '_runtime.py',
-  '_shapes.py',
-  '_spec.py',
-];
-
 export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
   project(project: ProjectIR): GeneratedFile[] {
     return [
-      ...RUNTIME_MODULES.map((m) => staticFile(`${PKG}/${m}`, `generator/static/python/opforge_ops/${m}`)),
+      // The shared runtime, one module per concern; _runtime.py is what the generated modules import.
+      ...staticFiles(PKG, 'generator/static/python/opforge_ops', '.py'),
       staticFile(`${PKG}/_attrs.py`, 'generator/static/python/shared/_attrs.py'),
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
@@ -116,19 +115,6 @@ function typesModule(): string {
   });
 }
 
-/** What the package docstring says: how to run and export the ops. */
-const PACKAGE_DOC = [
-  "The project's custom ops for PyTorch, with ONNX export through both PyTorch exporters.",
-  '',
-  'Each op runs the compiled extension (out/torch, loaded automatically when built, or with',
-  "load_library(path)) and falls back to the spec's PyTorch reference. Exporting needs neither:",
-  '',
-  '    torch.onnx.export(model, args, f, **opforge_ops.export_options())  # the exporter torch defaults to',
-  '    torch.onnx.export(model, args, f, dynamo=False, custom_opsets=opforge_ops.custom_opsets())',
-  '    torch.onnx.export(model, args, dynamo=True, custom_translation_table=opforge_ops.custom_translation_table())',
-  '',
-];
-
 /** What the package exports besides the ops (from _api.py and _runtime.py). */
 const API = [
   'backend',
@@ -140,35 +126,29 @@ const API = [
 ];
 const RUNTIME = ['TORCH_NAMESPACE', 'entry_path', 'extension_path', 'load_library'];
 
-/** The package: every op's function, and the registry (OPS, _TRANSLATIONS) _api.py reads. */
+/** The package (generator/static/python/opforge_ops/__init__.py.tmpl): every op's function, and the registry (OPS, _TRANSLATIONS) _api.py reads. */
 function packageInit(project: ProjectIR): string {
   const ops = project.ops;
-  const byName = (attr: string): PyCode =>
-    pyDict(
-      ops.map((op) => [op.name, pyCode(`_${op.ident.snake}.${attr}`)]),
-      { multiline: true },
+  const byName = (attr: string): string =>
+    pyLit(
+      pyDict(
+        ops.map((op) => [op.name, pyCode(`_${op.ident.snake}.${attr}`)]),
+        { multiline: true },
+      ),
     );
-  return pyModule({
-    doc: PACKAGE_DOC,
-    imports: [
+  return fillTemplate('generator/static/python/opforge_ops/__init__.py.tmpl', {
+    imports: pyImports([
       { module: '__future__', names: ['annotations'] },
       { module: 'typing', names: ['Any', 'Callable', 'Dict'] },
       { module: '.', names: ['_runtime'] },
       { module: '._api', names: API },
       { module: '._runtime', names: RUNTIME },
-      ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
-      ...ops.map((op) => ({ module: `.ops.${op.ident.snake}`, names: [op.ident.snake] })),
-    ],
-    blocks: [
-      [
-        pyAssign('OPS', byName('_OP'), {
-          doc: 'OpInfo of every op, by ONNX op type.',
-          type: 'Dict[str, _runtime.OpInfo]',
-        }),
-        pyAssign('_TRANSLATIONS', byName('onnx_translation'), { type: 'Dict[str, Callable[..., Any]]' }),
-        `${pyLit(pyCall('_runtime.try_load_default_library', []))}`,
-        pyAll(['OPS', ...API, ...RUNTIME, ...ops.map((op) => op.ident.snake)]),
-      ].join('\n\n'),
-    ],
+      ...opImports(ops),
+    ]),
+    ops: byName('_OP'),
+    translations: byName('onnx_translation'),
+    all: pyLit(
+      pyList([...['OPS', ...API, ...RUNTIME], ...ops.map((op) => op.ident.snake)].sort(), { multiline: true }),
+    ),
   });
 }
