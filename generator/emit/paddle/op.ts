@@ -2,12 +2,12 @@
 // which output dims depend on which input dims) and the custom op itself (<op>_op.cc:
 // PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
 
-import type { AttrValue, AttributeIR, Expr, GradSource, InputIR, OpIR } from '../../model/ir.js';
+import type { AttrValue, AttributeIR, GradSource, InputIR, OpIR } from '../../model/ir.js';
 import { coreHeaderPath, cppNamespace, paddleOpType } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { lines } from '../emitter.js';
-import { braced, cppUnit, docComment, namespaceBlock } from '../lang/cpp.js';
+import { braced, cppUnit, docComment, namespaceBlock, type TableRow, table } from '../lang/cpp.js';
 import { cppAttrValue, cppString } from '../lang/literals.js';
 import { paddleNamespace, paddlePaths } from './names.js';
 
@@ -33,57 +33,47 @@ function attrValue(a: AttributeIR): string {
   }
 }
 
-function dimsOf(e: Expr): string[] {
-  const out: string[] = [];
-  visitExpr(e, (x) => {
-    if (x.kind === 'dim') {
-      const s = `in[${x.inputIndex}].dims[${x.axis}] >= 0`;
-      if (!out.includes(s)) out.push(s);
-    }
+/** The input dims an output dim reads, as DimDep initializers: `{output, axis, input, inputAxis}`. */
+function dimDeps(op: OpIR): TableRow[] {
+  return op.outputs.flatMap((o): TableRow[] => {
+    if (o.shape.kind === 'like')
+      return [
+        { value: braced([o.index, -1, o.shape.inputIndex, 0].map(String)), comment: `shape of ${o.shape.input}` },
+      ];
+    return o.shape.dims.flatMap((e, k) => {
+      const seen = new Set<string>();
+      const rows: TableRow[] = [];
+      visitExpr(e, (x) => {
+        const v = x.kind === 'dim' ? braced([o.index, k, x.inputIndex, x.axis].map(String)) : undefined;
+        if (v && !seen.has(v)) rows.push({ value: v, comment: `${o.name}[${k}]` });
+        if (v) seen.add(v);
+      });
+      return rows;
+    });
   });
-  return out;
 }
 
-function emitDimKnown(op: OpIR): string {
-  // A rank-0 output has no dim to ask about: it takes the default case.
-  const cases = op.outputs
-    .filter((o) => o.shape.kind === 'like' || o.shape.dims.length > 0)
-    .map((o) => {
-      if (o.shape.kind === 'like')
-        return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
-      const axes = o.shape.dims.map((e, k) => {
-        const deps = dimsOf(e);
-        return `        case ${k}: return ${deps.length ? deps.join(' && ') : 'true'};`;
-      });
-      return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
-    });
-  const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
-  const head = [
-    '/** The op core as the Paddle bridge runs it, plus what only Paddle asks. */',
-    'struct PaddleOp : core::Core {',
-    "  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */",
-  ];
-  if (cases.length === 0) {
-    return lines(
-      ...head,
-      '  static bool outputDimKnown(int /*output*/, int /*axis*/, const ::opforge::Shape* /*in*/) {',
-      '    return false;  // every output has rank 0: there is no dim to ask about',
-      '  }',
-      '};',
-    );
-  }
+/** PaddleOp: the op core plus which input dims each output dim reads (Paddle's static-graph InferShape). */
+function emitPaddleOpStruct(op: OpIR): string {
+  const deps = dimDeps(op);
   return lines(
-    ...head,
-    `  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
-    '    switch (output) {',
-    cases.map((c) =>
-      c
-        .split('\n')
-        .map((l) => `  ${l}`)
-        .join('\n'),
+    docComment('The op core as the Paddle bridge runs it, plus what only Paddle asks.'),
+    'struct PaddleOp : core::Core {',
+    `  static constexpr int kNumDimDeps = ${deps.length};`,
+    table({
+      type: '::opforge::paddle_bridge::DimDep',
+      name: 'kDimDeps',
+      rows: deps,
+      size: 'kNumDimDeps',
+      prefix: 'static ',
+      indent: '  ',
+    }),
+    docComment(
+      "Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape).",
+      '  ',
     ),
-    '      default: return false;',
-    '    }',
+    '  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {',
+    '    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);',
     '  }',
     '};',
   );
@@ -117,7 +107,7 @@ export function emitPaddleHeader(op: OpIR): string {
       '  return opforge_attrs;',
       '}',
       '',
-      emitDimKnown(op),
+      emitPaddleOpStruct(op),
     ],
   });
 }
