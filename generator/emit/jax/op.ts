@@ -25,6 +25,11 @@ function coreValue(a: AttributeIR): string {
   }
 }
 
+/** Lines compiled only in CUDA builds of the library. */
+function cudaOnly(...body: string[]): string {
+  return lines('#ifdef OPFORGE_JAX_WITH_CUDA', body, '#endif');
+}
+
 export function emitJaxHandlers(op: OpIR): string {
   const s = op.ident.snake;
   const sym = jaxSymbols(op);
@@ -71,11 +76,11 @@ export function emitJaxHandlers(op: OpIR): string {
     `  return bridge::runCpu<Op>(${attrs}, opforge_args, opforge_rets, ${present});`,
     '}',
     '',
-    '#ifdef OPFORGE_JAX_WITH_CUDA',
-    `ffi::Error runCuda(cudaStream_t opforge_stream, ffi::ScratchAllocator opforge_scratch, ${params.join(', ')}) {`,
-    `  return bridge::runCuda<Op>(${attrs}, opforge_args, opforge_rets, ${present}, opforge_stream, opforge_scratch);`,
-    '}',
-    '#endif',
+    cudaOnly(
+      `ffi::Error runCuda(cudaStream_t opforge_stream, ffi::ScratchAllocator opforge_scratch, ${params.join(', ')}) {`,
+      `  return bridge::runCuda<Op>(${attrs}, opforge_args, opforge_rets, ${present}, opforge_stream, opforge_scratch);`,
+      '}',
+    ),
   ];
   const ns = `::opforge::jax_ops::${s}`;
   return cppUnit({
@@ -89,20 +94,17 @@ export function emitJaxHandlers(op: OpIR): string {
       external: ['"xla/ffi/api/ffi.h"'],
       project: [coreHeaderPath(op).include, 'opforge/jax/ffi_bridge.h'],
     },
+    // cuda_runtime_api.h (cudaStream_t) comes with ffi_bridge.h in CUDA builds.
     body: [
-      '#ifdef OPFORGE_JAX_WITH_CUDA',
-      '#include <cuda_runtime_api.h>',
-      '#endif',
-      '',
       namespaceBlock(['opforge', 'jax_ops', s], handlers),
       '',
       `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cpu}, ${ns}::runCpu,`,
       bind([]),
       '',
-      '#ifdef OPFORGE_JAX_WITH_CUDA',
-      `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cuda}, ${ns}::runCuda,`,
-      bind(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()']),
-      '#endif',
+      cudaOnly(
+        `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cuda}, ${ns}::runCuda,`,
+        bind(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()']),
+      ),
     ],
   });
 }

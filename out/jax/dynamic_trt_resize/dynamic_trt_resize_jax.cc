@@ -10,10 +10,6 @@
 #include "opforge/jax/ffi_bridge.h"
 #include "opforge/ops/dynamic_trt_resize.h"
 
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 namespace opforge {
 namespace jax_ops {
 namespace dynamic_trt_resize {
