@@ -120,6 +120,16 @@ export function lines(...parts: (string | null | undefined | false | (string | n
   return out.join('\n');
 }
 
+/** Parts a blank line apart (each may span lines), dropping `null`/`false` ones: blocks of a file or a body. */
+export function paragraphs(
+  ...parts: (string | null | undefined | false | (string | null | undefined | false)[])[]
+): string {
+  return parts
+    .map((p) => (Array.isArray(p) ? lines(p) : p))
+    .filter((p): p is string => typeof p === 'string')
+    .join('\n\n');
+}
+
 /**
  * A static source of the generator (a shared C++ base, the Python runtime) copied to out/ with the
  * header line; `source` is relative to the package root, e.g. `generator/static/cpp/opforge/core.h`.

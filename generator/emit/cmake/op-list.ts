@@ -3,7 +3,7 @@
 // `opforge_<backend>_add_op(<op> [CUDA])` per op and `opforge_<backend>_finish()`.
 
 import type { ProjectIR } from '../../model/ir.js';
-import { type EmitContext, lines } from '../emitter.js';
+import { type EmitContext, lines, paragraphs } from '../emitter.js';
 import { cmakeCommand, cmakeComment, cmakeInclude } from '../lang/cmake.js';
 
 /** `cuda`: whether the backend builds the ops' CUDA kernels too (its add_op takes a CUDA flag). */
@@ -15,15 +15,18 @@ export function backendOpList(
   cuda = true,
 ): string {
   const prefix = `opforge_${backend}`;
-  return lines(
-    cmakeComment(`${what} for every op, built by out/cmake/${prefix}.cmake (its header says how to configure).`),
-    cmakeInclude(`../cmake/${prefix}.cmake`),
-    '',
-    project.ops.map(
-      ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
-        cmakeCommand(`${prefix}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
+  return paragraphs(
+    [
+      cmakeComment(`${what} for every op, built by out/cmake/${prefix}.cmake (its header says how to configure).`),
+      cmakeInclude(`../cmake/${prefix}.cmake`),
+    ],
+    lines(
+      project.ops.map(
+        ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
+          cmakeCommand(`${prefix}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
+        ),
       ),
+      cmakeCommand(`${prefix}_finish`),
     ),
-    cmakeCommand(`${prefix}_finish`),
   );
 }

@@ -5,7 +5,7 @@
 import type { AttributeIR, OpIR } from '../../model/ir.js';
 import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
-import { lines } from '../emitter.js';
+import { lines, paragraphs } from '../emitter.js';
 import { cppUnit, docComment, namespaceBlock } from '../lang/cpp.js';
 import { cppString } from '../lang/literals.js';
 import { jaxSymbols, jaxTarget, PRESENT_ATTR } from './names.js';
@@ -56,32 +56,36 @@ export function emitJaxHandlers(op: OpIR): string {
       [...ctx, ...binds].map((b) => `        ${b}`),
     ).concat(');');
   const attrs = `makeAttrs(${attrArgs.join(', ')})`;
-  const handlers = [
-    'namespace ffi = ::xla::ffi;',
-    'namespace bridge = ::opforge::jax_bridge;',
-    `using Op = ::${cppNamespace(op)}::Core;`,
-    '',
+  const handlers = paragraphs(
+    [
+      'namespace ffi = ::xla::ffi;',
+      'namespace bridge = ::opforge::jax_bridge;',
+      `using Op = ::${cppNamespace(op)}::Core;`,
+    ],
     hasOptional
       ? `// Which inputs the Python side passed arrives as the attribute ${PRESENT_ATTR} (bit i: input i), the present ones as operands.`
       : '// Every input is required: every bit of the presence mask is set.\nconstexpr uint64_t kAllPresent = ~uint64_t{0};',
-    '',
-    docComment("The op core's Attrs from the FFI attributes (JAX passes floats as f64, ints as i64, lists as arrays)."),
-    `inline Op::Attrs makeAttrs(${attrParams.join(', ')}) {`,
-    '  Op::Attrs opforge_attrs;',
-    op.attributes.map((a) => `  opforge_attrs.${a.name} = ${coreValue(a)};`),
-    '  return opforge_attrs;',
-    '}',
-    '',
-    `ffi::Error runCpu(${params.join(', ')}) {`,
-    `  return bridge::runCpu<Op>(${attrs}, opforge_args, opforge_rets, ${present});`,
-    '}',
-    '',
+    [
+      docComment(
+        "The op core's Attrs from the FFI attributes (JAX passes floats as f64, ints as i64, lists as arrays).",
+      ),
+      `inline Op::Attrs makeAttrs(${attrParams.join(', ')}) {`,
+      '  Op::Attrs opforge_attrs;',
+      ...op.attributes.map((a) => `  opforge_attrs.${a.name} = ${coreValue(a)};`),
+      '  return opforge_attrs;',
+      '}',
+    ],
+    [
+      `ffi::Error runCpu(${params.join(', ')}) {`,
+      `  return bridge::runCpu<Op>(${attrs}, opforge_args, opforge_rets, ${present});`,
+      '}',
+    ],
     cudaOnly(
       `ffi::Error runCuda(cudaStream_t opforge_stream, ffi::ScratchAllocator opforge_scratch, ${params.join(', ')}) {`,
       `  return bridge::runCuda<Op>(${attrs}, opforge_args, opforge_rets, ${present}, opforge_stream, opforge_scratch);`,
       '}',
     ),
-  ];
+  );
   const ns = `::opforge::jax_ops::${s}`;
   return cppUnit({
     comment: [
@@ -95,16 +99,13 @@ export function emitJaxHandlers(op: OpIR): string {
       project: [coreHeaderPath(op).include, 'opforge/jax/ffi_bridge.h'],
     },
     // cuda_runtime_api.h (cudaStream_t) comes with ffi_bridge.h in CUDA builds.
-    body: [
+    body: paragraphs(
       namespaceBlock(['opforge', 'jax_ops', s], handlers),
-      '',
-      `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cpu}, ${ns}::runCpu,`,
-      bind([]),
-      '',
+      [`XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cpu}, ${ns}::runCpu,`, bind([])],
       cudaOnly(
         `XLA_FFI_DEFINE_HANDLER_SYMBOL(${sym.cuda}, ${ns}::runCuda,`,
         bind(['.Ctx<::xla::ffi::PlatformStream<cudaStream_t>>()', '.Ctx<::xla::ffi::ScratchAllocator>()']),
       ),
-    ],
+    ),
   });
 }

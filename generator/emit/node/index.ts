@@ -8,6 +8,7 @@ import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
+  paragraphs,
   opFile,
   projectFile,
   staticFile,
@@ -123,22 +124,23 @@ function opUnit(op: OpIR): string {
       'dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
     ],
     includes: { external: ['napi.h'], project: [coreHeaderPath(op).include, 'opforge/node/addon_base.h'] },
-    body: [
+    body: paragraphs(
       // A namespace of its own: CMake's unity build may compile several op units as one.
       namespaceBlock(
         ns,
-        `using Core = ::${cppNamespace(op)}::Core;`,
-        '',
-        `bool readAttrs(${readAttrsParams(op)}) {`,
-        places.flatMap((p) => attrRead(op.name, p)),
-        '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
-        '}',
+        paragraphs(`using Core = ::${cppNamespace(op)}::Core;`, [
+          `bool readAttrs(${readAttrsParams(op)}) {`,
+          ...places.flatMap((p) => attrRead(op.name, p)),
+          '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
+          '}',
+        ]),
       ),
-      '',
-      `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports) {`,
-      `  opforge::node::exportOp<${ns}::Core, ${ns}::readAttrs>(env, exports, ${cppString(op.ident.snake)});`,
-      '}',
-    ],
+      [
+        `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports) {`,
+        `  opforge::node::exportOp<${ns}::Core, ${ns}::readAttrs>(env, exports, ${cppString(op.ident.snake)});`,
+        '}',
+      ],
+    ),
   });
 }
 
@@ -150,9 +152,8 @@ function addon(project: ProjectIR): string {
       'kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
     ],
     includes: { external: ['napi.h'], project: ['opforge/node/runtime_exports.h'] },
-    body: [
+    body: paragraphs(
       project.ops.map((op) => `void ${exportFn(op)}(Napi::Env env, Napi::Object exports);`),
-      '',
       namespaceBlock(
         [''],
         'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
@@ -161,9 +162,8 @@ function addon(project: ProjectIR): string {
         '  return exports;',
         '}',
       ),
-      '',
       'NODE_API_MODULE(opforge_node, Init)',
-    ],
+    ),
   });
 }
 

@@ -10,6 +10,7 @@ import { type DType, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { cppUnit, docComment } from '../lang/cpp.js';
 import {
   opFile,
+  paragraphs,
   projectFile,
   staticFile,
   staticFiles,
@@ -35,22 +36,25 @@ function emitDtypeHeader(): string {
     header: true,
     includes: { external: ['"paddle/extension.h"'], project: ['opforge/core.h'] },
     namespace: 'opforge::paddle_bridge',
-    body: [
-      docComment('false for Paddle dtypes opforge has no counterpart for (complex, float8, ...).'),
-      'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
-      '  switch (t) {',
-      DTYPES.map((d) => `    case ${paddle(d)}: *out = ${ours(d)}; return true;`),
-      '    default: return false;',
-      '  }',
-      '}',
-      '',
-      'inline ::paddle::DataType toPaddle(DType t) {',
-      '  switch (t) {',
-      DTYPES.map((d) => `    case ${ours(d)}: return ${paddle(d)};`),
-      '  }',
-      '  return ::paddle::DataType::UNDEFINED;',
-      '}',
-    ],
+    body: paragraphs(
+      [
+        docComment('false for Paddle dtypes opforge has no counterpart for (complex, float8, ...).'),
+        'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
+        '  switch (t) {',
+        ...DTYPES.map((d) => `    case ${paddle(d)}: *out = ${ours(d)}; return true;`),
+        '    default: return false;',
+        '  }',
+        '}',
+      ],
+      [
+        'inline ::paddle::DataType toPaddle(DType t) {',
+        '  switch (t) {',
+        ...DTYPES.map((d) => `    case ${ours(d)}: return ${paddle(d)};`),
+        '  }',
+        '  return ::paddle::DataType::UNDEFINED;',
+        '}',
+      ],
+    ),
   });
 }
 

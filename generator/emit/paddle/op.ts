@@ -6,7 +6,7 @@ import type { AttrValue, AttributeIR, GradSource, InputIR, OpIR } from '../../mo
 import { coreHeaderPath, cppNamespace, paddleOpType } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { ATTR_INFO } from '../../model/type-table.js';
-import { lines } from '../emitter.js';
+import { lines, paragraphs } from '../emitter.js';
 import { braced, cppUnit, docComment, namespaceBlock, type TableRow, table } from '../lang/cpp.js';
 import { cppAttrValue, cppString } from '../lang/literals.js';
 import { paddleNamespace, paddlePaths } from './names.js';
@@ -92,23 +92,24 @@ export function emitPaddleHeader(op: OpIR): string {
       project: [coreHeaderPath(op).include, 'opforge/paddle/bridge.h'],
     },
     namespace: paddleNamespace(op),
-    body: [
+    body: paragraphs(
       `namespace core = ::${cppNamespace(op)};`,
-      '',
-      docComment('The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from.'),
-      `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
-      '',
-      docComment(
-        "The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t).",
-      ),
-      `inline core::Attrs makeAttrs(${params}) {`,
-      '  core::Attrs opforge_attrs;',
-      op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
-      '  return opforge_attrs;',
-      '}',
-      '',
+      [
+        docComment('The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from.'),
+        `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
+      ],
+      [
+        docComment(
+          "The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t).",
+        ),
+        `inline core::Attrs makeAttrs(${params}) {`,
+        '  core::Attrs opforge_attrs;',
+        ...op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
+        '  return opforge_attrs;',
+        '}',
+      ],
       emitPaddleOpStruct(op),
-    ],
+    ),
   });
 }
 
@@ -182,33 +183,31 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
     body: [
       '// A named namespace (not an anonymous one): the op units can share one translation unit (a unity',
       "// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.",
-      namespaceBlock(
-        unit,
-        `namespace op = ${paddleNamespace(op)};`,
-        'namespace bridge = ::opforge::paddle_bridge;',
-        '',
-        cppFn(
-          'std::vector<paddle::Tensor>',
-          'Forward',
-          [...params('kernel'), ...attrParams],
-          [`  return bridge::compute<op::PaddleOp>(${attrs}, ${ins});`],
+      paragraphs(
+        namespaceBlock(
+          unit,
+          paragraphs(
+            [`namespace op = ${paddleNamespace(op)};`, 'namespace bridge = ::opforge::paddle_bridge;'],
+            cppFn(
+              'std::vector<paddle::Tensor>',
+              'Forward',
+              [...params('kernel'), ...attrParams],
+              [`  return bridge::compute<op::PaddleOp>(${attrs}, ${ins});`],
+            ),
+            cppFn(
+              'std::vector<std::vector<int64_t>>',
+              'InferShape',
+              [...params('shape'), ...attrParams],
+              [`  return bridge::inferShape<op::PaddleOp>(${attrs}, ${ins});`],
+            ),
+            cppFn('std::vector<paddle::DataType>', 'InferDtype', params('dtype'), [
+              `  return bridge::inferDtype<op::PaddleOp>(${ins});`,
+            ]),
+          ),
         ),
-        '',
-        cppFn(
-          'std::vector<std::vector<int64_t>>',
-          'InferShape',
-          [...params('shape'), ...attrParams],
-          [`  return bridge::inferShape<op::PaddleOp>(${attrs}, ${ins});`],
-        ),
-        '',
-        cppFn('std::vector<paddle::DataType>', 'InferDtype', params('dtype'), [
-          `  return bridge::inferDtype<op::PaddleOp>(${ins});`,
-        ]),
+        [pdBuildOp(op), ...pdFunctions(unit, 'Forward', 'InferShape', 'InferDtype')],
+        op.backward ? emitGradOp(op, ops) : null,
       ),
-      '',
-      pdBuildOp(op),
-      pdFunctions(unit, 'Forward', 'InferShape', 'InferDtype'),
-      op.backward ? emitGradOp(op, ops) : null,
     ],
   });
 }
@@ -286,28 +285,27 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   });
   const unit = unitNamespace(op);
   const gradParams = (type: string): string[] => sources.map((s) => param(type, s, gradOf.includes(s)));
-  return lines(
-    '',
-    namespaceBlock(
-      unit,
-      docComment(
-        `The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}.`,
-      ),
-      cppFn('std::vector<paddle::Tensor>', 'Backward', params, [...body, '  return grads;']),
-      '',
-      cppFn('std::vector<std::vector<int64_t>>', 'GradInferShape', gradParams('std::vector<int64_t>'), [
-        `  return bridge::gradShapes({${gradArgs}});`,
-      ]),
-      '',
-      cppFn('std::vector<paddle::DataType>', 'GradInferDtype', gradParams('paddle::DataType'), [
-        `  return bridge::gradDtypes({${gradArgs}});`,
-      ]),
-    ),
-    '',
+  const registration = [
     `PD_BUILD_GRAD_OP(${type})`,
     `    .Inputs(${braced(sources.map(slot))})`,
     `    .Outputs(${braced(op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`))})`,
     op.attributes.length ? `    .Attrs(${braced(op.attributes.map((a) => cppString(paddleAttrString(a))))})` : null,
-    pdFunctions(unit, 'Backward', 'GradInferShape', 'GradInferDtype'),
+    ...pdFunctions(unit, 'Backward', 'GradInferShape', 'GradInferDtype'),
+  ];
+  const docs = `The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}.`;
+  return paragraphs(
+    namespaceBlock(
+      unit,
+      paragraphs(
+        [docComment(docs), cppFn('std::vector<paddle::Tensor>', 'Backward', params, [...body, '  return grads;'])],
+        cppFn('std::vector<std::vector<int64_t>>', 'GradInferShape', gradParams('std::vector<int64_t>'), [
+          `  return bridge::gradShapes({${gradArgs}});`,
+        ]),
+        cppFn('std::vector<paddle::DataType>', 'GradInferDtype', gradParams('paddle::DataType'), [
+          `  return bridge::gradDtypes({${gradArgs}});`,
+        ]),
+      ),
+    ),
+    registration,
   );
 }

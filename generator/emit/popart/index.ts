@@ -10,6 +10,7 @@ import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../model/ir-help
 import { ATTR_INFO, type DType, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   opFile,
+  paragraphs,
   projectFile,
   staticFile,
   staticFiles,
@@ -74,24 +75,34 @@ function emitDtypeHeader(): string {
     header: true,
     includes: { external: ['popart/datatype.hpp'], project: ['opforge/core.h'] },
     namespace: 'opforge::popart_ext',
-    body: [
-      docComment('false for PopART dtypes opforge has no counterpart for.'),
-      'inline bool fromPopart(::popart::DataType t, DType* out) {',
-      dtypeSwitch(popartType, (d) => `*out = ${cppEnumOf(d)}; return true;`, ['    default: return false;', '  }']),
-      '}',
-      '',
-      'inline ::popart::DataType toPopart(DType t) {',
-      dtypeSwitch(cppEnumOf, (d) => `return ${popartType(d)};`, ['  }', '  return ::popart::DataType::UNDEFINED;']),
-      '}',
-      '',
-      docComment([
-        'The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do',
-        'not lower; int64 is cast to int32 on lowering, which the host kernel would misread).',
-      ]),
-      'inline const char* poplarType(DType t) {',
-      dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, ['  }', '  return nullptr;']),
-      '}',
-    ],
+    body: paragraphs(
+      [
+        docComment('false for PopART dtypes opforge has no counterpart for.'),
+        'inline bool fromPopart(::popart::DataType t, DType* out) {',
+        ...dtypeSwitch(popartType, (d) => `*out = ${cppEnumOf(d)}; return true;`, [
+          '    default: return false;',
+          '  }',
+        ]),
+        '}',
+      ],
+      [
+        'inline ::popart::DataType toPopart(DType t) {',
+        ...dtypeSwitch(cppEnumOf, (d) => `return ${popartType(d)};`, [
+          '  }',
+          '  return ::popart::DataType::UNDEFINED;',
+        ]),
+        '}',
+      ],
+      [
+        docComment([
+          'The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do',
+          'not lower; int64 is cast to int32 on lowering, which the host kernel would misread).',
+        ]),
+        'inline const char* poplarType(DType t) {',
+        ...dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, ['  }', '  return nullptr;']),
+        '}',
+      ],
+    ),
   });
 }
 
@@ -135,44 +146,54 @@ function emitHeader(op: OpIR): string {
       project: [coreHeaderPath(op).include, 'opforge/popart/op_base.h'],
     },
     namespace: ['opforge', 'popart_ops', op.ident.snake],
-    body: [
+    body: paragraphs(
       `namespace core = ::${cppNamespace(op)};`,
-      '',
-      docComment('The op core (names, counts, functions) plus what PopART needs beyond it.'),
-      'struct Desc : core::Core {',
-      docComment(
-        `The ONNX node PopART matches: ${op.domain}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
-        '  ',
-      ),
-      '  static ::popart::OperatorIdentifier id() {',
-      `    return ::popart::OperatorIdentifier(${id.join(', ')});`,
-      '  }',
-      '',
-      docComment(
-        'Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).',
-        '  ',
-      ),
-      '  static ::popart::OpDefinition definition() {',
-      '    return ::popart::OpDefinition(',
-      `        ${braced(op.inputs.map(tensor))},`,
-      `        ${braced(op.outputs.map(tensor))},`,
-      `        ${braced(op.attributes.map(anyValue))});`,
-      '  }',
-      '',
-      docComment("Attributes the node has, with their ONNX types; absent optional ones keep the spec's default.", '  '),
-      `  static Status readAttrs(const ::popart::Attributes& ${param('a', hasAttrs)}, Attrs* ${param('attrs', hasAttrs)}) {`,
-      hasAttrs && '    using ::opforge::popart_ext::readAttr;',
-      reads,
-      '    return Status::Ok();',
-      '  }',
-      '',
-      `  static void appendAttributes(const Attrs& ${param('attrs', hasAttrs)}, ::popart::OpSerialiserBase& ${param('os', hasAttrs)}) {`,
-      appends,
-      '  }',
-      '};',
-      '',
+      [
+        docComment('The op core (names, counts, functions) plus what PopART needs beyond it.'),
+        'struct Desc : core::Core {',
+        paragraphs(
+          [
+            docComment(
+              `The ONNX node PopART matches: ${op.domain}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
+              '  ',
+            ),
+            '  static ::popart::OperatorIdentifier id() {',
+            `    return ::popart::OperatorIdentifier(${id.join(', ')});`,
+            '  }',
+          ],
+          [
+            docComment(
+              'Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).',
+              '  ',
+            ),
+            '  static ::popart::OpDefinition definition() {',
+            '    return ::popart::OpDefinition(',
+            `        ${braced(op.inputs.map(tensor))},`,
+            `        ${braced(op.outputs.map(tensor))},`,
+            `        ${braced(op.attributes.map(anyValue))});`,
+            '  }',
+          ],
+          [
+            docComment(
+              "Attributes the node has, with their ONNX types; absent optional ones keep the spec's default.",
+              '  ',
+            ),
+            `  static Status readAttrs(const ::popart::Attributes& ${param('a', hasAttrs)}, Attrs* ${param('attrs', hasAttrs)}) {`,
+            hasAttrs && '    using ::opforge::popart_ext::readAttr;',
+            ...reads,
+            '    return Status::Ok();',
+            '  }',
+          ],
+          [
+            `  static void appendAttributes(const Attrs& ${param('attrs', hasAttrs)}, ::popart::OpSerialiserBase& ${param('os', hasAttrs)}) {`,
+            ...appends,
+            '  }',
+          ],
+        ),
+        '};',
+      ],
       'using Op = ::opforge::popart_ext::CoreOp<Desc>;',
-    ],
+    ),
   });
 }
 
