@@ -6,9 +6,10 @@
 // package's runtime and __init__.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
-import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
+import { DTYPE_INFO } from '../../model/type-table.js';
 import { opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { cppUnit, docComment } from '../lang/cpp.js';
+import { dtypeMapFunctions } from '../lang/dtype-map.js';
+import { cppUnit } from '../lang/cpp.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
 import { emitJaxInit, emitJaxModule } from './python.js';
@@ -21,18 +22,12 @@ function emitDtypeHeader(): string {
     header: true,
     includes: { external: ['"xla/ffi/api/ffi.h"'], project: ['opforge/core.h'] },
     namespace: 'opforge::jax_bridge',
-    body: [
-      docComment('false for XLA element types opforge has no counterpart for (complex, float8, s4, ...).'),
-      'inline bool fromXla(::xla::ffi::DataType t, DType* out) {',
-      '  switch (t) {',
-      DTYPES.map(
-        (d) =>
-          `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
-      ),
-      '    default: return false;',
-      '  }',
-      '}',
-    ],
+    body: dtypeMapFunctions({
+      name: 'Xla',
+      type: '::xla::ffi::DataType',
+      of: (d) => `::xla::ffi::DataType::${DTYPE_INFO[d].xla}`,
+      unmatched: 'XLA element types opforge has no counterpart for (complex, float8, s4, ...)',
+    }),
   });
 }
 

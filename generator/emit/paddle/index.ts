@@ -6,11 +6,11 @@
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { paddleOpType } from '../../model/ir-helpers.js';
-import { type DType, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
-import { cppUnit, docComment } from '../lang/cpp.js';
+import { DTYPE_INFO } from '../../model/type-table.js';
+import { dtypeMapFunctions } from '../lang/dtype-map.js';
+import { cppUnit } from '../lang/cpp.js';
 import {
   opFile,
-  paragraphs,
   projectFile,
   staticFile,
   staticFiles,
@@ -29,32 +29,18 @@ import { emitPaddleHeader, emitPaddleOp, pdBuildOp } from './op.js';
 export { paddlePaths } from './names.js';
 
 function emitDtypeHeader(): string {
-  const paddle = (d: DType): string => `::${DTYPE_INFO[d].paddle}`;
-  const ours = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
   return cppUnit({
     comment: 'paddle::DataType <-> opforge::DType, from the type table.',
     header: true,
     includes: { external: ['"paddle/extension.h"'], project: ['opforge/core.h'] },
     namespace: 'opforge::paddle_bridge',
-    body: paragraphs(
-      [
-        docComment('false for Paddle dtypes opforge has no counterpart for (complex, float8, ...).'),
-        'inline bool fromPaddle(::paddle::DataType t, DType* out) {',
-        '  switch (t) {',
-        ...DTYPES.map((d) => `    case ${paddle(d)}: *out = ${ours(d)}; return true;`),
-        '    default: return false;',
-        '  }',
-        '}',
-      ],
-      [
-        'inline ::paddle::DataType toPaddle(DType t) {',
-        '  switch (t) {',
-        ...DTYPES.map((d) => `    case ${ours(d)}: return ${paddle(d)};`),
-        '  }',
-        '  return ::paddle::DataType::UNDEFINED;',
-        '}',
-      ],
-    ),
+    body: dtypeMapFunctions({
+      name: 'Paddle',
+      type: '::paddle::DataType',
+      of: (d) => `::${DTYPE_INFO[d].paddle}`,
+      unmatched: 'Paddle dtypes opforge has no counterpart for (complex, float8, ...)',
+      undefinedValue: '::paddle::DataType::UNDEFINED',
+    }),
   });
 }
 

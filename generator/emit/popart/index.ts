@@ -7,7 +7,7 @@
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
 import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
-import { ATTR_INFO, type DType, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
+import { ATTR_INFO, type DType, DTYPE_INFO } from '../../model/type-table.js';
 import {
   opFile,
   paragraphs,
@@ -21,6 +21,7 @@ import {
 } from '../emitter.js';
 import { cppString } from '../lang/literals.js';
 import { braced, cppUnit, docComment } from '../lang/cpp.js';
+import { dtypeMapFunctions, dtypeSwitch } from '../lang/dtype-map.js';
 import { emitShapeInference } from './shape-inference.js';
 import { backendOpList } from '../cmake/op-list.js';
 import { mdCode, mdTable, mdTemplate, mdText } from '../lang/markdown.js';
@@ -58,11 +59,6 @@ const POPART_ATTR: Record<AttributeIR['type'], string> = {
   floats: 'Floats',
 };
 
-/** A `switch (t)` over every dtype: `case <label>: <statement>`, then `after` (what no case returns). */
-function dtypeSwitch(label: (d: DType) => string, statement: (d: DType) => string, after: readonly string[]): string[] {
-  return ['  switch (t) {', ...DTYPES.map((d) => `    case ${label(d)}: ${statement(d)}`), ...after];
-}
-
 const cppEnumOf = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
 
 function emitDtypeHeader(): string {
@@ -76,23 +72,13 @@ function emitDtypeHeader(): string {
     includes: { external: ['popart/datatype.hpp'], project: ['opforge/core.h'] },
     namespace: 'opforge::popart_ext',
     body: paragraphs(
-      [
-        docComment('false for PopART dtypes opforge has no counterpart for.'),
-        'inline bool fromPopart(::popart::DataType t, DType* out) {',
-        ...dtypeSwitch(popartType, (d) => `*out = ${cppEnumOf(d)}; return true;`, [
-          '    default: return false;',
-          '  }',
-        ]),
-        '}',
-      ],
-      [
-        'inline ::popart::DataType toPopart(DType t) {',
-        ...dtypeSwitch(cppEnumOf, (d) => `return ${popartType(d)};`, [
-          '  }',
-          '  return ::popart::DataType::UNDEFINED;',
-        ]),
-        '}',
-      ],
+      dtypeMapFunctions({
+        name: 'Popart',
+        type: '::popart::DataType',
+        of: popartType,
+        unmatched: 'PopART dtypes opforge has no counterpart for',
+        undefinedValue: '::popart::DataType::UNDEFINED',
+      }),
       [
         docComment([
           'The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do',
