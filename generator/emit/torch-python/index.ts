@@ -18,17 +18,7 @@ import {
   type GeneratedFile,
 } from '../emitter.js';
 import { opImports } from '../lang/py-op.js';
-import {
-  type PyCode,
-  type PyValue,
-  pyAssign,
-  pyCode,
-  pyDict,
-  pyImports,
-  pyList,
-  pyLit,
-  pyModule,
-} from '../lang/python.js';
+import { type PyCode, type PyValue, pyCode, pyDict, pyImports, pyList, pyLit } from '../lang/python.js';
 import { fillTemplate } from '../lang/template.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { opModule } from './op-module.js';
@@ -69,49 +59,19 @@ function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined 
   };
 }
 
-/** The dtype and attribute tables of the Python runtime, from the one type table. */
+/** The dtype and attribute tables of the Python runtime (_types.py.tmpl), from the one type table. */
 function typesModule(): string {
-  const table = (name: string, doc: string, rows: [string, PyValue][]): string =>
-    pyAssign(name, pyDict(rows, { multiline: true }), { doc });
+  const table = <T extends string>(keys: readonly T[], row: (k: T) => [string, PyValue]): string =>
+    pyLit(pyDict(keys.map(row), { multiline: true }));
   const torchDtype = (d: DType): PyCode => pyCode(DTYPE_INFO[d].torch.py);
-  return pyModule({
-    doc: ['Dtype and attribute-type tables (generator/model/type-table.ts).'],
-    imports: [{ module: 'torch' }],
-    blocks: [
-      [
-        table(
-          'TORCH_DTYPES',
-          'spec dtype -> torch dtype',
-          DTYPES.map((d) => [d, torchDtype(d)]),
-        ),
-        table(
-          'ONNX_ELEM',
-          'spec dtype -> ONNX TensorProto.DataType',
-          DTYPES.map((d) => [d, DTYPE_INFO[d].onnx.value]),
-        ),
-        table(
-          'ONNX_TYPE_STR',
-          'spec dtype -> ONNX type string',
-          DTYPES.map((d) => [d, DTYPE_INFO[d].onnx.typeStr]),
-        ),
-        // The TorchScript exporter names scalar types as ATen does (at::kFloat -> "Float").
-        table(
-          'DTYPE_OF_JIT',
-          'TorchScript scalarType() name -> torch dtype',
-          DTYPES.map((d) => [DTYPE_INFO[d].torch.aten.replace(/^at::k/, ''), torchDtype(d)]),
-        ),
-        table(
-          'LEGACY_SUFFIX',
-          "attribute type -> the legacy exporter's g.op() suffix",
-          ATTR_TYPES.map((t) => [t, ATTR_INFO[t].legacySuffix]),
-        ),
-        table(
-          'ATTR_ONNX',
-          'attribute type -> (ONNX AttributeProto type name, number)',
-          ATTR_TYPES.map((t) => [t, [ATTR_INFO[t].onnx.name, ATTR_INFO[t].onnx.value]]),
-        ),
-      ].join('\n\n'),
-    ],
+  return fillTemplate('generator/static/python/opforge_ops/_types.py.tmpl', {
+    TORCH_DTYPES: table(DTYPES, (d) => [d, torchDtype(d)]),
+    ONNX_ELEM: table(DTYPES, (d) => [d, DTYPE_INFO[d].onnx.value]),
+    ONNX_TYPE_STR: table(DTYPES, (d) => [d, DTYPE_INFO[d].onnx.typeStr]),
+    // The TorchScript exporter names scalar types as ATen does (at::kFloat -> "Float").
+    DTYPE_OF_JIT: table(DTYPES, (d) => [DTYPE_INFO[d].torch.aten.replace(/^at::k/, ''), torchDtype(d)]),
+    LEGACY_SUFFIX: table(ATTR_TYPES, (t) => [t, ATTR_INFO[t].legacySuffix]),
+    ATTR_ONNX: table(ATTR_TYPES, (t) => [t, [ATTR_INFO[t].onnx.name, ATTR_INFO[t].onnx.value]]),
   });
 }
 
