@@ -61,16 +61,10 @@ function attrPlaces(op: OpIR): { attr: AttributeIR; slot: number; arg: number }[
   );
 }
 
-/** A TypeError naming the op and attribute, returned from readAttrs when a value has the wrong type. */
-function typeCheck(opName: string, arg: string, test: string, a: AttributeIR, what: string): string {
-  const message = cppString(`${opName}: attribute ${a.name} must be ${what}`);
-  return `  if (!${arg}.${test}()) return opforge::node::raise<Napi::TypeError>(info.Env(), ${message}), false;`;
-}
-
-function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: number }): string[] {
+/** readAttrs' lines for one attribute: scalars from their slot, strings and lists from their argument. */
+function attrRead(p: { attr: AttributeIR; slot: number; arg: number }): string[] {
   const a = p.attr;
   const slot = `slots[opforge::node::abi::kAttrBase + ${p.slot}]`;
-  const arg = `info[${p.arg}]`;
   const set = (value: string): string => `  attrs->${a.name} = ${value};`;
   switch (a.type) {
     case 'bool':
@@ -80,17 +74,11 @@ function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: num
     case 'float':
       return [set(`static_cast<float>(${slot})`)];
     case 'string':
-      return [typeCheck(opName, arg, 'IsString', a, 'a string'), set(`${arg}.As<Napi::String>().Utf8Value()`)];
     case 'ints':
     case 'floats': {
-      const conv = a.type === 'ints' ? 'Int64Value()' : 'FloatValue()';
+      const read = a.type === 'string' ? 'readStringAttr' : 'readListAttr';
       return [
-        typeCheck(opName, arg, 'IsArray', a, 'an array'),
-        '  {',
-        `    Napi::Array v = ${arg}.As<Napi::Array>();`,
-        `    attrs->${a.name}.clear();`,
-        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`,
-        '  }',
+        `  if (!opforge::node::${read}(info, ${p.arg}, Core::kName, ${cppString(a.name)}, &attrs->${a.name})) return false;`,
       ];
     }
   }
@@ -130,7 +118,7 @@ function opUnit(op: OpIR): string {
         ns,
         paragraphs(`using Core = ::${cppNamespace(op)}::Core;`, [
           `bool readAttrs(${readAttrsParams(op)}) {`,
-          ...places.flatMap((p) => attrRead(op.name, p)),
+          ...places.flatMap(attrRead),
           '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
           '}',
         ]),

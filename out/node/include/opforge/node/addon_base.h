@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "opforge/core.h"
@@ -522,6 +523,35 @@ Napi::Value runAsync(const Napi::CallbackInfo& info, double* slots, const typena
   Napi::Promise p = w->promise();
   w->Queue();  // the worker deletes itself after OnOK/OnError
   return p;
+}
+
+/**
+ * A string attribute (argument `arg`) into `out`; a TypeError naming the op and attribute when it is
+ * not a string (index.js checks first: this guards a call that bypasses it).
+ */
+inline bool readStringAttr(const Napi::CallbackInfo& info, size_t arg, const char* op, const char* name, std::string* out) {
+  if (!info[arg].IsString()) {
+    raise<Napi::TypeError>(info.Env(), std::string(op) + ": attribute " + name + " must be a string");
+    return false;
+  }
+  *out = info[arg].As<Napi::String>().Utf8Value();
+  return true;
+}
+
+/** A list attribute (argument `arg`, a JS array of numbers) into `out`, as readStringAttr. */
+template <class T>
+bool readListAttr(const Napi::CallbackInfo& info, size_t arg, const char* op, const char* name, std::vector<T>* out) {
+  if (!info[arg].IsArray()) {
+    raise<Napi::TypeError>(info.Env(), std::string(op) + ": attribute " + name + " must be an array");
+    return false;
+  }
+  Napi::Array v = info[arg].As<Napi::Array>();
+  out->clear();
+  for (uint32_t i = 0; i < v.Length(); ++i) {
+    Napi::Number x = v.Get(i).ToNumber();
+    out->push_back(std::is_same<T, float>::value ? static_cast<T>(x.FloatValue()) : static_cast<T>(x.Int64Value()));
+  }
+  return true;
 }
 
 /** What a generated op unit provides: the op core's Attrs from the scratch slots and the arguments. */
