@@ -47,12 +47,10 @@ export function emitExample(op: OpIR): string {
     const fill = ti.values
       ? `const Host<${d.cpp}> ${v}${braced(ti.values.map(value))};`
       : `const Host<${d.cpp}> ${v} = seeded<${d.cpp}>(${n}, ${t.seed + inp.index}u, ${ti.range[0]}, ${ti.range[1]});`;
+    const i = inp.index;
     return [
       fill,
-      `feed(predictor, feeds.at(${k}), ${braced(ti.shape.map(String))}, ${v});  // ${inp.name}`,
-      `in[${inp.index}].rank = ${ti.shape.length};`,
-      ...ti.shape.map((s, a) => `in[${inp.index}].dims[${a}] = ${s};`),
-      `present[${inp.index}] = true;`,
+      `feed(predictor, feeds.at(${k}), ${braced(ti.shape.map(String))}, ${v}, &in[${i}], &present[${i}]);  // ${inp.name}`,
     ];
   });
   const attrs = op.attributes.flatMap((a) => {

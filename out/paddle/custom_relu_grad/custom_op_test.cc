@@ -23,19 +23,9 @@ int main(int argc, char** argv) {
   attrs.alpha = 0.25f;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(24, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {2, 3, 4}, data0);  // grad_y
-    in[0].rank = 3;
-    in[0].dims[0] = 2;
-    in[0].dims[1] = 3;
-    in[0].dims[2] = 4;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {2, 3, 4}, data0, &in[0], &present[0]);  // grad_y
     const Host<float> data1 = seeded<float>(24, 1001u, -1, 1);
-    feed(predictor, feeds.at(1), {2, 3, 4}, data1);  // x
-    in[1].rank = 3;
-    in[1].dims[0] = 2;
-    in[1].dims[1] = 3;
-    in[1].dims[2] = 4;
-    present[1] = true;
+    feed(predictor, feeds.at(1), {2, 3, 4}, data1, &in[1], &present[1]);  // x
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

@@ -23,21 +23,9 @@ int main(int argc, char** argv) {
   attrs.align_corners = false;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(192, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {1, 3, 8, 8}, data0);  // input
-    in[0].rank = 4;
-    in[0].dims[0] = 1;
-    in[0].dims[1] = 3;
-    in[0].dims[2] = 8;
-    in[0].dims[3] = 8;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {1, 3, 8, 8}, data0, &in[0], &present[0]);  // input
     const Host<float> data1 = seeded<float>(256, 1001u, -1, 1);
-    feed(predictor, feeds.at(1), {1, 1, 16, 16}, data1);  // size_tensor
-    in[1].rank = 4;
-    in[1].dims[0] = 1;
-    in[1].dims[1] = 1;
-    in[1].dims[2] = 16;
-    in[1].dims[3] = 16;
-    present[1] = true;
+    feed(predictor, feeds.at(1), {1, 1, 16, 16}, data1, &in[1], &present[1]);  // size_tensor
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

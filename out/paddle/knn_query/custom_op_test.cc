@@ -23,27 +23,13 @@ int main(int argc, char** argv) {
   attrs.nsample = 4LL;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(60, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {20, 3}, data0);  // xyz
-    in[0].rank = 2;
-    in[0].dims[0] = 20;
-    in[0].dims[1] = 3;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {20, 3}, data0, &in[0], &present[0]);  // xyz
     const Host<int32_t> data1{8, 20};
-    feed(predictor, feeds.at(1), {2}, data1);  // offset
-    in[1].rank = 1;
-    in[1].dims[0] = 2;
-    present[1] = true;
+    feed(predictor, feeds.at(1), {2}, data1, &in[1], &present[1]);  // offset
     const Host<float> data2 = seeded<float>(18, 1002u, -1, 1);
-    feed(predictor, feeds.at(2), {6, 3}, data2);  // new_xyz
-    in[2].rank = 2;
-    in[2].dims[0] = 6;
-    in[2].dims[1] = 3;
-    present[2] = true;
+    feed(predictor, feeds.at(2), {6, 3}, data2, &in[2], &present[2]);  // new_xyz
     const Host<int32_t> data3{2, 6};
-    feed(predictor, feeds.at(3), {2}, data3);  // new_offset
-    in[3].rank = 1;
-    in[3].dims[0] = 2;
-    present[3] = true;
+    feed(predictor, feeds.at(3), {2}, data3, &in[3], &present[3]);  // new_offset
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

@@ -23,11 +23,7 @@ int main(int argc, char** argv) {
   attrs.alpha = 0.01f;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(24, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {3, 8}, data0);  // input
-    in[0].rank = 2;
-    in[0].dims[0] = 3;
-    in[0].dims[1] = 8;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {3, 8}, data0, &in[0], &present[0]);  // input
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

@@ -22,17 +22,9 @@ int main(int argc, char** argv) {
   core::Attrs attrs;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(15, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {3, 5}, data0);  // a
-    in[0].rank = 2;
-    in[0].dims[0] = 3;
-    in[0].dims[1] = 5;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {3, 5}, data0, &in[0], &present[0]);  // a
     const Host<float> data1 = seeded<float>(15, 1001u, -1, 1);
-    feed(predictor, feeds.at(1), {3, 5}, data1);  // b
-    in[1].rank = 2;
-    in[1].dims[0] = 3;
-    in[1].dims[1] = 5;
-    present[1] = true;
+    feed(predictor, feeds.at(1), {3, 5}, data1, &in[1], &present[1]);  // b
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

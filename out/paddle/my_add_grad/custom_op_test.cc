@@ -22,11 +22,7 @@ int main(int argc, char** argv) {
   core::Attrs attrs;
   auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
     const Host<float> data0 = seeded<float>(15, 1000u, -1, 1);
-    feed(predictor, feeds.at(0), {3, 5}, data0);  // grad_c
-    in[0].rank = 2;
-    in[0].dims[0] = 3;
-    in[0].dims[1] = 5;
-    present[0] = true;
+    feed(predictor, feeds.at(0), {3, 5}, data0, &in[0], &present[0]);  // grad_c
   };
   auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
     bool ok = true;

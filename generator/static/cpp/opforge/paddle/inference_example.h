@@ -37,11 +37,16 @@ Host<T> seeded(size_t n, uint32_t seed, double lo, double hi) {
   return v;
 }
 
+/** Feeds one input and records its shape and presence for the op core's inference. */
 template <typename T>
-void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const Host<T>& data) {
+void feed(paddle_infer::Predictor& p, const std::string& name, const std::vector<int>& shape, const Host<T>& data,
+          opforge::Shape* in, bool* present) {
   auto t = p.GetInputHandle(name);
   t->Reshape(shape);
   t->CopyFromCpu(data.values.get());
+  in->rank = static_cast<int32_t>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) in->dims[d] = shape[d];
+  *present = true;
 }
 
 template <typename T>
