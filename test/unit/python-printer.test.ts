@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  pyAll,
   pyCall,
   pyCode,
   pyDef,
@@ -110,7 +109,7 @@ test('a printed module parses, and its values are the ones given (python3)', () 
     imports: [{ module: 'json' }],
     blocks: [
       `VALUES = ${pyLit(pyCall('dict', [], { strings: tricky, nested: { a: [1, [2]], b: null }, flag: false }, { multiline: true }))}`,
-      pyAll(['VALUES', 'A']),
+      `__all__ = ${pyLit(pyList(['A', 'VALUES'], { multiline: true }))}`,
       'A = 1\nprint(json.dumps(VALUES))',
     ],
   });

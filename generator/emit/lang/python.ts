@@ -223,11 +223,6 @@ export function pyImports(imports: readonly PyImport[]): string {
   return out.join('\n');
 }
 
-/** `__all__`, sorted, one name a line. */
-export function pyAll(names: readonly string[]): string {
-  return pyAssign('__all__', pyList([...names].sort(byCodeUnit), { multiline: true }));
-}
-
 export interface PyModule {
   doc: readonly string[];
   imports: readonly PyImport[];
