@@ -26,6 +26,8 @@ test('JS values print as Python literals: tuples (one item with its comma), dict
   assert.is(pyLit({ T: 'float32', n: [2, 3] }), "{'T': 'float32', 'n': (2, 3)}");
   assert.is(pyLit(pyList([pyFloat(1), pyFloat(0.5)])), '[1.0, 0.5]');
   assert.is(pyLit("it's \\ \u00e9\n"), "'it\\'s \\\\ \\xe9\\x0a'");
+  assert.throws(() => pyLit([Number.NaN]), /no Python literal for NaN/);
+  assert.throws(() => pyFloat(Number.POSITIVE_INFINITY), /no Python literal for Infinity/);
 });
 
 test('multi-line layout: one item a line at indent + 4, comments after the comma, the closer at indent', () => {

@@ -27,9 +27,15 @@ export function pyCode(text: string): PyCode {
   return new PyCode(() => text);
 }
 
+/** A number as Python spells it; JS's NaN and Infinity have no literal there. */
+function pyNumber(v: number): string {
+  if (!Number.isFinite(v)) throw new Error(`no Python literal for ${v}`);
+  return String(v);
+}
+
 /** A float literal that stays a float in Python (`1.0`, not `1`). */
 export function pyFloat(v: number): PyCode {
-  return pyCode(Number.isInteger(v) ? `${v}.0` : String(v));
+  return pyCode(Number.isInteger(v) ? `${pyNumber(v)}.0` : pyNumber(v));
 }
 
 /** A value printed as Python source at `indent` (what its continuation lines start with). */
@@ -37,7 +43,7 @@ export function pyLit(v: PyValue, indent = ''): string {
   if (v instanceof PyCode) return v.print(indent);
   if (v === null || v === undefined) return 'None';
   if (typeof v === 'string') return pyString(v);
-  if (typeof v === 'number') return String(v);
+  if (typeof v === 'number') return pyNumber(v);
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (Array.isArray(v)) return pyTuple(v).print(indent);
   return pyDict(Object.entries(v as PyDict)).print(indent);
