@@ -11,7 +11,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { attrTypeEnum, coreEmitter } from '../generator/emit/core/index.js';
 import { trtDimExpr } from '../generator/emit/trt/op-header.js';
+import { coreHeaderPath } from '../generator/model/ir-helpers.js';
 import { creatorNames, pluginNames, trtEmitter, trtPaths } from '../generator/emit/trt/index.js';
 import { parseExpr } from '../generator/model/expr.js';
 import type { Expr } from '../generator/model/ir.js';
@@ -58,13 +60,18 @@ test("creator fields use onnx-tensorrt's plugin-fallback types (INT/INTS -> kINT
     STRING: 'kCHAR',
   };
   for (const info of Object.values(ATTR_INFO)) assert.is(info.trtField, expected[info.onnx.name], info.type);
+  // The creators publish the op core's attribute table, typed through dtype.h's fieldType().
+  const dtypeH = files.find((f) => f.path === 'trt/include/opforge/trt/dtype.h')!.content;
+  for (const [t, info] of Object.entries(ATTR_INFO))
+    assert.ok(
+      dtypeH.includes(`case ${attrTypeEnum(info.type)}: return nvinfer1::PluginFieldType::${info.trtField};`),
+      t,
+    );
+  const core = coreEmitter.emit(project);
   for (const op of project.ops) {
-    const h = files.find((f) => f.path === trtPaths(op).header)!.content;
+    const h = core.find((f) => f.path === coreHeaderPath(op).path)!.content;
     for (const a of op.attributes)
-      assert.ok(
-        h.includes(`{"${a.name}", nvinfer1::PluginFieldType::${ATTR_INFO[a.type].trtField}, ${a.required}}`),
-        `${op.name}.${a.name}`,
-      );
+      assert.ok(h.includes(`{"${a.name}", ${attrTypeEnum(a.type)}, ${a.required}}`), `${op.name}.${a.name}`);
   }
 });
 
@@ -250,12 +257,11 @@ test('opforge test --backend trt fails, by op and case, when a field reads a wro
   const out = path.join(root, 'build', 'trt-test', `wrong-field-${tag}`);
   rmSync(out, { recursive: true, force: true });
   cpSync(outDir, out, { recursive: true });
-  const header = path.join(out, 'trt', 'custom_relu', 'custom_relu_trt.h');
+  // setField is generic (common.h, over the op core's attributes): break it for float fields, CustomRelu's alpha.
+  const header = path.join(out, 'trt', 'include', 'opforge', 'trt', 'common.h');
   const text = readFileSync(header, 'utf8');
-  const wrong = text.replace(
-    'case 0: return readField(f, &a.alpha, err);',
-    'case 0: { const FieldResult r = readField(f, &a.alpha, err); a.alpha += 1; return r; }',
-  );
+  const read = 'r = readField(f, &v, err);';
+  const wrong = text.replace(read, `${read} if constexpr (std::is_same_v<std::decay_t<decltype(v)>, float>) v += 1;`);
   assert.ok(wrong !== text, 'the setField line to break was not found');
   writeFileSync(header, wrong);
   const { results } = await runTrtLifecycle({

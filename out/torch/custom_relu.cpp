@@ -14,7 +14,7 @@ namespace op = opforge::ops::custom_relu;
 
 at::Tensor customRelu(const at::Tensor& x, double alpha) {
   op::Attrs attrs;
-  attrs.alpha = static_cast<float>(alpha);
+  opforge::torch_ext::assignAttr(attrs.alpha, alpha);
   return opforge::torch_ext::run<op::Core>(attrs, {x})[0];
 }
 

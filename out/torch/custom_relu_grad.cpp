@@ -14,7 +14,7 @@ namespace op = opforge::ops::custom_relu_grad;
 
 at::Tensor customReluGrad(const at::Tensor& grad_y, const at::Tensor& x, double alpha) {
   op::Attrs attrs;
-  attrs.alpha = static_cast<float>(alpha);
+  opforge::torch_ext::assignAttr(attrs.alpha, alpha);
   return opforge::torch_ext::run<op::Core>(attrs, {grad_y, x})[0];
 }
 

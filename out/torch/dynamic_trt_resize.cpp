@@ -14,7 +14,7 @@ namespace op = opforge::ops::dynamic_trt_resize;
 
 at::Tensor dynamicTrtResize(const at::Tensor& input, const at::Tensor& size_tensor, bool align_corners) {
   op::Attrs attrs;
-  attrs.align_corners = align_corners;
+  opforge::torch_ext::assignAttr(attrs.align_corners, align_corners);
   return opforge::torch_ext::run<op::Core>(attrs, {input, size_tensor})[0];
 }
 

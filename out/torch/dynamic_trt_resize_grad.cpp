@@ -14,7 +14,7 @@ namespace op = opforge::ops::dynamic_trt_resize_grad;
 
 at::Tensor dynamicTrtResizeGrad(const at::Tensor& grad_output, const at::Tensor& input, bool align_corners) {
   op::Attrs attrs;
-  attrs.align_corners = align_corners;
+  opforge::torch_ext::assignAttr(attrs.align_corners, align_corners);
   return opforge::torch_ext::run<op::Core>(attrs, {grad_output, input})[0];
 }
 

@@ -2,8 +2,8 @@
 // KNNQuery as a PyTorch operator: torch.ops.opforge.knn_query, with CPU and CUDA kernels.
 #include <torch/library.h>
 
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "opforge/ops/knn_query.h"
 #include "opforge/torch/autograd.h"
@@ -15,7 +15,7 @@ namespace op = opforge::ops::knn_query;
 
 std::tuple<at::Tensor, at::Tensor> knnQuery(const at::Tensor& xyz, const at::Tensor& offset, const at::Tensor& new_xyz, const at::Tensor& new_offset, int64_t nsample) {
   op::Attrs attrs;
-  attrs.nsample = nsample;
+  opforge::torch_ext::assignAttr(attrs.nsample, nsample);
   auto r = opforge::torch_ext::run<op::Core>(attrs, {xyz, offset, new_xyz, new_offset});
   return std::make_tuple(r[0], r[1]);
 }

@@ -14,7 +14,7 @@ namespace op = opforge::ops::leaky_relu;
 
 at::Tensor leakyRelu(const at::Tensor& input, double alpha) {
   op::Attrs attrs;
-  attrs.alpha = static_cast<float>(alpha);
+  opforge::torch_ext::assignAttr(attrs.alpha, alpha);
   return opforge::torch_ext::run<op::Core>(attrs, {input})[0];
 }
 

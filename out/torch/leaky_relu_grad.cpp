@@ -14,7 +14,7 @@ namespace op = opforge::ops::leaky_relu_grad;
 
 at::Tensor leakyReluGrad(const at::Tensor& grad_output, const at::Tensor& input, double alpha) {
   op::Attrs attrs;
-  attrs.alpha = static_cast<float>(alpha);
+  opforge::torch_ext::assignAttr(attrs.alpha, alpha);
   return opforge::torch_ext::run<op::Core>(attrs, {grad_output, input})[0];
 }
 

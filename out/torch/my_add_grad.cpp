@@ -2,8 +2,8 @@
 // MyAddGrad as a PyTorch operator: torch.ops.opforge.my_add_grad, with CPU and CUDA kernels.
 #include <torch/library.h>
 
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "opforge/ops/my_add_grad.h"
 #include "opforge/torch/autograd.h"

@@ -13,76 +13,76 @@
 #include "my_add_grad/my_add_grad_trt.h"
 
 #if NV_TENSORRT_MAJOR >= 10
-using CustomReluCreatorV3 = ::opforge::trt::custom_relu::CreatorV3;
+using CustomReluCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::custom_relu::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using CustomReluCreatorV2 = ::opforge::trt::custom_relu::CreatorV2;
-using CustomReluPaddleDynamicCreator = ::opforge::trt::custom_relu::PaddleDynamicCreator;
-using CustomReluPaddleStaticCreator = ::opforge::trt::custom_relu::PaddleStaticCreator;
+using CustomReluCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::custom_relu::Op>;
+using CustomReluPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::custom_relu::Op>;
+using CustomReluPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::custom_relu::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using CustomReluGradCreatorV3 = ::opforge::trt::custom_relu_grad::CreatorV3;
+using CustomReluGradCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::custom_relu_grad::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using CustomReluGradCreatorV2 = ::opforge::trt::custom_relu_grad::CreatorV2;
-using CustomReluGradPaddleDynamicCreator = ::opforge::trt::custom_relu_grad::PaddleDynamicCreator;
-using CustomReluGradPaddleStaticCreator = ::opforge::trt::custom_relu_grad::PaddleStaticCreator;
+using CustomReluGradCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::custom_relu_grad::Op>;
+using CustomReluGradPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::custom_relu_grad::Op>;
+using CustomReluGradPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::custom_relu_grad::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using DynamicTrtResizeCreatorV3 = ::opforge::trt::dynamic_trt_resize::CreatorV3;
+using DynamicTrtResizeCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::dynamic_trt_resize::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using DynamicTrtResizeCreatorV2 = ::opforge::trt::dynamic_trt_resize::CreatorV2;
-using DynamicTrtResizePaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize::PaddleDynamicCreator;
-using DynamicTrtResizePaddleStaticCreator = ::opforge::trt::dynamic_trt_resize::PaddleStaticCreator;
+using DynamicTrtResizeCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::dynamic_trt_resize::Op>;
+using DynamicTrtResizePaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::dynamic_trt_resize::Op>;
+using DynamicTrtResizePaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::dynamic_trt_resize::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using DynamicTrtResizeGradCreatorV3 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV3;
+using DynamicTrtResizeGradCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::dynamic_trt_resize_grad::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using DynamicTrtResizeGradCreatorV2 = ::opforge::trt::dynamic_trt_resize_grad::CreatorV2;
-using DynamicTrtResizeGradPaddleDynamicCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleDynamicCreator;
-using DynamicTrtResizeGradPaddleStaticCreator = ::opforge::trt::dynamic_trt_resize_grad::PaddleStaticCreator;
+using DynamicTrtResizeGradCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::dynamic_trt_resize_grad::Op>;
+using DynamicTrtResizeGradPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::dynamic_trt_resize_grad::Op>;
+using DynamicTrtResizeGradPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::dynamic_trt_resize_grad::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using KnnQueryCreatorV3 = ::opforge::trt::knn_query::CreatorV3;
+using KnnQueryCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::knn_query::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using KnnQueryCreatorV2 = ::opforge::trt::knn_query::CreatorV2;
-using KnnQueryPaddleDynamicCreator = ::opforge::trt::knn_query::PaddleDynamicCreator;
-using KnnQueryPaddleStaticCreator = ::opforge::trt::knn_query::PaddleStaticCreator;
+using KnnQueryCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::knn_query::Op>;
+using KnnQueryPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::knn_query::Op>;
+using KnnQueryPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::knn_query::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using LeakyReluCreatorV3 = ::opforge::trt::leaky_relu::CreatorV3;
+using LeakyReluCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::leaky_relu::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using LeakyReluCreatorV2 = ::opforge::trt::leaky_relu::CreatorV2;
-using LeakyReluPaddleDynamicCreator = ::opforge::trt::leaky_relu::PaddleDynamicCreator;
-using LeakyReluPaddleStaticCreator = ::opforge::trt::leaky_relu::PaddleStaticCreator;
+using LeakyReluCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::leaky_relu::Op>;
+using LeakyReluPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::leaky_relu::Op>;
+using LeakyReluPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::leaky_relu::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using LeakyReluGradCreatorV3 = ::opforge::trt::leaky_relu_grad::CreatorV3;
+using LeakyReluGradCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::leaky_relu_grad::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using LeakyReluGradCreatorV2 = ::opforge::trt::leaky_relu_grad::CreatorV2;
-using LeakyReluGradPaddleDynamicCreator = ::opforge::trt::leaky_relu_grad::PaddleDynamicCreator;
-using LeakyReluGradPaddleStaticCreator = ::opforge::trt::leaky_relu_grad::PaddleStaticCreator;
+using LeakyReluGradCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::leaky_relu_grad::Op>;
+using LeakyReluGradPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::leaky_relu_grad::Op>;
+using LeakyReluGradPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::leaky_relu_grad::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using MyAddCreatorV3 = ::opforge::trt::my_add::CreatorV3;
+using MyAddCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::my_add::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using MyAddCreatorV2 = ::opforge::trt::my_add::CreatorV2;
-using MyAddPaddleDynamicCreator = ::opforge::trt::my_add::PaddleDynamicCreator;
-using MyAddPaddleStaticCreator = ::opforge::trt::my_add::PaddleStaticCreator;
+using MyAddCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::my_add::Op>;
+using MyAddPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::my_add::Op>;
+using MyAddPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::my_add::Op>;
 OPFORGE_TRT_V2_END
 #if NV_TENSORRT_MAJOR >= 10
-using MyAddGradCreatorV3 = ::opforge::trt::my_add_grad::CreatorV3;
+using MyAddGradCreatorV3 = ::opforge::trt::CreatorV3<::opforge::trt::my_add_grad::Op>;
 #endif
 OPFORGE_TRT_V2_BEGIN
-using MyAddGradCreatorV2 = ::opforge::trt::my_add_grad::CreatorV2;
-using MyAddGradPaddleDynamicCreator = ::opforge::trt::my_add_grad::PaddleDynamicCreator;
-using MyAddGradPaddleStaticCreator = ::opforge::trt::my_add_grad::PaddleStaticCreator;
+using MyAddGradCreatorV2 = ::opforge::trt::OpCreatorV2<::opforge::trt::my_add_grad::Op>;
+using MyAddGradPaddleDynamicCreator = ::opforge::trt::PaddleDynamicCreator<::opforge::trt::my_add_grad::Op>;
+using MyAddGradPaddleStaticCreator = ::opforge::trt::PaddleStaticCreator<::opforge::trt::my_add_grad::Op>;
 OPFORGE_TRT_V2_END
 
 #if NV_TENSORRT_MAJOR >= 10

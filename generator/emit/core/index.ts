@@ -1,12 +1,13 @@
-// The op core: one C++ header per op that every backend adapter includes. It holds the
-// attributes struct, validation, shape and dtype inference compiled from the IR's
-// expression trees, serialization, and the kernel contract with its dtype dispatch.
+// The op core: one C++ header per op that every backend adapter includes. It states the op's
+// facts as constexpr tables (an OpInfo) and holds only what differs per op: the attributes and
+// state structs, the kernel contract, attribute checks and the shape expressions compiled from
+// the IR. Type inference, dispatch, serialization and input checks are templates over those
+// tables in generator/static/cpp/opforge/op_core.h.
 
-import type { InputIR, OpIR } from '../../model/ir.js';
+import type { OpIR, TensorType } from '../../model/ir.js';
 import {
   constraintReads,
   coreHeaderPath,
-  cppNamespace,
   cppParam,
   dtypeUnder,
   exprReads,
@@ -14,22 +15,34 @@ import {
   opHash,
   shapeReads,
 } from '../../model/ir-helpers.js';
-import { ATTR_INFO, DTYPE_INFO } from '../../model/type-table.js';
-import { cppExpr } from '../lang/cpp-expr.js';
+import { ATTR_INFO, type AttrType, DTYPE_INFO, type DType } from '../../model/type-table.js';
 import {
   CACHE_FILE,
-  lines,
-  opFile,
-  projectFile,
-  staticFile,
   defineEmitter,
   type Emitter,
   type GeneratedFile,
+  lines,
+  opFile,
+  projectFile,
   STAMP_FILE,
+  staticFile,
 } from '../emitter.js';
+import {
+  braced,
+  type Constant,
+  constants,
+  cppUnit,
+  docComment,
+  initializer,
+  sections,
+  type TableRow,
+  table,
+  trailing,
+} from '../lang/cpp.js';
+import { cppExpr } from '../lang/cpp-expr.js';
 import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../lang/literals.js';
 
-const SHARED_HEADERS = ['core.h', 'serialize.h', 'cuda_launch.h'];
+const SHARED_HEADERS = ['core.h', 'op_core.h', 'serialize.h', 'cuda_launch.h'];
 
 export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
@@ -46,281 +59,229 @@ export const coreEmitter: Emitter = defineEmitter({
 });
 
 function emitCore(op: OpIR): string {
-  const ns = op.ident.snake;
-  const nIn = op.inputs.length;
-  const nOut = op.outputs.length;
-  const desc = op.description ? `// ${commentText(op.description)}` : null;
-  return lines(
-    `// ${op.name} (${op.domain}::${op.name}, version ${op.version}): the op core every backend shares.`,
-    desc,
-    '#pragma once',
-    '',
-    '#include <cmath>',
-    '#include <cstddef>',
-    '#include <cstdint>',
-    '#include <string>',
-    '#include <utility>',
-    '#include <vector>',
-    '',
-    '#include "opforge/core.h"',
-    '#include "opforge/serialize.h"',
-    '',
-    'namespace opforge {',
-    'namespace ops {',
-    `namespace ${ns} {`,
-    '',
-    `constexpr const char* kName = ${cppString(op.name)};`,
-    `constexpr const char* kDomain = ${cppString(op.domain)};`,
-    `constexpr int32_t kVersion = ${op.version};`,
-    `constexpr uint32_t kHash = 0x${opHash(op).toString(16).padStart(8, '0')}u;  // fnv1a("${op.domain}::${op.name}")`,
-    `constexpr int kNumInputs = ${nIn};`,
-    `constexpr int kNumOutputs = ${nOut};`,
-    `constexpr const char* kInputNames[kNumInputs] = {${op.inputs.map((i) => cppString(i.name)).join(', ')}};`,
-    `constexpr const char* kOutputNames[kNumOutputs] = {${op.outputs.map((o) => cppString(o.name)).join(', ')}};`,
-    `constexpr bool kInputOptional[kNumInputs] = {${op.inputs.map((i) => String(i.optional)).join(', ')}};`,
-    `constexpr bool kInputShapeOnly[kNumInputs] = {${op.inputs.map((i) => String(i.shapeOnly)).join(', ')}};`,
-    `constexpr int kNumBindings = ${op.bindings.length};  // dtype combinations of the type variables`,
-    '',
-    emitAttrs(op),
-    '',
-    emitState(op),
-    '',
-    emitValidate(op),
-    '',
-    emitSerialization(op),
-    '',
-    emitTypes(op),
-    '',
-    emitShapes(op),
-    '',
-    emitContract(op),
-    '',
-    emitDispatch(op, 'cpu', 'CpuContext'),
-    '',
-    op.kernels.cuda
-      ? emitDispatch(op, 'cuda', 'CudaContext')
-      : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
-    '',
-    emitCoreType(op),
-    '',
-    `}  // namespace ${ns}`,
-    '}  // namespace ops',
-    '}  // namespace opforge',
-  );
+  return cppUnit({
+    comment: [`${op.name} (${op.domain}::${op.name}, version ${op.version}): the op core every backend shares.`],
+    header: true,
+    includes: { system: ['cstdint', 'string', 'vector'], project: ['opforge/op_core.h'] },
+    namespace: ['opforge', 'ops', op.ident.snake],
+    body: sections(
+      op.description ? `// ${commentText(op.description)}` : null,
+      emitFacts(op),
+      emitStructs(op),
+      emitContract(op),
+      [docComment('This op core as a type: what every backend adapter is instantiated with.'), CORE],
+      emitValidate(op),
+      emitSerialization(op),
+      emitCheckShapes(op),
+      emitShapes(op),
+      emitDispatch(op),
+    ),
+  });
 }
+
+const CORE = 'struct Core : CoreOf<kInfo, Attrs, State> {};';
+const dtypeEnum = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
+
+/** The opforge::AttrType enumerator of an attribute type (op_core.h). */
+export const attrTypeEnum = (t: AttrType): string => `AttrType::k${t[0]!.toUpperCase()}${t.slice(1)}`;
+
+const list = <T>(xs: readonly T[], f: (x: T) => string = String): string => braced(xs.map(f));
+const [IN, OUT, PORTS, BINDINGS] = ['kNumInputs', 'kNumOutputs', 'kNumInputs + kNumOutputs', 'kNumBindings'];
+const [CHARS, INT] = ['const char*', 'int'];
 
 /**
- * The op core as one type. Backend adapters are templates over it (Node, PyTorch) or derive from
- * it (ONNX Runtime, PopART), so no backend lists the op's functions again. runCuda and configure
- * exist only when the op has them; kHasCuda / kHasConfigure say so for `if constexpr`.
+ * The op's facts, in OpInfo's order (op_core.h): what its templates and the backends (TensorRT,
+ * ONNX Runtime) read. kInfo gathers them.
  */
-function emitCoreType(op: OpIR): string {
-  const q = `::${cppNamespace(op)}`;
-  return lines(
-    '/** This op core as a type: what every backend adapter is instantiated with. */',
-    'struct Core {',
-    `  using Attrs = ${q}::Attrs;`,
-    `  using State = ${q}::State;`,
-    `  static constexpr const char* kName = ${q}::kName;`,
-    `  static constexpr const char* kDomain = ${q}::kDomain;`,
-    `  static constexpr int32_t kVersion = ${q}::kVersion;`,
-    `  static constexpr int kNumInputs = ${q}::kNumInputs;`,
-    `  static constexpr int kNumOutputs = ${q}::kNumOutputs;`,
-    `  static constexpr int kNumBindings = ${q}::kNumBindings;`,
-    `  static constexpr const char* const* kInputNames = ${q}::kInputNames;`,
-    `  static constexpr const char* const* kOutputNames = ${q}::kOutputNames;`,
-    `  static constexpr const bool* kInputOptional = ${q}::kInputOptional;`,
-    `  static constexpr bool kHasConfigure = ${op.hasConfigure};`,
-    `  static constexpr bool kHasCuda = ${op.kernels.cuda !== undefined};`,
-    `  static Status validate(const Attrs& a) { return ${q}::validate(a); }`,
-    `  static size_t serializedSize(const Attrs& a, const State& s) { return ${q}::serializedSize(a, s); }`,
-    `  static void serialize(const Attrs& a, const State& s, void* buffer) { ${q}::serialize(a, s, buffer); }`,
-    `  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return ${q}::deserialize(data, size, a, s); }`,
-    `  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return ${q}::inferTypes(in, present, out, binding); }`,
-    `  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return ${q}::checkShapes(a, in, present); }`,
-    `  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return ${q}::inferShapes(a, in, out); }`,
-    `  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return ${q}::workspaceSize(a, in, bytes); }`,
-    `  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return ${q}::runCpu(a, s, in, out, c); }`,
-    op.kernels.cuda
-      ? `  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return ${q}::runCuda(a, s, in, out, c); }`
-      : null,
-    op.hasConfigure
-      ? `  static Status configure(const Attrs& a, const Shape* in, State* s) { return ${q}::configure(a, in, s); }`
-      : null,
-    '};',
+function emitFacts(op: OpIR): string {
+  const ports = [...op.inputs, ...op.outputs];
+  const varOf = (t: TensorType): number => (t.kind === 'var' ? op.typeVars.findIndex((v) => v.name === t.name) : -1);
+  const like = (c: { kind: string; inputIndex?: number }): string => String(c.kind === 'like' ? c.inputIndex : -1);
+  const hash = opHash(op).toString(16).padStart(8, '0');
+  const scalars: Constant[] = [
+    { type: CHARS, name: 'kName', value: cppString(op.name) },
+    { type: CHARS, name: 'kDomain', value: cppString(op.domain) },
+    { type: 'int32_t', name: 'kVersion', value: String(op.version) },
+    { type: 'uint32_t', name: 'kHash', value: `0x${hash}u`, comment: `fnv1a of ${op.domain}::${op.name}` },
+    { type: INT, name: IN, value: String(op.inputs.length) },
+    { type: INT, name: OUT, value: String(op.outputs.length) },
+    { type: INT, name: BINDINGS, value: String(op.bindings.length), comment: 'dtype combinations' },
+  ];
+  const typeVars = op.typeVars.map((v) => {
+    const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === v.name)!;
+    const row = [cppString(v.name), binder.index, v.dtypes.length, list(v.dtypes, dtypeEnum)];
+    return { value: list(row), comment: `${v.name}: ${v.dtypes.join(', ')}` };
+  });
+  const bindings = op.bindings.map((b) => ({
+    value: ports.map((p) => dtypeEnum(dtypeUnder(p.type, b))).join(', '),
+    comment: b.suffix || 'fixed dtypes',
+  }));
+  const attrs = op.attributes.map((a) => list([cppString(a.name), attrTypeEnum(a.type), String(a.required)]));
+  const fixed = (t: TensorType): string => dtypeEnum(t.kind === 'fixed' ? t.dtype : t.dtypes[0]!);
+  const tables: [string, string, string | undefined, readonly (string | TableRow)[], string?][] = [
+    ['kInputNames', CHARS, IN, op.inputs.map((i) => cppString(i.name))],
+    ['kOutputNames', CHARS, OUT, op.outputs.map((o) => cppString(o.name))],
+    ['kInputOptional', 'bool', IN, op.inputs.map((i) => String(i.optional))],
+    ['kInputShapeOnly', 'bool', IN, op.inputs.map((i) => String(i.shapeOnly))],
+    ['kInputRank', 'int32_t', IN, op.inputs.map((i) => String(i.rank ?? -1)), '-1: any'],
+    ['kInputLike', INT, IN, op.inputs.map((i) => like(i.constraint)), 'shaped like; -1: no'],
+    ['kOutputLike', INT, OUT, op.outputs.map((o) => like(o.shape)), 'shaped like; -1: computed'],
+    ['kPortVar', INT, PORTS, ports.map((p) => String(varOf(p.type))), 'type variable; -1: fixed dtype'],
+    ['kPortDtype', 'DType', PORTS, ports.map((p) => fixed(p.type)), 'the fixed dtype'],
+    ['kTypeVars', 'TypeVarInfo', undefined, typeVars],
+    ['kBindingNames', CHARS, BINDINGS, op.bindings.map((b) => cppString(b.suffix))],
+    ['kBindingDtypes', 'DType', `${BINDINGS} * (${PORTS})`, bindings, 'each binding: every port'],
+    ['kAttributes', 'AttrInfo', undefined, attrs],
+  ];
+  const printed = tables.map(([name, type, size, rows, comment]) => {
+    const t = table({ prefix: 'inline ', type, name, rows, ...(size ? { size } : {}) });
+    return comment && !t.includes('\n') ? `${t}${trailing(comment)}` : t;
+  });
+  const info = [
+    ...scalars.map((c) => c.name),
+    ...[op.typeVars.length, op.attributes.length].map(String),
+    ...tables.map(([name]) => name),
+    ...[op.kernels.cuda !== undefined, op.hasConfigure].map(String),
+  ];
+  return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
+}
+
+function emitStructs(op: OpIR): string {
+  const zero = (t: string): string => ({ bool: 'false', int: '0', float: '0' })[t] ?? '';
+  const attrs = op.attributes.map((a) => {
+    const init = a.default !== undefined ? cppAttrValue(a, a.default) : zero(a.type);
+    const note = [a.required ? 'required' : '', a.description].filter(Boolean).join('; ');
+    return `  ${ATTR_INFO[a.type].cpp} ${a.name}${init ? ` = ${init}` : ''};${trailing(note)}`;
+  });
+  const state = op.state.map((f) => {
+    const init = zero(f.type);
+    return `  ${ATTR_INFO[f.type].cpp} ${f.name}${init ? `{${init}}` : ''};${trailing(f.description)}`;
+  });
+  const struct = (name: string, fields: string[]): string =>
+    lines(`struct ${name} {`, fields, '};').replace('{\n};', '{};');
+  return sections(
+    [docComment("Attributes, initialized to the spec's defaults."), struct('Attrs', attrs)],
+    [docComment(state.length ? STATE_DOC : NO_STATE_DOC), struct('State', state)],
   );
 }
 
-function emitAttrs(op: OpIR): string {
-  const fields = op.attributes.map((a) => {
-    const init =
-      a.default !== undefined
-        ? ` = ${cppAttrValue(a, a.default)}`
-        : a.type === 'bool'
-          ? ' = false'
-          : ['int', 'float'].includes(a.type)
-            ? ' = 0'
-            : '';
-    const note = a.required ? 'required' : '';
-    const d = commentText([note, a.description].filter(Boolean).join('; '));
-    return `  ${ATTR_INFO[a.type].cpp} ${a.name}${init};${d ? `  // ${d}` : ''}`;
-  });
-  return lines("/** Attributes, initialized to the spec's defaults. */", 'struct Attrs {', fields, '};');
-}
+const STATE_DOC = 'State that configure() computes; serialized with the attributes.';
+const NO_STATE_DOC = 'No extra state: everything the kernel needs is in Attrs and the shapes.';
 
-function emitState(op: OpIR): string {
-  const fields = op.state.map((s) => {
-    const init = s.type === 'bool' ? '{false}' : ['int', 'float'].includes(s.type) ? '{0}' : '';
-    const d = commentText(s.description);
-    return `  ${ATTR_INFO[s.type].cpp} ${s.name}${init};${d ? `  // ${d}` : ''}`;
-  });
-  return lines(
-    op.state.length
-      ? '/** State that configure() computes; serialized with the attributes. */'
-      : '/** No extra state: everything the kernel needs is in Attrs and the shapes. */',
-    'struct State {',
-    fields,
-    '};',
+type Port = OpIR['inputs'][number] | OpIR['outputs'][number];
+const cppType = (t: TensorType): string => (t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name);
+
+/** The kernel contract: Io (one field per port) and one cpu / cuda overload per dtype binding. */
+function emitContract(op: OpIR): string {
+  const field = (p: Port, input: boolean): string => {
+    const optional = input && 'optional' in p && p.optional ? 'optional: data is null when absent' : '';
+    const note = [optional, p.description].filter(Boolean).join('; ');
+    if (input && 'shapeOnly' in p && p.shapeOnly)
+      return `  Shape ${p.name};  // shape only${note ? `; ${commentText(note)}` : ''}`;
+    return `  TensorView<${input ? 'const ' : ''}${cppType(p.type)}> ${p.name};${trailing(note)}`;
+  };
+  const overloads = (fn: string, ctx: string, note: string): string[] => [
+    `// ${commentText(note)}`,
+    ...op.bindings.map(
+      (b) => `Status ${fn}(const Attrs& attrs, const State& state, const ${ioType(op, b)}& io, const ${ctx}& ctx);`,
+    ),
+  ];
+  const cuda = op.kernels.cuda;
+  return sections(
+    [
+      CONTRACT_DOC,
+      op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
+      lines(
+        'struct Io {',
+        op.inputs.map((i) => field(i, true)),
+        op.outputs.map((o) => field(o, false)),
+        '};',
+      ),
+    ],
+    [
+      overloads('cpu', 'CpuContext', `CPU kernel, in ${op.kernels.cpu}`),
+      cuda
+        ? overloads(
+            'cuda',
+            'CudaContext',
+            `CUDA kernel, in ${cuda}: launch on ctx.stream, return without synchronizing`,
+          )
+        : [],
+      op.hasConfigure ? [docComment(CONFIGURE_DOC), CONFIGURE] : null,
+    ],
   );
 }
 
+const CONTRACT_DOC = lines(
+  '// ---- Kernel contract ------------------------------------------------------------',
+  '// The kernel files named by the spec define these functions, one overload per dtype',
+  '// combination. Tensors are contiguous, row-major; shapes have been checked.',
+);
+const CONFIGURE_DOC =
+  'Fills State from the attributes and input shapes (in the CPU kernel file); called before the first run.';
+const CONFIGURE = 'Status configure(const Attrs& attrs, const Shape* inputs, State* state);';
+
+/** validate(): each attribute's range and enum, in spec order; the messages name the bounds as the spec wrote them. */
 function emitValidate(op: OpIR): string {
-  const checks: string[] = [];
-  for (const a of op.attributes) {
-    const isList = a.type === 'ints' || a.type === 'floats';
+  const checks = op.attributes.flatMap((a) => {
+    const isFloat = a.type === 'float' || a.type === 'floats';
+    const isList = ATTR_INFO[a.type].isList;
     const v = isList ? 'v' : `attrs.${a.name}`;
-    const conds: string[] = [];
-    if (a.min !== undefined)
-      conds.push(`!(${v} >= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.min) : cppInt(a.min)})`);
-    if (a.max !== undefined)
-      conds.push(`!(${v} <= ${a.type === 'float' || a.type === 'floats' ? cppFloat(a.max) : cppInt(a.max)})`);
-    if (a.type === 'float' || a.type === 'floats') conds.push(`!std::isfinite(${v})`);
-    const range = [a.min !== undefined ? `>= ${a.min}` : '', a.max !== undefined ? `<= ${a.max}` : '']
-      .filter(Boolean)
-      .join(' and ');
-    const what = range ? `finite and ${range}` : 'finite';
-    if (conds.length) {
-      const msg = a.type === 'float' || a.type === 'floats' ? what : range;
-      const body = `return Status::Error(std::string(kName) + ": attribute ${a.name} must be ${msg}, got " + std::to_string(${v}));`;
-      if (isList)
-        checks.push(`  for (const auto v : attrs.${a.name}) {`, `    if (${conds.join(' || ')}) ${body}`, '  }');
-      else checks.push(`  if (${conds.join(' || ')}) ${body}`);
-    }
-    if (a.enum) {
-      const values =
-        a.type === 'string' ? a.enum.map((e) => cppString(String(e))) : a.enum.map((e) => cppInt(Number(e)));
-      const list = a.enum.map(String).join(', ');
-      checks.push(
-        `  {`,
-        `    bool found = false;`,
-        `    for (const auto& e : {${values.join(', ')}}) found = found || attrs.${a.name} == e;`,
-        `    if (!found) return Status::Error(std::string(kName) + ": attribute ${a.name} must be one of " + std::string(${cppString(list)}));`,
-        `  }`,
-      );
-    }
-  }
+    const bound = isFloat ? cppFloat : cppInt;
+    const bounds = [
+      ['>=', a.min],
+      ['<=', a.max],
+    ].filter((b): b is [string, number] => b[1] !== undefined);
+    const conds = [
+      ...bounds.map(([op, x]) => `!(${v} ${op} ${bound(x)})`),
+      ...(isFloat ? [`!std::isfinite(${v})`] : []),
+    ];
+    const what = [...(isFloat ? ['finite'] : []), ...bounds.map(([op, x]) => `${op} ${x}`)].join(' and ');
+    const check = `if (${conds.join(' || ')}) return failGot(kName, ${cppString(`: attribute ${a.name} must be ${what}, got `)}, ${v});`;
+    const values = (a.enum ?? []).map((e) => (a.type === 'string' ? cppString(String(e)) : cppInt(Number(e))));
+    const oneOf = cppString(`: attribute ${a.name} must be one of ${(a.enum ?? []).join(', ')}`);
+    return [
+      conds.length ? `  ${isList ? `for (const auto v : attrs.${a.name}) ` : ''}${check}` : null,
+      a.enum ? `  if (!oneOf(attrs.${a.name}, ${braced(values)})) return fail(kName, ${oneOf});` : null,
+    ].filter((c): c is string => c !== null);
+  });
   return lines(
-    "/** Checks attribute values against the spec's enums and ranges. */",
-    `inline Status validate(const Attrs& ${checks.length ? 'attrs' : '/*attrs*/'}) {`,
+    docComment("Checks attribute values against the spec's enums and ranges."),
+    `inline Status validate(const Attrs& ${cppParam('attrs', checks.length > 0)}) {`,
     checks,
-    '  return Status::Ok();',
-    '}',
+    OK_END,
   );
 }
 
+const OK_END = lines('  return Status::Ok();', '}');
+
+/** visitFields (what serialization reads and writes) and the generic functions over this op's tables. */
 function emitSerialization(op: OpIR): string {
   const fields = [
-    ...op.attributes.map((a) => ({ expr: `attrs.${a.name}`, tmp: `a.${a.name}`, name: a.name, uses: 'attrs' })),
-    ...op.state.map((s) => ({ expr: `state.${s.name}`, tmp: `s.${s.name}`, name: s.name, uses: 'state' })),
+    ...op.attributes.map((a) => `  f(attrs.${a.name}, ${cppString(a.name)});`),
+    ...op.state.map((f) => `  f(state.${f.name}, ${cppString(f.name)});`),
   ];
-  const usesAttrs = op.attributes.length > 0;
-  const usesState = op.state.length > 0;
-  const params = `const Attrs& ${usesAttrs ? 'attrs' : '/*attrs*/'}, const State& ${usesState ? 'state' : '/*state*/'}`;
-  return lines(
-    '/** Bytes serialize() writes: header plus every attribute and state field. */',
-    `inline size_t serializedSize(${params}) {`,
-    `  return serial::kHeaderSize${fields.map((f) => ` + serial::sizeOf(${f.expr})`).join('')};`,
-    '}',
-    '',
-    '/** Writes exactly serializedSize() bytes to buffer. */',
-    `inline void serialize(${params}, void* buffer) {`,
-    '  uint8_t* body = static_cast<uint8_t*>(buffer) + serial::kHeaderSize;',
-    '  serial::Writer w(body);',
-    fields.map((f) => `  w.field(${f.expr});`),
-    '  const auto size = static_cast<uint32_t>(w.position() - body);',
-    '  serial::Writer header(buffer);',
-    '  serial::writeHeader(header, static_cast<uint16_t>(kVersion), kHash, size, serial::fnv1a(body, size));',
-    '}',
-    '',
-    '/** Reads what serialize() wrote; a truncated, oversized or corrupted buffer is an error, never an overread. */',
-    'inline Status deserialize(const void* data, size_t size, Attrs* attrs, State* state) {',
-    '  serial::Reader r(nullptr, 0);',
-    '  OPFORGE_RETURN_IF_ERROR(serial::readHeader(data, size, static_cast<uint16_t>(kVersion), kHash, kName, r));',
-    '  Attrs a;',
-    '  State s;',
-    fields.map((f) => `  r.field(${f.tmp}, ${cppString(f.name)});`),
-    '  if (!r.ok()) return Status::Error(std::string(kName) + ": " + r.error());',
-    '  if (r.remaining() != 0) return Status::Error(std::string(kName) + ": " + std::to_string(r.remaining()) + " unexpected bytes after the last field");',
-    '  OPFORGE_RETURN_IF_ERROR(validate(a));',
-    '  *attrs = std::move(a);',
-    '  *state = std::move(s);',
-    '  return Status::Ok();',
-    '}',
+  const [a, s, f] = [
+    cppParam('attrs', op.attributes.length > 0),
+    cppParam('state', op.state.length > 0),
+    cppParam('f', fields.length > 0),
+  ];
+  return sections(
+    [FIELDS_DOC, 'template <class A, class S, class F>', `void visitFields(A& ${a}, S& ${s}, F&& ${f}) {`, fields, '}'],
+    GENERIC_FUNCTIONS,
   );
 }
 
-function emitTypes(op: OpIR): string {
-  // Each type variable is bound by its first required input; the binding index is mixed-radix
-  // over the variables in declaration order, matching op.bindings.
-  const body: string[] = [];
-  const present = (i: InputIR): string => (i.optional ? `present[${i.index}]` : 'true');
-  op.typeVars.forEach((tv, k) =>
-    body.push(`  DType var${k} = DType::${DTYPE_INFO[tv.dtypes[0]!].cppEnum};  // ${tv.name}`),
-  );
-  op.typeVars.forEach((tv, k) => {
-    const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === tv.name)!;
-    body.push(`  var${k} = inputs[${binder.index}];`);
-    const allowed = tv.dtypes.map((d) => `var${k} == DType::${DTYPE_INFO[d].cppEnum}`).join(' || ');
-    body.push(
-      `  if (!(${allowed})) return Status::Error(std::string(kName) + ": input ${binder.name} has dtype " + dtypeName(var${k}) + "; ${tv.name} allows ${tv.dtypes.join(', ')}");`,
-    );
-  });
-  for (const i of op.inputs) {
-    const want =
-      i.type.kind === 'fixed'
-        ? `DType::${DTYPE_INFO[i.type.dtype].cppEnum}`
-        : `var${op.typeVars.findIndex((t) => i.type.kind === 'var' && t.name === i.type.name)}`;
-    const wantName = i.type.kind === 'fixed' ? `"${i.type.dtype}"` : `dtypeName(${want})`;
-    body.push(
-      `  if (${present(i) === 'true' ? '' : `${present(i)} && `}inputs[${i.index}] != ${want}) return Status::Error(std::string(kName) + ": input ${i.name} has dtype " + dtypeName(inputs[${i.index}]) + ", expected " + ${wantName});`,
-    );
-  }
-  for (const o of op.outputs) {
-    const v =
-      o.type.kind === 'fixed'
-        ? `DType::${DTYPE_INFO[o.type.dtype].cppEnum}`
-        : `var${op.typeVars.findIndex((t) => o.type.kind === 'var' && t.name === o.type.name)}`;
-    body.push(`  outputs[${o.index}] = ${v};`);
-  }
-  let idx = '0';
-  op.typeVars.forEach((tv, k) => {
-    const ord = `${tv.dtypes.map((d, j) => `var${k} == DType::${DTYPE_INFO[d].cppEnum} ? ${j}`).join(' : ')} : 0`;
-    // Mixed radix, last variable fastest (the order of op.bindings): ((i0) * n1 + i1) * n2 + i2.
-    idx = idx === '0' ? `(${ord})` : `(${idx}) * ${tv.dtypes.length} + (${ord})`;
-  });
-  body.push(`  *binding = ${idx};`);
-  const usesPresent = op.inputs.some((i) => i.optional);
-  return lines(
-    '/**',
-    ' * Checks input dtypes against the type constraints and infers output dtypes.',
-    ' * binding: index of the type-variable assignment (the kernel overload to call).',
-    ' */',
-    `inline Status inferTypes(const DType* inputs, const bool* ${usesPresent ? 'present' : '/*present*/'}, DType* outputs, int* binding) {`,
-    body,
-    '  return Status::Ok();',
-    '}',
-  );
-}
+const FIELDS_DOC = docComment(
+  'Attributes, then state: the fields serialize() writes and deserialize() reads, in order.',
+);
+const GENERIC_FUNCTIONS = lines(
+  docComment('Serialization and type inference: the templates of opforge/op_core.h over this op.'),
+  'inline size_t serializedSize(const Attrs& a, const State& s) { return serializedSizeOf<Core>(a, s); }',
+  'inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }',
+  'inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }',
+  'inline Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<kInfo>(in, present, out, binding); }',
+);
 
 const shapeEnv = {
   dim: (i: number, axis: number) => `inputs[${i}].dims[${axis}]`,
@@ -328,181 +289,107 @@ const shapeEnv = {
   okVar: 'ok',
 };
 
-function emitShapes(op: OpIR): string {
-  const env = shapeEnv;
-  const checks: string[] = [];
+/** A function body whose compiled expressions may divide: `bool ok` first, its check after `body`. */
+function divisionGuarded(divides: boolean, where: string, body: readonly string[]): string[] {
+  if (!divides) return [...body];
+  return ['  bool ok = true;', ...body, `  if (!ok) return divisionByZero(kName, ${cppString(where)});`];
+}
+
+/** A function of the shape phase: its doc, signature (parameters named only where read) and body. */
+function shapeFunction(doc: string, head: string, body: readonly string[], end = OK_END): string {
+  return lines(docComment(doc), `inline Status ${head} {`, [...body], end);
+}
+
+/** checkShapes: the generic input checks, with each input's dim expressions after its own checks. */
+function emitCheckShapes(op: OpIR): string {
+  const body: string[] = [];
+  let from = 0;
+  const generic = (to: number): void => {
+    const end = to === op.inputs.length ? IN : to;
+    if (to > from) body.push(`  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(${from}, ${end}, inputs, present));`);
+    from = to;
+  };
   for (const i of op.inputs) {
+    if (i.constraint.kind !== 'dims') continue;
+    generic(i.index + 1);
     const guard = i.optional ? `present[${i.index}] && ` : '';
-    if (i.rank !== null) {
-      checks.push(
-        `  if (${guard}inputs[${i.index}].rank != ${i.rank}) return Status::Error(std::string(kName) + ": input ${i.name} must have rank ${i.rank}, got " + std::to_string(inputs[${i.index}].rank));`,
-      );
-    } else {
-      checks.push(
-        `  if (${guard}(inputs[${i.index}].rank < 0 || inputs[${i.index}].rank > kMaxRank)) return Status::Error(std::string(kName) + ": input ${i.name} has rank " + std::to_string(inputs[${i.index}].rank) + ", at most " + std::to_string(kMaxRank) + " is supported");`,
-      );
-    }
-    checks.push(
-      `  for (int d = 0; ${guard ? `present[${i.index}] && ` : ''}d < inputs[${i.index}].rank; ++d) if (inputs[${i.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": input ${i.name} has a negative dim");`,
-    );
-    const c = i.constraint;
-    if (c.kind === 'like') {
-      checks.push(
-        `  if (${guard}inputs[${i.index}] != inputs[${c.inputIndex}]) return Status::Error(std::string(kName) + ": input ${i.name} must have the shape of ${c.input} " + inputs[${c.inputIndex}].str() + ", got " + inputs[${i.index}].str());`,
-      );
-    } else if (c.kind === 'dims') {
-      c.dims.forEach((d, axis) => {
-        if (d.kind !== 'expr') return;
-        const src = commentText(d.source).replace(/["\\]/g, '');
-        checks.push(
-          `  if (${guard}inputs[${i.index}].dims[${axis}] != ${cppExpr(d.expr, env)}) return Status::Error(std::string(kName) + ": dim ${axis} of input ${i.name} must equal ${src}, got " + std::to_string(inputs[${i.index}].dims[${axis}]));`,
-        );
-      });
-    }
-  }
-  const infer: string[] = [];
-  for (const o of op.outputs) {
-    if (o.shape.kind === 'like') {
-      infer.push(`  outputs[${o.index}] = inputs[${o.shape.inputIndex}];  // shape of ${o.shape.input}`);
-      continue;
-    }
-    infer.push(`  outputs[${o.index}].rank = ${o.shape.dims.length};`);
-    o.shape.dims.forEach((e, k) => {
-      infer.push(
-        `  outputs[${o.index}].dims[${k}] = ${cppExpr(e, env)};  // ${commentText(o.shape.kind === 'dims' ? o.shape.source[k]! : '')}`,
+    i.constraint.dims.forEach((d, axis) => {
+      if (d.kind !== 'expr') return;
+      const got = `inputs[${i.index}].dims[${axis}]`;
+      const what = `: dim ${axis} of input ${i.name} must equal ${commentText(d.source).replace(/["\\]/g, '')}, got `;
+      body.push(
+        `  if (${guard}${got} != ${cppExpr(d.expr, shapeEnv)}) return failGot(kName, ${cppString(what)}, ${got});`,
       );
     });
-    infer.push(
-      `  for (int d = 0; d < outputs[${o.index}].rank; ++d) if (outputs[${o.index}].dims[d] < 0) return Status::Error(std::string(kName) + ": output ${o.name} would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[${o.index}].dims[d]) + ")");`,
-    );
   }
-  const divCheck = (what: string) =>
-    `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in ${what}");`;
-  // Parameters are named only when the compiled expressions read them: output shapes may read
-  // only attributes (`[num_segments]`) or only constants (`[4, 2]`), the workspace likewise.
-  // checkShapes always reads `inputs` (every input's rank is checked).
-  const check = constraintReads(op.inputs.map((i) => i.constraint));
+  generic(op.inputs.length);
+  const reads = constraintReads(op.inputs.map((i) => i.constraint));
+  return shapeFunction(
+    'Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input.',
+    `checkShapes(const Attrs& ${cppParam('attrs', reads.attrs)}, const Shape* inputs, const bool* present)`,
+    divisionGuarded(reads.division, 'an input shape constraint', body),
+  );
+}
+
+function emitShapes(op: OpIR): string {
   const out = shapeReads(op.outputs.map((o) => o.shape));
-  const wsReads = exprReads([op.workspace]);
-  const usesPresent = op.inputs.some((i) => i.optional);
-  const ws = cppExpr(op.workspace, env);
-  return lines(
-    '/** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */',
-    `inline Status checkShapes(const Attrs& ${cppParam('attrs', check.attrs)}, const Shape* inputs, const bool* ${cppParam('present', usesPresent)}) {`,
-    check.division ? '  bool ok = true;' : null,
-    checks,
-    check.division ? divCheck('an input shape constraint') : null,
-    '  return Status::Ok();',
-    '}',
-    '',
-    "/** Output shapes from the spec's shape expressions. Call after checkShapes(). */",
-    `inline Status inferShapes(const Attrs& ${cppParam('attrs', out.attrs)}, const Shape* ${cppParam('inputs', out.dims)}, Shape* outputs) {`,
-    out.division ? '  bool ok = true;' : null,
-    infer,
-    out.division ? divCheck('an output shape') : null,
-    '  return Status::Ok();',
-    '}',
-    '',
-    '/** Scratch bytes the kernel needs for these input shapes. */',
-    `inline Status workspaceSize(const Attrs& ${cppParam('attrs', wsReads.attrs)}, const Shape* ${cppParam('inputs', wsReads.dims)}, size_t* bytes) {`,
-    wsReads.division ? '  bool ok = true;' : null,
-    `  const int64_t n = ${ws};`,
-    wsReads.division ? divCheck('the workspace size') : null,
-    '  if (n < 0) return Status::Error(std::string(kName) + ": negative workspace size " + std::to_string(n));',
-    '  *bytes = static_cast<size_t>(n);',
-    '  return Status::Ok();',
-    '}',
-  );
-}
-
-function ioFields(op: OpIR, typeName: (t: OpIR['inputs'][number]['type']) => string): string[] {
-  const fields: string[] = [];
-  for (const i of op.inputs) {
-    const d = commentText(
-      [i.optional ? 'optional: data is null when absent' : '', i.description].filter(Boolean).join('; '),
-    );
-    if (i.shapeOnly) fields.push(`  Shape ${i.name};  // shape only${d ? `; ${d}` : ''}`);
-    else fields.push(`  TensorView<const ${typeName(i.type)}> ${i.name};${d ? `  // ${d}` : ''}`);
-  }
-  for (const o of op.outputs) {
-    const d = commentText(o.description);
-    fields.push(`  TensorView<${typeName(o.type)}> ${o.name};${d ? `  // ${d}` : ''}`);
-  }
-  return fields;
-}
-
-function emitContract(op: OpIR): string {
-  const templ = op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null;
-  const typeName = (t: OpIR['inputs'][number]['type']): string =>
-    t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name;
-  const decls: string[] = [];
-  const devices: [string, string][] = [['cpu', 'CpuContext']];
-  if (op.kernels.cuda) devices.push(['cuda', 'CudaContext']);
-  for (const [fn, ctx] of devices) {
-    decls.push(
-      `// ${fn === 'cpu' ? `CPU kernel, in ${op.kernels.cpu}` : `CUDA kernel, in ${op.kernels.cuda!}: launch on ctx.stream, return without synchronizing`}`,
-    );
-    for (const b of op.bindings)
-      decls.push(
-        `Status ${fn}(const Attrs& attrs, const State& state, const ${ioType(op, b)}& io, const ${ctx}& ctx);`,
-      );
-  }
-  return lines(
-    '// ---- Kernel contract ------------------------------------------------------------',
-    '// The kernel files named by the spec define these functions, one overload per dtype',
-    '// combination. Tensors are contiguous, row-major; shapes have been checked.',
-    templ,
-    'struct Io {',
-    ioFields(op, typeName),
-    '};',
-    '',
-    decls,
-    op.hasConfigure
-      ? [
-          '',
-          '/** Fills State from the attributes and input shapes (in the CPU kernel file); called before the first run. */',
-          'Status configure(const Attrs& attrs, const Shape* inputs, State* state);',
-        ]
-      : null,
-  );
-}
-
-function emitDispatch(op: OpIR, fn: 'cpu' | 'cuda', ctxType: string): string {
-  const cases: string[] = [];
-  op.bindings.forEach((b, k) => {
-    cases.push(`    case ${k}: {`);
-    cases.push(`      ${ioType(op, b)} io;`);
-    for (const i of op.inputs) {
-      if (i.shapeOnly) cases.push(`      io.${i.name} = inputs[${i.index}].shape;`);
-      else cases.push(`      io.${i.name} = view<const ${DTYPE_INFO[dtypeUnder(i.type, b)].cpp}>(inputs[${i.index}]);`);
-    }
-    for (const o of op.outputs)
-      cases.push(`      io.${o.name} = view<${DTYPE_INFO[dtypeUnder(o.type, b)].cpp}>(outputs[${o.index}]);`);
-    cases.push(`      return ${fn}(attrs, state, io, ctx);`);
-    cases.push('    }');
+  const infer = op.outputs.map((o) => {
+    if (o.shape.kind === 'like')
+      return `  outputs[${o.index}] = inputs[${o.shape.inputIndex}];  // shape of ${o.shape.input}`;
+    const dims = list(o.shape.dims, (e) => cppExpr(e, shapeEnv));
+    return `  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, ${o.index}, ${dims}));${trailing(o.shape.source.join(', '))}`;
   });
-  const name = fn === 'cpu' ? 'runCpu' : 'runCuda';
-  return lines(
-    `/** Types raw tensors by dtype and calls the ${fn.toUpperCase()} kernel. Checks dtypes; shapes must have been checked. */`,
-    `inline Status ${name}(const Attrs& attrs, const State& state, const RawTensor* inputs, const RawTensor* outputs, const ${ctxType}& ctx) {`,
-    '  DType inDtypes[kNumInputs] = {};',
-    '  bool present[kNumInputs] = {};',
-    '  for (int i = 0; i < kNumInputs; ++i) {',
-    '    inDtypes[i] = inputs[i].dtype;',
-    '    present[i] = inputs[i].present;',
-    '    if (!present[i] && !kInputOptional[i]) return Status::Error(std::string(kName) + ": input " + kInputNames[i] + " is required");',
-    '  }',
-    '  DType outDtypes[kNumOutputs] = {};',
-    '  int binding = -1;',
-    '  OPFORGE_RETURN_IF_ERROR(inferTypes(inDtypes, present, outDtypes, &binding));',
-    '  for (int o = 0; o < kNumOutputs; ++o) {',
-    '    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(kName) + ": output " + kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));',
-    '  }',
-    '  switch (binding) {',
-    cases,
-    '    default:',
-    '      return Status::Error(std::string(kName) + ": no kernel for these dtypes");',
-    '  }',
-    '}',
+  const ws = exprReads([op.workspace]);
+  const params = (r: { attrs: boolean; dims: boolean }): string =>
+    `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
+  return sections(
+    shapeFunction(
+      "Output shapes from the spec's shape expressions. Call after checkShapes().",
+      `inferShapes(${params(out)}, Shape* outputs)`,
+      divisionGuarded(out.division, 'an output shape', infer),
+    ),
+    shapeFunction(
+      'Scratch bytes the kernel needs for these input shapes.',
+      `workspaceSize(${params(ws)}, size_t* bytes)`,
+      divisionGuarded(ws.division, 'the workspace size', [`  const int64_t n = ${cppExpr(op.workspace, shapeEnv)};`]),
+      lines('  return workspaceBytes(kName, n, bytes);', '}'),
+    ),
   );
 }
+
+/** withIo: the one switch over dtype bindings that types raw tensors into each kernel overload's Io. */
+function emitDispatch(op: OpIR): string {
+  const cases = op.bindings.map((b, k) => {
+    const cpp = (t: TensorType): string => DTYPE_INFO[dtypeUnder(t, b)].cpp;
+    const views = [
+      ...op.inputs.map((i) => (i.shapeOnly ? `in[${i.index}].shape` : `view<const ${cpp(i.type)}>(in[${i.index}])`)),
+      ...op.outputs.map((o) => `view<${cpp(o.type)}>(out[${o.index}])`),
+    ];
+    return `    case ${k}: return fn(${ioType(op, b)}${braced(views)});`;
+  });
+  const run = (device: string, fn: string, ctx: string): string =>
+    lines(
+      docComment(`Types raw tensors by dtype and calls the ${device} kernel.`),
+      `inline Status run${device[0]}${device.slice(1).toLowerCase()}(${RUN_PARAMS}const ${ctx}& ctx) {`,
+      `  return withIo(in, out, [&](const auto& io) { return ${fn}(attrs, state, io, ctx); });`,
+      '}',
+    );
+  return sections(
+    lines(WITH_IO_HEAD, cases, WITH_IO_END),
+    run('CPU', 'cpu', 'CpuContext'),
+    op.kernels.cuda
+      ? run('CUDA', 'cuda', 'CudaContext')
+      : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
+  );
+}
+
+const RUN_PARAMS = 'const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, ';
+const WITH_IO_HEAD = lines(
+  docComment('Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload.'),
+  'template <class Fn>',
+  'Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {',
+  '  int binding = -1;',
+  '  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(in, out, &binding));',
+  '  switch (binding) {',
+);
+const WITH_IO_END = lines('    default: return noKernel<Core>();', '  }', '}');

@@ -61,6 +61,14 @@ export function namespaceBlock(ns: string | readonly string[], ...body: (Body | 
   return lines(open, '', flat(body), '', close);
 }
 
+/** Parts separated by one blank line; empty parts (null, false, '') are dropped. */
+export function sections(...parts: (Body | readonly Body[])[]): string {
+  return parts
+    .map((p) => flat([p]))
+    .filter((p) => p !== '')
+    .join('\n\n');
+}
+
 /** A whole C++ file body (the generated-file line is prepended by opFile/projectFile). */
 export function cppUnit(u: CppUnit): string {
   const comment = u.comment === undefined ? [] : typeof u.comment === 'string' ? [u.comment] : u.comment;
@@ -129,6 +137,8 @@ export interface Table {
   rows: readonly (TableRow | string)[];
   /** The bound: a constant's name (`kNumInputs`) or, by default, the row count. */
   size?: string;
+  /** A second bound, for a table of arrays (`kMaxRank`). */
+  inner?: string;
   /** `static ` (in a struct or for internal linkage), `inline ` ..., printed before `constexpr`. */
   prefix?: string;
   indent?: string;
@@ -142,7 +152,8 @@ export interface Table {
 export function table(t: Table): string {
   const rows = t.rows.map((r) => (typeof r === 'string' ? { value: r } : r));
   const indent = t.indent ?? '';
-  const decl = `${indent}${t.prefix ?? ''}constexpr ${t.type} ${t.name}[${rows.length ? (t.size ?? rows.length) : 1}] = {`;
+  const bounds = `[${rows.length ? (t.size ?? rows.length) : 1}]${t.inner ? `[${t.inner}]` : ''}`;
+  const decl = `${indent}${t.prefix ?? ''}constexpr ${t.type} ${t.name}${bounds} = {`;
   if (!rows.length) return `${decl}};  // empty`;
   const inline = `${decl}${rows.map((r) => r.value).join(', ')}};`;
   if (!rows.some((r) => r.comment) && inline.length <= 120) return inline;
@@ -175,6 +186,23 @@ export function cppEnum(e: {
     e.values.map((v) => `${indent}  ${v.name}${v.value !== undefined ? ` = ${v.value}` : ''},${trailing(v.comment)}`),
     `${indent}};`,
   );
+}
+
+/**
+ * `decl = {a, b, ...};` with the values wrapped at `width` columns, continuation lines indented
+ * four spaces: long aggregate initializers.
+ */
+export function initializer(decl: string, values: readonly string[], width = 110): string {
+  const rows: string[] = [];
+  let row = '';
+  for (const v of values) {
+    if (row && row.length + v.length + 2 > width) {
+      rows.push(`    ${row},`);
+      row = '';
+    }
+    row = row ? `${row}, ${v}` : v;
+  }
+  return lines(`${decl} = {`, rows, `    ${row}};`);
 }
 
 /** A brace initializer `{a, b, c}` of already-spelled values. */

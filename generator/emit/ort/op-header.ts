@@ -1,117 +1,73 @@
 // out/ort/<op>/<op>_ort.h: the op as the ONNX Runtime kernel base (opforge/ort/custom_op.h) sees
-// it. Only what differs per op: names, the element type of every port under each dtype binding,
-// attribute reading by name and type, where output dims come from, and forwarders to the op core.
+// it. The op core's tables give names, port dtypes per binding, ranks and attributes; here is only
+// what ONNX Runtime adds: where each computed output dim comes from, and the op's kernel units.
 
-import type { AttributeIR, OpIR, OutputIR } from '../../model/ir.js';
-import { dtypeUnder } from '../../model/ir-helpers.js';
+import type { OpIR, OutputIR } from '../../model/ir.js';
 import { visitExpr } from '../../model/expr.js';
-import { DTYPE_INFO } from '../../model/type-table.js';
-import { lines } from '../emitter.js';
-import { commentText, cppString } from '../lang/literals.js';
-
-function portTypes(op: OpIR): string[] {
-  const ports = [...op.inputs, ...op.outputs];
-  return op.bindings.map((b) => {
-    const types = ports.map((p) => DTYPE_INFO[dtypeUnder(p.type, b)].ort);
-    return `      {${types.join(', ')}},  // ${b.suffix || 'fixed dtypes'}`;
-  });
-}
+import { braced, cppUnit, docComment, table } from '../lang/cpp.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
-function outputDims(o: OutputIR): string {
-  if (o.shape.kind === 'like') return `{},  // ${o.name}: shaped like input ${o.shape.input}`;
+function outputDims(o: OutputIR): { value: string; comment: string } {
+  if (o.shape.kind === 'like') return { value: '{}', comment: `${o.name}: shaped like input ${o.shape.input}` };
   const dims = o.shape.dims.map((e) => {
-    if (e.kind === 'dim') return `{${e.inputIndex}, ${e.axis}, true}`;
+    if (e.kind === 'dim') return braced([e.inputIndex, e.axis, true].map(String));
     let reads = false;
     visitExpr(e, (x) => {
-      if (x.kind === 'dim') reads = true;
+      reads ||= x.kind === 'dim';
     });
-    return `{-1, 0, ${reads}}`;
+    return braced(['-1', '0', String(reads)]);
   });
-  return `{${dims.join(', ')}},  // ${o.name}: ${commentText(o.shape.source.join(', '))}`;
+  return { value: braced(dims), comment: `${o.name}: ${o.shape.source.join(', ')}` };
 }
 
-function attrRead(a: AttributeIR): string {
-  return `r.read(${cppString(a.name)}, ${a.required}, &a->${a.name})`;
-}
+const unit = (op: OpIR, comment: string, include: string, body: string[]): string =>
+  cppUnit({ comment, includes: { project: [include] }, namespace: ['opforge', 'ort', op.ident.snake], body });
 
 export function emitOpHeader(op: OpIR, coreInclude: string): string {
-  const tv = op.typeVars.map((v) => `${v.name} in ${v.dtypes.join(' | ')}`).join('; ');
-  const reads = op.attributes.map(attrRead);
-  return lines(
-    `// ${op.name} for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.`,
-    '#pragma once',
-    '',
-    '#include <cstdint>',
-    '',
-    `#include "${coreInclude}"`,
-    '#include "opforge/ort/custom_op.h"',
-    '',
-    'namespace opforge {',
-    'namespace ort {',
-    `namespace ${op.ident.snake} {`,
-    '',
-    `namespace core = ::opforge::ops::${op.ident.snake};`,
-    '',
-    '/** The op core (names, counts, functions) plus what ORT needs beyond it. */',
-    'struct Op : core::Core {',
-    '  /** Rank each input must have; -1 for any. */',
-    `  static constexpr int32_t kInputRank[kNumInputs] = {${op.inputs.map((i) => String(i.rank ?? -1)).join(', ')}};`,
-    '',
-    `  /** Element type of each input, then each output, under each dtype binding${tv ? ` (${commentText(tv)})` : ''}. */`,
-    '  static constexpr ONNXTensorElementDataType kPortTypes[kNumBindings][kNumInputs + kNumOutputs] = {',
-    ...portTypes(op),
-    '  };',
-    '',
-    '  /** Graph-level shape inference: the input each output is shaped like, or -1 (then kOutputDims). */',
-    `  static constexpr int kOutputLike[kNumOutputs] = {${op.outputs.map((o) => String(o.shape.kind === 'like' ? o.shape.inputIndex : -1)).join(', ')}};`,
-    '  static constexpr DimSource kOutputDims[kNumOutputs][kMaxRank] = {',
-    ...op.outputs.map((o) => `      ${outputDims(o)}`),
-    '  };',
-    '',
-    '  /** Attributes by name and ONNX type; an absent optional one keeps the spec default. */',
-    '  template <class Reader>',
-    reads.length
-      ? lines(`  static bool readAttrs(Reader& r, Attrs* a) {`, `    return ${reads.join(' &&\n           ')};`, '  }')
-      : lines('  static bool readAttrs(Reader& /*r*/, Attrs* /*a*/) { return true; }'),
-    '};',
-    '',
-    "/** Adds this op's kernels (one per dtype binding and execution provider) to the registry. */",
-    'void addKernels(Registry& r);',
-    '',
-    `}  // namespace ${op.ident.snake}`,
-    '}  // namespace ort',
-    '}  // namespace opforge',
-  );
+  const dims = table({
+    prefix: 'static ',
+    indent: '  ',
+    type: 'DimSource',
+    name: 'kOutputDims',
+    size: 'kNumOutputs',
+    inner: 'kMaxRank',
+    rows: op.outputs.map(outputDims),
+  });
+  return cppUnit({
+    comment: `${op.name} for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.`,
+    header: true,
+    includes: { project: [coreInclude, 'opforge/ort/custom_op.h'] },
+    namespace: ['opforge', 'ort', op.ident.snake],
+    body: [
+      `namespace core = ::opforge::ops::${op.ident.snake};`,
+      '',
+      docComment('The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds.'),
+      'struct Op : core::Core {',
+      docComment(
+        "Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source.",
+        '  ',
+      ),
+      dims,
+      '};',
+      '',
+      docComment("Adds this op's kernels (one per dtype binding and execution provider) to the registry."),
+      'void addKernels(Registry& r);',
+    ],
+  });
 }
 
 /** out/ort/<op>/<op>_ort.cpp: the op's OrtCustomOp instances. */
 export function emitOpUnit(op: OpIR, include: string): string {
-  const n = op.bindings.length;
-  const inst = (ep: string): string => Array.from({ length: n }, (_, b) => `CustomOp<Op, ${ep}>(${b})`).join(', ');
-  return lines(
-    `// ${op.name}'s ONNX Runtime kernels: one per dtype binding on the CPU EP${op.kernels.cuda ? ' and, built with CUDA, the CUDA EP' : ''}.`,
-    `#include "${include}"`,
-    '',
-    'namespace opforge {',
-    'namespace ort {',
-    `namespace ${op.ident.snake} {`,
-    '',
+  const inst = (ep: string): string => braced(op.bindings.map((_, b) => `CustomOp<Op, ${ep}>(${b})`));
+  const eps = op.kernels.cuda ? ' and, built with CUDA, the CUDA EP' : '';
+  const add = (ep: string, name: string): string[] => [
+    `  static const CustomOp<Op, ${ep}> ${name}[] = ${inst(ep)};`,
+    `  for (const auto& op : ${name}) r.add(Op::kDomain, &op);`,
+  ];
+  return unit(op, `${op.name}'s ONNX Runtime kernels: one per dtype binding on the CPU EP${eps}.`, include, [
     'void addKernels(Registry& r) {',
-    `  static const CustomOp<Op, CpuEp> kCpu[] = {${inst('CpuEp')}};`,
-    '  for (const auto& op : kCpu) r.add(Op::kDomain, &op);',
-    op.kernels.cuda
-      ? lines(
-          '#if defined(OPFORGE_ORT_WITH_CUDA)',
-          `  static const CustomOp<Op, CudaEp> kCuda[] = {${inst('CudaEp')}};`,
-          '  for (const auto& op : kCuda) r.add(Op::kDomain, &op);',
-          '#endif',
-        )
-      : null,
+    ...add('CpuEp', 'kCpu'),
+    ...(op.kernels.cuda ? ['#if defined(OPFORGE_ORT_WITH_CUDA)', ...add('CudaEp', 'kCuda'), '#endif'] : []),
     '}',
-    '',
-    `}  // namespace ${op.ident.snake}`,
-    '}  // namespace ort',
-    '}  // namespace opforge',
-  );
+  ]);
 }

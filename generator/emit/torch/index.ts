@@ -3,10 +3,11 @@
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
-import { cppAttrValue } from '../lang/literals.js';
 import { coreHeaderPath } from '../../model/ir-helpers.js';
-import { lines, opFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
-import { commentText, cppString } from '../lang/literals.js';
+import type { AttrType } from '../../model/type-table.js';
+import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile } from '../emitter.js';
+import { braced, includeLines, sections } from '../lang/cpp.js';
+import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
 import { torchSchema } from './schema.js';
 
 export const torchEmitter: Emitter = defineEmitter({
@@ -24,40 +25,16 @@ export const torchEmitter: Emitter = defineEmitter({
   },
 });
 
-/** C++ parameter type of an attribute in the TORCH_LIBRARY function. */
-function paramType(a: AttributeIR): string {
-  switch (a.type) {
-    case 'bool':
-      return 'bool';
-    case 'int':
-      return 'int64_t';
-    case 'float':
-      return 'double';
-    case 'string':
-      return 'c10::string_view';
-    case 'ints':
-      return 'at::IntArrayRef';
-    case 'floats':
-      return 'at::ArrayRef<double>';
-  }
-}
-
-function attrAssign(a: AttributeIR): string {
-  switch (a.type) {
-    case 'bool':
-    case 'int':
-      return `  attrs.${a.name} = ${a.name};`;
-    case 'float':
-      return `  attrs.${a.name} = static_cast<float>(${a.name});`;
-    case 'string':
-      return `  attrs.${a.name} = std::string(${a.name}.data(), ${a.name}.size());`;
-    case 'ints':
-      return `  attrs.${a.name}.assign(${a.name}.begin(), ${a.name}.end());`;
-    // Attrs starts at the spec's defaults: the given list replaces a default, never extends it.
-    case 'floats':
-      return `  attrs.${a.name}.clear();\n  for (double v : ${a.name}) attrs.${a.name}.push_back(static_cast<float>(v));`;
-  }
-}
+/** C++ parameter type of an attribute in the TORCH_LIBRARY function (opforge::torch_ext::assignAttr takes each). */
+const PARAM_TYPE: Readonly<Record<AttrType, string>> = {
+  bool: 'bool',
+  int: 'int64_t',
+  float: 'double',
+  string: 'c10::string_view',
+  ints: 'at::IntArrayRef',
+  floats: 'at::ArrayRef<double>',
+};
+const paramType = (a: AttributeIR): string => PARAM_TYPE[a.type];
 
 /** The TORCH_LIBRARY function's parameters, in the schema's order: the inputs, then the attributes. */
 function kernelParams(op: OpIR): string[] {
@@ -76,51 +53,47 @@ function returnType(op: OpIR): string {
 
 function opSource(op: OpIR, project: ProjectIR): string {
   const snake = op.ident.snake;
-  const params = kernelParams(op);
+  const fn = `${snake}_torch::${op.ident.camel}`;
   const multi = op.outputs.length > 1;
-  const ret = returnType(op);
-  const runCall = `opforge::torch_ext::run<op::Core>(attrs, {${op.inputs.map((i) => i.name).join(', ')}})`;
-  return lines(
-    `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
-    '#include <torch/library.h>',
-    '',
-    multi ? '#include <tuple>' : null,
-    '#include <string>',
-    '',
-    `#include "${coreHeaderPath(op).include}"`,
-    '#include "opforge/torch/autograd.h"',
-    '#include "opforge/torch/op_base.h"',
-    '',
+  const runCall = `opforge::torch_ext::run<op::Core>(attrs, ${braced(op.inputs.map((i) => i.name))})`;
+  const impl = (key: string, note: string | null): (string | null)[] => [
+    note,
+    `TORCH_LIBRARY_IMPL(opforge, ${key}, m) {`,
+    `  m.impl(${cppString(snake)}, &${fn});`,
+    '}',
+  ];
+  return sections(
+    [
+      `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
+      includeLines({ external: ['torch/library.h'] }),
+    ],
+    includeLines({ system: multi ? ['tuple', 'string'] : ['string'] }),
+    includeLines({ project: [coreHeaderPath(op).include, 'opforge/torch/autograd.h', 'opforge/torch/op_base.h'] }),
     `namespace ${snake}_torch {  // its own namespace: CMake's unity build may compile several ops as one unit`,
-    '',
     `namespace op = opforge::ops::${snake};`,
-    '',
-    `${ret} ${op.ident.camel}(${params.join(', ')}) {`,
-    '  op::Attrs attrs;',
-    ...op.attributes.map(attrAssign),
-    multi ? `  auto r = ${runCall};` : `  return ${runCall}[0];`,
-    multi ? `  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});` : null,
-    '}',
-    '',
+    [
+      `${returnType(op)} ${op.ident.camel}(${kernelParams(op).join(', ')}) {`,
+      '  op::Attrs attrs;',
+      op.attributes.map((a) => `  opforge::torch_ext::assignAttr(attrs.${a.name}, ${a.name});`),
+      multi ? `  auto r = ${runCall};` : `  return ${runCall}[0];`,
+      multi ? `  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});` : null,
+      '}',
+    ],
     `}  // namespace ${snake}_torch`,
-    '',
-    `// ${commentText(op.domain)}::${op.name}; the schema is also what opforge_ops defines when this library is absent.`,
-    'TORCH_LIBRARY_FRAGMENT(opforge, m) {',
-    `  m.def(${cppString(torchSchema(op))});`,
-    '}',
-    '',
-    'TORCH_LIBRARY_IMPL(opforge, CPU, m) {',
-    `  m.impl(${cppString(snake)}, &${snake}_torch::${op.ident.camel});`,
-    '}',
-    '',
-    op.kernels.cuda
-      ? '// CUDA tensors: the CUDA kernel (an extension built without CUDA says so).'
-      : `// CUDA tensors: a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
-    'TORCH_LIBRARY_IMPL(opforge, CUDA, m) {',
-    `  m.impl(${cppString(snake)}, &${snake}_torch::${op.ident.camel});`,
-    '}',
-    '',
-    ...autograd(op, project),
+    [
+      `// ${commentText(op.domain)}::${op.name}; the schema is also what opforge_ops defines when this library is absent.`,
+      `TORCH_LIBRARY_FRAGMENT(opforge, m) {`,
+      `  m.def(${cppString(torchSchema(op))});`,
+      '}',
+    ],
+    impl('CPU', null),
+    impl(
+      'CUDA',
+      op.kernels.cuda
+        ? '// CUDA tensors: the CUDA kernel (an extension built without CUDA says so).'
+        : `// CUDA tensors: a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
+    ),
+    autograd(op, project),
   );
 }
 
@@ -230,65 +203,87 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
  * The op's Autograd kernel: a torch::autograd::Function whose forward redispatches below autograd
  * and saves what the gradient ops read, and whose backward runs them (opforge/torch/autograd.h).
  */
-function autograd(op: OpIR, project: ProjectIR): string[] {
+function autograd(op: OpIR, project: ProjectIR): string {
   const snake = op.ident.snake;
-  const cls = `${op.ident.pascal}Function`;
+  const [cls, fn] = [`${op.ident.pascal}Function`, op.ident.camel];
   const multi = op.outputs.length > 1;
-  const ret = returnType(op);
-  const params = kernelParams(op);
+  const params = kernelParams(op).join(', ');
   const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
   const saved = savedForBackward(op);
   const { inputs: savedIn, outputs: savedOut, attrs: savedAttrs } = saved;
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
-  return [
-    `// Training: ${op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : 'the spec declares no backward'}, as the op's Autograd kernel.`,
-    `namespace ${snake}_torch {`,
-    '',
-    '/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */',
-    `const c10::TypedOperatorHandle<decltype(${op.ident.camel})>& below() {`,
-    `  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::${snake}", "").typed<decltype(${op.ident.camel})>();`,
-    '  return op;',
-    '}',
-    '',
-    `class ${cls} : public torch::autograd::Function<${cls}> {`,
-    ' public:',
-    `  static ${multi ? 'torch::autograd::variable_list' : 'at::Tensor'} forward(torch::autograd::AutogradContext* ctx, ${params.join(', ')}) {`,
-    savedIn.length + savedOut.length + savedAttrs.length + nonDiff.length ? null : '    (void)ctx;',
-    '    at::AutoDispatchBelowADInplaceOrView guard;',
+  const toSave = [
+    ...savedIn.map((i) =>
+      op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name,
+    ),
+    ...savedOut.map((o) => `outs[${o}]`),
+  ];
+  const needsGrad = op.inputs.map((i) =>
+    i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`,
+  );
+  const gradOps = op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : '';
+  const forward = [
+    `  static ${multi ? VARIABLES : 'at::Tensor'} forward(torch::autograd::AutogradContext* ctx, ${params}) {`,
+    toSave.length + savedAttrs.length + nonDiff.length ? null : '    (void)ctx;',
+    BELOW_GUARD,
     multi
-      ? `    const auto r = below().call(${args});\n    torch::autograd::variable_list outs{${op.outputs.map((o) => `std::get<${o.index}>(r)`).join(', ')}};`
-      : `    torch::autograd::variable_list outs{below().call(${args})};`,
-    savedIn.length + savedOut.length
-      ? `    ctx->save_for_backward({${[...savedIn.map((i) => (op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name)), ...savedOut.map((o) => `outs[${o}]`)].join(', ')}});`
-      : null,
-    ...savedAttrs.map(
+      ? [
+          `    const auto r = below().call(${args});`,
+          `    ${VARIABLES} outs${braced(op.outputs.map((o) => `std::get<${o.index}>(r)`))};`,
+        ]
+      : `    ${VARIABLES} outs{below().call(${args})};`,
+    toSave.length ? `    ctx->save_for_backward(${braced(toSave)});` : null,
+    savedAttrs.map(
       (f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`,
     ),
-    nonDiff.length ? `    ctx->mark_non_differentiable({${nonDiff.join(', ')}});` : null,
+    nonDiff.length ? `    ctx->mark_non_differentiable(${braced(nonDiff)});` : null,
     `    return ${multi ? 'outs' : 'outs[0]'};`,
     '  }',
-    '',
-    `  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {`,
-    ...backwardBody(op, project, saved),
-    '  }',
-    '};',
-    '',
-    `${ret} ${op.ident.camel}Autograd(${params.join(', ')}) {`,
-    '  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).',
-    `  if (!at::GradMode::is_enabled() || !(${op.inputs.map((i) => (i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`)).join(' || ')})) {`,
-    '    at::AutoDispatchBelowADInplaceOrView guard;',
-    `    return below().call(${args});`,
-    '  }',
-    multi
-      ? `  const auto r = ${cls}::apply(${args});
-  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});`
-      : `  return ${cls}::apply(${args});`,
-    '}',
-    '',
+  ];
+  return sections(
+    [
+      `// Training: ${gradOps || 'the spec declares no backward'}, as the op's Autograd kernel.`,
+      `namespace ${snake}_torch {`,
+    ],
+    [
+      '/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */',
+      `const c10::TypedOperatorHandle<decltype(${fn})>& below() {`,
+      `  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::${snake}", "").typed<decltype(${fn})>();`,
+      '  return op;',
+      '}',
+    ],
+    lines(
+      `class ${cls} : public torch::autograd::Function<${cls}> {`,
+      ' public:',
+      lines(...forward),
+      '',
+      `  static ${VARIABLES} backward(torch::autograd::AutogradContext* ctx, ${VARIABLES} grads) {`,
+      backwardBody(op, project, saved),
+      '  }',
+      '};',
+    ),
+    [
+      `${returnType(op)} ${fn}Autograd(${params}) {`,
+      '  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).',
+      `  if (!at::GradMode::is_enabled() || !(${needsGrad.join(' || ')})) {`,
+      `${BELOW_GUARD}\n    return below().call(${args});`,
+      '  }',
+      multi
+        ? [
+            `  const auto r = ${cls}::apply(${args});`,
+            `  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});`,
+          ]
+        : `  return ${cls}::apply(${args});`,
+      '}',
+    ],
     `}  // namespace ${snake}_torch`,
-    '',
-    'TORCH_LIBRARY_IMPL(opforge, Autograd, m) {',
-    `  m.impl(${cppString(snake)}, &${snake}_torch::${op.ident.camel}Autograd);`,
-    '}',
-  ].filter((x): x is string => x !== null);
+    [
+      'TORCH_LIBRARY_IMPL(opforge, Autograd, m) {',
+      `  m.impl(${cppString(snake)}, &${snake}_torch::${fn}Autograd);`,
+      '}',
+    ],
+  );
 }
+
+const VARIABLES = 'torch::autograd::variable_list';
+const BELOW_GUARD = '    at::AutoDispatchBelowADInplaceOrView guard;';

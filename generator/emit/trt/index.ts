@@ -50,16 +50,12 @@ function emitV2Unit(op: OpIR): string {
 
 const creatorAlias = (op: OpIR): string => {
   const n = creatorNames(op);
-  const ns = `::opforge::trt::${op.ident.snake}`;
+  const alias = (name: string, creator: string): string =>
+    `using ${name} = ::opforge::trt::${creator}<::opforge::trt::${op.ident.snake}::Op>;`;
   return lines(
-    '#if NV_TENSORRT_MAJOR >= 10',
-    `using ${n.v3} = ${ns}::CreatorV3;`,
-    '#endif',
-    'OPFORGE_TRT_V2_BEGIN',
-    `using ${n.v2} = ${ns}::CreatorV2;`,
-    `using ${n.paddleDynamic} = ${ns}::PaddleDynamicCreator;`,
-    `using ${n.paddleStatic} = ${ns}::PaddleStaticCreator;`,
-    'OPFORGE_TRT_V2_END',
+    ['#if NV_TENSORRT_MAJOR >= 10', alias(n.v3, 'CreatorV3'), '#endif'],
+    ['OPFORGE_TRT_V2_BEGIN', alias(n.v2, 'OpCreatorV2'), alias(n.paddleDynamic, 'PaddleDynamicCreator')],
+    [alias(n.paddleStatic, 'PaddleStaticCreator'), 'OPFORGE_TRT_V2_END'],
   );
 };
 

@@ -2,8 +2,6 @@
 // DynamicTRTResizeGrad for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.
 #pragma once
 
-#include <cstdint>
-
 #include "opforge/ops/dynamic_trt_resize_grad.h"
 #include "opforge/ort/custom_op.h"
 
@@ -13,29 +11,12 @@ namespace dynamic_trt_resize_grad {
 
 namespace core = ::opforge::ops::dynamic_trt_resize_grad;
 
-/** The op core (names, counts, functions) plus what ORT needs beyond it. */
+/** The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds. */
 struct Op : core::Core {
-  /** Rank each input must have; -1 for any. */
-  static constexpr int32_t kInputRank[kNumInputs] = {4, 4};
-
-  /** Element type of each input, then each output, under each dtype binding (T in float32 | float16 | float64). */
-  static constexpr ONNXTensorElementDataType kPortTypes[kNumBindings][kNumInputs + kNumOutputs] = {
-      {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT},  // f32
-      {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16},  // f16
-      {ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE},  // f64
-  };
-
-  /** Graph-level shape inference: the input each output is shaped like, or -1 (then kOutputDims). */
-  static constexpr int kOutputLike[kNumOutputs] = {1};
+  /** Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source. */
   static constexpr DimSource kOutputDims[kNumOutputs][kMaxRank] = {
       {},  // grad_input: shaped like input input
   };
-
-  /** Attributes by name and ONNX type; an absent optional one keeps the spec default. */
-  template <class Reader>
-  static bool readAttrs(Reader& r, Attrs* a) {
-    return r.read("align_corners", false, &a->align_corners);
-  }
 };
 
 /** Adds this op's kernels (one per dtype binding and execution provider) to the registry. */

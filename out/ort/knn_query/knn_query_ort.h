@@ -2,8 +2,6 @@
 // KNNQuery for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.
 #pragma once
 
-#include <cstdint>
-
 #include "opforge/ops/knn_query.h"
 #include "opforge/ort/custom_op.h"
 
@@ -13,28 +11,13 @@ namespace knn_query {
 
 namespace core = ::opforge::ops::knn_query;
 
-/** The op core (names, counts, functions) plus what ORT needs beyond it. */
+/** The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds. */
 struct Op : core::Core {
-  /** Rank each input must have; -1 for any. */
-  static constexpr int32_t kInputRank[kNumInputs] = {2, 1, 2, 1};
-
-  /** Element type of each input, then each output, under each dtype binding. */
-  static constexpr ONNXTensorElementDataType kPortTypes[kNumBindings][kNumInputs + kNumOutputs] = {
-      {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT},  // fixed dtypes
-  };
-
-  /** Graph-level shape inference: the input each output is shaped like, or -1 (then kOutputDims). */
-  static constexpr int kOutputLike[kNumOutputs] = {-1, -1};
+  /** Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source. */
   static constexpr DimSource kOutputDims[kNumOutputs][kMaxRank] = {
       {{2, 0, true}, {-1, 0, false}},  // idx: new_xyz[0], nsample
       {{2, 0, true}, {-1, 0, false}},  // dist2: new_xyz[0], nsample
   };
-
-  /** Attributes by name and ONNX type; an absent optional one keeps the spec default. */
-  template <class Reader>
-  static bool readAttrs(Reader& r, Attrs* a) {
-    return r.read("nsample", true, &a->nsample);
-  }
 };
 
 /** Adds this op's kernels (one per dtype binding and execution provider) to the registry. */

@@ -2,9 +2,6 @@
 // KNNQuery for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include "opforge/ops/knn_query.h"
 #include "opforge/trt/common.h"
 #include "opforge/trt/plugin_v2.h"
@@ -14,49 +11,15 @@ namespace opforge {
 namespace trt {
 namespace knn_query {
 
-namespace core = ::opforge::ops::knn_query;
-
-/** The op core (names, counts, functions) plus what TensorRT needs beyond it. */
-struct Op : core::Core {
+/**
+ * The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus what
+ * TensorRT needs beyond it: the registered names and the output dims as IExprBuilder expressions.
+ */
+struct Op : ::opforge::ops::knn_query::Core {
   static constexpr const char* kPluginName = "KNNQuery";
   static constexpr const char* kPluginVersion = "1";
   static constexpr const char* kPaddleStaticName = "knn_query_paddle_trt_plugin";
   static constexpr const char* kPaddleDynamicName = "knn_query_paddle_trt_dynamic_plugin";
-  /** Rank each input must have; -1 for any. */
-  static constexpr int32_t kInputRank[kNumInputs] = {2, 1, 2, 1};
-
-  /** Creator fields: the attribute names with the types onnx-tensorrt gives ONNX attributes. */
-  static constexpr int kNumFields = 1;
-  static constexpr FieldInfo kFields[kNumFields] = {
-    {"nsample", nvinfer1::PluginFieldType::kINT32, true},  // int
-  };
-
-  static FieldResult setField(Attrs& a, int index, const nvinfer1::PluginField& f, std::string* err) {
-    switch (index) {
-      case 0: return readField(f, &a.nsample, err);
-      default: break;
-    }
-    *err = "is not an attribute of this op";
-    return FieldResult::kError;
-  }
-
-  /** Type variable of each input then output (-1: fixed dtype); ports sharing one must agree. */
-  static constexpr int kPortVar[kNumInputs + kNumOutputs] = {-1, -1, -1, -1, -1, -1};
-  static bool portAllows(int port, DType t) {
-    switch (port) {
-      case 0: case 2: case 5:  // xyz, new_xyz, dist2
-        return t == DType::kFloat32;
-      case 1: case 3: case 4:  // offset, new_offset, idx
-        return t == DType::kInt32;
-      default: return false;
-    }
-  }
-
-  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */
-  static constexpr const char* kBindingNames[kNumBindings] = {""};
-  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {
-      {DType::kFloat32, DType::kInt32, DType::kFloat32, DType::kInt32, DType::kInt32, DType::kFloat32},
-  };
 
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& attrs, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
@@ -79,23 +42,7 @@ struct Op : core::Core {
     for (int32_t d = 0; d < out->nbDims; ++d) if (out->d[d] == nullptr) return false;
     return true;
   }
-
-  /** The CUDA path TensorRT enqueues. */
-  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }
 };
-
-// Creators (global aliases KnnQueryCreatorV3, KnnQueryCreatorV2, KnnQueryPaddleDynamicCreator, KnnQueryPaddleStaticCreator in plugin_library.cpp and register.cpp).
-#if NV_TENSORRT_MAJOR >= 10
-using PluginV3 = ::opforge::trt::PluginV3<Op>;
-using CreatorV3 = ::opforge::trt::CreatorV3<Op>;
-#endif
-OPFORGE_TRT_V2_BEGIN
-using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;
-using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;
-using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;
-using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;
-using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;
-OPFORGE_TRT_V2_END
 
 }  // namespace knn_query
 }  // namespace trt

@@ -2,9 +2,6 @@
 // LeakyRelu for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include "opforge/ops/leaky_relu.h"
 #include "opforge/trt/common.h"
 #include "opforge/trt/plugin_v2.h"
@@ -14,49 +11,15 @@ namespace opforge {
 namespace trt {
 namespace leaky_relu {
 
-namespace core = ::opforge::ops::leaky_relu;
-
-/** The op core (names, counts, functions) plus what TensorRT needs beyond it. */
-struct Op : core::Core {
+/**
+ * The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus what
+ * TensorRT needs beyond it: the registered names and the output dims as IExprBuilder expressions.
+ */
+struct Op : ::opforge::ops::leaky_relu::Core {
   static constexpr const char* kPluginName = "LeakyRelu";
   static constexpr const char* kPluginVersion = "1";
   static constexpr const char* kPaddleStaticName = "leaky_relu_paddle_trt_plugin";
   static constexpr const char* kPaddleDynamicName = "leaky_relu_paddle_trt_dynamic_plugin";
-  /** Rank each input must have; -1 for any. */
-  static constexpr int32_t kInputRank[kNumInputs] = {-1};
-
-  /** Creator fields: the attribute names with the types onnx-tensorrt gives ONNX attributes. */
-  static constexpr int kNumFields = 1;
-  static constexpr FieldInfo kFields[kNumFields] = {
-    {"alpha", nvinfer1::PluginFieldType::kFLOAT32, false},  // float
-  };
-
-  static FieldResult setField(Attrs& a, int index, const nvinfer1::PluginField& f, std::string* err) {
-    switch (index) {
-      case 0: return readField(f, &a.alpha, err);
-      default: break;
-    }
-    *err = "is not an attribute of this op";
-    return FieldResult::kError;
-  }
-
-  /** Type variable of each input then output (-1: fixed dtype); ports sharing one must agree. */
-  static constexpr int kPortVar[kNumInputs + kNumOutputs] = {0, 0};
-  static bool portAllows(int port, DType t) {
-    switch (port) {
-      case 0: case 1:  // input, output
-        return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kFloat64;
-      default: return false;
-    }
-  }
-
-  /** Dtype of each input then output under each dtype binding (suffix names; "" without type variables). */
-  static constexpr const char* kBindingNames[kNumBindings] = {"f32", "f16", "f64"};
-  static constexpr DType kBindingDtypes[kNumBindings][kNumInputs + kNumOutputs] = {
-      {DType::kFloat32, DType::kFloat32},  // f32
-      {DType::kFloat16, DType::kFloat16},  // f16
-      {DType::kFloat64, DType::kFloat64},  // f64
-  };
 
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& /*attrs*/, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
@@ -71,23 +34,7 @@ struct Op : core::Core {
     for (int32_t d = 0; d < out->nbDims; ++d) if (out->d[d] == nullptr) return false;
     return true;
   }
-
-  /** The CUDA path TensorRT enqueues. */
-  static Status run(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) { return core::runCuda(a, s, in, out, ctx); }
 };
-
-// Creators (global aliases LeakyReluCreatorV3, LeakyReluCreatorV2, LeakyReluPaddleDynamicCreator, LeakyReluPaddleStaticCreator in plugin_library.cpp and register.cpp).
-#if NV_TENSORRT_MAJOR >= 10
-using PluginV3 = ::opforge::trt::PluginV3<Op>;
-using CreatorV3 = ::opforge::trt::CreatorV3<Op>;
-#endif
-OPFORGE_TRT_V2_BEGIN
-using PluginV2Dynamic = ::opforge::trt::PluginV2Dynamic<Op>;
-using PluginV2Static = ::opforge::trt::PluginV2Static<Op>;
-using CreatorV2 = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kOp>;
-using PaddleDynamicCreator = ::opforge::trt::CreatorV2<PluginV2Dynamic, Op, V2Name::kPaddleDynamic>;
-using PaddleStaticCreator = ::opforge::trt::CreatorV2<PluginV2Static, Op, V2Name::kPaddleStatic>;
-OPFORGE_TRT_V2_END
 
 }  // namespace leaky_relu
 }  // namespace trt

@@ -302,7 +302,7 @@ struct Case {
   template <class Op> void runV3() {
     opforge::trt::CreatorV3<Op> creator;
     const nvinfer1::PluginFieldCollection* names = creator.getFieldNames();
-    EXPECT(names != nullptr && names->nbFields == Op::kNumFields, "V3 getFieldNames");
+    EXPECT(names != nullptr && names->nbFields == Op::kNumAttributes, "V3 getFieldNames");
     rejectsBadFields([&](const nvinfer1::PluginFieldCollection* c) { std::unique_ptr<nvinfer1::IPluginV3> p(creator.createPlugin(name, c, nvinfer1::TensorRTPhase::kBUILD)); return p != nullptr; });
     nvinfer1::PluginFieldCollection c = fc();
     std::unique_ptr<nvinfer1::IPluginV3> built(creator.createPlugin(name, &c, nvinfer1::TensorRTPhase::kBUILD));

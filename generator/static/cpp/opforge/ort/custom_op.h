@@ -1,8 +1,8 @@
 // opforge ONNX Runtime base: adapts an op core to Ort::CustomOpBase. One OrtCustomOp per dtype
 // binding and execution provider; every entry point returns an OrtStatus (CreateKernelV2 /
 // KernelComputeV2), so bad attributes, dtypes or shapes are ORT errors, never a crash. The
-// generated per-op descriptor (out/ort/<op>/<op>_ort.h) supplies only what differs: names,
-// per-binding port types, attribute reading, output-dim facts and forwarders to the op core.
+// generated per-op descriptor (out/ort/<op>/<op>_ort.h) supplies only what the op core's tables
+// (names, port dtypes per binding, ranks, attributes) do not: where computed output dims come from.
 //
 // Only the ORT C API is called (through the OrtApi the runtime hands RegisterCustomOps), so the
 // library does not link libonnxruntime and works with any runtime at least as new as the headers.
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "opforge/core.h"
+#include "opforge/op_core.h"
 #include "opforge/ort/api.h"
 #include "opforge/ort/attributes.h"
 #include "opforge/ort/dtype.h"
@@ -121,6 +122,15 @@ struct DimSource {
   bool readsInputs;  // input < 0: computed; true when the expression reads input dims
 };
 
+/** Attributes by name and ONNX type, in the op core's attribute order; an absent optional one keeps the spec default. */
+template <class Op, class Reader>
+bool readAttrs(Reader& r, typename Op::Attrs* a) {
+  bool ok = true;
+  int k = 0;
+  forEachAttribute<Op>(*a, [&](auto& v, const char* name) { ok = ok && r.read(name, Op::kAttributes[k++].required, &v); });
+  return ok;
+}
+
 /** One node's kernel: the attributes read and validated at creation, the op core per call. */
 template <class Op, class Ep>
 struct Kernel {
@@ -198,8 +208,8 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   const char* GetExecutionProviderType() const { return Ep::kProvider; }
   size_t GetInputTypeCount() const { return Op::kNumInputs; }
   size_t GetOutputTypeCount() const { return Op::kNumOutputs; }
-  ONNXTensorElementDataType GetInputType(size_t i) const { return Op::kPortTypes[binding_][i]; }
-  ONNXTensorElementDataType GetOutputType(size_t o) const { return Op::kPortTypes[binding_][Op::kNumInputs + o]; }
+  ONNXTensorElementDataType GetInputType(size_t i) const { return toOrt(Op::bindingDtype(binding_, static_cast<int>(i))); }
+  ONNXTensorElementDataType GetOutputType(size_t o) const { return toOrt(Op::bindingDtype(binding_, Op::kNumInputs + static_cast<int>(o))); }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
@@ -214,7 +224,7 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
       std::unique_ptr<Kernel<Op, Ep>> k(new Kernel<Op, Ep>());
       KernelInfoSource source(info);
       AttrReader<KernelInfoSource> reader(source, Op::kName);
-      Status st = Op::readAttrs(reader, &k->attrs) ? Op::validate(k->attrs) : Status::Error(reader.error());
+      Status st = readAttrs<Op>(reader, &k->attrs) ? Op::validate(k->attrs) : Status::Error(reader.error());
       if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
       *kernel = k.release();  // ORT deletes it through KernelDestroy
       return nullptr;
@@ -285,7 +295,7 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     typename Op::Attrs attrs;
     ShapeInferSource source(ctx);
     AttrReader<ShapeInferSource> reader(source, Op::kName);
-    if (!Op::readAttrs(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
+    if (!readAttrs<Op>(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
     st = Op::validate(attrs);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     if (allConcrete) {

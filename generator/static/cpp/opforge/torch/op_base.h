@@ -12,6 +12,7 @@
 #include <array>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "opforge/core.h"
 
@@ -55,6 +56,18 @@ inline at::ScalarType toScalarType(DType t) {
     case DType::kBool: return at::kBool;
   }
   return at::kFloat;
+}
+
+// An attribute argument of the TORCH_LIBRARY function (schema types: bool, int, float, str, int[],
+// float[]) stored into the op core's Attrs field. A given list replaces a spec default, never extends it.
+inline void assignAttr(bool& field, bool v) { field = v; }
+inline void assignAttr(int64_t& field, int64_t v) { field = v; }
+inline void assignAttr(float& field, double v) { field = static_cast<float>(v); }
+inline void assignAttr(std::string& field, c10::string_view v) { field.assign(v.data(), v.size()); }
+inline void assignAttr(std::vector<int64_t>& field, at::IntArrayRef v) { field.assign(v.begin(), v.end()); }
+inline void assignAttr(std::vector<float>& field, at::ArrayRef<double> v) {
+  field.clear();
+  for (double x : v) field.push_back(static_cast<float>(x));
 }
 
 /** Raises the op core's error as a Python RuntimeError (c10::Error). */

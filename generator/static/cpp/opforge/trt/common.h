@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "opforge/core.h"
+#include "opforge/op_core.h"
 #include "opforge/trt/dtype.h"
 
 // IPluginV2 and IPluginV2Ext are deprecated since TensorRT 8.5, IPluginV2DynamicExt and
@@ -107,12 +108,6 @@ inline const nvinfer1::IDimensionExpr* dimOp(nvinfer1::IExprBuilder& b, nvinfer1
 
 enum class FieldResult { kSet, kError };
 
-/** What a creator publishes for one attribute. */
-struct FieldInfo {
-  const char* name;
-  nvinfer1::PluginFieldType type;
-  bool required;
-};
 
 inline const char* fieldTypeName(nvinfer1::PluginFieldType t) {
   switch (t) {
@@ -253,6 +248,10 @@ constexpr const char* kSerializedField = "opforge.serialized";
 
 // ---- The op instance every plugin generation wraps ----------------------------------------
 
+template <class Op>
+Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs,
+                 const RawTensor* outputs, const CudaContext& ctx);
+
 /**
  * Attributes and state of one op instance plus the TensorRT-independent logic the plugins
  * share. `Op` is the generated descriptor in out/trt/<op>/<op>_trt.h; it forwards to the op core.
@@ -271,7 +270,7 @@ class PluginCore {
   /** Attributes from a field collection; a missing required field or a bad value is logged and fails. */
   static bool fromFields(const nvinfer1::PluginFieldCollection* fc, const char* pluginName, Attrs* out) {
     Attrs a;
-    bool seen[Op::kNumFields > 0 ? Op::kNumFields : 1] = {};
+    bool seen[Op::kNumAttributes > 0 ? Op::kNumAttributes : 1] = {};
     const int32_t n = fc != nullptr ? fc->nbFields : 0;
     if (n > 0 && fc->fields == nullptr) { logError(std::string(pluginName) + ": field collection has no fields array"); return false; }
     for (int32_t i = 0; i < n; ++i) {
@@ -280,15 +279,15 @@ class PluginCore {
       const int idx = fieldIndex(f.name);
       if (idx < 0) { logWarning(std::string(pluginName) + ": ignoring unknown field '" + f.name + "'"); continue; }
       std::string err;
-      if (Op::setField(a, idx, f, &err) != FieldResult::kSet) {
+      if (setField(a, idx, f, &err) != FieldResult::kSet) {
         logError(std::string(pluginName) + ": field '" + f.name + "' " + err);
         return false;
       }
       seen[idx] = true;
     }
-    for (int i = 0; i < Op::kNumFields; ++i) {
-      if (Op::kFields[i].required && !seen[i]) {
-        logError(std::string(pluginName) + ": required field '" + Op::kFields[i].name + "' is missing");
+    for (int i = 0; i < Op::kNumAttributes; ++i) {
+      if (Op::kAttributes[i].required && !seen[i]) {
+        logError(std::string(pluginName) + ": required field '" + Op::kAttributes[i].name + "' is missing");
         return false;
       }
     }
@@ -299,15 +298,27 @@ class PluginCore {
   }
 
   static int fieldIndex(const char* name) {
-    for (int i = 0; i < Op::kNumFields; ++i) if (std::strcmp(Op::kFields[i].name, name) == 0) return i;
+    for (int i = 0; i < Op::kNumAttributes; ++i) if (std::strcmp(Op::kAttributes[i].name, name) == 0) return i;
     return -1;
+  }
+
+  /** Stores field f into the attribute at `index` (the op core's attribute order). */
+  static FieldResult setField(Attrs& a, int index, const nvinfer1::PluginField& f, std::string* err) {
+    FieldResult r = FieldResult::kError;
+    bool found = false;
+    int k = 0;
+    forEachAttribute<Op>(a, [&](auto& v, const char*) {
+      if (k++ == index) { found = true; r = readField(f, &v, err); }
+    });
+    if (!found) *err = "is not an attribute of this op";
+    return r;
   }
 
   /** The published field names and types (what getFieldNames() returns). */
   static const nvinfer1::PluginFieldCollection* fieldNames() {
     static const std::vector<nvinfer1::PluginField> fields = [] {
       std::vector<nvinfer1::PluginField> v;
-      for (int i = 0; i < Op::kNumFields; ++i) v.emplace_back(Op::kFields[i].name, nullptr, Op::kFields[i].type, 0);
+      for (int i = 0; i < Op::kNumAttributes; ++i) v.emplace_back(Op::kAttributes[i].name, nullptr, fieldType(Op::kAttributes[i].type), 0);
       return v;
     }();
     static const nvinfer1::PluginFieldCollection fc{static_cast<int32_t>(fields.size()), fields.empty() ? nullptr : fields.data()};
@@ -357,14 +368,14 @@ class PluginCore {
     for (int p = 0; p < Op::kNumInputs + Op::kNumOutputs; ++p) {
       if (skipOptional && p < Op::kNumInputs && Op::kInputOptional[p]) continue;
       nvinfer1::DataType t;
-      if (!toTrt(Op::kBindingDtypes[b][p], &t)) return p;
+      if (!toTrt(Op::bindingDtype(b, p), &t)) return p;
     }
     return -1;
   }
 
   /** "binding i64 (int64 input x)", or "int64 (output idx)" for an op without type variables. */
   static std::string refusedBinding(int b, int port) {
-    const std::string what = std::string(dtypeName(Op::kBindingDtypes[b][port]));
+    const std::string what = std::string(dtypeName(Op::bindingDtype(b, port)));
     if (Op::kBindingNames[b][0] == '\0') return what + " (" + portName(port) + ")";
     return std::string("binding ") + Op::kBindingNames[b] + " (" + what + " " + portName(port) + ")";
   }
@@ -437,7 +448,7 @@ class PluginCore {
       bool match = true;
       for (int32_t p = 0; match && p <= pos; ++p) {
         nvinfer1::DataType want;
-        match = toTrt(Op::kBindingDtypes[b][p < nbInputs ? p : Op::kNumInputs + (p - nbInputs)], &want) && want == types[p];
+        match = toTrt(Op::bindingDtype(b, p < nbInputs ? p : Op::kNumInputs + (p - nbInputs)), &want) && want == types[p];
       }
       if (match) return true;
     }
@@ -521,7 +532,9 @@ class PluginCore {
     s = Op::workspaceSize(attrs_, shapes, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
-    s = Op::run(attrs_, state_, in, out, ctx);
+    // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.
+    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, out, ctx);
+    else s = runOnHost<Op>(attrs_, state_, in, out, ctx);
     if (!s.ok()) { logError(s.message()); return 1; }
     return 0;
   }

@@ -5,7 +5,7 @@
 #include <NvInferRuntime.h>
 #include <NvInferVersion.h>
 
-#include "opforge/core.h"
+#include "opforge/op_core.h"
 
 namespace opforge {
 namespace trt {
@@ -32,8 +32,12 @@ inline bool fromTrt(nvinfer1::DataType t, DType* out) {
 /** The TensorRT dtype of an opforge dtype; false where this TensorRT has none. */
 inline bool toTrt(DType t, nvinfer1::DataType* out) {
   switch (t) {
-    case DType::kFloat32: *out = nvinfer1::DataType::kFLOAT; return true;
-    case DType::kFloat16: *out = nvinfer1::DataType::kHALF; return true;
+    case DType::kFloat32:
+      *out = nvinfer1::DataType::kFLOAT;
+      return true;
+    case DType::kFloat16:
+      *out = nvinfer1::DataType::kHALF;
+      return true;
     case DType::kBFloat16:
 #if NV_TENSORRT_MAJOR >= 9
       *out = nvinfer1::DataType::kBF16;
@@ -42,9 +46,15 @@ inline bool toTrt(DType t, nvinfer1::DataType* out) {
       return false;  // TensorRT 9 added kBF16
 #endif
     case DType::kFloat64: return false;  // no TensorRT equivalent
-    case DType::kInt8: *out = nvinfer1::DataType::kINT8; return true;
-    case DType::kUInt8: *out = nvinfer1::DataType::kUINT8; return true;
-    case DType::kInt32: *out = nvinfer1::DataType::kINT32; return true;
+    case DType::kInt8:
+      *out = nvinfer1::DataType::kINT8;
+      return true;
+    case DType::kUInt8:
+      *out = nvinfer1::DataType::kUINT8;
+      return true;
+    case DType::kInt32:
+      *out = nvinfer1::DataType::kINT32;
+      return true;
     case DType::kInt64:
 #if NV_TENSORRT_MAJOR >= 10
       *out = nvinfer1::DataType::kINT64;
@@ -52,9 +62,24 @@ inline bool toTrt(DType t, nvinfer1::DataType* out) {
 #else
       return false;  // TensorRT 10 added kINT64
 #endif
-    case DType::kBool: *out = nvinfer1::DataType::kBOOL; return true;
+    case DType::kBool:
+      *out = nvinfer1::DataType::kBOOL;
+      return true;
   }
   return false;
+}
+
+/** The PluginFieldType a creator publishes for an attribute type: what onnx-tensorrt gives ONNX attributes. */
+inline nvinfer1::PluginFieldType fieldType(AttrType t) {
+  switch (t) {
+    case AttrType::kBool: return nvinfer1::PluginFieldType::kINT32;
+    case AttrType::kInt: return nvinfer1::PluginFieldType::kINT32;
+    case AttrType::kFloat: return nvinfer1::PluginFieldType::kFLOAT32;
+    case AttrType::kString: return nvinfer1::PluginFieldType::kCHAR;
+    case AttrType::kInts: return nvinfer1::PluginFieldType::kINT32;
+    case AttrType::kFloats: return nvinfer1::PluginFieldType::kFLOAT32;
+  }
+  return nvinfer1::PluginFieldType::kUNKNOWN;
 }
 
 }  // namespace trt

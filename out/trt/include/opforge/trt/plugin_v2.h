@@ -436,6 +436,11 @@ class CreatorV2 final : public nvinfer1::IPluginCreator {
   std::string namespace_;
 };
 
+/** An op's V2 creators: under its own name (TensorRT 8.x) and under Paddle's two plugin names. */
+template <class Op> using OpCreatorV2 = CreatorV2<PluginV2Dynamic<Op>, Op, V2Name::kOp>;
+template <class Op> using PaddleDynamicCreator = CreatorV2<PluginV2Dynamic<Op>, Op, V2Name::kPaddleDynamic>;
+template <class Op> using PaddleStaticCreator = CreatorV2<PluginV2Static<Op>, Op, V2Name::kPaddleStatic>;
+
 }  // namespace trt
 }  // namespace opforge
 

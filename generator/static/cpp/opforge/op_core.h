@@ -1,0 +1,327 @@
+// opforge op core, the generic part: what every op core header (opforge/ops/<op>.h) would
+// otherwise repeat. An op header states its facts as constexpr tables (an OpInfo) and defines
+// only what differs per op (attribute checks, shape expressions, the typed kernel calls); type
+// inference, dispatch, serialization and the input checks below read those tables. Backends
+// (TensorRT, ONNX Runtime, ...) read the same tables through the op's Core.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opforge/core.h"
+#include "opforge/serialize.h"
+
+namespace opforge {
+
+/** Number of DType values; the most type variables an op may have. */
+constexpr int kNumDTypes = 9;
+constexpr int kMaxTypeVars = 16;
+
+/** Attribute types, as the spec names them. */
+enum class AttrType : int32_t { kBool, kInt, kFloat, kString, kInts, kFloats };
+
+/** One attribute: its name, type and whether the spec requires it. */
+struct AttrInfo {
+  const char* name;
+  AttrType type;
+  bool required;
+};
+
+/** A type variable: the input that binds it (its first required one) and the dtypes it allows, in spec order. */
+struct TypeVarInfo {
+  const char* name;
+  int binder;
+  int numDtypes;
+  DType dtypes[kNumDTypes];
+};
+
+/**
+ * An op's facts. Ports are the inputs then the outputs. Tables that would be empty (no type
+ * variables, no attributes) hold one unused element: loops are bounded by the counts.
+ */
+struct OpInfo {
+  const char* name;
+  const char* domain;
+  int32_t version;
+  uint32_t hash;  // fnv1a("domain::name"), checked by deserialize()
+  int numInputs;
+  int numOutputs;
+  int numBindings;  // dtype combinations of the type variables (1 without any)
+  int numTypeVars;
+  int numAttributes;
+  const char* const* inputNames;
+  const char* const* outputNames;
+  const bool* inputOptional;
+  const bool* inputShapeOnly;
+  const int32_t* inputRank;  // -1: any rank up to kMaxRank
+  const int* inputLike;      // the input one must be shaped like, or -1
+  const int* outputLike;     // the input an output is shaped like, or -1 (its dims are computed)
+  const int* portVar;        // type variable of each port, or -1 for a fixed dtype
+  const DType* portDtype;    // the fixed dtype of a port (where portVar is -1)
+  const TypeVarInfo* typeVars;
+  const char* const* bindingNames;  // suffix of each binding ("f32_i64"; "" without type variables)
+  const DType* bindingDtypes;       // [binding][port], row-major: every port's dtype under each binding
+  const AttrInfo* attributes;
+  bool hasCuda;
+  bool hasConfigure;
+};
+
+// Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
+// here: argument-dependent lookup finds them in the op's namespace, where its Attrs lives. So
+// Core can be declared before them and no op header lists its functions twice.
+namespace adl {
+template <class A> Status validate_(const A& a) { return validate(a); }
+template <class A, class S> size_t serializedSize_(const A& a, const S& s) { return serializedSize(a, s); }
+template <class A, class S> void serialize_(const A& a, const S& s, void* b) { serialize(a, s, b); }
+template <class A, class S> Status deserialize_(const void* d, size_t n, A* a, S* s) { return deserialize(d, n, a, s); }
+template <class A> Status checkShapes_(const A& a, const Shape* in, const bool* p) { return checkShapes(a, in, p); }
+template <class A> Status inferShapes_(const A& a, const Shape* in, Shape* out) { return inferShapes(a, in, out); }
+template <class A> Status workspaceSize_(const A& a, const Shape* in, size_t* n) { return workspaceSize(a, in, n); }
+template <class A, class S, class C>
+Status runCpu_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCpu(a, s, in, out, c); }
+template <class A, class S, class C>
+Status runCuda_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCuda(a, s, in, out, c); }
+template <class A, class S> Status configure_(const A& a, const Shape* in, S* s) { return configure(a, in, s); }
+}  // namespace adl
+
+template <const OpInfo& I> Status inferTypesOf(const DType*, const bool*, DType*, int*);
+
+/**
+ * An op core as a type: what every backend adapter is instantiated with. `struct Core :
+ * CoreOf<kInfo, Attrs, State> {};` in an op header; runCuda and configure exist where the op
+ * defines them (kHasCuda, kHasConfigure say so for `if constexpr`).
+ */
+template <const OpInfo& I, class A, class S>
+struct CoreOf {
+  using Attrs = A;
+  using State = S;
+  static constexpr const OpInfo& kInfo = I;
+  static constexpr const char* kName = I.name;
+  static constexpr const char* kDomain = I.domain;
+  static constexpr int32_t kVersion = I.version;
+  static constexpr int kNumInputs = I.numInputs;
+  static constexpr int kNumOutputs = I.numOutputs;
+  static constexpr int kNumPorts = I.numInputs + I.numOutputs;
+  static constexpr int kNumBindings = I.numBindings;
+  static constexpr int kNumAttributes = I.numAttributes;
+  static constexpr const char* const* kInputNames = I.inputNames;
+  static constexpr const char* const* kOutputNames = I.outputNames;
+  static constexpr const bool* kInputOptional = I.inputOptional;
+  static constexpr const int32_t* kInputRank = I.inputRank;
+  static constexpr const int* kOutputLike = I.outputLike;
+  static constexpr const int* kPortVar = I.portVar;
+  static constexpr const char* const* kBindingNames = I.bindingNames;
+  static constexpr const AttrInfo* kAttributes = I.attributes;
+  static constexpr bool kHasCuda = I.hasCuda;
+  static constexpr bool kHasConfigure = I.hasConfigure;
+
+  /** The dtype of `port` under binding `b`. */
+  static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
+  /** Whether `port` may have dtype `t` (under some binding). */
+  static bool portAllows(int port, DType t) {
+    if (I.portVar[port] < 0) return t == I.portDtype[port];
+    const TypeVarInfo& v = I.typeVars[I.portVar[port]];
+    for (int k = 0; k < v.numDtypes; ++k) if (v.dtypes[k] == t) return true;
+    return false;
+  }
+
+  static Status validate(const Attrs& a) { return adl::validate_(a); }
+  static size_t serializedSize(const Attrs& a, const State& s) { return adl::serializedSize_(a, s); }
+  static void serialize(const Attrs& a, const State& s, void* buffer) { adl::serialize_(a, s, buffer); }
+  static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return adl::deserialize_(data, size, a, s); }
+  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<I>(in, present, out, binding); }
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return adl::checkShapes_(a, in, present); }
+  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return adl::inferShapes_(a, in, out); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return adl::workspaceSize_(a, in, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return adl::runCpu_(a, s, in, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return adl::runCuda_(a, s, in, out, c); }
+  static Status configure(const Attrs& a, const Shape* in, State* s) { return adl::configure_(a, in, s); }
+};
+
+// ---- Errors the op headers raise --------------------------------------------------------------
+
+/** `op` + `what` (what starts with ": "). */
+inline Status fail(const char* op, const char* what) { return Status::Error(std::string(op) + what); }
+
+/** `op` + `what` + the offending value. */
+template <class T>
+Status failGot(const char* op, const char* what, T got) { return Status::Error(std::string(op) + what + std::to_string(got)); }
+
+/** A division by zero in a compiled shape expression. */
+inline Status divisionByZero(const char* op, const char* where) {
+  return Status::Error(std::string(op) + ": division by zero in " + where);
+}
+
+/** Whether `v` is one of `values` (an attribute's enum). */
+template <class T, class E>
+bool oneOf(const T& v, std::initializer_list<E> values) {
+  for (const auto& e : values) if (v == e) return true;
+  return false;
+}
+
+// ---- Types ------------------------------------------------------------------------------------
+
+inline std::string dtypeList(const TypeVarInfo& v) {
+  std::string s;
+  for (int k = 0; k < v.numDtypes; ++k) s += (k ? ", " : "") + std::string(dtypeName(v.dtypes[k]));
+  return s;
+}
+
+/**
+ * Checks input dtypes against the type constraints and infers output dtypes. Each type variable
+ * takes its binder's dtype; binding is the mixed-radix index of the variables' dtypes (last
+ * variable fastest), the order of the op's bindings and kernel overloads.
+ */
+template <const OpInfo& I>
+Status inferTypesOf(const DType* inputs, const bool* present, DType* outputs, int* binding) {
+  static_assert(I.numTypeVars <= kMaxTypeVars, "too many type variables");
+  DType vars[kMaxTypeVars] = {};
+  int index = 0;
+  for (int k = 0; k < I.numTypeVars; ++k) {
+    const TypeVarInfo& v = I.typeVars[k];
+    vars[k] = inputs[v.binder];
+    int ordinal = -1;
+    for (int j = 0; j < v.numDtypes; ++j) if (v.dtypes[j] == vars[k]) ordinal = j;
+    if (ordinal < 0)
+      return Status::Error(std::string(I.name) + ": input " + I.inputNames[v.binder] + " has dtype " + dtypeName(vars[k]) + "; " + v.name + " allows " + dtypeList(v));
+    index = index * v.numDtypes + ordinal;
+  }
+  for (int i = 0; i < I.numInputs; ++i) {
+    if (I.inputOptional[i] && !present[i]) continue;
+    const DType want = I.portVar[i] >= 0 ? vars[I.portVar[i]] : I.portDtype[i];
+    if (inputs[i] != want)
+      return Status::Error(std::string(I.name) + ": input " + I.inputNames[i] + " has dtype " + dtypeName(inputs[i]) + ", expected " + dtypeName(want));
+  }
+  for (int o = 0; o < I.numOutputs; ++o) {
+    const int p = I.numInputs + o;
+    outputs[o] = I.portVar[p] >= 0 ? vars[I.portVar[p]] : I.portDtype[p];
+  }
+  *binding = index;
+  return Status::Ok();
+}
+
+/**
+ * What a kernel call needs checked before its tensors are typed: required inputs present, input
+ * dtypes allowed, output dtypes the inferred ones. Sets the binding (the overload to call).
+ */
+template <class Core>
+Status bindingOf(const RawTensor* inputs, const RawTensor* outputs, int* binding) {
+  DType inDtypes[Core::kNumInputs] = {};
+  bool present[Core::kNumInputs] = {};
+  for (int i = 0; i < Core::kNumInputs; ++i) {
+    inDtypes[i] = inputs[i].dtype;
+    present[i] = inputs[i].present;
+    if (!present[i] && !Core::kInputOptional[i]) return Status::Error(std::string(Core::kName) + ": input " + Core::kInputNames[i] + " is required");
+  }
+  DType outDtypes[Core::kNumOutputs] = {};
+  *binding = -1;
+  OPFORGE_RETURN_IF_ERROR(Core::inferTypes(inDtypes, present, outDtypes, binding));
+  for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(Core::kName) + ": output " + Core::kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
+  }
+  return Status::Ok();
+}
+
+/** The error for a binding no overload takes (cannot happen after bindingOf). */
+template <class Core>
+Status noKernel() { return Status::Error(std::string(Core::kName) + ": no kernel for these dtypes"); }
+
+// ---- Shapes -----------------------------------------------------------------------------------
+
+/**
+ * Checks inputs [from, to) in order: rank (the spec's, or at most kMaxRank), no negative dim, and
+ * the shape of the input they must be shaped like. Absent optional inputs are skipped.
+ */
+template <class Core>
+Status checkInputShapes(int from, int to, const Shape* inputs, const bool* present) {
+  const OpInfo& I = Core::kInfo;
+  for (int i = from; i < to; ++i) {
+    if (I.inputOptional[i] && !present[i]) continue;
+    const Shape& s = inputs[i];
+    const std::string name = std::string(I.name) + ": input " + I.inputNames[i];
+    if (I.inputRank[i] >= 0 && s.rank != I.inputRank[i]) return Status::Error(name + " must have rank " + std::to_string(I.inputRank[i]) + ", got " + std::to_string(s.rank));
+    if (I.inputRank[i] < 0 && (s.rank < 0 || s.rank > kMaxRank)) return Status::Error(name + " has rank " + std::to_string(s.rank) + ", at most " + std::to_string(kMaxRank) + " is supported");
+    for (int d = 0; d < s.rank; ++d) if (s.dims[d] < 0) return Status::Error(name + " has a negative dim");
+    const int like = I.inputLike[i];
+    if (like >= 0 && s != inputs[like]) return Status::Error(name + " must have the shape of " + I.inputNames[like] + " " + inputs[like].str() + ", got " + s.str());
+  }
+  return Status::Ok();
+}
+
+/** An output whose dims were computed must have none negative. */
+template <class Core>
+Status checkOutputDims(const Shape* outputs, int o) {
+  for (int d = 0; d < outputs[o].rank; ++d)
+    if (outputs[o].dims[d] < 0) return Status::Error(std::string(Core::kName) + ": output " + Core::kOutputNames[o] + " would have negative dim " + std::to_string(d) + " (" + std::to_string(outputs[o].dims[d]) + ")");
+  return Status::Ok();
+}
+
+/** A computed output shape (dims evaluated left to right); none may be negative. */
+template <class Core>
+Status computedOutput(Shape* outputs, int o, std::initializer_list<int64_t> dims) {
+  Shape& s = outputs[o];
+  s.rank = static_cast<int32_t>(dims.size());
+  int d = 0;
+  for (const int64_t v : dims) s.dims[d++] = v;
+  return checkOutputDims<Core>(outputs, o);
+}
+
+/** The workspace size in bytes; negative is an error. */
+inline Status workspaceBytes(const char* op, int64_t n, size_t* bytes) {
+  if (n < 0) return Status::Error(std::string(op) + ": negative workspace size " + std::to_string(n));
+  *bytes = static_cast<size_t>(n);
+  return Status::Ok();
+}
+
+// ---- Serialization: the header, then every field visitFields() visits (attributes, then state) ----
+
+template <class Core>
+size_t serializedSizeOf(const typename Core::Attrs& attrs, const typename Core::State& state) {
+  size_t n = serial::kHeaderSize;
+  visitFields(attrs, state, [&](const auto& v, const char*) { n += serial::sizeOf(v); });
+  return n;
+}
+
+/** Writes exactly serializedSize() bytes to buffer. */
+template <class Core>
+void serializeTo(const typename Core::Attrs& attrs, const typename Core::State& state, void* buffer) {
+  uint8_t* body = static_cast<uint8_t*>(buffer) + serial::kHeaderSize;
+  serial::Writer w(body);
+  visitFields(attrs, state, [&](const auto& v, const char*) { w.field(v); });
+  const auto size = static_cast<uint32_t>(w.position() - body);
+  serial::Writer header(buffer);
+  serial::writeHeader(header, static_cast<uint16_t>(Core::kVersion), Core::kInfo.hash, size, serial::fnv1a(body, size));
+}
+
+/** Reads what serializeTo() wrote; a truncated, oversized or corrupted buffer is an error, never an overread. */
+template <class Core>
+Status deserializeFrom(const void* data, size_t size, typename Core::Attrs* attrs, typename Core::State* state) {
+  serial::Reader r(nullptr, 0);
+  OPFORGE_RETURN_IF_ERROR(serial::readHeader(data, size, static_cast<uint16_t>(Core::kVersion), Core::kInfo.hash, Core::kName, r));
+  typename Core::Attrs a;
+  typename Core::State s;
+  visitFields(a, s, [&](auto& v, const char* name) { r.field(v, name); });
+  if (!r.ok()) return Status::Error(std::string(Core::kName) + ": " + r.error());
+  if (r.remaining() != 0) return Status::Error(std::string(Core::kName) + ": " + std::to_string(r.remaining()) + " unexpected bytes after the last field");
+  OPFORGE_RETURN_IF_ERROR(Core::validate(a));
+  *attrs = std::move(a);
+  *state = std::move(s);
+  return Status::Ok();
+}
+
+/** Calls f(field, name) for each attribute of `attrs` (the first kNumAttributes fields visitFields() visits). */
+template <class Core, class F>
+void forEachAttribute(typename Core::Attrs& attrs, F&& f) {
+  typename Core::State unused;
+  int k = 0;
+  visitFields(attrs, unused, [&](auto& v, const char* name) {
+    if (k++ < Core::kNumAttributes) f(v, name);
+  });
+}
+
+}  // namespace opforge
