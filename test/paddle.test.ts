@@ -140,8 +140,10 @@ test("CMake and compile.sh expose the demo's knobs; the README points at the Pad
   const sh = files.find((f) => f.path === 'paddle/compile.sh')!.content;
   for (const k of ['WITH_MKL=', 'WITH_GPU=', 'USE_TENSORRT=', 'LIB_DIR=', 'TENSORRT_ROOT=', 'CUDA_LIB=', 'CUDNN_LIB='])
     assert.ok(sh.includes(k), k);
-  const top = readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8');
-  assert.match(top, /option\(WITH_PADDLE "[^"]*" OFF\)/);
+  // The backends' options live in the module out/CMakeLists.txt includes after its list of ops.
+  assert.match(readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8'), 'cmake/opforge_backends.cmake")');
+  const backends = readFileSync(path.join(outDir, 'cmake', 'opforge_backends.cmake'), 'utf8');
+  assert.match(backends, /option\(WITH_PADDLE "[^"]*" OFF\)/);
   for (const op of project.ops) {
     const md = files.find((f) => f.path === paddlePaths(op).readme)!.content;
     assert.ok(

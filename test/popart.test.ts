@@ -101,7 +101,12 @@ test('README has the exact PopRT command line; CMake builds custom_ops.so with W
   ].join('\n');
   for (const op of project.ops)
     assert.ok(files.find((f) => f.path === popartPaths(op).readme)!.content.includes(cli), op.name);
-  assert.match(readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8'), /option\(WITH_POPART "[^"]*" OFF\)/);
+  // The backends' options live in the module out/CMakeLists.txt includes after its list of ops.
+  assert.match(readFileSync(path.join(outDir, 'CMakeLists.txt'), 'utf8'), 'cmake/opforge_backends.cmake")');
+  assert.match(
+    readFileSync(path.join(outDir, 'cmake', 'opforge_backends.cmake'), 'utf8'),
+    /option\(WITH_POPART "[^"]*" OFF\)\nif\(WITH_POPART AND EXISTS "\$\{CMAKE_CURRENT_SOURCE_DIR\}\/popart\/CMakeLists.txt"\)\n {2}add_subdirectory\(popart\)/,
+  );
   // The list of ops over the module that builds the library.
   const cmake = files.find((f) => f.path === 'popart/CMakeLists.txt')!.content;
   for (const op of project.ops) assert.ok(cmake.includes(`opforge_popart_add_op(${op.ident.snake})`), op.name);

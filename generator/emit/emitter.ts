@@ -1,6 +1,6 @@
 // The emitter interface: each backend is one module that turns the IR into files under out/.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { OpIR, ProjectIR } from '../model/ir.js';
 import { PKG_ROOT_URL } from '../pkg-root.js';
 
@@ -120,10 +120,36 @@ export function lines(...parts: (string | null | undefined | false | (string | n
   return out.join('\n');
 }
 
+/** Parts a blank line apart (each may span lines), dropping `null`/`false` ones: blocks of a file or a body. */
+export function paragraphs(
+  ...parts: (string | null | undefined | false | (string | null | undefined | false)[])[]
+): string {
+  return parts
+    .map((p) => (Array.isArray(p) ? lines(p) : p))
+    .filter((p): p is string => typeof p === 'string')
+    .join('\n\n');
+}
+
 /**
  * A static source of the generator (a shared C++ base, the Python runtime) copied to out/ with the
  * header line; `source` is relative to the package root, e.g. `generator/static/cpp/opforge/core.h`.
  */
 export function staticFile(path: string, source: string): GeneratedFile {
-  return projectFile(path, readFileSync(new URL(source, PKG_ROOT_URL), 'utf8'), source);
+  return projectFile(path, staticText(source), source);
+}
+
+/**
+ * Every file of the static folder `source` whose name ends with `ext` (sorted), copied to `dir` like
+ * staticFile: a module added to the folder is copied without a list to update.
+ */
+export function staticFiles(dir: string, source: string, ext: string): GeneratedFile[] {
+  return readdirSync(new URL(`${source}/`, PKG_ROOT_URL))
+    .filter((f) => f.endsWith(ext))
+    .sort()
+    .map((f) => staticFile(`${dir}/${f}`, `${source}/${f}`));
+}
+
+/** The text of a static source of the generator (relative to the package root). */
+export function staticText(source: string): string {
+  return readFileSync(new URL(source, PKG_ROOT_URL), 'utf8');
 }

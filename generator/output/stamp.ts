@@ -43,8 +43,7 @@ export function generatorDigest(): string {
     for (const d of [
       path.join(pkgRoot, 'dist', 'generator'),
       path.join(pkgRoot, 'dist', 'cli'),
-      path.join(pkgRoot, 'generator', 'static', 'cpp'),
-      path.join(pkgRoot, 'generator', 'static', 'python'),
+      path.join(pkgRoot, 'generator', 'static'),
       path.join(pkgRoot, 'schema'),
     ]) {
       walk(d, (f) => {

@@ -4,6 +4,11 @@
 # calls opforge_ort_finish(). Builds opforge_ort_ops (an OBJECT library of every op's OrtCustomOp
 # instances) and opforge_ort, the custom-op library (RegisterCustomOps), which needs the ORT headers
 # only: it calls the API the runtime hands it and links no libonnxruntime.
+#
+# Configure from out/ with
+#   cmake -S out -B build -DWITH_ONNXRUNTIME=ON -DONNXRUNTIME_ROOT=/path/to/onnxruntime [-DWITH_CUDA=ON]
+# ONNXRUNTIME_ROOT holds include/ (or include/onnxruntime/) with onnxruntime_cxx_api.h; or set
+# ONNXRUNTIME_INCLUDE_DIR to the directory holding the headers. The library links no libonnxruntime.
 
 set(ONNXRUNTIME_ROOT "$ENV{ONNXRUNTIME_ROOT}" CACHE PATH "ONNX Runtime install root (holds include/ and lib/)")
 

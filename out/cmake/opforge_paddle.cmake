@@ -4,6 +4,15 @@
 # then opforge_paddle_finish(). Builds opforge_paddle_ops (every op's PD_BUILD_OP unit and kernels)
 # against the paddlepaddle wheel (PADDLE_PYTHON) or a paddle_inference library (LIB_DIR, which adds
 # per op an example like Paddle-Inference-Demo's custom_op_test).
+#
+# Configure from out/ against the paddlepaddle wheel (the library that paddle.utils.cpp_extension
+# would build):
+#   cmake -S out -B build -DWITH_PADDLE=ON [-DPADDLE_PYTHON=/path/to/venv/bin/python]
+# or against a Paddle Inference library, which adds per op an example like Paddle-Inference-Demo's
+# custom_op_test (compile.sh sets this up):
+#   cmake -S out -B build -DWITH_PADDLE=ON -DLIB_DIR=/path/to/paddle_inference \
+#         [-DWITH_GPU=ON -DWITH_CUDA=ON] [-DUSE_TENSORRT=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=...]
+# Python loads a library built either way with opforge_paddle.load() (out/paddle/opforge_paddle.py).
 
 set(LIB_DIR "$ENV{LIB_DIR}" CACHE PATH "Paddle Inference library root (paddle_inference/: paddle/include, paddle/lib, third_party/); empty: the wheel")
 set(PADDLE_PYTHON "$ENV{PADDLE_PYTHON}" CACHE FILEPATH "Without LIB_DIR: the Python whose paddlepaddle wheel the ops build against (default: python3 on PATH)")

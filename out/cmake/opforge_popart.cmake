@@ -2,7 +2,8 @@
 # The PopART / PopRT custom ops of an opforge project, included by the generated
 # out/popart/CMakeLists.txt, which lists the project's ops (opforge_popart_add_op(<op>) each), then
 # calls opforge_popart_finish(): custom_ops.so with every op (Op, OpCreator, host-function opx).
-# Needs the Poplar SDK (PopART, Poplar): source its enable scripts first.
+# Needs the Poplar SDK (PopART, Poplar): source its enable scripts, then configure from out/ with
+#   cmake -S out -B build -DWITH_POPART=ON && cmake --build build --target custom_ops
 
 find_path(POPART_INCLUDE_DIR popart/op.hpp HINTS "$ENV{POPART_INSTALL_DIR}/include" ENV CPATH)
 find_library(POPART_LIBRARY popart HINTS "$ENV{POPART_INSTALL_DIR}/lib" ENV LIBRARY_PATH)

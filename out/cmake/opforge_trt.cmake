@@ -7,6 +7,10 @@
 #                                libnvinfer dependency (trtexec --dynamicPlugins, loadLibrary),
 #   opforge_trt_plugins_autoreg  the same plugins registered at load time with
 #                                REGISTER_TENSORRT_PLUGIN (links libnvinfer; Paddle, ctypes, 8.x trtexec --plugins).
+#
+# Configure from out/ with
+#   cmake -S out -B build -DWITH_CUDA=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=/path/to/TensorRT \
+#         -DCMAKE_CUDA_ARCHITECTURES="80;90"
 
 set(TENSORRT_ROOT "$ENV{TENSORRT_ROOT}" CACHE PATH "TensorRT install root (holds include/ and lib/)")
 

@@ -2,7 +2,9 @@
 # Shape and dtype inference of the opforge custom ops for PopRT:
 #   python -m poprt.cli --input_model model.onnx --custom_library_so_paths build/popart/custom_ops.so \
 #       --custom_shape_inference out/popart/custom_shape_inference.py --run
-# One ShapeFunc per op (as in PopRT's custom-op example); output shapes from the specs' expressions.
+# One ShapeFunc per op (as in PopRT's custom-op example), each a SpecShapeFunc below that states the
+# op's inputs, attribute defaults and output dtypes and dims (from the specs' expressions). One file,
+# as PopRT loads it: the shared part (generator/static/python/poprt_shape_inference.py), then the ops.
 from typing import Dict, List, Optional, Tuple
 
 import onnx
@@ -45,175 +47,147 @@ def _update(shape_func: ShapeFunc, model: onnx.ModelProto, node: onnx.NodeProto,
     return onnx.shape_inference.infer_shapes(model), True
 
 
-@register_shape_func(['CustomRelu'])
-class CustomRelu(ShapeFunc):
-    """custom::CustomRelu v1: y = x > 0 ? x : alpha * x, elementwise, any rank."""
+class SpecShapeFunc(ShapeFunc):
+    """A ShapeFunc from an op's spec: the class states `num_inputs`, the `required` input indices,
+    the `defaults` of the int attributes its dims read (None: they read none) and `outputs`, each
+    output's dtype and dims."""
+
+    num_inputs = 0
+    required: Tuple[int, ...] = ()
+    defaults: Optional[Dict[str, int]] = None
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        raise NotImplementedError
 
     def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
         if _inferred(model, node):
             return model, True
-        dtypes, shapes = _inputs(model, node, 1)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0,)):
+        dtypes, shapes = _inputs(model, node, self.num_inputs)
+        if not all(dtypes[i] and _known(shapes[i]) for i in self.required):
             return model, False
         try:
-            outputs = [
-                (dtypes[0], list(shapes[0])),  # y
-            ]
+            attrs = {} if self.defaults is None else _attributes(node, self.defaults)
+            outputs = self.outputs(dtypes, shapes, attrs)
         except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
             return model, False
         return _update(self, model, node, outputs)
+
+
+@register_shape_func(['CustomRelu'])
+class CustomRelu(SpecShapeFunc):
+    """custom::CustomRelu v1: y = x > 0 ? x : alpha * x, elementwise, any rank."""
+
+    num_inputs = 1
+    required = (0,)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[0])),  # y
+        ]
 
 
 @register_shape_func(['CustomReluGrad'])
-class CustomReluGrad(ShapeFunc):
+class CustomReluGrad(SpecShapeFunc):
     """custom::CustomReluGrad v1: grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu)."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 2)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[1])),  # grad_x
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 2
+    required = (0, 1)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[1])),  # grad_x
+        ]
 
 
 @register_shape_func(['DynamicTRTResize'])
-class DynamicTrtResize(ShapeFunc):
+class DynamicTrtResize(SpecShapeFunc):
     """custom::DynamicTRTResize v1: Bicubic resize whose output size comes from a second tensor."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 2)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], [shapes[0][0], shapes[0][1], shapes[1][2], shapes[1][3]]),  # output
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 2
+    required = (0, 1)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], [shapes[0][0], shapes[0][1], shapes[1][2], shapes[1][3]]),  # output
+        ]
 
 
 @register_shape_func(['DynamicTRTResizeGrad'])
-class DynamicTrtResizeGrad(ShapeFunc):
+class DynamicTrtResizeGrad(SpecShapeFunc):
     """custom::DynamicTRTResizeGrad v1: Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics)."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 2)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[1])),  # grad_input
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 2
+    required = (0, 1)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[1])),  # grad_input
+        ]
 
 
 @register_shape_func(['KNNQuery'])
-class KnnQuery(ShapeFunc):
+class KnnQuery(SpecShapeFunc):
     """custom::KNNQuery v1: k nearest neighbours within each batch of a packed point cloud."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 4)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1, 2, 3)):
-            return model, False
-        attrs = _attributes(node, {})
-        try:
-            outputs = [
-                (onnx.TensorProto.INT32, [shapes[2][0], attrs['nsample']]),  # idx
-                (onnx.TensorProto.FLOAT, [shapes[2][0], attrs['nsample']]),  # dist2
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 4
+    required = (0, 1, 2, 3)
+    defaults = {}
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (onnx.TensorProto.INT32, [shapes[2][0], attrs['nsample']]),  # idx
+            (onnx.TensorProto.FLOAT, [shapes[2][0], attrs['nsample']]),  # dist2
+        ]
 
 
 @register_shape_func(['LeakyRelu'])
-class LeakyRelu(ShapeFunc):
+class LeakyRelu(SpecShapeFunc):
     """custom::LeakyRelu v1: y = x >= 0 ? x : alpha * x, elementwise, any rank."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 1)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0,)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[0])),  # output
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 1
+    required = (0,)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[0])),  # output
+        ]
 
 
 @register_shape_func(['LeakyReluGrad'])
-class LeakyReluGrad(ShapeFunc):
+class LeakyReluGrad(SpecShapeFunc):
     """custom::LeakyReluGrad v1: grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu)."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 2)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[1])),  # grad_input
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 2
+    required = (0, 1)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[1])),  # grad_input
+        ]
 
 
 @register_shape_func(['MyAdd'])
-class MyAdd(ShapeFunc):
+class MyAdd(SpecShapeFunc):
     """custom::MyAdd v1: 2 * a + b for two tensors of the same shape."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 2)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0, 1)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[0])),  # c
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 2
+    required = (0, 1)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[0])),  # c
+        ]
 
 
 @register_shape_func(['MyAddGrad'])
-class MyAddGrad(ShapeFunc):
+class MyAddGrad(SpecShapeFunc):
     """custom::MyAddGrad v1: grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b)."""
 
-    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
-        if _inferred(model, node):
-            return model, True
-        dtypes, shapes = _inputs(model, node, 1)
-        if not all(dtypes[i] and _known(shapes[i]) for i in (0,)):
-            return model, False
-        try:
-            outputs = [
-                (dtypes[0], list(shapes[0])),  # grad_a
-                (dtypes[0], list(shapes[0])),  # grad_b
-            ]
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
-            return model, False
-        return _update(self, model, node, outputs)
+    num_inputs = 1
+    required = (0,)
+
+    def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
+        return [
+            (dtypes[0], list(shapes[0])),  # grad_a
+            (dtypes[0], list(shapes[0])),  # grad_b
+        ]

@@ -8,7 +8,7 @@ import { fixtureProject } from './helpers/fixture-specs.js';
 import { assertFacts, emitChecked, file, loose } from './helpers/emitted.js';
 
 const { project } = fixtureProject();
-const files = emitChecked(cmakeEmitter, project, [/^CMakeLists\.txt$/, /^cmake\/opforge\.cmake$/]);
+const files = emitChecked(cmakeEmitter, project, [/^CMakeLists\.txt$/, /^cmake\/opforge(_backends)?\.cmake$/]);
 const top = file(files, 'CMakeLists.txt');
 
 test('every op with its kernels, in name order', () => {

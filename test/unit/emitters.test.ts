@@ -14,7 +14,7 @@ import { decodePython, literalAfter } from './helpers/string-literals.js';
 /** Where each backend may write, relative to out/. */
 const FOLDERS: Record<string, RegExp[]> = {
   core: [/^include\/opforge\//, /^\.gitignore$/],
-  cmake: [/^CMakeLists\.txt$/, /^cmake\/opforge\.cmake$/],
+  cmake: [/^CMakeLists\.txt$/, /^cmake\/opforge(_backends)?\.cmake$/],
   trt: [/^trt\//, /^cmake\/opforge_trt\.cmake$/],
   node: [/^node\//],
   torch: [/^torch\//],

@@ -6,8 +6,10 @@
 // package's runtime and __init__.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
-import { DTYPES, DTYPE_INFO } from '../../model/type-table.js';
-import { lines, opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { DTYPE_INFO } from '../../model/type-table.js';
+import { opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
+import { dtypeMapFunctions } from '../lang/dtype-map.js';
+import { cppUnit } from '../lang/cpp.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
 import { emitJaxInit, emitJaxModule } from './python.js';
@@ -15,41 +17,18 @@ import { emitJaxInit, emitJaxModule } from './python.js';
 export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 function emitDtypeHeader(): string {
-  const from = DTYPES.map(
-    (d) => `    case ::xla::ffi::DataType::${DTYPE_INFO[d].xla}: *out = DType::${DTYPE_INFO[d].cppEnum}; return true;`,
-  );
-  return lines(
-    '// xla::ffi::DataType -> opforge::DType, from the type table.',
-    '#pragma once',
-    '',
-    '#include "xla/ffi/api/ffi.h"',
-    '',
-    '#include "opforge/core.h"',
-    '',
-    'namespace opforge {',
-    'namespace jax_bridge {',
-    '',
-    '/** false for XLA element types opforge has no counterpart for (complex, float8, s4, ...). */',
-    'inline bool fromXla(::xla::ffi::DataType t, DType* out) {',
-    '  switch (t) {',
-    from,
-    '    default: return false;',
-    '  }',
-    '}',
-    '',
-    '}  // namespace jax_bridge',
-    '}  // namespace opforge',
-  );
-}
-
-function emitJaxCmake(): string {
-  return lines(
-    "# The JAX library, opforge_jax_ops (every op's XLA FFI handlers). Configure from out/:",
-    '#   cmake -S out -B build -DWITH_JAX=ON [-DJAX_PYTHON=/path/to/venv/bin/python] [-DWITH_CUDA=ON]',
-    '#   cmake --build build --target opforge_jax_ops',
-    '# Python loads it with opforge_jax (out/jax/opforge_jax: put out/jax on sys.path).',
-    'include("${CMAKE_CURRENT_SOURCE_DIR}/../cmake/opforge_jax.cmake")',
-  );
+  return cppUnit({
+    comment: 'xla::ffi::DataType -> opforge::DType, from the type table.',
+    header: true,
+    includes: { external: ['"xla/ffi/api/ffi.h"'], project: ['opforge/core.h'] },
+    namespace: 'opforge::jax_bridge',
+    body: dtypeMapFunctions({
+      name: 'Xla',
+      type: '::xla::ffi::DataType',
+      of: (d) => `::xla::ffi::DataType::${DTYPE_INFO[d].xla}`,
+      unmatched: 'XLA element types opforge has no counterpart for (complex, float8, s4, ...)',
+    }),
+  });
 }
 
 export const jaxEmitter: Emitter = defineEmitter({
@@ -59,7 +38,7 @@ export const jaxEmitter: Emitter = defineEmitter({
       staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/static/cpp/opforge/jax/ffi_bridge.h'),
       projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       staticFile('jax/build_info.cc', 'generator/static/cpp/opforge/jax/build_info.cc'),
-      projectFile('jax/CMakeLists.txt', emitJaxCmake()),
+      staticFile('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake'),
       staticFile('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake'),
       staticFile('jax/opforge_jax/_runtime.py', 'generator/static/python/opforge_jax/_runtime.py'),
       staticFile('jax/opforge_jax/_attrs.py', 'generator/static/python/shared/_attrs.py'),

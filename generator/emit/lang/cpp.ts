@@ -50,8 +50,8 @@ export function includeLines(inc: Includes): string[] {
 
 function namespaceParts(ns: string | readonly string[] | undefined): readonly string[] {
   if (ns === undefined) return [];
-  // '' alone is the anonymous namespace; 'a::b' nests.
-  return typeof ns === 'string' ? (ns === '' ? [''] : ns.split('::')) : ns;
+  // '' alone is the anonymous namespace; 'a::b' nests, and a leading '::' (a qualified name) adds none.
+  return typeof ns === 'string' ? (ns === '' ? [''] : ns.split('::').filter(Boolean)) : ns;
 }
 
 /** `body` inside nested namespaces; an empty name is the anonymous namespace. Closers name what they close. */

@@ -8,15 +8,19 @@ import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
+  paragraphs,
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { commentText, tsString } from '../lang/literals.js';
+import { cppUnit, namespaceBlock } from '../lang/cpp.js';
+import { fillTemplate } from '../lang/template.js';
+import { commentText, cppString, tsString } from '../lang/literals.js';
 
 /**
  * Version of the call ABI between index.js and the addon (addon_base.h, "the call ABI"): emitted
@@ -30,8 +34,7 @@ export const nodeEmitter: Emitter = defineEmitter({
   op: (op) => [opFile(op, nodeOpUnit(op), opUnit(op))],
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('node/include/opforge/node/addon_base.h', 'generator/static/cpp/opforge/node/addon_base.h'),
-      staticFile('node/include/opforge/node/runtime_exports.h', 'generator/static/cpp/opforge/node/runtime_exports.h'),
+      ...staticFiles('node/include/opforge/node', 'generator/static/cpp/opforge/node', '.h'),
       staticFile('node/CMakeLists.txt', 'generator/static/cmake/node-addon.cmake'),
       projectFile('node/addon.cpp', addon(project)),
       projectFile('node/index.js', indexJs(project, ctx)),
@@ -58,32 +61,24 @@ function attrPlaces(op: OpIR): { attr: AttributeIR; slot: number; arg: number }[
   );
 }
 
-function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: number }): string[] {
+/** readAttrs' lines for one attribute: scalars from their slot, strings and lists from their argument. */
+function attrRead(p: { attr: AttributeIR; slot: number; arg: number }): string[] {
   const a = p.attr;
   const slot = `slots[opforge::node::abi::kAttrBase + ${p.slot}]`;
-  const arg = `info[${p.arg}]`;
+  const set = (value: string): string => `  attrs->${a.name} = ${value};`;
   switch (a.type) {
     case 'bool':
-      return [`  attrs->${a.name} = ${slot} != 0;`];
+      return [set(`${slot} != 0`)];
     case 'int':
-      return [`  attrs->${a.name} = opforge::node::toInt64(${slot});`];
+      return [set(`opforge::node::toInt64(${slot})`)];
     case 'float':
-      return [`  attrs->${a.name} = static_cast<float>(${slot});`];
+      return [set(`static_cast<float>(${slot})`)];
     case 'string':
-      return [
-        `  if (!${arg}.IsString()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be a string"), false;`,
-        `  attrs->${a.name} = ${arg}.As<Napi::String>().Utf8Value();`,
-      ];
     case 'ints':
     case 'floats': {
-      const conv = a.type === 'ints' ? 'Int64Value()' : 'FloatValue()';
+      const read = a.type === 'string' ? 'readStringAttr' : 'readListAttr';
       return [
-        `  if (!${arg}.IsArray()) return opforge::node::raise<Napi::TypeError>(info.Env(), "${opName}: attribute ${a.name} must be an array"), false;`,
-        '  {',
-        `    Napi::Array v = ${arg}.As<Napi::Array>();`,
-        `    attrs->${a.name}.clear();`,
-        `    for (uint32_t i = 0; i < v.Length(); ++i) attrs->${a.name}.push_back(v.Get(i).ToNumber().${conv});`,
-        '  }',
+        `  if (!opforge::node::${read}(info, ${p.arg}, Core::kName, ${cppString(a.name)}, &attrs->${a.name})) return false;`,
       ];
     }
   }
@@ -92,162 +87,138 @@ function attrRead(opName: string, p: { attr: AttributeIR; slot: number; arg: num
 /** node/ops/<op>.cpp: one translation unit per op, so a spec change recompiles one op and builds run in parallel. */
 export const nodeOpUnit = (op: OpIR): string => `node/ops/${op.ident.snake}.cpp`;
 
-function opUnit(op: OpIR): string {
-  const ns = cppNamespace(op);
-  const P = op.ident.pascal;
+/** The C++ parameter names readAttrs uses, commented out where the op gives it nothing to read. */
+function readAttrsParams(op: OpIR): string {
   const places = attrPlaces(op);
-  const reads = places.flatMap((p) => attrRead(op.name, p));
-  return lines(
-    `// ${op.name} in the Node addon: run_${op.ident.snake}(${[...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)].join(', ')}) and run_${op.ident.snake}_async;`,
-    '// dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
-    '#include <napi.h>',
-    '',
-    `#include "${coreHeaderPath(op).include}"`,
-    '#include "opforge/node/addon_base.h"',
-    '',
-    // A namespace of its own: CMake's unity build may compile several op units as one.
-    `namespace ${op.ident.snake}_node {`,
-    '',
-    `bool readAttrs(const Napi::CallbackInfo& info, const double* slots, ${ns}::Attrs* attrs) {`,
-    places.some((p) => p.slot >= 0) ? [] : ['  (void)slots;'],
-    places.some((p) => p.arg >= 0) ? [] : ['  (void)info;'],
-    op.attributes.length ? [] : ['  (void)attrs;'],
-    reads,
-    '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
-    '}',
-    '',
-    'Napi::Value run(const Napi::CallbackInfo& info) {',
-    '  double* slots = opforge::node::scratch(info.Env());',
-    `  ${ns}::Attrs attrs;`,
-    `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
-    `  return readAttrs(info, slots, &attrs) ? opforge::node::run<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
-    '}',
-    '',
-    'Napi::Value runAsync(const Napi::CallbackInfo& info) {',
-    '  double* slots = opforge::node::scratch(info.Env());',
-    `  ${ns}::Attrs attrs;`,
-    `  if (slots == nullptr) return opforge::node::raise<Napi::Error>(info.Env(), "${op.name}: the addon's scratch buffer is gone"), info.Env().Undefined();`,
-    `  return readAttrs(info, slots, &attrs) ? opforge::node::runAsync<${ns}::Core>(info, slots, attrs) : info.Env().Undefined();`,
-    '}',
-    '',
-    `}  // namespace ${op.ident.snake}_node`,
-    '',
-    `void opforgeNodeExport${P}(Napi::Env env, Napi::Object exports) {`,
-    `  exports.Set("run_${op.ident.snake}", Napi::Function::New(env, ${op.ident.snake}_node::run));`,
-    `  exports.Set("run_${op.ident.snake}_async", Napi::Function::New(env, ${op.ident.snake}_node::runAsync));`,
-    '}',
-  );
+  const name = (n: string, used: boolean): string => (used ? n : `/*${n}*/`);
+  // info stays named: the exception check at the end reads it.
+  return [
+    'const Napi::CallbackInfo& info',
+    `const double* ${name(
+      'slots',
+      places.some((p) => p.slot >= 0),
+    )}`,
+    `Core::Attrs* ${name('attrs', op.attributes.length > 0)}`,
+  ].join(', ');
+}
+
+function opUnit(op: OpIR): string {
+  const places = attrPlaces(op);
+  const ns = `${op.ident.snake}_node`;
+  const jsArgs = [...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)];
+  return cppUnit({
+    comment: [
+      `${op.name} in the Node addon: run_${op.ident.snake}(${jsArgs.join(', ')}) and run_${op.ident.snake}_async;`,
+      'dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
+    ],
+    includes: { external: ['napi.h'], project: [coreHeaderPath(op).include, 'opforge/node/addon_base.h'] },
+    body: paragraphs(
+      // A namespace of its own: CMake's unity build may compile several op units as one.
+      namespaceBlock(
+        ns,
+        paragraphs(`using Core = ::${cppNamespace(op)}::Core;`, [
+          `bool readAttrs(${readAttrsParams(op)}) {`,
+          ...places.flatMap(attrRead),
+          '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
+          '}',
+        ]),
+      ),
+      [
+        `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports) {`,
+        `  opforge::node::exportOp<${ns}::Core, ${ns}::readAttrs>(env, exports, ${cppString(op.ident.snake)});`,
+        '}',
+      ],
+    ),
+  });
 }
 
 function addon(project: ProjectIR): string {
-  return lines(
-    '// Node addon: per op a sync and an async function over its op core (node/ops/<op>.cpp: CPU',
-    '// kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
-    '#include <napi.h>',
-    '',
-    '#include "opforge/node/runtime_exports.h"',
-    '',
-    ...project.ops.map((op) => `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports);`),
-    '',
-    'namespace {',
-    '',
-    'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
-    ...project.ops.map((op) => `  opforgeNodeExport${op.ident.pascal}(env, exports);`),
-    `  opforge::node::exportRuntime(env, exports, ${NODE_ABI_VERSION});`,
-    '  return exports;',
-    '}',
-    '',
-    '}  // namespace',
-    '',
-    'NODE_API_MODULE(opforge_node, Init)',
-  );
+  const exportFn = (op: OpIR): string => `opforgeNodeExport${op.ident.pascal}`;
+  return cppUnit({
+    comment: [
+      'Node addon: per op a sync and an async function over its op core (node/ops/<op>.cpp: CPU',
+      'kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
+    ],
+    includes: { external: ['napi.h'], project: ['opforge/node/runtime_exports.h'] },
+    body: paragraphs(
+      project.ops.map((op) => `void ${exportFn(op)}(Napi::Env env, Napi::Object exports);`),
+      namespaceBlock(
+        [''],
+        'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
+        project.ops.map((op) => `  ${exportFn(op)}(env, exports);`),
+        `  opforge::node::exportRuntime(env, exports, ${NODE_ABI_VERSION});`,
+        '  return exports;',
+        '}',
+      ),
+      'NODE_API_MODULE(opforge_node, Init)',
+    ),
+  });
 }
 
-/** JS value literal of an attribute default. */
-function jsValue(v: unknown): string {
-  return typeof v === 'string' ? tsString(v) : JSON.stringify(v);
+/** A JS value as the generated JS spells it (strings through tsString; undefined stays undefined). */
+type JsValue = string | number | boolean | null | undefined | readonly JsValue[] | { readonly [k: string]: JsValue };
+
+function jsValue(v: JsValue): string {
+  if (typeof v === 'string') return tsString(v);
+  if (v === undefined || v === null || typeof v !== 'object') return String(v);
+  if (Array.isArray(v)) return `[${v.map(jsValue).join(', ')}]`;
+  return `{ ${jsFields(v as { readonly [k: string]: JsValue })} }`;
+}
+
+/** `key: value, ...`: an object literal's fields. */
+function jsFields(o: { readonly [k: string]: JsValue }): string {
+  return Object.entries(o)
+    .map(([k, v]) => `${k}: ${jsValue(v)}`)
+    .join(', ');
+}
+
+/** One op's entry of OPS: what runtime.js checks and calls. */
+function opMeta(op: OpIR): string {
+  const places = attrPlaces(op);
+  const inputs = op.inputs.map((i) => ({
+    name: i.name,
+    dtypes: allowedDtypes(i.type),
+    rank: i.rank,
+    optional: i.optional,
+  }));
+  const attributes = places.map(({ attr: a, slot, arg }) => ({
+    name: a.name,
+    type: a.type,
+    required: a.required,
+    default: a.default,
+    enum: a.enum,
+    min: a.min,
+    max: a.max,
+    slot,
+    arg,
+  }));
+  const fields = [
+    { name: op.name, fn: `run_${op.ident.snake}`, fnAsync: `run_${op.ident.snake}_async` },
+    { inputs },
+    { outputs: op.outputs.map((o) => o.name), arity: op.inputs.length + places.filter((p) => p.arg >= 0).length },
+    { attributes },
+  ];
+  return lines(`  ${op.ident.camel}: {`, ...fields.map((f) => `    ${jsFields(f)},`), '  },');
+}
+
+/** One op of bind() / bindAsync(): its inputs positionally, then the attributes object. */
+function bindEntry(op: OpIR, async: boolean): string {
+  const inputs = op.inputs.map((i) => i.name);
+  const call = `call(c, OPS.${op.ident.camel}, [${inputs.join(', ')}], attrs, ${async})`;
+  return `    ${op.ident.camel}: ${async ? 'async ' : ''}(${[...inputs, 'attrs'].join(', ')}) => ${call},`;
 }
 
 function indexJs(project: ProjectIR, ctx: EmitContext): string {
-  const meta = project.ops.map(
-    ctx.perOp('node/index.js', (op) =>
-      lines(
-        `  ${op.ident.camel}: {`,
-        `    name: ${tsString(op.name)}, fn: 'run_${op.ident.snake}', fnAsync: 'run_${op.ident.snake}_async',`,
-        `    inputs: [${op.inputs
-          .map(
-            (i) =>
-              `{ name: ${tsString(i.name)}, dtypes: [${allowedDtypes(i.type)
-                .map((d) => tsString(d))
-                .join(', ')}], rank: ${i.rank ?? 'null'}, optional: ${i.optional} }`,
-          )
-          .join(', ')}],`,
-        `    outputs: [${op.outputs.map((o) => tsString(o.name)).join(', ')}], arity: ${op.inputs.length + attrPlaces(op).filter((p) => p.arg >= 0).length},`,
-        `    attributes: [${attrPlaces(op)
-          .map(
-            ({ attr: a, slot, arg }) =>
-              `{ name: ${tsString(a.name)}, type: ${tsString(a.type)}, required: ${a.required}, default: ${a.default === undefined ? 'undefined' : jsValue(a.default)}, enum: ${a.enum ? `[${a.enum.map(jsValue).join(', ')}]` : 'undefined'}, min: ${a.min ?? 'undefined'}, max: ${a.max ?? 'undefined'}, slot: ${slot}, arg: ${arg} }`,
-          )
-          .join(', ')}],`,
-        '  },',
-      ),
-    ),
-  );
-  const arrays = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray},`);
-  const params = (op: OpIR): string => [...op.inputs.map((i) => i.name), 'attrs'].join(', ');
-  const args = (op: OpIR): string => op.inputs.map((i) => i.name).join(', ');
-  return lines(
-    '// Typed entry of the opforge Node binding: bind(addon) returns one function per op. The checks,',
-    "// the call ABI and device memory are runtime.js's; this file holds the project's ops.",
-    '',
-    "import { call, connect } from './runtime.js';",
-    '',
-    "export { device } from './runtime.js';",
-    '',
-    '/** The call ABI this file speaks (addon_base.h); the addon must report the same. */',
-    `const ABI_VERSION = ${NODE_ABI_VERSION};`,
-    '',
-    "/** The typed array of each dtype, in the op core's DType order. */",
-    'const ARRAYS = {',
-    arrays,
-    '};',
-    '',
-    'export const OPS = {',
-    meta,
-    '};',
-    '',
-    '/** The typed ops of a loaded addon (runtime load()): host tensors run on the CPU, device tensors on CUDA. */',
-    'export function bind(addon) {',
-    '  const c = connect(addon, ABI_VERSION, ARRAYS);',
-    '  return {',
-    project.ops.map(
-      ctx.perOp(
-        'node/index.js:bind',
-        (op) =>
-          `    ${op.ident.camel}: (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, false),`,
-      ),
-    ),
-    '  };',
-    '}',
-    '',
-    '/** The same ops running off the JS thread: each returns a Promise (argument errors reject it). */',
-    'export function bindAsync(addon) {',
-    '  const c = connect(addon, ABI_VERSION, ARRAYS);',
-    '  return {',
-    project.ops.map(
-      ctx.perOp(
-        'node/index.js:bindAsync',
-        (op) =>
-          `    ${op.ident.camel}: async (${params(op)}) => call(c, OPS.${op.ident.camel}, [${args(op)}], attrs, true),`,
-      ),
-    ),
-    '  };',
-    '}',
-  );
+  return fillTemplate('generator/static/js/node-index.js.tmpl', {
+    abiVersion: String(NODE_ABI_VERSION),
+    arrays: lines(DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray},`)),
+    ops: lines(project.ops.map(ctx.perOp('node/index.js', opMeta))),
+    bind: lines(project.ops.map(ctx.perOp('node/index.js:bind', (op) => bindEntry(op, false)))),
+    bindAsync: lines(project.ops.map(ctx.perOp('node/index.js:bindAsync', (op) => bindEntry(op, true)))),
+  });
 }
 
 function indexDts(project: ProjectIR, ctx: EmitContext): string {
-  const arrayFor = DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray};`);
   const ops = project.ops
     .map(
       ctx.perOp('node/index.d.ts', (op) => {
@@ -298,61 +269,12 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
       const [attrs, sync, async] = JSON.parse(f) as [string, string, string];
       return { attrs, sync, async };
     });
-  return lines(
-    '// Types of the opforge Node binding.',
-    '',
-    `export type DType = ${DTYPES.map((d) => `'${d}'`).join(' | ')};`,
-    '',
-    '/** The TypedArray holding each dtype (16-bit floats as raw bits; bool as 0/1 bytes). */',
-    'export interface ArrayFor {',
-    arrayFor,
-    '}',
-    '',
-    '/**',
-    ' * A dense row-major tensor; `data` is used without copying. Outputs under 4 KiB are views into a',
-    ' * shared pool buffer, as Node pools small Buffers: use `data` itself, not `data.buffer`.',
-    ' */',
-    'export interface Tensor<D extends DType = DType> {',
-    '  readonly dtype: D;',
-    '  readonly dims: readonly number[];',
-    '  readonly data: ArrayFor[D];',
-    '}',
-    '',
-    ops.map((o) => o.attrs).join('\n\n'),
-    '',
-    '/** A tensor in CUDA memory (from Device.toDevice or a CUDA op); freed by Device.free or garbage collection. */',
-    'export interface DeviceTensor<D extends DType = DType> {',
-    '  readonly dtype: D;',
-    '  readonly dims: readonly number[];',
-    "  readonly device: 'cuda';",
-    '  readonly handle: unknown;',
-    '}',
-    '',
-    '/** Host tensors run the CPU kernel; device tensors the CUDA kernel, with device outputs (queued, not awaited). */',
-    'export interface Ops {',
+  return fillTemplate('generator/static/js/node-index.d.ts.tmpl', {
+    dtypes: DTYPES.map((d) => `'${d}'`).join(' | '),
+    arrayFor: lines(DTYPES.map((d) => `  ${d}: ${DTYPE_INFO[d].tsArray};`)),
+    attrs: ops.map((o) => o.attrs).join('\n\n'),
     // Host overload last: TypeScript reports the last overload's error, the one most callers mean.
-    ops.map((o) => o.sync),
-    '}',
-    '',
-    '/** The ops on a worker thread: resolved when the kernel has finished. */',
-    'export interface AsyncOps {',
-    ops.map((o) => o.async),
-    '}',
-    '',
-    'export interface Device {',
-    '  /** Built with CUDA and a GPU present now. */',
-    '  cudaAvailable(): boolean;',
-    '  /** Compiled with the CUDA kernels (`opforge build --cuda`), whether or not a GPU is present. */',
-    '  builtWithCuda(): boolean;',
-    '  toDevice<D extends DType>(t: Tensor<D>): DeviceTensor<D>;',
-    '  /** Waits for queued kernels; their failures surface here. */',
-    '  toHost<D extends DType>(t: DeviceTensor<D>): Tensor<D>;',
-    '  free(t: DeviceTensor): void;',
-    '}',
-    '',
-    'export declare const OPS: Readonly<Record<string, unknown>>;',
-    'export declare function bind(addon: unknown): Ops;',
-    'export declare function bindAsync(addon: unknown): AsyncOps;',
-    'export declare function device(addon: unknown): Device;',
-  );
+    sync: lines(ops.map((o) => o.sync)),
+    async: lines(ops.map((o) => o.async)),
+  });
 }

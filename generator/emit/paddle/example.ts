@@ -6,8 +6,8 @@
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
 import { coreHeaderPath, cppNamespace, dtypeUnder, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPE_INFO, type DType } from '../../model/type-table.js';
-import { cppAttrValue, cppFloat } from '../lang/literals.js';
-import { lines } from '../emitter.js';
+import { cppAttrValue, cppFloat, cppString } from '../lang/literals.js';
+import { braced, cppUnit } from '../lang/cpp.js';
 
 /** paddle_infer::Tensor::CopyFromCpu/CopyToCpu element types with a plain C++ type here. */
 const HOST_COPYABLE: readonly DType[] = ['float32', 'float64', 'int32', 'int64', 'int8', 'uint8', 'bool'];
@@ -19,107 +19,77 @@ export function exampleCase(op: OpIR): TestCaseIR | undefined {
   );
 }
 
+const HEAD = ["The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order."];
+
 export function emitExample(op: OpIR): string {
   const t = exampleCase(op);
-  const head = [
-    `// Runs a Paddle Inference model that holds the custom op ${paddleOpType(op)} (like Paddle-Inference-Demo's`,
-    '// custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>',
-    "// The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order.",
+  const comment = [
+    `Runs a Paddle Inference model that holds the custom op ${paddleOpType(op)} (like Paddle-Inference-Demo's`,
+    'custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>',
+    ...HEAD,
   ];
   if (!t) {
-    return lines(
-      ...head,
-      '#include <cstdio>',
-      '',
-      'int main() {',
-      `  std::puts("${op.name}: no spec test case has only host-copyable dtypes (float32/64, int8/32/64, uint8, bool)");`,
-      '  return 2;',
-      '}',
-    );
+    const why = `${op.name}: no spec test case has only host-copyable dtypes (float32/64, int8/32/64, uint8, bool)`;
+    return cppUnit({
+      comment,
+      includes: { system: ['cstdio'] },
+      body: ['int main() {', `  std::puts(${cppString(why)});`, '  return 2;', '}'],
+    });
   }
   const present = op.inputs.filter((i) => t.inputs.some((x) => x.name === i.name));
   const feeds = present.map((inp, k) => {
     const ti = t.inputs.find((x) => x.name === inp.name)!;
     const d = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
-    // Named by index, not by the spec's name: main's locals (config, predictor, ok, ...) stay free.
+    const value = (x: number): string => (d.isFloat ? cppFloat(x) : d.dtype === 'bool' ? String(x !== 0) : String(x));
+    // Named by index, not by the spec's name: the lambda's parameters stay free.
     const v = `data${inp.index}`;
+    const n = ti.shape.reduce((a, b) => a * b, 1);
     const fill = ti.values
-      ? `  const Host<${d.cpp}> ${v}{${ti.values.map((x) => (d.isFloat ? cppFloat(x) : d.dtype === 'bool' ? String(x !== 0) : String(x))).join(', ')}};`
-      : `  const Host<${d.cpp}> ${v} = seeded<${d.cpp}>(${ti.shape.reduce((a, b) => a * b, 1)}, ${t.seed + inp.index}u, ${ti.range[0]}, ${ti.range[1]});`;
-    return lines(
+      ? `const Host<${d.cpp}> ${v}${braced(ti.values.map(value))};`
+      : `const Host<${d.cpp}> ${v} = seeded<${d.cpp}>(${n}, ${t.seed + inp.index}u, ${ti.range[0]}, ${ti.range[1]});`;
+    const i = inp.index;
+    return [
       fill,
-      `  feed(*predictor, feeds.at(${k}), {${ti.shape.join(', ')}}, ${v});  // ${inp.name}`,
-      `  in[${inp.index}].rank = ${ti.shape.length};`,
-      ti.shape.map((s, a) => `  in[${inp.index}].dims[${a}] = ${s};`).join('\n') || null,
-      `  present[${inp.index}] = true;`,
-    );
+      `feed(predictor, feeds.at(${k}), ${braced(ti.shape.map(String))}, ${v}, &in[${i}], &present[${i}]);  // ${inp.name}`,
+    ];
   });
-  const attrs = op.attributes.map((a) => {
+  const attrs = op.attributes.flatMap((a) => {
     const v = t.attributes[a.name] ?? a.default;
-    return v === undefined ? null : `  attrs.${a.name} = ${cppAttrValue(a, v)};`;
+    return v === undefined ? [] : [`  attrs.${a.name} = ${cppAttrValue(a, v)};`];
   });
   const checks = op.outputs.map((o) => {
     const d = DTYPE_INFO[dtypeUnder(o.type, t.binding)];
-    return `  ok = fetch<${d.cpp}>(*predictor, fetches.at(${o.index}), outShapes[${o.index}], "${o.name}") && ok;`;
+    return `fetch<${d.cpp}>(predictor, fetches.at(${o.index}), outShapes[${o.index}], ${cppString(o.name)})`;
   });
-  return lines(
-    ...head,
-    `// Input data: spec test case ${t.index} (seeded uniform values, or the spec's values).`,
-    '#include <iostream>',
-    '#include <string>',
-    '#include <vector>',
-    '',
-    '#include "paddle_inference_api.h"',
-    '',
-    `#include "${coreHeaderPath(op).include}"`,
-    '#include "opforge/paddle/inference_example.h"',
-    '',
-    `namespace core = ::${cppNamespace(op)};`,
-    'using opforge::paddle_example::feed;',
-    'using opforge::paddle_example::fetch;',
-    'using opforge::paddle_example::Host;',
-    'using opforge::paddle_example::seeded;',
-    '',
-    'int main(int argc, char** argv) {',
-    '  if (argc != 3) {',
-    '    std::cerr << "usage: " << argv[0] << " <model.pdmodel> <model.pdiparams>\\n";',
-    '    return 2;',
-    '  }',
-    '  paddle_infer::Config config;',
-    '  config.SetModel(argv[1], argv[2]);',
-    '#if defined(OPFORGE_PADDLE_WITH_GPU)',
-    '  config.EnableUseGpu(100, 0);',
-    '#if defined(OPFORGE_PADDLE_USE_TENSORRT)',
-    "  // min_subgraph_size 1: the op alone becomes a TensorRT engine, run by opforge's Paddle-named plugin.",
-    '  config.EnableTensorRtEngine(1 << 30, 1, 1, paddle_infer::PrecisionType::kFloat32, false, false);',
-    '#endif',
-    '#endif',
-    '  auto predictor = paddle_infer::CreatePredictor(config);',
-    '  const std::vector<std::string> feeds = predictor->GetInputNames();',
-    '  const std::vector<std::string> fetches = predictor->GetOutputNames();',
-    `  if (feeds.size() != ${present.length} || fetches.size() != core::kNumOutputs) {`,
-    `    std::cerr << "expected a model with ${present.length} feeds and " << core::kNumOutputs << " fetches\\n";`,
-    '    return 2;',
-    '  }',
-    '  opforge::Shape in[core::kNumInputs];',
-    '  bool present[core::kNumInputs] = {};',
-    feeds,
-    '  if (!predictor->Run()) {',
-    '    std::cerr << "Run failed\\n";',
-    '    return 1;',
-    '  }',
-    '  core::Attrs attrs;',
-    attrs,
-    '  opforge::Shape outShapes[core::kNumOutputs];',
-    '  opforge::Status s = core::checkShapes(attrs, in, present);',
-    '  if (s.ok()) s = core::inferShapes(attrs, in, outShapes);',
-    '  if (!s.ok()) {',
-    '    std::cerr << s.message() << "\\n";',
-    '    return 1;',
-    '  }',
-    '  bool ok = true;',
-    checks,
-    '  return ok ? 0 : 1;',
-    '}',
-  );
+  const used = (name: string, uses: boolean): string => (uses ? name : `/*${name}*/`);
+  const fed = feeds.length > 0;
+  return cppUnit({
+    comment: [...comment, `Input data: spec test case ${t.index} (seeded uniform values, or the spec's values).`],
+    includes: {
+      system: ['string', 'vector'],
+      external: ['"paddle_inference_api.h"'],
+      project: [coreHeaderPath(op).include, 'opforge/paddle/inference_example.h'],
+    },
+    body: [
+      `namespace core = ::${cppNamespace(op)};`,
+      'using opforge::paddle_example::feed;',
+      'using opforge::paddle_example::fetch;',
+      'using opforge::paddle_example::Host;',
+      'using opforge::paddle_example::seeded;',
+      '',
+      'int main(int argc, char** argv) {',
+      '  core::Attrs attrs;',
+      attrs,
+      `  auto feedInputs = [](paddle_infer::Predictor& ${used('predictor', fed)}, const std::vector<std::string>& ${used('feeds', fed)}, opforge::Shape* ${used('in', fed)}, bool* ${used('present', fed)}) {`,
+      feeds.flat().map((l) => `    ${l}`),
+      '  };',
+      '  auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {',
+      '    bool ok = true;',
+      checks.map((c) => `    ok = ${c} && ok;`),
+      '    return ok;',
+      '  };',
+      `  return opforge::paddle_example::runExample<core::Core>(argc, argv, ${present.length}, attrs, feedInputs, checkOutputs);`,
+      '}',
+    ],
+  });
 }

@@ -2,13 +2,13 @@
 // which output dims depend on which input dims) and the custom op itself (<op>_op.cc:
 // PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
 
-import type { AttrValue, AttributeIR, Expr, GradSource, InputIR, OpIR } from '../../model/ir.js';
+import type { AttrValue, AttributeIR, GradSource, InputIR, OpIR } from '../../model/ir.js';
 import { coreHeaderPath, cppNamespace, paddleOpType } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { ATTR_INFO } from '../../model/type-table.js';
-import { cppAttrValue } from '../lang/literals.js';
-import { lines } from '../emitter.js';
-import { commentText, cppString } from '../lang/literals.js';
+import { lines, paragraphs } from '../emitter.js';
+import { braced, cppUnit, docComment, namespaceBlock, type TableRow, table } from '../lang/cpp.js';
+import { cppAttrValue, cppString } from '../lang/literals.js';
 import { paddleNamespace, paddlePaths } from './names.js';
 
 /** The C++ parameter type Paddle passes an attribute as (scalars by value, the rest by const reference). */
@@ -33,101 +33,95 @@ function attrValue(a: AttributeIR): string {
   }
 }
 
-function dimsOf(e: Expr): string[] {
-  const out: string[] = [];
-  visitExpr(e, (x) => {
-    if (x.kind === 'dim') {
-      const s = `in[${x.inputIndex}].dims[${x.axis}] >= 0`;
-      if (!out.includes(s)) out.push(s);
-    }
+/** The input dims an output dim reads, as DimDep initializers: `{output, axis, input, inputAxis}`. */
+function dimDeps(op: OpIR): TableRow[] {
+  return op.outputs.flatMap((o): TableRow[] => {
+    if (o.shape.kind === 'like')
+      return [
+        { value: braced([o.index, -1, o.shape.inputIndex, 0].map(String)), comment: `shape of ${o.shape.input}` },
+      ];
+    return o.shape.dims.flatMap((e, k) => {
+      const seen = new Set<string>();
+      const rows: TableRow[] = [];
+      visitExpr(e, (x) => {
+        const v = x.kind === 'dim' ? braced([o.index, k, x.inputIndex, x.axis].map(String)) : undefined;
+        if (v && !seen.has(v)) rows.push({ value: v, comment: `${o.name}[${k}]` });
+        if (v) seen.add(v);
+      });
+      return rows;
+    });
   });
-  return out;
 }
 
-function emitDimKnown(op: OpIR): string {
-  // A rank-0 output has no dim to ask about: it takes the default case.
-  const cases = op.outputs
-    .filter((o) => o.shape.kind === 'like' || o.shape.dims.length > 0)
-    .map((o) => {
-      if (o.shape.kind === 'like')
-        return `    case ${o.index}: return in[${o.shape.inputIndex}].dims[axis] >= 0;  // shape of ${o.shape.input}`;
-      const axes = o.shape.dims.map((e, k) => {
-        const deps = dimsOf(e);
-        return `        case ${k}: return ${deps.length ? deps.join(' && ') : 'true'};`;
-      });
-      return lines(`    case ${o.index}:`, '      switch (axis) {', axes, '        default: return false;', '      }');
-    });
-  const usesIn = op.outputs.some((o) => o.shape.kind === 'like' || o.shape.dims.some((e) => dimsOf(e).length > 0));
-  const head = [
-    '/** The op core as the Paddle bridge runs it, plus what only Paddle asks. */',
-    'struct PaddleOp : core::Core {',
-    "  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */",
-  ];
-  if (cases.length === 0) {
-    return lines(
-      ...head,
-      '  static bool outputDimKnown(int /*output*/, int /*axis*/, const ::opforge::Shape* /*in*/) {',
-      '    return false;  // every output has rank 0: there is no dim to ask about',
-      '  }',
-      '};',
-    );
-  }
+/** PaddleOp: the op core plus which input dims each output dim reads (Paddle's static-graph InferShape). */
+function emitPaddleOpStruct(op: OpIR): string {
+  const deps = dimDeps(op);
   return lines(
-    ...head,
-    `  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* ${usesIn ? 'in' : '/*in*/'}) {`,
-    '    switch (output) {',
-    cases.map((c) =>
-      c
-        .split('\n')
-        .map((l) => `  ${l}`)
-        .join('\n'),
+    docComment('The op core as the Paddle bridge runs it, plus what only Paddle asks.'),
+    'struct PaddleOp : core::Core {',
+    `  static constexpr int kNumDimDeps = ${deps.length};`,
+    table({
+      type: '::opforge::paddle_bridge::DimDep',
+      name: 'kDimDeps',
+      rows: deps,
+      size: 'kNumDimDeps',
+      prefix: 'static ',
+      indent: '  ',
+    }),
+    docComment(
+      "Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape).",
+      '  ',
     ),
-    '      default: return false;',
-    '    }',
+    '  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {',
+    '    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);',
     '  }',
     '};',
   );
 }
 
 export function emitPaddleHeader(op: OpIR): string {
-  const ns = paddleNamespace(op).slice(2);
   const params = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`).join(', ');
+  return cppUnit({
+    comment: [
+      `${op.name} for Paddle, framework-free half: PD_BUILD_OP's attribute values -> the op core's`,
+      'Attrs, and the op core as the bridge runs it. Includes no Paddle header (tested without Paddle).',
+    ],
+    header: true,
+    includes: {
+      system: ['cstdint', 'string', 'vector'],
+      project: [coreHeaderPath(op).include, 'opforge/paddle/bridge.h'],
+    },
+    namespace: paddleNamespace(op),
+    body: paragraphs(
+      `namespace core = ::${cppNamespace(op)};`,
+      [
+        docComment('The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from.'),
+        `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
+      ],
+      [
+        docComment(
+          "The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t).",
+        ),
+        `inline core::Attrs makeAttrs(${params}) {`,
+        '  core::Attrs opforge_attrs;',
+        ...op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
+        '  return opforge_attrs;',
+        '}',
+      ],
+      emitPaddleOpStruct(op),
+    ),
+  });
+}
+
+/** `PD_BUILD_OP(<type>)` with the op's Inputs, Outputs and Attrs (what its README shows too). */
+export function pdBuildOp(op: OpIR): string {
   return lines(
-    `// ${op.name} for Paddle, framework-free half: PD_BUILD_OP's attribute values -> the op core's`,
-    '// Attrs, and the op core as the bridge runs it. Includes no Paddle header (tested without Paddle).',
-    '#pragma once',
-    '',
-    '#include <cstdint>',
-    '#include <string>',
-    '#include <vector>',
-    '',
-    `#include "${coreHeaderPath(op).include}"`,
-    '#include "opforge/paddle/bridge.h"',
-    '',
-    ns
-      .split('::')
-      .map((n) => `namespace ${n} {`)
-      .join('\n'),
-    '',
-    `namespace core = ::${cppNamespace(op)};`,
-    '',
-    `/** The op type PD_BUILD_OP registers, and Paddle-TRT derives the plugin names from. */`,
-    `constexpr const char* kPaddleType = ${cppString(paddleOpType(op))};`,
-    '',
-    "/** The op core's attributes from the values Paddle passes, in Attrs() order (integers widen to int64_t). */",
-    `inline core::Attrs makeAttrs(${params}) {`,
-    '  core::Attrs opforge_attrs;',
-    op.attributes.map((a) => `  opforge_attrs.${a.name} = ${attrValue(a)};`),
-    '  return opforge_attrs;',
-    '}',
-    '',
-    emitDimKnown(op),
-    '',
-    ns
-      .split('::')
-      .reverse()
-      .map((n) => `}  // namespace ${n}`)
-      .join('\n'),
+    `PD_BUILD_OP(${paddleOpType(op)})`,
+    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
+    `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
+    op.attributes.length
+      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
+      : null,
   );
 }
 
@@ -143,69 +137,79 @@ function unitNamespace(op: OpIR): string {
   return `${op.ident.snake}_paddle_unit`;
 }
 
+/** A function definition: `ret name(params) {`, the body (indented by the caller), `}`. */
+function cppFn(ret: string, name: string, params: readonly string[], body: string[]): string {
+  return lines(`${ret} ${name}(${params.join(', ')}) {`, body, '}');
+}
+
+/** The three functions PD_BUILD_OP / PD_BUILD_GRAD_OP register, ending the registration. */
+function pdFunctions(unit: string, kernel: string, shape: string, dtype: string): string[] {
+  return [
+    `    .SetKernelFn(PD_KERNEL(${unit}::${kernel}))`,
+    `    .SetInferShapeFn(PD_INFER_SHAPE(${unit}::${shape}))`,
+    `    .SetInferDtypeFn(PD_INFER_DTYPE(${unit}::${dtype}));`,
+  ];
+}
+
+/** The ops whose gradient this op's backward runs (their glue headers are included). */
+function gradientOps(op: OpIR, ops: readonly OpIR[]): OpIR[] {
+  return [...new Set(op.backward?.map((g) => g.op) ?? [])]
+    .map((n) => ops.find((o) => o.name === n))
+    .filter((o): o is OpIR => o !== undefined);
+}
+
 export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
   const type = paddleOpType(op);
   const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
-  const attrArgs = op.attributes.map((a) => a.name).join(', ');
-  const ins = op.inputs.map(inputArg).join(', ');
-  const desc = op.description ? `// ${commentText(op.description)}` : null;
-  const sig = (ret: string, name: string, params: string[]): string => `${ret} ${name}(${params.join(', ')}) {`;
-  return lines(
-    `// ${op.name} as a Paddle custom op: PD_BUILD_OP(${type}) over the op core and its kernels.`,
-    desc,
-    `// Paddle-TRT runs it as the plugins ${type}_paddle_trt_plugin / ${type}_paddle_trt_dynamic_plugin (out/trt).`,
-    '#include <cstdint>',
-    '#include <string>',
-    '#include <vector>',
-    '',
-    '#include "paddle/extension.h"',
-    '',
-    `#include "${paddlePaths(op).include}"`,
-    ...[...new Set(op.backward?.map((g) => g.op) ?? [])]
-      .map((n) => ops.find((o) => o.name === n))
-      .filter((o): o is OpIR => o !== undefined)
-      .map((o) => `#include "${paddlePaths(o).include}"`),
-    '#include "opforge/paddle/op_base.h"',
-    '',
-    '// A named namespace (not an anonymous one): the op units can share one translation unit (a unity',
-    "// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.",
-    `namespace ${unitNamespace(op)} {`,
-    '',
-    `namespace op = ${paddleNamespace(op)};`,
-    'namespace bridge = ::opforge::paddle_bridge;',
-    '',
-    sig('std::vector<paddle::Tensor>', 'Forward', [...op.inputs.map((i) => inputParam(i, 'kernel')), ...attrParams]),
-    `  return bridge::compute<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
-    '}',
-    '',
-    sig('std::vector<std::vector<int64_t>>', 'InferShape', [
-      ...op.inputs.map((i) => inputParam(i, 'shape')),
-      ...attrParams,
-    ]),
-    `  return bridge::inferShape<op::PaddleOp>(op::makeAttrs(${attrArgs}), {${ins}});`,
-    '}',
-    '',
-    sig(
-      'std::vector<paddle::DataType>',
-      'InferDtype',
-      op.inputs.map((i) => inputParam(i, 'dtype')),
-    ),
-    `  return bridge::inferDtype<op::PaddleOp>({${ins}});`,
-    '}',
-    '',
-    `}  // namespace ${unitNamespace(op)}`,
-    '',
-    `PD_BUILD_OP(${type})`,
-    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
-    `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
-    op.attributes.length
-      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
-      : null,
-    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Forward))`,
-    `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::InferShape))`,
-    `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::InferDtype));`,
-    op.backward ? emitGradOp(op, ops) : null,
-  );
+  const attrs = `op::makeAttrs(${op.attributes.map((a) => a.name).join(', ')})`;
+  const ins = braced(op.inputs.map(inputArg));
+  const params = (kind: 'kernel' | 'shape' | 'dtype'): string[] => op.inputs.map((i) => inputParam(i, kind));
+  const unit = unitNamespace(op);
+  return cppUnit({
+    comment: [
+      `${op.name} as a Paddle custom op: PD_BUILD_OP(${type}) over the op core and its kernels.`,
+      ...(op.description ? [op.description] : []),
+      `Paddle-TRT runs it as the plugins ${type}_paddle_trt_plugin / ${type}_paddle_trt_dynamic_plugin (out/trt).`,
+    ],
+    includes: {
+      system: ['cstdint', 'string', 'vector'],
+      external: ['"paddle/extension.h"'],
+      project: [
+        paddlePaths(op).include,
+        ...gradientOps(op, ops).map((o) => paddlePaths(o).include),
+        'opforge/paddle/op_base.h',
+      ],
+    },
+    body: [
+      '// A named namespace (not an anonymous one): the op units can share one translation unit (a unity',
+      "// build; Paddle's headers are most of a unit's compile time), and PD_BUILD_OP must stay global.",
+      paragraphs(
+        namespaceBlock(
+          unit,
+          paragraphs(
+            [`namespace op = ${paddleNamespace(op)};`, 'namespace bridge = ::opforge::paddle_bridge;'],
+            cppFn(
+              'std::vector<paddle::Tensor>',
+              'Forward',
+              [...params('kernel'), ...attrParams],
+              [`  return bridge::compute<op::PaddleOp>(${attrs}, ${ins});`],
+            ),
+            cppFn(
+              'std::vector<std::vector<int64_t>>',
+              'InferShape',
+              [...params('shape'), ...attrParams],
+              [`  return bridge::inferShape<op::PaddleOp>(${attrs}, ${ins});`],
+            ),
+            cppFn('std::vector<paddle::DataType>', 'InferDtype', params('dtype'), [
+              `  return bridge::inferDtype<op::PaddleOp>(${ins});`,
+            ]),
+          ),
+        ),
+        [pdBuildOp(op), ...pdFunctions(unit, 'Forward', 'InferShape', 'InferDtype')],
+        op.backward ? emitGradOp(op, ops) : null,
+      ),
+    ],
+  });
 }
 
 /** A default attribute value as the Paddle-typed parameter makeAttrs() takes. */
@@ -279,37 +283,29 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
     });
     body.push('  }');
   });
-  return lines(
-    '',
-    `namespace ${unitNamespace(op)} {`,
-    '',
-    `/** The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}. */`,
-    `std::vector<paddle::Tensor> Backward(${params.join(', ')}) {`,
-    ...body,
-    '  return grads;',
-    '}',
-    '',
-    `std::vector<std::vector<int64_t>> GradInferShape(${sources.map((s) => param('std::vector<int64_t>', s, gradOf.includes(s))).join(', ')}) {`,
-    `  return bridge::gradShapes({${gradArgs}});`,
-    '}',
-    '',
-    `std::vector<paddle::DataType> GradInferDtype(${sources.map((s) => param('paddle::DataType', s, gradOf.includes(s))).join(', ')}) {`,
-    `  return bridge::gradDtypes({${gradArgs}});`,
-    '}',
-    '',
-    `}  // namespace ${unitNamespace(op)}`,
-    '',
+  const unit = unitNamespace(op);
+  const gradParams = (type: string): string[] => sources.map((s) => param(type, s, gradOf.includes(s)));
+  const registration = [
     `PD_BUILD_GRAD_OP(${type})`,
-    `    .Inputs({${sources.map(slot).join(', ')}})`,
-    `    .Outputs({${op.inputs
-      .filter((_, i) => covered[i])
-      .map((x) => `paddle::Grad(${cppString(x.name)})`)
-      .join(', ')}})`,
-    op.attributes.length
-      ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
-      : null,
-    `    .SetKernelFn(PD_KERNEL(${unitNamespace(op)}::Backward))`,
-    `    .SetInferShapeFn(PD_INFER_SHAPE(${unitNamespace(op)}::GradInferShape))`,
-    `    .SetInferDtypeFn(PD_INFER_DTYPE(${unitNamespace(op)}::GradInferDtype));`,
+    `    .Inputs(${braced(sources.map(slot))})`,
+    `    .Outputs(${braced(op.inputs.filter((_, i) => covered[i]).map((x) => `paddle::Grad(${cppString(x.name)})`))})`,
+    op.attributes.length ? `    .Attrs(${braced(op.attributes.map((a) => cppString(paddleAttrString(a))))})` : null,
+    ...pdFunctions(unit, 'Backward', 'GradInferShape', 'GradInferDtype'),
+  ];
+  const docs = `The input gradients (Outputs() order) from the spec's backward: ${op.backward!.map((g) => g.op).join(', ')}.`;
+  return paragraphs(
+    namespaceBlock(
+      unit,
+      paragraphs(
+        [docComment(docs), cppFn('std::vector<paddle::Tensor>', 'Backward', params, [...body, '  return grads;'])],
+        cppFn('std::vector<std::vector<int64_t>>', 'GradInferShape', gradParams('std::vector<int64_t>'), [
+          `  return bridge::gradShapes({${gradArgs}});`,
+        ]),
+        cppFn('std::vector<paddle::DataType>', 'GradInferDtype', gradParams('paddle::DataType'), [
+          `  return bridge::gradDtypes({${gradArgs}});`,
+        ]),
+      ),
+    ),
+    registration,
   );
 }

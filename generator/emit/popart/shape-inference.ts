@@ -1,21 +1,25 @@
-// out/popart/custom_shape_inference.py: what PopRT's `--custom_shape_inference` loads. One
-// ShapeFunc per op, registered under the op's ONNX op_type with poprt.passes.register_shape_func,
-// in the form of PopRT's custom-op example; output dtypes from the type constraints and output
-// dims from the specs' expression trees (printed by py-expr.ts).
+// out/popart/custom_shape_inference.py: what PopRT's `--custom_shape_inference` loads. The shared
+// part (PopRT's imports, the input and attribute helpers, the SpecShapeFunc base running the checks)
+// is generator/static/python/poprt_shape_inference.py; per op follows one SpecShapeFunc registered
+// under the op's ONNX op_type with poprt.passes.register_shape_func, stating its inputs, the
+// defaults of the attributes its dims read, and its outputs' dtypes (from the type constraints)
+// and dims (the specs' expression trees, printed by py-expr.ts).
 
-import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { visitExpr } from '../../model/expr.js';
+import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { DTYPE_INFO } from '../../model/type-table.js';
-import { lines, type EmitContext } from '../emitter.js';
-import { commentText, pyString } from '../lang/literals.js';
+import { type EmitContext, staticText } from '../emitter.js';
+import { commentText } from '../lang/literals.js';
 import { pyExpr } from '../lang/py-expr.js';
+import { pyAssign, pyCall, pyClass, pyCode, pyDef, pyDict, pyList, pyLit } from '../lang/python.js';
 
 const env = {
   dim: (i: number, axis: number) => `shapes[${i}][${axis}]`,
-  attr: (name: string) => `attrs[${pyString(name)}]`,
+  attr: (name: string) => `attrs[${pyLit(name)}]`,
 };
 
-function intAttrsUsed(op: OpIR): string[] {
+/** The attributes the output dims read (the int ones; their defaults apply when a node omits them). */
+function attrsRead(op: OpIR): OpIR['attributes'] {
   const names = new Set<string>();
   for (const o of op.outputs)
     if (o.shape.kind === 'dims')
@@ -23,7 +27,7 @@ function intAttrsUsed(op: OpIR): string[] {
         visitExpr(e, (x) => {
           if (x.kind === 'attr') names.add(x.name);
         });
-  return op.attributes.filter((a) => names.has(a.name)).map((a) => a.name);
+  return op.attributes.filter((a) => names.has(a.name));
 }
 
 function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
@@ -34,92 +38,47 @@ function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
 }
 
 function emitClass(op: OpIR): string {
-  const required = op.inputs.filter((i) => !i.optional).map((i) => i.index);
-  const used = intAttrsUsed(op);
-  const defaults = used
-    .map((n) => {
-      const a = op.attributes.find((x) => x.name === n)!;
-      return a.default !== undefined ? `${pyString(n)}: ${String(a.default)}` : null;
-    })
-    .filter(Boolean);
-  const outs = op.outputs.map((o) => {
+  const read = attrsRead(op);
+  const outputs = op.outputs.map((o) => {
     const dims =
       o.shape.kind === 'like'
-        ? `list(shapes[${o.shape.inputIndex}])`
-        : `[${o.shape.dims.map((e) => pyExpr(e, env)).join(', ')}]`;
-    return `                (${outputDtype(op, o)}, ${dims}),  # ${o.name}`;
+        ? pyCall('list', [pyCode(`shapes[${o.shape.inputIndex}]`)])
+        : pyList(o.shape.dims.map((e) => pyCode(pyExpr(e, env))));
+    return [pyCode(outputDtype(op, o)), dims];
   });
-  const cls = op.ident.pascal;
-  return lines(
-    `@register_shape_func([${pyString(op.name)}])`,
-    `class ${cls}(ShapeFunc):`,
-    `    """${op.domain}::${op.name} v${op.version}: ${commentText(op.description).replace(/"""/g, "'''")}"""`,
-    '',
-    '    def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:',
-    '        if _inferred(model, node):',
-    '            return model, True',
-    `        dtypes, shapes = _inputs(model, node, ${op.inputs.length})`,
-    `        if not all(dtypes[i] and _known(shapes[i]) for i in (${required.join(', ')}${required.length === 1 ? ',' : ''})):`,
-    '            return model, False',
-    used.length ? `        attrs = _attributes(node, {${defaults.join(', ')}})` : null,
-    '        try:',
-    '            outputs = [',
-    outs,
-    '            ]',
-    '        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero',
-    '            return model, False',
-    '        return _update(self, model, node, outputs)',
-  );
+  const defaults = read.flatMap((a) => (a.default === undefined ? [] : [[a.name, a.default as number] as const]));
+  return pyClass({
+    name: op.ident.pascal,
+    bases: ['SpecShapeFunc'],
+    decorators: [pyLit(pyCall('register_shape_func', [pyList([op.name])]))],
+    doc: [`${op.domain}::${op.name} v${op.version}: ${commentText(op.description)}`],
+    body: [
+      [
+        pyAssign('num_inputs', op.inputs.length),
+        pyAssign(
+          'required',
+          op.inputs.filter((i) => !i.optional).map((i) => i.index),
+        ),
+        ...(read.length ? [pyAssign('defaults', pyDict(defaults))] : []),
+      ].join('\n'),
+      pyDef({
+        name: 'outputs',
+        params: 'self, dtypes: list, shapes: list, attrs: Dict[str, object]',
+        returns: 'list',
+        body: [
+          `return ${pyLit(
+            pyList(outputs, {
+              multiline: true,
+              comments: op.outputs.map((o) => o.name),
+            }),
+          )}`,
+        ],
+      }),
+    ],
+  });
 }
 
 export function emitShapeInference(project: ProjectIR, ctx: EmitContext): string {
-  return lines(
-    '# Shape and dtype inference of the opforge custom ops for PopRT:',
-    '#   python -m poprt.cli --input_model model.onnx --custom_library_so_paths build/popart/custom_ops.so \\',
-    '#       --custom_shape_inference out/popart/custom_shape_inference.py --run',
-    "# One ShapeFunc per op (as in PopRT's custom-op example); output shapes from the specs' expressions.",
-    'from typing import Dict, List, Optional, Tuple',
-    '',
-    'import onnx',
-    'import onnx.helper',
-    'import onnx.shape_inference',
-    '',
-    'from poprt.passes import ShapeFunc, get_dtype, get_shape, register_shape_func',
-    '',
-    '',
-    'def _inputs(model: onnx.ModelProto, node: onnx.NodeProto, count: int) -> Tuple[list, list]:',
-    '    """Dtype and shape of each input; None for an absent optional input."""',
-    "    names = list(node.input) + [''] * (count - len(node.input))",
-    '    dtypes = [get_dtype(model.graph, n) if n else None for n in names]',
-    '    shapes = [get_shape(model.graph, n) if n else None for n in names]',
-    '    return dtypes, shapes',
-    '',
-    '',
-    'def _known(shape: Optional[List[int]]) -> bool:',
-    '    """As in PopRT\'s example: a missing shape or a 0 dim means not inferred yet."""',
-    '    return bool(shape) and 0 not in shape',
-    '',
-    '',
-    'def _inferred(model: onnx.ModelProto, node: onnx.NodeProto) -> bool:',
-    '    return all(get_shape(model.graph, n) and get_dtype(model.graph, n) for n in node.output if n)',
-    '',
-    '',
-    'def _attributes(node: onnx.NodeProto, defaults: Dict[str, int]) -> Dict[str, object]:',
-    '    values: Dict[str, object] = dict(defaults)',
-    '    for a in node.attribute:',
-    '        values[a.name] = onnx.helper.get_attribute_value(a)',
-    '    return values',
-    '',
-    '',
-    'def _update(shape_func: ShapeFunc, model: onnx.ModelProto, node: onnx.NodeProto, outputs: list) -> Tuple[onnx.ModelProto, bool]:',
-    '    if any(d < 0 for _, dims in outputs for d in dims):',
-    '        return model, False',
-    '    for name, (dtype, dims) in zip(node.output, outputs):',
-    '        if name:',
-    '            model = shape_func.update_value_info(model, onnx.helper.make_tensor_value_info(name, dtype, dims))',
-    '    return onnx.shape_inference.infer_shapes(model), True',
-    '',
-    '',
-    project.ops.map(ctx.perOp('popart/custom_shape_inference.py', emitClass)).join('\n\n\n'),
-  );
+  const classes = project.ops.map(ctx.perOp('popart/custom_shape_inference.py', emitClass));
+  return `${staticText('generator/static/python/poprt_shape_inference.py')}\n\n${classes.join('\n\n\n')}`;
 }

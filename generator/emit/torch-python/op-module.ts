@@ -2,13 +2,35 @@
 // OpInfo, its shape function compiled from the spec's expressions, the public function and the
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
-import type { AttrValue, AttributeIR, GradientIR, OpIR, TestCaseIR } from '../../model/ir.js';
+import type { OpIR, TestCaseIR } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
-import { lines } from '../emitter.js';
-import { commentText, plainFloat, pyString } from '../lang/literals.js';
-import { torchSchemaArgs } from '../torch/schema.js';
+import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
+import {
+  argDocs,
+  attrDict,
+  firstInputOf,
+  opParams,
+  pyAttrValue,
+  pyGradient,
+  returnType,
+  typeVarOf,
+} from '../lang/py-op.js';
+import {
+  type PyImport,
+  type PyValue,
+  pyAssign,
+  pyCall,
+  pyCode,
+  pyDef,
+  pyFloat,
+  pyList,
+  pyLit,
+  pyModule,
+  pyTuple,
+} from '../lang/python.js';
+import { torchSchemaArgs } from '../torch/schema.js';
 
 const HELPERS = {
   '+': 'add',
@@ -27,191 +49,124 @@ const RUNTIME_DIMS: PyExprEnv = {
   helper: (op) => `_rt.${HELPERS[op]}`,
 };
 
-/** A default in a signature: lists as tuples, so no default is a shared mutable object. */
-function pyDefault(type: AttributeIR['type'], v: AttrValue): string {
-  if (type === 'ints' || type === 'floats') {
-    const items = (v as number[]).map((x) => (type === 'ints' ? String(x) : plainFloat(x)));
-    return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
-  }
-  return pyAttrValue(type, v);
-}
-
-/** A Python literal for an attribute value of the given type. */
-export function pyAttrValue(type: AttributeIR['type'], v: AttrValue): string {
-  switch (type) {
-    case 'bool':
-      return v ? 'True' : 'False';
-    case 'int':
-      return String(v);
-    case 'float':
-      return plainFloat(v as number);
-    case 'string':
-      return pyString(v as string);
-    case 'ints':
-      return `[${(v as number[]).join(', ')}]`;
-    case 'floats':
-      return `[${(v as number[]).map(plainFloat).join(', ')}]`;
-  }
-}
-
-function pyNum(v: number): string {
-  return Number.isInteger(v) ? `${v}.0` : String(v);
-}
-
-function tuple(items: string[]): string {
-  return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
-}
-
-function strTuple(xs: readonly string[]): string {
-  return tuple(xs.map(pyString));
-}
-
-/** The index of the first input typed by a type variable. */
-function firstInputOf(op: OpIR, typeVar: string): number {
-  const i = op.inputs.findIndex((x) => x.type.kind === 'var' && x.type.name === typeVar);
-  if (i < 0) throw new Error(`${op.name}: type variable ${typeVar} binds no input`);
-  return i;
-}
+const rows = { multiline: true } as const;
 
 function outputShapesFn(op: OpIR): string {
-  const rows = op.outputs.map((o) => {
-    const expr =
-      o.shape.kind === 'like'
-        ? `_rt.like(shapes, ${o.shape.inputIndex})`
-        : `[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`;
-    const src = o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`;
-    return `        ${expr},  # ${o.name}: ${commentText(src)}`;
-  });
-  return lines(
-    'def output_shapes(shapes, attrs):',
-    '    """Output dims from input dims (int, SymInt, ONNX dim name or None), per the spec."""',
-    '    return [',
-    ...rows,
-    '    ]',
+  const shapes = op.outputs.map((o) =>
+    o.shape.kind === 'like'
+      ? pyCall('_rt.like', [pyCode('shapes'), o.shape.inputIndex])
+      : pyCode(`[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`),
   );
-}
-
-function testCase(op: OpIR, t: TestCaseIR): string {
-  const ins = op.inputs.map((inp) => {
-    const ti = t.inputs.find((x) => x.name === inp.name);
-    if (!ti) return 'None';
-    const values = ti.values === undefined ? 'None' : tuple(ti.values.map((v) => pyNum(v)));
-    return `(${tuple(ti.shape.map(String))}, ${values}, (${pyNum(ti.range[0])}, ${pyNum(ti.range[1])}))`;
+  const sources = op.outputs.map((o) =>
+    commentText(
+      `${o.name}: ${o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`}`,
+    ),
+  );
+  return pyDef({
+    name: 'output_shapes',
+    params: 'shapes, attrs',
+    doc: ['Output dims from input dims (int, SymInt, ONNX dim name or None), per the spec.'],
+    body: [`return ${pyLit(pyList(shapes, { ...rows, comments: sources }))}`],
   });
-  const dtypes = Object.entries(t.binding.vars)
-    .map(([k, v]) => `${pyString(k)}: ${pyString(v)}`)
-    .join(', ');
-  const attrs = Object.entries(t.attributes)
-    .map(([k, v]) => {
-      const a = op.attributes.find((x) => x.name === k)!;
-      return `${pyString(k)}: ${pyAttrValue(a.type, v)}`;
-    })
-    .join(', ');
-  return `        _rt.TestCase(inputs=${tuple(ins)}, dtypes={${dtypes}}, attributes={${attrs}}, rtol=${t.rtol}, atol=${t.atol}, seed=${t.seed}),`;
 }
 
-/** One `backward` entry: the gradient op and, by index, what feeds it. */
-function gradient(g: GradientIR): string {
-  const src = g.inputs.map((x) => (x ? `(${pyString(x.kind)}, ${x.index})` : 'None'));
-  const opt = (xs: (string | number | undefined)[]): string =>
-    tuple(xs.map((x) => (x === undefined ? 'None' : typeof x === 'string' ? pyString(x) : String(x))));
-  return `        _rt.Gradient(${pyString(g.ident.snake)}, inputs=${tuple(src)}, attributes=${opt(g.attributes)}, outputs=${opt(g.outputs)}),`;
+function testCase(op: OpIR, t: TestCaseIR): PyValue {
+  const inputs = op.inputs.map((inp) => {
+    const ti = t.inputs.find((x) => x.name === inp.name);
+    return ti && [ti.shape, ti.values?.map(pyFloat), ti.range.map(pyFloat)];
+  });
+  const attributes = Object.fromEntries(
+    Object.entries(t.attributes).map(([k, v]) => [k, pyAttrValue(op.attributes.find((x) => x.name === k)!.type, v)]),
+  );
+  return pyCall('_rt.TestCase', [], {
+    inputs,
+    dtypes: t.binding.vars,
+    attributes,
+    rtol: t.rtol,
+    atol: t.atol,
+    seed: t.seed,
+  });
 }
 
 function opInfo(op: OpIR): string {
-  const inputs = op.inputs.map(
-    (i) =>
-      `        _rt.Input(${pyString(i.name)}, ${strTuple(allowedDtypes(i.type))}, ` +
-      `${i.type.kind === 'var' ? pyString(i.type.name) : 'None'}, ${i.rank ?? 'None'}, ${i.optional ? 'True' : 'False'}, ${i.differentiable ? 'True' : 'False'}),`,
-  );
-  const outputs = op.outputs.map(
-    (o) =>
-      `        _rt.Output(${pyString(o.name)}, ${strTuple(allowedDtypes(o.type))}, ` +
-      `${o.type.kind === 'var' ? `${pyString(o.type.name)}, ${firstInputOf(op, o.type.name)}` : 'None, None'}, ${o.differentiable ? 'True' : 'False'}),`,
-  );
-  const attrs = op.attributes.map(
-    (a) =>
-      `        _rt.Attr(${pyString(a.name)}, ${pyString(a.type)}, ${a.required ? 'True' : 'False'}, ` +
-      `${a.default === undefined ? 'None' : pyAttrValue(a.type, a.default)}, ` +
-      `${a.enum ? tuple(a.enum.map((v) => (typeof v === 'string' ? pyString(v) : String(v)))) : 'None'}, ` +
-      `${a.min ?? 'None'}, ${a.max ?? 'None'}, ${pyString(a.description)}),`,
-  );
-  const typeVars = op.typeVars.map((tv) => `        (${pyString(tv.name)}, ${strTuple(tv.dtypes)}),`);
-  const block = (rows: string[]): string[] => (rows.length ? ['(', ...rows, '    )'] : ['()']);
-  const field = (name: string, rows: string[]): string[] => {
-    const b = block(rows);
-    return b.length === 1
-      ? [`    ${name}=${b[0]},`]
-      : [`    ${name}=${b[0]}`, ...b.slice(1, -1), `${b[b.length - 1]},`];
-  };
-  return lines(
-    '_OP = _rt.OpInfo(',
-    `    name=${pyString(op.name)},`,
-    `    domain=${pyString(op.domain)},`,
-    `    version=${op.version},`,
-    `    snake=${pyString(op.ident.snake)},`,
-    `    doc=${pyString(op.description)},`,
-    ...field('inputs', inputs),
-    ...field('outputs', outputs),
-    ...field('attributes', attrs),
-    ...field('type_vars', typeVars),
-    `    torch_schema=${pyString(torchSchemaArgs(op))},`,
-    '    output_shapes=output_shapes,',
-    '    reference=_reference,',
-    ...field(
-      'tests',
-      op.tests.map((t) => testCase(op, t)),
+  return pyAssign(
+    '_OP',
+    pyCall(
+      '_rt.OpInfo',
+      [],
+      {
+        name: op.name,
+        domain: op.domain,
+        version: op.version,
+        snake: op.ident.snake,
+        doc: op.description,
+        inputs: pyTuple(
+          op.inputs.map((i) =>
+            pyCall('_rt.Input', [i.name, allowedDtypes(i.type), typeVarOf(i), i.rank, i.optional, i.differentiable]),
+          ),
+          rows,
+        ),
+        outputs: pyTuple(
+          op.outputs.map((o) => {
+            const tv = typeVarOf(o);
+            return pyCall('_rt.Output', [
+              o.name,
+              allowedDtypes(o.type),
+              tv,
+              tv === null ? null : firstInputOf(op, tv),
+              o.differentiable,
+            ]);
+          }),
+          rows,
+        ),
+        attributes: pyTuple(
+          op.attributes.map((a) =>
+            pyCall('_rt.Attr', [
+              a.name,
+              a.type,
+              a.required,
+              a.default === undefined ? null : pyAttrValue(a.type, a.default),
+              a.enum,
+              a.min,
+              a.max,
+              a.description,
+            ]),
+          ),
+          rows,
+        ),
+        type_vars: pyTuple(
+          op.typeVars.map((tv) => [tv.name, tv.dtypes]),
+          rows,
+        ),
+        torch_schema: torchSchemaArgs(op),
+        output_shapes: pyCode('output_shapes'),
+        reference: pyCode('_reference'),
+        tests: pyTuple(
+          op.tests.map((t) => testCase(op, t)),
+          rows,
+        ),
+        has_cuda: op.kernels.cuda !== undefined,
+        backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
+        spec: op.source.relFile,
+      },
+      rows,
     ),
-    `    has_cuda=${op.kernels.cuda ? 'True' : 'False'},`,
-    ...(op.backward ? field('backward', op.backward.map(gradient)) : ['    backward=None,']),
-    `    spec=${pyString(op.source.relFile)},`,
-    ')',
   );
-}
-
-function signature(op: OpIR, withTypes: boolean): string {
-  const ins = op.inputs.map((i) =>
-    withTypes
-      ? `${i.name}: ${i.optional ? 'Optional[torch.Tensor] = None' : 'torch.Tensor'}`
-      : i.optional
-        ? `${i.name}=None`
-        : i.name,
-  );
-  const attrs = op.attributes.map((a) => {
-    const def = a.default === undefined ? '' : ` = ${pyDefault(a.type, a.default)}`;
-    return `${a.name}: ${ATTR_INFO[a.type].py}${def}`;
-  });
-  return [...ins, ...(attrs.length ? ['*', ...attrs] : [])].join(', ');
 }
 
 function publicFn(op: OpIR): string {
-  const ret = op.outputs.length === 1 ? 'torch.Tensor' : `Tuple[${op.outputs.map(() => 'torch.Tensor').join(', ')}]`;
-  const argDocs = [
-    ...op.inputs.map((i) =>
-      `        ${i.name}: ${allowedDtypes(i.type).join(' | ')}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}. ${commentText(i.description)}`.trimEnd(),
-    ),
-    ...op.attributes.map((a) =>
-      `        ${a.name}: ${a.type}${a.required ? ', required' : ''}. ${commentText(a.description)}`.trimEnd(),
-    ),
-  ];
-  const retDocs = op.outputs.map((o) =>
-    `        ${o.name}: ${allowedDtypes(o.type).join(' | ')}. ${commentText(o.description)}`.trimEnd(),
-  );
-  const attrDict = `{${op.attributes.map((a) => `${pyString(a.name)}: ${a.name}`).join(', ')}}`;
-  const args = `_OP, ${tuple(op.inputs.map((i) => i.name))}, ${attrDict}`;
-  return lines(
-    `def ${op.ident.snake}(${signature(op, true)}) -> ${ret}:`,
-    `    """${op.name} (ONNX ${commentText(op.domain)}::${op.name}, version ${op.version})${op.description ? `: ${commentText(op.description)}` : '.'}`,
-    '',
-    '    Args:',
-    ...argDocs,
-    '',
-    '    Returns:',
-    ...retDocs,
-    '    """',
-    ...directCall(op, args),
-    `    return _rt.call(${args})`,
-  );
+  const args = `_OP, ${pyLit(op.inputs.map((i) => pyCode(i.name)))}, ${attrDict(op)}`;
+  return pyDef({
+    name: op.ident.snake,
+    params: opParams(op, 'torch.Tensor'),
+    returns: returnType(op, 'torch.Tensor'),
+    doc: [
+      `${op.name} (ONNX ${commentText(op.domain)}::${op.name}, version ${op.version})${op.description ? `: ${commentText(op.description)}` : '.'}`,
+      '',
+      ...argDocs(op),
+    ],
+    body: [...directCall(op, args), `return _rt.call(${args})`],
+  });
 }
 
 /**
@@ -220,71 +175,68 @@ function publicFn(op: OpIR): string {
  * extension's own Autograd kernels train it on any torch version; failures re-run the checks.
  */
 function directCall(op: OpIR, args: string): string[] {
-  const call = `_DIRECT[0](${[...op.inputs.map((i) => i.name), ...op.attributes.map((a) => `${a.name}=${a.name}`)].join(', ')})`;
+  const call = pyCall(
+    '_DIRECT[0]',
+    op.inputs.map((i) => pyCode(i.name)),
+    Object.fromEntries(op.attributes.map((a) => [a.name, pyCode(a.name)])),
+  );
   const cond = [
     '_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()',
     ...op.attributes.map((a) => ATTR_INFO[a.type].pyDirectTest(a.name)),
   ];
   return [
-    `    if (${cond.join('\n            and ')}):`,
-    '        try:',
-    `            return ${call}`,
-    "        except Exception:  # the wrapper's own message when its checks find the fault",
-    `            _rt.checked(${args})`,
-    '            raise',
+    `if (${cond.join('\n        and ')}):`,
+    '    try:',
+    `        return ${pyLit(call)}`,
+    "    except Exception:  # the wrapper's own message when its checks find the fault",
+    `        _rt.checked(${args})`,
+    '        raise',
   ];
 }
 
 function translationFn(op: OpIR): string {
-  const ins = op.inputs.map((i) => (i.optional ? `${i.name}=None` : i.name));
-  const attrs = op.attributes.map((a) => {
-    const def = a.default === undefined ? '' : ` = ${pyDefault(a.type, a.default)}`;
-    return `${a.name}: ${ATTR_INFO[a.type].py}${def}`;
-  });
-  const params = [...ins, ...(attrs.length ? ['*', ...attrs] : [])].join(', ');
   // ONNX has no bool attribute: bools travel as INT, as in the legacy exporter's `_i` suffix.
-  const kw = op.attributes.map((a) => {
-    if (a.type === 'bool') return `${a.name}=int(${a.name})`;
+  const attrs = op.attributes.map((a) => {
+    const v = pyCode(a.name);
+    if (a.type === 'bool') return [a.name, pyCall('int', [v])] as const;
     if (a.type === 'ints' || a.type === 'floats')
-      return `${a.name}=_rt.onnx_list_attr(${pyString(a.type)}, ${pyString(a.name)}, ${a.name})`;
-    return `${a.name}=${a.name}`;
+      return [a.name, pyCall('_rt.onnx_list_attr', [a.type, a.name, v])] as const;
+    return [a.name, v] as const;
   });
-  const call = [...op.inputs.map((i) => i.name), ...kw].join(', ');
-  return lines(
-    `def onnx_translation(${params}):`,
-    `    """For the dynamo exporter's custom_translation_table: one ${commentText(op.domain)}::${op.name} node."""`,
-    `    return _rt.onnxscript_opset(_OP).${op.name}(${call})`,
+  const node = pyCall(
+    `_rt.onnxscript_opset(_OP).${op.name}`,
+    op.inputs.map((i) => pyCode(i.name)),
+    Object.fromEntries(attrs),
   );
+  return pyDef({
+    name: 'onnx_translation',
+    params: opParams(op, undefined),
+    doc: [`For the dynamo exporter's custom_translation_table: one ${commentText(op.domain)}::${op.name} node.`],
+    body: [`return ${pyLit(node)}`],
+  });
 }
 
 export function opModule(op: OpIR): string {
   const desc = commentText(op.description);
-  return lines(
-    `"""${op.name}: ${commentText(op.domain)}::${op.name}, version ${op.version}.${desc ? `\n\n${desc}` : ''}"""`,
-    '',
-    'from __future__ import annotations',
-    '',
-    'from typing import Optional, Sequence, Tuple  # noqa: F401 (used by annotations)',
-    '',
-    'import torch',
-    '',
-    'from .. import _runtime as _rt',
-    op.kernels.reference
-      ? `from .._reference.${op.ident.snake} import reference as _reference`
-      : '_reference = None  # the spec names no kernels.reference',
-    '',
-    '',
-    outputShapesFn(op),
-    '',
-    '',
-    opInfo(op),
-    '_DIRECT = _rt.direct_slot(_OP)  # the compiled op, once the extension has it',
-    '',
-    '',
-    publicFn(op),
-    '',
-    '',
-    translationFn(op),
-    '',
-  );
+  const imports: PyImport[] = [
+    { module: '__future__', names: ['annotations'] },
+    { module: 'typing', names: ['Optional', 'Sequence', 'Tuple'], comment: 'noqa: F401 (used by annotations)' },
+    { module: 'torch' },
+    { module: '..', names: ['_runtime as _rt'] },
+  ];
+  if (op.kernels.reference)
+    imports.push({ module: `.._reference.${op.ident.snake}`, names: ['reference as _reference'] });
+  return pyModule({
+    doc: [`${op.name}: ${commentText(op.domain)}::${op.name}, version ${op.version}.`, ...(desc ? ['', desc] : [])],
+    imports,
+    blocks: [
+      ...(op.kernels.reference
+        ? []
+        : [pyAssign('_reference', null, { comment: 'the spec names no kernels.reference' })]),
+      outputShapesFn(op),
+      `${opInfo(op)}\n${pyAssign('_DIRECT', pyCall('_rt.direct_slot', [pyCode('_OP')]), { comment: 'the compiled op, once the extension has it' })}`,
+      publicFn(op),
+      translationFn(op),
+    ],
+  });
 }

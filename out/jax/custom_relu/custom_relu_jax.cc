@@ -2,16 +2,13 @@
 // CustomRelu for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.CustomRelu (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // y = x > 0 ? x : alpha * x, elementwise, any rank.
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/custom_relu.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/custom_relu.h"
 
 namespace opforge {
 namespace jax_ops {

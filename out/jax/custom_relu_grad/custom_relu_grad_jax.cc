@@ -2,16 +2,13 @@
 // CustomReluGrad for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.CustomReluGrad (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu).
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/custom_relu_grad.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/custom_relu_grad.h"
 
 namespace opforge {
 namespace jax_ops {

@@ -2,16 +2,13 @@
 // DynamicTRTResizeGrad for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.DynamicTRTResizeGrad (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics).
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/dynamic_trt_resize_grad.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/dynamic_trt_resize_grad.h"
 
 namespace opforge {
 namespace jax_ops {

@@ -2,16 +2,13 @@
 // KNNQuery for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.KNNQuery (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // k nearest neighbours within each batch of a packed point cloud.
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/knn_query.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/knn_query.h"
 
 namespace opforge {
 namespace jax_ops {

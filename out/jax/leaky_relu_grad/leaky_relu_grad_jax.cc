@@ -2,16 +2,13 @@
 // LeakyReluGrad for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.LeakyReluGrad (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu).
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/leaky_relu_grad.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/leaky_relu_grad.h"
 
 namespace opforge {
 namespace jax_ops {

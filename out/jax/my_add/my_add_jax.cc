@@ -2,16 +2,13 @@
 // MyAdd for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.MyAdd (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // 2 * a + b for two tensors of the same shape.
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/my_add.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/my_add.h"
 
 namespace opforge {
 namespace jax_ops {

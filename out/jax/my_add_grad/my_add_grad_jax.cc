@@ -2,16 +2,13 @@
 // MyAddGrad for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the
 // custom-call target opforge.custom.MyAddGrad (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).
 // grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b).
+
 #include <cstdint>
 
 #include "xla/ffi/api/ffi.h"
 
-#include "opforge/ops/my_add_grad.h"
 #include "opforge/jax/ffi_bridge.h"
-
-#ifdef OPFORGE_JAX_WITH_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "opforge/ops/my_add_grad.h"
 
 namespace opforge {
 namespace jax_ops {

@@ -33,6 +33,7 @@ from .ops.leaky_relu_grad import leaky_relu_grad
 from .ops.my_add import my_add
 from .ops.my_add_grad import my_add_grad
 
+
 #: OpInfo of every op, by op name.
 OPS: Dict[str, _runtime.OpInfo] = {
     'CustomRelu': _custom_relu._OP,

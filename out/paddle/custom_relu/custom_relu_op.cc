@@ -2,6 +2,7 @@
 // CustomRelu as a Paddle custom op: PD_BUILD_OP(custom_relu) over the op core and its kernels.
 // y = x > 0 ? x : alpha * x, elementwise, any rank.
 // Paddle-TRT runs it as the plugins custom_relu_paddle_trt_plugin / custom_relu_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 // CustomReluGrad as a Paddle custom op: PD_BUILD_OP(custom_relu_bwd) over the op core and its kernels.
 // grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu).
 // Paddle-TRT runs it as the plugins custom_relu_bwd_paddle_trt_plugin / custom_relu_bwd_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

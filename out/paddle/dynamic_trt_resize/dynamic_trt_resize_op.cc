@@ -2,6 +2,7 @@
 // DynamicTRTResize as a Paddle custom op: PD_BUILD_OP(dynamic_trt_resize) over the op core and its kernels.
 // Bicubic resize whose output size comes from a second tensor.
 // Paddle-TRT runs it as the plugins dynamic_trt_resize_paddle_trt_plugin / dynamic_trt_resize_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -28,19 +28,16 @@ inline core::Attrs makeAttrs(bool align_corners) {
 
 /** The op core as the Paddle bridge runs it, plus what only Paddle asks. */
 struct PaddleOp : core::Core {
+  static constexpr int kNumDimDeps = 4;
+  static constexpr ::opforge::paddle_bridge::DimDep kDimDeps[kNumDimDeps] = {
+      {0, 0, 0, 0},  // output[0]
+      {0, 1, 0, 1},  // output[1]
+      {0, 2, 1, 2},  // output[2]
+      {0, 3, 1, 3},  // output[3]
+  };
   /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
   static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    switch (output) {
-      case 0:
-        switch (axis) {
-          case 0: return in[0].dims[0] >= 0;
-          case 1: return in[0].dims[1] >= 0;
-          case 2: return in[1].dims[2] >= 0;
-          case 3: return in[1].dims[3] >= 0;
-          default: return false;
-        }
-      default: return false;
-    }
+    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
   }
 };
 

@@ -2,6 +2,7 @@
 // DynamicTRTResizeGrad as a Paddle custom op: PD_BUILD_OP(dynamic_trt_resize_bwd) over the op core and its kernels.
 // Gradient of DynamicTRTResize's input (bicubic, PyTorch semantics).
 // Paddle-TRT runs it as the plugins dynamic_trt_resize_bwd_paddle_trt_plugin / dynamic_trt_resize_bwd_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

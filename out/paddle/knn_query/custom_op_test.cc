@@ -3,7 +3,7 @@
 // custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>
 // The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order.
 // Input data: spec test case 0 (seeded uniform values, or the spec's values).
-#include <iostream>
+
 #include <string>
 #include <vector>
 
@@ -19,65 +19,23 @@ using opforge::paddle_example::Host;
 using opforge::paddle_example::seeded;
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: " << argv[0] << " <model.pdmodel> <model.pdiparams>\n";
-    return 2;
-  }
-  paddle_infer::Config config;
-  config.SetModel(argv[1], argv[2]);
-#if defined(OPFORGE_PADDLE_WITH_GPU)
-  config.EnableUseGpu(100, 0);
-#if defined(OPFORGE_PADDLE_USE_TENSORRT)
-  // min_subgraph_size 1: the op alone becomes a TensorRT engine, run by opforge's Paddle-named plugin.
-  config.EnableTensorRtEngine(1 << 30, 1, 1, paddle_infer::PrecisionType::kFloat32, false, false);
-#endif
-#endif
-  auto predictor = paddle_infer::CreatePredictor(config);
-  const std::vector<std::string> feeds = predictor->GetInputNames();
-  const std::vector<std::string> fetches = predictor->GetOutputNames();
-  if (feeds.size() != 4 || fetches.size() != core::kNumOutputs) {
-    std::cerr << "expected a model with 4 feeds and " << core::kNumOutputs << " fetches\n";
-    return 2;
-  }
-  opforge::Shape in[core::kNumInputs];
-  bool present[core::kNumInputs] = {};
-  const Host<float> data0 = seeded<float>(60, 1000u, -1, 1);
-  feed(*predictor, feeds.at(0), {20, 3}, data0);  // xyz
-  in[0].rank = 2;
-  in[0].dims[0] = 20;
-  in[0].dims[1] = 3;
-  present[0] = true;
-  const Host<int32_t> data1{8, 20};
-  feed(*predictor, feeds.at(1), {2}, data1);  // offset
-  in[1].rank = 1;
-  in[1].dims[0] = 2;
-  present[1] = true;
-  const Host<float> data2 = seeded<float>(18, 1002u, -1, 1);
-  feed(*predictor, feeds.at(2), {6, 3}, data2);  // new_xyz
-  in[2].rank = 2;
-  in[2].dims[0] = 6;
-  in[2].dims[1] = 3;
-  present[2] = true;
-  const Host<int32_t> data3{2, 6};
-  feed(*predictor, feeds.at(3), {2}, data3);  // new_offset
-  in[3].rank = 1;
-  in[3].dims[0] = 2;
-  present[3] = true;
-  if (!predictor->Run()) {
-    std::cerr << "Run failed\n";
-    return 1;
-  }
   core::Attrs attrs;
   attrs.nsample = 4LL;
-  opforge::Shape outShapes[core::kNumOutputs];
-  opforge::Status s = core::checkShapes(attrs, in, present);
-  if (s.ok()) s = core::inferShapes(attrs, in, outShapes);
-  if (!s.ok()) {
-    std::cerr << s.message() << "\n";
-    return 1;
-  }
-  bool ok = true;
-  ok = fetch<int32_t>(*predictor, fetches.at(0), outShapes[0], "idx") && ok;
-  ok = fetch<float>(*predictor, fetches.at(1), outShapes[1], "dist2") && ok;
-  return ok ? 0 : 1;
+  auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
+    const Host<float> data0 = seeded<float>(60, 1000u, -1, 1);
+    feed(predictor, feeds.at(0), {20, 3}, data0, &in[0], &present[0]);  // xyz
+    const Host<int32_t> data1{8, 20};
+    feed(predictor, feeds.at(1), {2}, data1, &in[1], &present[1]);  // offset
+    const Host<float> data2 = seeded<float>(18, 1002u, -1, 1);
+    feed(predictor, feeds.at(2), {6, 3}, data2, &in[2], &present[2]);  // new_xyz
+    const Host<int32_t> data3{2, 6};
+    feed(predictor, feeds.at(3), {2}, data3, &in[3], &present[3]);  // new_offset
+  };
+  auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
+    bool ok = true;
+    ok = fetch<int32_t>(predictor, fetches.at(0), outShapes[0], "idx") && ok;
+    ok = fetch<float>(predictor, fetches.at(1), outShapes[1], "dist2") && ok;
+    return ok;
+  };
+  return opforge::paddle_example::runExample<core::Core>(argc, argv, 4, attrs, feedInputs, checkOutputs);
 }

@@ -2,6 +2,7 @@
 // KNNQuery as a Paddle custom op: PD_BUILD_OP(knn_query) over the op core and its kernels.
 // k nearest neighbours within each batch of a packed point cloud.
 // Paddle-TRT runs it as the plugins knn_query_paddle_trt_plugin / knn_query_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

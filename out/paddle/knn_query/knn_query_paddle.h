@@ -28,23 +28,14 @@ inline core::Attrs makeAttrs(int nsample) {
 
 /** The op core as the Paddle bridge runs it, plus what only Paddle asks. */
 struct PaddleOp : core::Core {
+  static constexpr int kNumDimDeps = 2;
+  static constexpr ::opforge::paddle_bridge::DimDep kDimDeps[kNumDimDeps] = {
+      {0, 0, 2, 0},  // idx[0]
+      {1, 0, 2, 0},  // dist2[0]
+  };
   /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
   static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    switch (output) {
-      case 0:
-        switch (axis) {
-          case 0: return in[2].dims[0] >= 0;
-          case 1: return true;
-          default: return false;
-        }
-      case 1:
-        switch (axis) {
-          case 0: return in[2].dims[0] >= 0;
-          case 1: return true;
-          default: return false;
-        }
-      default: return false;
-    }
+    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
   }
 };
 

@@ -3,7 +3,7 @@
 // custom_op_test):  <prog> <model.pdmodel> <model.pdiparams>
 // The model's feeds are the op's present inputs and its fetches the op's outputs, in spec order.
 // Input data: spec test case 0 (seeded uniform values, or the spec's values).
-#include <iostream>
+
 #include <string>
 #include <vector>
 
@@ -19,48 +19,16 @@ using opforge::paddle_example::Host;
 using opforge::paddle_example::seeded;
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: " << argv[0] << " <model.pdmodel> <model.pdiparams>\n";
-    return 2;
-  }
-  paddle_infer::Config config;
-  config.SetModel(argv[1], argv[2]);
-#if defined(OPFORGE_PADDLE_WITH_GPU)
-  config.EnableUseGpu(100, 0);
-#if defined(OPFORGE_PADDLE_USE_TENSORRT)
-  // min_subgraph_size 1: the op alone becomes a TensorRT engine, run by opforge's Paddle-named plugin.
-  config.EnableTensorRtEngine(1 << 30, 1, 1, paddle_infer::PrecisionType::kFloat32, false, false);
-#endif
-#endif
-  auto predictor = paddle_infer::CreatePredictor(config);
-  const std::vector<std::string> feeds = predictor->GetInputNames();
-  const std::vector<std::string> fetches = predictor->GetOutputNames();
-  if (feeds.size() != 1 || fetches.size() != core::kNumOutputs) {
-    std::cerr << "expected a model with 1 feeds and " << core::kNumOutputs << " fetches\n";
-    return 2;
-  }
-  opforge::Shape in[core::kNumInputs];
-  bool present[core::kNumInputs] = {};
-  const Host<float> data0 = seeded<float>(24, 1000u, -1, 1);
-  feed(*predictor, feeds.at(0), {3, 8}, data0);  // input
-  in[0].rank = 2;
-  in[0].dims[0] = 3;
-  in[0].dims[1] = 8;
-  present[0] = true;
-  if (!predictor->Run()) {
-    std::cerr << "Run failed\n";
-    return 1;
-  }
   core::Attrs attrs;
   attrs.alpha = 0.01f;
-  opforge::Shape outShapes[core::kNumOutputs];
-  opforge::Status s = core::checkShapes(attrs, in, present);
-  if (s.ok()) s = core::inferShapes(attrs, in, outShapes);
-  if (!s.ok()) {
-    std::cerr << s.message() << "\n";
-    return 1;
-  }
-  bool ok = true;
-  ok = fetch<float>(*predictor, fetches.at(0), outShapes[0], "output") && ok;
-  return ok ? 0 : 1;
+  auto feedInputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& feeds, opforge::Shape* in, bool* present) {
+    const Host<float> data0 = seeded<float>(24, 1000u, -1, 1);
+    feed(predictor, feeds.at(0), {3, 8}, data0, &in[0], &present[0]);  // input
+  };
+  auto checkOutputs = [](paddle_infer::Predictor& predictor, const std::vector<std::string>& fetches, const opforge::Shape* outShapes) {
+    bool ok = true;
+    ok = fetch<float>(predictor, fetches.at(0), outShapes[0], "output") && ok;
+    return ok;
+  };
+  return opforge::paddle_example::runExample<core::Core>(argc, argv, 1, attrs, feedInputs, checkOutputs);
 }

@@ -2,6 +2,7 @@
 // LeakyRelu as a Paddle custom op: PD_BUILD_OP(leaky_relu) over the op core and its kernels.
 // y = x >= 0 ? x : alpha * x, elementwise, any rank.
 // Paddle-TRT runs it as the plugins leaky_relu_paddle_trt_plugin / leaky_relu_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

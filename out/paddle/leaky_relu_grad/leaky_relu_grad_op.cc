@@ -2,6 +2,7 @@
 // LeakyReluGrad as a Paddle custom op: PD_BUILD_OP(leaky_relu_bwd) over the op core and its kernels.
 // grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu).
 // Paddle-TRT runs it as the plugins leaky_relu_bwd_paddle_trt_plugin / leaky_relu_bwd_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 // MyAdd as a Paddle custom op: PD_BUILD_OP(my_add) over the op core and its kernels.
 // 2 * a + b for two tensors of the same shape.
 // Paddle-TRT runs it as the plugins my_add_paddle_trt_plugin / my_add_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

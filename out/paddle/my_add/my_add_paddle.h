@@ -27,12 +27,13 @@ inline core::Attrs makeAttrs() {
 
 /** The op core as the Paddle bridge runs it, plus what only Paddle asks. */
 struct PaddleOp : core::Core {
+  static constexpr int kNumDimDeps = 1;
+  static constexpr ::opforge::paddle_bridge::DimDep kDimDeps[kNumDimDeps] = {
+      {0, -1, 0, 0},  // shape of a
+  };
   /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
   static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    switch (output) {
-      case 0: return in[0].dims[axis] >= 0;  // shape of a
-      default: return false;
-    }
+    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
   }
 };
 

@@ -2,6 +2,7 @@
 // MyAddGrad as a Paddle custom op: PD_BUILD_OP(my_add_bwd) over the op core and its kernels.
 // grad_a = 2 * grad_c, grad_b = grad_c (the gradient of MyAdd: c = 2a + b).
 // Paddle-TRT runs it as the plugins my_add_bwd_paddle_trt_plugin / my_add_bwd_paddle_trt_dynamic_plugin (out/trt).
+
 #include <cstdint>
 #include <string>
 #include <vector>

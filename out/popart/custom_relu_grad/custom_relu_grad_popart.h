@@ -6,8 +6,8 @@
 #include <string>
 
 #include <popart/attributes.hpp>
-#include <popart/opmanager.hpp>
 #include <popart/operatoridentifier.hpp>
+#include <popart/opmanager.hpp>
 #include <popart/opserialiser.hpp>
 
 #include "opforge/ops/custom_relu_grad.h"
@@ -26,7 +26,9 @@ struct Desc : core::Core {
     return ::popart::OperatorIdentifier("custom", "CustomReluGrad", 1, ::popart::NumInputs(2, 2), 1);
   }
 
-  /** Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates). */
+  /**
+   * Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).
+   */
   static ::popart::OpDefinition definition() {
     return ::popart::OpDefinition(
         {{"grad_y", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}, {"x", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},

@@ -6,8 +6,8 @@
 #include <string>
 
 #include <popart/attributes.hpp>
-#include <popart/opmanager.hpp>
 #include <popart/operatoridentifier.hpp>
+#include <popart/opmanager.hpp>
 #include <popart/opserialiser.hpp>
 
 #include "opforge/ops/knn_query.h"
@@ -26,7 +26,9 @@ struct Desc : core::Core {
     return ::popart::OperatorIdentifier("custom", "KNNQuery", 1, ::popart::NumInputs(4, 4), 2);
   }
 
-  /** Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates). */
+  /**
+   * Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).
+   */
   static ::popart::OpDefinition definition() {
     return ::popart::OpDefinition(
         {{"xyz", {::popart::DataType::FLOAT}}, {"offset", {::popart::DataType::INT32}}, {"new_xyz", {::popart::DataType::FLOAT}}, {"new_offset", {::popart::DataType::INT32}}},

@@ -6,8 +6,8 @@
 #include <string>
 
 #include <popart/attributes.hpp>
-#include <popart/opmanager.hpp>
 #include <popart/operatoridentifier.hpp>
+#include <popart/opmanager.hpp>
 #include <popart/opserialiser.hpp>
 
 #include "opforge/ops/my_add_grad.h"
@@ -26,7 +26,9 @@ struct Desc : core::Core {
     return ::popart::OperatorIdentifier("custom", "MyAddGrad", 1, ::popart::NumInputs(1, 1), 2);
   }
 
-  /** Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates). */
+  /**
+   * Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).
+   */
   static ::popart::OpDefinition definition() {
     return ::popart::OpDefinition(
         {{"grad_c", {::popart::DataType::FLOAT, ::popart::DataType::FLOAT16, ::popart::DataType::DOUBLE}}},

@@ -11,9 +11,10 @@ load_library(path)) and falls back to the spec's PyTorch reference. Exporting ne
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict
 
 from . import _runtime
+from ._api import backend, custom_opsets, custom_translation_table, export_options, infer_shapes, register_onnx_schemas
 from ._runtime import TORCH_NAMESPACE, entry_path, extension_path, load_library
 from .ops import custom_relu as _custom_relu
 from .ops import custom_relu_grad as _custom_relu_grad
@@ -33,6 +34,7 @@ from .ops.leaky_relu import leaky_relu
 from .ops.leaky_relu_grad import leaky_relu_grad
 from .ops.my_add import my_add
 from .ops.my_add_grad import my_add_grad
+
 
 #: OpInfo of every op, by ONNX op type.
 OPS: Dict[str, _runtime.OpInfo] = {
@@ -59,59 +61,27 @@ _TRANSLATIONS: Dict[str, Callable[..., Any]] = {
     'MyAddGrad': _my_add_grad.onnx_translation,
 }
 
-
-def custom_opsets() -> Dict[str, int]:
-    """The custom_opsets argument of torch.onnx.export(dynamo=False): each domain's opset version."""
-    return {'custom': 1}
-
-
-def register_onnx_schemas() -> None:
-    """Registers every op's onnx.defs.OpSchema (with its shape inference) once; idempotent.
-    Needs onnx >= 1.16; onnx.checker, ONNX shape inference and onnxscript then know the ops."""
-    for op in OPS.values():
-        if not _runtime.register_onnx_schema(op):
-            raise RuntimeError("opforge_ops.register_onnx_schemas needs onnx >= 1.16 (onnx.defs.register_schema)")
-
-
-def custom_translation_table() -> Dict[Any, Callable[..., Any]]:
-    """The custom_translation_table argument of torch.onnx.export(dynamo=True) (torch >= 2.5)."""
-    if not _runtime.HAS_CUSTOM_OP:
-        raise RuntimeError("the dynamo exporter needs torch >= 2.4 (torch.library.custom_op); use dynamo=False")
-    register_onnx_schemas()
-    return {_runtime.torch_op(OPS[name]).default: fn for name, fn in _TRANSLATIONS.items()}
-
-
-def export_options(dynamo: Optional[bool] = None) -> Dict[str, Any]:
-    """Keyword arguments for torch.onnx.export that write each op as one node, on any torch:
-    torch.onnx.export(model, args, f, **opforge_ops.export_options()). The dynamo exporter where it
-    is torch's default (torch >= 2.9, with onnxscript), else the TorchScript one; dynamo=True or
-    False chooses."""
-    return _runtime.export_options(custom_opsets(), custom_translation_table, dynamo)
-
-
-def infer_shapes(model: Any) -> Any:
-    """ONNX shape inference that also covers opforge nodes (from the specs), on any onnx version."""
-    return _runtime.infer_model_shapes({(op.domain, op.name): op for op in OPS.values()}, model)
-
-
-def backend(op_name: str) -> str:
-    """What runs an op: 'extension', 'reference' or 'none'."""
-    return _runtime.backend(OPS[op_name])
-
-
 _runtime.try_load_default_library()
 
 __all__ = [
-    "OPS", "TORCH_NAMESPACE", "backend", "custom_opsets", "custom_translation_table", "entry_path", "export_options",
-    "extension_path",
-    "infer_shapes", "load_library", "register_onnx_schemas",
+    'OPS',
+    'TORCH_NAMESPACE',
+    'backend',
+    'custom_opsets',
     'custom_relu',
     'custom_relu_grad',
+    'custom_translation_table',
     'dynamic_trt_resize',
     'dynamic_trt_resize_grad',
+    'entry_path',
+    'export_options',
+    'extension_path',
+    'infer_shapes',
     'knn_query',
     'leaky_relu',
     'leaky_relu_grad',
+    'load_library',
     'my_add',
     'my_add_grad',
+    'register_onnx_schemas',
 ]

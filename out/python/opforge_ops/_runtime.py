@@ -13,6 +13,7 @@ in the modules beside this one, so the ops cannot drift apart:
     _autograd.py  gradients from the spec's `backward`, on any torch
     _export.py    torch.onnx.export options; the legacy exporter's autograd.Function and symbolic
     _onnx.py      the ONNX OpSchema and its inference, onnxscript helpers, the ONNX shape pass
+    _api.py       the package's functions over every op (export options, schemas, backend())
 
 This module holds the call path itself (the checked call and the direct slot) and re-exports
 what the generated code, opforge test and users read as _runtime.<name>: the generated modules

@@ -1,6 +1,6 @@
 // opforge Node binding base: turns JS tensors into RawTensors, runs an op core's CPU path (or,
 // for device-resident tensors, its CUDA path on the binding's stream), synchronously or on a
-// worker thread, and returns new JS tensors. The generated addon.cpp holds only attribute parsing.
+// worker thread, and returns new JS tensors. The generated op units hold only attribute parsing.
 #pragma once
 
 #include <napi.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "opforge/core.h"
@@ -521,6 +522,59 @@ Napi::Value runAsync(const Napi::CallbackInfo& info, double* slots, const typena
   Napi::Promise p = w->promise();
   w->Queue();  // the worker deletes itself after OnOK/OnError
   return p;
+}
+
+/**
+ * A string attribute (argument `arg`) into `out`; a TypeError naming the op and attribute when it is
+ * not a string (index.js checks first: this guards a call that bypasses it).
+ */
+inline bool readStringAttr(const Napi::CallbackInfo& info, size_t arg, const char* op, const char* name, std::string* out) {
+  if (!info[arg].IsString()) {
+    raise<Napi::TypeError>(info.Env(), std::string(op) + ": attribute " + name + " must be a string");
+    return false;
+  }
+  *out = info[arg].As<Napi::String>().Utf8Value();
+  return true;
+}
+
+/** A list attribute (argument `arg`, a JS array of numbers) into `out`, as readStringAttr. */
+template <class T>
+bool readListAttr(const Napi::CallbackInfo& info, size_t arg, const char* op, const char* name, std::vector<T>* out) {
+  if (!info[arg].IsArray()) {
+    raise<Napi::TypeError>(info.Env(), std::string(op) + ": attribute " + name + " must be an array");
+    return false;
+  }
+  Napi::Array v = info[arg].As<Napi::Array>();
+  out->clear();
+  for (uint32_t i = 0; i < v.Length(); ++i) {
+    Napi::Number x = v.Get(i).ToNumber();
+    out->push_back(std::is_same<T, float>::value ? static_cast<T>(x.FloatValue()) : static_cast<T>(x.Int64Value()));
+  }
+  return true;
+}
+
+/** What a generated op unit provides: the op core's Attrs from the scratch slots and the arguments. */
+template <class Core>
+using ReadAttrs = bool (*)(const Napi::CallbackInfo& info, const double* slots, typename Core::Attrs* attrs);
+
+/** One op's JS entry point: its attributes read by `Read`, then run (Async: on a worker thread). */
+template <class Core, ReadAttrs<Core> Read, bool Async>
+Napi::Value entry(const Napi::CallbackInfo& info) {
+  double* slots = scratch(info.Env());
+  typename Core::Attrs attrs;
+  if (slots == nullptr) {
+    raise<Napi::Error>(info.Env(), std::string(Core::kName) + ": the addon's scratch buffer is gone");
+    return info.Env().Undefined();
+  }
+  if (!Read(info, slots, &attrs)) return info.Env().Undefined();
+  return Async ? runAsync<Core>(info, slots, attrs) : run<Core>(info, slots, attrs);
+}
+
+/** Exports an op as run_<snake> and run_<snake>_async (what index.js calls). */
+template <class Core, ReadAttrs<Core> Read>
+void exportOp(Napi::Env env, Napi::Object exports, const std::string& snake) {
+  exports.Set("run_" + snake, Napi::Function::New(env, entry<Core, Read, false>));
+  exports.Set("run_" + snake + "_async", Napi::Function::New(env, entry<Core, Read, true>));
 }
 
 }  // namespace node

@@ -23,11 +23,34 @@ constexpr int64_t kUnknownDim = -1;
 
 // The bridge's functions are templates over `Op`: the op core's `Core` type (every backend
 // adapter is instantiated with it, so none lists the op's functions again) plus the one thing
-// only Paddle asks, which the per-op <op>_paddle.h adds:
+// only Paddle asks, which the per-op <op>_paddle.h adds from its table of DimDeps:
 //   struct PaddleOp : core::Core {
 //     // Whether dim `axis` of output `output` is known, given which input dims are (negative: unknown).
 //     static bool outputDimKnown(int output, int axis, const Shape* inputs);
 //   };
+
+/**
+ * An output dim reading an input dim (from the spec's shape expressions): dim `axis` of output
+ * `output` reads dim `inputAxis` of input `input`; `axis` -1: every dim of the output reads the
+ * same dim of the input (an output shaped like an input).
+ */
+struct DimDep {
+  int output;
+  int axis;
+  int input;
+  int inputAxis;
+};
+
+/** Whether dim `axis` of output `output` is known: every input dim it reads is (non-negative). */
+inline bool outputDimKnown(const DimDep* deps, int count, int output, int axis, const Shape* in) {
+  for (int k = 0; k < count; ++k) {
+    const DimDep& d = deps[k];
+    if (d.output != output) continue;
+    if (d.axis < 0 && in[d.input].dims[axis] < 0) return false;
+    if (d.axis == axis && in[d.input].dims[d.inputAxis] < 0) return false;
+  }
+  return true;
+}
 
 /** Dims as a Shape; negative dims are kept (the caller decides what they mean). */
 inline Status toShape(const char* op, const char* what, const std::vector<int64_t>& dims, Shape* s) {

@@ -1,0 +1,118 @@
+// An op's facts as Python values, shared by the two Python packages (opforge_ops for PyTorch,
+// opforge_jax): attribute values and defaults, the gradient entries, the parameter list and the
+// docstring of the op's public function.
+
+import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../model/ir.js';
+import { allowedDtypes } from '../../model/ir-helpers.js';
+import { ATTR_INFO } from '../../model/type-table.js';
+import { commentText, plainFloat } from './literals.js';
+import {
+  type PyImport,
+  type PyParam,
+  type PyValue,
+  pyCall,
+  pyCode,
+  pyDict,
+  pyList,
+  pyLit,
+  pyParams,
+  pyTuple,
+} from './python.js';
+
+/** An attribute value: floats as the shortest float32 round trip, lists as lists (or tuples, for defaults). */
+export function pyAttrValue(type: AttributeIR['type'], v: AttrValue, asTuple = false): PyValue {
+  switch (type) {
+    case 'float':
+      return pyCode(plainFloat(v as number));
+    case 'ints':
+    case 'floats': {
+      const items = (v as number[]).map((x) => (type === 'floats' ? pyCode(plainFloat(x)) : x));
+      return asTuple ? pyTuple(items) : pyList(items);
+    }
+    default:
+      return v as PyValue;
+  }
+}
+
+/** The index of the first input typed by a type variable (where an output's dtype comes from). */
+export function firstInputOf(op: OpIR, typeVar: string): number {
+  const i = op.inputs.findIndex((x) => x.type.kind === 'var' && x.type.name === typeVar);
+  if (i < 0) throw new Error(`${op.name}: type variable ${typeVar} binds no input`);
+  return i;
+}
+
+/** The type variable a tensor is typed by, or None. */
+export function typeVarOf(t: { type: OpIR['inputs'][number]['type'] }): string | null {
+  return t.type.kind === 'var' ? t.type.name : null;
+}
+
+/** `_rt.Gradient(...)`: one entry of the spec's backward (the gradient op and, by index, what feeds it). */
+export function pyGradient(g: GradientIR): PyValue {
+  return pyCall('_rt.Gradient', [g.ident.snake], {
+    inputs: g.inputs.map((x) => (x ? [x.kind, x.index] : null)),
+    attributes: g.attributes,
+    outputs: g.outputs,
+  });
+}
+
+/** The public function's parameters: the inputs (optional ones default to None), then the attributes keyword-only. */
+export function opParams(op: OpIR, tensorType: string | undefined): string {
+  const inputs = op.inputs.map(
+    (i): PyParam =>
+      tensorType === undefined
+        ? { name: i.name, ...(i.optional ? { default: null } : {}) }
+        : {
+            name: i.name,
+            type: i.optional ? `Optional[${tensorType}]` : tensorType,
+            ...(i.optional ? { default: null } : {}),
+          },
+  );
+  const attrs = op.attributes.map(
+    (a): PyParam => ({
+      name: a.name,
+      type: ATTR_INFO[a.type].py,
+      ...(a.default === undefined ? {} : { default: pyAttrValue(a.type, a.default, true) }),
+    }),
+  );
+  return pyParams(inputs, attrs);
+}
+
+/** `T` or `Tuple[T, T]` for the op's outputs. */
+export function returnType(op: OpIR, tensorType: string): string {
+  return op.outputs.length === 1 ? tensorType : `Tuple[${op.outputs.map(() => tensorType).join(', ')}]`;
+}
+
+/** The Args: and Returns: sections of the public function's docstring (Google style). */
+export function argDocs(op: OpIR): string[] {
+  const row = (name: string, what: string, description: string): string =>
+    `    ${name}: ${what}. ${commentText(description)}`.trimEnd();
+  const dtypes = (t: { type: OpIR['inputs'][number]['type'] }): string => allowedDtypes(t.type).join(' | ');
+  return [
+    'Args:',
+    ...op.inputs.map((i) =>
+      row(
+        i.name,
+        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}`,
+        i.description,
+      ),
+    ),
+    ...op.attributes.map((a) => row(a.name, `${a.type}${a.required ? ', required' : ''}`, a.description)),
+    '',
+    'Returns:',
+    ...op.outputs.map((o) => row(o.name, dtypes(o), o.description)),
+    '',
+  ];
+}
+
+/** `{'name': name, ...}`: the attributes as the call passes them on. */
+export function attrDict(op: OpIR): string {
+  return pyLit(pyDict(op.attributes.map((a) => [a.name, pyCode(a.name)])));
+}
+
+/** A package's imports of its op modules: each module (for its OpInfo) and each op's function. */
+export function opImports(ops: readonly OpIR[]): PyImport[] {
+  return [
+    ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
+    ...ops.map((op) => ({ module: `.ops.${op.ident.snake}`, names: [op.ident.snake] })),
+  ];
+}
