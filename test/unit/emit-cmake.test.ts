@@ -28,7 +28,26 @@ test('kernel paths are relative to the project root, which is relative to out/',
 });
 
 test('the backends are added where their folders exist', () => {
-  for (const b of ['trt', 'paddle']) assert.match(top, new RegExp(`add_subdirectory\\(\\s*${b}\\s*\\)`));
+  // After the op list (the backends link its kernel libraries), the backends file: per backend an
+  // option, and its directory added when the option is on and the emitter wrote the folder.
+  const include = /include\(\s*"\$\{CMAKE_CURRENT_SOURCE_DIR\}\/cmake\/opforge_backends\.cmake"\s*\)/.exec(top);
+  assert.ok(include, 'CMakeLists.txt includes cmake/opforge_backends.cmake');
+  assert.ok(top.indexOf('opforge_add_op(scale_shift') < include.index, 'the backends come after the ops');
+  const backends = file(files, 'cmake/opforge_backends.cmake');
+  const dirs: [string, string][] = [
+    ['WITH_TENSORRT', 'trt'],
+    ['WITH_PADDLE', 'paddle'],
+    ['WITH_JAX', 'jax'],
+    ['WITH_POPART', 'popart'],
+    ['WITH_ONNXRUNTIME', 'ort'],
+  ];
+  for (const [option, dir] of dirs) {
+    assert.match(backends, new RegExp(`option\\(\\s*${option}\\s+"[^"]*"\\s+OFF\\s*\\)`), option);
+    const guarded = new RegExp(
+      `if\\(\\s*${option}\\s+AND\\s+EXISTS\\s+"\\$\\{CMAKE_CURRENT_SOURCE_DIR\\}/${dir}/CMakeLists\\.txt"\\s*\\)\\s*add_subdirectory\\(\\s*${dir}\\s*\\)\\s*endif\\(\\)`,
+    );
+    assert.match(backends, guarded, dir);
+  }
 });
 
 test.run();

@@ -110,18 +110,58 @@ test('index.d.ts: no required parameter follows an optional one (TS1016)', () =>
 
 test('the addon converts each attribute to the C++ type of the op core', () => {
   const cpp = opText(files, 'ScaleShift');
+  const slot = (k: number): string => `slots\\[\\s*opforge::node::abi::kAttrBase\\s*\\+\\s*${k}\\s*\\]`;
+  // Scalars come from the scratch slot index.js writes them to, converted as the core's field type
+  // (float, int64_t, bool); strings and lists from their argument, read into the core's own member
+  // (addon_base.h converts a list's elements to the vector's element type, which the core declares).
+  const reads: [string, string, RegExp][] = [
+    ['alpha', 'slot: 0, arg: -1', new RegExp(`attrs->alpha\\s*=\\s*static_cast<float>\\(\\s*${slot(0)}\\s*\\)`)],
+    [
+      'repeats',
+      'slot: 1, arg: -1',
+      new RegExp(`attrs->repeats\\s*=\\s*(?:opforge::node::)?toInt64\\(\\s*${slot(1)}\\s*\\)`),
+    ],
+    ['enabled', 'slot: 2, arg: -1', new RegExp(`attrs->enabled\\s*=\\s*${slot(2)}\\s*!=\\s*0\\s*;`)],
+    [
+      'mode',
+      'slot: -1, arg: 3',
+      /readStringAttr\(\s*info\s*,\s*3\s*,\s*Core::kName\s*,\s*"mode"\s*,\s*&attrs->mode\s*\)/,
+    ],
+    [
+      'level',
+      'slot: 3, arg: -1',
+      new RegExp(`attrs->level\\s*=\\s*(?:opforge::node::)?toInt64\\(\\s*${slot(3)}\\s*\\)`),
+    ],
+    [
+      'sizes',
+      'slot: -1, arg: 4',
+      /readListAttr\(\s*info\s*,\s*4\s*,\s*Core::kName\s*,\s*"sizes"\s*,\s*&attrs->sizes\s*\)/,
+    ],
+    [
+      'weights',
+      'slot: -1, arg: 5',
+      /readListAttr\(\s*info\s*,\s*5\s*,\s*Core::kName\s*,\s*"weights"\s*,\s*&attrs->weights\s*\)/,
+    ],
+    [
+      'label',
+      'slot: -1, arg: 6',
+      /readStringAttr\(\s*info\s*,\s*6\s*,\s*Core::kName\s*,\s*"label"\s*,\s*&attrs->label\s*\)/,
+    ],
+    ['gain', 'slot: 4, arg: -1', new RegExp(`attrs->gain\\s*=\\s*static_cast<float>\\(\\s*${slot(4)}\\s*\\)`)],
+  ];
+  for (const [name, where, read] of reads) {
+    assertFacts(attrEntry(name), [loose(where)], `index.js ${name}`);
+    assertFacts(cpp, [read], `ops/scale_shift.cpp ${name}`);
+  }
   assertFacts(
     cpp,
-    [
-      /attrs->alpha\s*=\s*static_cast<float>/,
-      /attrs->repeats\s*=\s*[^;]*toInt64/,
-      /attrs->enabled\s*=[^;]*!=\s*0/,
-      /attrs->sizes\.push_back\([^;]*Int64Value\(\)/,
-      /attrs->weights\.push_back\([^;]*FloatValue\(\)/,
-      /attrs->gain\s*=\s*static_cast<float>/,
-      near('run_scale_shift', '(x, idx, bias'),
-    ],
+    [/using\s+Core\s*=\s*(?:::)?opforge::ops::scale_shift::Core\s*;/, near('run_scale_shift', '(x, idx, bias')],
     'ops/scale_shift.cpp',
+  );
+  // The list element conversion: Int64Value for an int64_t element, FloatValue for a float one.
+  assert.match(
+    file(files, 'node/include/opforge/node/addon_base.h'),
+    /std::is_same<T,\s*float>::value\s*\?\s*static_cast<T>\(x\.FloatValue\(\)\)\s*:\s*static_cast<T>\(x\.Int64Value\(\)\)/,
   );
 });
 

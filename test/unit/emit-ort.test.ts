@@ -1,21 +1,28 @@
 // The ONNX Runtime emitter: element types per port under each binding, attributes read by name
-// (required or not), the optional input, shape inference sources, and the op registry.
+// (required or not), the optional input, shape inference sources, and the op registry. The kernel
+// base reads port dtypes, attributes and ranks from the op core's tables, so those facts are
+// checked in the core header, through the dtype mapping the ORT emitter writes (toOrt).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ortEmitter } from '../../generator/emit/ort/index.js';
+import { attrRows, bindingRows, coreHeader, cppInit, switchMap, visitedFields } from './helpers/core-tables.js';
+import { emitChecked, file, opText } from './helpers/emitted.js';
 import { fixtureProject } from './helpers/fixture-specs.js';
-import { assertFacts, emitChecked, file, near, opText } from './helpers/emitted.js';
 
 const { project } = fixtureProject();
 const files = emitChecked(ortEmitter, project, [/^ort\//, /^cmake\/opforge_ort\.cmake$/]);
 const op = opText(files, 'ScaleShift');
+const core = coreHeader(project, 'scale_shift');
+const customOp = file(files, 'ort/include/opforge/ort/custom_op.h');
 const T = (s: string): string => `ONNX_TENSOR_ELEMENT_DATA_TYPE_${s}`;
 
 test('element types of each port, per binding in order', () => {
-  const rows = [
-    ...op.matchAll(/\{\s*(ONNX_TENSOR_ELEMENT_DATA_TYPE_\w+(?:\s*,\s*ONNX_TENSOR_ELEMENT_DATA_TYPE_\w+)*)\s*\}/g),
-  ].map((m) => m[1]!.split(/\s*,\s*/));
+  // GetInputType/GetOutputType: toOrt() of the core's dtype of that port under the kernel's binding.
+  assert.match(op, /struct\s+Op\s*:\s*(?:public\s+)?core::Core\s*\{/);
+  assert.match(customOp, /GetInputType\([^)]*\)\s*const\s*\{\s*return\s+toOrt\(\s*Op::bindingDtype\(\s*binding_/);
+  const toOrt = switchMap(file(files, 'ort/include/opforge/ort/dtype.h'), 'toOrt');
+  const rows = bindingRows(core).map((b) => b.dtypes.map((d) => toOrt.get(d)));
   assert.equal(rows, [
     [T('FLOAT'), T('INT32'), T('FLOAT'), T('FLOAT'), T('INT64')],
     [T('FLOAT'), T('INT64'), T('FLOAT'), T('FLOAT'), T('INT64')],
@@ -27,15 +34,43 @@ test('element types of each port, per binding in order', () => {
 });
 
 test('attributes read by name; only gain is required', () => {
-  for (const name of ['alpha', 'repeats', 'enabled', 'mode', 'level', 'sizes', 'weights', 'label'])
-    assert.match(op, new RegExp(`"${name}"\\s*,\\s*false\\b`), name);
-  assert.match(op, /"gain"\s*,\s*true\b/);
+  // The reader visits the attributes (visitFields' order) and takes the k-th kAttributes row's
+  // required flag for the k-th one: both lists must name the same attributes in the same order.
+  assert.match(customOp, /r\.read\(\s*name\s*,\s*Op::kAttributes\[k\+\+\]\.required/);
+  const rows = attrRows(core);
+  assert.equal(
+    rows.map((r) => [r.name, r.required]),
+    [
+      ['alpha', false],
+      ['repeats', false],
+      ['enabled', false],
+      ['mode', false],
+      ['level', false],
+      ['sizes', false],
+      ['weights', false],
+      ['label', false],
+      ['gain', true],
+    ],
+  );
+  assert.equal(
+    visitedFields(core),
+    rows.map((r) => r.name),
+  );
 });
 
 test('ranks and shape inference', () => {
-  assertFacts(op, [near('kInputRank', '{2, 1, -1}'), near('kOutputLike', '{-1, -1}')], 'ort');
-  const plain = opText(files, 'PlainCopy');
-  assertFacts(plain, [near('kOutputLike', '{0}')], 'PlainCopy: dst is shaped like src');
+  assert.equal(cppInit(core, 'kInputRank'), ['2', '1', '-1']);
+  assert.equal(cppInit(core, 'kOutputLike'), ['-1', '-1']);
+  // y: dim 0 copies x[0]; dim 1 (x[1] * repeats + 1) and count's dim are computed from input dims.
+  assert.equal(cppInit(op, 'kOutputDims'), [
+    [
+      ['0', '0', 'true'],
+      ['-1', '0', 'true'],
+    ],
+    [['-1', '0', 'true']],
+  ]);
+  // PlainCopy's dst is shaped like src.
+  assert.equal(cppInit(coreHeader(project, 'plain_copy'), 'kOutputLike'), ['0']);
 });
 
 test('kernels per binding, and both ops registered with the CUDA one only where kernels.cuda exists', () => {

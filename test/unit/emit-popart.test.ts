@@ -48,11 +48,17 @@ test("attributes read with PopART's attribute types; the required one reported w
 
 test('PopRT shape inference: the int attribute with its default, the expressions', () => {
   const py = file(files, 'popart/custom_shape_inference.py');
+  assertFacts(py, [loose("@register_shape_func(['ScaleShift'])\nclass ScaleShift(SpecShapeFunc):")], 'shape inference');
+  // The class states what the shared SpecShapeFunc reads: input count, the inputs it needs, the
+  // defaults of the int attributes the dims read (passed to _attributes(node, self.defaults)).
+  const cls = /class ScaleShift\(SpecShapeFunc\):[\s\S]*?(?=\n\S|$)/.exec(py)?.[0];
+  assert.ok(cls, 'class ScaleShift');
   assertFacts(
-    py,
-    [loose("@register_shape_func(['ScaleShift'])"), loose("_attributes(node, {'repeats': 3})")],
-    'shape inference',
+    cls,
+    [loose('num_inputs = 3'), loose('required = (0, 1)'), loose("defaults = {'repeats': 3}")],
+    'ScaleShift shape func',
   );
+  assert.match(py, /_attributes\(\s*node\s*,\s*self\.defaults\s*\)/);
   assert.match(py, /shapes\[0\]\[1\]\s*\*\s*attrs\['repeats'\]\s*\)\s*\+\s*1/);
   assert.match(py, /onnx\.TensorProto\.INT64/);
 });

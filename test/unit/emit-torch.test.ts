@@ -55,9 +55,27 @@ test('the C++ function takes each attribute as the dispatcher passes it', () => 
       loose('at::IntArrayRef sizes'),
       loose('at::ArrayRef<double> weights'),
       loose('double gain'),
-      /attrs\.alpha\s*=\s*static_cast<float>\(alpha\)/,
     ],
     'scale_shift.cpp',
+  );
+  // Each parameter is stored into the op core's member of the same name; assignAttr (op_base.h)
+  // converts by the member's type (float from double, std::vector<float> from ArrayRef<double>, ...).
+  const assigned = [...op.matchAll(/assignAttr\(\s*attrs\.(\w+)\s*,\s*(\w+)\s*\)/g)].map((m) => [m[1], m[2]]);
+  const names = ['alpha', 'repeats', 'enabled', 'mode', 'level', 'sizes', 'weights', 'label', 'gain'];
+  assert.equal(
+    assigned,
+    names.map((n) => [n, n]),
+  );
+  const base = file(files, 'torch/include/opforge/torch/op_base.h');
+  assertFacts(
+    base,
+    [
+      /assignAttr\(\s*float&\s*field\s*,\s*double\s+v\s*\)\s*\{\s*field\s*=\s*static_cast<float>\(v\)/,
+      /assignAttr\(\s*int64_t&\s*field\s*,\s*int64_t\s+v\s*\)/,
+      /assignAttr\(\s*std::vector<int64_t>&\s*field\s*,\s*at::IntArrayRef\s+v\s*\)/,
+      /assignAttr\(\s*std::vector<float>&\s*field\s*,\s*at::ArrayRef<double>\s+v\s*\)/,
+    ],
+    'op_base.h',
   );
 });
 
