@@ -120,13 +120,16 @@ export function lines(...parts: (string | null | undefined | false | (string | n
   return out.join('\n');
 }
 
-/** Parts a blank line apart (each may span lines), dropping `null`/`false` ones: blocks of a file or a body. */
-export function paragraphs(
-  ...parts: (string | null | undefined | false | (string | null | undefined | false)[])[]
-): string {
+/** A line, or a list of them nested as deep as the caller builds it. */
+export type Lines = string | null | undefined | false | readonly Lines[];
+
+/** Parts separated by one blank line; a part with no line left (null, false, '', []) is dropped. */
+export function paragraphs(...parts: readonly Lines[]): string {
+  const flat = (p: Lines): (string | null | undefined | false)[] =>
+    Array.isArray(p) ? p.flatMap(flat) : [p as string];
   return parts
-    .map((p) => (Array.isArray(p) ? lines(p) : p))
-    .filter((p): p is string => typeof p === 'string')
+    .map((p) => lines(flat(p)))
+    .filter((p) => p !== '')
     .join('\n\n');
 }
 

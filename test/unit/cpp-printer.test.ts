@@ -2,6 +2,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { paragraphs } from '../../generator/emit/emitter.js';
 import {
   braced,
   constants,
@@ -11,7 +12,6 @@ import {
   includeLines,
   initializer,
   namespaceBlock,
-  sections,
   table,
 } from '../../generator/emit/lang/cpp.js';
 
@@ -92,8 +92,8 @@ test('constants, enums, doc comments', () => {
   assert.is(docComment(['a', 'b'], '  '), ['  /**', '   * a', '   * b', '   */'].join('\n'));
 });
 
-test('sections drop empty parts; initializers wrap at the width', () => {
-  assert.is(sections('a', null, ['b', false, 'c'], '', []), 'a\n\nb\nc');
+test('paragraphs drop empty parts; initializers wrap at the width', () => {
+  assert.is(paragraphs('a', null, ['b', false, 'c'], '', []), 'a\n\nb\nc');
   assert.is(
     initializer('constexpr X k', ['aa', 'bb', 'cc'], 8),
     ['constexpr X k = {', '    aa, bb,', '    cc};'].join('\n'),

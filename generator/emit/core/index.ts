@@ -26,6 +26,7 @@ import {
   projectFile,
   STAMP_FILE,
   staticFile,
+  paragraphs,
 } from '../emitter.js';
 import {
   braced,
@@ -34,7 +35,6 @@ import {
   cppUnit,
   docComment,
   initializer,
-  sections,
   type TableRow,
   table,
   trailing,
@@ -64,7 +64,7 @@ function emitCore(op: OpIR): string {
     header: true,
     includes: { system: ['cstdint', 'string', 'vector'], project: ['opforge/op_core.h'] },
     namespace: ['opforge', 'ops', op.ident.snake],
-    body: sections(
+    body: paragraphs(
       op.description ? `// ${commentText(op.description)}` : null,
       emitFacts(op),
       emitStructs(op),
@@ -159,7 +159,7 @@ function emitStructs(op: OpIR): string {
   });
   const struct = (name: string, fields: string[]): string =>
     lines(`struct ${name} {`, fields, '};').replace('{\n};', '{};');
-  return sections(
+  return paragraphs(
     [docComment("Attributes, initialized to the spec's defaults."), struct('Attrs', attrs)],
     [docComment(state.length ? STATE_DOC : NO_STATE_DOC), struct('State', state)],
   );
@@ -187,7 +187,7 @@ function emitContract(op: OpIR): string {
     ),
   ];
   const cuda = op.kernels.cuda;
-  return sections(
+  return paragraphs(
     [
       CONTRACT_DOC,
       op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
@@ -266,7 +266,7 @@ function emitSerialization(op: OpIR): string {
     cppParam('state', op.state.length > 0),
     cppParam('f', fields.length > 0),
   ];
-  return sections(
+  return paragraphs(
     [FIELDS_DOC, 'template <class A, class S, class F>', `void visitFields(A& ${a}, S& ${s}, F&& ${f}) {`, fields, '}'],
     GENERIC_FUNCTIONS,
   );
@@ -342,7 +342,7 @@ function emitShapes(op: OpIR): string {
   const ws = exprReads([op.workspace]);
   const params = (r: { attrs: boolean; dims: boolean }): string =>
     `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
-  return sections(
+  return paragraphs(
     shapeFunction(
       "Output shapes from the spec's shape expressions. Call after checkShapes().",
       `inferShapes(${params(out)}, Shape* outputs)`,
@@ -374,7 +374,7 @@ function emitDispatch(op: OpIR): string {
       `  return withIo(in, out, [&](const auto& io) { return ${fn}(attrs, state, io, ctx); });`,
       '}',
     );
-  return sections(
+  return paragraphs(
     lines(WITH_IO_HEAD, cases, WITH_IO_END),
     run('CPU', 'cpu', 'CpuContext'),
     op.kernels.cuda

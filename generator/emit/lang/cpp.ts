@@ -62,14 +62,6 @@ export function namespaceBlock(ns: string | readonly string[], ...body: (Body | 
   return lines(open, '', flat(body), '', close);
 }
 
-/** Parts separated by one blank line; empty parts (null, false, '') are dropped. */
-export function sections(...parts: (Body | readonly Body[])[]): string {
-  return parts
-    .map((p) => flat([p]))
-    .filter((p) => p !== '')
-    .join('\n\n');
-}
-
 /** A whole C++ file body (the generated-file line is prepended by opFile/projectFile). */
 export function cppUnit(u: CppUnit): string {
   const comment = u.comment === undefined ? [] : typeof u.comment === 'string' ? [u.comment] : u.comment;

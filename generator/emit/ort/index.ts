@@ -13,8 +13,9 @@ import {
   type EmitContext,
   type Emitter,
   type GeneratedFile,
+  paragraphs,
 } from '../emitter.js';
-import { includeLines, namespaceBlock, sections } from '../lang/cpp.js';
+import { includeLines, namespaceBlock } from '../lang/cpp.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader, emitOpUnit } from './op-header.js';
@@ -23,7 +24,7 @@ import { ortPaths } from './names.js';
 export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
 
 function emitLibrary(project: ProjectIR): string {
-  return sections(
+  return paragraphs(
     [
       '// The entry point ONNX Runtime calls when it loads this library',
       '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',

@@ -4,8 +4,8 @@
 
 import type { OpIR, OutputIR } from '../../model/ir.js';
 import { visitExpr } from '../../model/expr.js';
-import { lines } from '../emitter.js';
-import { braced, cppUnit, docComment, sections, table } from '../lang/cpp.js';
+import { lines, paragraphs } from '../emitter.js';
+import { braced, cppUnit, docComment, table } from '../lang/cpp.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
 function outputDims(o: OutputIR): { value: string; comment: string } {
@@ -32,7 +32,7 @@ export function emitOpHeader(op: OpIR, coreInclude: string): string {
     header: true,
     includes: { project: [coreInclude, 'opforge/ort/custom_op.h'] },
     namespace: ['opforge', 'ort', op.ident.snake],
-    body: sections(
+    body: paragraphs(
       `namespace core = ::opforge::ops::${op.ident.snake};`,
       [OP_DOC, 'struct Op : core::Core {', DIMS_DOC, dims, '};'],
       ADD,

@@ -5,8 +5,8 @@
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
 import { coreHeaderPath } from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
-import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile } from '../emitter.js';
-import { braced, includeLines, sections } from '../lang/cpp.js';
+import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, paragraphs } from '../emitter.js';
+import { braced, includeLines } from '../lang/cpp.js';
 import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
 import { torchSchema } from './schema.js';
 
@@ -62,7 +62,7 @@ function opSource(op: OpIR, project: ProjectIR): string {
     `  m.impl(${cppString(snake)}, &${fn});`,
     '}',
   ];
-  return sections(
+  return paragraphs(
     [
       `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
       includeLines({ external: ['torch/library.h'] }),
@@ -240,7 +240,7 @@ function autograd(op: OpIR, project: ProjectIR): string {
     `    return ${multi ? 'outs' : 'outs[0]'};`,
     '  }',
   ];
-  return sections(
+  return paragraphs(
     [
       `// Training: ${gradOps || 'the spec declares no backward'}, as the op's Autograd kernel.`,
       `namespace ${snake}_torch {`,

@@ -15,12 +15,13 @@ import {
   type EmitContext,
   type Emitter,
   type GeneratedFile,
+  paragraphs,
 } from '../emitter.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
 import { emitCmake } from './cmake.js';
-import { includeLines, sections } from '../lang/cpp.js';
+import { includeLines } from '../lang/cpp.js';
 import { creatorNames, instantiations, trtPaths } from './names.js';
 
 export { creatorNames, pluginNames, trtPaths } from './names.js';
@@ -91,7 +92,7 @@ function emitLibrary(names: readonly OpNames[]): string {
   const ops = names.map((n) => n.op).join(', ');
   const entry = (ret: string, fn: string, call: string): string =>
     `extern "C" OPFORGE_TRT_EXPORT ${ret} ${fn} { ${call} }`;
-  return sections(
+  return paragraphs(
     [
       '// Entry points TensorRT looks for when it loads this library as a plugin library',
       '// (trtexec --dynamicPlugins, IPluginRegistry::loadLibrary): getCreators (TensorRT 10+) or',
@@ -123,7 +124,7 @@ const CREATORS = (fn: string): string => `${fn}(int32_t& nbCreators)`;
 function emitRegister(aliases: readonly string[], names: readonly OpNames[]): string {
   const register = (pick: (n: OpNames) => string[]): string[] =>
     names.flatMap(pick).map((c) => `REGISTER_TENSORRT_PLUGIN(${c});`);
-  return sections(
+  return paragraphs(
     [
       '// Static registration (REGISTER_TENSORRT_PLUGIN) for programs that link the plugins in, for',
       '// trtexec --plugins and ctypes.CDLL on TensorRT 8.x, and for Paddle Inference. Needs libnvinfer',
