@@ -34,13 +34,14 @@ export function dtypeSwitch(
 export function dtypeMapFunctions(m: DtypeMap): string {
   return paragraphs(
     [
-      docComment(`false for ${m.unmatched}.`),
+      docComment(`The opforge dtype of a ${m.type}; false for ${m.unmatched}.`),
       `inline bool from${m.name}(${m.type} t, DType* out) {`,
       ...dtypeSwitch(m.of, (d) => `*out = ${ours(d)}; return true;`, ['    default: return false;', '  }']),
       '}',
     ],
     m.undefinedValue !== undefined &&
       lines(
+        docComment(`The ${m.type} of an opforge dtype.`),
         `inline ${m.type} to${m.name}(DType t) {`,
         dtypeSwitch(ours, (d) => `return ${m.of(d)};`, ['  }', `  return ${m.undefinedValue};`]),
         '}',

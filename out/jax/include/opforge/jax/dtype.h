@@ -9,7 +9,9 @@
 namespace opforge {
 namespace jax_bridge {
 
-/** false for XLA element types opforge has no counterpart for (complex, float8, s4, ...). */
+/**
+ * The opforge dtype of a ::xla::ffi::DataType; false for XLA element types opforge has no counterpart for (complex, float8, s4, ...).
+ */
 inline bool fromXla(::xla::ffi::DataType t, DType* out) {
   switch (t) {
     case ::xla::ffi::DataType::F32: *out = DType::kFloat32; return true;

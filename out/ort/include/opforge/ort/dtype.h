@@ -9,7 +9,9 @@
 namespace opforge {
 namespace ort {
 
-/** The opforge dtype of an ONNX Runtime element type; false for those the op core has no type for. */
+/**
+ * The opforge dtype of a ONNXTensorElementDataType; false for ONNX Runtime element types the op core has no type for.
+ */
 inline bool fromOrt(ONNXTensorElementDataType t, DType* out) {
   switch (t) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: *out = DType::kFloat32; return true;
@@ -25,7 +27,7 @@ inline bool fromOrt(ONNXTensorElementDataType t, DType* out) {
   }
 }
 
-/** The ONNX Runtime element type of an opforge dtype. */
+/** The ONNXTensorElementDataType of an opforge dtype. */
 inline ONNXTensorElementDataType toOrt(DType t) {
   switch (t) {
     case DType::kFloat32: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;

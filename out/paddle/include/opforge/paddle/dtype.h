@@ -9,7 +9,9 @@
 namespace opforge {
 namespace paddle_bridge {
 
-/** false for Paddle dtypes opforge has no counterpart for (complex, float8, ...). */
+/**
+ * The opforge dtype of a ::paddle::DataType; false for Paddle dtypes opforge has no counterpart for (complex, float8, ...).
+ */
 inline bool fromPaddle(::paddle::DataType t, DType* out) {
   switch (t) {
     case ::paddle::DataType::FLOAT32: *out = DType::kFloat32; return true;
@@ -25,6 +27,7 @@ inline bool fromPaddle(::paddle::DataType t, DType* out) {
   }
 }
 
+/** The ::paddle::DataType of an opforge dtype. */
 inline ::paddle::DataType toPaddle(DType t) {
   switch (t) {
     case DType::kFloat32: return ::paddle::DataType::FLOAT32;

@@ -9,7 +9,7 @@
 namespace opforge {
 namespace popart_ext {
 
-/** false for PopART dtypes opforge has no counterpart for. */
+/** The opforge dtype of a ::popart::DataType; false for PopART dtypes opforge has no counterpart for. */
 inline bool fromPopart(::popart::DataType t, DType* out) {
   switch (t) {
     case ::popart::DataType::FLOAT: *out = DType::kFloat32; return true;
@@ -25,6 +25,7 @@ inline bool fromPopart(::popart::DataType t, DType* out) {
   }
 }
 
+/** The ::popart::DataType of an opforge dtype. */
 inline ::popart::DataType toPopart(DType t) {
   switch (t) {
     case DType::kFloat32: return ::popart::DataType::FLOAT;
