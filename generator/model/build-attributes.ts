@@ -1,6 +1,7 @@
 import type { KeyPath } from './diagnostics.js';
 import { shown } from './diagnostics.js';
 import type { AttrValue, AttributeIR } from './ir.js';
+import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_STRING } from './limits.js';
 import { idents } from './names.js';
 import { ATTR_INFO, type AttrType } from './type-table.js';
 import type { ErrFn, RawAttr } from './build-ir.js';
@@ -30,7 +31,7 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
   if (intLike)
     for (const k of ['min', 'max'] as const) {
       const v = a[k];
-      if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > 2 ** 31 - 1))
+      if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > INT32_MAX))
         err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
     }
   let def: AttrValue | undefined;
@@ -53,11 +54,7 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
   };
 }
 
-// Values land in C++, Python and TS literals and in 32-bit TensorRT fields: keep them in range.
-const INT32_MAX = 2 ** 31 - 1;
-const FLOAT32_MAX = 3.4028234663852886e38;
-const MAX_STRING = 4096;
-const MAX_LIST = 1024;
+// Values land in C++, Python and TS literals and in 32-bit TensorRT fields: keep them in range (limits.ts).
 
 /** Checks a value against an attribute's type and constraints; returns the problem or undefined. */
 export function checkAttrValue(

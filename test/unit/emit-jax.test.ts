@@ -1,5 +1,5 @@
 // The JAX emitter: the XLA FFI handlers (each attribute decoded as jax.ffi encodes it), the Python
-// function (annotations, defaults), its spec table and result shapes, and the package exports.
+// function (annotations, defaults), its spec table with shapes as data, and the package exports.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -58,9 +58,13 @@ test('Python function: annotations and defaults; the custom-call target', () => 
   assert.is(decodePython(literalAfter(def, 'label', "'")), HOSTILE);
 });
 
-test('result shapes from the spec expressions', () => {
-  assert.match(py, /shapes\[0\]\[1\]\s*\*\s*attrs\[\s*'repeats'\s*\]\s*\)\s*\+\s*1/);
-  assert.match(py, /-\s*\(\s*\(\s*-\s*shapes\[0\]\[1\]\s*\)\s*\/\/\s*2\s*\)/);
+test('result shapes and input constraints as the data _dims.py evaluates (python-dims.test.ts checks its values)', () => {
+  assert.match(py, "shape=(('dim', 0, 0), ('+', ('*', ('dim', 0, 1), ('attr', 'repeats')), 1))");
+  assert.match(py, "shape=(('ceil_div', ('dim', 0, 1), 2),)");
+  assert.match(
+    py,
+    "_rt.Input('idx', ('int32', 'int64'), 'I', 1, False, False, shape=(('dim', 0, 0),), shape_source=('x[0]',))",
+  );
   assert.match(file(files, 'jax/opforge_jax/__init__.py'), /from \.ops\.scale_shift import scale_shift\b/);
 });
 

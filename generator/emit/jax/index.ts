@@ -12,6 +12,7 @@ import { dtypeMapFunctions } from '../lang/dtype-map.js';
 import { cppUnit } from '../lang/cpp.js';
 import { jaxPaths } from './names.js';
 import { emitJaxHandlers } from './op.js';
+import { sharedPythonFiles } from '../lang/py-shared.js';
 import { emitJaxInit, emitJaxModule } from './python.js';
 
 export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
@@ -41,7 +42,7 @@ export const jaxEmitter: Emitter = defineEmitter({
       staticFile('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake'),
       staticFile('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake'),
       staticFile('jax/opforge_jax/_runtime.py', 'generator/static/python/opforge_jax/_runtime.py'),
-      staticFile('jax/opforge_jax/_attrs.py', 'generator/static/python/shared/_attrs.py'),
+      ...sharedPythonFiles('jax/opforge_jax'),
       projectFile('jax/opforge_jax/__init__.py', emitJaxInit(project.ops)),
       projectFile('jax/opforge_jax/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
     ];

@@ -6,7 +6,7 @@
 import type { OpIR } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { commentText } from '../lang/literals.js';
-import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
+import { pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -34,32 +34,7 @@ import {
 import { fillTemplate } from '../lang/template.js';
 import { jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
-/** Under JAX every dim is a Python int when the function runs: plain integer arithmetic. */
-const DIMS: PyExprEnv = {
-  dim: (i, axis) => `shapes[${i}][${axis}]`,
-  attr: (name) => `attrs[${pyLit(name)}]`,
-};
-
 const rows = { multiline: true } as const;
-
-function shapesFn(op: OpIR): string {
-  const shapes = op.outputs.map((o) =>
-    o.shape.kind === 'like'
-      ? pyCall('tuple', [pyCode(`shapes[${o.shape.inputIndex}]`)])
-      : pyTuple(o.shape.dims.map((e) => pyCode(pyExpr(e, DIMS)))),
-  );
-  const sources = op.outputs.map((o) =>
-    commentText(
-      `${o.name}: ${o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`}`,
-    ),
-  );
-  return pyDef({
-    name: 'result_shapes',
-    params: 'shapes, attrs',
-    doc: ["Output dims from the input dims (ints) and attributes, per the spec's shape expressions."],
-    body: [`return ${pyLit(pyList(shapes, { ...rows, comments: sources }))}`],
-  });
-}
 
 function opInfo(op: OpIR): string {
   const sym = jaxSymbols(op);
@@ -73,20 +48,17 @@ function opInfo(op: OpIR): string {
       target: jaxTarget(op),
       symbols: [sym.cpu, sym.cuda],
       inputs: pyTuple(
-        op.inputs.map((i) =>
-          pyCall('_rt.Input', [i.name, allowedDtypes(i.type), typeVarOf(i), i.rank, i.optional, i.differentiable]),
-        ),
+        op.inputs.map((i) => pyInput(i, typeVarOf(i))),
         rows,
       ),
       outputs: pyTuple(
         op.outputs.map((o) => {
           const tv = typeVarOf(o);
-          return pyCall('_rt.Output', [
-            o.name,
-            allowedDtypes(o.type),
-            tv === null ? null : firstInputOf(op, tv),
-            o.differentiable,
-          ]);
+          return pyCall(
+            '_rt.Output',
+            [o.name, allowedDtypes(o.type), tv === null ? null : firstInputOf(op, tv), o.differentiable],
+            { shape: pyOutputShape(o) },
+          );
         }),
         rows,
       ),
@@ -104,7 +76,6 @@ function opInfo(op: OpIR): string {
         ),
         rows,
       ),
-      result_shapes: pyCode('result_shapes'),
       vmap_method: jaxVmapMethod(op),
       has_cuda: op.kernels.cuda !== undefined,
       backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
@@ -152,7 +123,7 @@ export function emitJaxModule(op: OpIR): string {
       { module: 'jax' },
       { module: '..', names: ['_runtime as _rt'] },
     ],
-    blocks: [shapesFn(op), opInfo(op), publicFn(op)],
+    blocks: [opInfo(op), publicFn(op)],
   });
 }
 

@@ -4,6 +4,7 @@
 // an environment names (opforge_ops, whose dims may be SymInts, ONNX dim names or unknown).
 
 import type { Expr } from '../../model/ir.js';
+import { type PyValue, pyTuple } from './python.js';
 
 export interface PyExprEnv {
   /** Python expression for dim `axis` of input `inputIndex`. */
@@ -33,5 +34,24 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       if (e.fn === 'ceil_div') return `(-((-${a}) // ${b}))`;
       return `${e.fn}(${a}, ${b})`;
     }
+  }
+}
+
+/**
+ * A dim expression as the data the shared evaluator (generator/static/python/shared/_dims.py)
+ * reads: an int, ('dim', input, axis), ('attr', name) or (operator, a, b).
+ */
+export function pyExprData(e: Expr): PyValue {
+  switch (e.kind) {
+    case 'int':
+      return e.value;
+    case 'dim':
+      return pyTuple(['dim', e.inputIndex, e.axis]);
+    case 'attr':
+      return pyTuple(['attr', e.name]);
+    case 'binary':
+      return pyTuple([e.op, pyExprData(e.left), pyExprData(e.right)]);
+    case 'call':
+      return pyTuple([e.fn, pyExprData(e.args[0]), pyExprData(e.args[1])]);
   }
 }

@@ -11,13 +11,13 @@ import {
   headerLine,
   opFile,
   projectFile,
-  staticFile,
   staticFiles,
   defineEmitter,
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
 import { opImports } from '../lang/py-op.js';
+import { sharedPythonFiles } from '../lang/py-shared.js';
 import { type PyCode, type PyValue, pyCode, pyDict, pyImports, pyList, pyLit } from '../lang/python.js';
 import { fillTemplate } from '../lang/template.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
@@ -31,7 +31,7 @@ export const pythonEmitter: Emitter = defineEmitter({
     return [
       // The shared runtime, one module per concern; _runtime.py is what the generated modules import.
       ...staticFiles(PKG, 'generator/static/python/opforge_ops', '.py'),
-      staticFile(`${PKG}/_attrs.py`, 'generator/static/python/shared/_attrs.py'),
+      ...sharedPythonFiles(PKG),
       projectFile(`${PKG}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
       projectFile(`${PKG}/__init__.py`, packageInit(project)),
       projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),

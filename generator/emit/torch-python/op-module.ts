@@ -7,6 +7,7 @@ import { allowedDtypes } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
+import { pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -101,21 +102,17 @@ function opInfo(op: OpIR): string {
         snake: op.ident.snake,
         doc: op.description,
         inputs: pyTuple(
-          op.inputs.map((i) =>
-            pyCall('_rt.Input', [i.name, allowedDtypes(i.type), typeVarOf(i), i.rank, i.optional, i.differentiable]),
-          ),
+          op.inputs.map((i) => pyInput(i, typeVarOf(i))),
           rows,
         ),
         outputs: pyTuple(
           op.outputs.map((o) => {
             const tv = typeVarOf(o);
-            return pyCall('_rt.Output', [
-              o.name,
-              allowedDtypes(o.type),
-              tv,
-              tv === null ? null : firstInputOf(op, tv),
-              o.differentiable,
-            ]);
+            return pyCall(
+              '_rt.Output',
+              [o.name, allowedDtypes(o.type), tv, tv === null ? null : firstInputOf(op, tv), o.differentiable],
+              { shape: pyOutputShape(o) },
+            );
           }),
           rows,
         ),

@@ -23,7 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._attrs import _coerce_attr, check_attrs, no_backward_message  # noqa: F401  (shared with opforge_ops)
+from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
+from ._dims import check_output_sizes, check_shapes, output_dims
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -42,6 +43,10 @@ class Input:
     optional: bool
     #: Gradients flow to it (spec: a float input not marked differentiable: false).
     differentiable: bool = True
+    #: The dims the spec constrains, as _dims.py reads them (None: none).
+    shape: Any = None
+    #: The spec's text of each constrained dim (quoted by errors).
+    shape_source: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class Output:
     #: Index of the first input bound to the same type variable (None for a fixed dtype).
     dtype_from: Optional[int]
     differentiable: bool = True
+    #: Its dims from the input dims and attributes, as _dims.py reads them.
+    shape: Any = ()
 
 
 @dataclass(frozen=True)
@@ -93,8 +100,6 @@ class OpInfo:
     inputs: Tuple[Input, ...]
     outputs: Tuple[Output, ...]
     attributes: Tuple[Attr, ...]
-    #: input dims (tuples of ints, None for an absent input) and attributes -> dims per output.
-    result_shapes: Callable[[Sequence[Optional[Tuple[int, ...]]], Dict[str, Any]], List[Tuple[int, ...]]]
     #: jax.ffi.ffi_call's vmap_method (docs/jax.md: why every op batches sequentially).
     vmap_method: str
     has_cuda: bool
@@ -117,9 +122,14 @@ def dtype_name(x: Any) -> str:
     return jnp.dtype(x.dtype).name
 
 
+#: What jnp functions take besides arrays: Python scalars (weakly typed, as jnp makes them; the
+#: typed scalars jax.grad's backward hands over are their subclasses).
+_SCALARS = (int, float)
+
+
 def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]:
-    """Arrays (jax.Array, tracers, numpy arrays) with allowed dtypes, consistent type variables and
-    the spec's ranks; the dims the spec constrains are checked by the op core when the call runs."""
+    """Arrays (jax.Array, tracers, numpy arrays and scalars, Python scalars) with allowed dtypes,
+    consistent type variables and the spec's ranks; call() checks the dims the spec constrains."""
     if len(inputs) != len(op.inputs):
         raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
     out: List[Optional[jax.Array]] = []
@@ -130,9 +140,14 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]
                 raise TypeError(f"{op.name}: input {spec.name!r} is required")
             out.append(None)
             continue
-        if not (hasattr(t, "dtype") and hasattr(t, "shape")):
-            raise TypeError(f"{op.name}: input {spec.name!r} must be a jax.Array, got {type(t).__name__}")
-        dt = dtype_name(t)
+        if isinstance(t, _SCALARS):
+            t = jnp.asarray(t)
+        elif not isinstance(t, (jax.Array, np.ndarray, np.generic)):
+            raise TypeError(f"{op.name}: input {spec.name!r} must be a jax.Array or a numpy array, got {type(t).__module__}.{type(t).__name__}")
+        try:
+            dt = dtype_name(t)
+        except TypeError:
+            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {t.dtype}, expected one of {list(spec.dtypes)}") from None
         if dt not in spec.dtypes:
             hint = " (64-bit dtypes need jax.config.update('jax_enable_x64', True))" if any(d.endswith("64") for d in spec.dtypes) and not jax.config.jax_enable_x64 else ""
             raise TypeError(f"{op.name}: input {spec.name!r} has dtype {dt}, expected one of {list(spec.dtypes)}{hint}")
@@ -282,29 +297,30 @@ def _encode(op: OpInfo, attrs: Dict[str, Any], present: Sequence[bool]) -> Dict[
 
 
 def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> List[jax.ShapeDtypeStruct]:
-    """Output shapes (the spec's expressions) and dtypes (fixed, or the type variable's input's)."""
+    """Output shapes (the spec's expressions) and dtypes (fixed, or the type variable's input's),
+    after the checks of the input dims the spec constrains and of every output's byte size (XLA
+    aborts the process on a size beyond int64): at trace time, so jit cannot drop them."""
     shapes = [None if x is None else tuple(int(d) for d in x.shape) for x in xs]
-    try:
-        dims = op.result_shapes(shapes, attrs)
-    except ZeroDivisionError:
-        raise ValueError(f"{op.name}: an output shape expression divides by zero for input dims {shapes} and these attributes") from None
-    out = []
-    for o, d in zip(op.outputs, dims):
-        if any(n < 0 for n in d):
-            raise ValueError(f"{op.name}: output {o.name!r} would have dims {list(d)} for input dims {shapes}")
+    check_shapes(op, shapes, attrs)
+    dims = output_dims(op, shapes, attrs)
+    dtypes = []
+    for o in op.outputs:
         if o.dtype_from is None:
             dt = o.dtypes[0]
         else:
             var = op.inputs[o.dtype_from].type_var
             src = next((x for x, i in zip(xs, op.inputs) if x is not None and i.type_var == var), None)
             dt = dtype_name(src) if src is not None else o.dtypes[0]
-        out.append(jax.ShapeDtypeStruct(tuple(d), jnp.dtype(dt)))
-    return out
+        dtypes.append(jnp.dtype(dt))
+    check_output_sizes(op, dims, [dt.itemsize for dt in dtypes])
+    return [jax.ShapeDtypeStruct(tuple(d), dt) for d, dt in zip(dims, dtypes)]
 
 
 def ffi(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> Tuple[jax.Array, ...]:
     """The op's custom call on checked inputs and attributes: every output, as a tuple."""
     load_library()
+    # Inside custom_vjp a Python-scalar primal arrives as a bare typed scalar, not an array.
+    xs = [x if x is None or isinstance(x, jax.Array) else jnp.asarray(x) for x in xs]
     present = [x is not None for x in xs]
     call = jax.ffi.ffi_call(op.target, result_types(op, xs, attrs), vmap_method=op.vmap_method)
     return tuple(call(*[x for x in xs if x is not None], **_encode(op, attrs, present)))
@@ -364,5 +380,6 @@ def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
     """The public functions' body: checks, then the differentiable custom call."""
     checked = check_attrs(op, attrs)
     xs = check_inputs(op, inputs)
+    result_types(op, xs, checked)  # the dim and size checks, here where jit(grad(...)) cannot drop them
     outs = _differentiable(op.snake)(_freeze(checked), *xs)
     return outs[0] if len(op.outputs) == 1 else tuple(outs)

@@ -23,6 +23,10 @@ class Input:
     optional: bool
     #: Gradients flow to it (spec: a float input not marked differentiable: false).
     differentiable: bool = True
+    #: The dims the spec constrains, as _dims.py reads them (None: none).
+    shape: Any = None
+    #: The spec's text of each constrained dim (quoted by errors).
+    shape_source: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Output:
     dtype_from: Optional[int]
     #: Its gradient reaches the backward (integer outputs and those marked false never do).
     differentiable: bool = True
+    #: Its dims from the input dims and attributes, as _dims.py reads them.
+    shape: Any = ()
 
 
 @dataclass(frozen=True)

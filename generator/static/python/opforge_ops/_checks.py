@@ -3,11 +3,12 @@ device - and their messages, which the compiled extension's match (opforge/torch
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from ._attrs import _coerce_attr, check_attrs  # noqa: F401  (this module's interface)
+from ._attrs import _coerce_attr, check_attrs, show  # noqa: F401  (this module's interface)
+from ._dims import check_output_sizes, check_shapes, output_dims
 from ._library import _extension_has
 from ._spec import OpInfo
 from ._types import TORCH_DTYPES
@@ -24,7 +25,7 @@ def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
                 raise TypeError(f"{op.name}: input {spec.name!r} is required")
             continue
         if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{op.name}: input {spec.name!r} must be a torch.Tensor, got {type(t).__name__}")
+            raise TypeError(f"{op.name}: input {spec.name!r} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}")
         dt = _DTYPE_OF_TORCH.get(t.dtype)
         if dt not in spec.dtypes:
             raise TypeError(f"{op.name}: input {spec.name!r} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
@@ -34,6 +35,23 @@ def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
                 raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
         if spec.rank is not None and t.dim() != spec.rank:
             raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {t.dim()}")
+
+
+def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:
+    """The dims the spec constrains and every output's byte size, where the dims are plain ints
+    (symbolic ones, under torch.compile or export, are the op core's to check when it runs)."""
+    shapes = [None if t is None else tuple(t.shape) for t in tensors]
+    if any(s is not None and not all(type(d) is int for d in s) for s in shapes):
+        return
+    check_shapes(op, shapes, attrs)
+    dims = output_dims(op, shapes, attrs)
+    sizes = [torch.empty((), dtype=dt).element_size() for dt in _output_dtypes(op, tensors)]
+    check_output_sizes(op, dims, sizes)
+
+
+def _output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
+    return [TORCH_DTYPES[o.dtypes[0]] if o.dtype_from is None or tensors[o.dtype_from] is None else tensors[o.dtype_from].dtype
+            for o in op.outputs]
 
 
 def no_cuda_kernel_message(op: OpInfo) -> str:
@@ -56,5 +74,6 @@ def checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[st
     """The wrapper's checks (its own messages); the attribute values with defaults filled in."""
     values = check_attrs(op, attrs)
     check_inputs(op, inputs)
+    check_dims(op, inputs, values)
     check_device(op, inputs)
     return values

@@ -10,13 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        (shapes[0][0], shapes[0][1], shapes[1][2], shapes[1][3]),  # output: [input[0], input[1], size_tensor[2], size_tensor[3]]
-    ]
-
-
 _OP = _rt.OpInfo(
     name='DynamicTRTResize',
     domain='custom',
@@ -28,12 +21,11 @@ _OP = _rt.OpInfo(
         _rt.Input('size_tensor', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
-        _rt.Output('output', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('output', ('float32', 'float16', 'float64'), 0, True, shape=(('dim', 0, 0), ('dim', 0, 1), ('dim', 1, 2), ('dim', 1, 3))),
     ),
     attributes=(
         _rt.Attr('align_corners', 'bool', False, False, None, None, None),
     ),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=(

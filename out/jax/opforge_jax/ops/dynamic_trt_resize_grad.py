@@ -10,13 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        tuple(shapes[1]),  # grad_input: shape of input
-    ]
-
-
 _OP = _rt.OpInfo(
     name='DynamicTRTResizeGrad',
     domain='custom',
@@ -28,12 +21,11 @@ _OP = _rt.OpInfo(
         _rt.Input('input', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
-        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 0, True, shape=1),
     ),
     attributes=(
         _rt.Attr('align_corners', 'bool', False, False, None, None, None),
     ),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=None,

@@ -10,14 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        (shapes[2][0], attrs['nsample']),  # idx: [new_xyz[0], nsample]
-        (shapes[2][0], attrs['nsample']),  # dist2: [new_xyz[0], nsample]
-    ]
-
-
 _OP = _rt.OpInfo(
     name='KNNQuery',
     domain='custom',
@@ -25,19 +17,18 @@ _OP = _rt.OpInfo(
     target='opforge.custom.KNNQuery',
     symbols=('opforge_jax_knn_query_cpu', 'opforge_jax_knn_query_cuda'),
     inputs=(
-        _rt.Input('xyz', ('float32',), None, 2, False, False),
+        _rt.Input('xyz', ('float32',), None, 2, False, False, shape=(None, 3), shape_source=('?', '3')),
         _rt.Input('offset', ('int32',), None, 1, False, False),
-        _rt.Input('new_xyz', ('float32',), None, 2, False, False),
-        _rt.Input('new_offset', ('int32',), None, 1, False, False),
+        _rt.Input('new_xyz', ('float32',), None, 2, False, False, shape=(None, 3), shape_source=('?', '3')),
+        _rt.Input('new_offset', ('int32',), None, 1, False, False, shape=1, shape_source=None),
     ),
     outputs=(
-        _rt.Output('idx', ('int32',), None, False),
-        _rt.Output('dist2', ('float32',), None, False),
+        _rt.Output('idx', ('int32',), None, False, shape=(('dim', 2, 0), ('attr', 'nsample'))),
+        _rt.Output('dist2', ('float32',), None, False, shape=(('dim', 2, 0), ('attr', 'nsample'))),
     ),
     attributes=(
         _rt.Attr('nsample', 'int', True, None, None, 1, 1024),
     ),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=None,

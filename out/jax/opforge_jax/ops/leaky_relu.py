@@ -10,13 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        tuple(shapes[0]),  # output: shape of input
-    ]
-
-
 _OP = _rt.OpInfo(
     name='LeakyRelu',
     domain='custom',
@@ -27,12 +20,11 @@ _OP = _rt.OpInfo(
         _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('output', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('output', ('float32', 'float16', 'float64'), 0, True, shape=0),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.01, None, None, None),
     ),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=(

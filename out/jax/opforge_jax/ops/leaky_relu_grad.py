@@ -10,13 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        tuple(shapes[1]),  # grad_input: shape of input
-    ]
-
-
 _OP = _rt.OpInfo(
     name='LeakyReluGrad',
     domain='custom',
@@ -25,15 +18,14 @@ _OP = _rt.OpInfo(
     symbols=('opforge_jax_leaky_relu_grad_cpu', 'opforge_jax_leaky_relu_grad_cuda'),
     inputs=(
         _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', None, False, True),
-        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True, shape=0, shape_source=None),
     ),
     outputs=(
-        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 0, True, shape=1),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.01, None, None, None),
     ),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=None,

@@ -10,13 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        tuple(shapes[0]),  # c: shape of a
-    ]
-
-
 _OP = _rt.OpInfo(
     name='MyAdd',
     domain='custom',
@@ -25,13 +18,12 @@ _OP = _rt.OpInfo(
     symbols=('opforge_jax_my_add_cpu', 'opforge_jax_my_add_cuda'),
     inputs=(
         _rt.Input('a', ('float32', 'float16', 'float64'), 'T', None, False, True),
-        _rt.Input('b', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('b', ('float32', 'float16', 'float64'), 'T', None, False, True, shape=0, shape_source=None),
     ),
     outputs=(
-        _rt.Output('c', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('c', ('float32', 'float16', 'float64'), 0, True, shape=0),
     ),
     attributes=(),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=(

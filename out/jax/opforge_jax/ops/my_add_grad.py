@@ -10,14 +10,6 @@ import jax
 from .. import _runtime as _rt
 
 
-def result_shapes(shapes, attrs):
-    """Output dims from the input dims (ints) and attributes, per the spec's shape expressions."""
-    return [
-        tuple(shapes[0]),  # grad_a: shape of grad_c
-        tuple(shapes[0]),  # grad_b: shape of grad_c
-    ]
-
-
 _OP = _rt.OpInfo(
     name='MyAddGrad',
     domain='custom',
@@ -28,11 +20,10 @@ _OP = _rt.OpInfo(
         _rt.Input('grad_c', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('grad_a', ('float32', 'float16', 'float64'), 0, True),
-        _rt.Output('grad_b', ('float32', 'float16', 'float64'), 0, True),
+        _rt.Output('grad_a', ('float32', 'float16', 'float64'), 0, True, shape=0),
+        _rt.Output('grad_b', ('float32', 'float16', 'float64'), 0, True, shape=0),
     ),
     attributes=(),
-    result_shapes=result_shapes,
     vmap_method='sequential',
     has_cuda=True,
     backward=None,

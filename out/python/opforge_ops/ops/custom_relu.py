@@ -30,7 +30,7 @@ _OP = _rt.OpInfo(
         _rt.Input('x', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('y', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('y', ('float32', 'float16', 'float64'), 'T', 0, True, shape=0),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.0, None, None, None, 'Slope for negative inputs.'),

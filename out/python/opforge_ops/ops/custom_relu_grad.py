@@ -28,10 +28,10 @@ _OP = _rt.OpInfo(
     doc='grad_x = x > 0 ? grad_y : alpha * grad_y (the gradient of CustomRelu).',
     inputs=(
         _rt.Input('grad_y', ('float32', 'float16', 'float64'), 'T', None, False, True),
-        _rt.Input('x', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('x', ('float32', 'float16', 'float64'), 'T', None, False, True, shape=0, shape_source=None),
     ),
     outputs=(
-        _rt.Output('grad_x', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('grad_x', ('float32', 'float16', 'float64'), 'T', 0, True, shape=1),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.0, None, None, None, 'CustomRelu\'s slope for negative inputs.'),

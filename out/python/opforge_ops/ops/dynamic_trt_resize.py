@@ -31,7 +31,7 @@ _OP = _rt.OpInfo(
         _rt.Input('size_tensor', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
-        _rt.Output('output', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('output', ('float32', 'float16', 'float64'), 'T', 0, True, shape=(('dim', 0, 0), ('dim', 0, 1), ('dim', 1, 2), ('dim', 1, 3))),
     ),
     attributes=(
         _rt.Attr('align_corners', 'bool', False, False, None, None, None, 'Same meaning as torch.nn.functional.interpolate\'s align_corners.'),

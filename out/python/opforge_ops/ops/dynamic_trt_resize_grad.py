@@ -31,7 +31,7 @@ _OP = _rt.OpInfo(
         _rt.Input('input', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
-        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 'T', 0, True, shape=1),
     ),
     attributes=(
         _rt.Attr('align_corners', 'bool', False, False, None, None, None, 'DynamicTRTResize\'s align_corners.'),

@@ -28,14 +28,14 @@ _OP = _rt.OpInfo(
     snake='knn_query',
     doc='k nearest neighbours within each batch of a packed point cloud.',
     inputs=(
-        _rt.Input('xyz', ('float32',), None, 2, False, False),
+        _rt.Input('xyz', ('float32',), None, 2, False, False, shape=(None, 3), shape_source=('?', '3')),
         _rt.Input('offset', ('int32',), None, 1, False, False),
-        _rt.Input('new_xyz', ('float32',), None, 2, False, False),
-        _rt.Input('new_offset', ('int32',), None, 1, False, False),
+        _rt.Input('new_xyz', ('float32',), None, 2, False, False, shape=(None, 3), shape_source=('?', '3')),
+        _rt.Input('new_offset', ('int32',), None, 1, False, False, shape=1, shape_source=None),
     ),
     outputs=(
-        _rt.Output('idx', ('int32',), None, None, False),
-        _rt.Output('dist2', ('float32',), None, None, False),
+        _rt.Output('idx', ('int32',), None, None, False, shape=(('dim', 2, 0), ('attr', 'nsample'))),
+        _rt.Output('dist2', ('float32',), None, None, False, shape=(('dim', 2, 0), ('attr', 'nsample'))),
     ),
     attributes=(
         _rt.Attr('nsample', 'int', True, None, None, 1, 1024, 'Neighbours per query point.'),

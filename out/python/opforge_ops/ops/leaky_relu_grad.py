@@ -28,10 +28,10 @@ _OP = _rt.OpInfo(
     doc='grad_input = input >= 0 ? grad_output : alpha * grad_output (the gradient of LeakyRelu).',
     inputs=(
         _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', None, False, True),
-        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('input', ('float32', 'float16', 'float64'), 'T', None, False, True, shape=0, shape_source=None),
     ),
     outputs=(
-        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('grad_input', ('float32', 'float16', 'float64'), 'T', 0, True, shape=1),
     ),
     attributes=(
         _rt.Attr('alpha', 'float', False, 0.01, None, None, None, 'LeakyRelu\'s slope for negative inputs.'),

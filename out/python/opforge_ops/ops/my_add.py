@@ -28,10 +28,10 @@ _OP = _rt.OpInfo(
     doc='2 * a + b for two tensors of the same shape.',
     inputs=(
         _rt.Input('a', ('float32', 'float16', 'float64'), 'T', None, False, True),
-        _rt.Input('b', ('float32', 'float16', 'float64'), 'T', None, False, True),
+        _rt.Input('b', ('float32', 'float16', 'float64'), 'T', None, False, True, shape=0, shape_source=None),
     ),
     outputs=(
-        _rt.Output('c', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('c', ('float32', 'float16', 'float64'), 'T', 0, True, shape=0),
     ),
     attributes=(),
     type_vars=(

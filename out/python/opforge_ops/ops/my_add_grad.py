@@ -31,8 +31,8 @@ _OP = _rt.OpInfo(
         _rt.Input('grad_c', ('float32', 'float16', 'float64'), 'T', None, False, True),
     ),
     outputs=(
-        _rt.Output('grad_a', ('float32', 'float16', 'float64'), 'T', 0, True),
-        _rt.Output('grad_b', ('float32', 'float16', 'float64'), 'T', 0, True),
+        _rt.Output('grad_a', ('float32', 'float16', 'float64'), 'T', 0, True, shape=0),
+        _rt.Output('grad_b', ('float32', 'float16', 'float64'), 'T', 0, True, shape=0),
     ),
     attributes=(),
     type_vars=(

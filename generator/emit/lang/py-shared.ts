@@ -1,0 +1,58 @@
+// The modules every generated Python package shares (generator/static/python/shared): attribute
+// checks with the limits of generator/model/limits.ts filled in, and the dim-expression evaluator;
+// and the facts they read, as each package's op modules state them.
+
+import type { InputIR, OutputIR } from '../../model/ir.js';
+import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_RANK, MAX_STRING } from '../../model/limits.js';
+import { type GeneratedFile, projectFile, staticFile } from '../emitter.js';
+import { pyExprData } from './py-expr.js';
+import { allowedDtypes } from '../../model/ir-helpers.js';
+import { type PyValue, pyCall, pyTuple } from './python.js';
+import { fillTemplate } from './template.js';
+
+const ATTRS = 'generator/static/python/shared/_attrs.py.tmpl';
+
+/** _attrs.py and _dims.py in the package folder `dir`. */
+export function sharedPythonFiles(dir: string): GeneratedFile[] {
+  const limits = [
+    `INT_MIN = ${-INT32_MAX}`,
+    `INT_MAX = ${INT32_MAX}`,
+    `FLOAT32_MAX = ${FLOAT32_MAX}`,
+    `MAX_STRING = ${MAX_STRING}`,
+    `MAX_LIST = ${MAX_LIST}`,
+    `MAX_RANK = ${MAX_RANK}`,
+  ].join('\n');
+  return [
+    projectFile(`${dir}/_attrs.py`, fillTemplate(ATTRS, { limits }), ATTRS),
+    staticFile(`${dir}/_dims.py`, 'generator/static/python/shared/_dims.py'),
+  ];
+}
+
+/** An input's `shape` for _dims.py: None, the index of the input it is shaped like, or a dim each (None: any). */
+export function pyInputShape(i: InputIR): PyValue {
+  const c = i.constraint;
+  if (c.kind === 'none') return null;
+  if (c.kind === 'like') return c.inputIndex;
+  return pyTuple(c.dims.map((d) => (d.kind === 'any' ? null : pyExprData(d.expr))));
+}
+
+/** The spec's text of each constrained dim (what messages quote), or None. */
+export function pyInputShapeSource(i: InputIR): PyValue {
+  const c = i.constraint;
+  if (c.kind !== 'dims') return null;
+  return pyTuple(c.dims.map((d) => (d.kind === 'any' ? '?' : d.source)));
+}
+
+/** An output's `shape` for _dims.py: the index of the input it is shaped like, or a dim expression each. */
+export function pyOutputShape(o: OutputIR): PyValue {
+  return o.shape.kind === 'like' ? o.shape.inputIndex : pyTuple(o.shape.dims.map(pyExprData));
+}
+
+/** `_rt.Input(...)`: the facts both Python packages state about an input (the same positional fields). */
+export function pyInput(i: InputIR, typeVar: string | null): PyValue {
+  return pyCall(
+    '_rt.Input',
+    [i.name, allowedDtypes(i.type), typeVar, i.rank, i.optional, i.differentiable],
+    i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) },
+  );
+}

@@ -1,0 +1,153 @@
+"""Input shape constraints, output dims and output sizes from the spec's dim expressions, which each
+op module states as tables (one source, copied into every opforge Python package). What the op core
+checks in C++ (opforge/op_core.h and the op's checkShapes) is checked here before a framework sees
+the call, with the same messages: JAX checks at trace time, where jit cannot drop it, and Paddle's
+static graphs before PIR, where an error ends the process.
+
+An expression is an int, ("dim", input, axis), ("attr", name), or (operator, a, b) with operator
+one of + - * // ceil_div max min. An input's `shape` is None (no constraint), an int (the index of
+the input it is shaped like) or one expression or None (any) per dim; an output's `shape` is an
+int (the input it is shaped like) or one expression per dim. Dims are ints; a dim of None or -1
+(unknown: a static graph's) skips the constraints that read it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ._attrs import MAX_RANK
+
+INT64_MAX = 2**63 - 1
+
+Shapes = Sequence[Optional[Sequence[Optional[int]]]]
+
+
+class _Unknown(Exception):
+    """An expression read an unknown dim: the constraint cannot be checked yet."""
+
+
+class _DivByZero(Exception):
+    pass
+
+
+def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> int:
+    """The value of expression `e` (Python integers: no wrap-around)."""
+    if isinstance(e, int):
+        return e
+    kind = e[0]
+    if kind == "dim":
+        s = shapes[e[1]]
+        d = None if s is None or e[2] >= len(s) else s[e[2]]
+        if d is None or d < 0:
+            raise _Unknown()
+        return int(d)
+    if kind == "attr":
+        return int(attrs[e[1]])
+    a = evaluate(e[1], shapes, attrs)
+    b = evaluate(e[2], shapes, attrs)
+    if kind == "+":
+        return a + b
+    if kind == "-":
+        return a - b
+    if kind == "*":
+        return a * b
+    if kind in ("//", "ceil_div"):
+        if b == 0:
+            raise _DivByZero()
+        return a // b if kind == "//" else -((-a) // b)
+    if kind == "max":
+        return max(a, b)
+    if kind == "min":
+        return min(a, b)
+    raise ValueError(f"unknown dim expression {e!r}")
+
+
+def _fmt(shape: Sequence[Any]) -> str:
+    return "[" + ", ".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
+
+
+def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
+    """Raises ValueError naming the op and the input when a present input's dims break the spec:
+    a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
+    packages' own check (before this one)."""
+    for i, (spec, s) in enumerate(zip(op.inputs, shapes)):
+        if s is None:
+            continue
+        where = f"{op.name}: input {spec.name!r}"
+        if any(d is not None and d < -1 for d in s):
+            raise ValueError(f"{where} has a negative dim: {list(s)}")
+        if spec.rank is None and len(s) > MAX_RANK:
+            raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
+        c = spec.shape
+        if c is None:
+            continue
+        if isinstance(c, int):
+            other = shapes[c]
+            if other is None:
+                continue
+            known = lambda d: d is not None and d >= 0  # noqa: E731
+            if len(s) != len(other) or any(known(a) and known(b) and a != b for a, b in zip(s, other)):
+                raise ValueError(f"{where} must have the shape of {op.inputs[c].name!r} {_fmt(other)}, got {_fmt(s)}")
+            continue
+        for axis, e in enumerate(c):
+            if e is None or axis >= len(s) or s[axis] is None or s[axis] < 0:
+                continue
+            try:
+                want = evaluate(e, shapes, attrs)
+            except _Unknown:
+                continue
+            except _DivByZero:
+                raise ValueError(f"{op.name}: an input shape constraint divides by zero (input {spec.name!r})") from None
+            if s[axis] != want:
+                src = spec.shape_source[axis]
+                shown = src if src == str(want) else f"{src} (= {want})"
+                raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {s[axis]}")
+
+
+def output_dims(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> List[Optional[Tuple[Optional[int], ...]]]:
+    """Each output's dims (None where a dim reads an unknown one); ValueError naming the op and the
+    output when a dim is negative or does not fit int64, or an expression divides by zero."""
+    out: List[Optional[Tuple[Optional[int], ...]]] = []
+    for o in op.outputs:
+        if isinstance(o.shape, int):
+            s = shapes[o.shape]
+            out.append(None if s is None else tuple(s))
+            continue
+        dims: List[Optional[int]] = []
+        for e in o.shape:
+            try:
+                d: Optional[int] = evaluate(e, shapes, attrs)
+            except _Unknown:
+                d = None
+            except _DivByZero:
+                raise ValueError(f"{op.name}: the shape of output {o.name!r} divides by zero for input dims {_shown(shapes)}") from None
+            dims.append(d)
+        bad = [d for d in dims if d is not None and not 0 <= d <= INT64_MAX]
+        if bad:
+            raise ValueError(f"{op.name}: output {o.name!r} would have dims {dims} for input dims {_shown(shapes)}"
+                             + (" (a negative dim)" if bad[0] < 0 else " (beyond int64)"))
+        out.append(tuple(dims))
+    return out
+
+
+def check_output_sizes(op: Any, dims: Sequence[Optional[Sequence[Optional[int]]]], itemsizes: Sequence[int]) -> None:
+    """ValueError naming the op and the output when an output's byte size does not fit int64 (what
+    XLA, PyTorch and Paddle index sizes with; XLA aborts the process on it)."""
+    for o, d, size in zip(op.outputs, dims, itemsizes):
+        if d is None or any(x is None or x < 0 for x in d):
+            continue
+        n = size
+        for x in d:
+            n *= x
+        # Products of the nonzero dims too: a size-0 output still has its dims multiplied.
+        m = size
+        for x in d:
+            m *= max(x, 1)
+        if n > INT64_MAX or m > INT64_MAX:
+            zero = ", its zero dims counted as 1" if m != n else ""
+            raise ValueError(f"{op.name}: output {o.name!r} would have dims {list(d)} of {size}-byte elements "
+                             f"({m} bytes{zero}), more than int64 can index")
+
+
+def _shown(shapes: Shapes) -> List[Any]:
+    return [None if s is None else list(s) for s in shapes]

@@ -1,0 +1,179 @@
+// The shared Python checks every binding runs before a framework sees a call (generator/static/
+// python/shared: _dims.py, _attrs.py), through a real python3 with no framework: each dim
+// expression of the fixture and of 46 spec-space specs, printed as the data the op modules state
+// (pyExprData), evaluates in _dims.py to what the spec model's evalExpr gives, on random dims
+// (division by zero included); and the argument checks give the limits and messages promised.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pyExprData } from '../../generator/emit/lang/py-expr.js';
+import { sharedPythonFiles } from '../../generator/emit/lang/py-shared.js';
+import { pyLit, pyList, pyTuple } from '../../generator/emit/lang/python.js';
+import { evalExpr } from '../../generator/model/expr.js';
+import type { Expr, ProjectIR } from '../../generator/model/ir.js';
+import { loadProject } from '../../generator/model/project.js';
+import { FIXED_SEEDS, writeCorpus } from '../specspace/corpus.js';
+import { fixtureProject } from './helpers/fixture-specs.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-pydims-'));
+const pkg = path.join(dir, 'pkg');
+mkdirSync(pkg);
+writeFileSync(path.join(pkg, '__init__.py'), '');
+for (const f of sharedPythonFiles('pkg')) writeFileSync(path.join(dir, f.path), f.content);
+
+function python(src: string): string {
+  const r = spawnSync('python3', ['-'], { cwd: dir, input: src, encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+/** A seeded generator (mulberry32): the same cases every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: string[] }[] {
+  const out = [];
+  for (const op of project.ops) {
+    const ints = op.attributes.filter((a) => a.type === 'int').map((a) => a.name);
+    const exprs: Expr[] = [
+      ...op.outputs.flatMap((o) => (o.shape.kind === 'dims' ? o.shape.dims : [])),
+      ...op.inputs.flatMap((i) =>
+        i.constraint.kind === 'dims' ? i.constraint.dims.flatMap((d) => (d.kind === 'expr' ? [d.expr] : [])) : [],
+      ),
+    ];
+    for (const expr of exprs) out.push({ op: op.name, expr, inputs: op.inputs.length, attrs: ints });
+  }
+  return out;
+}
+
+test('every dim expression evaluates in _dims.py as in the spec model (fixture + 46 spec-space specs, random dims)', () => {
+  const corpus = writeCorpus(path.join(dir, 'corpus'), FIXED_SEEDS);
+  const exprs = [...exprsOf(fixtureProject().project), ...exprsOf(loadProject({ opsDir: corpus.opsDir }))];
+  assert.ok(exprs.length > 60, `${exprs.length} expressions`);
+  const rand = random(7);
+  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number> }[] = [];
+  for (const e of exprs)
+    for (let k = 0; k < 8; k++) {
+      // Small dims (zeros included, so divisions by zero happen) and attributes of either sign.
+      const dims = Array.from({ length: e.inputs }, () => Array.from({ length: 8 }, () => Math.floor(rand() * 7)));
+      const attrs = Object.fromEntries(e.attrs.map((a) => [a, Math.floor(rand() * 13) - 4]));
+      cases.push({ expr: e.expr, dims, attrs });
+    }
+  const want = cases.map((c) => {
+    try {
+      return evalExpr(c.expr, c.dims, c.attrs);
+    } catch {
+      return 'div0';
+    }
+  });
+  const data = pyList(
+    cases.map((c) => pyTuple([pyExprData(c.expr), c.dims.map((d) => pyTuple(d)), JSON.stringify(c.attrs)])),
+  );
+  const got = JSON.parse(
+    python(`import json
+from pkg import _dims
+out = []
+for e, shapes, attrs in ${pyLit(data)}:
+    try:
+        out.append(_dims.evaluate(e, shapes, json.loads(attrs)))
+    except _dims._DivByZero:
+        out.append("div0")
+print(json.dumps(out))`),
+  ) as (number | string)[];
+  assert.ok(
+    want.includes('div0') && want.some((w) => typeof w === 'number' && w < 0),
+    'the cases reach division by zero and negative values',
+  );
+  want.forEach((w, i) => assert.is(got[i], w, `case ${i}`));
+});
+
+test('attribute checks: int32 and float32 limits, numpy-free coercion, None, NaN, strings and lists; messages name op and attribute', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._attrs import check_attrs
+A = lambda name, type, **k: N(name=name, type=type, required=k.get("required", False), default=k.get("default"), enum=k.get("enum"), min=k.get("min"), max=k.get("max"))
+op = N(name="Op", attributes=(A("n", "int", min=1, max=1024, default=1), A("a", "float", default=0.0), A("b", "bool", default=False),
+       A("s", "string", default=""), A("v", "ints", default=[]), A("f", "floats", default=[]), A("r", "float", min=0.0, default=0.0)))
+for given in [dict(n=5), dict(n=2**31), dict(n=-2**31), dict(n=True), dict(n=5.0), dict(a=10**400), dict(a=1e39), dict(a=-3.4e38),
+              dict(a=float("inf")), dict(r=float("nan")), dict(b=None), dict(b=1), dict(s="x" * 4097), dict(s="a\\0b"), dict(v=[1, 2**31]),
+              dict(v=(1, 2)), dict(f=[1, 2.5]), dict(v=[0] * 1025), dict(q=1)]:
+    try:
+        print(repr(check_attrs(op, given)))
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)`);
+  const lines = out.trim().split('\n');
+  const expected = [
+    "{'n': 5, 'a': 0.0, 'b': False, 's': '', 'v': [], 'f': [], 'r': 0.0}",
+    "ValueError Op: attribute 'n' must be within int32 [-2147483647, 2147483647], got int 2147483648",
+    "ValueError Op: attribute 'n' must be within int32 [-2147483647, 2147483647], got int -2147483648",
+    "TypeError Op: attribute 'n' must be an int, got bool True",
+    "TypeError Op: attribute 'n' must be an int, got float 5.0",
+    /^ValueError Op: attribute 'a' must be within float32 \(\|x\| <= 3\.402823e\+38\), got int 1000.*\(401 characters\)$/,
+    "ValueError Op: attribute 'a' must be within float32 (|x| <= 3.402823e+38), got float 1e+39",
+    "{'n': 1, 'a': -3.4e+38, 'b': False, 's': '', 'v': [], 'f': [], 'r': 0.0}",
+    "ValueError Op: attribute 'a' must be finite, got inf",
+    "ValueError Op: attribute 'r' must be finite, got nan",
+    "TypeError Op: attribute 'b' must be a bool, got NoneType None",
+    "TypeError Op: attribute 'b' must be a bool, got int 1",
+    "ValueError Op: attribute 's' must be at most 4096 characters, got 4097",
+    "ValueError Op: attribute 's' must not contain NUL characters, got str 'a\\x00b'",
+    "ValueError Op: attribute 'v' must be within int32 [-2147483647, 2147483647], got list [1, 2147483648]",
+    "{'n': 1, 'a': 0.0, 'b': False, 's': '', 'v': [1, 2], 'f': [], 'r': 0.0}",
+    "{'n': 1, 'a': 0.0, 'b': False, 's': '', 'v': [], 'f': [1.0, 2.5], 'r': 0.0}",
+    "ValueError Op: attribute 'v' must have at most 1024 elements, got 1025",
+    "TypeError Op: unknown attribute 'q'; attributes are ['a', 'b', 'f', 'n', 'r', 's', 'v']",
+  ];
+  assert.is(lines.length, expected.length, out);
+  expected.forEach((e, i) => (typeof e === 'string' ? assert.is(lines[i], e) : assert.match(lines[i]!, e)));
+});
+
+test('shape checks: constraints, shaped-like, unknown (-1) dims skipped, output dims beyond int64 and byte sizes refused', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._dims import check_shapes, output_dims, check_output_sizes
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+op = N(name="Op", inputs=(I("x", 2, (None, ("*", ("attr", "k"), 2)), ("?", "k * 2")), I("y", None, 0)),
+       outputs=(N(name="o", shape=(("dim", 0, 0), ("*", ("dim", 0, 1), ("attr", "k")))),))
+def run(f):
+    try:
+        print(f())
+    except ValueError as e:
+        print("ValueError", e)
+run(lambda: check_shapes(op, [(2, 6), (2, 6)], {"k": 3}))
+run(lambda: check_shapes(op, [(2, 5), (2, 5)], {"k": 3}))
+run(lambda: check_shapes(op, [(2, -1), (2, 7)], {"k": 3}))
+run(lambda: check_shapes(op, [(2, 6), (2, 7)], {"k": 3}))
+run(lambda: check_shapes(op, [(2, 6), (1,) * 9], {"k": 3}))
+run(lambda: check_shapes(op, [(2, -2), None], {"k": 3}))
+run(lambda: output_dims(op, [(2, 6), None], {"k": 3}))
+run(lambda: output_dims(op, [(2, -1), None], {"k": 3}))
+run(lambda: output_dims(op, [(2, 2**62), None], {"k": 3}))
+run(lambda: output_dims(op, [(2, 6), None], {"k": -3}))
+run(lambda: check_output_sizes(op, [(0, 2**62)], [2]))
+run(lambda: check_output_sizes(op, [(0, 2**61)], [2]))`);
+  assert.equal(out.trim().split('\n'), [
+    'None',
+    "ValueError Op: dim 1 of input 'x' must equal k * 2 (= 6), got 5",
+    'None',
+    "ValueError Op: input 'y' must have the shape of 'x' [2, 6], got [2, 7]",
+    "ValueError Op: input 'y' has rank 9, at most 8 is supported",
+    "ValueError Op: input 'x' has a negative dim: [2, -2]",
+    '[(2, 18)]',
+    '[(2, None)]',
+    "ValueError Op: output 'o' would have dims [2, 13835058055282163712] for input dims [[2, 4611686018427387904], None] (beyond int64)",
+    "ValueError Op: output 'o' would have dims [2, -18] for input dims [[2, 6], None] (a negative dim)",
+    "ValueError Op: output 'o' would have dims [0, 4611686018427387904] of 2-byte elements (9223372036854775808 bytes, its zero dims counted as 1), more than int64 can index",
+    'None',
+  ]);
+});
+
+test.run();
