@@ -2,6 +2,8 @@
 // things up here instead of keeping their own switch statements, so the backends cannot
 // disagree on a type.
 
+import { INT32_MAX } from './limits.js';
+
 export const DTYPES = ['float32', 'float16', 'bfloat16', 'float64', 'int8', 'uint8', 'int32', 'int64', 'bool'] as const;
 export type DType = (typeof DTYPES)[number];
 
@@ -275,7 +277,7 @@ export const ATTR_INFO: Readonly<Record<AttrType, AttrTypeInfo>> = {
     tag: 2,
     onnx: { name: 'INT', value: 2 },
     legacySuffix: 'i',
-    pyDirectTest: (v) => `type(${v}) is int`,
+    pyDirectTest: (v) => `(type(${v}) is int and ${-INT32_MAX} <= ${v} <= ${INT32_MAX})`,
     trtField: 'kINT32',
     torchSchema: 'int',
     py: 'int',
@@ -305,7 +307,7 @@ export const ATTR_INFO: Readonly<Record<AttrType, AttrTypeInfo>> = {
     tag: 4,
     onnx: { name: 'STRING', value: 3 },
     legacySuffix: 's',
-    pyDirectTest: (v) => `type(${v}) is str`,
+    pyDirectTest: (v) => `_rt.is_str(${v})`,
     trtField: 'kCHAR',
     torchSchema: 'str',
     py: 'str',

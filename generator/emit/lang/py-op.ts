@@ -82,6 +82,16 @@ export function returnType(op: OpIR, tensorType: string): string {
   return op.outputs.length === 1 ? tensorType : `Tuple[${op.outputs.map(() => tensorType).join(', ')}]`;
 }
 
+/** What the op core holds an attribute as, where Python's own type is wider (said at the call's docs). */
+const HELD_AS: Readonly<Record<AttributeIR['type'], string>> = {
+  bool: '',
+  int: ' (int32)',
+  float: ' (float32)',
+  string: '',
+  ints: ' (int32 each)',
+  floats: ' (float32 each)',
+};
+
 /** The Args: and Returns: sections of the public function's docstring (Google style). */
 export function argDocs(op: OpIR): string[] {
   const row = (name: string, what: string, description: string): string =>
@@ -96,7 +106,9 @@ export function argDocs(op: OpIR): string[] {
         i.description,
       ),
     ),
-    ...op.attributes.map((a) => row(a.name, `${a.type}${a.required ? ', required' : ''}`, a.description)),
+    ...op.attributes.map((a) =>
+      row(a.name, `${a.type}${HELD_AS[a.type]}${a.required ? ', required' : ''}`, a.description),
+    ),
     '',
     'Returns:',
     ...op.outputs.map((o) => row(o.name, dtypes(o), o.description)),

@@ -16,6 +16,8 @@ from ._types import TORCH_DTYPES
 
 
 _DTYPE_OF_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
+#: Bytes per element, computed here once: a tensor made in the checks would enter a compiled graph.
+_ITEMSIZE = {dt: torch.empty((), dtype=dt).element_size() for dt in TORCH_DTYPES.values()}
 
 
 def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
@@ -46,7 +48,7 @@ def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dic
         return
     check_shapes(op, shapes, attrs)
     dims = output_dims(op, shapes, attrs)
-    sizes = [torch.empty((), dtype=dt).element_size() for dt in _output_dtypes(op, tensors)]
+    sizes = [_ITEMSIZE[dt] for dt in _output_dtypes(op, tensors)]
     check_output_sizes(op, dims, sizes)
 
 

@@ -27,6 +27,7 @@ import torch
 
 from . import _library
 # Re-exported (this module's interface), not all used here.
+from ._attrs import INT_MAX, INT_MIN, MAX_LIST, MAX_STRING
 from ._autograd import input_gradients, no_backward_message, training_function
 from ._checks import check_attrs, check_device, check_inputs, checked, no_cuda_kernel_message
 from ._export import export_options, legacy_function, legacy_symbolic, make_function
@@ -71,12 +72,19 @@ def direct_slot(op: OpInfo) -> List[Any]:
     return slot
 
 
+# The direct tests take only what the op core holds as given (the limits of _attrs.py); anything
+# else goes the checked way, whose checks convert it or say what is wrong.
+
 def is_ints(v: Any) -> bool:
-    return type(v) in _SEQUENCES and all(type(x) is int for x in v)
+    return type(v) in _SEQUENCES and len(v) <= MAX_LIST and all(type(x) is int and INT_MIN <= x <= INT_MAX for x in v)
 
 
 def is_floats(v: Any) -> bool:
-    return type(v) in _SEQUENCES and all(type(x) is float or type(x) is int for x in v)
+    return type(v) in _SEQUENCES and len(v) <= MAX_LIST and all(type(x) is float or type(x) is int for x in v)
+
+
+def is_str(v: Any) -> bool:
+    return type(v) is str and len(v) <= MAX_STRING and "\0" not in v
 
 
 def _fill_slot(op: OpInfo) -> None:

@@ -41,7 +41,7 @@ def custom_relu(x: jax.Array, *, alpha: float = 0.0) -> jax.Array:
 
     Args:
         x: float32 | float16 | float64. Input tensor of any rank.
-        alpha: float. Slope for negative inputs.
+        alpha: float (float32). Slope for negative inputs.
 
     Returns:
         y: float32 | float16 | float64.

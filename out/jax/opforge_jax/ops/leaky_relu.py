@@ -41,7 +41,7 @@ def leaky_relu(input: jax.Array, *, alpha: float = 0.01) -> jax.Array:
 
     Args:
         input: float32 | float16 | float64.
-        alpha: float. Slope for negative inputs.
+        alpha: float (float32). Slope for negative inputs.
 
     Returns:
         output: float32 | float16 | float64.

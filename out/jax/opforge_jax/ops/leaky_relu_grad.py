@@ -41,7 +41,7 @@ def leaky_relu_grad(grad_output: jax.Array, input: jax.Array, *, alpha: float = 
     Args:
         grad_output: float32 | float16 | float64. The gradient flowing into LeakyRelu's output.
         input: float32 | float16 | float64. LeakyRelu's input.
-        alpha: float. LeakyRelu's slope for negative inputs.
+        alpha: float (float32). LeakyRelu's slope for negative inputs.
 
     Returns:
         grad_input: float32 | float16 | float64.

@@ -61,7 +61,7 @@ def custom_relu(x: torch.Tensor, *, alpha: float = 0.0) -> torch.Tensor:
 
     Args:
         x: float32 | float16 | float64. Input tensor of any rank.
-        alpha: float. Slope for negative inputs.
+        alpha: float (float32). Slope for negative inputs.
 
     Returns:
         y: float32 | float16 | float64.

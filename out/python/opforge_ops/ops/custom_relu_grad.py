@@ -60,7 +60,7 @@ def custom_relu_grad(grad_y: torch.Tensor, x: torch.Tensor, *, alpha: float = 0.
     Args:
         grad_y: float32 | float16 | float64. The gradient flowing into CustomRelu's output.
         x: float32 | float16 | float64. CustomRelu's input.
-        alpha: float. CustomRelu's slope for negative inputs.
+        alpha: float (float32). CustomRelu's slope for negative inputs.
 
     Returns:
         grad_x: float32 | float16 | float64.

@@ -63,14 +63,14 @@ def knn_query(xyz: torch.Tensor, offset: torch.Tensor, new_xyz: torch.Tensor, ne
         offset: int32, rank 1. Cumulative point counts per batch (offset[i] is the end of batch i in xyz).
         new_xyz: float32, rank 2. Query points of all batches, packed.
         new_offset: int32, rank 1. Cumulative query counts per batch.
-        nsample: int, required. Neighbours per query point.
+        nsample: int (int32), required. Neighbours per query point.
 
     Returns:
         idx: int32. Row in xyz of each neighbour, nearest first; -1 where the batch has fewer than nsample points.
         dist2: float32. Squared distance of each neighbour; +inf where idx is -1.
     """
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()
-            and type(nsample) is int):
+            and (type(nsample) is int and -2147483647 <= nsample <= 2147483647)):
         try:
             return _DIRECT[0](xyz, offset, new_xyz, new_offset, nsample=nsample)
         except Exception:  # the wrapper's own message when its checks find the fault

@@ -60,7 +60,7 @@ def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
 
     Args:
         input: float32 | float16 | float64.
-        alpha: float. Slope for negative inputs.
+        alpha: float (float32). Slope for negative inputs.
 
     Returns:
         output: float32 | float16 | float64.

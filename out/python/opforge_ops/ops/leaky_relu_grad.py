@@ -60,7 +60,7 @@ def leaky_relu_grad(grad_output: torch.Tensor, input: torch.Tensor, *, alpha: fl
     Args:
         grad_output: float32 | float16 | float64. The gradient flowing into LeakyRelu's output.
         input: float32 | float16 | float64. LeakyRelu's input.
-        alpha: float. LeakyRelu's slope for negative inputs.
+        alpha: float (float32). LeakyRelu's slope for negative inputs.
 
     Returns:
         grad_input: float32 | float16 | float64.
