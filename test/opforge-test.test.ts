@@ -273,6 +273,38 @@ testWith(
   },
 );
 
+testWith(
+  ['torch', 'jax'],
+  'the JAX column: nothing changed, no Python starts (results kept by content); a kernel edit runs it again',
+  () => {
+    const dir = seedProject('jax-kept', ['custom_relu']);
+    const log = path.join(dir, 'starts.log');
+    const python = path.join(dir, 'python');
+    writeFileSync(python, `#!/bin/sh\nprintf '%s\\n' "$(basename "$1")" >> '${log}'\nexec '${PYTHON}' "$@"\n`);
+    chmodSync(python, 0o755);
+    const starts = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+    const run = (): TestReport => {
+      rmSync(log, { force: true });
+      const r = opforgeTest(dir, ['--json', '--backend', 'jax'], { OPFORGE_PYTHON: python });
+      assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+      return JSON.parse(r.out) as TestReport;
+    };
+    const jaxOk = (r: TestReport): string[] =>
+      r.results.filter((x) => x.backend === 'jax' && x.status === 'ok').map((x) => `${x.op}#${x.case}`);
+    const cold = run();
+    assert.ok(jaxOk(cold).length > 0, JSON.stringify(cold.skipped));
+    assert.equal(starts(), ['opforge_session.py']);
+    const again = run();
+    assert.equal(again.results, cold.results);
+    assert.equal(starts(), []);
+    const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
+    writeFileSync(kernel, `${readFileSync(kernel, 'utf8')}\nint opforge_jax_kept_edit() { return 1; }\n`);
+    const edited = run();
+    assert.equal(edited.results, cold.results);
+    assert.equal(starts(), ['opforge_session.py']);
+  },
+);
+
 test('without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors', () => {
   const dir = seedProject('noref', ['my_add', 'leaky_relu']);
   const spec = path.join(dir, 'ops', 'my_add.yaml');

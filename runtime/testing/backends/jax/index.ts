@@ -14,6 +14,9 @@ import { buildFailureResults } from '../../build-failure.js';
 import type { TensorFile } from '../../cases.js';
 import { buildJaxLibrary, runJaxHarness, type JaxCell, type JaxRun } from './build.js';
 import { readOutputs } from '../../outputs.js';
+import { compileKey } from '../../compile-key.js';
+import { keptRun } from '../../kept-run.js';
+import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 
 /** The jax version opforge is tested with (requirements-test.txt pins it). */
 export const JAX_TESTED = '0.10.2';
@@ -49,14 +52,35 @@ export const jaxBackend: TestBackend = {
         cuda: ctx.device === 'cuda',
         onLine: ctx.progress,
       });
-      run = await runJaxHarness({
-        python: ctx.python,
-        outDir: ctx.outDir,
-        library,
+      // Nothing it reads changed (cases, harness, packages, library, Python): the kept results.
+      const key = compileKey(
+        [
+          JSON.stringify({ grad: wantGrad, device: ctx.device, ops: ctx.ops.map((o) => o.name) }),
+          JSON.stringify(probe),
+          ctx.python,
+        ],
+        [
+          ctx.casesDir,
+          path.join(PKG_ROOT, 'runtime', 'python'),
+          path.join(ctx.outDir, 'jax'),
+          path.join(ctx.outDir, 'python'),
+        ],
+        [library],
+      );
+      run = await keptRun({
+        cacheDir: path.join(ctx.buildRoot, 'test', 'jax-side'),
+        key,
         casesDir: ctx.casesDir,
-        grad: wantGrad,
-        device: ctx.device,
-        session: ctx.pythonSession(),
+        run: () =>
+          runJaxHarness({
+            python: ctx.python,
+            outDir: ctx.outDir,
+            library,
+            casesDir: ctx.casesDir,
+            grad: wantGrad,
+            device: ctx.device,
+            session: ctx.pythonSession(),
+          }),
       });
     } catch (e) {
       ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
