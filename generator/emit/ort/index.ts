@@ -4,7 +4,6 @@
 // a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
-import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
   opFile,
   projectFile,
@@ -13,36 +12,13 @@ import {
   type EmitContext,
   type Emitter,
   type GeneratedFile,
-  paragraphs,
 } from '../emitter.js';
-import { includeLines, namespaceBlock } from '../lang/cpp.js';
 import { emitCmake } from './cmake.js';
 import { emitDtypeHeader } from './dtype.js';
-import { emitOpHeader, emitOpUnit } from './op-header.js';
+import { emitLibrary, emitOpHeader, emitOpUnit } from './op-header.js';
 import { ortPaths } from './names.js';
 
 export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
-
-function emitLibrary(project: ProjectIR): string {
-  return paragraphs(
-    [
-      '// The entry point ONNX Runtime calls when it loads this library',
-      '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
-      "// every op's kernels, in one custom-op domain per spec domain.",
-      includeLines({ project: ['opforge/ort/custom_op.h', ...project.ops.map((op) => ortPaths(op).include)] }),
-    ],
-    namespaceBlock('', [
-      'void addAll(::opforge::ort::Registry& r) {',
-      project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`),
-      '}',
-    ]),
-    [
-      'extern "C" OPFORGE_ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api) {',
-      '  return ::opforge::ort::registerCustomOps(options, api, &addAll);',
-      '}',
-    ],
-  );
-}
 
 export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
@@ -59,9 +35,6 @@ export const ortEmitter: Emitter = defineEmitter({
   },
   op(op: OpIR): GeneratedFile[] {
     const p = ortPaths(op);
-    return [
-      opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)),
-      opFile(op, p.unit, emitOpUnit(op, p.include)),
-    ];
+    return [opFile(op, p.header, emitOpHeader(op)), opFile(op, p.unit, emitOpUnit(op))];
   },
 });
