@@ -11,7 +11,6 @@ import { ATTR_INFO, type DType, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
   opFile,
-  paragraphs,
   projectFile,
   staticFile,
   staticFiles,
@@ -21,7 +20,7 @@ import {
   type GeneratedFile,
 } from '../emitter.js';
 import { cppString } from '../lang/literals.js';
-import { braced, cppUnit, docComment, includeLines } from '../lang/cpp.js';
+import { braced, docComment, includeLines } from '../lang/cpp.js';
 import { block, fillTemplate } from '../lang/template.js';
 import { dtypeMapFunctions, dtypeSwitch } from '../lang/dtype-map.js';
 import { emitShapeInference } from './shape-inference.js';
@@ -48,6 +47,8 @@ export function popartPaths(op: OpIR): {
   };
 }
 
+const TEMPLATES = 'generator/static/cpp/opforge/popart';
+
 /** popart::DataType enumerators are ONNX's TensorProto names (FLOAT, FLOAT16, DOUBLE, ...). */
 const popartType = (d: DType): string => `::popart::DataType::${DTYPE_INFO[d].onnx.name}`;
 
@@ -63,41 +64,26 @@ const POPART_ATTR: Record<AttributeIR['type'], string> = {
 
 const cppEnumOf = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
 
+/** dtype.h (dtype.h.tmpl): the conversions and the Poplar types, from the type table. */
 function emitDtypeHeader(): string {
   const poplar = (d: DType): string => {
     const t = DTYPE_INFO[d].popart;
     return t === null ? 'nullptr' : cppString(`poplar::${t}`);
   };
-  return cppUnit({
-    comment: "popart::DataType <-> opforge::DType, from the type table (PopART uses ONNX's type names).",
-    header: true,
-    includes: { external: ['popart/datatype.hpp'], project: ['opforge/core.h'] },
-    namespace: 'opforge::popart_ext',
-    body: paragraphs(
-      dtypeMapFunctions({
-        name: 'Popart',
-        type: '::popart::DataType',
-        of: popartType,
-        unmatched: 'PopART dtypes opforge has no counterpart for',
-        undefinedValue: '::popart::DataType::UNDEFINED',
-      }),
-      [
-        docComment([
-          'The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do',
-          'not lower; int64 is cast to int32 on lowering, which the host kernel would misread).',
-        ]),
-        'inline const char* poplarType(DType t) {',
-        ...dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, ['  }', '  return nullptr;']),
-        '}',
-      ],
-    ),
+  return fillTemplate(`${TEMPLATES}/dtype.h.tmpl`, {
+    conversions: dtypeMapFunctions({
+      name: 'Popart',
+      type: '::popart::DataType',
+      of: popartType,
+      unmatched: 'PopART dtypes opforge has no counterpart for',
+      undefinedValue: '::popart::DataType::UNDEFINED',
+    }),
+    poplarCases: lines(dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, [])),
   });
 }
 
 /** A name in a parameter list, commented out where the body does not read it (-Wunused-parameter). */
 const param = (name: string, used: boolean): string => (used ? name : `/*${name}*/`);
-
-const TEMPLATES = 'generator/static/cpp/opforge/popart';
 
 /** The descriptor header: CoreOp's Desc over the op core (desc.h.tmpl), with the op's identity and attributes. */
 function emitHeader(op: OpIR): string {
