@@ -13,7 +13,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { emitCmake } from './cmake.js';
+import { backendOpList } from '../cmake/op-list.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitLibrary, emitOpHeader, emitOpUnit } from './op-header.js';
 import { ortPaths } from './names.js';
@@ -29,7 +29,8 @@ export const ortEmitter: Emitter = defineEmitter({
       staticFile('ort/include/opforge/ort/custom_op.h', 'generator/static/cpp/opforge/ort/custom_op.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
-      projectFile('ort/CMakeLists.txt', emitCmake(project, ctx)),
+      // The op list over out/cmake/opforge_ort.cmake: the per-op OBJECT libraries and the custom-op library.
+      projectFile('ort/CMakeLists.txt', backendOpList('ort', 'ONNX Runtime custom-op library', project, ctx)),
       staticFile('cmake/opforge_ort.cmake', 'generator/static/cmake/opforge_ort.cmake'),
     ];
   },

@@ -18,7 +18,7 @@ import {
 import { emitDtypeHeader } from './dtype.js';
 import { emitOpHeader } from './op-header.js';
 import { emitOpReadme } from './readme.js';
-import { emitCmake } from './cmake.js';
+import { backendOpList } from '../cmake/op-list.js';
 import { includeLines } from '../lang/cpp.js';
 import { creatorNames, trtPaths } from './names.js';
 import { fillTemplate } from '../lang/template.js';
@@ -99,7 +99,8 @@ export const trtEmitter: Emitter = defineEmitter({
       projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('trt/plugin_library.cpp', emitLibrary(names)),
       projectFile('trt/register.cpp', emitRegister(aliases, names)),
-      projectFile('trt/CMakeLists.txt', emitCmake(project, ctx)),
+      // The op list over out/cmake/opforge_trt.cmake: the per-op OBJECT libraries and the two plugin libraries.
+      projectFile('trt/CMakeLists.txt', backendOpList('trt', 'TensorRT plugins', project, ctx)),
       staticFile('cmake/opforge_trt.cmake', 'generator/static/cmake/opforge_trt.cmake'),
     ];
   },
