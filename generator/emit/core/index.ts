@@ -25,7 +25,7 @@ import {
   opFile,
   projectFile,
   STAMP_FILE,
-  staticFile,
+  staticFiles,
 } from '../emitter.js';
 import {
   braced,
@@ -41,13 +41,11 @@ import { cppExpr } from '../lang/cpp-expr.js';
 import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../lang/literals.js';
 import { block, fillTemplate, type SlotValue } from '../lang/template.js';
 
-const SHARED_HEADERS = ['core.h', 'op_core.h', 'serialize.h', 'cuda_launch.h'];
-
 export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
   project(): GeneratedFile[] {
     return [
-      ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/static/cpp/opforge/${h}`)),
+      ...staticFiles('include/opforge', 'generator/static/cpp/opforge', '.h'),
       // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
       projectFile('.gitignore', lines("# gen's bookkeeping, not output:", STAMP_FILE, CACHE_FILE)),
     ];

@@ -8,6 +8,7 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
@@ -24,9 +25,7 @@ export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('ort/include/opforge/ort/api.h', 'generator/static/cpp/opforge/ort/api.h'),
-      staticFile('ort/include/opforge/ort/attributes.h', 'generator/static/cpp/opforge/ort/attributes.h'),
-      staticFile('ort/include/opforge/ort/custom_op.h', 'generator/static/cpp/opforge/ort/custom_op.h'),
+      ...staticFiles('ort/include/opforge/ort', 'generator/static/cpp/opforge/ort', '.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
       // The op list over out/cmake/opforge_ort.cmake: the per-op OBJECT libraries and the custom-op library.

@@ -4,7 +4,7 @@
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
 import type { AttrType } from '../../model/type-table.js';
-import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile } from '../emitter.js';
+import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, staticFiles } from '../emitter.js';
 import { braced, includeLines } from '../lang/cpp.js';
 import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
 import { block, fillTemplate } from '../lang/template.js';
@@ -14,8 +14,7 @@ export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
   project(): GeneratedFile[] {
     return [
-      staticFile('torch/include/opforge/torch/op_base.h', 'generator/static/cpp/opforge/torch/op_base.h'),
-      staticFile('torch/include/opforge/torch/autograd.h', 'generator/static/cpp/opforge/torch/autograd.h'),
+      ...staticFiles('torch/include/opforge/torch', 'generator/static/cpp/opforge/torch', '.h'),
       staticFile('torch/python_entry.cpp', 'generator/static/cpp/opforge/torch/python_entry.cpp'),
       staticFile('torch/CMakeLists.txt', 'generator/static/cmake/torch-extension.cmake'),
     ];

@@ -10,6 +10,7 @@ import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
@@ -24,8 +25,6 @@ import { creatorNames, trtPaths } from './names.js';
 import { fillTemplate } from '../lang/template.js';
 
 export { creatorNames, pluginNames, trtPaths } from './names.js';
-
-const SHARED = ['common.h', 'plugin_v3.h', 'plugin_v2.h', 'plugin_library.h'];
 
 const TEMPLATES = 'generator/static/cpp/opforge/trt';
 
@@ -95,7 +94,7 @@ export const trtEmitter: Emitter = defineEmitter({
     const names = opNames(project, ctx);
     const aliases = project.ops.map(ctx.perOp('trt/creator-aliases', creatorAlias));
     return [
-      ...SHARED.map((h) => staticFile(`trt/include/opforge/trt/${h}`, `generator/static/cpp/opforge/trt/${h}`)),
+      ...staticFiles('trt/include/opforge/trt', TEMPLATES, '.h'),
       projectFile('trt/include/opforge/trt/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('trt/plugin_library.cpp', emitLibrary(names)),
       projectFile('trt/register.cpp', emitRegister(aliases, names)),
