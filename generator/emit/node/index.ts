@@ -3,7 +3,7 @@
 // that validates arguments and names the op and argument in every error.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
+import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
@@ -84,9 +84,6 @@ function attrRead(p: { attr: AttributeIR; slot: number; arg: number }): string[]
 /** node/ops/<op>.cpp: one translation unit per op, so a spec change recompiles one op and builds run in parallel. */
 export const nodeOpUnit = (op: OpIR): string => `node/ops/${op.ident.snake}.cpp`;
 
-/** A name in a parameter list, commented out where the body does not read it (-Wunused-parameter). */
-const param = (name: string, used: boolean): string => (used ? name : `/*${name}*/`);
-
 /** node/ops/<op>.cpp (op.cpp.tmpl): readAttrs, reading this op's attributes, and the op's export. */
 function opUnit(op: OpIR): string {
   const places = attrPlaces(op);
@@ -96,11 +93,11 @@ function opUnit(op: OpIR): string {
     snake: op.ident.snake,
     pascal: op.ident.pascal,
     jsArgs: jsArgs.join(', '),
-    slots: param(
+    slots: cppParam(
       'slots',
       places.some((p) => p.slot >= 0),
     ),
-    attrs: param('attrs', op.attributes.length > 0),
+    attrs: cppParam('attrs', op.attributes.length > 0),
     reads: block(places.flatMap(attrRead)),
   });
 }

@@ -6,7 +6,7 @@
 // (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
+import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type DType, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
@@ -82,9 +82,6 @@ function emitDtypeHeader(): string {
   });
 }
 
-/** A name in a parameter list, commented out where the body does not read it (-Wunused-parameter). */
-const param = (name: string, used: boolean): string => (used ? name : `/*${name}*/`);
-
 /** The descriptor header: CoreOp's Desc over the op core (desc.h.tmpl), with the op's identity and attributes. */
 function emitHeader(op: OpIR): string {
   const nReq = op.inputs.filter((i) => !i.optional).length;
@@ -115,9 +112,9 @@ function emitHeader(op: OpIR): string {
     inputs: braced(op.inputs.map(tensor)),
     outputs: braced(op.outputs.map(tensor)),
     attributes: braced(op.attributes.map(anyValue)),
-    a: param('a', hasAttrs),
-    attrs: param('attrs', hasAttrs),
-    os: param('os', hasAttrs),
+    a: cppParam('a', hasAttrs),
+    attrs: cppParam('attrs', hasAttrs),
+    os: cppParam('os', hasAttrs),
     reads: block([hasAttrs && '    using ::opforge::popart_ext::readAttr;', ...reads]),
     appends: block(op.attributes.map((a) => `    os.appendAttribute(${cppString(a.name)}, attrs.${a.name});`)),
   });
