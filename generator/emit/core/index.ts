@@ -2,7 +2,8 @@
 // facts as constexpr tables (an OpInfo) and holds only what differs per op: the attributes and
 // state structs, the kernel contract, attribute checks and the shape expressions compiled from
 // the IR. Type inference, dispatch, serialization and input checks are templates over those
-// tables in generator/static/cpp/opforge/op_core.h.
+// tables in generator/static/cpp/opforge/op_core.h; the header's fixed text is op_header.h.tmpl
+// beside it.
 
 import type { OpIR, TensorType } from '../../model/ir.js';
 import {

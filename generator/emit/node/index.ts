@@ -1,6 +1,7 @@
 // The Node backend: a node-addon-api addon over every op core's CPU path (out/node/addon.cpp,
 // built by cmake-js from out/node/CMakeLists.txt) and a typed JS entry (index.js + index.d.ts)
-// that validates arguments and names the op and argument in every error.
+// that validates arguments and names the op and argument in every error. The C++ units are
+// templates in generator/static/cpp/opforge/node/ (*.tmpl); this prints their slots.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
 import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';

@@ -1,7 +1,8 @@
 // ONNX Runtime backend: one custom-op library (RegisterCustomOps) for the project. Per op, a
 // descriptor header adapting the op core to the shared kernel base in
 // generator/static/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
-// a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
+// a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake. The
+// C++ files are templates beside the bases (*.tmpl); this prints their slots.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import {

@@ -3,7 +3,8 @@
 // OpCreator registration (<op>_op.cpp, PopART headers only), the opx that runs the op core's CPU
 // kernel as a Poplar host function (<op>_opx.cpp, needs the Poplar SDK) and a README with the
 // PopRT command line; for the project, the bases, the dtype mapping, custom_shape_inference.py
-// (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
+// (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so. The C++ files are
+// templates in generator/static/cpp/opforge/popart/ (*.tmpl); this prints their slots.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
 import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';

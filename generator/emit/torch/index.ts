@@ -1,6 +1,7 @@
 // The PyTorch extension: one TORCH_LIBRARY fragment per op (out/torch/<snake>.cpp) registering
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
+// The unit's fixed text is generator/static/cpp/opforge/torch/op.cpp.tmpl; this prints its slots.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
 import type { AttrType } from '../../model/type-table.js';

@@ -2,7 +2,8 @@
 // bases in generator/static/cpp/opforge/trt/ (IPluginV3 for TensorRT 10/11, IPluginV2DynamicExt and
 // the Paddle-named IPluginV2Ext for TensorRT 8.x and Paddle Inference), one translation unit per
 // interface generation, and a README; for the project, the plugin library entry points
-// (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake.
+// (getCreators / getPluginCreators, setLoggerFinder), static registration and the CMake. The
+// C++ files are templates beside the bases (*.tmpl); this prints their slots.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import {
