@@ -10,10 +10,11 @@ import { opsDir, outDir, root } from '../helpers/paths.js';
 
 /**
  * Share of code lines holding a string literal the emitters may have, overall: a ratchet, lowered as
- * text moves into the static bases. The goal is 0.35; at 862f028 (2026-11-27) it is 0.415, from 0.62
- * before the printers and the table-driven op core.
+ * text moves into the static bases and templates. The goal is 0.35; it is 0.397 (1329 of 3345 code
+ * lines, 2026-11-27), from 0.62 before the printers and the table-driven op core and 0.417 before
+ * the per-op files became templates.
  */
-const MAX_STRING_SHARE = 0.42;
+const MAX_STRING_SHARE = 0.4;
 /** Lines an op core header (out/include/opforge/ops/<op>.h) may have. */
 const MAX_CORE_LINES = 150;
 

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mdTable, mdTemplate, mdText } from '../../generator/emit/lang/markdown.js';
-import { fillTemplate } from '../../generator/emit/lang/template.js';
+import { block, fillTemplate } from '../../generator/emit/lang/template.js';
 
 const SLOTS = {
   name: 'MyOp',
@@ -31,6 +31,20 @@ test('a slot the template has and the values lack, or the other way round, is an
   assert.throws(() => mdTemplate('trt-op-readme.md', missing), /no value for \{\{fields\}\}/);
   assert.throws(() => mdTemplate('trt-op-readme.md', { ...SLOTS, extra: 'x' }), /no slot for extra/);
   assert.throws(() => fillTemplate('generator/static/md/no-such-template.md', {}), /ENOENT/);
+});
+
+test('a null slot alone on its line takes the line with it; null where the slot shares its line is an error', () => {
+  const unit = 'generator/static/cpp/opforge/ort/op.cpp.tmpl';
+  const slots = { name: 'MyOp', snake: 'my_op', cudaNote: '', cpu: '  cpu();' };
+  assert.match(
+    fillTemplate(unit, { ...slots, cuda: '  cuda();' }),
+    'void addKernels(Registry& r) {\n  cpu();\n  cuda();\n}\n',
+  );
+  assert.match(fillTemplate(unit, { ...slots, cuda: null }), 'void addKernels(Registry& r) {\n  cpu();\n}\n');
+  assert.throws(() => fillTemplate(unit, { ...slots, cudaNote: null, cuda: null }), /\{\{cudaNote\}\} is null/);
+  assert.throws(() => fillTemplate(unit, { ...slots, cuda: null, extra: null }), /no slot for extra/);
+  assert.is(block(['a', null, false, 'b']), 'a\nb');
+  assert.is(block([null]), null);
 });
 
 test('spec text in Markdown: one line, markup characters escaped; tables', () => {

@@ -6,7 +6,7 @@
 import type { ProjectIR } from '../../model/ir.js';
 import { rootFromOut } from '../../model/ir-helpers.js';
 import {
-  paragraphs,
+  lines,
   projectFile,
   staticFile,
   defineEmitter,
@@ -14,7 +14,8 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { cmakeCommand, cmakeComment, cmakeInclude, quoted, varPath } from '../lang/cmake.js';
+import { cmakeCommand, quoted, varPath } from '../lang/cmake.js';
+import { fillTemplate } from '../lang/template.js';
 
 const ROOT_DOC = 'Project root, the directory holding the ops dir (kernel paths are relative to it)';
 
@@ -40,28 +41,10 @@ export const cmakeEmitter: Emitter = defineEmitter({
     // Kernel paths are relative to the project root; the root is found relative to this file,
     // wherever `opforge gen --out` put it (out/ beside ops/, inside it, or anywhere else).
     const root = varPath('CMAKE_CURRENT_SOURCE_DIR', rootFromOut(project));
-    const body = paragraphs(
-      [
-        cmakeCommand('cmake_minimum_required', ['VERSION', '3.18']),
-        cmakeCommand('project', ['opforge_ops', 'LANGUAGES', 'CXX']),
-      ],
-      [
-        cmakeCommand('set', ['OPFORGE_PROJECT_ROOT', root, 'CACHE', 'PATH', quoted(ROOT_DOC)]),
-        cmakeComment(
-          'Options (WITH_CUDA, OPFORGE_WERROR, OPFORGE_CCACHE), flags, the opforge_core target, opforge_add_op().',
-        ),
-        cmakeInclude('cmake/opforge.cmake'),
-      ],
-      [
-        cmakeComment("Every op's kernels, as object libraries the backends link: opforge_<op>_cpu, opforge_<op>_cuda."),
-        ...opLines,
-        cmakeCommand('opforge_publish_ops'),
-      ],
-      [
-        cmakeComment('The backends: an option each (WITH_TENSORRT, WITH_PADDLE, ...) and its directory.'),
-        cmakeInclude('cmake/opforge_backends.cmake'),
-      ],
-    );
+    const body = fillTemplate('generator/static/cmake/CMakeLists.txt.tmpl', {
+      setRoot: cmakeCommand('set', ['OPFORGE_PROJECT_ROOT', root, 'CACHE', 'PATH', quoted(ROOT_DOC)]),
+      ops: lines(opLines),
+    });
     return [
       projectFile('CMakeLists.txt', body),
       staticFile('cmake/opforge.cmake', 'generator/static/cmake/opforge.cmake'),

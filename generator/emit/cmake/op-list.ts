@@ -3,8 +3,9 @@
 // `opforge_<backend>_add_op(<op> [CUDA])` per op and `opforge_<backend>_finish()`.
 
 import type { ProjectIR } from '../../model/ir.js';
-import { type EmitContext, lines, paragraphs } from '../emitter.js';
-import { cmakeCommand, cmakeComment, cmakeInclude } from '../lang/cmake.js';
+import { type EmitContext, lines } from '../emitter.js';
+import { cmakeCommand } from '../lang/cmake.js';
+import { fillTemplate } from '../lang/template.js';
 
 /** `cuda`: whether the backend builds the ops' CUDA kernels too (its add_op takes a CUDA flag). */
 export function backendOpList(
@@ -14,19 +15,10 @@ export function backendOpList(
   ctx: EmitContext,
   cuda = true,
 ): string {
-  const prefix = `opforge_${backend}`;
-  return paragraphs(
-    [
-      cmakeComment(`${what} for every op, built by out/cmake/${prefix}.cmake (its header says how to configure).`),
-      cmakeInclude(`../cmake/${prefix}.cmake`),
-    ],
-    lines(
-      project.ops.map(
-        ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
-          cmakeCommand(`${prefix}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
-        ),
-      ),
-      cmakeCommand(`${prefix}_finish`),
+  const ops = project.ops.map(
+    ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
+      cmakeCommand(`opforge_${backend}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
     ),
   );
+  return fillTemplate('generator/static/cmake/backend-ops.cmake.tmpl', { what, backend, ops: lines(ops) });
 }

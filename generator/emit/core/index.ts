@@ -2,7 +2,8 @@
 // facts as constexpr tables (an OpInfo) and holds only what differs per op: the attributes and
 // state structs, the kernel contract, attribute checks and the shape expressions compiled from
 // the IR. Type inference, dispatch, serialization and input checks are templates over those
-// tables in generator/static/cpp/opforge/op_core.h.
+// tables in generator/static/cpp/opforge/op_core.h; the header's fixed text is op_header.h.tmpl
+// beside it.
 
 import type { OpIR, TensorType } from '../../model/ir.js';
 import {
@@ -25,14 +26,12 @@ import {
   opFile,
   projectFile,
   STAMP_FILE,
-  staticFile,
-  paragraphs,
+  staticFiles,
 } from '../emitter.js';
 import {
   braced,
   type Constant,
   constants,
-  cppUnit,
   docComment,
   initializer,
   type TableRow,
@@ -41,14 +40,13 @@ import {
 } from '../lang/cpp.js';
 import { cppExpr } from '../lang/cpp-expr.js';
 import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../lang/literals.js';
-
-const SHARED_HEADERS = ['core.h', 'op_core.h', 'serialize.h', 'cuda_launch.h'];
+import { block, fillTemplate, type SlotValue } from '../lang/template.js';
 
 export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
   project(): GeneratedFile[] {
     return [
-      ...SHARED_HEADERS.map((h) => staticFile(`include/opforge/${h}`, `generator/static/cpp/opforge/${h}`)),
+      ...staticFiles('include/opforge', 'generator/static/cpp/opforge', '.h'),
       // gen's bookkeeping (the no-op stamp, the incremental cache) stays out of a repository that commits out/.
       projectFile('.gitignore', lines("# gen's bookkeeping, not output:", STAMP_FILE, CACHE_FILE)),
     ];
@@ -58,28 +56,25 @@ export const coreEmitter: Emitter = defineEmitter({
   },
 });
 
+/** The op core header (op_header.h.tmpl): the op's facts, structs, kernel contract and shape functions. */
 function emitCore(op: OpIR): string {
-  return cppUnit({
-    comment: [`${op.name} (${op.domain}::${op.name}, version ${op.version}): the op core every backend shares.`],
-    header: true,
-    includes: { system: ['cstdint', 'string', 'vector'], project: ['opforge/op_core.h'] },
-    namespace: ['opforge', 'ops', op.ident.snake],
-    body: paragraphs(
-      op.description ? `// ${commentText(op.description)}` : null,
-      emitFacts(op),
-      emitStructs(op),
-      emitContract(op),
-      [docComment('This op core as a type: what every backend adapter is instantiated with.'), CORE],
-      emitValidate(op),
-      emitSerialization(op),
-      emitCheckShapes(op),
-      emitShapes(op),
-      emitDispatch(op),
-    ),
+  return fillTemplate('generator/static/cpp/opforge/op_header.h.tmpl', {
+    name: op.name,
+    domain: op.domain,
+    version: String(op.version),
+    snake: op.ident.snake,
+    description: op.description ? `// ${commentText(op.description)}\n` : null,
+    facts: emitFacts(op),
+    ...emitStructs(op),
+    ...emitContract(op),
+    ...emitValidate(op),
+    ...emitSerialization(op),
+    ...emitCheckShapes(op),
+    ...emitShapes(op),
+    ...emitDispatch(op),
   });
 }
 
-const CORE = 'struct Core : CoreOf<kInfo, Attrs, State> {};';
 const dtypeEnum = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
 
 /** The opforge::AttrType enumerator of an attribute type (op_core.h). */
@@ -146,7 +141,9 @@ function emitFacts(op: OpIR): string {
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }
 
-function emitStructs(op: OpIR): string {
+type Slots = Record<string, SlotValue>;
+
+function emitStructs(op: OpIR): Slots {
   const zero = (t: string): string => ({ bool: 'false', int: '0', float: '0' })[t] ?? '';
   const attrs = op.attributes.map((a) => {
     const init = a.default !== undefined ? cppAttrValue(a, a.default) : zero(a.type);
@@ -159,10 +156,11 @@ function emitStructs(op: OpIR): string {
   });
   const struct = (name: string, fields: string[]): string =>
     lines(`struct ${name} {`, fields, '};').replace('{\n};', '{};');
-  return paragraphs(
-    [docComment("Attributes, initialized to the spec's defaults."), struct('Attrs', attrs)],
-    [docComment(state.length ? STATE_DOC : NO_STATE_DOC), struct('State', state)],
-  );
+  return {
+    attrs: struct('Attrs', attrs),
+    stateDoc: state.length ? STATE_DOC : NO_STATE_DOC,
+    state: struct('State', state),
+  };
 }
 
 const STATE_DOC = 'State that configure() computes; serialized with the attributes.';
@@ -172,7 +170,7 @@ type Port = OpIR['inputs'][number] | OpIR['outputs'][number];
 const cppType = (t: TensorType): string => (t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name);
 
 /** The kernel contract: Io (one field per port) and one cpu / cuda overload per dtype binding. */
-function emitContract(op: OpIR): string {
+function emitContract(op: OpIR): Slots {
   const field = (p: Port, input: boolean): string => {
     const optional = input && 'optional' in p && p.optional ? 'optional: data is null when absent' : '';
     const note = [optional, p.description].filter(Boolean).join('; ');
@@ -187,42 +185,24 @@ function emitContract(op: OpIR): string {
     ),
   ];
   const cuda = op.kernels.cuda;
-  return paragraphs(
-    [
-      CONTRACT_DOC,
-      op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
-      lines(
-        'struct Io {',
-        op.inputs.map((i) => field(i, true)),
-        op.outputs.map((o) => field(o, false)),
-        '};',
-      ),
-    ],
-    [
+  return {
+    typeVars: op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
+    ioFields: block([...op.inputs.map((i) => field(i, true)), ...op.outputs.map((o) => field(o, false))]),
+    kernels: lines(
       overloads('cpu', 'CpuContext', `CPU kernel, in ${op.kernels.cpu}`),
-      cuda
-        ? overloads(
-            'cuda',
-            'CudaContext',
-            `CUDA kernel, in ${cuda}: launch on ctx.stream, return without synchronizing`,
-          )
-        : [],
+      cuda ? overloads('cuda', 'CudaContext', `CUDA kernel, in ${cuda}: ${CUDA_NOTE}`) : [],
       op.hasConfigure ? [docComment(CONFIGURE_DOC), CONFIGURE] : null,
-    ],
-  );
+    ),
+  };
 }
 
-const CONTRACT_DOC = lines(
-  '// ---- Kernel contract ------------------------------------------------------------',
-  '// The kernel files named by the spec define these functions, one overload per dtype',
-  '// combination. Tensors are contiguous, row-major; shapes have been checked.',
-);
+const CUDA_NOTE = 'launch on ctx.stream, return without synchronizing';
 const CONFIGURE_DOC =
   'Fills State from the attributes and input shapes (in the CPU kernel file); called before the first run.';
 const CONFIGURE = 'Status configure(const Attrs& attrs, const Shape* inputs, State* state);';
 
 /** validate(): each attribute's range and enum, in spec order; the messages name the bounds as the spec wrote them. */
-function emitValidate(op: OpIR): string {
+function emitValidate(op: OpIR): Slots {
   const checks = op.attributes.flatMap((a) => {
     const isFloat = a.type === 'float' || a.type === 'floats';
     const isList = ATTR_INFO[a.type].isList;
@@ -243,45 +223,24 @@ function emitValidate(op: OpIR): string {
     return [
       conds.length ? `  ${isList ? `for (const auto v : attrs.${a.name}) ` : ''}${check}` : null,
       a.enum ? `  if (!oneOf(attrs.${a.name}, ${braced(values)})) return fail(kName, ${oneOf});` : null,
-    ].filter((c): c is string => c !== null);
+    ];
   });
-  return lines(
-    docComment("Checks attribute values against the spec's enums and ranges."),
-    `inline Status validate(const Attrs& ${cppParam('attrs', checks.length > 0)}) {`,
-    checks,
-    OK_END,
-  );
+  return { validateAttrs: cppParam('attrs', checks.some(Boolean)), attrChecks: block(checks) };
 }
 
-const OK_END = lines('  return Status::Ok();', '}');
-
-/** visitFields (what serialization reads and writes) and the generic functions over this op's tables. */
-function emitSerialization(op: OpIR): string {
+/** visitFields: what serialization reads and writes. */
+function emitSerialization(op: OpIR): Slots {
   const fields = [
     ...op.attributes.map((a) => `  f(attrs.${a.name}, ${cppString(a.name)});`),
     ...op.state.map((f) => `  f(state.${f.name}, ${cppString(f.name)});`),
   ];
-  const [a, s, f] = [
-    cppParam('attrs', op.attributes.length > 0),
-    cppParam('state', op.state.length > 0),
-    cppParam('f', fields.length > 0),
-  ];
-  return paragraphs(
-    [FIELDS_DOC, 'template <class A, class S, class F>', `void visitFields(A& ${a}, S& ${s}, F&& ${f}) {`, fields, '}'],
-    GENERIC_FUNCTIONS,
-  );
+  return {
+    fieldsAttrs: cppParam('attrs', op.attributes.length > 0),
+    fieldsState: cppParam('state', op.state.length > 0),
+    fieldsF: cppParam('f', fields.length > 0),
+    fields: block(fields),
+  };
 }
-
-const FIELDS_DOC = docComment(
-  'Attributes, then state: the fields serialize() writes and deserialize() reads, in order.',
-);
-const GENERIC_FUNCTIONS = lines(
-  docComment('Serialization and type inference: the templates of opforge/op_core.h over this op.'),
-  'inline size_t serializedSize(const Attrs& a, const State& s) { return serializedSizeOf<Core>(a, s); }',
-  'inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }',
-  'inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }',
-  'inline Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<kInfo>(in, present, out, binding); }',
-);
 
 const shapeEnv = {
   dim: (i: number, axis: number) => `inputs[${i}].dims[${axis}]`,
@@ -290,22 +249,17 @@ const shapeEnv = {
 };
 
 /** A function body whose compiled expressions may divide: `bool ok` first, its check after `body`. */
-function divisionGuarded(divides: boolean, where: string, body: readonly string[]): string[] {
-  if (!divides) return [...body];
-  return ['  bool ok = true;', ...body, `  if (!ok) return divisionByZero(kName, ${cppString(where)});`];
-}
-
-/** A function of the shape phase: its doc, signature (parameters named only where read) and body. */
-function shapeFunction(doc: string, head: string, body: readonly string[], end = OK_END): string {
-  return lines(docComment(doc), `inline Status ${head} {`, [...body], end);
+function divisionGuarded(divides: boolean, where: string, body: readonly string[]): SlotValue {
+  if (!divides) return block(body);
+  return block(['  bool ok = true;', ...body, `  if (!ok) return divisionByZero(kName, ${cppString(where)});`]);
 }
 
 /** checkShapes: the generic input checks, with each input's dim expressions after its own checks. */
-function emitCheckShapes(op: OpIR): string {
+function emitCheckShapes(op: OpIR): Slots {
   const body: string[] = [];
   let from = 0;
   const generic = (to: number): void => {
-    const end = to === op.inputs.length ? IN : to;
+    const end = to === op.inputs.length ? 'kNumInputs' : to;
     if (to > from) body.push(`  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(${from}, ${end}, inputs, present));`);
     from = to;
   };
@@ -324,14 +278,14 @@ function emitCheckShapes(op: OpIR): string {
   }
   generic(op.inputs.length);
   const reads = constraintReads(op.inputs.map((i) => i.constraint));
-  return shapeFunction(
-    'Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input.',
-    `checkShapes(const Attrs& ${cppParam('attrs', reads.attrs)}, const Shape* inputs, const bool* present)`,
-    divisionGuarded(reads.division, 'an input shape constraint', body),
-  );
+  return {
+    checkAttrs: cppParam('attrs', reads.attrs),
+    shapeChecks: divisionGuarded(reads.division, 'an input shape constraint', body),
+  };
 }
 
-function emitShapes(op: OpIR): string {
+/** inferShapes and workspaceSize: the spec's shape expressions compiled to C++. */
+function emitShapes(op: OpIR): Slots {
   const out = shapeReads(op.outputs.map((o) => o.shape));
   const infer = op.outputs.map((o) => {
     if (o.shape.kind === 'like')
@@ -342,23 +296,17 @@ function emitShapes(op: OpIR): string {
   const ws = exprReads([op.workspace]);
   const params = (r: { attrs: boolean; dims: boolean }): string =>
     `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
-  return paragraphs(
-    shapeFunction(
-      "Output shapes from the spec's shape expressions. Call after checkShapes().",
-      `inferShapes(${params(out)}, Shape* outputs)`,
-      divisionGuarded(out.division, 'an output shape', infer),
-    ),
-    shapeFunction(
-      'Scratch bytes the kernel needs for these input shapes.',
-      `workspaceSize(${params(ws)}, size_t* bytes)`,
-      divisionGuarded(ws.division, 'the workspace size', [`  const int64_t n = ${cppExpr(op.workspace, shapeEnv)};`]),
-      lines('  return workspaceBytes(kName, n, bytes);', '}'),
-    ),
-  );
+  const n = `  const int64_t n = ${cppExpr(op.workspace, shapeEnv)};`;
+  return {
+    inferParams: params(out),
+    infer: divisionGuarded(out.division, 'an output shape', infer),
+    workspaceParams: params(ws),
+    workspace: divisionGuarded(ws.division, 'the workspace size', [n]),
+  };
 }
 
-/** withIo: the one switch over dtype bindings that types raw tensors into each kernel overload's Io. */
-function emitDispatch(op: OpIR): string {
+/** withIo's cases: the one switch over dtype bindings that types raw tensors into each kernel overload's Io. */
+function emitDispatch(op: OpIR): Slots {
   const cases = op.bindings.map((b, k) => {
     const cpp = (t: TensorType): string => DTYPE_INFO[dtypeUnder(t, b)].cpp;
     const views = [
@@ -367,29 +315,15 @@ function emitDispatch(op: OpIR): string {
     ];
     return `    case ${k}: return fn(${ioType(op, b)}${braced(views)});`;
   });
-  const run = (device: string, fn: string, ctx: string): string =>
-    lines(
-      docComment(`Types raw tensors by dtype and calls the ${device} kernel.`),
-      `inline Status run${device[0]}${device.slice(1).toLowerCase()}(${RUN_PARAMS}const ${ctx}& ctx) {`,
-      `  return withIo(in, out, [&](const auto& io) { return ${fn}(attrs, state, io, ctx); });`,
-      '}',
-    );
-  return paragraphs(
-    lines(WITH_IO_HEAD, cases, WITH_IO_END),
-    run('CPU', 'cpu', 'CpuContext'),
-    op.kernels.cuda
-      ? run('CUDA', 'cuda', 'CudaContext')
-      : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
-  );
+  return {
+    cases: lines(cases),
+    cuda: op.kernels.cuda ? RUN_CUDA : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
+  };
 }
 
-const RUN_PARAMS = 'const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, ';
-const WITH_IO_HEAD = lines(
-  docComment('Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload.'),
-  'template <class Fn>',
-  'Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {',
-  '  int binding = -1;',
-  '  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(in, out, &binding));',
-  '  switch (binding) {',
+const RUN_CUDA = lines(
+  docComment('Types raw tensors by dtype and calls the CUDA kernel.'),
+  'inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {',
+  '  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
+  '}',
 );
-const WITH_IO_END = lines('    default: return noKernel<Core>();', '  }', '}');

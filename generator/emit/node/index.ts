@@ -1,14 +1,13 @@
 // The Node backend: a node-addon-api addon over every op core's CPU path (out/node/addon.cpp,
 // built by cmake-js from out/node/CMakeLists.txt) and a typed JS entry (index.js + index.d.ts)
-// that validates arguments and names the op and argument in every error.
+// that validates arguments and names the op and argument in every error. The C++ units are
+// templates in generator/static/cpp/opforge/node/ (*.tmpl); this prints their slots.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
-import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
+import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';
 import { ATTR_INFO, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import {
   lines,
-  paragraphs,
   opFile,
   projectFile,
   staticFile,
@@ -18,8 +17,7 @@ import {
   type Emitter,
   type GeneratedFile,
 } from '../emitter.js';
-import { cppUnit, namespaceBlock } from '../lang/cpp.js';
-import { fillTemplate } from '../lang/template.js';
+import { block, fillTemplate } from '../lang/template.js';
 import { commentText, cppString, tsString } from '../lang/literals.js';
 
 /**
@@ -87,71 +85,31 @@ function attrRead(p: { attr: AttributeIR; slot: number; arg: number }): string[]
 /** node/ops/<op>.cpp: one translation unit per op, so a spec change recompiles one op and builds run in parallel. */
 export const nodeOpUnit = (op: OpIR): string => `node/ops/${op.ident.snake}.cpp`;
 
-/** The C++ parameter names readAttrs uses, commented out where the op gives it nothing to read. */
-function readAttrsParams(op: OpIR): string {
-  const places = attrPlaces(op);
-  const name = (n: string, used: boolean): string => (used ? n : `/*${n}*/`);
-  // info stays named: the exception check at the end reads it.
-  return [
-    'const Napi::CallbackInfo& info',
-    `const double* ${name(
-      'slots',
-      places.some((p) => p.slot >= 0),
-    )}`,
-    `Core::Attrs* ${name('attrs', op.attributes.length > 0)}`,
-  ].join(', ');
-}
-
+/** node/ops/<op>.cpp (op.cpp.tmpl): readAttrs, reading this op's attributes, and the op's export. */
 function opUnit(op: OpIR): string {
   const places = attrPlaces(op);
-  const ns = `${op.ident.snake}_node`;
   const jsArgs = [...op.inputs.map((i) => i.name), ...places.filter((p) => p.arg >= 0).map((p) => p.attr.name)];
-  return cppUnit({
-    comment: [
-      `${op.name} in the Node addon: run_${op.ident.snake}(${jsArgs.join(', ')}) and run_${op.ident.snake}_async;`,
-      'dims, dtypes and scalar attributes are in the scratch slots. Attributes were type-checked in index.js.',
-    ],
-    includes: { external: ['napi.h'], project: [coreHeaderPath(op).include, 'opforge/node/addon_base.h'] },
-    body: paragraphs(
-      // A namespace of its own: CMake's unity build may compile several op units as one.
-      namespaceBlock(
-        ns,
-        paragraphs(`using Core = ::${cppNamespace(op)}::Core;`, [
-          `bool readAttrs(${readAttrsParams(op)}) {`,
-          ...places.flatMap(attrRead),
-          '  return !info.Env().IsExceptionPending();  // a hostile value (e.g. a throwing getter) left an exception',
-          '}',
-        ]),
-      ),
-      [
-        `void opforgeNodeExport${op.ident.pascal}(Napi::Env env, Napi::Object exports) {`,
-        `  opforge::node::exportOp<${ns}::Core, ${ns}::readAttrs>(env, exports, ${cppString(op.ident.snake)});`,
-        '}',
-      ],
+  return fillTemplate('generator/static/cpp/opforge/node/op.cpp.tmpl', {
+    name: op.name,
+    snake: op.ident.snake,
+    pascal: op.ident.pascal,
+    jsArgs: jsArgs.join(', '),
+    slots: cppParam(
+      'slots',
+      places.some((p) => p.slot >= 0),
     ),
+    attrs: cppParam('attrs', op.attributes.length > 0),
+    reads: block(places.flatMap(attrRead)),
   });
 }
 
+/** node/addon.cpp (addon.cpp.tmpl): Init calls every op's export. */
 function addon(project: ProjectIR): string {
   const exportFn = (op: OpIR): string => `opforgeNodeExport${op.ident.pascal}`;
-  return cppUnit({
-    comment: [
-      'Node addon: per op a sync and an async function over its op core (node/ops/<op>.cpp: CPU',
-      'kernel for host tensors, CUDA kernel for device tensors), plus the device helpers.',
-    ],
-    includes: { external: ['napi.h'], project: ['opforge/node/runtime_exports.h'] },
-    body: paragraphs(
-      project.ops.map((op) => `void ${exportFn(op)}(Napi::Env env, Napi::Object exports);`),
-      namespaceBlock(
-        [''],
-        'Napi::Object Init(Napi::Env env, Napi::Object exports) {',
-        project.ops.map((op) => `  ${exportFn(op)}(env, exports);`),
-        `  opforge::node::exportRuntime(env, exports, ${NODE_ABI_VERSION});`,
-        '  return exports;',
-        '}',
-      ),
-      'NODE_API_MODULE(opforge_node, Init)',
-    ),
+  return fillTemplate('generator/static/cpp/opforge/node/addon.cpp.tmpl', {
+    declarations: lines(project.ops.map((op) => `void ${exportFn(op)}(Napi::Env env, Napi::Object exports);`)),
+    calls: lines(project.ops.map((op) => `  ${exportFn(op)}(env, exports);`)),
+    abiVersion: String(NODE_ABI_VERSION),
   });
 }
 

@@ -1,67 +1,41 @@
 // ONNX Runtime backend: one custom-op library (RegisterCustomOps) for the project. Per op, a
 // descriptor header adapting the op core to the shared kernel base in
 // generator/static/cpp/opforge/ort/ (Ort::CustomOpBase, one OrtCustomOp per dtype binding and EP) and
-// a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake.
+// a unit holding its OrtCustomOp instances; for the project, the entry point and the CMake. The
+// C++ files are templates beside the bases (*.tmpl); this prints their slots.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
-import { coreHeaderPath } from '../../model/ir-helpers.js';
 import {
   opFile,
   projectFile,
   staticFile,
+  staticFiles,
   defineEmitter,
   type EmitContext,
   type Emitter,
   type GeneratedFile,
-  paragraphs,
 } from '../emitter.js';
-import { includeLines, namespaceBlock } from '../lang/cpp.js';
-import { emitCmake } from './cmake.js';
+import { backendOpList } from '../cmake/op-list.js';
 import { emitDtypeHeader } from './dtype.js';
-import { emitOpHeader, emitOpUnit } from './op-header.js';
+import { emitLibrary, emitOpHeader, emitOpUnit } from './op-header.js';
 import { ortPaths } from './names.js';
 
 export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
-
-function emitLibrary(project: ProjectIR): string {
-  return paragraphs(
-    [
-      '// The entry point ONNX Runtime calls when it loads this library',
-      '// (SessionOptions.register_custom_ops_library in Python, RegisterCustomOpsLibrary in C):',
-      "// every op's kernels, in one custom-op domain per spec domain.",
-      includeLines({ project: ['opforge/ort/custom_op.h', ...project.ops.map((op) => ortPaths(op).include)] }),
-    ],
-    namespaceBlock('', [
-      'void addAll(::opforge::ort::Registry& r) {',
-      project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`),
-      '}',
-    ]),
-    [
-      'extern "C" OPFORGE_ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* api) {',
-      '  return ::opforge::ort::registerCustomOps(options, api, &addAll);',
-      '}',
-    ],
-  );
-}
 
 export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
     return [
-      staticFile('ort/include/opforge/ort/api.h', 'generator/static/cpp/opforge/ort/api.h'),
-      staticFile('ort/include/opforge/ort/attributes.h', 'generator/static/cpp/opforge/ort/attributes.h'),
-      staticFile('ort/include/opforge/ort/custom_op.h', 'generator/static/cpp/opforge/ort/custom_op.h'),
+      ...staticFiles('ort/include/opforge/ort', 'generator/static/cpp/opforge/ort', '.h'),
       projectFile('ort/include/opforge/ort/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
-      projectFile('ort/CMakeLists.txt', emitCmake(project, ctx)),
+      // The op list over out/cmake/opforge_ort.cmake: the per-op OBJECT libraries and the custom-op library.
+      projectFile('ort/CMakeLists.txt', backendOpList('ort', 'ONNX Runtime custom-op library', project, ctx)),
       staticFile('cmake/opforge_ort.cmake', 'generator/static/cmake/opforge_ort.cmake'),
     ];
   },
   op(op: OpIR): GeneratedFile[] {
     const p = ortPaths(op);
-    return [
-      opFile(op, p.header, emitOpHeader(op, coreHeaderPath(op).include)),
-      opFile(op, p.unit, emitOpUnit(op, p.include)),
-    ];
+    return [opFile(op, p.header, emitOpHeader(op)), opFile(op, p.unit, emitOpUnit(op))];
   },
 });

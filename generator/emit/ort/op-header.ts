@@ -1,11 +1,14 @@
 // out/ort/<op>/<op>_ort.h: the op as the ONNX Runtime kernel base (opforge/ort/custom_op.h) sees
 // it. The op core's tables give names, port dtypes per binding, ranks and attributes; here is only
-// what ONNX Runtime adds: where each computed output dim comes from, and the op's kernel units.
+// what ONNX Runtime adds: where each computed output dim comes from, and the op's kernel units;
+// also custom_ops.cpp, the library's entry point over every op's units.
 
-import type { OpIR, OutputIR } from '../../model/ir.js';
+import type { OpIR, OutputIR, ProjectIR } from '../../model/ir.js';
 import { visitExpr } from '../../model/expr.js';
-import { lines, paragraphs } from '../emitter.js';
-import { braced, cppUnit, docComment, table } from '../lang/cpp.js';
+import { lines } from '../emitter.js';
+import { braced, includeLines, table } from '../lang/cpp.js';
+import { fillTemplate } from '../lang/template.js';
+import { ortPaths } from './names.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
 function outputDims(o: OutputIR): { value: string; comment: string } {
@@ -21,50 +24,48 @@ function outputDims(o: OutputIR): { value: string; comment: string } {
   return { value: braced(dims), comment: `${o.name}: ${o.shape.source.join(', ')}` };
 }
 
-const unit = (op: OpIR, comment: string, include: string, body: string[]): string =>
-  cppUnit({ comment, includes: { project: [include] }, namespace: ['opforge', 'ort', op.ident.snake], body });
-
-export function emitOpHeader(op: OpIR, coreInclude: string): string {
+/** The op's header (op.h.tmpl): the op core plus where each computed output dim comes from. */
+export function emitOpHeader(op: OpIR): string {
   const rows = op.outputs.map(outputDims);
-  const dims = table({ prefix: 'static ', indent: '  ', type: DIM, name: 'kOutputDims', size: OUT, inner: RANK, rows });
-  return cppUnit({
-    comment: `${op.name} for ONNX Runtime: what the kernel base in opforge/ort/ needs to know about this op.`,
-    header: true,
-    includes: { project: [coreInclude, 'opforge/ort/custom_op.h'] },
-    namespace: ['opforge', 'ort', op.ident.snake],
-    body: paragraphs(
-      `namespace core = ::opforge::ops::${op.ident.snake};`,
-      [OP_DOC, 'struct Op : core::Core {', DIMS_DOC, dims, '};'],
-      ADD,
-    ),
+  return fillTemplate(`${TEMPLATES}/op.h.tmpl`, {
+    name: op.name,
+    snake: op.ident.snake,
+    outputDims: table({
+      prefix: 'static ',
+      indent: '  ',
+      type: 'DimSource',
+      name: 'kOutputDims',
+      size: 'kNumOutputs',
+      inner: 'kMaxRank',
+      rows,
+    }),
   });
 }
 
-const [DIM, OUT, RANK] = ['DimSource', 'kNumOutputs', 'kMaxRank'];
-const OP_DOC = docComment(
-  'The op core (names, port dtypes per binding, ranks, attributes, functions) plus what ORT adds.',
-);
-const DIMS_DOC = docComment(
-  "Graph-level shape inference of outputs not shaped like an input (kOutputLike): each dim's source.",
-  '  ',
-);
-const ADD = lines(
-  docComment("Adds this op's kernels (one per dtype binding and execution provider) to the registry."),
-  'void addKernels(Registry& r);',
-);
+const TEMPLATES = 'generator/static/cpp/opforge/ort';
 
-/** out/ort/<op>/<op>_ort.cpp: the op's OrtCustomOp instances. */
-export function emitOpUnit(op: OpIR, include: string): string {
-  const inst = (ep: string): string => braced(op.bindings.map((_, b) => `CustomOp<Op, ${ep}>(${b})`));
-  const eps = op.kernels.cuda ? ' and, built with CUDA, the CUDA EP' : '';
+/** out/ort/<op>/<op>_ort.cpp (op.cpp.tmpl): the op's OrtCustomOp instances, per dtype binding and EP. */
+export function emitOpUnit(op: OpIR): string {
   const add = (ep: string, name: string): string[] => [
-    `  static const CustomOp<Op, ${ep}> ${name}[] = ${inst(ep)};`,
+    `  static const CustomOp<Op, ${ep}> ${name}[] = ${braced(op.bindings.map((_, b) => `CustomOp<Op, ${ep}>(${b})`))};`,
     `  for (const auto& op : ${name}) r.add(Op::kDomain, &op);`,
   ];
-  return unit(op, `${op.name}'s ONNX Runtime kernels: one per dtype binding on the CPU EP${eps}.`, include, [
-    'void addKernels(Registry& r) {',
-    ...add('CpuEp', 'kCpu'),
-    ...(op.kernels.cuda ? ['#if defined(OPFORGE_ORT_WITH_CUDA)', ...add('CudaEp', 'kCuda'), '#endif'] : []),
-    '}',
-  ]);
+  const cuda = op.kernels.cuda !== undefined;
+  return fillTemplate(`${TEMPLATES}/op.cpp.tmpl`, {
+    name: op.name,
+    snake: op.ident.snake,
+    cudaNote: cuda ? ' and, built with CUDA, the CUDA EP' : '',
+    cpu: lines(add('CpuEp', 'kCpu')),
+    cuda: cuda ? lines('#if defined(OPFORGE_ORT_WITH_CUDA)', add('CudaEp', 'kCuda'), '#endif') : null,
+  });
+}
+
+/** out/ort/custom_ops.cpp (custom_ops.cpp.tmpl): RegisterCustomOps adds every op's kernels. */
+export function emitLibrary(project: ProjectIR): string {
+  return fillTemplate(`${TEMPLATES}/custom_ops.cpp.tmpl`, {
+    includes: lines(
+      includeLines({ project: ['opforge/ort/custom_op.h', ...project.ops.map((op) => ortPaths(op).include)] }),
+    ),
+    adds: lines(project.ops.map((op) => `  ::opforge::ort::${op.ident.snake}::addKernels(r);`)),
+  });
 }

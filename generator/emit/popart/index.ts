@@ -3,14 +3,15 @@
 // OpCreator registration (<op>_op.cpp, PopART headers only), the opx that runs the op core's CPU
 // kernel as a Poplar host function (<op>_opx.cpp, needs the Poplar SDK) and a README with the
 // PopRT command line; for the project, the bases, the dtype mapping, custom_shape_inference.py
-// (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so.
+// (PopRT's --custom_shape_inference) and the CMake that builds custom_ops.so. The C++ files are
+// templates in generator/static/cpp/opforge/popart/ (*.tmpl); this prints their slots.
 
 import type { AttributeIR, OpIR, ProjectIR } from '../../model/ir.js';
-import { allowedDtypes, coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
+import { allowedDtypes, cppParam } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type DType, DTYPE_INFO } from '../../model/type-table.js';
 import {
+  lines,
   opFile,
-  paragraphs,
   projectFile,
   staticFile,
   staticFiles,
@@ -20,7 +21,8 @@ import {
   type GeneratedFile,
 } from '../emitter.js';
 import { cppString } from '../lang/literals.js';
-import { braced, cppUnit, docComment } from '../lang/cpp.js';
+import { braced, docComment, includeLines } from '../lang/cpp.js';
+import { block, fillTemplate } from '../lang/template.js';
 import { dtypeMapFunctions, dtypeSwitch } from '../lang/dtype-map.js';
 import { emitShapeInference } from './shape-inference.js';
 import { backendOpList } from '../cmake/op-list.js';
@@ -46,6 +48,8 @@ export function popartPaths(op: OpIR): {
   };
 }
 
+const TEMPLATES = 'generator/static/cpp/opforge/popart';
+
 /** popart::DataType enumerators are ONNX's TensorProto names (FLOAT, FLOAT16, DOUBLE, ...). */
 const popartType = (d: DType): string => `::popart::DataType::${DTYPE_INFO[d].onnx.name}`;
 
@@ -61,40 +65,25 @@ const POPART_ATTR: Record<AttributeIR['type'], string> = {
 
 const cppEnumOf = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
 
+/** dtype.h (dtype.h.tmpl): the conversions and the Poplar types, from the type table. */
 function emitDtypeHeader(): string {
   const poplar = (d: DType): string => {
     const t = DTYPE_INFO[d].popart;
     return t === null ? 'nullptr' : cppString(`poplar::${t}`);
   };
-  return cppUnit({
-    comment: "popart::DataType <-> opforge::DType, from the type table (PopART uses ONNX's type names).",
-    header: true,
-    includes: { external: ['popart/datatype.hpp'], project: ['opforge/core.h'] },
-    namespace: 'opforge::popart_ext',
-    body: paragraphs(
-      dtypeMapFunctions({
-        name: 'Popart',
-        type: '::popart::DataType',
-        of: popartType,
-        unmatched: 'PopART dtypes opforge has no counterpart for',
-        undefinedValue: '::popart::DataType::UNDEFINED',
-      }),
-      [
-        docComment([
-          'The Poplar type PopART lowers a dtype to; nullptr where it has none (float64 and bfloat16 do',
-          'not lower; int64 is cast to int32 on lowering, which the host kernel would misread).',
-        ]),
-        'inline const char* poplarType(DType t) {',
-        ...dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, ['  }', '  return nullptr;']),
-        '}',
-      ],
-    ),
+  return fillTemplate(`${TEMPLATES}/dtype.h.tmpl`, {
+    conversions: dtypeMapFunctions({
+      name: 'Popart',
+      type: '::popart::DataType',
+      of: popartType,
+      unmatched: 'PopART dtypes opforge has no counterpart for',
+      undefinedValue: '::popart::DataType::UNDEFINED',
+    }),
+    poplarCases: lines(dtypeSwitch(cppEnumOf, (d) => `return ${poplar(d)};`, [])),
   });
 }
 
-/** A name in a parameter list, commented out where the body does not read it (-Wunused-parameter). */
-const param = (name: string, used: boolean): string => (used ? name : `/*${name}*/`);
-
+/** The descriptor header: CoreOp's Desc over the op core (desc.h.tmpl), with the op's identity and attributes. */
 function emitHeader(op: OpIR): string {
   const nReq = op.inputs.filter((i) => !i.optional).length;
   const hasAttrs = op.attributes.length > 0;
@@ -104,7 +93,6 @@ function emitHeader(op: OpIR): string {
       ? `    if (!${call}) return Status::Error(std::string(kName) + ${cppString(`: attribute ${a.name} is required`)});`
       : `    ${call};`;
   });
-  const appends = op.attributes.map((a) => `    os.appendAttribute(${cppString(a.name)}, attrs.${a.name});`);
   const tensor = (x: { name: string; type: OpIR['inputs'][number]['type'] }): string =>
     braced([cppString(x.name), braced(allowedDtypes(x.type).map(popartType))]);
   const anyValue = (a: AttributeIR): string => braced([cppString(a.name), braced([cppString('*')])]);
@@ -113,98 +101,38 @@ function emitHeader(op: OpIR): string {
     cppString(op.name),
     op.version,
     `::popart::NumInputs(${nReq}, ${op.inputs.length})`,
-    op.outputs.length,
   ];
-  return cppUnit({
-    comment: [
-      `${op.name} for PopART: the op core as CoreOp's descriptor (identity, attribute reading and`,
-      "serialisation, the core's functions). Needs PopART's headers only.",
-    ],
-    header: true,
-    includes: {
-      system: ['string'],
-      external: [
-        'popart/attributes.hpp',
-        'popart/opmanager.hpp',
-        'popart/operatoridentifier.hpp',
-        'popart/opserialiser.hpp',
-      ],
-      project: [coreHeaderPath(op).include, 'opforge/popart/op_base.h'],
-    },
-    namespace: ['opforge', 'popart_ops', op.ident.snake],
-    body: paragraphs(
-      `namespace core = ::${cppNamespace(op)};`,
-      [
-        docComment('The op core (names, counts, functions) plus what PopART needs beyond it.'),
-        'struct Desc : core::Core {',
-        paragraphs(
-          [
-            docComment(
-              `The ONNX node PopART matches: ${op.domain}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
-              '  ',
-            ),
-            '  static ::popart::OperatorIdentifier id() {',
-            `    return ::popart::OperatorIdentifier(${id.join(', ')});`,
-            '  }',
-          ],
-          [
-            docComment(
-              'Inputs and outputs with the dtypes their type constraints allow; any attribute value (the op core validates).',
-              '  ',
-            ),
-            '  static ::popart::OpDefinition definition() {',
-            '    return ::popart::OpDefinition(',
-            `        ${braced(op.inputs.map(tensor))},`,
-            `        ${braced(op.outputs.map(tensor))},`,
-            `        ${braced(op.attributes.map(anyValue))});`,
-            '  }',
-          ],
-          [
-            docComment(
-              "Attributes the node has, with their ONNX types; absent optional ones keep the spec's default.",
-              '  ',
-            ),
-            `  static Status readAttrs(const ::popart::Attributes& ${param('a', hasAttrs)}, Attrs* ${param('attrs', hasAttrs)}) {`,
-            hasAttrs && '    using ::opforge::popart_ext::readAttr;',
-            ...reads,
-            '    return Status::Ok();',
-            '  }',
-          ],
-          [
-            `  static void appendAttributes(const Attrs& ${param('attrs', hasAttrs)}, ::popart::OpSerialiserBase& ${param('os', hasAttrs)}) {`,
-            ...appends,
-            '  }',
-          ],
-        ),
-        '};',
-      ],
-      'using Op = ::opforge::popart_ext::CoreOp<Desc>;',
+  return fillTemplate(`${TEMPLATES}/desc.h.tmpl`, {
+    name: op.name,
+    snake: op.ident.snake,
+    idDoc: docComment(
+      `The ONNX node PopART matches: ${op.domain}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
+      '  ',
     ),
+    id: [...id, op.outputs.length].join(', '),
+    inputs: braced(op.inputs.map(tensor)),
+    outputs: braced(op.outputs.map(tensor)),
+    attributes: braced(op.attributes.map(anyValue)),
+    a: cppParam('a', hasAttrs),
+    attrs: cppParam('attrs', hasAttrs),
+    os: cppParam('os', hasAttrs),
+    reads: block([hasAttrs && '    using ::opforge::popart_ext::readAttr;', ...reads]),
+    appends: block(op.attributes.map((a) => `    os.appendAttribute(${cppString(a.name)}, attrs.${a.name});`)),
   });
 }
 
-function emitOpUnit(op: OpIR): string {
-  return cppUnit({
-    comment: `${op.name}: registers the PopART op (OpCreator) under ${op.domain}::${op.name} version ${op.version}.`,
-    includes: { project: [popartPaths(op).include] },
-    namespace: [''],
-    body: `const auto kCreator = ::opforge::popart_ext::makeCreator<::opforge::popart_ops::${op.ident.snake}::Desc>();`,
-  });
-}
-
-function emitOpxUnit(op: OpIR): string {
-  return cppUnit({
-    comment: [
-      `${op.name}: the opx (Poplar lowering) runs the op core's CPU kernel as a Poplar host function.`,
-      'Needs the Poplar SDK.',
-    ],
-    includes: { project: [popartPaths(op).include, 'opforge/popart/opx_base.h'] },
-    namespace: [''],
-    body: [
-      `using Desc = ::opforge::popart_ops::${op.ident.snake}::Desc;`,
-      'const ::popart::popx::OpxCreator<::opforge::popart_ext::HostOpx<Desc>> kOpxCreator(Desc::id());',
-    ],
-  });
+/** The OpCreator registration (op.cpp.tmpl) and the opx (opx.cpp.tmpl): only the op's names differ. */
+function emitUnit(op: OpIR, template: 'op' | 'opx'): string {
+  const names = { name: op.name, snake: op.ident.snake };
+  return fillTemplate(
+    `${TEMPLATES}/${template}.cpp.tmpl`,
+    template === 'op'
+      ? { ...names, domain: op.domain, version: String(op.version) }
+      : {
+          ...names,
+          includes: lines(includeLines({ project: [popartPaths(op).include, 'opforge/popart/opx_base.h'] })),
+        },
+  );
 }
 
 function emitReadme(op: OpIR): string {
@@ -240,8 +168,8 @@ export const popartEmitter: Emitter = defineEmitter({
     const p = popartPaths(op);
     return [
       opFile(op, p.header, emitHeader(op)),
-      opFile(op, p.op, emitOpUnit(op)),
-      opFile(op, p.opx, emitOpxUnit(op)),
+      opFile(op, p.op, emitUnit(op, 'op')),
+      opFile(op, p.opx, emitUnit(op, 'opx')),
       opFile(op, p.readme, emitReadme(op)),
     ];
   },

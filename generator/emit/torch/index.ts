@@ -1,21 +1,21 @@
 // The PyTorch extension: one TORCH_LIBRARY fragment per op (out/torch/<snake>.cpp) registering
 // the spec's schema under torch.ops.opforge with CPU and CUDA kernels that call the op core,
 // and the CMake project that links them into libopforge_torch.so for torch.ops.load_library.
+// The unit's fixed text is generator/static/cpp/opforge/torch/op.cpp.tmpl; this prints its slots.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
-import { coreHeaderPath } from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
-import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, paragraphs } from '../emitter.js';
+import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, staticFiles } from '../emitter.js';
 import { braced, includeLines } from '../lang/cpp.js';
 import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
+import { block, fillTemplate } from '../lang/template.js';
 import { torchSchema } from './schema.js';
 
 export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
   project(): GeneratedFile[] {
     return [
-      staticFile('torch/include/opforge/torch/op_base.h', 'generator/static/cpp/opforge/torch/op_base.h'),
-      staticFile('torch/include/opforge/torch/autograd.h', 'generator/static/cpp/opforge/torch/autograd.h'),
+      ...staticFiles('torch/include/opforge/torch', 'generator/static/cpp/opforge/torch', '.h'),
       staticFile('torch/python_entry.cpp', 'generator/static/cpp/opforge/torch/python_entry.cpp'),
       staticFile('torch/CMakeLists.txt', 'generator/static/cmake/torch-extension.cmake'),
     ];
@@ -51,50 +51,47 @@ function returnType(op: OpIR): string {
   return op.outputs.length > 1 ? `std::tuple<${op.outputs.map(() => 'at::Tensor').join(', ')}>` : 'at::Tensor';
 }
 
+/**
+ * The op's unit (op.cpp.tmpl): the CPU/CUDA kernel calling the op core, the schema, and the
+ * Autograd kernel, a torch::autograd::Function whose forward redispatches below autograd and saves
+ * what the gradient ops read, and whose backward runs them (opforge/torch/autograd.h).
+ */
 function opSource(op: OpIR, project: ProjectIR): string {
-  const snake = op.ident.snake;
-  const fn = `${snake}_torch::${op.ident.camel}`;
   const multi = op.outputs.length > 1;
-  const runCall = `opforge::torch_ext::run<op::Core>(attrs, ${braced(op.inputs.map((i) => i.name))})`;
-  const impl = (key: string, note: string | null): (string | null)[] => [
-    note,
-    `TORCH_LIBRARY_IMPL(opforge, ${key}, m) {`,
-    `  m.impl(${cppString(snake)}, &${fn});`,
-    '}',
-  ];
-  return paragraphs(
-    [
-      `// ${op.name} as a PyTorch operator: torch.ops.opforge.${snake}, with CPU${op.kernels.cuda ? ' and CUDA' : ''} kernels.`,
-      includeLines({ external: ['torch/library.h'] }),
-    ],
-    includeLines({ system: multi ? ['tuple', 'string'] : ['string'] }),
-    includeLines({ project: [coreHeaderPath(op).include, 'opforge/torch/autograd.h', 'opforge/torch/op_base.h'] }),
-    `namespace ${snake}_torch {  // its own namespace: CMake's unity build may compile several ops as one unit`,
-    `namespace op = opforge::ops::${snake};`,
-    [
-      `${returnType(op)} ${op.ident.camel}(${kernelParams(op).join(', ')}) {`,
-      '  op::Attrs attrs;',
-      op.attributes.map((a) => `  opforge::torch_ext::assignAttr(attrs.${a.name}, ${a.name});`),
-      multi ? `  auto r = ${runCall};` : `  return ${runCall}[0];`,
-      multi ? `  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});` : null,
-      '}',
-    ],
-    `}  // namespace ${snake}_torch`,
-    [
-      `// ${commentText(op.domain)}::${op.name}; the schema is also what opforge_ops defines when this library is absent.`,
-      `TORCH_LIBRARY_FRAGMENT(opforge, m) {`,
-      `  m.def(${cppString(torchSchema(op))});`,
-      '}',
-    ],
-    impl('CPU', null),
-    impl(
-      'CUDA',
-      op.kernels.cuda
-        ? '// CUDA tensors: the CUDA kernel (an extension built without CUDA says so).'
-        : `// CUDA tensors: a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
-    ),
-    autograd(op, project),
+  const cls = `${op.ident.pascal}Function`;
+  const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
+  const run = `opforge::torch_ext::run<op::Core>(attrs, ${braced(op.inputs.map((i) => i.name))})`;
+  const tuple = (r: string): string => `std::make_tuple(${op.outputs.map((o) => `${r}[${o.index}]`).join(', ')})`;
+  const needsGrad = op.inputs.map((i) =>
+    i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`,
   );
+  const gradOps = op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : '';
+  return fillTemplate('generator/static/cpp/opforge/torch/op.cpp.tmpl', {
+    name: op.name,
+    snake: op.ident.snake,
+    fn: op.ident.camel,
+    cls,
+    domain: commentText(op.domain),
+    kernels: op.kernels.cuda ? 'CPU and CUDA' : 'CPU',
+    systemIncludes: lines(includeLines({ system: multi ? ['tuple', 'string'] : ['string'] })),
+    returnType: returnType(op),
+    params: kernelParams(op).join(', '),
+    assignAttrs: block(op.attributes.map((a) => `  opforge::torch_ext::assignAttr(attrs.${a.name}, ${a.name});`)),
+    run: multi ? lines(`  auto r = ${run};`, `  return ${tuple('r')};`) : `  return ${run}[0];`,
+    schema: cppString(torchSchema(op)),
+    cudaNote: op.kernels.cuda
+      ? 'the CUDA kernel (an extension built without CUDA says so).'
+      : `a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
+    gradOps: gradOps || 'the spec declares no backward',
+    forwardType: multi ? VARIABLES : 'at::Tensor',
+    forward: lines(...forward(op, args)),
+    backward: lines(backwardBody(op, project, savedForBackward(op))),
+    needsGrad: needsGrad.join(' || '),
+    args,
+    apply: multi
+      ? lines(`  const auto r = ${cls}::apply(${args});`, `  return ${tuple('r')};`)
+      : `  return ${cls}::apply(${args});`,
+  });
 }
 
 /** An attribute value as a c10::IValue the boxed dispatcher takes (floats are doubles there). */
@@ -199,18 +196,10 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
   ];
 }
 
-/**
- * The op's Autograd kernel: a torch::autograd::Function whose forward redispatches below autograd
- * and saves what the gradient ops read, and whose backward runs them (opforge/torch/autograd.h).
- */
-function autograd(op: OpIR, project: ProjectIR): string {
-  const snake = op.ident.snake;
-  const [cls, fn] = [`${op.ident.pascal}Function`, op.ident.camel];
+/** The Function's forward: below autograd, saving what the gradient ops read. */
+function forward(op: OpIR, args: string): (string | null | string[])[] {
   const multi = op.outputs.length > 1;
-  const params = kernelParams(op).join(', ');
-  const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
-  const saved = savedForBackward(op);
-  const { inputs: savedIn, outputs: savedOut, attrs: savedAttrs } = saved;
+  const { inputs: savedIn, outputs: savedOut, attrs: savedAttrs } = savedForBackward(op);
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
   const toSave = [
     ...savedIn.map((i) =>
@@ -218,12 +207,7 @@ function autograd(op: OpIR, project: ProjectIR): string {
     ),
     ...savedOut.map((o) => `outs[${o}]`),
   ];
-  const needsGrad = op.inputs.map((i) =>
-    i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`,
-  );
-  const gradOps = op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : '';
-  const forward = [
-    `  static ${multi ? VARIABLES : 'at::Tensor'} forward(torch::autograd::AutogradContext* ctx, ${params}) {`,
+  return [
     toSave.length + savedAttrs.length + nonDiff.length ? null : '    (void)ctx;',
     BELOW_GUARD,
     multi
@@ -238,51 +222,7 @@ function autograd(op: OpIR, project: ProjectIR): string {
     ),
     nonDiff.length ? `    ctx->mark_non_differentiable(${braced(nonDiff)});` : null,
     `    return ${multi ? 'outs' : 'outs[0]'};`,
-    '  }',
   ];
-  return paragraphs(
-    [
-      `// Training: ${gradOps || 'the spec declares no backward'}, as the op's Autograd kernel.`,
-      `namespace ${snake}_torch {`,
-    ],
-    [
-      '/** The op below autograd: its CPU or CUDA kernel (or the fake one while tracing). */',
-      `const c10::TypedOperatorHandle<decltype(${fn})>& below() {`,
-      `  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("opforge::${snake}", "").typed<decltype(${fn})>();`,
-      '  return op;',
-      '}',
-    ],
-    lines(
-      `class ${cls} : public torch::autograd::Function<${cls}> {`,
-      ' public:',
-      lines(...forward),
-      '',
-      `  static ${VARIABLES} backward(torch::autograd::AutogradContext* ctx, ${VARIABLES} grads) {`,
-      backwardBody(op, project, saved),
-      '  }',
-      '};',
-    ),
-    [
-      `${returnType(op)} ${fn}Autograd(${params}) {`,
-      '  // No input needs a gradient: no graph to record, so no Function (it costs a microsecond a call).',
-      `  if (!at::GradMode::is_enabled() || !(${needsGrad.join(' || ')})) {`,
-      `${BELOW_GUARD}\n    return below().call(${args});`,
-      '  }',
-      multi
-        ? [
-            `  const auto r = ${cls}::apply(${args});`,
-            `  return std::make_tuple(${op.outputs.map((o) => `r[${o.index}]`).join(', ')});`,
-          ]
-        : `  return ${cls}::apply(${args});`,
-      '}',
-    ],
-    `}  // namespace ${snake}_torch`,
-    [
-      'TORCH_LIBRARY_IMPL(opforge, Autograd, m) {',
-      `  m.impl(${cppString(snake)}, &${snake}_torch::${fn}Autograd);`,
-      '}',
-    ],
-  );
 }
 
 const VARIABLES = 'torch::autograd::variable_list';

@@ -4,7 +4,7 @@
 import { ATTR_INFO, ATTR_TYPES, DTYPE_INFO, DTYPES } from '../../model/type-table.js';
 import { attrTypeEnum } from '../core/index.js';
 import { lines } from '../emitter.js';
-import { cppUnit, docComment } from '../lang/cpp.js';
+import { fillTemplate } from '../lang/template.js';
 
 /** `#if NV_TENSORRT_MAJOR >= since` around what an older TensorRT lacks. */
 const since = (v: number, body: string[], otherwise: string[] = []): string[] =>
@@ -12,8 +12,7 @@ const since = (v: number, body: string[], otherwise: string[] = []): string[] =>
     ? [`#if NV_TENSORRT_MAJOR >= ${v}`, ...body, ...(otherwise.length ? ['#else', ...otherwise] : []), '#endif']
     : body;
 
-const sw = (on: string, cases: string[], tail: string[]): string[] => [`  switch (${on}) {`, ...cases, '  }', ...tail];
-
+/** dtype.h (dtype.h.tmpl): the three switches' cases, from the type table. */
 export function emitDtypeHeader(): string {
   const trt = DTYPES.map((d) => ({ core: `DType::${DTYPE_INFO[d].cppEnum}`, trt: DTYPE_INFO[d].trt }));
   const from = trt.flatMap((t) =>
@@ -30,30 +29,9 @@ export function emitDtypeHeader(): string {
   const fields = ATTR_TYPES.map(
     (a) => `    case ${attrTypeEnum(a)}: return nvinfer1::PluginFieldType::${ATTR_INFO[a].trtField};`,
   );
-  return cppUnit({
-    comment: 'opforge dtype <-> TensorRT DataType, from generator/model/type-table.ts.',
-    header: true,
-    includes: { external: ['NvInferRuntime.h', 'NvInferVersion.h'], project: ['opforge/op_core.h'] },
-    namespace: 'opforge::trt',
-    body: lines(
-      docComment(
-        'The opforge dtype of a TensorRT dtype; false for those the op core has no type for (FP8, INT4, ...).',
-      ),
-      'inline bool fromTrt(nvinfer1::DataType t, DType* out) {',
-      sw('t', [...from, '    default: return false;'], []),
-      '}',
-      '',
-      docComment('The TensorRT dtype of an opforge dtype; false where this TensorRT has none.'),
-      'inline bool toTrt(DType t, nvinfer1::DataType* out) {',
-      sw('t', to, ['  return false;']),
-      '}',
-      '',
-      docComment(
-        'The PluginFieldType a creator publishes for an attribute type: what onnx-tensorrt gives ONNX attributes.',
-      ),
-      'inline nvinfer1::PluginFieldType fieldType(AttrType t) {',
-      sw('t', fields, ['  return nvinfer1::PluginFieldType::kUNKNOWN;']),
-      '}',
-    ),
+  return fillTemplate('generator/static/cpp/opforge/trt/dtype.h.tmpl', {
+    fromTrt: lines(from),
+    toTrt: lines(to),
+    fieldType: lines(fields),
   });
 }

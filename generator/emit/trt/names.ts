@@ -44,24 +44,3 @@ export function pluginNames(op: OpIR): { name: string; version: string; paddleSt
     paddleDynamic: `${t}_paddle_trt_dynamic_plugin`,
   };
 }
-
-/**
- * The class templates each op instantiates, explicitly and once: V3 in its _plugin_v3.cpp, V2 in
- * its _plugin_v2.cpp. Its header declares them `extern template` so that the plugin library's
- * entry points and the static registration, which include every op's header, do not instantiate
- * them again (with 50 ops, plugin_library.cpp took 90 s to compile, 3 s with the declarations).
- */
-export function instantiations(op: OpIR): { v3: string[]; v2: string[] } {
-  const ns = `::opforge::trt::${op.ident.snake}`;
-  const t = '::opforge::trt';
-  return {
-    v3: [`${t}::PluginV3<${ns}::Op>`, `${t}::CreatorV3<${ns}::Op>`],
-    v2: [
-      `${t}::PluginV2Dynamic<${ns}::Op>`,
-      `${t}::PluginV2Static<${ns}::Op>`,
-      `${t}::CreatorV2<${t}::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ${t}::V2Name::kOp>`,
-      `${t}::CreatorV2<${t}::PluginV2Dynamic<${ns}::Op>, ${ns}::Op, ${t}::V2Name::kPaddleDynamic>`,
-      `${t}::CreatorV2<${t}::PluginV2Static<${ns}::Op>, ${ns}::Op, ${t}::V2Name::kPaddleStatic>`,
-    ],
-  };
-}

@@ -7,9 +7,9 @@ import type { Expr, OpIR } from '../../model/ir.js';
 import { cppParam } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { lines } from '../emitter.js';
-import { type Constant, constants, cppUnit, docComment } from '../lang/cpp.js';
 import { commentText, cppString } from '../lang/literals.js';
-import { instantiations, pluginNames } from './names.js';
+import { block, fillTemplate, type SlotValue } from '../lang/template.js';
+import { pluginNames } from './names.js';
 
 const DIM_OPS: Record<string, string> = {
   '+': 'kSUM',
@@ -37,7 +37,8 @@ export function trtDimExpr(e: Expr): string {
   }
 }
 
-function emitOutputDims(op: OpIR): string {
+/** outputDims: each output's dims, after the rank and presence guards of the inputs they read. */
+function emitOutputDims(op: OpIR): Record<string, SlotValue> {
   let usesAttrs = false;
   let usesBuilder = false;
   const used = new Map<number, number>(); // input index -> highest axis read
@@ -78,62 +79,26 @@ function emitOutputDims(op: OpIR): string {
   const usesPresent = guards.some((g) => g.includes('present['));
   // `in` is read only when some output is shaped like an input or reads an input dim: shapes of
   // attributes and constants alone (`[num_segments]`, `[4, 2]`) need only the builder.
-  const usesIn = used.size > 0;
-  return lines(
-    "  /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */",
-    `  static bool outputDims(const Attrs& ${cppParam('attrs', usesAttrs)}, int32_t index, const nvinfer1::DimsExprs* ${cppParam('in', usesIn)}, const bool* ${cppParam('present', usesPresent)},`,
-    `                         nvinfer1::IExprBuilder& ${cppParam('b', usesBuilder)}, nvinfer1::DimsExprs* out) {`,
-    ...guards,
-    '    switch (index) {',
-    ...cases,
-    '      default:',
-    '        return false;',
-    '    }',
-    '    for (int32_t d = 0; d < out->nbDims; ++d) if (out->d[d] == nullptr) return false;',
-    '    return true;',
-    '  }',
-  );
+  return {
+    attrs: cppParam('attrs', usesAttrs),
+    in: cppParam('in', used.size > 0),
+    present: cppParam('present', usesPresent),
+    b: cppParam('b', usesBuilder),
+    guards: block(guards),
+    cases: lines(...cases),
+  };
 }
 
-/** Declared extern so that no includer instantiates the plugin templates again. */
-function emitExternTemplates(op: OpIR): string {
-  const { v3, v2 } = instantiations(op);
-  const extern = (cs: string[]): string[] => cs.map((c) => `extern template class ${c};`);
-  return lines(
-    `// Instantiated once, in ${op.ident.snake}_plugin_v3.cpp and _v2.cpp: the plugin library's entry points and`,
-    "// the static registration, which include every op's header, only name the creators.",
-    ['#if NV_TENSORRT_MAJOR >= 10', ...extern(v3), '#endif'],
-    ['OPFORGE_TRT_V2_BEGIN', ...extern(v2), 'OPFORGE_TRT_V2_END'],
-  );
-}
-
-export function emitOpHeader(op: OpIR, coreInclude: string): string {
+/** The op's header (op.h.tmpl): the op core plus its plugin names and output dims; its instantiations extern. */
+export function emitOpHeader(op: OpIR): string {
   const n = pluginNames(op);
-  const names = Object.entries({
-    kPluginName: n.name,
-    kPluginVersion: n.version,
-    kPaddleStaticName: n.paddleStatic,
-    kPaddleDynamicName: n.paddleDynamic,
-  }).map(([name, value]): Constant => ({ type: 'const char*', name, value: cppString(value) }));
-  const header = cppUnit({
-    comment: `${op.name} for TensorRT: what the plugin bases in opforge/trt/ need to know about this op.`,
-    header: true,
-    includes: { project: [coreInclude, ...TRT_BASES] },
-    namespace: ['opforge', 'trt', op.ident.snake],
-    body: [
-      OP_DOC,
-      `struct Op : ::opforge::ops::${op.ident.snake}::Core {`,
-      constants(names, 'static ', '  '),
-      '',
-      emitOutputDims(op),
-      '};',
-    ],
+  return fillTemplate('generator/static/cpp/opforge/trt/op.h.tmpl', {
+    name: op.name,
+    snake: op.ident.snake,
+    pluginName: cppString(n.name),
+    pluginVersion: cppString(n.version),
+    paddleStaticName: cppString(n.paddleStatic),
+    paddleDynamicName: cppString(n.paddleDynamic),
+    ...emitOutputDims(op),
   });
-  return lines(header, '', emitExternTemplates(op));
 }
-
-const TRT_BASES = ['opforge/trt/common.h', 'opforge/trt/plugin_v2.h', 'opforge/trt/plugin_v3.h'];
-const OP_DOC = docComment([
-  'The op core (names, counts, port types, dtype bindings, attributes, functions: its tables) plus what',
-  'TensorRT needs beyond it: the registered names and the output dims as IExprBuilder expressions.',
-]);
