@@ -103,7 +103,9 @@ def _fill_slot(op: OpInfo) -> None:
 
 def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
     """The checked path: every call the generated direct test turns away (and each op's first)."""
-    if op.qualname not in _filled:
+    # Not while torch.compile traces: dynamo cannot trace making the entry's Op; the op's first
+    # eager call fills the slot (registration itself is done by _call_checked, which dynamo can trace).
+    if op.qualname not in _filled and not compiling():
         _fill_slot(op)
     return _call_checked(op, inputs, attrs)
 
