@@ -21,24 +21,26 @@ export const DRIVER = path.join(root, 'test', 'python', 'hostile_calls.py');
  * variable, an optional input, floats), 38 (an optional input, int enum, string).
  */
 export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
-/** Seconds a batch may take before it counts as a hang (the slowest, torch.compile, takes ~1 s a call). */
-export const BATCH_TIMEOUT_S = 240;
+/** Seconds a batch may take before it counts as a hang (a batch takes 10-60 s on 2 cores). */
+export const BATCH_TIMEOUT_S = 150;
 
 export type Binding = 'torch' | 'jax' | 'paddle';
 export type Plan = Record<Binding, Record<string, { calls: number; batches: number }>>;
-/** The suite's run: calls per batch and batches per binding × mode, a few thousand calls per binding. */
+/** The suite's run: calls per batch and batches per binding × mode and project. */
 export const PLAN: Plan = {
-  torch: { eager: { calls: 600, batches: 2 }, compile: { calls: 25, batches: 1 } },
+  // Per project (the seed ops, the corpus). The suite's budget is 5 minutes on 2 cores with the
+  // builds cached: a JAX call compiles (jit and vmap most), torch.compile compiles every call.
+  torch: { eager: { calls: 500, batches: 2 }, compile: { calls: 10, batches: 1 } },
   jax: {
-    eager: { calls: 300, batches: 1 },
-    jit: { calls: 250, batches: 1 },
-    vmap: { calls: 250, batches: 1 },
-    grad: { calls: 250, batches: 1 },
+    eager: { calls: 120, batches: 1 },
+    jit: { calls: 80, batches: 1 },
+    vmap: { calls: 50, batches: 1 },
+    grad: { calls: 80, batches: 1 },
   },
   paddle: {
-    dygraph: { calls: 400, batches: 1 },
-    static: { calls: 250, batches: 1 },
-    'static-train': { calls: 200, batches: 1 },
+    dygraph: { calls: 500, batches: 1 },
+    static: { calls: 150, batches: 1 },
+    'static-train': { calls: 100, batches: 1 },
   },
 };
 
@@ -78,7 +80,17 @@ function buildPaddle(outDir: string, buildDir: string): string {
   if (!existsSync(path.join(buildDir, 'CMakeCache.txt')))
     run(
       'cmake',
-      ['-S', outDir, '-B', buildDir, '-DWITH_PADDLE=ON', `-DPADDLE_PYTHON=${PYTHON}`, '-DCMAKE_BUILD_TYPE=Release'],
+      // Warnings are not what this build is for (test/paddle-run.test.ts builds with -Werror).
+      [
+        '-S',
+        outDir,
+        '-B',
+        buildDir,
+        '-DWITH_PADDLE=ON',
+        `-DPADDLE_PYTHON=${PYTHON}`,
+        '-DCMAKE_BUILD_TYPE=Release',
+        '-DOPFORGE_WERROR=OFF',
+      ],
       'cmake configure of out/paddle',
     );
   run('cmake', ['--build', buildDir, '--target', 'opforge_paddle_ops', '-j', '2'], 'building the Paddle op library');

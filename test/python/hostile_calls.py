@@ -239,10 +239,20 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             # within 2**59), while an output made of several of them overflows int64 bytes.
             zero = rng.randrange(arr.ndim) if rng.random() < 0.5 else 0
             shape, total = [], 1
+            if arr.ndim >= 3 and rng.random() < 0.4:
+                # Leading zero, ones, the last two dims 2**31: an output taking those two dims
+                # (a resize's size tensor) is 2**62 elements, its byte size beyond int64.
+                shape = [0] + [1] * (arr.ndim - 3) + [2**31, 2**31]
+                c.inputs[i] = Huge(shape, str(arr.dtype))
+                c.mutations.append(f"{inp.name}: zero-size {shape}")
+                c.uncertain = True
+                return
             for d in range(arr.ndim):
-                n = 0 if d == zero else rng.choice((1, 2**20, 2**31, 2**31, 2**40))
-                while n > 1 and (total * n > 2**62 or (d < zero and total * n > 2**59)):
-                    n //= 2**8
+                # 2**32 or more: an output taking such a dim, and no zero, is beyond any memory
+                # limit (its allocation fails at once) instead of merely large and slow to fill.
+                n = 0 if d == zero else rng.choice((1, 2**32, 2**40))
+                if total * n > 2**62 or (d < zero and total * n > 2**59):
+                    n = 1
                 total *= max(n, 1)
                 shape.append(n)
             c.inputs[i] = Huge(shape, str(arr.dtype))
