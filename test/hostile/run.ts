@@ -24,6 +24,9 @@ export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
 /** Seconds a batch may take before it counts as a hang (a batch takes 10-60 s on 2 cores). */
 export const BATCH_TIMEOUT_S = 150;
 
+/** Crashes per binding × mode and project before its remaining calls are left out (each costs two process starts). */
+export const MAX_CRASHES = 3;
+
 export type Binding = 'torch' | 'jax' | 'paddle';
 export type Plan = Record<Binding, Record<string, { calls: number; batches: number }>>;
 /** The suite's run: calls per batch and batches per binding × mode and project. */
@@ -65,7 +68,7 @@ export interface Counts {
 }
 
 export interface Failure {
-  kind: 'crash' | 'hang' | 'mismatch' | 'nameless' | 'rejected' | 'driver';
+  kind: 'crash' | 'hang' | 'mismatch' | 'nameless' | 'rejected' | 'driver' | 'cut';
   where: string;
   detail: string;
 }
@@ -235,10 +238,15 @@ export function fuzz(
   };
   for (const p of projectsOf) {
     const where = `${binding} ${mode}, ${p.name}`;
-    for (let b = 0; b < batches; b++) {
+    let crashes = 0;
+    for (let b = 0; b < batches && crashes < MAX_CRASHES; b++) {
       let first = b * calls;
       const end = first + calls;
       while (first < end) {
+        if (crashes >= MAX_CRASHES) {
+          failures.push({ kind: 'cut', where, detail: `after ${MAX_CRASHES} crashes, calls ${first}.. not run` });
+          break;
+        }
         const r = runBatch(p, binding, mode, seed, first, end - first);
         if (r.counts) {
           add(r.counts);
@@ -272,6 +280,7 @@ export function fuzz(
           detail: `${r.signal ?? 'timeout'} at call ${i} (--seed ${seed} --first ${i} --calls 1), ${again}: ${r.lastCall.what}`,
         });
         totals.calls += i + 1 - first;
+        crashes++;
         first = i + 1; // the rest of the batch after the crashing call
       }
     }
