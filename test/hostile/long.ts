@@ -8,6 +8,9 @@ import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type Binding, type Failure, PLAN, type Plan, fuzz, projects, summary } from './run.js';
 
+/** Crashes per binding × mode and project before the rest of its calls are left out. */
+const MAX_CRASHES = 20;
+
 const { values } = parseArgs({
   options: {
     calls: { type: 'string', default: '20000' },
@@ -42,7 +45,7 @@ for (const binding of bindings) {
   const ps = await projects(binding);
   for (const mode of Object.keys(plan[binding])) {
     const started = Date.now();
-    const r = fuzz(ps, binding, mode, seed, plan);
+    const r = fuzz(ps, binding, mode, seed, plan, MAX_CRASHES);
     const line = `${summary(binding, mode, r.totals, r.failures)} (${((Date.now() - started) / 1000).toFixed(0)} s)`;
     process.stdout.write(`${line}\n`);
     for (const f of r.failures) process.stdout.write(`  [${f.kind}] ${f.where}: ${f.detail}\n`);
