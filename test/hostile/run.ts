@@ -22,7 +22,7 @@ export const DRIVER = path.join(root, 'test', 'python', 'hostile_calls.py');
  */
 export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
 /** Seconds a batch may take before it counts as a hang (a batch takes 10-60 s on 2 cores). */
-export const BATCH_TIMEOUT_S = 150;
+export const BATCH_TIMEOUT_S = 100;
 
 /** Crashes per binding × mode and project before its remaining calls are left out (each costs two process starts; the long run allows more). */
 export const MAX_CRASHES = 1;
