@@ -70,7 +70,12 @@ for (const binding of ['torch', 'jax', 'paddle'] as const) {
         // rejects everything would pass the other checks).
         assert.ok(totals.calls > 0, line);
       }
-      const shown = failures.slice(0, 40).map((x) => `[${x.kind}] ${x.where}: ${x.detail}`);
+      // Crashes and hangs first: they are the fewest and the worst.
+      const order: Failure['kind'][] = ['crash', 'hang', 'cut', 'driver', 'mismatch', 'rejected', 'nameless'];
+      const shown = [...failures]
+        .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))
+        .slice(0, 40)
+        .map((x) => `[${x.kind}] ${x.where}: ${x.detail}`);
       assert.is(failures.length, 0, `seed ${SEED}\n${lines.join('\n')}\n${shown.join('\n')}`);
     },
   );
