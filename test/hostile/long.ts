@@ -29,8 +29,8 @@ function longPlan(): Plan {
     plan[b] = {};
     for (const mode of Object.keys(PLAN[b])) {
       const compile = b === 'torch' && mode === 'compile';
-      const perBatch = compile ? 50 : 500;
       const total = compile ? Math.ceil(calls / 10) : calls;
+      const perBatch = Math.min(compile ? 50 : 500, total);
       plan[b][mode] = { calls: perBatch, batches: Math.max(1, Math.ceil(total / perBatch)) };
     }
   }
