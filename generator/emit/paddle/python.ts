@@ -125,7 +125,14 @@ function binder(op: OpIR): string {
     params: 'raw: Callable[..., Any]',
     returns: 'Callable[..., Any]',
     doc: [`The checked ${type} over Paddle's raw function of the op (every attribute positional, no defaults).`],
-    body: ['', fn, '', `return ${type}`],
+    body: [
+      '',
+      fn,
+      '',
+      "# Python's own argument errors then name the op type, not bind.<locals>.",
+      `${type}.__qualname__ = ${pyLit(type)}`,
+      `return ${type}`,
+    ],
   });
 }
 

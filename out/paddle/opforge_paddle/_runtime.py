@@ -218,8 +218,6 @@ def bind_all(ops: Sequence[OpInfo], binders: Dict[str, Callable[[Callable[..., A
         if raw is None:
             continue
         fn = binders[op.name](raw)
-        # Python's own argument errors then name the op type, not bind.<locals>.
-        fn.__qualname__ = op.type
         paddle.jit.not_to_static(fn)
         out[op.type] = fn
     return out

@@ -44,4 +44,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (x,), {'alpha': alpha})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    custom_relu.__qualname__ = 'custom_relu'
     return custom_relu

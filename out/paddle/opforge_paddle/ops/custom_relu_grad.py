@@ -46,4 +46,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (grad_y, x), {'alpha': alpha})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    custom_relu_bwd.__qualname__ = 'custom_relu_bwd'
     return custom_relu_bwd

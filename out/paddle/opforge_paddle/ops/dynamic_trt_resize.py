@@ -46,4 +46,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (input, size_tensor), {'align_corners': align_corners})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    dynamic_trt_resize.__qualname__ = 'dynamic_trt_resize'
     return dynamic_trt_resize

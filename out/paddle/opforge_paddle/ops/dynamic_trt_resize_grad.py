@@ -46,4 +46,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (grad_output, input), {'align_corners': align_corners})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    dynamic_trt_resize_bwd.__qualname__ = 'dynamic_trt_resize_bwd'
     return dynamic_trt_resize_bwd

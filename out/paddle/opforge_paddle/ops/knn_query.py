@@ -52,4 +52,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    knn_query.__qualname__ = 'knn_query'
     return knn_query

@@ -44,4 +44,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (input,), {'alpha': alpha})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    leaky_relu.__qualname__ = 'leaky_relu'
     return leaky_relu

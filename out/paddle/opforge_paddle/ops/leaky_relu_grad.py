@@ -46,4 +46,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (grad_output, input), {'alpha': alpha})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    leaky_relu_bwd.__qualname__ = 'leaky_relu_bwd'
     return leaky_relu_bwd

@@ -43,4 +43,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (a, b), {})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    my_add.__qualname__ = 'my_add'
     return my_add

@@ -43,4 +43,6 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         """
         return _rt.call(_OP, raw, (grad_c,), {})
 
+    # Python's own argument errors then name the op type, not bind.<locals>.
+    my_add_bwd.__qualname__ = 'my_add_bwd'
     return my_add_bwd
