@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ._attrs import check_attrs, show  # noqa: F401  (show: for the op modules' messages)
+from ._attrs import check_attrs
 from ._dims import check_output_sizes, check_shapes, output_dims
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
