@@ -159,9 +159,9 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> Tuple[List[Optional[List[
 
 def check_static_training(op: OpInfo, inputs: Sequence[Any]) -> None:
     """Refuses a rank-0 input that takes a gradient in a PIR static graph (docs/paddle-popart.md,
-    "Rank-0 inputs in static training"): Paddle 3.3's PIR builds a custom op's grad op expecting no
-    gradient output for a rank-0 input and then refuses the grad op's own InferShapeFn, so
-    paddle.static.gradients fails later, far from the call."""
+    "Rank-0 inputs in static training"): Paddle 3.3's custom-op vjp takes an input with empty dims
+    for an absent optional one, builds the grad op without its gradient and then refuses the grad
+    op's own InferShapeFn, so paddle.static.gradients would fail later, far from the call."""
     import paddle
 
     if not op.has_backward or paddle.in_dynamic_mode() or not paddle.framework.in_pir_mode():
