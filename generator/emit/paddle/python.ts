@@ -27,6 +27,9 @@ import { fillTemplate } from '../lang/template.js';
 
 const rows = { multiline: true } as const;
 
+/** bind()'s parameter, which the checked function closes over: no spec name has double underscores. */
+const RAW = 'raw__';
+
 function opInfo(op: OpIR): string {
   const info = pyCall(
     '_rt.OpInfo',
@@ -100,7 +103,7 @@ function binder(op: OpIR): string {
   const type = paddleOpType(op);
   const call = pyCall('_rt.call', [
     pyCode('_OP'),
-    pyCode('raw'),
+    pyCode(RAW),
     pyTuple(op.inputs.map((i) => pyCode(i.name))),
     pyCode(attrDict(op)),
   ]);
@@ -122,7 +125,7 @@ function binder(op: OpIR): string {
   });
   return pyDef({
     name: 'bind',
-    params: 'raw: Callable[..., Any]',
+    params: `${RAW}: Callable[..., Any]`,
     returns: 'Callable[..., Any]',
     doc: [`The checked ${type} over Paddle's raw function of the op (every attribute positional, no defaults).`],
     body: [

@@ -27,7 +27,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked custom_relu over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def custom_relu(x: Any, alpha: float = 0.0) -> Any:
@@ -42,7 +42,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             y: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (x,), {'alpha': alpha})
+        return _rt.call(_OP, raw__, (x,), {'alpha': alpha})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     custom_relu.__qualname__ = 'custom_relu'

@@ -28,7 +28,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked custom_relu_bwd over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def custom_relu_bwd(grad_y: Any, x: Any, alpha: float = 0.0) -> Any:
@@ -44,7 +44,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             grad_x: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (grad_y, x), {'alpha': alpha})
+        return _rt.call(_OP, raw__, (grad_y, x), {'alpha': alpha})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     custom_relu_bwd.__qualname__ = 'custom_relu_bwd'

@@ -28,7 +28,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked dynamic_trt_resize over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def dynamic_trt_resize(input: Any, size_tensor: Any, align_corners: bool = False) -> Any:
@@ -44,7 +44,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             output: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (input, size_tensor), {'align_corners': align_corners})
+        return _rt.call(_OP, raw__, (input, size_tensor), {'align_corners': align_corners})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     dynamic_trt_resize.__qualname__ = 'dynamic_trt_resize'

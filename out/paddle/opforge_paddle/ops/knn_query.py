@@ -31,7 +31,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked knn_query over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def knn_query(xyz: Any, offset: Any, new_xyz: Any, new_offset: Any, nsample: int) -> Tuple[Any, Any]:
@@ -50,7 +50,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
             idx: int32. Row in xyz of each neighbour, nearest first; -1 where the batch has fewer than nsample points.
             dist2: float32. Squared distance of each neighbour; +inf where idx is -1.
         """
-        return _rt.call(_OP, raw, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
+        return _rt.call(_OP, raw__, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     knn_query.__qualname__ = 'knn_query'

@@ -27,7 +27,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked leaky_relu over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def leaky_relu(input: Any, alpha: float = 0.01) -> Any:
@@ -42,7 +42,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             output: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (input,), {'alpha': alpha})
+        return _rt.call(_OP, raw__, (input,), {'alpha': alpha})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     leaky_relu.__qualname__ = 'leaky_relu'

@@ -28,7 +28,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked leaky_relu_bwd over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def leaky_relu_bwd(grad_output: Any, input: Any, alpha: float = 0.01) -> Any:
@@ -44,7 +44,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             grad_input: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (grad_output, input), {'alpha': alpha})
+        return _rt.call(_OP, raw__, (grad_output, input), {'alpha': alpha})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     leaky_relu_bwd.__qualname__ = 'leaky_relu_bwd'

@@ -26,7 +26,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked my_add over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def my_add(a: Any, b: Any) -> Any:
@@ -41,7 +41,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
         Returns:
             c: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (a, b), {})
+        return _rt.call(_OP, raw__, (a, b), {})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     my_add.__qualname__ = 'my_add'

@@ -26,7 +26,7 @@ _OP = _rt.OpInfo(
 )
 
 
-def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
+def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
     """The checked my_add_bwd over Paddle's raw function of the op (every attribute positional, no defaults)."""
 
     def my_add_bwd(grad_c: Any) -> Tuple[Any, Any]:
@@ -41,7 +41,7 @@ def bind(raw: Callable[..., Any]) -> Callable[..., Any]:
             grad_a: float32 | float16 | float64.
             grad_b: float32 | float16 | float64.
         """
-        return _rt.call(_OP, raw, (grad_c,), {})
+        return _rt.call(_OP, raw__, (grad_c,), {})
 
     # Python's own argument errors then name the op type, not bind.<locals>.
     my_add_bwd.__qualname__ = 'my_add_bwd'
