@@ -2,7 +2,8 @@
 // code built with Paddle's JIT loader, through `opforge test`'s paddle, paddle-grad and
 // paddle-infer columns; a deliberately wrong InferShape is caught; wrong calls from Paddle raise
 // errors naming the op; the op library built with CMake against the wheel and loaded by
-// opforge_paddle.load. Without paddle the columns are skipped with the reason and the install
+// opforge_paddle.load, whose checked functions turn hostile calls into errors naming the op and
+// the argument. Without paddle the columns are skipped with the reason and the install
 // command (checked too). The spec-space corpus and the user-ops fixture run these columns in
 // specspace.test.ts and user-ops.test.ts.
 
@@ -174,7 +175,15 @@ for what, call in [("dtype", lambda: mod.custom_relu(paddle.to_tensor([1, 2], dt
   });
 
   test('the op library built with CMake against the wheel (-Werror), loaded by opforge_paddle.load: forward, paddle.grad, a static graph', () => {
-    const dir = seedProject(['custom_relu', 'custom_relu_grad', 'my_add', 'my_add_grad']);
+    const dir = seedProject([
+      'custom_relu',
+      'custom_relu_grad',
+      'my_add',
+      'my_add_grad',
+      'dynamic_trt_resize',
+      'dynamic_trt_resize_grad',
+      'knn_query',
+    ]);
     const g = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], {
       cwd: dir,
       encoding: 'utf8',
@@ -227,6 +236,42 @@ print("ok", paddle.framework.use_pir_api())
     });
     assert.is(r.status, 0, r.stdout + r.stderr.slice(-3000));
     assert.match(r.stdout, /^ok True$/m);
+
+    // Hostile calls through the same library (test/python/paddle_checked_calls.py): each a
+    // TypeError/ValueError naming the op and the argument, in dygraph, a PIR static graph and static
+    // training, where Paddle's raw functions abort or crash the process; valid calls still right.
+    const h = spawnSync(
+      PYTHON,
+      [
+        path.join(root, 'test', 'python', 'paddle_checked_calls.py'),
+        path.join(dir, 'out', 'paddle'),
+        path.join(build, 'paddle', 'libopforge_paddle_ops.so'),
+      ],
+      { encoding: 'utf8', env: { ...process.env, GLOG_minloglevel: '2' } },
+    );
+    assert.is(h.status, 0, `exit ${h.status} (${h.signal}): ${h.stdout.slice(-3000)}${h.stderr.slice(-3000)}`);
+    const lines = h.stdout.split('\n').filter((l) => /^(ok|BAD) /.test(l));
+    assert.equal(
+      lines.filter((l) => l.startsWith('BAD ')),
+      [],
+    );
+    assert.match(h.stdout, new RegExp(`^done ${lines.length}$`, 'm'));
+    assert.ok(lines.length >= 50, h.stdout);
+    const line = (label: string): string => lines.find((l) => l.startsWith(`ok ${label} | `)) ?? '';
+    assert.match(
+      line('static str attribute'),
+      /TypeError: CustomRelu: attribute 'alpha' must be a float, got str '0\.5'/,
+    );
+    assert.match(
+      line('static torch input'),
+      /TypeError: CustomRelu: input 'x' must be a paddle\.pir\.Value in a PIR static graph, got torch\.Tensor/,
+    );
+    assert.match(line('static None input'), /TypeError: CustomRelu: input 'x' is required/);
+    assert.match(line('static nsample 2**63'), /ValueError: KNNQuery: attribute 'nsample' must be within int32/);
+    assert.match(line('dygraph numpy input'), /got numpy\.ndarray/);
+    assert.match(line('static rank-0 training'), /ValueError: CustomRelu: input 'x' has rank 0 and takes a gradient/);
+    assert.match(line('no temporary folder'), /\| \[\]$/);
+    assert.ok(line('jit.save and jit.load'), h.stdout);
   });
 }
 

@@ -1,4 +1,5 @@
-// Paddle backend. Always: out/paddle matches the emitter (golden); PD_BUILD_OP carries the spec's
+// Paddle backend. Always: out/paddle matches the emitter (golden; the opforge_paddle package has
+// a module per op); PD_BUILD_OP carries the spec's
 // inputs (optional ones as paddle::Optional), outputs and attributes in Paddle's type strings; and
 // the framework-free half of every op's adapter (its <op>_paddle.h over bridge.h: attribute
 // conversion, InferShapeFn and InferDtypeFn logic, the run path) is compiled with -Werror and RUN
@@ -43,6 +44,13 @@ test('out/paddle is exactly what the emitter generates (golden)', () => {
     assert.ok(existsSync(p), `missing ${f.path}: run opforge gen`);
     assert.is(readFileSync(p, 'utf8'), f.content, `${f.path} is stale: run opforge gen`);
   }
+  // The Python side is the opforge_paddle package (one module per op), not the old single file.
+  assert.not.ok(existsSync(path.join(outDir, 'paddle', 'opforge_paddle.py')));
+  for (const op of project.ops)
+    assert.ok(
+      files.some((f) => f.path === `paddle/opforge_paddle/ops/${op.ident.snake}.py`),
+      op.name,
+    );
 });
 
 test("PD_BUILD_GRAD_OP from the spec's backward: the tensors the gradient ops read, one gradient per covered input, the forward attrs", () => {

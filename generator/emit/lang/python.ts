@@ -202,7 +202,7 @@ export interface PyImport {
 }
 
 /** Modules of the standard library the generated code imports (isort's second section). */
-const STDLIB = new Set(['typing', 'os', 'sys', 'ctypes', 'importlib', 'pathlib']);
+const STDLIB = new Set(['typing', 'os', 'sys', 'ctypes', 'importlib', 'pathlib', 'shutil', 'tempfile', 'types']);
 
 function section(m: string): number {
   if (m === '__future__') return 0;

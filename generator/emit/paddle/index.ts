@@ -1,7 +1,8 @@
 // Paddle backend: per op, a PD_BUILD_OP custom op over the op core (<op>_op.cc), its
 // framework-free glue (<op>_paddle.h), an example like Paddle-Inference-Demo's custom_op_test and a
 // README; for the project, the shared bases (bridge.h without Paddle, op_base.h with it), the
-// dtype mapping from the type table, the CMake and compile.sh. Paddle-TRT runs the ops through the
+// dtype mapping from the type table, the CMake and compile.sh; and the opforge_paddle package
+// (load, wrap, one module of checked functions per op). Paddle-TRT runs the ops through the
 // Paddle-named plugins the TensorRT backend registers.
 
 import type { OpIR, ProjectIR } from '../../model/ir.js';
@@ -25,6 +26,8 @@ import { emitPaddleCmake } from './cmake.js';
 import { emitExample, exampleCase } from './example.js';
 import { paddlePaths } from './names.js';
 import { emitPaddleHeader, emitPaddleOp, pdBuildOp } from './op.js';
+import { emitPaddleInit, emitPaddleModule, emitPaddleRuntime } from './python.js';
+import { sharedPythonFiles } from '../lang/py-shared.js';
 
 export { paddlePaths } from './names.js';
 
@@ -74,7 +77,10 @@ export const paddleEmitter: Emitter = defineEmitter({
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
       staticFile('cmake/opforge_paddle.cmake', 'generator/static/cmake/opforge_paddle.cmake'),
       staticFile('paddle/compile.sh', 'generator/static/cmake/paddle-compile.sh'),
-      staticFile('paddle/opforge_paddle.py', 'generator/static/python/opforge_paddle.py'),
+      projectFile('paddle/opforge_paddle/_runtime.py', emitPaddleRuntime(), 'generator/model/type-table.ts'),
+      ...sharedPythonFiles('paddle/opforge_paddle'),
+      projectFile('paddle/opforge_paddle/__init__.py', emitPaddleInit(project.ops)),
+      projectFile('paddle/opforge_paddle/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
@@ -84,6 +90,7 @@ export const paddleEmitter: Emitter = defineEmitter({
       opFile(op, p.op, emitPaddleOp(op, project.ops)),
       opFile(op, p.example, emitExample(op)),
       opFile(op, p.readme, emitReadme(op)),
+      opFile(op, p.module, emitPaddleModule(op)),
     ];
   },
 });

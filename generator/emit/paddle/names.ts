@@ -10,6 +10,7 @@ export function paddlePaths(op: OpIR): {
   op: string;
   example: string;
   readme: string;
+  module: string;
 } {
   const s = op.ident.snake;
   return {
@@ -19,6 +20,7 @@ export function paddlePaths(op: OpIR): {
     op: `paddle/${s}/${s}_op.cc`,
     example: `paddle/${s}/custom_op_test.cc`,
     readme: `paddle/${s}/README.md`,
+    module: `paddle/opforge_paddle/ops/${s}.py`,
   };
 }
 
