@@ -52,10 +52,13 @@ def check_attrs(op: Any, given: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+# Comparisons only (no math.isfinite, abs or float()): under torch.compile a float attribute may be
+# a symbolic float, which dynamo traces through comparisons but not through those calls.
+
 def _check_range(op: Any, a: Any, x: Any) -> None:
     if isinstance(x, (str, bool)):
         return
-    if isinstance(x, float) and not math.isfinite(x):
+    if isinstance(x, float) and not -math.inf < x < math.inf:
         raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {x!r}")
     if a.min is not None and x < a.min:
         raise ValueError(f"{op.name}: attribute {a.name!r} must be >= {a.min}, got {x!r}")
@@ -91,7 +94,7 @@ def _coerce_attr(op: Any, a: Any, given: Any) -> Any:
                 f = float(x)
             except OverflowError:
                 raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {FLOAT32_MAX:.7g}), got {show(given)}") from None
-        if math.isfinite(f) and abs(f) > FLOAT32_MAX:
+        if FLOAT32_MAX < f < math.inf or -math.inf < f < -FLOAT32_MAX:
             raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {FLOAT32_MAX:.7g}), got {show(given)}")
         return f
 

@@ -37,7 +37,7 @@ def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
 
         Args:
             x: float32 | float16 | float64. Input tensor of any rank.
-            alpha: float. Slope for negative inputs.
+            alpha: float (float32). Slope for negative inputs.
 
         Returns:
             y: float32 | float16 | float64.

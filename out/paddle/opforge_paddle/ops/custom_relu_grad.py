@@ -39,7 +39,7 @@ def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
         Args:
             grad_y: float32 | float16 | float64. The gradient flowing into CustomRelu's output.
             x: float32 | float16 | float64. CustomRelu's input.
-            alpha: float. CustomRelu's slope for negative inputs.
+            alpha: float (float32). CustomRelu's slope for negative inputs.
 
         Returns:
             grad_x: float32 | float16 | float64.

@@ -44,7 +44,7 @@ def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
             offset: int32, rank 1. Cumulative point counts per batch (offset[i] is the end of batch i in xyz).
             new_xyz: float32, rank 2. Query points of all batches, packed.
             new_offset: int32, rank 1. Cumulative query counts per batch.
-            nsample: int, required. Neighbours per query point.
+            nsample: int (int32), required. Neighbours per query point.
 
         Returns:
             idx: int32. Row in xyz of each neighbour, nearest first; -1 where the batch has fewer than nsample points.

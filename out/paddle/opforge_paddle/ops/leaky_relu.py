@@ -37,7 +37,7 @@ def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
 
         Args:
             input: float32 | float16 | float64.
-            alpha: float. Slope for negative inputs.
+            alpha: float (float32). Slope for negative inputs.
 
         Returns:
             output: float32 | float16 | float64.

@@ -39,7 +39,7 @@ def bind(raw__: Callable[..., Any]) -> Callable[..., Any]:
         Args:
             grad_output: float32 | float16 | float64. The gradient flowing into LeakyRelu's output.
             input: float32 | float16 | float64. LeakyRelu's input.
-            alpha: float. LeakyRelu's slope for negative inputs.
+            alpha: float (float32). LeakyRelu's slope for negative inputs.
 
         Returns:
             grad_input: float32 | float16 | float64.
