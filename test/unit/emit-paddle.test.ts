@@ -10,12 +10,30 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { paddleEmitter } from '../../generator/emit/paddle/index.js';
+import { loadProject } from '../../generator/model/project.js';
+import { FIXED_SEEDS, writeCorpus } from '../specspace/corpus.js';
 import { HOSTILE, fixtureProject } from './helpers/fixture-specs.js';
 import { assertFacts, emitChecked, file, loose, near, opText } from './helpers/emitted.js';
 
 const { project } = fixtureProject();
 const files = emitChecked(paddleEmitter, project, [/^paddle\//, /^cmake\/opforge_paddle\.cmake$/]);
 const op = opText(files, 'ScaleShift');
+
+test('Backward names only the parameters it reads (the rest commented out: -Wunused-parameter), over the spec-space corpus', () => {
+  const corpus = writeCorpus(mkdtempSync(path.join(os.tmpdir(), 'opforge-paddle-corpus-')), FIXED_SEEDS);
+  const out = paddleEmitter.emit(loadProject({ opsDir: corpus.opsDir }));
+  let checked = 0;
+  for (const f of out.filter((x) => x.path.endsWith('_op.cc'))) {
+    const m = /std::vector<paddle::Tensor> Backward\(([^)]*)\) \{\n([\s\S]*?)\n\}/.exec(f.content);
+    if (!m) continue;
+    for (const p of m[1]!.split(', ')) {
+      const name = /(\w+)$/.exec(p)?.[1];
+      if (name && !p.endsWith('*/')) assert.ok(new RegExp(`\\b${name}\\b`).test(m[2]!), `${f.path}: ${name} is unused`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 20, `${checked} parameters`);
+});
 
 test('PD_BUILD_OP: op type, inputs, outputs and attribute types', () => {
   assertFacts(

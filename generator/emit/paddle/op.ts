@@ -265,7 +265,11 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   };
   const params = [
     ...sources.map((s) => param('paddle::Tensor', s, read.has(key(s)))),
-    ...op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`),
+    // Paddle passes every forward attribute; a gradient op may read none of them.
+    ...op.attributes.map((a) => {
+      const reads = op.backward!.some((g) => g.attributes.includes(a.name));
+      return `${paddleAttrParam(a)} ${reads ? a.name : `/*${a.name}*/`}`;
+    }),
   ];
   const gradArgs = gradOf.map((s) => (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`)).join(', ');
   const body: string[] = [`  std::vector<paddle::Tensor> grads(${covered.filter(Boolean).length});`];
