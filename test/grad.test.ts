@@ -150,7 +150,7 @@ testWith(
 
 testWith(
   ['torch'],
-  "a backward changes only the Python and JAX op modules, the Paddle op and the PyTorch extension's Autograd kernel: every other generated file, and the exported model, are the same without it",
+  "a backward changes only the Python, JAX and Paddle op modules, the Paddle op and the PyTorch extension's Autograd kernel: every other generated file, and the exported model, are the same without it",
   () => {
     const project = (name: string, withBackward: boolean): string => {
       const dir = mkdtempSync(path.join(os.tmpdir(), `opforge-bwd-${name}-`));
@@ -183,6 +183,7 @@ testWith(
     assert.equal(differ, [
       'jax/opforge_jax/ops/custom_relu.py',
       'paddle/custom_relu/custom_relu_op.cc',
+      'paddle/opforge_paddle/ops/custom_relu.py',
       'python/opforge_ops/ops/custom_relu.py',
       'torch/custom_relu.cpp',
     ]);

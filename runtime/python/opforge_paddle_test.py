@@ -206,7 +206,10 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
     if any(t is not None and t.dtype == torch.bfloat16 for t in [*inputs, *dygraph]):
         return {"skip": "bfloat16: the inference predictor's tensors go through numpy, which has no bfloat16"}
     present = [t is not None for t in inputs]
-    specs = [paddle.static.InputSpec(shape=list(t.shape), dtype=PADDLE[str(t.dtype).replace("torch.", "")], name=op.inputs[i].name)
+    # An inference graph takes no gradients: stop_gradient says so (a rank-0 input that takes one is
+    # refused in a static graph, docs/paddle-popart.md).
+    specs = [paddle.static.InputSpec(shape=list(t.shape), dtype=PADDLE[str(t.dtype).replace("torch.", "")], name=op.inputs[i].name,
+                                     stop_gradient=True)
              for i, t in enumerate(inputs) if t is not None]
     tmp = tempfile.mkdtemp(dir=d)
     layer = paddle.jit.to_static(op_layer(fn, present, attr_args(op, attrs), tmp), input_spec=specs, full_graph=True)
