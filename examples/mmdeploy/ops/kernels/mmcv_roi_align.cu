@@ -1,0 +1,37 @@
+// CUDA kernel of MMCVRoiAlign: one thread per output element through pool() (shared with the CPU
+// kernel). The RoIs are in device memory, so a batch index out of range cannot be reported as a
+// Status here: those RoIs give NaN (the plugin reads out of bounds).
+#include <cuda_runtime.h>
+
+#include "mmcv_roi_align_impl.h"
+#include "opforge/cuda_launch.h"
+
+namespace opforge {
+namespace ops {
+namespace mmcv_roi_align {
+namespace {
+
+__global__ void roiAlignKernel(Params p, const float* __restrict__ input, const float* __restrict__ rois, float* __restrict__ out,
+                               int64_t total, int64_t batch) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const float b = rois[(i / (p.pooledW * p.pooledH * p.channels)) * 5];
+    out[i] = b >= 0.f && b < static_cast<float>(batch) ? pool(p, input, rois, i) : nanf("");
+  }
+}
+
+}  // namespace
+
+Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& ctx) {
+  const Params p = params(attrs, io.input.shape);
+  if (!(p.spatialScale > 0.f)) return Status::Error(std::string(kName) + ": spatial_scale must be > 0");
+  const int64_t total = io.output.numel();
+  if (total == 0) return Status::Ok();
+  roiAlignKernel<<<cuda::gridFor(total), cuda::kBlock, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+      p, io.input.data, io.rois.data, io.output.data, total, io.input.shape[0]);
+  return cuda::lastError(kName);
+}
+
+}  // namespace mmcv_roi_align
+}  // namespace ops
+}  // namespace opforge
