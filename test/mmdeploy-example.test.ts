@@ -1,0 +1,85 @@
+// examples/mmdeploy: MMDeploy's TensorRT ops as a user's opforge project. `opforge check` on the
+// example as it is committed, then gen and `opforge test` on a copy under build/ (its out/ and build
+// dirs stay there between runs, so a rerun rebuilds only what changed), and nvcc on the CUDA kernels.
+
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { root } from './helpers/paths.js';
+import { NVCC } from './helpers/optional-tools.js';
+import { firstLegTest, hasModule, hasPaddle, testWith } from './helpers/python.js';
+import {
+  compileCuda,
+  describeFailures,
+  prepare,
+  runOpforgeTest,
+  type BackendReport,
+  type Project,
+} from './specspace/run.js';
+
+const example = path.join(root, 'examples', 'mmdeploy');
+const dir = path.join(root, 'build', 'mmdeploy-example');
+let project: Project;
+
+function clean(r: BackendReport): void {
+  assert.is(r.failures.length, 0, describeFailures(r));
+  assert.ok(r.cases > 0, `${r.backend}: no case ran`);
+}
+
+test.before(() => {
+  rmSync(path.join(dir, 'ops'), { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  // Timestamps kept: an unchanged kernel is not rebuilt on the next run.
+  cpSync(path.join(example, 'ops'), path.join(dir, 'ops'), { recursive: true, preserveTimestamps: true });
+  project = prepare(dir);
+});
+
+test('opforge check passes in the example as committed', () => {
+  const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check'], {
+    cwd: example,
+    encoding: 'utf8',
+  });
+  assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
+  assert.match(
+    r.stdout,
+    '5 op(s) valid (GridPriorsTRT, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, TRTInstanceNormalization)',
+  );
+});
+
+test('each op keeps MMDeploy’s op type and ONNX domain', () => {
+  assert.equal(
+    project.ops.map((o) => `${o.domain}::${o.name}`),
+    [
+      'mmdeploy::GridPriorsTRT',
+      'mmdeploy::MMCVMultiScaleDeformableAttention',
+      'mmcv::MMCVRoiAlign',
+      'mmdeploy::ScaledDotProductAttentionTRT',
+      'mmdeploy::TRTInstanceNormalization',
+    ],
+  );
+});
+
+testWith(['torch'], 'opforge test: every case agrees with the reference on every CPU column', async () => {
+  const { reports, report } = await runOpforgeTest(project);
+  for (const r of reports) clean(r);
+  const paddle = ['paddle', 'paddle-grad', 'paddle-infer'];
+  const jax = ['jax', 'jax-grad'];
+  assert.equal(
+    report.backends.filter((b) => b !== 'ort-dynamo' && !paddle.includes(b) && !jax.includes(b)),
+    ['torch', 'grad', 'node', 'ort', 'ort-legacy', 'serialize'],
+  );
+  assert.equal(
+    report.backends.filter((b) => jax.includes(b)),
+    hasModule('jax') ? jax : [],
+  );
+  assert.equal(
+    report.backends.filter((b) => paddle.includes(b)),
+    hasPaddle ? ['paddle', 'paddle-infer'] : [],
+  );
+});
+
+firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)), [NVCC]);
+
+test.run();
