@@ -24,6 +24,14 @@ import { diagAt, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
+import {
+  type AttrReading,
+  type ExprAttrs,
+  exprAttrs as attrsOfExprs,
+  readAttrElement,
+  readAttrLength,
+  readAttrName,
+} from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
 
 type DimSpec = number | string;
@@ -59,6 +67,7 @@ export interface RawAttr {
   enum?: (string | number)[];
   min?: number;
   max?: number;
+  length?: number;
   description?: string;
 }
 interface RawState {
@@ -124,9 +133,9 @@ export function buildOp(
     claim([...p, 'name'], a.name, 'attribute');
     return buildAttribute(a, p, err);
   });
-  const intAttrs = new Set(attributes.filter((a) => a.type === 'int').map((a) => a.name));
+  const exprAttrs = attrsOfExprs(attributes);
 
-  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, intAttrs };
+  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, exprAttrs };
   const inputs = buildInputs(raw.inputs, scope);
   checkOptionalInputsLast(inputs, err);
   // Shape expressions may not read dims of optional inputs (they may be absent).
@@ -144,7 +153,7 @@ export function buildOp(
   const workspace: Expr =
     raw.workspace === undefined
       ? { kind: 'int', value: 0 }
-      : (compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 });
+      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors) ?? { kind: 'int', value: 0 });
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -299,12 +308,12 @@ interface Scope {
   checkIdent(p: KeyPath, name: string): void;
   claim(p: KeyPath, name: string, what: string): void;
   resolveType(p: KeyPath, s: string): TensorType;
-  intAttrs: ReadonlySet<string>;
+  exprAttrs: ExprAttrs;
 }
 
 function buildInputs(
   raws: readonly RawInput[],
-  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs }: Scope,
 ): InputIR[] {
   const inputs: InputIR[] = [];
   raws.forEach((inp, i) => {
@@ -336,7 +345,7 @@ function buildInputs(
       rank = inp.shape.length;
       const dims: InputDim[] = inp.shape.map((d, k) => {
         if (d === '?') return { kind: 'any' };
-        const e = compileDim(d, [...p, 'shape', k], inputs, intAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], inputs, exprAttrs, spec, errors);
         return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
       });
       constraint = { kind: 'dims', dims };
@@ -370,7 +379,7 @@ function buildOutputs(
   raws: readonly RawOutput[],
   inputs: readonly InputIR[],
   readable: readonly InputIR[],
-  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs }: Scope,
 ): OutputIR[] {
   return raws.map((o, i): OutputIR => {
     const p: KeyPath = ['outputs', i];
@@ -397,7 +406,7 @@ function buildOutputs(
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
-        const e = compileDim(d, [...p, 'shape', k], readable, intAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors);
         dims.push(e ?? { kind: 'int', value: 0 });
       });
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
@@ -440,7 +449,7 @@ function compileDim(
   d: DimSpec,
   p: KeyPath,
   inputs: readonly InputIR[],
-  intAttrs: ReadonlySet<string>,
+  attrs: ExprAttrs,
   spec: LoadedSpec,
   errors: Diagnostic[],
 ): Expr | undefined {
@@ -469,33 +478,46 @@ function compileDim(
     throw e;
   }
   let ok = true;
+  const reading = (read: AttrReading, pos: number, indexPos: number): Expr => {
+    if ('expr' in read) return read.expr;
+    ok = false;
+    fail(read.error, read.atIndex ? indexPos : pos, read.hint);
+    return { kind: 'int', value: 0 };
+  };
   const resolve = (r: RawExpr): Expr => {
     switch (r.kind) {
       case 'int':
         return { kind: 'int', value: r.value };
-      case 'name':
-        if (intAttrs.has(r.name)) return { kind: 'attr', name: r.name };
+      case 'name': {
+        const read = readAttrName(r.name, attrs);
+        if (read) return reading(read, r.pos, r.pos);
         ok = false;
         fail(
           inputs.some((x) => x.name === r.name)
             ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
             : `\`${r.name}\` is not an int attribute`,
           r.pos,
-          didYouMean(r.name, [...intAttrs]),
+          didYouMean(
+            r.name,
+            [...attrs.values()].filter((a) => a.type === 'int').map((a) => a.name),
+          ),
         );
         return { kind: 'int', value: 0 };
+      }
       case 'index': {
         const j = inputs.findIndex((x) => x.name === r.name);
         const inp = inputs[j];
+        const element = inp ? undefined : readAttrElement(r.name, r.index, attrs);
+        if (element) return reading(element, r.pos, r.indexPos);
         if (!inp) {
           ok = false;
           fail(
-            `\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`,
+            `\`${r.name}\` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute`,
             r.pos,
-            didYouMean(
-              r.name,
-              inputs.map((x) => x.name),
-            ),
+            didYouMean(r.name, [
+              ...inputs.map((x) => x.name),
+              ...[...attrs.values()].filter((a) => a.type === 'ints').map((a) => a.name),
+            ]),
           );
           return { kind: 'int', value: 0 };
         }
@@ -519,12 +541,16 @@ function compileDim(
       case 'binary':
         return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
       case 'call': {
+        if (r.fn === 'len') {
+          const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
+          return reading(readAttrLength(arg, attrs), r.args[0]?.pos ?? r.pos, r.pos);
+        }
         if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn)) {
           ok = false;
           fail(
-            `unknown function \`${r.fn}\`; expected ${EXPR_FUNCTIONS.join(', ')}`,
+            `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len'].join(', ')}`,
             r.pos,
-            didYouMean(r.fn, EXPR_FUNCTIONS),
+            didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len']),
           );
           return { kind: 'int', value: 0 };
         }

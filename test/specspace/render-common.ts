@@ -38,6 +38,10 @@ export function dimText(e: DimE, top = true): string {
       return `${e.input}[${e.axis}]`;
     case 'attr':
       return e.name;
+    case 'elem':
+      return `${e.name}[${e.index}]`;
+    case 'len':
+      return `len(${e.name})`;
     case 'bin': {
       const s = `${dimText(e.l, false)} ${e.op} ${dimText(e.r, false)}`;
       return top ? s : `(${s})`;
@@ -55,6 +59,10 @@ export function dimPy(e: DimE): string {
       return `int(${e.input}.shape[${e.axis}])`;
     case 'attr':
       return `int(${e.name})`;
+    case 'elem':
+      return `int(${e.name}[${e.index}])`;
+    case 'len':
+      return `len(${e.name})`;
     case 'bin':
       return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
     case 'call':
@@ -70,6 +78,10 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `${shapeOf(e.input)}.dims[${e.axis < 0 ? `${shapeOf(e.input)}.rank - ${-e.axis}` : e.axis}]`;
     case 'attr':
       return `attrs.${e.name}`;
+    case 'elem':
+      return `attrs.${e.name}[${e.index < 0 ? e.length + e.index : e.index}]`;
+    case 'len':
+      return `static_cast<int64_t>(attrs.${e.name}.size())`;
     case 'bin':
       return e.op === '//'
         ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`

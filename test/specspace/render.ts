@@ -62,6 +62,7 @@ function specYaml(p: SpecPlan, snake: string): string {
       if (a.enum) L.push(`    enum: [${a.enum.map((e) => (typeof e === 'string' ? q(e) : String(e))).join(', ')}]`);
       if (a.min !== undefined) L.push(`    min: ${a.min}`);
       if (a.max !== undefined) L.push(`    max: ${a.max}`);
+      if (a.length !== undefined) L.push(`    length: ${a.length}`);
     }
   }
   if (p.state.length) {

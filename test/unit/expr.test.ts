@@ -1,9 +1,15 @@
-// The dim-expression parser: precedence, functions, indexing, and located syntax errors.
+// The dim-expression parser: precedence, functions, indexing, and located syntax errors; list
+// attributes read by expressions (elements and len), resolved, evaluated and printed.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExprSyntaxError, evalExpr, parseExpr, type RawExpr } from '../../generator/model/expr.js';
 import type { Expr } from '../../generator/model/ir.js';
+import { cppExpr } from '../../generator/emit/lang/cpp-expr.js';
+import { pyExpr, pyExprData } from '../../generator/emit/lang/py-expr.js';
+import { pyLit } from '../../generator/emit/lang/python.js';
+import { trtDimExpr } from '../../generator/emit/trt/op-header.js';
+import { loadSpecs, specErrors } from './helpers/spec-project.js';
 
 /** Resolves a raw tree the simple way (inputs a, b of rank 4; attribute k) to evaluate it. */
 function resolve(r: RawExpr): Expr {
@@ -81,6 +87,94 @@ test('syntax errors name the column', () => {
 test('hostile input is bounded', () => {
   assert.match(syntaxError(`${'('.repeat(200)}1${')'.repeat(200)}`).message, /nested deeper/);
   assert.match(syntaxError(`${'1+'.repeat(600)}1`).message, /longer than/);
+});
+
+test('list attributes: a[i] parses as an index, len(a) as a call', () => {
+  assert.equal(parseExpr('stride[-1]'), { kind: 'index', name: 'stride', index: -1, pos: 0, indexPos: 8 });
+  assert.equal(parseExpr('len(pads)'), {
+    kind: 'call',
+    fn: 'len',
+    args: [{ kind: 'name', name: 'pads', pos: 4 }],
+    pos: 0,
+  });
+});
+
+const LIST_SPEC = `name: Pool
+version: 1
+inputs: [{ name: x, dtype: float32, rank: 2 }]
+outputs:
+  - { name: y, dtype: float32, shape: ['(x[1] - kernel[0]) // stride[-1] + 1', len(pads), pads[0] * len(scales)] }
+attributes:
+  - { name: stride, type: ints, length: 2, default: [1, 2] }
+  - { name: kernel, type: ints, length: 1, default: [3] }
+  - { name: pads, type: ints, default: [0, 0, 0] }
+  - { name: scales, type: floats, default: [0.5] }
+kernels: { cpu: kernels/k.cpp }
+tests:
+  - inputs: { x: [2, 9] }
+    attributes: { stride: [2, 3], pads: [4] }
+`;
+
+test('list attributes resolve: elements (negative from the end) and lengths, evaluated on values', () => {
+  const op = loadSpecs({ 'pool.yaml': LIST_SPEC.replace('pads[0]', 'stride[0]') }).ops[0]!;
+  assert.equal(
+    op.attributes.map((a) => a.length),
+    [2, 1, undefined, undefined],
+  );
+  const shape = op.outputs[0]!.shape;
+  assert.ok(shape.kind === 'dims');
+  assert.equal(shape.dims[0], {
+    kind: 'binary',
+    op: '+',
+    left: {
+      kind: 'binary',
+      op: '//',
+      left: {
+        kind: 'binary',
+        op: '-',
+        left: { kind: 'dim', input: 'x', inputIndex: 0, axis: 1 },
+        right: { kind: 'elem', name: 'kernel', index: 0 },
+      },
+      right: { kind: 'elem', name: 'stride', index: 1 },
+    },
+    right: { kind: 'int', value: 1 },
+  });
+  const attrs = { stride: [2, 3], kernel: [3], pads: [4, 4, 4, 4], scales: [0.5, 1.5] };
+  assert.equal(
+    shape.dims.map((e) => evalExpr(e, [[2, 9]], attrs)),
+    [3, 4, 4],
+  );
+});
+
+test('list attributes print in every backend language (C++, Python, _dims.py data, TensorRT)', () => {
+  const elem: Expr = { kind: 'elem', name: 'stride', index: 1 };
+  const len: Expr = { kind: 'len', name: 'pads' };
+  const e: Expr = { kind: 'binary', op: '+', left: elem, right: len };
+  const cpp = cppExpr(e, { dim: () => 'd', attr: (n) => `A(${n})`, attrList: (n) => `attrs.${n}`, okVar: 'ok' });
+  assert.is(cpp, '(static_cast<int64_t>(attrs.stride[1]) + static_cast<int64_t>(attrs.pads.size()))');
+  assert.is(
+    pyExpr(e, { dim: () => 'd', attr: (n) => `attrs[${JSON.stringify(n)}]` }),
+    '(attrs["stride"][1] + len(attrs["pads"]))',
+  );
+  assert.is(pyLit(pyExprData(e)), "('+', ('elem', 'stride', 1), ('len', 'pads'))");
+  assert.is(
+    trtDimExpr(e),
+    '::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::kSUM, ::opforge::trt::constant(b, attrs.stride[1]), ::opforge::trt::constant(b, static_cast<int64_t>(attrs.pads.size())))',
+  );
+});
+
+test('list attribute errors name line:col, the key and the problem', () => {
+  const where = (text: string) =>
+    specErrors({ 'pool.yaml': text }).map(
+      (d) => `${d.line}:${d.col} ${d.path} ${d.message}${d.hint ? ` | ${d.hint}` : ''}`,
+    );
+  assert.equal(where(LIST_SPEC.replace('stride[-1]', 'stride[-3]')), [
+    '5:71 outputs[0].shape[0] index -3 is outside attribute `stride` of length 2 in `(x[1] - kernel[0]) // stride[-3] + 1`',
+    '5:91 outputs[0].shape[2] list attribute `pads` has no declared length, so its elements cannot be indexed in `pads[0] * len(scales)` | add `length: N` to attribute `pads`',
+  ]);
+  assert.equal(where(LIST_SPEC.replace('default: [1, 2] }', 'default: [1] }')).slice(0, 1), [
+    '7:53 attributes[0].default default must have exactly 2 elements (its length), got 1',
+  ]);
 });
 
 test.run();

@@ -42,10 +42,14 @@ function random(seed: number): () => number {
   };
 }
 
-function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: string[] }[] {
+type ExprAttr = { name: string; list: boolean; length: number | undefined };
+
+function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: ExprAttr[] }[] {
   const out = [];
   for (const op of project.ops) {
-    const ints = op.attributes.filter((a) => a.type === 'int').map((a) => a.name);
+    const ints = op.attributes
+      .filter((a) => a.type === 'int' || a.type === 'ints' || a.type === 'floats')
+      .map((a) => ({ name: a.name, list: a.type !== 'int', length: a.length }));
     const exprs: Expr[] = [
       ...op.outputs.flatMap((o) => (o.shape.kind === 'dims' ? o.shape.dims : [])),
       ...op.inputs.flatMap((i) =>
@@ -62,12 +66,19 @@ test('every dim expression evaluates in _dims.py as in the spec model (fixture +
   const exprs = [...exprsOf(fixtureProject().project), ...exprsOf(loadProject({ opsDir: corpus.opsDir }))];
   assert.ok(exprs.length > 60, `${exprs.length} expressions`);
   const rand = random(7);
-  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number> }[] = [];
+  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number | number[]> }[] = [];
   for (const e of exprs)
     for (let k = 0; k < 8; k++) {
       // Small dims (zeros included, so divisions by zero happen) and attributes of either sign.
       const dims = Array.from({ length: e.inputs }, () => Array.from({ length: 8 }, () => Math.floor(rand() * 7)));
-      const attrs = Object.fromEntries(e.attrs.map((a) => [a, Math.floor(rand() * 13) - 4]));
+      const value = () => Math.floor(rand() * 13) - 4;
+      // List attributes: their declared length (what the attribute checks enforce), else 0 to 4 elements.
+      const attrs = Object.fromEntries(
+        e.attrs.map((a) => [
+          a.name,
+          a.list ? Array.from({ length: a.length ?? Math.floor(rand() * 5) }, value) : value(),
+        ]),
+      );
       cases.push({ expr: e.expr, dims, attrs });
     }
   const want = cases.map((c) => {
