@@ -148,6 +148,27 @@ for given in [dict(n=5), dict(n=2**31), dict(n=-2**31), dict(n=True), dict(n=5.0
   expected.forEach((e, i) => (typeof e === 'string' ? assert.is(lines[i], e) : assert.match(lines[i]!, e)));
 });
 
+test('attribute checks: a declared list length is exact (default, given values); elements and len() evaluate', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._attrs import check_attrs
+from pkg._dims import evaluate
+A = lambda name, type, **k: N(name=name, type=type, required=False, default=k.get("default"), enum=None, min=None, max=None, length=k.get("length"))
+op = N(name="Op", attributes=(A("w", "ints", length=2, default=[1, 2]), A("f", "floats", length=0, default=[])))
+for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0])]:
+    try:
+        attrs = check_attrs(op, given)
+        print(repr(attrs), evaluate(("+", ("elem", "w", 1), ("len", "f")), [], attrs))
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)`);
+  assert.equal(out.trim().split('\n'), [
+    "{'w': [1, 2], 'f': []} 2",
+    "{'w': [4, 5], 'f': []} 5",
+    "ValueError Op: attribute 'w' must have exactly 2 elements, got 3",
+    "ValueError Op: attribute 'w' must have exactly 2 elements, got 0",
+    "ValueError Op: attribute 'f' must have exactly 0 elements, got 1",
+  ]);
+});
+
 test('shape checks: constraints, shaped-like, unknown (-1) dims skipped, output dims beyond int64 and byte sizes refused', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import check_shapes, output_dims, check_output_sizes
