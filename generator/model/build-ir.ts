@@ -33,6 +33,7 @@ import {
   readAttrName,
 } from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
+import { type LetDef, type LetScope, letScope, pendingLetErrors, scopeOfLet } from './lets.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -96,6 +97,7 @@ export interface RawSpec {
   attributes?: RawAttr[];
   state?: RawState[];
   workspace?: DimSpec;
+  let?: Record<string, DimSpec>;
   kernels: { cpu: string; cuda?: string; reference?: string };
   tests?: RawTest[];
   backward?: RawGradient[];
@@ -134,8 +136,9 @@ export function buildOp(
     return buildAttribute(a, p, err);
   });
   const exprAttrs = attrsOfExprs(attributes);
+  const lets = letScope(raw.let);
 
-  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, exprAttrs };
+  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, exprAttrs, lets };
   const inputs = buildInputs(raw.inputs, scope);
   checkOptionalInputsLast(inputs, err);
   // Shape expressions may not read dims of optional inputs (they may be absent).
@@ -153,7 +156,21 @@ export function buildOp(
   const workspace: Expr =
     raw.workspace === undefined
       ? { kind: 'int', value: 0 }
-      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors) ?? { kind: 'int', value: 0 });
+      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors, lets) ?? {
+          kind: 'int',
+          value: 0,
+        });
+
+  // Each let on its own, over what any expression may read; then the uses that failed where they were.
+  // Claimed after the other names, so a let shadowing an input or attribute is the one reported.
+  for (const l of lets.all.values()) {
+    const problem = identProblem(l.name);
+    if (problem) err(['let', l.name], `\`${l.name}\` ${problem}`, { at: 'key' });
+    claim(['let', l.name], l.name, 'let', 'key');
+  }
+  for (const l of lets.all.values())
+    l.ok = compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l)) !== undefined;
+  errors.push(...pendingLetErrors(lets));
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -242,12 +259,12 @@ function typeVariables(
 }
 
 /** Unique names across inputs, outputs, attributes and state: they share scopes in generated code. */
-function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string) => void {
+function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string, at?: 'key') => void {
   const seen = new Map<string, string>();
-  return (p, name, what) => {
+  return (p, name, what, at) => {
     const key = idents(name).snake;
     const prev = seen.get(key);
-    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`);
+    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`, at ? { at } : {});
     else seen.set(key, `${what} \`${name}\``);
   };
 }
@@ -306,14 +323,15 @@ interface Scope {
   errors: Diagnostic[];
   err: ErrFn;
   checkIdent(p: KeyPath, name: string): void;
-  claim(p: KeyPath, name: string, what: string): void;
+  claim(p: KeyPath, name: string, what: string, at?: 'key'): void;
   resolveType(p: KeyPath, s: string): TensorType;
   exprAttrs: ExprAttrs;
+  lets: LetScope;
 }
 
 function buildInputs(
   raws: readonly RawInput[],
-  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
 ): InputIR[] {
   const inputs: InputIR[] = [];
   raws.forEach((inp, i) => {
@@ -345,7 +363,7 @@ function buildInputs(
       rank = inp.shape.length;
       const dims: InputDim[] = inp.shape.map((d, k) => {
         if (d === '?') return { kind: 'any' };
-        const e = compileDim(d, [...p, 'shape', k], inputs, exprAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], inputs, exprAttrs, spec, errors, lets);
         return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
       });
       constraint = { kind: 'dims', dims };
@@ -379,7 +397,7 @@ function buildOutputs(
   raws: readonly RawOutput[],
   inputs: readonly InputIR[],
   readable: readonly InputIR[],
-  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
 ): OutputIR[] {
   return raws.map((o, i): OutputIR => {
     const p: KeyPath = ['outputs', i];
@@ -406,7 +424,7 @@ function buildOutputs(
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
-        const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors, lets);
         dims.push(e ?? { kind: 'int', value: 0 });
       });
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
@@ -452,6 +470,7 @@ function compileDim(
   attrs: ExprAttrs,
   spec: LoadedSpec,
   errors: Diagnostic[],
+  lets: LetScope,
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
@@ -484,11 +503,37 @@ function compileDim(
     fail(read.error, read.atIndex ? indexPos : pos, read.hint);
     return { kind: 'int', value: 0 };
   };
+  // A let is inlined: its expression compiled here, where only the inputs readable here may be read.
+  const readLet = (def: LetDef, pos: number): Expr => {
+    if (def.index >= lets.before) {
+      ok = false;
+      fail(
+        def.index === lets.before
+          ? `let \`${def.name}\` cannot read itself`
+          : `let \`${def.name}\` is declared later; a let reads only the lets declared before it`,
+        pos,
+      );
+      return { kind: 'int', value: 0 };
+    }
+    const scratch: Diagnostic[] = [];
+    // Its own failures are reported once, where it is declared: nothing nested is kept here.
+    const nested = { ...scopeOfLet(lets, def), pending: undefined };
+    const e = compileDim(def.source, ['let', def.name], inputs, attrs, spec, scratch, nested);
+    if (e) return e;
+    ok = false;
+    const from = errors.length;
+    fail(`let \`${def.name}\` cannot be read here: ${scratch[0]?.message ?? 'it is invalid'}`, pos);
+    // Outermost: reported after the lets' own checks, and only for a let that passed its own.
+    if (lets.pending) lets.pending.push({ let: def.name, diag: errors.splice(from)[0]! });
+    return { kind: 'int', value: 0 };
+  };
   const resolve = (r: RawExpr): Expr => {
     switch (r.kind) {
       case 'int':
         return { kind: 'int', value: r.value };
       case 'name': {
+        const def = lets.all.get(r.name);
+        if (def) return readLet(def, r.pos);
         const read = readAttrName(r.name, attrs);
         if (read) return reading(read, r.pos, r.pos);
         ok = false;

@@ -177,4 +177,63 @@ test('list attribute errors name line:col, the key and the problem', () => {
   ]);
 });
 
+const LET_SPEC = `name: Conv
+version: 1
+inputs:
+  - { name: x, dtype: float32, rank: 4 }
+  - { name: w, dtype: float32, rank: 4, shape: ['?', x[1], kh, kw] }
+outputs:
+  - { name: y, dtype: float32, shape: [x[0], w[0], out_h, out_w] }
+attributes:
+  - { name: stride, type: ints, length: 2, default: [1, 1] }
+let:
+  kh: 3
+  kw: kh + 2
+  out_h: (x[2] - w[2]) // stride[0] + 1
+  out_w: (x[3] - w[3]) // stride[-1] + 1
+workspace: out_h * out_w * 4
+kernels: { cpu: kernels/k.cpp }
+`;
+
+test('lets are inlined where they are read: shapes, input constraints, the workspace and later lets', () => {
+  const op = loadSpecs({ 'conv.yaml': LET_SPEC }).ops[0]!;
+  const dims = [
+    [2, 3, 10, 12],
+    [8, 3, 3, 5],
+  ];
+  const attrs = { stride: [2, 3] };
+  const shape = op.outputs[0]!.shape;
+  assert.ok(shape.kind === 'dims');
+  assert.equal(shape.source, ['x[0]', 'w[0]', 'out_h', 'out_w']);
+  assert.equal(
+    shape.dims.map((e) => evalExpr(e, dims, attrs)),
+    [2, 8, 4, 3],
+  );
+  const w = op.inputs[1]!.constraint;
+  assert.ok(w.kind === 'dims');
+  assert.equal(w.dims[3], {
+    kind: 'expr',
+    expr: { kind: 'binary', op: '+', left: { kind: 'int', value: 3 }, right: { kind: 'int', value: 2 } },
+    source: 'kw',
+  });
+  assert.is(evalExpr(op.workspace, dims, attrs), 48);
+});
+
+test('let errors: a later or its own let, an input not readable where it is read; names at the key', () => {
+  const where = (text: string) =>
+    specErrors({ 'conv.yaml': text }).map((d) => `${d.line}:${d.col} ${d.path} ${d.message}`);
+  assert.equal(where(LET_SPEC.replace('kh: 3', 'kh: kw - 2')), [
+    '11:7 let.kh let `kw` is declared later; a let reads only the lets declared before it in `kw - 2`',
+  ]);
+  assert.equal(where(LET_SPEC.replace('kh: 3', 'kh: kh')), ['11:7 let.kh let `kh` cannot read itself in `kh`']);
+  // w's dims may read only x (earlier); a let reading w is fine in outputs, not in w's own shape.
+  assert.equal(where(LET_SPEC.replace('kh: 3', 'kh: w[0] // 3')), [
+    '5:60 inputs[1].shape[2] let `kh` cannot be read here: `w` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute in `w[0] // 3` in `kh`',
+    '5:64 inputs[1].shape[3] let `kw` cannot be read here: let `kh` cannot be read here: `w` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute in `w[0] // 3` in `kh + 2` in `kw`',
+  ]);
+  assert.equal(where(LET_SPEC.replace('  kh: 3', '  stride: 3\n  kh: 3')), [
+    '11:3 let.stride let name `stride` is already used by attribute `stride`',
+  ]);
+});
+
 test.run();

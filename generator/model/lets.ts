@@ -1,0 +1,48 @@
+// The spec's `let:` map: names for sub-expressions of dim expressions. A let is inlined where it
+// is read, so the IR, every printer and every backend see the plain expression; only the spec
+// model knows the names. A let reads the inputs' dims, attributes and the lets declared before it
+// (so there are no cycles), is checked once where it is declared, and is checked again where it is
+// read for what only that place decides: which inputs can be read there.
+
+import type { Diagnostic } from './diagnostics.js';
+
+export type DimSpec = number | string;
+
+export interface LetDef {
+  name: string;
+  /** Position in the `let:` map: a let reads only the lets before it. */
+  index: number;
+  source: DimSpec;
+  /** Its own check passed (set once the op's inputs are known). */
+  ok: boolean;
+}
+
+/** A use of a let that failed where it was read; reported only when the let itself is sound. */
+interface PendingUse {
+  let: string;
+  diag: Diagnostic;
+}
+
+export interface LetScope {
+  all: ReadonlyMap<string, LetDef>;
+  /** Lets with an index below this one are readable (all of them outside the `let:` map). */
+  before: number;
+  /** Where failed uses wait for the lets' own checks; undefined inside a let being inlined. */
+  pending: PendingUse[] | undefined;
+}
+
+export function letScope(raw: Readonly<Record<string, DimSpec>> | undefined): LetScope {
+  const all = new Map<string, LetDef>();
+  for (const [name, source] of Object.entries(raw ?? {})) all.set(name, { name, index: all.size, source, ok: true });
+  return { all, before: all.size, pending: [] };
+}
+
+/** The scope one let's own expression is read in: the lets before it. */
+export function scopeOfLet(lets: LetScope, def: LetDef): LetScope {
+  return { all: lets.all, before: def.index, pending: lets.pending };
+}
+
+/** The failed uses of lets that are themselves sound (a broken let is reported where it is declared). */
+export function pendingLetErrors(lets: LetScope): Diagnostic[] {
+  return (lets.pending ?? []).filter((u) => lets.all.get(u.let)?.ok).map((u) => u.diag);
+}
