@@ -16,6 +16,8 @@ export type DimE =
   // Element `index` (negative: from the end) of an ints attribute of declared `length`; its count.
   | { k: 'elem'; name: string; index: number; length: number }
   | { k: 'len'; name: string }
+  // A name of the spec's `let:` map, standing for `e`.
+  | { k: 'let'; name: string; e: DimE }
   | { k: 'bin'; op: '+' | '-' | '*' | '//'; l: DimE; r: DimE }
   | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE };
 
@@ -87,6 +89,8 @@ export interface SpecPlan {
   outputs: OutPlan[];
   state: StatePlan[];
   workspace: DimE | undefined;
+  /** The `let:` map, in order (a let reads only earlier ones). */
+  lets: { name: string; e: DimE }[];
   /** How each dims list is written in YAML (flow lists with calls are what users write). */
   flow: boolean;
   cuda: boolean;
@@ -138,6 +142,8 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
     }
     case 'len':
       return (attrs[e.name] as number[]).length;
+    case 'let':
+      return evalDim(e.e, dims, attrs);
     case 'bin': {
       const a = evalDim(e.l, dims, attrs),
         b = evalDim(e.r, dims, attrs);
@@ -567,6 +573,31 @@ function addListAttr(r: Rand, p: SpecPlan): void {
   if (p.workspace && (!read || chance(r, 0.5))) p.workspace = reading(p.workspace);
 }
 
+/**
+ * Sometimes names for output dims and the workspace: an expression is hoisted into a let (and, for
+ * a binary one, its left operand into an earlier let that the first reads), so shapes read lets and
+ * lets read lets. From a generator of its own, as addListAttr.
+ */
+function addLets(r: Rand, p: SpecPlan): void {
+  if (!chance(r, 0.4)) return;
+  const hoist = (e: DimE): DimE => {
+    if (e.k === 'int' || e.k === 'let') return e;
+    let body = e;
+    if (e.k === 'bin' && chance(r, 0.5)) {
+      const inner = { name: `part${p.lets.length}`, e: e.l };
+      p.lets.push(inner);
+      body = { ...e, l: { k: 'let', name: inner.name, e: e.l } };
+    }
+    const def = { name: `named${p.lets.length}`, e: body };
+    p.lets.push(def);
+    return { k: 'let', name: def.name, e: body };
+  };
+  for (const o of p.outputs)
+    if (o.shape.kind === 'dims' && chance(r, 0.6))
+      o.shape.dims = o.shape.dims.map((d) => (chance(r, 0.5) ? hoist(d) : d));
+  if (p.workspace && chance(r, 0.5)) p.workspace = hoist(p.workspace);
+}
+
 /** The spec plan of one seed. */
 export function planSpec(seed: number): SpecPlan {
   const r = rng(seed * 7919 + 17);
@@ -596,12 +627,14 @@ export function planSpec(seed: number): SpecPlan {
     outputs,
     state,
     workspace,
+    lets: [],
     flow: chance(r, 0.6),
     cuda: chance(r, 0.5),
     tests: [],
   };
   const rList = rng(seed * 104729 + 5);
   addListAttr(rList, p);
+  addLets(rng(seed * 15485863 + 11), p);
   // Inputs that may be absent get a case with them, one without and a random one; others two random cases.
   const hasOptional = inputs.some((i) => i.optional);
   for (const mode of hasOptional ? (['present', 'absent', 'random'] as const) : (['random', 'random'] as const)) {

@@ -42,6 +42,8 @@ export function dimText(e: DimE, top = true): string {
       return `${e.name}[${e.index}]`;
     case 'len':
       return `len(${e.name})`;
+    case 'let':
+      return e.name;
     case 'bin': {
       const s = `${dimText(e.l, false)} ${e.op} ${dimText(e.r, false)}`;
       return top ? s : `(${s})`;
@@ -63,6 +65,8 @@ export function dimPy(e: DimE): string {
       return `int(${e.name}[${e.index}])`;
     case 'len':
       return `len(${e.name})`;
+    case 'let':
+      return dimPy(e.e);
     case 'bin':
       return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
     case 'call':
@@ -82,6 +86,8 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `attrs.${e.name}[${e.index < 0 ? e.length + e.index : e.index}]`;
     case 'len':
       return `static_cast<int64_t>(attrs.${e.name}.size())`;
+    case 'let':
+      return dimCpp(e.e, shapeOf);
     case 'bin':
       return e.op === '//'
         ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`

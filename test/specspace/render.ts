@@ -70,6 +70,10 @@ function specYaml(p: SpecPlan, snake: string): string {
     for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`);
   }
   if (p.workspace) L.push(`workspace: ${q(dimText(p.workspace))}`);
+  if (p.lets.length) {
+    L.push('let:');
+    for (const l of p.lets) L.push(`  ${l.name}: ${q(dimText(l.e))}`);
+  }
   if (g) {
     L.push(
       'backward:',
