@@ -33,7 +33,7 @@ import {
   readAttrName,
 } from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
-import { type LetDef, type LetScope, letScope, pendingLetErrors, scopeOfLet } from './lets.js';
+import { type LetDef, type LetScope, letScope, pendingLetErrors, readLet, scopeOfLet } from './lets.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -463,6 +463,23 @@ export type ErrFn = (
   opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
 ) => void;
 
+/** Parses a dim expression's text; a syntax error is reported through `fail`. */
+function parseDim(d: string, p: KeyPath, fail: (message: string, pos: number, hint?: string) => undefined) {
+  try {
+    return parseExpr(d);
+  } catch (e) {
+    if (!(e instanceof ExprSyntaxError)) throw e;
+    // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
+    // line; a call broken over lines is split at its commas. Say so where it shows.
+    const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
+    return fail(
+      e.message,
+      e.pos,
+      split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
+    );
+  }
+}
+
 function compileDim(
   d: DimSpec,
   p: KeyPath,
@@ -480,22 +497,8 @@ function compileDim(
     errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: pos + quoted, hint }));
     return undefined;
   };
-  let raw: RawExpr;
-  try {
-    raw = parseExpr(d);
-  } catch (e) {
-    if (e instanceof ExprSyntaxError) {
-      // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
-      // line; a call broken over lines is split at its commas. Say so where it shows.
-      const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
-      return fail(
-        e.message,
-        e.pos,
-        split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
-      );
-    }
-    throw e;
-  }
+  const raw = parseDim(d, p, fail);
+  if (!raw) return undefined;
   let ok = true;
   const reading = (read: AttrReading, pos: number, indexPos: number): Expr => {
     if ('expr' in read) return read.expr;
@@ -504,28 +507,15 @@ function compileDim(
     return { kind: 'int', value: 0 };
   };
   // A let is inlined: its expression compiled here, where only the inputs readable here may be read.
-  const readLet = (def: LetDef, pos: number): Expr => {
-    if (def.index >= lets.before) {
-      ok = false;
-      fail(
-        def.index === lets.before
-          ? `let \`${def.name}\` cannot read itself`
-          : `let \`${def.name}\` is declared later; a let reads only the lets declared before it`,
-        pos,
-      );
-      return { kind: 'int', value: 0 };
-    }
-    const scratch: Diagnostic[] = [];
-    // Its own failures are reported once, where it is declared: nothing nested is kept here.
-    const nested = { ...scopeOfLet(lets, def), pending: undefined };
-    const e = compileDim(def.source, ['let', def.name], inputs, attrs, spec, scratch, nested);
-    if (e) return e;
-    ok = false;
+  const letReading = (def: LetDef, pos: number): Expr => {
+    const read = readLet(def, lets, (scope, errs) =>
+      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope),
+    );
     const from = errors.length;
-    fail(`let \`${def.name}\` cannot be read here: ${scratch[0]?.message ?? 'it is invalid'}`, pos);
+    const e = reading(read, pos, pos);
     // Outermost: reported after the lets' own checks, and only for a let that passed its own.
-    if (lets.pending) lets.pending.push({ let: def.name, diag: errors.splice(from)[0]! });
-    return { kind: 'int', value: 0 };
+    if ('deferred' in read && read.deferred) lets.pending?.push({ let: def.name, diag: errors.splice(from)[0]! });
+    return e;
   };
   const resolve = (r: RawExpr): Expr => {
     switch (r.kind) {
@@ -533,7 +523,7 @@ function compileDim(
         return { kind: 'int', value: r.value };
       case 'name': {
         const def = lets.all.get(r.name);
-        if (def) return readLet(def, r.pos);
+        if (def) return letReading(def, r.pos);
         const read = readAttrName(r.name, attrs);
         if (read) return reading(read, r.pos, r.pos);
         ok = false;

@@ -5,6 +5,7 @@
 // read for what only that place decides: which inputs can be read there.
 
 import type { Diagnostic } from './diagnostics.js';
+import type { Expr } from './ir.js';
 
 export type DimSpec = number | string;
 
@@ -45,4 +46,34 @@ export function scopeOfLet(lets: LetScope, def: LetDef): LetScope {
 /** The failed uses of lets that are themselves sound (a broken let is reported where it is declared). */
 export function pendingLetErrors(lets: LetScope): Diagnostic[] {
   return (lets.pending ?? []).filter((u) => lets.all.get(u.let)?.ok).map((u) => u.diag);
+}
+
+/** A let read where `lets` is the scope: its inlined expression, or why it cannot be read here. */
+export type LetReading = { expr: Expr } | { error: string; deferred: boolean };
+
+/**
+ * Reads let `def` in `lets`: `compile` compiles its expression in the scope of the lets before it,
+ * into the diagnostics it is given. `deferred`: an outermost read, whose error waits for the let's own check.
+ */
+export function readLet(
+  def: LetDef,
+  lets: LetScope,
+  compile: (scope: LetScope, errors: Diagnostic[]) => Expr | undefined,
+): LetReading {
+  if (def.index >= lets.before)
+    return {
+      error:
+        def.index === lets.before
+          ? `let \`${def.name}\` cannot read itself`
+          : `let \`${def.name}\` is declared later; a let reads only the lets declared before it`,
+      deferred: false,
+    };
+  // Its own failures are reported once, where it is declared: nothing nested is kept here.
+  const scratch: Diagnostic[] = [];
+  const e = compile({ ...scopeOfLet(lets, def), pending: undefined }, scratch);
+  if (e) return { expr: e };
+  return {
+    error: `let \`${def.name}\` cannot be read here: ${scratch[0]?.message ?? 'it is invalid'}`,
+    deferred: lets.pending !== undefined,
+  };
 }
