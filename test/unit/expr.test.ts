@@ -10,6 +10,9 @@ import { pyExpr, pyExprData } from '../../generator/emit/lang/py-expr.js';
 import { pyLit } from '../../generator/emit/lang/python.js';
 import { trtDimExpr } from '../../generator/emit/trt/op-header.js';
 import { loadSpecs, specErrors } from './helpers/spec-project.js';
+import { opModule } from '../../generator/emit/torch-python/op-module.js';
+import { emitJaxModule } from '../../generator/emit/jax/python.js';
+import { emitPaddleModule } from '../../generator/emit/paddle/python.js';
 
 /** Resolves a raw tree the simple way (inputs a, b of rank 4; attribute k) to evaluate it. */
 function resolve(r: RawExpr): Expr {
@@ -161,6 +164,20 @@ test('list attributes print in every backend language (C++, Python, _dims.py dat
     trtDimExpr(e),
     '::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::kSUM, ::opforge::trt::constant(b, attrs.stride[1]), ::opforge::trt::constant(b, static_cast<int64_t>(attrs.pads.size())))',
   );
+});
+
+test('Python op modules state a declared length (and only then) and read elements through their shapes', () => {
+  const op = loadSpecs({ 'pool.yaml': LIST_SPEC.replace('pads[0]', 'stride[0]') }).ops[0]!;
+  const torch = opModule(op);
+  assert.match(torch, /_rt\.Attr\('stride', 'ints', False, \[1, 2\], None, None, None, '', length=2\)/);
+  assert.match(torch, /_rt\.Attr\('pads', 'ints', False, \[0, 0, 0\], None, None, None, ''\)/);
+  assert.match(torch, /attrs\["stride"\]\[1\]/);
+  assert.match(torch, /len\(attrs\["pads"\]\)/);
+  for (const py of [emitJaxModule(op), emitPaddleModule(op)]) {
+    assert.match(py, /_rt\.Attr\('kernel', 'ints', False, \[3\], None, None, None, length=1\)/);
+    assert.match(py, /\('elem', 'stride', 1\)/);
+    assert.match(py, /\('len', 'scales'\)/);
+  }
 });
 
 test('list attribute errors name line:col, the key and the problem', () => {
