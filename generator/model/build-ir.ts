@@ -33,7 +33,16 @@ import {
   readAttrName,
 } from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
-import { type LetDef, type LetScope, letScope, pendingLetErrors, readLet, scopeOfLet } from './lets.js';
+import {
+  type LetDef,
+  type LetScope,
+  MAX_INLINED_NODES,
+  inlinedSize,
+  letScope,
+  pendingLetErrors,
+  readLet,
+  scopeOfLet,
+} from './lets.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -508,7 +517,8 @@ function compileDim(
   };
   // A let is inlined: its expression compiled here, where only the inputs readable here may be read.
   const letReading = (def: LetDef, pos: number): Expr => {
-    const read = readLet(def, lets, (scope, errs) =>
+    const readable = inputs.map((x) => x.name).join(',');
+    const read = readLet(def, lets, readable, (scope, errs) =>
       compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope),
     );
     const from = errors.length;
@@ -603,6 +613,9 @@ function compileDim(
     }
   };
   const e = resolve(raw);
+  // Lets reading lets twice double at every step: refuse what no printer should have to walk.
+  if (ok && lets.all.size && inlinedSize(e) > MAX_INLINED_NODES)
+    return fail(`the expression has more than ${MAX_INLINED_NODES} operations once its lets are inlined`, 0);
   return ok ? e : undefined;
 }
 

@@ -253,4 +253,28 @@ test('let errors: a later or its own let, an input not readable where it is read
   ]);
 });
 
+test('lets that read lets twice cannot grow an expression past what printers walk, and compile once each', () => {
+  const doubling = Array.from({ length: 40 }, (_, k) => `  d${k + 1}: d${k} + d${k}`).join('\n');
+  const text = LET_SPEC.replace('  kh: 3', `  d0: x[0]\n${doubling}\n  kh: 3`).replace('out_h * out_w * 4', 'd40');
+  const t0 = performance.now();
+  const errors = specErrors({ 'conv.yaml': text }).map((d) => `${d.path} ${d.message}`);
+  assert.ok(performance.now() - t0 < 5000, 'bounded time');
+  // Reported once, at the first let past the limit; the lets and the workspace reading it are not repeated.
+  assert.equal(errors, ['let.d10 the expression has more than 2000 operations once its lets are inlined in `d9 + d9`']);
+  const small = loadSpecs({
+    'conv.yaml': text.replace('workspace: d40', 'workspace: d9').replace(/ {2}d(1[0-9]|[2-4][0-9]): .*\n/g, ''),
+  }).ops[0]!;
+  assert.is(
+    evalExpr(
+      small.workspace,
+      [
+        [3, 3, 10, 12],
+        [8, 3, 3, 5],
+      ],
+      { stride: [1, 1] },
+    ),
+    3 * 512,
+  );
+});
+
 test.run();
