@@ -16,6 +16,7 @@ import { loadProject } from '../generator/model/project.js';
 import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
+import { loadSpecs } from './unit/helpers/spec-project.js';
 
 const project = loadProject({ opsDir });
 
@@ -226,6 +227,61 @@ int main() {
   const bin = path.join(dir, 'values');
   sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
   assert.is(sh(bin, []).trim(), '[5] [2, 2] [] 40 [3]');
+});
+
+test('list attributes: validate() refuses a length other than the declared one; shapes read elements and len() (-Werror)', () => {
+  const pool = loadSpecs({
+    'pool.yaml': `name: Pool
+version: 1
+inputs: [{ name: x, dtype: float32, rank: 2 }]
+outputs:
+  - { name: y, dtype: float32, shape: ['(x[1] - kernel[0]) // stride[-1] + 1', len(pads)] }
+attributes:
+  - { name: stride, type: ints, length: 2, default: [1, 2] }
+  - { name: kernel, type: ints, length: 1, default: [3] }
+  - { name: pads, type: ints, default: [] }
+workspace: 'kernel[0] * len(pads) * 4'
+kernels: { cpu: kernels/k.cpp }
+`,
+  });
+  const dir = path.join(root, 'build', 'list-attrs-core');
+  for (const f of coreEmitter.emit(pool)) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  const src = path.join(dir, 'values.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/pool.h"
+#include <cstdio>
+int main() {
+  namespace p = opforge::ops::pool;
+  p::Attrs a;
+  a.stride = {2, 3};
+  a.kernel = {4};
+  a.pads = {0, 1, 0, 1, 5};
+  opforge::Shape in[1];
+  in[0].rank = 2; in[0].dims[0] = 2; in[0].dims[1] = 13;
+  opforge::Shape out[1];
+  size_t ws = 0;
+  if (!p::validate(a).ok() || !p::inferShapes(a, in, out).ok() || !p::workspaceSize(a, in, &ws).ok()) return 1;
+  p::Attrs shortStride = a;
+  shortStride.stride = {2};
+  p::Attrs longKernel = a;
+  longKernel.kernel = {1, 1};
+  std::printf("%s %zu|%s|%s\\n", out[0].str().c_str(), ws, p::validate(shortStride).message().c_str(),
+              p::validate(longKernel).message().c_str());
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'values');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.equal(sh(bin, []).trim().split('|'), [
+    '[4, 5] 80',
+    'Pool: attribute stride must have exactly 2 elements, got 1',
+    'Pool: attribute kernel must have exactly 1 elements, got 2',
+  ]);
 });
 
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {

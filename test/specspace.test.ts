@@ -153,6 +153,20 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     'three type variables',
   );
   assert.ok(ps.some((p) => p.state.length) && ps.some((p) => p.workspace), 'state and workspace');
+  const shapes = (p: SpecPlan): string => JSON.stringify([p.outputs.map((o) => o.shape), p.workspace ?? null]);
+  assert.ok(
+    ps.some((p) => /"k":"elem","name":"[^"]*","index":-/.test(shapes(p))) &&
+      ps.some((p) => /"k":"elem","name":"[^"]*","index":\d/.test(shapes(p))) &&
+      ps.some((p) => shapes(p).includes('"k":"len"')) &&
+      ps.some((p) => p.tests.some((t) => p.attrs.some((a) => a.length !== undefined && a.name in t.attrs))),
+    'list attributes of declared length: elements (from either end) and len() in shapes, values set by cases',
+  );
+  assert.ok(
+    ps.some((p) => p.outputs.some((o) => JSON.stringify(o.shape).includes('"k":"let"'))) &&
+      ps.some((p) => JSON.stringify(p.workspace ?? null).includes('"k":"let"')) &&
+      ps.some((p) => p.lets.some((l) => JSON.stringify(l.e).includes('"k":"let"'))),
+    'lets read by output dims, the workspace and later lets',
+  );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(

@@ -34,13 +34,17 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
       if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > INT32_MAX))
         err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
     }
+  if (a.length !== undefined && !info.isList)
+    err([...p, 'length'], `\`length: ${shown(a.length)}\` applies to list attributes (ints, floats), not ${a.type}`);
+  else if (a.length !== undefined && (!Number.isSafeInteger(a.length) || a.length < 0 || a.length > MAX_LIST))
+    err([...p, 'length'], `\`length\` must be an integer from 0 to ${MAX_LIST}, got ${shown(a.length)}`);
+  const length = info.isList ? a.length : undefined;
   let def: AttrValue | undefined;
   if (a.default !== undefined) {
-    const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, min: a.min, max: a.max });
+    const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, min: a.min, max: a.max, length });
     if (problem) err([...p, 'default'], `default ${problem}`);
     else def = normalizeAttrValue(a.default, a.type);
   }
-  void info;
   return {
     name: a.name,
     ident: idents(a.name),
@@ -50,6 +54,7 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
     enum: a.enum ? [...a.enum] : undefined,
     min: a.min,
     max: a.max,
+    length,
     description: a.description ?? '',
   };
 }
@@ -59,7 +64,13 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
 /** Checks a value against an attribute's type and constraints; returns the problem or undefined. */
 export function checkAttrValue(
   v: unknown,
-  a: { type: AttrType; enum?: (string | number)[] | undefined; min?: number | undefined; max?: number | undefined },
+  a: {
+    type: AttrType;
+    enum?: (string | number)[] | undefined;
+    min?: number | undefined;
+    max?: number | undefined;
+    length?: number | undefined;
+  },
 ): string | undefined {
   const inRange = (x: number): string | undefined => {
     if (a.min !== undefined && x < a.min) return `${x} is below the minimum ${a.min}`;
@@ -90,6 +101,8 @@ export function checkAttrValue(
     case 'floats': {
       if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}, got ${shown(v)}`;
       if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements, got ${v.length}`;
+      if (a.length !== undefined && v.length !== a.length)
+        return `must have exactly ${a.length} elements (its length), got ${v.length}`;
       for (const x of v) {
         if (a.type === 'ints' ? !isInt(x) : !isFloat(x))
           return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;

@@ -24,7 +24,25 @@ import { diagAt, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
+import {
+  type AttrReading,
+  type ExprAttrs,
+  exprAttrs as attrsOfExprs,
+  readAttrElement,
+  readAttrLength,
+  readAttrName,
+} from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
+import {
+  type LetDef,
+  type LetScope,
+  MAX_INLINED_NODES,
+  inlinedSize,
+  letScope,
+  pendingLetErrors,
+  readLet,
+  scopeOfLet,
+} from './lets.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -59,6 +77,7 @@ export interface RawAttr {
   enum?: (string | number)[];
   min?: number;
   max?: number;
+  length?: number;
   description?: string;
 }
 interface RawState {
@@ -87,6 +106,7 @@ export interface RawSpec {
   attributes?: RawAttr[];
   state?: RawState[];
   workspace?: DimSpec;
+  let?: Record<string, DimSpec>;
   kernels: { cpu: string; cuda?: string; reference?: string };
   tests?: RawTest[];
   backward?: RawGradient[];
@@ -124,9 +144,10 @@ export function buildOp(
     claim([...p, 'name'], a.name, 'attribute');
     return buildAttribute(a, p, err);
   });
-  const intAttrs = new Set(attributes.filter((a) => a.type === 'int').map((a) => a.name));
+  const exprAttrs = attrsOfExprs(attributes);
+  const lets = letScope(raw.let);
 
-  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, intAttrs };
+  const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, exprAttrs, lets };
   const inputs = buildInputs(raw.inputs, scope);
   checkOptionalInputsLast(inputs, err);
   // Shape expressions may not read dims of optional inputs (they may be absent).
@@ -144,7 +165,21 @@ export function buildOp(
   const workspace: Expr =
     raw.workspace === undefined
       ? { kind: 'int', value: 0 }
-      : (compileDim(raw.workspace, ['workspace'], readable, intAttrs, spec, errors) ?? { kind: 'int', value: 0 });
+      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors, lets) ?? {
+          kind: 'int',
+          value: 0,
+        });
+
+  // Each let on its own, over what any expression may read; then the uses that failed where they were.
+  // Claimed after the other names, so a let shadowing an input or attribute is the one reported.
+  for (const l of lets.all.values()) {
+    const problem = identProblem(l.name);
+    if (problem) err(['let', l.name], `\`${l.name}\` ${problem}`, { at: 'key' });
+    claim(['let', l.name], l.name, 'let', 'key');
+  }
+  for (const l of lets.all.values())
+    l.ok = compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l)) !== undefined;
+  errors.push(...pendingLetErrors(lets));
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -233,12 +268,12 @@ function typeVariables(
 }
 
 /** Unique names across inputs, outputs, attributes and state: they share scopes in generated code. */
-function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string) => void {
+function nameClaims(err: ErrFn): (p: KeyPath, name: string, what: string, at?: 'key') => void {
   const seen = new Map<string, string>();
-  return (p, name, what) => {
+  return (p, name, what, at) => {
     const key = idents(name).snake;
     const prev = seen.get(key);
-    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`);
+    if (prev) err(p, `${what} name \`${name}\` is already used by ${prev}`, at ? { at } : {});
     else seen.set(key, `${what} \`${name}\``);
   };
 }
@@ -297,14 +332,15 @@ interface Scope {
   errors: Diagnostic[];
   err: ErrFn;
   checkIdent(p: KeyPath, name: string): void;
-  claim(p: KeyPath, name: string, what: string): void;
+  claim(p: KeyPath, name: string, what: string, at?: 'key'): void;
   resolveType(p: KeyPath, s: string): TensorType;
-  intAttrs: ReadonlySet<string>;
+  exprAttrs: ExprAttrs;
+  lets: LetScope;
 }
 
 function buildInputs(
   raws: readonly RawInput[],
-  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
 ): InputIR[] {
   const inputs: InputIR[] = [];
   raws.forEach((inp, i) => {
@@ -336,7 +372,7 @@ function buildInputs(
       rank = inp.shape.length;
       const dims: InputDim[] = inp.shape.map((d, k) => {
         if (d === '?') return { kind: 'any' };
-        const e = compileDim(d, [...p, 'shape', k], inputs, intAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], inputs, exprAttrs, spec, errors, lets);
         return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
       });
       constraint = { kind: 'dims', dims };
@@ -370,7 +406,7 @@ function buildOutputs(
   raws: readonly RawOutput[],
   inputs: readonly InputIR[],
   readable: readonly InputIR[],
-  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
+  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
 ): OutputIR[] {
   return raws.map((o, i): OutputIR => {
     const p: KeyPath = ['outputs', i];
@@ -397,7 +433,7 @@ function buildOutputs(
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
-        const e = compileDim(d, [...p, 'shape', k], readable, intAttrs, spec, errors);
+        const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors, lets);
         dims.push(e ?? { kind: 'int', value: 0 });
       });
       shape = { kind: 'dims', dims, source: o.shape.map(String) };
@@ -436,13 +472,31 @@ export type ErrFn = (
   opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
 ) => void;
 
+/** Parses a dim expression's text; a syntax error is reported through `fail`. */
+function parseDim(d: string, p: KeyPath, fail: (message: string, pos: number, hint?: string) => undefined) {
+  try {
+    return parseExpr(d);
+  } catch (e) {
+    if (!(e instanceof ExprSyntaxError)) throw e;
+    // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
+    // line; a call broken over lines is split at its commas. Say so where it shows.
+    const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
+    return fail(
+      e.message,
+      e.pos,
+      split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
+    );
+  }
+}
+
 function compileDim(
   d: DimSpec,
   p: KeyPath,
   inputs: readonly InputIR[],
-  intAttrs: ReadonlySet<string>,
+  attrs: ExprAttrs,
   spec: LoadedSpec,
   errors: Diagnostic[],
+  lets: LetScope,
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
@@ -452,50 +506,63 @@ function compileDim(
     errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: pos + quoted, hint }));
     return undefined;
   };
-  let raw: RawExpr;
-  try {
-    raw = parseExpr(d);
-  } catch (e) {
-    if (e instanceof ExprSyntaxError) {
-      // The loader keeps `max(a, b)` whole in a YAML flow list only when the call is on one
-      // line; a call broken over lines is split at its commas. Say so where it shows.
-      const split = /'\)'/.test(e.message) && typeof p[p.length - 1] === 'number';
-      return fail(
-        e.message,
-        e.pos,
-        split ? "in a [flow, list], keep a call on one line or quote it: 'max(a[0], b[0])'" : undefined,
-      );
-    }
-    throw e;
-  }
+  const raw = parseDim(d, p, fail);
+  if (!raw) return undefined;
   let ok = true;
+  const reading = (read: AttrReading, pos: number, indexPos: number): Expr => {
+    if ('expr' in read) return read.expr;
+    ok = false;
+    fail(read.error, read.atIndex ? indexPos : pos, read.hint);
+    return { kind: 'int', value: 0 };
+  };
+  // A let is inlined: its expression compiled here, where only the inputs readable here may be read.
+  const letReading = (def: LetDef, pos: number): Expr => {
+    const readable = inputs.map((x) => x.name).join(',');
+    const read = readLet(def, lets, readable, (scope, errs) =>
+      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope),
+    );
+    const from = errors.length;
+    const e = reading(read, pos, pos);
+    // Outermost: reported after the lets' own checks, and only for a let that passed its own.
+    if ('deferred' in read && read.deferred) lets.pending?.push({ let: def.name, diag: errors.splice(from)[0]! });
+    return e;
+  };
   const resolve = (r: RawExpr): Expr => {
     switch (r.kind) {
       case 'int':
         return { kind: 'int', value: r.value };
-      case 'name':
-        if (intAttrs.has(r.name)) return { kind: 'attr', name: r.name };
+      case 'name': {
+        const def = lets.all.get(r.name);
+        if (def) return letReading(def, r.pos);
+        const read = readAttrName(r.name, attrs);
+        if (read) return reading(read, r.pos, r.pos);
         ok = false;
         fail(
           inputs.some((x) => x.name === r.name)
             ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
             : `\`${r.name}\` is not an int attribute`,
           r.pos,
-          didYouMean(r.name, [...intAttrs]),
+          didYouMean(
+            r.name,
+            [...attrs.values()].filter((a) => a.type === 'int').map((a) => a.name),
+          ),
         );
         return { kind: 'int', value: 0 };
+      }
       case 'index': {
         const j = inputs.findIndex((x) => x.name === r.name);
         const inp = inputs[j];
+        const element = inp ? undefined : readAttrElement(r.name, r.index, attrs);
+        if (element) return reading(element, r.pos, r.indexPos);
         if (!inp) {
           ok = false;
           fail(
-            `\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`,
+            `\`${r.name}\` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute`,
             r.pos,
-            didYouMean(
-              r.name,
-              inputs.map((x) => x.name),
-            ),
+            didYouMean(r.name, [
+              ...inputs.map((x) => x.name),
+              ...[...attrs.values()].filter((a) => a.type === 'ints').map((a) => a.name),
+            ]),
           );
           return { kind: 'int', value: 0 };
         }
@@ -519,12 +586,16 @@ function compileDim(
       case 'binary':
         return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
       case 'call': {
+        if (r.fn === 'len') {
+          const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
+          return reading(readAttrLength(arg, attrs), r.args[0]?.pos ?? r.pos, r.pos);
+        }
         if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn)) {
           ok = false;
           fail(
-            `unknown function \`${r.fn}\`; expected ${EXPR_FUNCTIONS.join(', ')}`,
+            `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len'].join(', ')}`,
             r.pos,
-            didYouMean(r.fn, EXPR_FUNCTIONS),
+            didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len']),
           );
           return { kind: 'int', value: 0 };
         }
@@ -542,6 +613,9 @@ function compileDim(
     }
   };
   const e = resolve(raw);
+  // Lets reading lets twice double at every step: refuse what no printer should have to walk.
+  if (ok && lets.all.size && inlinedSize(e) > MAX_INLINED_NODES)
+    return fail(`the expression has more than ${MAX_INLINED_NODES} operations once its lets are inlined`, 0);
   return ok ? e : undefined;
 }
 

@@ -1,5 +1,6 @@
 // Dim-expression language of output shapes, input shape constraints and workspace sizes:
-//   integers, x[i] (dim i of input x, negative i from the end), int attributes,
+//   integers, x[i] (dim i of input x, negative i from the end), int attributes, elements
+//   a[i] of `ints` attributes with a declared length, len(a) of list attributes,
 //   + - * // (floor division), ceil_div(a, b), max(a, b), min(a, b), parentheses, unary minus.
 // A small hand-written recursive-descent parser: it must report exact columns, which
 // general-purpose JS expression parsers do not give.
@@ -195,6 +196,10 @@ export function formatExpr(e: Expr): string {
       return `${e.input}[${e.axis}]`;
     case 'attr':
       return e.name;
+    case 'elem':
+      return `${e.name}[${e.index}]`;
+    case 'len':
+      return `len(${e.name})`;
     case 'binary':
       return `(${formatExpr(e.left)} ${e.op} ${formatExpr(e.right)})`;
     case 'call':
@@ -206,7 +211,7 @@ export function formatExpr(e: Expr): string {
 export function evalExpr(
   e: Expr,
   dims: readonly (readonly number[])[],
-  attrs: Readonly<Record<string, number>>,
+  attrs: Readonly<Record<string, number | readonly number[]>>,
 ): number {
   switch (e.kind) {
     case 'int':
@@ -218,8 +223,17 @@ export function evalExpr(
     }
     case 'attr': {
       const v = attrs[e.name];
-      if (v === undefined) throw new RangeError(`attribute ${e.name} is not available`);
+      if (typeof v !== 'number') throw new RangeError(`attribute ${e.name} is not available`);
       return v;
+    }
+    case 'elem':
+    case 'len': {
+      const v = attrs[e.name];
+      if (!Array.isArray(v)) throw new RangeError(`list attribute ${e.name} is not available`);
+      if (e.kind === 'len') return v.length;
+      const x = v[e.index];
+      if (x === undefined) throw new RangeError(`${e.name}[${e.index}] is outside its ${v.length} elements`);
+      return x;
     }
     case 'binary': {
       const a = evalExpr(e.left, dims, attrs);

@@ -102,6 +102,8 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
         r.dims = true;
         return;
       case 'attr':
+      case 'elem':
+      case 'len':
         r.attrs = true;
         return;
       case 'binary':

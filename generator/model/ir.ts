@@ -9,6 +9,10 @@ export type Expr =
   | { kind: 'int'; value: number }
   | { kind: 'dim'; input: string; inputIndex: number; axis: number } // axis normalized to >= 0
   | { kind: 'attr'; name: string }
+  // An element of an `ints` attribute; index normalized to >= 0, within the declared `length`.
+  | { kind: 'elem'; name: string; index: number }
+  // The element count of a list attribute.
+  | { kind: 'len'; name: string }
   | { kind: 'binary'; op: '+' | '-' | '*' | '//'; left: Expr; right: Expr }
   | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] };
 
@@ -91,6 +95,8 @@ export interface AttributeIR {
   enum: (string | number)[] | undefined;
   min: number | undefined;
   max: number | undefined;
+  /** Exact element count of a list attribute, when the spec declares one (checked at run time). */
+  length: number | undefined;
   description: string;
 }
 

@@ -12,7 +12,7 @@ import { markAsUntransferable } from 'node:worker_threads';
  * @typedef {boolean | number | string | number[]} AttrValue
  * @typedef {{ name: string, type: 'bool' | 'int' | 'float' | 'string' | 'ints' | 'floats', required: boolean,
  *   default: AttrValue | undefined, enum: (string | number)[] | undefined, min: number | undefined,
- *   max: number | undefined, slot: number, arg: number }} AttrDesc
+ *   max: number | undefined, length?: number, slot: number, arg: number }} AttrDesc
  * @typedef {{ name: string, fn: string, fnAsync: string, inputs: InputDesc[], outputs: string[],
  *   arity: number, attributes: AttrDesc[] }} OpDesc
  * @typedef {{ dtype: string, dims: number[], data?: ArrayLike<unknown>, device?: 'cuda', handle?: unknown }} Tensor
@@ -56,6 +56,8 @@ function checkAttr(op, a, v) {
         throw new TypeError(`${where} must be an array of finite numbers`);
       break;
   }
+  if (a.length !== undefined && Array.isArray(v) && v.length !== a.length)
+    throw new RangeError(`${where} must have exactly ${a.length} elements, got ${v.length}`);
   const values = /** @type {number[]} */ (Array.isArray(v) ? v : [v]);
   if (a.enum !== undefined && !a.enum.includes(/** @type {string | number} */ (v)))
     throw new RangeError(`${where} must be one of ${a.enum.join(', ')}, got ${String(v)}`);

@@ -13,6 +13,11 @@ export type DimE =
   | { k: 'int'; v: number }
   | { k: 'dim'; input: string; axis: number; rank: number }
   | { k: 'attr'; name: string }
+  // Element `index` (negative: from the end) of an ints attribute of declared `length`; its count.
+  | { k: 'elem'; name: string; index: number; length: number }
+  | { k: 'len'; name: string }
+  // A name of the spec's `let:` map, standing for `e`.
+  | { k: 'let'; name: string; e: DimE }
   | { k: 'bin'; op: '+' | '-' | '*' | '//'; l: DimE; r: DimE }
   | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE };
 
@@ -38,6 +43,8 @@ export interface AttrPlan {
   max: number | undefined;
   /** Read by dim expressions: small non-negative values (>= 1 when a divisor). */
   dim: boolean;
+  /** A list's declared `length` (dim lists only: elements 1 to 4, read as a[i] and len(a)). */
+  length?: number;
 }
 
 export interface OutPlan {
@@ -82,6 +89,8 @@ export interface SpecPlan {
   outputs: OutPlan[];
   state: StatePlan[];
   workspace: DimE | undefined;
+  /** The `let:` map, in order (a let reads only earlier ones). */
+  lets: { name: string; e: DimE }[];
   /** How each dims list is written in YAML (flow lists with calls are what users write). */
   flow: boolean;
   cuda: boolean;
@@ -127,6 +136,14 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
     }
     case 'attr':
       return attrs[e.name] as number;
+    case 'elem': {
+      const v = attrs[e.name] as number[];
+      return v[e.index < 0 ? v.length + e.index : e.index];
+    }
+    case 'len':
+      return (attrs[e.name] as number[]).length;
+    case 'let':
+      return evalDim(e.e, dims, attrs);
     case 'bin': {
       const a = evalDim(e.l, dims, attrs),
         b = evalDim(e.r, dims, attrs);
@@ -271,6 +288,7 @@ function attrValue(r: Rand, a: AttrPlan): AttrValue {
     case 'string':
       return pick(r, STRINGS);
     case 'ints':
+      if (a.length !== undefined) return Array.from({ length: a.length }, () => int(r, 1, 4));
       return Array.from({ length: int(r, 0, 4) }, () => int(r, Math.max(lo, -9), Math.min(hi, 30)));
     case 'floats':
       return Array.from({ length: int(r, 0, 4) }, () =>
@@ -286,12 +304,14 @@ function dtypeOf(t: string, vars: SpecPlan['vars'], types: Record<string, DType>
 const numel = (d: number[]): number => d.reduce((a, b) => a * b, 1);
 
 /** Draws a test case whose dims satisfy every constraint, or undefined when the draws keep failing. */
-function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random'): CasePlan | undefined {
+function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random', rList: Rand): CasePlan | undefined {
   for (let tries = 0; tries < 60; tries++) {
     const types = Object.fromEntries(p.vars.map((v) => [v.name, pick(r, v.dtypes)]));
     const attrs: Record<string, AttrValue> = {};
     for (const a of p.attrs)
-      if (a.required || a.dim || chance(r, 0.5))
+      if (a.length !== undefined) {
+        if (chance(rList, 0.7)) attrs[a.name] = attrValue(rList, a);
+      } else if (a.required || a.dim || chance(r, 0.5))
         attrs[a.name] = a.dim && !a.required && chance(r, 0.3) ? a.default! : attrValue(r, a);
     const full = Object.fromEntries(p.attrs.map((a) => [a.name, attrs[a.name] ?? a.default!]));
     const dims: Record<string, number[]> = {};
@@ -510,6 +530,74 @@ function planStateAndWorkspace(r: Rand, scope: Scope): { state: StatePlan[]; wor
   return { state, workspace };
 }
 
+/**
+ * Sometimes an `ints` attribute with a declared length, whose elements (a[i], negative i too) and
+ * len(a) some output dims and the workspace read. Drawn from a generator of its own after the rest
+ * of the plan, so seeds that draw none keep the plans they had before list attributes existed.
+ */
+function addListAttr(r: Rand, p: SpecPlan): void {
+  if (!chance(r, 0.35)) return;
+  const length = int(r, 1, 3);
+  const a: AttrPlan = {
+    name: `${pick(r, ['win', 'strides_', 'Ks'])}${p.attrs.length}`,
+    type: 'ints',
+    required: false,
+    default: Array.from({ length }, () => int(r, 1, 4)),
+    enum: undefined,
+    min: 1,
+    max: 4,
+    dim: false,
+    length,
+  };
+  p.attrs.push(a);
+  const elem = (): DimE => {
+    const index = int(r, 0, length - 1);
+    return { k: 'elem', name: a.name, index: chance(r, 0.4) ? index - length : index, length };
+  };
+  const len: DimE = { k: 'len', name: a.name };
+  const reading = (old: DimE): DimE => {
+    const roll = r();
+    if (roll < 0.3) return { k: 'bin', op: '+', l: old, r: elem() };
+    if (roll < 0.5) return { k: 'bin', op: '//', l: old, r: elem() };
+    if (roll < 0.7) return { k: 'call', fn: 'ceil_div', a: old, b: elem() };
+    if (roll < 0.85) return { k: 'bin', op: '*', l: len, r: elem() };
+    return { k: 'call', fn: 'max', a: old, b: len };
+  };
+  let read = false;
+  for (const o of p.outputs)
+    if (o.shape.kind === 'dims' && o.shape.dims.length && chance(r, 0.7)) {
+      const d = int(r, 0, o.shape.dims.length - 1);
+      o.shape.dims[d] = reading(o.shape.dims[d]!);
+      read = true;
+    }
+  if (p.workspace && (!read || chance(r, 0.5))) p.workspace = reading(p.workspace);
+}
+
+/**
+ * Sometimes names for output dims and the workspace: an expression is hoisted into a let (and, for
+ * a binary one, its left operand into an earlier let that the first reads), so shapes read lets and
+ * lets read lets. From a generator of its own, as addListAttr.
+ */
+function addLets(r: Rand, p: SpecPlan): void {
+  if (!chance(r, 0.4)) return;
+  const hoist = (e: DimE): DimE => {
+    if (e.k === 'int' || e.k === 'let') return e;
+    let body = e;
+    if (e.k === 'bin' && chance(r, 0.5)) {
+      const inner = { name: `part${p.lets.length}`, e: e.l };
+      p.lets.push(inner);
+      body = { ...e, l: { k: 'let', name: inner.name, e: e.l } };
+    }
+    const def = { name: `named${p.lets.length}`, e: body };
+    p.lets.push(def);
+    return { k: 'let', name: def.name, e: body };
+  };
+  for (const o of p.outputs)
+    if (o.shape.kind === 'dims' && chance(r, 0.6))
+      o.shape.dims = o.shape.dims.map((d) => (chance(r, 0.5) ? hoist(d) : d));
+  if (p.workspace && chance(r, 0.5)) p.workspace = hoist(p.workspace);
+}
+
 /** The spec plan of one seed. */
 export function planSpec(seed: number): SpecPlan {
   const r = rng(seed * 7919 + 17);
@@ -539,14 +627,18 @@ export function planSpec(seed: number): SpecPlan {
     outputs,
     state,
     workspace,
+    lets: [],
     flow: chance(r, 0.6),
     cuda: chance(r, 0.5),
     tests: [],
   };
+  const rList = rng(seed * 104729 + 5);
+  addListAttr(rList, p);
+  addLets(rng(seed * 15485863 + 11), p);
   // Inputs that may be absent get a case with them, one without and a random one; others two random cases.
   const hasOptional = inputs.some((i) => i.optional);
   for (const mode of hasOptional ? (['present', 'absent', 'random'] as const) : (['random', 'random'] as const)) {
-    const c = drawCase(r, p, mode);
+    const c = drawCase(r, p, mode, rList);
     if (c) p.tests.push(c);
   }
   return p;

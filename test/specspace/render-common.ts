@@ -38,6 +38,12 @@ export function dimText(e: DimE, top = true): string {
       return `${e.input}[${e.axis}]`;
     case 'attr':
       return e.name;
+    case 'elem':
+      return `${e.name}[${e.index}]`;
+    case 'len':
+      return `len(${e.name})`;
+    case 'let':
+      return e.name;
     case 'bin': {
       const s = `${dimText(e.l, false)} ${e.op} ${dimText(e.r, false)}`;
       return top ? s : `(${s})`;
@@ -55,6 +61,12 @@ export function dimPy(e: DimE): string {
       return `int(${e.input}.shape[${e.axis}])`;
     case 'attr':
       return `int(${e.name})`;
+    case 'elem':
+      return `int(${e.name}[${e.index}])`;
+    case 'len':
+      return `len(${e.name})`;
+    case 'let':
+      return dimPy(e.e);
     case 'bin':
       return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
     case 'call':
@@ -70,6 +82,12 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `${shapeOf(e.input)}.dims[${e.axis < 0 ? `${shapeOf(e.input)}.rank - ${-e.axis}` : e.axis}]`;
     case 'attr':
       return `attrs.${e.name}`;
+    case 'elem':
+      return `attrs.${e.name}[${e.index < 0 ? e.length + e.index : e.index}]`;
+    case 'len':
+      return `static_cast<int64_t>(attrs.${e.name}.size())`;
+    case 'let':
+      return dimCpp(e.e, shapeOf);
     case 'bin':
       return e.op === '//'
         ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`

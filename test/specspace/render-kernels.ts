@@ -136,7 +136,7 @@ export function shapeAccess(p: SpecPlan, ioShapes: boolean): (input: string) => 
 export function workspaceFn(p: SpecPlan): string {
   if (!p.workspace)
     return '/** No workspace. */\ntemplate <typename IoT>\ninline int64_t workspaceBytes(const Attrs&, const IoT&) { return 0; }';
-  const usesAttrs = JSON.stringify(p.workspace).includes('"attr"');
+  const usesAttrs = /"(attr|elem|len)"/.test(JSON.stringify(p.workspace));
   const usesIo = JSON.stringify(p.workspace).includes('"dim"');
   const usesOk = /ceil_div|"\/\/"/.test(JSON.stringify(p.workspace));
   return `/** Workspace bytes the spec declares: ${dimText(p.workspace)}. */

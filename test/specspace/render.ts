@@ -62,6 +62,7 @@ function specYaml(p: SpecPlan, snake: string): string {
       if (a.enum) L.push(`    enum: [${a.enum.map((e) => (typeof e === 'string' ? q(e) : String(e))).join(', ')}]`);
       if (a.min !== undefined) L.push(`    min: ${a.min}`);
       if (a.max !== undefined) L.push(`    max: ${a.max}`);
+      if (a.length !== undefined) L.push(`    length: ${a.length}`);
     }
   }
   if (p.state.length) {
@@ -69,6 +70,10 @@ function specYaml(p: SpecPlan, snake: string): string {
     for (const s of p.state) L.push(`  - { name: ${s.name}, type: ${s.type} }`);
   }
   if (p.workspace) L.push(`workspace: ${q(dimText(p.workspace))}`);
+  if (p.lets.length) {
+    L.push('let:');
+    for (const l of p.lets) L.push(`  ${l.name}: ${q(dimText(l.e))}`);
+  }
   if (g) {
     L.push(
       'backward:',

@@ -7,6 +7,7 @@ import { coreEmitter } from '../../generator/emit/core/index.js';
 import { HOSTILE, fixtureProject } from './helpers/fixture-specs.js';
 import { assertAbsent, assertFacts, emitChecked, file, loose, near } from './helpers/emitted.js';
 import { decodeCpp, literalAfter } from './helpers/string-literals.js';
+import { loadSpecs } from './helpers/spec-project.js';
 
 const { project } = fixtureProject();
 const files = emitChecked(coreEmitter, project, [/^include\/opforge\//, /^\.gitignore$/]);
@@ -114,6 +115,37 @@ test('an op without attributes or type variables', () => {
 
 test('project files: the shared headers', () => {
   for (const p of ['include/opforge/core.h', 'include/opforge/serialize.h']) assert.ok(file(files, p).length > 100, p);
+});
+
+test('list attributes: validate() checks a declared length first; shapes read elements and lengths', () => {
+  const listProject = loadSpecs({
+    'pool.yaml': `name: Pool
+version: 1
+inputs: [{ name: x, dtype: float32, rank: 2 }]
+outputs:
+  - { name: y, dtype: float32, shape: ['x[1] // stride[-1]', len(pads)] }
+attributes:
+  - { name: stride, type: ints, length: 2, default: [1, 2] }
+  - { name: pads, type: ints, default: [] }
+kernels: { cpu: kernels/k.cpp }
+`,
+  });
+  const pool = file(
+    emitChecked(coreEmitter, listProject, [/^include\/opforge\//, /^\.gitignore$/]),
+    'include/opforge/ops/pool.h',
+  );
+  assertFacts(
+    pool,
+    [
+      loose(
+        'if (attrs.stride.size() != 2u) return failGot(kName, ": attribute stride must have exactly 2 elements, got ", attrs.stride.size());',
+      ),
+      loose('opforge::floorDiv(inputs[0].dims[1], static_cast<int64_t>(attrs.stride[1]), ok)'),
+      loose('static_cast<int64_t>(attrs.pads.size())'),
+    ],
+    'pool.h',
+  );
+  assert.not.match(pool, /attrs\.pads\.size\(\) !=/);
 });
 
 test.run();

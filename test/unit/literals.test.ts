@@ -112,7 +112,12 @@ test('dim expressions print as C++ and Python that compute what the spec says', 
     const pyVal = evalPython(py, dims, k);
     assert.is(pyVal, want, `${src} -> ${py}`);
     // C++: the shape helpers by name, each dim and attribute read through the environment.
-    const cpp = cppExpr(e, { dim: (i, x) => `in[${i}].dims[${x}]`, attr: (n) => `attrs.${n}`, okVar: 'ok' });
+    const cpp = cppExpr(e, {
+      dim: (i, x) => `in[${i}].dims[${x}]`,
+      attr: (n) => `attrs.${n}`,
+      attrList: (n) => `attrs.${n}`,
+      okVar: 'ok',
+    });
     for (const [i, x] of [...src.matchAll(/([ab])\[(-?\d)\]/g)].map((m) => [
       m[1] === 'a' ? 0 : 1,
       (3 + Number(m[2])) % 3,

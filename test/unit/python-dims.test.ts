@@ -42,10 +42,14 @@ function random(seed: number): () => number {
   };
 }
 
-function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: string[] }[] {
+type ExprAttr = { name: string; list: boolean; length: number | undefined };
+
+function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: ExprAttr[] }[] {
   const out = [];
   for (const op of project.ops) {
-    const ints = op.attributes.filter((a) => a.type === 'int').map((a) => a.name);
+    const ints = op.attributes
+      .filter((a) => a.type === 'int' || a.type === 'ints' || a.type === 'floats')
+      .map((a) => ({ name: a.name, list: a.type !== 'int', length: a.length }));
     const exprs: Expr[] = [
       ...op.outputs.flatMap((o) => (o.shape.kind === 'dims' ? o.shape.dims : [])),
       ...op.inputs.flatMap((i) =>
@@ -62,12 +66,19 @@ test('every dim expression evaluates in _dims.py as in the spec model (fixture +
   const exprs = [...exprsOf(fixtureProject().project), ...exprsOf(loadProject({ opsDir: corpus.opsDir }))];
   assert.ok(exprs.length > 60, `${exprs.length} expressions`);
   const rand = random(7);
-  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number> }[] = [];
+  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number | number[]> }[] = [];
   for (const e of exprs)
     for (let k = 0; k < 8; k++) {
       // Small dims (zeros included, so divisions by zero happen) and attributes of either sign.
       const dims = Array.from({ length: e.inputs }, () => Array.from({ length: 8 }, () => Math.floor(rand() * 7)));
-      const attrs = Object.fromEntries(e.attrs.map((a) => [a, Math.floor(rand() * 13) - 4]));
+      const value = () => Math.floor(rand() * 13) - 4;
+      // List attributes: their declared length (what the attribute checks enforce), else 0 to 4 elements.
+      const attrs = Object.fromEntries(
+        e.attrs.map((a) => [
+          a.name,
+          a.list ? Array.from({ length: a.length ?? Math.floor(rand() * 5) }, value) : value(),
+        ]),
+      );
       cases.push({ expr: e.expr, dims, attrs });
     }
   const want = cases.map((c) => {
@@ -135,6 +146,27 @@ for given in [dict(n=5), dict(n=2**31), dict(n=-2**31), dict(n=True), dict(n=5.0
   ];
   assert.is(lines.length, expected.length, out);
   expected.forEach((e, i) => (typeof e === 'string' ? assert.is(lines[i], e) : assert.match(lines[i]!, e)));
+});
+
+test('attribute checks: a declared list length is exact (default, given values); elements and len() evaluate', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._attrs import check_attrs
+from pkg._dims import evaluate
+A = lambda name, type, **k: N(name=name, type=type, required=False, default=k.get("default"), enum=None, min=None, max=None, length=k.get("length"))
+op = N(name="Op", attributes=(A("w", "ints", length=2, default=[1, 2]), A("f", "floats", length=0, default=[])))
+for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0])]:
+    try:
+        attrs = check_attrs(op, given)
+        print(repr(attrs), evaluate(("+", ("elem", "w", 1), ("len", "f")), [], attrs))
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)`);
+  assert.equal(out.trim().split('\n'), [
+    "{'w': [1, 2], 'f': []} 2",
+    "{'w': [4, 5], 'f': []} 5",
+    "ValueError Op: attribute 'w' must have exactly 2 elements, got 3",
+    "ValueError Op: attribute 'w' must have exactly 2 elements, got 0",
+    "ValueError Op: attribute 'f' must have exactly 0 elements, got 1",
+  ]);
 });
 
 test('shape checks: constraints, shaped-like, unknown (-1) dims skipped, output dims beyond int64 and byte sizes refused', () => {

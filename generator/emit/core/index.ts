@@ -220,7 +220,12 @@ function emitValidate(op: OpIR): Slots {
     const check = `if (${conds.join(' || ')}) return failGot(kName, ${cppString(`: attribute ${a.name} must be ${what}, got `)}, ${v});`;
     const values = (a.enum ?? []).map((e) => (a.type === 'string' ? cppString(String(e)) : cppInt(Number(e))));
     const oneOf = cppString(`: attribute ${a.name} must be one of ${(a.enum ?? []).join(', ')}`);
+    const length =
+      a.length === undefined
+        ? null
+        : `  if (attrs.${a.name}.size() != ${a.length}u) return failGot(kName, ${cppString(`: attribute ${a.name} must have exactly ${a.length} elements, got `)}, attrs.${a.name}.size());`;
     return [
+      length,
       conds.length ? `  ${isList ? `for (const auto v : attrs.${a.name}) ` : ''}${check}` : null,
       a.enum ? `  if (!oneOf(attrs.${a.name}, ${braced(values)})) return fail(kName, ${oneOf});` : null,
     ];
@@ -245,6 +250,7 @@ function emitSerialization(op: OpIR): Slots {
 const shapeEnv = {
   dim: (i: number, axis: number) => `inputs[${i}].dims[${axis}]`,
   attr: (name: string) => `static_cast<int64_t>(attrs.${name})`,
+  attrList: (name: string) => `attrs.${name}`,
   okVar: 'ok',
 };
 

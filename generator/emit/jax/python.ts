@@ -6,7 +6,7 @@
 import type { OpIR } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { commentText } from '../lang/literals.js';
-import { pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttrKeywords, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -64,15 +64,19 @@ function opInfo(op: OpIR): string {
       ),
       attributes: pyTuple(
         op.attributes.map((a) =>
-          pyCall('_rt.Attr', [
-            a.name,
-            a.type,
-            a.required,
-            a.default === undefined ? null : pyAttrValue(a.type, a.default),
-            a.enum,
-            a.min,
-            a.max,
-          ]),
+          pyCall(
+            '_rt.Attr',
+            [
+              a.name,
+              a.type,
+              a.required,
+              a.default === undefined ? null : pyAttrValue(a.type, a.default),
+              a.enum,
+              a.min,
+              a.max,
+            ],
+            pyAttrKeywords(a),
+          ),
         ),
         rows,
       ),

@@ -7,6 +7,8 @@ export interface CppExprEnv {
   dim(inputIndex: number, axis: number): string;
   /** C++ expression for an int attribute. */
   attr(name: string): string;
+  /** C++ expression of a list attribute's std::vector (validate() has checked its declared length). */
+  attrList(name: string): string;
   /** Name of the `bool` that division by zero clears. */
   okVar: string;
 }
@@ -19,6 +21,10 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return env.dim(e.inputIndex, e.axis);
     case 'attr':
       return env.attr(e.name);
+    case 'elem':
+      return `static_cast<int64_t>(${env.attrList(e.name)}[${e.index}])`;
+    case 'len':
+      return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;
     case 'binary': {
       const a = cppExpr(e.left, env);
       const b = cppExpr(e.right, env);

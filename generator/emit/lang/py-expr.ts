@@ -9,7 +9,7 @@ import { type PyValue, pyTuple } from './python.js';
 export interface PyExprEnv {
   /** Python expression for dim `axis` of input `inputIndex`. */
   dim(inputIndex: number, axis: number): string;
-  /** Python expression for an int attribute. */
+  /** Python expression for an attribute (an int, or a list that elem/len read). */
   attr(name: string): string;
   /** When set, every operation becomes a call of the helper this returns a name for. */
   helper?(op: '+' | '-' | '*' | '//' | 'ceil_div' | 'max' | 'min'): string;
@@ -23,6 +23,10 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       return env.dim(e.inputIndex, e.axis);
     case 'attr':
       return env.attr(e.name);
+    case 'elem':
+      return `${env.attr(e.name)}[${e.index}]`;
+    case 'len':
+      return `len(${env.attr(e.name)})`;
     case 'binary': {
       if (env.helper) return `${env.helper(e.op)}(${pyExpr(e.left, env)}, ${pyExpr(e.right, env)})`;
       return `(${pyExpr(e.left, env)} ${e.op} ${pyExpr(e.right, env)})`;
@@ -39,7 +43,8 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
 
 /**
  * A dim expression as the data the shared evaluator (generator/static/python/shared/_dims.py)
- * reads: an int, ('dim', input, axis), ('attr', name) or (operator, a, b).
+ * reads: an int, ('dim', input, axis), ('attr', name), ('elem', name, index), ('len', name) or
+ * (operator, a, b).
  */
 export function pyExprData(e: Expr): PyValue {
   switch (e.kind) {
@@ -49,6 +54,10 @@ export function pyExprData(e: Expr): PyValue {
       return pyTuple(['dim', e.inputIndex, e.axis]);
     case 'attr':
       return pyTuple(['attr', e.name]);
+    case 'elem':
+      return pyTuple(['elem', e.name, e.index]);
+    case 'len':
+      return pyTuple(['len', e.name]);
     case 'binary':
       return pyTuple([e.op, pyExprData(e.left), pyExprData(e.right)]);
     case 'call':

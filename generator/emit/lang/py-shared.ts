@@ -2,12 +2,12 @@
 // checks with the limits of generator/model/limits.ts filled in, and the dim-expression evaluator;
 // and the facts they read, as each package's op modules state them.
 
-import type { InputIR, OutputIR } from '../../model/ir.js';
+import type { AttributeIR, InputIR, OutputIR } from '../../model/ir.js';
 import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_RANK, MAX_STRING } from '../../model/limits.js';
 import { type GeneratedFile, projectFile, staticFile } from '../emitter.js';
 import { pyExprData } from './py-expr.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
-import { type PyValue, pyCall, pyTuple } from './python.js';
+import { type PyDict, type PyValue, pyCall, pyTuple } from './python.js';
 import { fillTemplate } from './template.js';
 
 const ATTRS = 'generator/static/python/shared/_attrs.py.tmpl';
@@ -55,4 +55,9 @@ export function pyInput(i: InputIR, typeVar: string | null): PyValue {
     [i.name, allowedDtypes(i.type), typeVar, i.rank, i.optional, i.differentiable],
     i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) },
   );
+}
+
+/** An attribute's optional `_rt.Attr` keywords: `length` only where the spec declares one. */
+export function pyAttrKeywords(a: AttributeIR): PyDict {
+  return a.length === undefined ? {} : { length: a.length };
 }

@@ -147,6 +147,7 @@ function opMeta(op: OpIR): string {
     enum: a.enum,
     min: a.min,
     max: a.max,
+    ...(a.length === undefined ? {} : { length: a.length }),
     slot,
     arg,
   }));

@@ -7,7 +7,7 @@ import { allowedDtypes } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
-import { pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttrKeywords, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -118,16 +118,20 @@ function opInfo(op: OpIR): string {
         ),
         attributes: pyTuple(
           op.attributes.map((a) =>
-            pyCall('_rt.Attr', [
-              a.name,
-              a.type,
-              a.required,
-              a.default === undefined ? null : pyAttrValue(a.type, a.default),
-              a.enum,
-              a.min,
-              a.max,
-              a.description,
-            ]),
+            pyCall(
+              '_rt.Attr',
+              [
+                a.name,
+                a.type,
+                a.required,
+                a.default === undefined ? null : pyAttrValue(a.type, a.default),
+                a.enum,
+                a.min,
+                a.max,
+                a.description,
+              ],
+              pyAttrKeywords(a),
+            ),
           ),
           rows,
         ),

@@ -30,6 +30,10 @@ export function trtDimExpr(e: Expr): string {
       return `in[${e.inputIndex}].d[${e.axis}]`;
     case 'attr':
       return `::opforge::trt::constant(b, attrs.${e.name})`;
+    case 'elem':
+      return `::opforge::trt::constant(b, attrs.${e.name}[${e.index}])`;
+    case 'len':
+      return `::opforge::trt::constant(b, static_cast<int64_t>(attrs.${e.name}.size()))`;
     case 'binary':
       return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.op]}, ${trtDimExpr(e.left)}, ${trtDimExpr(e.right)})`;
     case 'call':
@@ -53,7 +57,7 @@ function emitOutputDims(op: OpIR): Record<string, SlotValue> {
     }
     const body = o.shape.dims.map((e, d) => {
       visitExpr(e, (x) => {
-        if (x.kind === 'attr') usesAttrs = true;
+        if (x.kind === 'attr' || x.kind === 'elem' || x.kind === 'len') usesAttrs = true;
         if (x.kind !== 'dim') usesBuilder = true;
         if (x.kind === 'dim') used.set(x.inputIndex, Math.max(used.get(x.inputIndex) ?? -1, x.axis));
       });

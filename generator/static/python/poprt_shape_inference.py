@@ -30,7 +30,7 @@ def _inferred(model: onnx.ModelProto, node: onnx.NodeProto) -> bool:
     return all(get_shape(model.graph, n) and get_dtype(model.graph, n) for n in node.output if n)
 
 
-def _attributes(node: onnx.NodeProto, defaults: Dict[str, int]) -> Dict[str, object]:
+def _attributes(node: onnx.NodeProto, defaults: Dict[str, object]) -> Dict[str, object]:
     values: Dict[str, object] = dict(defaults)
     for a in node.attribute:
         values[a.name] = onnx.helper.get_attribute_value(a)
@@ -48,12 +48,12 @@ def _update(shape_func: ShapeFunc, model: onnx.ModelProto, node: onnx.NodeProto,
 
 class SpecShapeFunc(ShapeFunc):
     """A ShapeFunc from an op's spec: the class states `num_inputs`, the `required` input indices,
-    the `defaults` of the int attributes its dims read (None: they read none) and `outputs`, each
+    the `defaults` of the int and list attributes its dims read (None: they read none) and `outputs`, each
     output's dtype and dims."""
 
     num_inputs = 0
     required: Tuple[int, ...] = ()
-    defaults: Optional[Dict[str, int]] = None
+    defaults: Optional[Dict[str, object]] = None
 
     def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
         raise NotImplementedError
@@ -67,6 +67,8 @@ class SpecShapeFunc(ShapeFunc):
         try:
             attrs = {} if self.defaults is None else _attributes(node, self.defaults)
             outputs = self.outputs(dtypes, shapes, attrs)
-        except (KeyError, ZeroDivisionError):  # a required attribute is missing, or a division by zero
+        # A required attribute is missing, a division by zero, or a list attribute shorter than its
+        # declared length (the op itself refuses the node; here it is only "cannot infer").
+        except (KeyError, ZeroDivisionError, IndexError):
             return model, False
         return _update(self, model, node, outputs)

@@ -44,6 +44,9 @@ def check_attrs(op: Any, given: Dict[str, Any]) -> Dict[str, Any]:
             raise TypeError(f"{op.name}: attribute {a.name!r} is required")
         else:
             v = a.default
+        length = getattr(a, "length", None)
+        if length is not None and len(v) != length:
+            raise ValueError(f"{op.name}: attribute {a.name!r} must have exactly {length} elements, got {len(v)}")
         if a.enum is not None and v not in a.enum:
             raise ValueError(f"{op.name}: attribute {a.name!r} must be one of {list(a.enum)}, got {v!r}")
         for x in (v if isinstance(v, list) else [v]):

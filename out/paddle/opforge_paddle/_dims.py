@@ -5,7 +5,8 @@ checks in C++ (opforge/op_core.h and the op's checkShapes) is checked here befor
 the call, with the same messages: JAX checks at trace time, where jit cannot drop it, and Paddle's
 static graphs before PIR, where an error ends the process.
 
-An expression is an int, ("dim", input, axis), ("attr", name), or (operator, a, b) with operator
+An expression is an int, ("dim", input, axis), ("attr", name), ("elem", name, index) (an element of a
+list attribute whose length the attribute checks have enforced), ("len", name), or (operator, a, b) with operator
 one of + - * // ceil_div max min. An input's `shape` is None (no constraint), an int (the index of
 the input it is shaped like) or one expression or None (any) per dim; an output's `shape` is an
 int (the input it is shaped like) or one expression per dim. Dims are ints; a dim of None or -1
@@ -44,6 +45,10 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> int:
         return int(d)
     if kind == "attr":
         return int(attrs[e[1]])
+    if kind == "elem":
+        return int(attrs[e[1]][e[2]])
+    if kind == "len":
+        return len(attrs[e[1]])
     a = evaluate(e[1], shapes, attrs)
     b = evaluate(e[2], shapes, attrs)
     if kind == "+":

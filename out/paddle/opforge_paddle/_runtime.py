@@ -71,6 +71,8 @@ class Attr:
     enum: Optional[Tuple[Any, ...]]
     min: Optional[float]
     max: Optional[float]
+    #: Exact element count of a list attribute (None: any).
+    length: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ class Attr:
     min: Optional[float]
     max: Optional[float]
     description: str
+    #: Exact element count of a list attribute (None: any).
+    length: Optional[int] = None
 
 
 @dataclass(frozen=True)
