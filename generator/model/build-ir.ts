@@ -397,6 +397,17 @@ function buildOutputs(
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
+        if (d === '?') {
+          // Every backend sizes an output before the kernel runs (TensorRT, ONNX Runtime, Paddle
+          // and the fake tensors of torch.compile alike), from the inputs' dims and attributes.
+          err(
+            [...p, 'shape', k],
+            "`?` (any dim) is for input constraints; an output's dims must be computable from the inputs' dims and the int attributes, since every backend sizes outputs before the kernel runs",
+            { hint: 'write the dim as an expression, e.g. x[0] or ceil_div(x[2], stride)' },
+          );
+          dims.push({ kind: 'int', value: 0 });
+          return;
+        }
         const e = compileDim(d, [...p, 'shape', k], readable, intAttrs, spec, errors);
         dims.push(e ?? { kind: 'int', value: 0 });
       });
