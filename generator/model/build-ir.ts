@@ -25,6 +25,7 @@ import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
 import { buildTest } from './build-tests.js';
+import { defaultDomain, STANDARD_ONNX_OPS } from './onnx-std-ops.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -192,7 +193,18 @@ function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => vo
     const problem = snakeProblem(raw.snake);
     if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
   }
-  const domain = raw.domain ?? 'custom';
+  const domain = defaultDomain(raw.domain ?? 'custom') ? '' : (raw.domain ?? 'custom');
+  if (domain === '') {
+    // The default domain holds the standard ops: an op there replaces one (ScatterND), and an
+    // unknown type in it is an invalid model (onnx.checker, the exporters and ONNX Runtime refuse it).
+    if (!STANDARD_ONNX_OPS.has(raw.name))
+      err(
+        ['domain'],
+        `the default ONNX domain holds only the standard ops, and \`${raw.name}\` is not one; an op of its own needs a domain of its own`,
+        { hint: didYouMean(raw.name, [...STANDARD_ONNX_OPS]) ?? 'e.g. domain: custom' },
+      );
+    return domain;
+  }
   domain.split('.').forEach((seg) => {
     const pr = identProblem(seg);
     if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);

@@ -152,3 +152,8 @@ export function rootFromOut(project: ProjectIR): string {
   const out = project.outDir ?? path.join(project.root, 'out');
   return path.relative(path.resolve(out), project.root).split(path.sep).join('/');
 }
+
+/** The op as its ONNX node is named in messages: `domain::Name`, `onnx::Name` in the default domain (as torch writes it). */
+export function onnxOpName(op: OpIR): string {
+  return `${op.domain || 'onnx'}::${op.name}`;
+}

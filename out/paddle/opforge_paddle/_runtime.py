@@ -90,7 +90,8 @@ class OpInfo:
 
     @property
     def onnx_op(self) -> str:
-        return f"{self.domain}::{self.name}"
+        # The default domain is '' in the spec and `onnx::` to torch's g.op.
+        return f"{self.domain or 'onnx'}::{self.name}"
 
 
 # ---- the tensor kind of the current mode -------------------------------------------------

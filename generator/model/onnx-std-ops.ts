@@ -26,3 +26,8 @@ TreeEnsembleClassifier TreeEnsembleRegressor ZipMap`
 );
 
 export const STANDARD_DOMAINS = new Set(['', 'ai.onnx', 'ai.onnx.ml', 'ai.onnx.preview.training', 'ai.onnx.training']);
+
+/** The default ONNX domain's two spellings: a spec's `domain: ''` or `domain: ai.onnx` (stored as ''). */
+export function defaultDomain(domain: string): boolean {
+  return domain === '' || domain === 'ai.onnx';
+}
