@@ -25,7 +25,7 @@ import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
 import { buildTest } from './build-tests.js';
-import { defaultDomain, STANDARD_ONNX_OPS } from './onnx-std-ops.js';
+import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
 type DimSpec = number | string;
 interface RawInput {
@@ -197,11 +197,11 @@ function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => vo
   if (domain === '') {
     // The default domain holds the standard ops: an op there replaces one (ScatterND), and an
     // unknown type in it is an invalid model (onnx.checker, the exporters and ONNX Runtime refuse it).
-    if (!STANDARD_ONNX_OPS.has(raw.name))
+    if (!AI_ONNX_OPS.has(raw.name))
       err(
         ['domain'],
         `the default ONNX domain holds only the standard ops, and \`${raw.name}\` is not one; an op of its own needs a domain of its own`,
-        { hint: didYouMean(raw.name, [...STANDARD_ONNX_OPS]) ?? 'e.g. domain: custom' },
+        { hint: didYouMean(raw.name, [...AI_ONNX_OPS]) ?? 'e.g. domain: custom' },
       );
     return domain;
   }

@@ -39,6 +39,8 @@ test('the default domain refuses an op type that is not a standard one, suggesti
   assert.is(errs[0]!.path, 'domain');
   assert.match(errs[0]!.message, 'the default ONNX domain holds only the standard ops, and `ScatterNd` is not one');
   assert.match(errs[0]!.hint ?? '', 'ScatterND');
+  const ml = specErrors({ 'scaler.yaml': spec('Scaler', 'ai.onnx') });
+  assert.match(ml[0]!.message, '`Scaler` is not one', 'an ai.onnx.ml op type is not the default domain’s');
   const custom = loadSpecs({ 'my_op.yaml': spec('ScatterNd', 'mmdeploy') }).ops[0]!;
   assert.is(custom.domain, 'mmdeploy', 'a domain of its own takes any name');
 });
