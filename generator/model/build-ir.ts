@@ -9,8 +9,6 @@ import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr
 import type {
   AttributeIR,
   Expr,
-  InputConstraint,
-  InputDim,
   InputIR,
   OpIR,
   OutputIR,
@@ -25,10 +23,11 @@ import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
 import { buildTest } from './build-tests.js';
+import { buildInputs } from './build-inputs.js';
 import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
 type DimSpec = number | string;
-interface RawInput {
+export interface RawInput {
   name: string;
   dtype: string;
   rank?: number;
@@ -304,7 +303,7 @@ function buildKernels(raw: RawSpec['kernels'], spec: LoadedSpec, ctx: BuildConte
 }
 
 /** What lowering one spec's inputs and outputs shares: its errors, names in use, dtypes, int attributes. */
-interface Scope {
+export interface Scope {
   spec: LoadedSpec;
   errors: Diagnostic[];
   err: ErrFn;
@@ -312,70 +311,6 @@ interface Scope {
   claim(p: KeyPath, name: string, what: string): void;
   resolveType(p: KeyPath, s: string): TensorType;
   intAttrs: ReadonlySet<string>;
-}
-
-function buildInputs(
-  raws: readonly RawInput[],
-  { spec, errors, err, checkIdent, claim, resolveType, intAttrs }: Scope,
-): InputIR[] {
-  const inputs: InputIR[] = [];
-  raws.forEach((inp, i) => {
-    const p: KeyPath = ['inputs', i];
-    checkIdent([...p, 'name'], inp.name);
-    claim([...p, 'name'], inp.name, 'input');
-    const type = resolveType([...p, 'dtype'], inp.dtype);
-    let rank: number | null = inp.rank ?? null;
-    let constraint: InputConstraint = { kind: 'none' };
-    if (typeof inp.shape === 'string') {
-      const j = inputs.findIndex((x) => x.name === inp.shape);
-      if (j < 0)
-        err([...p, 'shape'], `\`${inp.shape}\` is not an earlier input`, {
-          hint: didYouMean(
-            inp.shape,
-            inputs.map((x) => x.name),
-          ),
-        });
-      else {
-        const like = inputs[j]!;
-        if (rank !== null && like.rank !== null && rank !== like.rank)
-          err([...p, 'rank'], `rank ${rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
-        rank = like.rank ?? rank;
-        constraint = { kind: 'like', input: like.name, inputIndex: j };
-      }
-    } else if (Array.isArray(inp.shape)) {
-      if (rank !== null && rank !== inp.shape.length)
-        err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
-      rank = inp.shape.length;
-      const dims: InputDim[] = inp.shape.map((d, k) => {
-        if (d === '?') return { kind: 'any' };
-        const e = compileDim(d, [...p, 'shape', k], inputs, intAttrs, spec, errors);
-        return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
-      });
-      constraint = { kind: 'dims', dims };
-    }
-    if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
-    // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
-    // gradients in those bindings (an integer or bool binding of the same variable never does).
-    const float = anyFloat(type);
-    if (inp.differentiable === true && !float)
-      err(
-        [...p, 'differentiable'],
-        `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`,
-      );
-    inputs.push({
-      name: inp.name,
-      ident: idents(inp.name),
-      index: i,
-      type,
-      rank,
-      constraint,
-      optional: inp.optional ?? false,
-      shapeOnly: inp.shape_only ?? false,
-      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
-      description: inp.description ?? '',
-    });
-  });
-  return inputs;
 }
 
 function buildOutputs(
@@ -445,11 +380,11 @@ function buildOutputs(
 }
 
 /** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */
-function anyFloat(t: TensorType): boolean {
+export function anyFloat(t: TensorType): boolean {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).some((d) => DTYPE_INFO[d].isFloat);
 }
 
-function dtypesOf(t: TensorType): string {
+export function dtypesOf(t: TensorType): string {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
 }
 
@@ -459,7 +394,7 @@ export type ErrFn = (
   opts?: { hint?: string | undefined; at?: 'key' | 'value'; colOffset?: number },
 ) => void;
 
-function compileDim(
+export function compileDim(
   d: DimSpec,
   p: KeyPath,
   inputs: readonly InputIR[],
@@ -513,7 +448,7 @@ function compileDim(
         if (!inp) {
           ok = false;
           fail(
-            `\`${r.name}\` is not an input that can be read here (earlier, non-optional inputs)`,
+            `\`${r.name}\` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself)`,
             r.pos,
             didYouMean(
               r.name,

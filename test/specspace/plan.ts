@@ -549,5 +549,35 @@ export function planSpec(seed: number): SpecPlan {
     const c = drawCase(r, p, mode);
     if (c) p.tests.push(c);
   }
+  if (seed % 4 === 1) readLaterInput(p);
   return p;
+}
+
+/**
+ * Seeds = 1 mod 4 (no random draw: other seeds keep their plans): the first required input whose
+ * dims constraint reads an earlier required input moves in front of the first input it reads, so
+ * its constraint reads a later input. Cases, expressions and kernels name inputs, so they stay
+ * valid; the weights, which are per input position, move with it.
+ */
+function readLaterInput(p: SpecPlan): void {
+  const at = (name: string): number => p.inputs.findIndex((i) => i.name === name);
+  for (const [a, inp] of p.inputs.entries()) {
+    if (inp.optional || inp.constraint.kind !== 'dims') continue;
+    const read = new Set<string>();
+    const walk = (e: DimE): void => {
+      if (e.k === 'dim') read.add(e.input);
+      const kids = e.k === 'bin' ? [e.l, e.r] : e.k === 'call' ? [e.a, e.b] : [];
+      for (const k of kids) walk(k);
+    };
+    for (const d of inp.constraint.dims) if (d !== '?') walk(d);
+    const b = Math.min(...[...read].map(at));
+    // A shape-only input stays off position 0 (planInputs never puts one there).
+    if (!Number.isFinite(b) || b >= a || (b === 0 && inp.shapeOnly)) continue;
+    const move = <T>(xs: T[]): void => {
+      xs.splice(b, 0, xs.splice(a, 1)[0]!);
+    };
+    move(p.inputs);
+    for (const o of p.outputs) move(o.weights);
+    return;
+  }
 }

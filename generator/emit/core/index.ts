@@ -7,6 +7,7 @@
 
 import type { OpIR, TensorType } from '../../model/ir.js';
 import {
+  constraintInputs,
   constraintReads,
   coreHeaderPath,
   cppParam,
@@ -265,7 +266,8 @@ function emitCheckShapes(op: OpIR): Slots {
   };
   for (const i of op.inputs) {
     if (i.constraint.kind !== 'dims') continue;
-    generic(i.index + 1);
+    // The inputs the constraint reads (a later one too) pass their own checks (rank) first.
+    generic(Math.max(from, i.index + 1, ...constraintInputs(i.constraint).map((j) => j + 1)));
     const guard = i.optional ? `present[${i.index}] && ` : '';
     i.constraint.dims.forEach((d, axis) => {
       if (d.kind !== 'expr') return;

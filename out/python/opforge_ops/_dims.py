@@ -71,7 +71,8 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """Raises ValueError naming the op and the input when a present input's dims break the spec:
     a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
     packages' own check (before this one)."""
-    for i, (spec, s) in enumerate(zip(op.inputs, shapes)):
+    # Every input's own checks first: a constraint may read a later input.
+    for spec, s in zip(op.inputs, shapes):
         if s is None:
             continue
         where = f"{op.name}: input {spec.name!r}"
@@ -79,6 +80,10 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             raise ValueError(f"{where} has a negative dim: {list(s)}")
         if spec.rank is None and len(s) > MAX_RANK:
             raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
+    for spec, s in zip(op.inputs, shapes):
+        if s is None:
+            continue
+        where = f"{op.name}: input {spec.name!r}"
         c = spec.shape
         if c is None:
             continue

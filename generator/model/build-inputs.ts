@@ -1,0 +1,137 @@
+// Inputs into the IR. An input's `shape:` constraint may read any other input, a later one too
+// (MMCV's deform conv: offset comes before weight, and its channels are 2·groups·kh·kw of the
+// weight's dims), so inputs are built in three passes: each input's own facts, then the ranks
+// `shape: <input>` passes along, then the constraints, which need every rank. Constraints that
+// read each other in a cycle are refused: a rank would depend on itself, and a check could only
+// restate another.
+
+import type { KeyPath } from './diagnostics.js';
+import { didYouMean } from './diagnostics.js';
+import type { InputDim, InputIR } from './ir.js';
+import { constraintInputs } from './ir-helpers.js';
+import { idents } from './names.js';
+import { anyFloat, compileDim, dtypesOf, type RawInput, type Scope } from './build-ir.js';
+
+export function buildInputs(raws: readonly RawInput[], scope: Scope): InputIR[] {
+  const inputs = raws.map((inp, i) => ownFacts(inp, i, scope));
+  resolveLikeRanks(raws, inputs, scope);
+  raws.forEach((inp, i) => {
+    if (!Array.isArray(inp.shape)) return;
+    const self = inputs[i]!;
+    // Earlier inputs (an optional one too: only a later optional input is ever absent here, and
+    // this constraint is then checked only when this input is present), and later required ones.
+    const readable = inputs.filter((x) => x !== self && (x.index < i || !x.optional));
+    const dims: InputDim[] = inp.shape.map((d, k) => {
+      if (d === '?') return { kind: 'any' };
+      const e = compileDim(d, ['inputs', i, 'shape', k], readable, scope.intAttrs, scope.spec, scope.errors);
+      return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
+    });
+    self.constraint = { kind: 'dims', dims };
+  });
+  checkNoCycles(inputs, scope);
+  return inputs;
+}
+
+/** An input's facts that read no other input: name, dtype, the rank it states, differentiability. */
+function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveType }: Scope): InputIR {
+  const p: KeyPath = ['inputs', i];
+  checkIdent([...p, 'name'], inp.name);
+  claim([...p, 'name'], inp.name, 'input');
+  const type = resolveType([...p, 'dtype'], inp.dtype);
+  let rank: number | null = inp.rank ?? null;
+  if (Array.isArray(inp.shape)) {
+    if (rank !== null && rank !== inp.shape.length)
+      err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
+    rank = inp.shape.length;
+  }
+  if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
+  // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
+  // gradients in those bindings (an integer or bool binding of the same variable never does).
+  const float = anyFloat(type);
+  if (inp.differentiable === true && !float)
+    err(
+      [...p, 'differentiable'],
+      `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`,
+    );
+  return {
+    name: inp.name,
+    ident: idents(inp.name),
+    index: i,
+    type,
+    rank,
+    constraint: { kind: 'none' },
+    optional: inp.optional ?? false,
+    shapeOnly: inp.shape_only ?? false,
+    differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
+    description: inp.description ?? '',
+  };
+}
+
+/**
+ * `shape: <input>`: the constraint, and the rank it passes along (from the end of a chain
+ * inwards, so `a: shape: b` takes b's rank whether b comes before or after a).
+ */
+function resolveLikeRanks(raws: readonly RawInput[], inputs: InputIR[], { err }: Scope): void {
+  const names = inputs.map((x) => x.name);
+  const target = raws.map((inp, i) => {
+    if (typeof inp.shape !== 'string') return -1;
+    const j = names.indexOf(inp.shape);
+    if (j < 0 || j === i) {
+      err(['inputs', i, 'shape'], `\`${inp.shape}\` is not another input`, {
+        hint: didYouMean(
+          inp.shape,
+          names.filter((n) => n !== inp.name),
+        ),
+      });
+      return -1;
+    }
+    // A later optional input may be absent while this one is present.
+    if (j > i && inputs[j]!.optional && !inputs[i]!.optional) {
+      err(
+        ['inputs', i, 'shape'],
+        `\`${inp.shape}\` is a later optional input: it may be absent where \`${inp.name}\` is not`,
+      );
+      return -1;
+    }
+    return j;
+  });
+  const done = new Set<number>();
+  const resolve = (i: number, seen: number[]): void => {
+    if (done.has(i)) return;
+    const j = target[i]!;
+    if (j >= 0) {
+      // A cycle is reported by checkNoCycles; here it only stops the walk.
+      if (!seen.includes(j)) resolve(j, [...seen, i]);
+      const self = inputs[i]!;
+      const like = inputs[j]!;
+      if (self.rank !== null && like.rank !== null && self.rank !== like.rank)
+        err(['inputs', i, 'rank'], `rank ${self.rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
+      self.rank = like.rank ?? self.rank;
+      self.constraint = { kind: 'like', input: like.name, inputIndex: j };
+    }
+    done.add(i);
+  };
+  inputs.forEach((_, i) => resolve(i, []));
+}
+
+/** Constraints may not read each other in a cycle (a reads b, b reads a); reported once per cycle. */
+function checkNoCycles(inputs: readonly InputIR[], { err }: Scope): void {
+  const reads = inputs.map((x) => constraintInputs(x.constraint));
+  const state = inputs.map(() => 0); // 0: not seen, 1: on the path, 2: done
+  const visit = (i: number, path: number[]): void => {
+    state[i] = 1;
+    for (const j of reads[i]!) {
+      if (state[j] === 1) {
+        const cycle = [...path.slice(path.indexOf(j)), i, j].map((k) => inputs[k]!.name);
+        err(
+          ['inputs', j, 'shape'],
+          `the shape constraints of inputs read each other in a cycle (${cycle.join(' -> ')}); constrain one of them by the others only`,
+        );
+      } else if (state[j] === 0) visit(j, [...path, i]);
+    }
+    state[i] = 2;
+  };
+  inputs.forEach((_, i) => {
+    if (state[i] === 0) visit(i, []);
+  });
+}
