@@ -38,11 +38,18 @@ function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveTyp
   checkIdent([...p, 'name'], inp.name);
   claim([...p, 'name'], inp.name, 'input');
   const type = resolveType([...p, 'dtype'], inp.dtype);
-  let rank: number | null = inp.rank ?? null;
+  // `rank: [4, 5]`: one of several ranks (a list of one is that rank).
+  const listed = Array.isArray(inp.rank) ? [...inp.rank].sort((a, b) => a - b) : null;
+  let rank: number | null = typeof inp.rank === 'number' ? inp.rank : null;
+  let ranks: number[] | null = null;
+  if (listed?.length === 1) rank = listed[0]!;
+  else if (listed) ranks = listed;
   if (Array.isArray(inp.shape)) {
-    if (rank !== null && rank !== inp.shape.length)
-      err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
-    rank = inp.shape.length;
+    const n = inp.shape.length;
+    if ((rank !== null && rank !== n) || (ranks !== null && !ranks.includes(n)))
+      err([...p, 'rank'], `rank ${rankText(rank, ranks)} contradicts the ${n} dims of \`shape\``);
+    rank = n;
+    ranks = null;
   }
   if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
   // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
@@ -59,6 +66,7 @@ function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveTyp
     index: i,
     type,
     rank,
+    ranks,
     constraint: { kind: 'none' },
     optional: inp.optional ?? false,
     shapeOnly: inp.shape_only ?? false,
@@ -104,9 +112,14 @@ function resolveLikeRanks(raws: readonly RawInput[], inputs: InputIR[], { err }:
       if (!seen.includes(j)) resolve(j, [...seen, i]);
       const self = inputs[i]!;
       const like = inputs[j]!;
-      if (self.rank !== null && like.rank !== null && self.rank !== like.rank)
-        err(['inputs', i, 'rank'], `rank ${self.rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
-      self.rank = like.rank ?? self.rank;
+      const mine = rankText(self.rank, self.ranks);
+      const theirs = rankText(like.rank, like.ranks);
+      if (mine !== 'any' && theirs !== 'any' && mine !== theirs)
+        err(['inputs', i, 'rank'], `rank ${mine} contradicts shape \`${like.name}\` (rank ${theirs})`);
+      if (theirs !== 'any') {
+        self.rank = like.rank;
+        self.ranks = like.ranks;
+      }
       self.constraint = { kind: 'like', input: like.name, inputIndex: j };
     }
     done.add(i);
@@ -134,4 +147,11 @@ function checkNoCycles(inputs: readonly InputIR[], { err }: Scope): void {
   inputs.forEach((_, i) => {
     if (state[i] === 0) visit(i, []);
   });
+}
+
+/** A rank as messages give it: `4`, `4 or 5`, `any`. */
+export function rankText(rank: number | null, ranks: readonly number[] | null): string {
+  if (rank !== null) return String(rank);
+  if (!ranks) return 'any';
+  return `${ranks.slice(0, -1).join(', ')} or ${ranks[ranks.length - 1]}`;
 }

@@ -30,7 +30,7 @@ type DimSpec = number | string;
 export interface RawInput {
   name: string;
   dtype: string;
-  rank?: number;
+  rank?: number | number[];
   shape?: string | DimSpec[];
   optional?: boolean;
   shape_only?: boolean;
@@ -454,6 +454,20 @@ export function compileDim(
               r.name,
               inputs.map((x) => x.name),
             ),
+          );
+          return { kind: 'int', value: 0 };
+        }
+        if (inp.rank === null && inp.ranks) {
+          // Several ranks: the dims every one of them has, counted from the front.
+          const least = inp.ranks[0]!;
+          if (r.index >= 0 && r.index < least)
+            return { kind: 'dim', input: r.name, inputIndex: inp.index, axis: r.index };
+          ok = false;
+          fail(
+            r.index < 0
+              ? `input \`${r.name}\` has rank ${inp.ranks.join(' or ')}: index its dims from the front (0..${least - 1}); a negative index needs a single rank`
+              : `dim index ${r.index} is outside the ${least} dims every rank of input \`${r.name}\` (${inp.ranks.join(' or ')}) has`,
+            r.indexPos,
           );
           return { kind: 'int', value: 0 };
         }

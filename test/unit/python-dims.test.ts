@@ -194,4 +194,11 @@ for shapes in [[(1, 6), (4, 4, 3)], [(1, 5), (4, 4, 3)], [(1, 6), (4, 4, -2)], [
   ]);
 });
 
+test('ranks: an int, None (any) or the tuple of allowed ranks, and how messages give them', () => {
+  const out = python(`from pkg._dims import rank_ok, rank_text
+print([rank_ok(4, 4), rank_ok(4, 5), rank_ok(None, 7), rank_ok((4, 5), 5), rank_ok((4, 5), 3)])
+print(rank_text(4), "|", rank_text((4, 5)), "|", rank_text((1, 2, 3)))`);
+  assert.equal(out.trim().split('\n'), ['[True, False, True, True, False]', '4 | 4 or 5 | 1, 2 or 3']);
+});
+
 test.run();

@@ -120,6 +120,7 @@ function emitFacts(op: OpIR): string {
     ['kInputOptional', 'bool', IN, op.inputs.map((i) => String(i.optional))],
     ['kInputShapeOnly', 'bool', IN, op.inputs.map((i) => String(i.shapeOnly))],
     ['kInputRank', 'int32_t', IN, op.inputs.map((i) => String(i.rank ?? -1)), '-1: any'],
+    ['kInputRanks', 'uint32_t', IN, op.inputs.map((i) => rankMask(i.ranks)), 'bit r: rank r; 0: kInputRank'],
     ['kInputLike', INT, IN, op.inputs.map((i) => like(i.constraint)), 'shaped like; -1: no'],
     ['kOutputLike', INT, OUT, op.outputs.map((o) => like(o.shape)), 'shaped like; -1: computed'],
     ['kPortVar', INT, PORTS, ports.map((p) => String(varOf(p.type))), 'type variable; -1: fixed dtype'],
@@ -329,3 +330,8 @@ const RUN_CUDA = lines(
   '  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
   '}',
 );
+
+/** The ranks an input may have when the spec lists several, as a mask (bit r: rank r); 0u otherwise. */
+function rankMask(ranks: readonly number[] | null): string {
+  return `${(ranks ?? []).reduce((m, r) => m | (1 << r), 0)}u`;
+}

@@ -66,6 +66,18 @@ def _fmt(shape: Sequence[Any]) -> str:
     return "[" + ", ".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
+def rank_ok(rank: Any, n: int) -> bool:
+    """Whether n dims fit an input's rank: None (any), an int, or a tuple of the allowed ranks."""
+    return rank is None or (n in rank if isinstance(rank, tuple) else n == rank)
+
+
+def rank_text(rank: Any) -> str:
+    """An input's rank as messages give it: "4", "4 or 5"."""
+    if not isinstance(rank, tuple):
+        return str(rank)
+    return ", ".join(map(str, rank[:-1])) + f" or {rank[-1]}"
+
+
 def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """Raises ValueError naming the op and the input when a present input's dims break the spec:
     a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
