@@ -8,7 +8,7 @@ import path from 'node:path';
 import onnxProto from 'onnx-proto';
 import { stringify } from 'yaml';
 import { identProblem, toSnake } from '../model/names.js';
-import { STANDARD_DOMAINS, STANDARD_ONNX_OPS } from './onnx-std-ops.js';
+import { STANDARD_DOMAINS, STANDARD_ONNX_OPS } from '../model/onnx-std-ops.js';
 import { writeKernelStubs } from './scaffold.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from '../model/type-table.js';
 

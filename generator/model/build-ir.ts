@@ -9,8 +9,6 @@ import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr
 import type {
   AttributeIR,
   Expr,
-  InputConstraint,
-  InputDim,
   InputIR,
   OpIR,
   OutputIR,
@@ -43,12 +41,14 @@ import {
   readLet,
   scopeOfLet,
 } from './lets.js';
+import { buildInputs, readInputDim } from './build-inputs.js';
+import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
 type DimSpec = number | string;
-interface RawInput {
+export interface RawInput {
   name: string;
   dtype: string;
-  rank?: number;
+  rank?: number | number[];
   shape?: string | DimSpec[];
   optional?: boolean;
   shape_only?: boolean;
@@ -227,7 +227,18 @@ function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => vo
     const problem = snakeProblem(raw.snake);
     if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
   }
-  const domain = raw.domain ?? 'custom';
+  const domain = defaultDomain(raw.domain ?? 'custom') ? '' : (raw.domain ?? 'custom');
+  if (domain === '') {
+    // The default domain holds the standard ops: an op there replaces one (ScatterND), and an
+    // unknown type in it is an invalid model (onnx.checker, the exporters and ONNX Runtime refuse it).
+    if (!AI_ONNX_OPS.has(raw.name))
+      err(
+        ['domain'],
+        `the default ONNX domain holds only the standard ops, and \`${raw.name}\` is not one; an op of its own needs a domain of its own`,
+        { hint: didYouMean(raw.name, [...AI_ONNX_OPS]) ?? 'e.g. domain: custom' },
+      );
+    return domain;
+  }
   domain.split('.').forEach((seg) => {
     const pr = identProblem(seg);
     if (pr) err(['domain'], `domain segment \`${seg}\` ${pr}`);
@@ -327,7 +338,7 @@ function buildKernels(raw: RawSpec['kernels'], spec: LoadedSpec, ctx: BuildConte
 }
 
 /** What lowering one spec's inputs and outputs shares: its errors, names in use, dtypes, int attributes. */
-interface Scope {
+export interface Scope {
   spec: LoadedSpec;
   errors: Diagnostic[];
   err: ErrFn;
@@ -336,70 +347,6 @@ interface Scope {
   resolveType(p: KeyPath, s: string): TensorType;
   exprAttrs: ExprAttrs;
   lets: LetScope;
-}
-
-function buildInputs(
-  raws: readonly RawInput[],
-  { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
-): InputIR[] {
-  const inputs: InputIR[] = [];
-  raws.forEach((inp, i) => {
-    const p: KeyPath = ['inputs', i];
-    checkIdent([...p, 'name'], inp.name);
-    claim([...p, 'name'], inp.name, 'input');
-    const type = resolveType([...p, 'dtype'], inp.dtype);
-    let rank: number | null = inp.rank ?? null;
-    let constraint: InputConstraint = { kind: 'none' };
-    if (typeof inp.shape === 'string') {
-      const j = inputs.findIndex((x) => x.name === inp.shape);
-      if (j < 0)
-        err([...p, 'shape'], `\`${inp.shape}\` is not an earlier input`, {
-          hint: didYouMean(
-            inp.shape,
-            inputs.map((x) => x.name),
-          ),
-        });
-      else {
-        const like = inputs[j]!;
-        if (rank !== null && like.rank !== null && rank !== like.rank)
-          err([...p, 'rank'], `rank ${rank} contradicts shape \`${like.name}\` (rank ${like.rank})`);
-        rank = like.rank ?? rank;
-        constraint = { kind: 'like', input: like.name, inputIndex: j };
-      }
-    } else if (Array.isArray(inp.shape)) {
-      if (rank !== null && rank !== inp.shape.length)
-        err([...p, 'rank'], `rank ${rank} contradicts the ${inp.shape.length} dims of \`shape\``);
-      rank = inp.shape.length;
-      const dims: InputDim[] = inp.shape.map((d, k) => {
-        if (d === '?') return { kind: 'any' };
-        const e = compileDim(d, [...p, 'shape', k], inputs, exprAttrs, spec, errors, lets);
-        return e ? { kind: 'expr', expr: e, source: String(d) } : { kind: 'any' };
-      });
-      constraint = { kind: 'dims', dims };
-    }
-    if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
-    // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
-    // gradients in those bindings (an integer or bool binding of the same variable never does).
-    const float = anyFloat(type);
-    if (inp.differentiable === true && !float)
-      err(
-        [...p, 'differentiable'],
-        `\`differentiable: true\`, but input \`${inp.name}\` is ${dtypesOf(type)}: integer and bool tensors take no gradient`,
-      );
-    inputs.push({
-      name: inp.name,
-      ident: idents(inp.name),
-      index: i,
-      type,
-      rank,
-      constraint,
-      optional: inp.optional ?? false,
-      shapeOnly: inp.shape_only ?? false,
-      differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
-      description: inp.description ?? '',
-    });
-  });
-  return inputs;
 }
 
 function buildOutputs(
@@ -433,6 +380,17 @@ function buildOutputs(
     } else {
       const dims: Expr[] = [];
       o.shape.forEach((d, k) => {
+        if (d === '?') {
+          // Every backend sizes an output before the kernel runs (TensorRT, ONNX Runtime, Paddle
+          // and the fake tensors of torch.compile alike), from the inputs' dims and attributes.
+          err(
+            [...p, 'shape', k],
+            "`?` (any dim) is for input constraints; an output's dims must be computable from the inputs' dims and the int attributes, since every backend sizes outputs before the kernel runs",
+            { hint: 'write the dim as an expression, e.g. x[0] or ceil_div(x[2], stride)' },
+          );
+          dims.push({ kind: 'int', value: 0 });
+          return;
+        }
         const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors, lets);
         dims.push(e ?? { kind: 'int', value: 0 });
       });
@@ -458,11 +416,11 @@ function buildOutputs(
 }
 
 /** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */
-function anyFloat(t: TensorType): boolean {
+export function anyFloat(t: TensorType): boolean {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).some((d) => DTYPE_INFO[d].isFloat);
 }
 
-function dtypesOf(t: TensorType): string {
+export function dtypesOf(t: TensorType): string {
   return (t.kind === 'fixed' ? [t.dtype] : t.dtypes).join(' | ');
 }
 
@@ -489,7 +447,7 @@ function parseDim(d: string, p: KeyPath, fail: (message: string, pos: number, hi
   }
 }
 
-function compileDim(
+export function compileDim(
   d: DimSpec,
   p: KeyPath,
   inputs: readonly InputIR[],
@@ -557,7 +515,7 @@ function compileDim(
         if (!inp) {
           ok = false;
           fail(
-            `\`${r.name}\` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute`,
+            `\`${r.name}\` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself), nor a list attribute`,
             r.pos,
             didYouMean(r.name, [
               ...inputs.map((x) => x.name),
@@ -566,22 +524,7 @@ function compileDim(
           );
           return { kind: 'int', value: 0 };
         }
-        if (inp.rank === null) {
-          ok = false;
-          fail(
-            `input \`${r.name}\` has no declared rank, so its dims cannot be indexed`,
-            r.pos,
-            'add `rank:` to the input',
-          );
-          return { kind: 'int', value: 0 };
-        }
-        const axis = r.index < 0 ? inp.rank + r.index : r.index;
-        if (axis < 0 || axis >= inp.rank) {
-          ok = false;
-          fail(`dim index ${r.index} is outside input \`${r.name}\` of rank ${inp.rank}`, r.indexPos);
-          return { kind: 'int', value: 0 };
-        }
-        return { kind: 'dim', input: r.name, inputIndex: inp.index, axis };
+        return reading(readInputDim(inp, r.index), r.pos, r.indexPos);
       }
       case 'binary':
         return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };

@@ -54,10 +54,10 @@ export function buildTest(
     const shape = Array.isArray(v) ? v : v.shape;
     const values = Array.isArray(v) ? undefined : v.values;
     const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
-    if (inp.rank !== null && shape.length !== inp.rank)
+    if ((inp.rank !== null && shape.length !== inp.rank) || (inp.ranks && !inp.ranks.includes(shape.length)))
       err(
         [...p, 'inputs', inp.name],
-        `input \`${inp.name}\` has rank ${inp.rank}, the test gives ${shape.length} dims`,
+        `input \`${inp.name}\` has rank ${inp.rank ?? inp.ranks!.join(' or ')}, the test gives ${shape.length} dims`,
       );
     const numel = shape.reduce((a, b) => a * b, 1);
     if (numel > 1 << 24) err([...p, 'inputs', inp.name], `test input has ${numel} elements; at most ${1 << 24}`);

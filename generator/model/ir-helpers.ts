@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { AttrValue, Expr, InputConstraint, OpIR, ProjectIR, ShapeIR, TensorType, TypeBinding } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
+import { visitExpr } from './expr.js';
 
 /** The dtype a tensor has under a binding. */
 export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
@@ -153,4 +154,22 @@ export function cppParam(name: string, used: boolean): string {
 export function rootFromOut(project: ProjectIR): string {
   const out = project.outDir ?? path.join(project.root, 'out');
   return path.relative(path.resolve(out), project.root).split(path.sep).join('/');
+}
+
+/** The op as its ONNX node is named in messages: `domain::Name`, `onnx::Name` in the default domain (as torch writes it). */
+export function onnxOpName(op: OpIR): string {
+  return `${op.domain || 'onnx'}::${op.name}`;
+}
+
+/** The inputs an input's constraint reads. */
+export function constraintInputs(c: InputConstraint): number[] {
+  if (c.kind === 'like') return [c.inputIndex];
+  if (c.kind === 'none') return [];
+  const read = new Set<number>();
+  for (const d of c.dims)
+    if (d.kind === 'expr')
+      visitExpr(d.expr, (e) => {
+        if (e.kind === 'dim') read.add(e.inputIndex);
+      });
+  return [...read].sort((a, b) => a - b);
 }

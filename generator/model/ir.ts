@@ -39,8 +39,10 @@ export interface InputIR {
   ident: Idents;
   index: number;
   type: TensorType;
-  /** null: any rank. */
+  /** null: any rank, or one of `ranks`. */
   rank: number | null;
+  /** The ranks it may have when the spec lists several (`rank: [4, 5]`), ascending; else null. */
+  ranks: number[] | null;
   constraint: InputConstraint;
   optional: boolean;
   /** The kernel reads only the dims, never the data. */

@@ -176,8 +176,23 @@ const RESTORE: Record<string, string> = {
 const PLACEHOLDER_RE = /[\u0080-\u0084\u0086\u0087]/g;
 const RESERVED_RE = /[\u0080-\u009F]/;
 
+/**
+ * Any other `name[...]` on one line (`input[axis]`, `x[:-1]`): its brackets and the flow syntax
+ * inside become placeholders too, innermost first, so a flow list holding one parses and the
+ * expression parser, not YAML, says what is wrong with it.
+ */
+const BRACKET_RE = /([A-Za-z_][A-Za-z0-9_]*)\[([^[\]\n]*)\]/g;
+
 function protectIndexing(text: string): string {
-  return text.replace(INDEX_RE, `$1${OPEN}$2${CLOSE}`);
+  let out = text.replace(INDEX_RE, `$1${OPEN}$2${CLOSE}`);
+  for (let prev = ''; prev !== out; ) {
+    prev = out;
+    out = out.replace(BRACKET_RE, (_m, name: string, inner: string) => {
+      const body = inner.replace(/[,{}#:]/g, (c) => IN_CALL[c]!);
+      return `${name}${OPEN}${body}${CLOSE}`;
+    });
+  }
+  return out;
 }
 
 /**

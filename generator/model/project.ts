@@ -10,6 +10,7 @@ import type { GradientIR, OpIR, ProjectIR } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
 import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
+import { underRemoved, withoutSchemaErrors } from './schema-repair.js';
 import { specHash } from './spec-hash.js';
 
 export interface ProjectOptions {
@@ -178,7 +179,7 @@ function loadFile(l: Loading, file: string): void {
   const schemaErrors = checkSchema(spec);
   const rawName = (spec.value as { name?: unknown } | null)?.name;
   if (schemaErrors.length) {
-    l.diagnostics.push(...schemaErrors);
+    l.diagnostics.push(...schemaErrors, ...semanticDespiteSchema(spec, l.root));
     if (typeof rawName === 'string') l.brokenNames.add(rawName);
     return;
   }
@@ -197,6 +198,14 @@ function loadFile(l: Loading, file: string): void {
   l.ops.push(built.op);
   l.docs.set(built.op, spec);
   if (built.backward) l.pending.set(built.op, built.backward);
+}
+
+/** The semantic errors of a spec with schema errors, where removing what the schema refused leaves it valid. */
+function semanticDespiteSchema(spec: LoadedSpec, root: string): Diagnostic[] {
+  const repaired = withoutSchemaErrors(spec.value);
+  if (!repaired) return [];
+  const built = buildOp({ ...spec, value: repaired.value }, { root });
+  return built.errors.filter((d) => !underRemoved(d.path, repaired.removed));
 }
 
 /** An op from the lookup: its names claimed, and its backward as resolved before or to resolve. */

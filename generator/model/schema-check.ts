@@ -18,6 +18,9 @@ interface SchemaNode {
   $ref?: string;
   items?: SchemaNode;
   enum?: unknown[];
+  type?: string | string[];
+  oneOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
 }
 
 /** The build's precompiled validator (generator/tooling/build-validator.ts). */
@@ -56,14 +59,46 @@ function toKeyPath(instancePath: string): (string | number)[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-/** Property names the schema allows at a schema location (for "did you mean"). */
-function allowedProperties(schema: SchemaNode, schemaPath: string): string[] {
-  // schemaPath like "#/definitions/input/additionalProperties" or "#/additionalProperties"
-  const parts = schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
-  let node: SchemaNode | undefined = schema;
-  for (const p of parts) node = (node as Record<string, SchemaNode> | undefined)?.[p];
+/**
+ * Property names the schema allows for the object at an instance path (for the message and
+ * "did you mean"). Found by walking the path through the schema, not from ajv's schemaPath:
+ * the precompiled validator gives a $ref'd definition's path from that definition
+ * (`#/additionalProperties` for an input's key), which would name the top-level keys.
+ */
+function allowedProperties(schema: SchemaNode, keyPath: KeyPath, value: unknown): string[] {
+  const deref = (n: SchemaNode | undefined): SchemaNode | undefined => {
+    let node = n;
+    for (let hops = 0; node?.$ref && hops < 8; hops++) {
+      const name = /^#\/definitions\/(.+)$/.exec(node.$ref)?.[1];
+      node = name ? schema.definitions?.[name] : undefined;
+    }
+    return node;
+  };
+  /** The branch of a oneOf/anyOf that describes this kind of value (an object's, an array's). */
+  const branch = (n: SchemaNode | undefined, v: unknown): SchemaNode | undefined => {
+    const node = deref(n);
+    const alts = node?.oneOf ?? node?.anyOf;
+    if (!alts) return node;
+    const want = Array.isArray(v) ? 'array' : typeof v === 'object' && v !== null ? 'object' : undefined;
+    return deref(alts.map(deref).find((a) => a?.type === want || (want === 'object' && a?.properties)));
+  };
+  let node = branch(schema, value);
+  let v = value;
+  for (const k of keyPath) {
+    v = (v as Record<string | number, unknown> | undefined)?.[k];
+    node = branch(typeof k === 'number' ? node?.items : node?.properties?.[k], v);
+    if (!node) return [];
+  }
   return Object.keys(node?.properties ?? {});
 }
+
+/** ajv's errors for a value (none when it is valid), for schema-repair.ts. */
+export function schemaErrors(value: unknown): readonly ErrorObject[] {
+  const { validate } = compile();
+  return validate(value) ? [] : (validate.errors ?? []);
+}
+
+export { toKeyPath };
 
 export function checkSchema(spec: LoadedSpec): Diagnostic[] {
   const { validate, schema } = compile();
@@ -96,7 +131,7 @@ function fromAjv(spec: LoadedSpec, schema: SchemaNode, keyPath: KeyPath, e: Erro
   switch (e.keyword) {
     case 'additionalProperties': {
       const key = String(e.params.additionalProperty);
-      const allowed = allowedProperties(schema, e.schemaPath);
+      const allowed = allowedProperties(schema, keyPath, spec.value);
       return diagAt(
         spec,
         [...keyPath, key],

@@ -8,7 +8,7 @@
 import { markAsUntransferable } from 'node:worker_threads';
 
 /**
- * @typedef {{ name: string, dtypes: string[], rank: number | null, optional: boolean }} InputDesc
+ * @typedef {{ name: string, dtypes: string[], rank: number | number[] | null, optional: boolean }} InputDesc
  * @typedef {boolean | number | string | number[]} AttrValue
  * @typedef {{ name: string, type: 'bool' | 'int' | 'float' | 'string' | 'ints' | 'floats', required: boolean,
  *   default: AttrValue | undefined, enum: (string | number)[] | undefined, min: number | undefined,
@@ -159,8 +159,11 @@ export function call(c, op, inputs, attrs, isAsync) {
     if (!spec.dtypes.includes(t.dtype))
       throw new TypeError(`${where} has dtype ${String(t.dtype)}; allowed: ${spec.dtypes.join(', ')}`);
     const dims = t.dims;
-    if (spec.rank !== null && dims.length !== spec.rank)
-      throw new RangeError(`${where} must have rank ${spec.rank}, got ${dims.length}`);
+    // rank: a number, null (any) or the list of ranks allowed (`rank: [4, 5]`).
+    if (Array.isArray(spec.rank) ? !spec.rank.includes(dims.length) : spec.rank !== null && dims.length !== spec.rank)
+      throw new RangeError(
+        `${where} must have rank ${Array.isArray(spec.rank) ? spec.rank.join(' or ') : spec.rank}, got ${dims.length}`,
+      );
     if (dims.length > c.tensorSlots - 2) throw new RangeError(`${where} has more than ${c.tensorSlots - 2} dims`);
     let n = 1;
     for (let d = 0; d < dims.length; d++) {

@@ -31,6 +31,8 @@ export interface InPlan {
   constraint: { kind: 'none' } | { kind: 'like'; of: string } | { kind: 'dims'; dims: (DimE | '?')[] };
   optional: boolean;
   shapeOnly: boolean;
+  /** `rank: [rank, rank + 1]` (widenRank): the spec lists two ranks, and the last case uses the higher. */
+  ranks?: [number, number];
 }
 
 export interface AttrPlan {
@@ -641,5 +643,69 @@ export function planSpec(seed: number): SpecPlan {
     const c = drawCase(r, p, mode, rList);
     if (c) p.tests.push(c);
   }
+  if (seed % 4 === 1) readLaterInput(p);
+  if (seed % 5 === 2) widenRank(p);
   return p;
+}
+
+/**
+ * Seeds = 2 mod 5 (no random draw): the first required input of rank 1..7 that nothing ties to
+ * one rank (no constraint of its own, no input shaped like it, no negative index into it) takes
+ * `rank: [r, r + 1]`, and the last case gives it one more dim (2, or 1 where the case lists its
+ * values), so the spec has a case of each rank. Expressions index it from the front within r,
+ * and outputs shaped like it take its rank at run time.
+ */
+function widenRank(p: SpecPlan): void {
+  const reads = new Map<string, number[]>();
+  const walk = (e: DimE): void => {
+    if (e.k === 'dim') reads.set(e.input, [...(reads.get(e.input) ?? []), e.axis]);
+    const kids = e.k === 'bin' ? [e.l, e.r] : e.k === 'call' ? [e.a, e.b] : [];
+    for (const k of kids) walk(k);
+  };
+  for (const i of p.inputs) if (i.constraint.kind === 'dims') for (const d of i.constraint.dims) if (d !== '?') walk(d);
+  for (const o of p.outputs) if (o.shape.kind === 'dims') for (const d of o.shape.dims) walk(d);
+  if (p.workspace) walk(p.workspace);
+  const last = p.tests.at(-1);
+  const inp = p.inputs.find(
+    (i) =>
+      !i.optional &&
+      i.rank !== null &&
+      i.rank >= 1 &&
+      i.rank <= 7 &&
+      i.constraint.kind === 'none' &&
+      !p.inputs.some((j) => j.constraint.kind === 'like' && j.constraint.of === i.name) &&
+      !(reads.get(i.name) ?? []).some((a) => a < 0),
+  );
+  if (!inp || !last?.dims[inp.name]) return;
+  inp.ranks = [inp.rank!, inp.rank! + 1];
+  last.dims[inp.name] = [...last.dims[inp.name]!, last.values[inp.name] ? 1 : 2];
+}
+
+/**
+ * Seeds = 1 mod 4 (no random draw: other seeds keep their plans): the first required input whose
+ * dims constraint reads an earlier required input moves in front of the first input it reads, so
+ * its constraint reads a later input. Cases, expressions and kernels name inputs, so they stay
+ * valid; the weights, which are per input position, move with it.
+ */
+function readLaterInput(p: SpecPlan): void {
+  const at = (name: string): number => p.inputs.findIndex((i) => i.name === name);
+  for (const [a, inp] of p.inputs.entries()) {
+    if (inp.optional || inp.constraint.kind !== 'dims') continue;
+    const read = new Set<string>();
+    const walk = (e: DimE): void => {
+      if (e.k === 'dim') read.add(e.input);
+      const kids = e.k === 'bin' ? [e.l, e.r] : e.k === 'call' ? [e.a, e.b] : [];
+      for (const k of kids) walk(k);
+    };
+    for (const d of inp.constraint.dims) if (d !== '?') walk(d);
+    const b = Math.min(...[...read].map(at));
+    // A shape-only input stays off position 0 (planInputs never puts one there).
+    if (!Number.isFinite(b) || b >= a || (b === 0 && inp.shapeOnly)) continue;
+    const move = <T>(xs: T[]): void => {
+      xs.splice(b, 0, xs.splice(a, 1)[0]!);
+    };
+    move(p.inputs);
+    for (const o of p.outputs) move(o.weights);
+    return;
+  }
 }

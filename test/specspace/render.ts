@@ -38,7 +38,8 @@ function specYaml(p: SpecPlan, snake: string): string {
     L.push(`  - name: ${i.name}`, `    dtype: ${i.dtype}`);
     if (i.constraint.kind === 'like') L.push(`    shape: ${i.constraint.of}`);
     else {
-      if (i.rank !== null && (i.constraint.kind === 'none' || p.seed % 2 === 0)) L.push(`    rank: ${i.rank}`);
+      if (i.ranks) L.push(`    rank: [${i.ranks.join(', ')}]`);
+      else if (i.rank !== null && (i.constraint.kind === 'none' || p.seed % 2 === 0)) L.push(`    rank: ${i.rank}`);
       if (i.constraint.kind === 'dims') L.push(`    shape:${dimsYaml(i.constraint.dims, p.flow, '    ')}`);
     }
     if (i.optional) L.push('    optional: true');

@@ -245,8 +245,8 @@ test('let errors: a later or its own let, an input not readable where it is read
   assert.equal(where(LET_SPEC.replace('kh: 3', 'kh: kh')), ['11:7 let.kh let `kh` cannot read itself in `kh`']);
   // w's dims may read only x (earlier); a let reading w is fine in outputs, not in w's own shape.
   assert.equal(where(LET_SPEC.replace('kh: 3', 'kh: w[0] // 3')), [
-    '5:60 inputs[1].shape[2] let `kh` cannot be read here: `w` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute in `w[0] // 3` in `kh`',
-    '5:64 inputs[1].shape[3] let `kw` cannot be read here: let `kh` cannot be read here: `w` is neither an input that can be read here (earlier, non-optional inputs) nor a list attribute in `w[0] // 3` in `kh + 2` in `kw`',
+    "5:60 inputs[1].shape[2] let `kh` cannot be read here: `w` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself), nor a list attribute in `w[0] // 3` in `kh`",
+    "5:64 inputs[1].shape[3] let `kw` cannot be read here: let `kh` cannot be read here: `w` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself), nor a list attribute in `w[0] // 3` in `kh + 2` in `kw`",
   ]);
   assert.equal(where(LET_SPEC.replace('  kh: 3', '  stride: 3\n  kh: 3')), [
     '11:3 let.stride let name `stride` is already used by attribute `stride`',

@@ -208,4 +208,29 @@ run(lambda: check_output_sizes(op, [(0, 2**61)], [2]))`);
   ]);
 });
 
+test('shape checks: a constraint reads a later input, whose own checks (negative dims) come first', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._dims import check_shapes
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+op = N(name="Op", inputs=(I("offset", 2, (None, ("*", ("dim", 1, 2), 2)), ("?", "weight[2] * 2")), I("weight", 3)))
+for shapes in [[(1, 6), (4, 4, 3)], [(1, 5), (4, 4, 3)], [(1, 6), (4, 4, -2)], [(1, 6), (4, 4, -1)]]:
+    try:
+        print(check_shapes(op, shapes, {}))
+    except ValueError as e:
+        print("ValueError", e)`);
+  assert.equal(out.trim().split('\n'), [
+    'None',
+    "ValueError Op: dim 1 of input 'offset' must equal weight[2] * 2 (= 6), got 5",
+    "ValueError Op: input 'weight' has a negative dim: [4, 4, -2]",
+    'None',
+  ]);
+});
+
+test('ranks: an int, None (any) or the tuple of allowed ranks, and how messages give them', () => {
+  const out = python(`from pkg._dims import rank_ok, rank_text
+print([rank_ok(4, 4), rank_ok(4, 5), rank_ok(None, 7), rank_ok((4, 5), 5), rank_ok((4, 5), 3)])
+print(rank_text(4), "|", rank_text((4, 5)), "|", rank_text((1, 2, 3)))`);
+  assert.equal(out.trim().split('\n'), ['[True, False, True, True, False]', '4 | 4 or 5 | 1, 2 or 3']);
+});
+
 test.run();

@@ -7,6 +7,7 @@
 
 import type { OpIR, TensorType } from '../../model/ir.js';
 import {
+  constraintInputs,
   constraintReads,
   coreHeaderPath,
   cppParam,
@@ -119,6 +120,7 @@ function emitFacts(op: OpIR): string {
     ['kInputOptional', 'bool', IN, op.inputs.map((i) => String(i.optional))],
     ['kInputShapeOnly', 'bool', IN, op.inputs.map((i) => String(i.shapeOnly))],
     ['kInputRank', 'int32_t', IN, op.inputs.map((i) => String(i.rank ?? -1)), '-1: any'],
+    ['kInputRanks', 'uint32_t', IN, op.inputs.map((i) => rankMask(i.ranks)), 'bit r: rank r; 0: kInputRank'],
     ['kInputLike', INT, IN, op.inputs.map((i) => like(i.constraint)), 'shaped like; -1: no'],
     ['kOutputLike', INT, OUT, op.outputs.map((o) => like(o.shape)), 'shaped like; -1: computed'],
     ['kPortVar', INT, PORTS, ports.map((p) => String(varOf(p.type))), 'type variable; -1: fixed dtype'],
@@ -271,7 +273,8 @@ function emitCheckShapes(op: OpIR): Slots {
   };
   for (const i of op.inputs) {
     if (i.constraint.kind !== 'dims') continue;
-    generic(i.index + 1);
+    // The inputs the constraint reads (a later one too) pass their own checks (rank) first.
+    generic(Math.max(from, i.index + 1, ...constraintInputs(i.constraint).map((j) => j + 1)));
     const guard = i.optional ? `present[${i.index}] && ` : '';
     i.constraint.dims.forEach((d, axis) => {
       if (d.kind !== 'expr') return;
@@ -333,3 +336,8 @@ const RUN_CUDA = lines(
   '  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
   '}',
 );
+
+/** The ranks an input may have when the spec lists several, as a mask (bit r: rank r); 0u otherwise. */
+function rankMask(ranks: readonly number[] | null): string {
+  return `${(ranks ?? []).reduce((m, r) => m | (1 << r), 0)}u`;
+}

@@ -18,7 +18,9 @@ export function jaxSymbols(op: OpIR): { cpu: string; cuda: string } {
  * programs name: `opforge.<domain>.<Name>`, so two projects' ops of the same name stay apart.
  */
 export function jaxTarget(op: OpIR): string {
-  return `opforge.${op.domain}.${op.name}`;
+  // The default domain ('') is written ai.onnx, which no custom domain can be (the spec model
+  // stores that spelling as '').
+  return `opforge.${op.domain || 'ai.onnx'}.${op.name}`;
 }
 
 /**

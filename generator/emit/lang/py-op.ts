@@ -102,7 +102,7 @@ export function argDocs(op: OpIR): string[] {
     ...op.inputs.map((i) =>
       row(
         i.name,
-        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : ''}${i.optional ? ', optional' : ''}`,
+        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}`,
         i.description,
       ),
     ),

@@ -52,7 +52,7 @@ export function pyOutputShape(o: OutputIR): PyValue {
 export function pyInput(i: InputIR, typeVar: string | null): PyValue {
   return pyCall(
     '_rt.Input',
-    [i.name, allowedDtypes(i.type), typeVar, i.rank, i.optional, i.differentiable],
+    [i.name, allowedDtypes(i.type), typeVar, i.ranks ? pyTuple(i.ranks) : i.rank, i.optional, i.differentiable],
     i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) },
   );
 }

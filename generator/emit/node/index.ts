@@ -136,7 +136,7 @@ function opMeta(op: OpIR): string {
   const inputs = op.inputs.map((i) => ({
     name: i.name,
     dtypes: allowedDtypes(i.type),
-    rank: i.rank,
+    rank: i.ranks ?? i.rank,
     optional: i.optional,
   }));
   const attributes = places.map(({ attr: a, slot, arg }) => ({

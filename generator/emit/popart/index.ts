@@ -97,7 +97,7 @@ function emitHeader(op: OpIR): string {
     braced([cppString(x.name), braced(allowedDtypes(x.type).map(popartType))]);
   const anyValue = (a: AttributeIR): string => braced([cppString(a.name), braced([cppString('*')])]);
   const id = [
-    cppString(op.domain),
+    cppString(popartDomain(op)),
     cppString(op.name),
     op.version,
     `::popart::NumInputs(${nReq}, ${op.inputs.length})`,
@@ -106,7 +106,7 @@ function emitHeader(op: OpIR): string {
     name: op.name,
     snake: op.ident.snake,
     idDoc: docComment(
-      `The ONNX node PopART matches: ${op.domain}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
+      `The ONNX node PopART matches: ${popartDomain(op)}::${op.name} version ${op.version}, ${nReq}..${op.inputs.length} inputs, ${op.outputs.length} outputs.`,
       '  ',
     ),
     id: [...id, op.outputs.length].join(', '),
@@ -127,7 +127,7 @@ function emitUnit(op: OpIR, template: 'op' | 'opx'): string {
   return fillTemplate(
     `${TEMPLATES}/${template}.cpp.tmpl`,
     template === 'op'
-      ? { ...names, domain: op.domain, version: String(op.version) }
+      ? { ...names, domain: popartDomain(op), version: String(op.version) }
       : {
           ...names,
           includes: lines(includeLines({ project: [popartPaths(op).include, 'opforge/popart/opx_base.h'] })),
@@ -135,12 +135,17 @@ function emitUnit(op: OpIR, template: 'op' | 'opx'): string {
   );
 }
 
+/** PopART names the default ONNX domain ai.onnx (its Domain::ai_onnx), as its builtin ops' identifiers do. */
+function popartDomain(op: OpIR): string {
+  return op.domain || 'ai.onnx';
+}
+
 function emitReadme(op: OpIR): string {
   const p = popartPaths(op);
   const attrs = op.attributes.map((a) => [mdCode(a.name), ATTR_INFO[a.type].onnx.name, a.required ? 'yes' : 'no']);
   return mdTemplate('popart-op-readme.md', {
     name: op.name,
-    domain: op.domain,
+    domain: popartDomain(op),
     version: String(op.version),
     description: mdText(op.description),
     header: p.header,

@@ -53,7 +53,7 @@ function emitClass(op: OpIR): string {
     name: op.ident.pascal,
     bases: ['SpecShapeFunc'],
     decorators: [pyLit(pyCall('register_shape_func', [pyList([op.name])]))],
-    doc: [`${op.domain}::${op.name} v${op.version}: ${commentText(op.description)}`],
+    doc: [`${op.domain || 'ai.onnx'}::${op.name} v${op.version}: ${commentText(op.description)}`],
     body: [
       [
         pyAssign('num_inputs', op.inputs.length),

@@ -3,7 +3,7 @@
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
+import { allowedDtypes, onnxOpName } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
@@ -162,7 +162,7 @@ function publicFn(op: OpIR): string {
     params: opParams(op, 'torch.Tensor'),
     returns: returnType(op, 'torch.Tensor'),
     doc: [
-      `${op.name} (ONNX ${commentText(op.domain)}::${op.name}, version ${op.version})${op.description ? `: ${commentText(op.description)}` : '.'}`,
+      `${op.name} (ONNX ${commentText(onnxOpName(op))}, version ${op.version})${op.description ? `: ${commentText(op.description)}` : '.'}`,
       '',
       ...argDocs(op),
     ],
@@ -212,7 +212,7 @@ function translationFn(op: OpIR): string {
   return pyDef({
     name: 'onnx_translation',
     params: opParams(op, undefined),
-    doc: [`For the dynamo exporter's custom_translation_table: one ${commentText(op.domain)}::${op.name} node.`],
+    doc: [`For the dynamo exporter's custom_translation_table: one ${commentText(onnxOpName(op))} node.`],
     body: [`return ${pyLit(node)}`],
   });
 }
@@ -228,7 +228,7 @@ export function opModule(op: OpIR): string {
   if (op.kernels.reference)
     imports.push({ module: `.._reference.${op.ident.snake}`, names: ['reference as _reference'] });
   return pyModule({
-    doc: [`${op.name}: ${commentText(op.domain)}::${op.name}, version ${op.version}.`, ...(desc ? ['', desc] : [])],
+    doc: [`${op.name}: ${commentText(onnxOpName(op))}, version ${op.version}.`, ...(desc ? ['', desc] : [])],
     imports,
     blocks: [
       ...(op.kernels.reference

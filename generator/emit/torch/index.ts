@@ -4,6 +4,7 @@
 // The unit's fixed text is generator/static/cpp/opforge/torch/op.cpp.tmpl; this prints its slots.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
+import { onnxOpName } from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
 import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, staticFiles } from '../emitter.js';
 import { braced, includeLines } from '../lang/cpp.js';
@@ -186,7 +187,7 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
       '    return d;',
     ];
   // No backward declared: asking for a gradient through a differentiable input is the user's error, said at run time.
-  const message = `${op.name}: a gradient was requested through ${op.domain}::${op.name}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
+  const message = `${op.name}: a gradient was requested through ${onnxOpName(op)}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
   if (op.inputs.some((i) => i.differentiable))
     return ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};'];
   return [

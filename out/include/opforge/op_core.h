@@ -59,7 +59,8 @@ struct OpInfo {
   const char* const* outputNames;
   const bool* inputOptional;
   const bool* inputShapeOnly;
-  const int32_t* inputRank;  // -1: any rank up to kMaxRank
+  const int32_t* inputRank;  // -1: any rank up to kMaxRank, or one of inputRanks
+  const uint32_t* inputRanks;  // bit r: rank r allowed, where the spec lists several ranks; 0: see inputRank
   const int* inputLike;      // the input one must be shaped like, or -1
   const int* outputLike;     // the input an output is shaped like, or -1 (its dims are computed)
   const int* portVar;        // type variable of each port, or -1 for a fixed dtype
@@ -114,6 +115,7 @@ struct CoreOf {
   static constexpr const char* const* kOutputNames = I.outputNames;
   static constexpr const bool* kInputOptional = I.inputOptional;
   static constexpr const int32_t* kInputRank = I.inputRank;
+  static constexpr const uint32_t* kInputRanks = I.inputRanks;
   static constexpr const int* kOutputLike = I.outputLike;
   static constexpr const int* kPortVar = I.portVar;
   static constexpr const char* const* kBindingNames = I.bindingNames;
@@ -234,6 +236,22 @@ Status noKernel() { return Status::Error(std::string(Core::kName) + ": no kernel
 
 // ---- Shapes -----------------------------------------------------------------------------------
 
+/** Whether a rank is among those of a mask (bit r: rank r). */
+inline bool rankAllowed(uint32_t mask, int32_t rank) { return rank >= 0 && rank <= kMaxRank && ((mask >> rank) & 1u) != 0; }
+
+/** The ranks of a mask as messages give them: "4 or 5". */
+inline std::string rankList(uint32_t mask) {
+  std::string s;
+  int last = -1;
+  for (int r = 0; r <= kMaxRank; ++r) if ((mask >> r) & 1u) last = r;
+  for (int r = 0; r <= kMaxRank; ++r) {
+    if (!((mask >> r) & 1u)) continue;
+    if (!s.empty()) s += r == last ? " or " : ", ";
+    s += std::to_string(r);
+  }
+  return s;
+}
+
 /**
  * Checks inputs [from, to) in order: rank (the spec's, or at most kMaxRank), no negative dim, and
  * the shape of the input they must be shaped like. Absent optional inputs are skipped.
@@ -246,6 +264,7 @@ Status checkInputShapes(int from, int to, const Shape* inputs, const bool* prese
     const Shape& s = inputs[i];
     const std::string name = std::string(I.name) + ": input " + I.inputNames[i];
     if (I.inputRank[i] >= 0 && s.rank != I.inputRank[i]) return Status::Error(name + " must have rank " + std::to_string(I.inputRank[i]) + ", got " + std::to_string(s.rank));
+    if (I.inputRanks[i] != 0 && !rankAllowed(I.inputRanks[i], s.rank)) return Status::Error(name + " must have rank " + rankList(I.inputRanks[i]) + ", got " + std::to_string(s.rank));
     if (I.inputRank[i] < 0 && (s.rank < 0 || s.rank > kMaxRank)) return Status::Error(name + " has rank " + std::to_string(s.rank) + ", at most " + std::to_string(kMaxRank) + " is supported");
     for (int d = 0; d < s.rank; ++d) if (s.dims[d] < 0) return Status::Error(name + " has a negative dim");
     const int like = I.inputLike[i];

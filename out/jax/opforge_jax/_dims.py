@@ -72,11 +72,24 @@ def _fmt(shape: Sequence[Any]) -> str:
     return "[" + ", ".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
+def rank_ok(rank: Any, n: int) -> bool:
+    """Whether n dims fit an input's rank: None (any), an int, or a tuple of the allowed ranks."""
+    return rank is None or (n in rank if isinstance(rank, tuple) else n == rank)
+
+
+def rank_text(rank: Any) -> str:
+    """An input's rank as messages give it: "4", "4 or 5"."""
+    if not isinstance(rank, tuple):
+        return str(rank)
+    return ", ".join(map(str, rank[:-1])) + f" or {rank[-1]}"
+
+
 def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """Raises ValueError naming the op and the input when a present input's dims break the spec:
     a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
     packages' own check (before this one)."""
-    for i, (spec, s) in enumerate(zip(op.inputs, shapes)):
+    # Every input's own checks first: a constraint may read a later input.
+    for spec, s in zip(op.inputs, shapes):
         if s is None:
             continue
         where = f"{op.name}: input {spec.name!r}"
@@ -84,6 +97,10 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             raise ValueError(f"{where} has a negative dim: {list(s)}")
         if spec.rank is None and len(s) > MAX_RANK:
             raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
+    for spec, s in zip(op.inputs, shapes):
+        if s is None:
+            continue
+        where = f"{op.name}: input {spec.name!r}"
         c = spec.shape
         if c is None:
             continue

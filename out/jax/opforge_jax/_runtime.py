@@ -17,14 +17,14 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
-from ._dims import check_output_sizes, check_shapes, output_dims
+from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -39,7 +39,8 @@ class Input:
     dtypes: Tuple[str, ...]
     #: Type variable name, or None for a fixed dtype.
     type_var: Optional[str]
-    rank: Optional[int]
+    #: An int, None (any) or a tuple of the ranks allowed (`rank: [4, 5]`).
+    rank: Optional[Union[int, Tuple[int, ...]]]
     optional: bool
     #: Gradients flow to it (spec: a float input not marked differentiable: false).
     differentiable: bool = True
@@ -115,7 +116,8 @@ class OpInfo:
 
     @property
     def onnx_op(self) -> str:
-        return f"{self.domain}::{self.name}"
+        # The default domain is '' in the spec and `onnx::` to torch's g.op.
+        return f"{self.domain or 'onnx'}::{self.name}"
 
 
 # ---- argument checks (the messages of opforge_ops' _runtime.py) ------------------------
@@ -157,8 +159,8 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]
             prev = bound.setdefault(spec.type_var, (dt, spec.name))
             if prev[0] != dt:
                 raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
-        if spec.rank is not None and len(t.shape) != spec.rank:
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {len(t.shape)}")
+        if not rank_ok(spec.rank, len(t.shape)):
+            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {len(t.shape)}")
         out.append(t if isinstance(t, jax.Array) else jnp.asarray(t))
     return out
 

@@ -14,10 +14,10 @@ are -1 until it runs) stays the kernel's ValueError.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import check_output_sizes, check_shapes, output_dims
+from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
 ITEMSIZE: Dict[str, int] = {'float32': 4, 'float16': 2, 'bfloat16': 2, 'float64': 8, 'int8': 1, 'uint8': 1, 'int32': 4, 'int64': 8, 'bool': 1}
@@ -41,7 +41,8 @@ class Input:
     dtypes: Tuple[str, ...]
     #: Type variable name, or None for a fixed dtype.
     type_var: Optional[str]
-    rank: Optional[int]
+    #: An int, None (any) or a tuple of the ranks allowed (`rank: [4, 5]`).
+    rank: Optional[Union[int, Tuple[int, ...]]]
     optional: bool
     #: Gradients flow to it (spec: a float input not marked differentiable: false).
     differentiable: bool = True
@@ -92,7 +93,8 @@ class OpInfo:
 
     @property
     def onnx_op(self) -> str:
-        return f"{self.domain}::{self.name}"
+        # The default domain is '' in the spec and `onnx::` to torch's g.op.
+        return f"{self.domain or 'onnx'}::{self.name}"
 
 
 # ---- the tensor kind of the current mode -------------------------------------------------
@@ -153,8 +155,8 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> Tuple[List[Optional[List[
             if prev[0] != dt:
                 raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
         dims = _dims(t)
-        if spec.rank is not None and len(dims) != spec.rank:
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {len(dims)} (dims {dims})")
+        if not rank_ok(spec.rank, len(dims)):
+            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {len(dims)} (dims {dims})")
         shapes.append(dims)
     return shapes, {k: v[0] for k, v in bound.items()}
 

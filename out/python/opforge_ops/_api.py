@@ -26,7 +26,8 @@ def custom_opsets() -> Dict[str, int]:
     (the highest among its ops: ONNX imports a domain once)."""
     opsets: Dict[str, int] = {}
     for op in _ops().values():
-        opsets[op.domain] = max(opsets.get(op.domain, 0), op.version)
+        if op.domain:  # the default domain is imported at the export's opset_version
+            opsets[op.domain] = max(opsets.get(op.domain, 0), op.version)
     return dict(sorted(opsets.items()))
 
 

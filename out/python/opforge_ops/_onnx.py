@@ -124,6 +124,8 @@ def register_onnx_schema(op: OpInfo) -> bool:
 
     if not hasattr(onnx.defs, "register_schema"):
         return False
+    if not op.domain:
+        return True  # an op of the default domain replaces a standard op, whose schema stands
     try:
         # onnx.reference (imported by onnxscript) indexes every registered schema by op type once,
         # and refuses an op type present in two domains (LeakyRelu in "" and in "custom"): let it

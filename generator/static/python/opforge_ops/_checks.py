@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from ._attrs import _coerce_attr, check_attrs, show  # noqa: F401  (this module's interface)
-from ._dims import check_output_sizes, check_shapes, output_dims
+from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
 from ._library import _extension_has
 from ._spec import OpInfo
 from ._types import TORCH_DTYPES
@@ -35,8 +35,8 @@ def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
             prev = bound.setdefault(spec.type_var, (dt, spec.name))
             if prev[0] != dt:
                 raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
-        if spec.rank is not None and t.dim() != spec.rank:
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {spec.rank}, got {t.dim()}")
+        if not rank_ok(spec.rank, t.dim()):
+            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {t.dim()}")
 
 
 def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ OpInfo by qualified name."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 #: torch.library namespace of every opforge op: torch.ops.opforge.<snake_name>.
 TORCH_NAMESPACE = "opforge"
@@ -18,7 +18,8 @@ class Input:
     dtypes: Tuple[str, ...]
     #: Type variable name, or None for a fixed dtype.
     type_var: Optional[str]
-    rank: Optional[int]
+    #: An int, None (any) or a tuple of the ranks allowed (`rank: [4, 5]`).
+    rank: Optional[Union[int, Tuple[int, ...]]]
     optional: bool
     #: Gradients flow to it (spec: a float input not marked differentiable: false).
     differentiable: bool = True
@@ -120,4 +121,5 @@ class OpInfo:
 
     @property
     def onnx_op(self) -> str:
-        return f"{self.domain}::{self.name}"
+        # The default domain is '' in the spec and `onnx::` to torch's g.op.
+        return f"{self.domain or 'onnx'}::{self.name}"

@@ -26,6 +26,7 @@ inline constexpr const char* kOutputNames[kNumOutputs] = {"y"};
 inline constexpr bool kInputOptional[kNumInputs] = {false};
 inline constexpr bool kInputShapeOnly[kNumInputs] = {false};
 inline constexpr int32_t kInputRank[kNumInputs] = {-1};  // -1: any
+inline constexpr uint32_t kInputRanks[kNumInputs] = {0u};  // bit r: rank r; 0: kInputRank
 inline constexpr int kInputLike[kNumInputs] = {-1};  // shaped like; -1: no
 inline constexpr int kOutputLike[kNumOutputs] = {0};  // shaped like; -1: computed
 inline constexpr int kPortVar[kNumInputs + kNumOutputs] = {0, 0};  // type variable; -1: fixed dtype
@@ -42,8 +43,8 @@ inline constexpr DType kBindingDtypes[kNumBindings * (kNumInputs + kNumOutputs)]
 inline constexpr AttrInfo kAttributes[1] = {{"alpha", AttrType::kFloat, false}};
 inline constexpr OpInfo kInfo = {
     kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 1, 1, kInputNames, kOutputNames,
-    kInputOptional, kInputShapeOnly, kInputRank, kInputLike, kOutputLike, kPortVar, kPortDtype, kTypeVars,
-    kBindingNames, kBindingDtypes, kAttributes, true, false};
+    kInputOptional, kInputShapeOnly, kInputRank, kInputRanks, kInputLike, kOutputLike, kPortVar, kPortDtype,
+    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {

@@ -135,6 +135,10 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
       if (rank >= 0 && in[i].desc.dims.nbDims != rank) {
         logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + std::to_string(rank));
       }
+      const uint32_t ranks = Op::kInputRanks[i];
+      if (ranks != 0 && !rankAllowed(ranks, in[i].desc.dims.nbDims)) {
+        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + rankList(ranks));
+      }
     }
   }
 

@@ -97,6 +97,11 @@ class PluginV3 final : public nvinfer1::IPluginV3,
         logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + std::to_string(rank));
         return -1;
       }
+      const uint32_t ranks = Op::kInputRanks[i];
+      if (ranks != 0 && !rankAllowed(ranks, in[i].desc.dims.nbDims)) {
+        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + rankList(ranks));
+        return -1;
+      }
     }
     return 0;
   }

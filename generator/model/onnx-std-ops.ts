@@ -1,6 +1,8 @@
 // Op types of the standard ONNX domain (ai.onnx, opsets 1-22) and ai.onnx.ml: a node of one of
 // these is not a custom op. Data, not logic; extend when ONNX adds operators.
-export const STANDARD_ONNX_OPS = new Set(
+
+/** The default domain's (ai.onnx) op types: the names an op of `domain: ''` may take. */
+export const AI_ONNX_OPS = new Set(
   `Abs Acos Acosh Add AffineGrid And ArgMax ArgMin Asin Asinh Atan Atanh
 AveragePool BatchNormalization Bernoulli BitShift BitwiseAnd BitwiseNot BitwiseOr BitwiseXor BlackmanWindow Cast
 CastLike Ceil Celu CenterCropPad Clip Col2Im Compress Concat ConcatFromSequence Constant ConstantOfShape Conv
@@ -17,12 +19,23 @@ ReduceSumSquare RegexFullMatch Relu Reshape Resize ReverseSequence RoiAlign Roun
 ScatterND Selu SequenceAt SequenceConstruct SequenceEmpty SequenceErase SequenceInsert SequenceLength SequenceMap
 Shape Shrink Sigmoid Sign Sin Sinh Size Slice Softmax SoftmaxCrossEntropyLoss Softplus Softsign SpaceToDepth Split
 SplitToSequence Sqrt Squeeze StringConcat StringNormalizer StringSplit Sub Sum Tan Tanh TfIdfVectorizer
-ThresholdedRelu Tile TopK Transpose Trilu Unique Unsqueeze Upsample Where Xor
-ArrayFeatureExtractor Binarizer CastMap CategoryMapper DictVectorizer FeatureVectorizer Imputer LabelEncoder
-LinearClassifier LinearRegressor Normalizer OneHotEncoder SVMClassifier SVMRegressor Scaler TreeEnsemble
-TreeEnsembleClassifier TreeEnsembleRegressor ZipMap`
+ThresholdedRelu Tile TopK Transpose Trilu Unique Unsqueeze Upsample Where Xor`
     .split(/\s+/)
     .filter(Boolean),
 );
 
+export const STANDARD_ONNX_OPS = new Set([
+  ...AI_ONNX_OPS,
+  ...`ArrayFeatureExtractor Binarizer CastMap CategoryMapper DictVectorizer FeatureVectorizer Imputer LabelEncoder
+LinearClassifier LinearRegressor Normalizer OneHotEncoder SVMClassifier SVMRegressor Scaler TreeEnsemble
+TreeEnsembleClassifier TreeEnsembleRegressor ZipMap`
+    .split(/\s+/)
+    .filter(Boolean),
+]);
+
 export const STANDARD_DOMAINS = new Set(['', 'ai.onnx', 'ai.onnx.ml', 'ai.onnx.preview.training', 'ai.onnx.training']);
+
+/** The default ONNX domain's two spellings: a spec's `domain: ''` or `domain: ai.onnx` (stored as ''). */
+export function defaultDomain(domain: string): boolean {
+  return domain === '' || domain === 'ai.onnx';
+}
