@@ -1,7 +1,7 @@
 // The hostile-call fuzzer's runner (test/python/hostile_calls.py in batches): builds the bindings
 // of the seed ops and a few spec-space corpus ops, runs every binding × mode in subprocesses with a
 // timeout, resumes a crashed batch after the crashing call and replays that call alone. Used by
-// test/hostile/suite.ts and the long run (test/hostile/long.ts, scripts/hostile-long.sh).
+// test/hostile-calls.test.ts and the long run (test/hostile/long.ts, scripts/hostile-long.sh).
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';

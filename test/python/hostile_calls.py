@@ -248,9 +248,10 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 c.uncertain = True
                 return
             for d in range(arr.ndim):
-                # 2**32 or more: an output taking such a dim, and no zero, is beyond any memory
-                # limit (its allocation fails at once) instead of merely large and slow to fill.
-                n = 0 if d == zero else rng.choice((1, 2**32, 2**40))
+                # 2**36 or more: an output taking such a dim, and no zero, is beyond the driver's
+                # memory cap (its allocation fails at once) instead of merely large and slow to fill
+                # (2**32 one-byte elements are a valid 4 GiB output).
+                n = 0 if d == zero else rng.choice((1, 2**36, 2**40))
                 if total * n > 2**62 or (d < zero and total * n > 2**59):
                     n = 1
                 total *= max(n, 1)
@@ -277,11 +278,11 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
     if kind in ("attr-type", "attr-range", "attr-harmless", "missing-attr"):
         a = rng.choice(op.attributes)
         if kind == "missing-attr":
-            if not a.required or binding == "paddle":
-                # Paddle's custom ops take every attribute positionally: a missing one is a missing argument.
-                if binding != "paddle":
-                    return
             c.attrs[a.name] = ABSENT
+            if not a.required:
+                # Every binding (Paddle's too) takes the spec's default for an attribute left out.
+                c.mutations.append(f"{a.name}: missing (default {a.default!r})")
+                return
             c.mutations.append(f"{a.name}: missing")
             c.targets.append(a.name)
             c.invalid = True
@@ -400,7 +401,9 @@ def reference_attrs(c: Call) -> Dict[str, Any]:
     defaults = {a.name: a.default for a in c.op.attributes}
     out = {}
     for k, v in c.attrs.items():
-        if v is None and defaults.get(k) is not None:
+        if v is ABSENT and defaults.get(k) is None:
+            continue  # left out, no default in the spec: the reference's own
+        if v is ABSENT or (v is None and defaults.get(k) is not None):
             v = defaults[k]
         out[k] = v.item() if isinstance(v, np.generic) else v
     return out
@@ -411,7 +414,8 @@ def reference_outputs(c: Call) -> List[np.ndarray]:
     op = c.op
     if op.reference is None:
         raise RuntimeError("no reference")
-    if any(v is ABSENT and not i.optional for v, i in zip(c.inputs, op.inputs)) or any(v is ABSENT for v in c.attrs.values()):
+    required = {a.name for a in op.attributes if a.required}
+    if any(v is ABSENT and not i.optional for v, i in zip(c.inputs, op.inputs)) or any(v is ABSENT and k in required for k, v in c.attrs.items()):
         raise RuntimeError("a missing argument was accepted")
     if c.extra_kw or c.extra_pos:
         raise RuntimeError("an extra argument was accepted")
@@ -697,6 +701,15 @@ def builtin_paddle_ops() -> set:
         return set()
 
 
+def paddle_numpy(got: Any, out: Any) -> np.ndarray:
+    """A Paddle output as numpy: bfloat16 comes out as its raw 16-bit patterns (uint16), which are
+    the high half of the float32 of the same value."""
+    got = np.asarray(got)
+    if "bfloat16" in str(out.dtype) and got.dtype == np.uint16:
+        return (got.astype(np.uint32) << 16).view(np.float32)
+    return got
+
+
 class PaddleBinding(Binding):
     name = "paddle"
 
@@ -777,7 +790,7 @@ class PaddleBinding(Binding):
             args, kw = self.positional(c, xs)
             outs = fn(*args, **kw)
             outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-            return [o.numpy() for o in outs], None
+            return [paddle_numpy(o.numpy(), o) for o in outs], None
         paddle.enable_static()
         try:
             main, startup = paddle.static.Program(), paddle.static.Program()
@@ -819,7 +832,7 @@ class PaddleBinding(Binding):
             exe.run(startup)
             got = exe.run(main, feed=feed, fetch_list=fetch)
             n = len(outs)
-            return [np.asarray(g) for g in got[:n]], ([np.asarray(g) for g in got[n:]] if diff else None)
+            return [paddle_numpy(g, o) for g, o in zip(got[:n], outs)], ([np.asarray(g) for g in got[n:]] if diff else None)
         finally:
             paddle.disable_static()
 
@@ -836,12 +849,41 @@ def names_in(message: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message) is not None
 
 
+def message(e: BaseException) -> str:
+    """What the user reads of an error: its type and message, then those of the errors it was
+    raised from (`raise ... from`), as a traceback shows them. torch.compile raises dynamo's
+    `Unsupported` from the error the traced call raised (the binding's own TypeError, or Python's
+    for arguments that do not fit the signature)."""
+    parts, seen = [], set()
+    while e is not None and id(e) not in seen and len(parts) < 4:
+        seen.add(id(e))
+        parts.append(f"{type(e).__name__}: {e}")
+        e = e.__cause__
+    return "\n(the direct cause) ".join(parts)
+
+
+#: Modes where the op runs after the binding's function has returned (a compiled graph, an
+#: executor): the framework's own error for an output that does not fit in memory reaches the
+#: user without the binding seeing it. In the other modes the binding names the op in it.
+RUN_ELSEWHERE = ("compile", "jit", "vmap", "grad", "static", "static-train")
+_ALLOCATION = ("can't allocate memory", "not enough memory", "out of memory", "Out of memory", "RESOURCE_EXHAUSTED",
+               "ResourceExhausted", "bad_alloc", "Failed to allocate")
+
+
+def allocation_failure(e: BaseException, msg: str) -> bool:
+    return isinstance(e, MemoryError) or any(k in msg for k in _ALLOCATION)
+
+
+def clip(msg: str) -> str:
+    return msg if len(msg) <= 800 else f"{msg[:400]} ... {msg[-400:]}"
+
+
 def nameless(msg: str, e: Exception, op: Any, targets: Sequence[str]) -> List[str]:
-    """What the message fails to name: the op (its spec name; or, in Python's own TypeError for a
-    call that does not fit the signature, the function called, `snake()`), and one of the
-    arguments the mutations targeted (the first fault found is enough)."""
+    """What the message fails to name: the op (its spec name; or, where Python or dynamo finds that
+    the call does not fit the signature, the function called: `snake()`, `function snake`), and
+    one of the arguments the mutations targeted (the first fault found is enough)."""
     missing = []
-    if not names_in(msg, op.name) and not (isinstance(e, TypeError) and f"{op.snake}()" in msg):
+    if not names_in(msg, op.name) and f"{op.snake}()" not in msg and f"function {op.snake}" not in msg:
         missing.append(op.name)
     if targets and not any(names_in(msg, t) for t in targets):
         missing.append(" or ".join(targets))
@@ -875,7 +917,7 @@ def main() -> int:
 
     counts: Dict[str, Any] = {"binding": a.binding, "mode": a.mode, "seed": a.seed, "first": a.first, "calls": 0, "accepted": 0,
                               "accepted_valid": 0, "raised": {}, "mismatches": 0, "nameless": 0, "examples": [], "mismatch_examples": [],
-                              "rejected_valid": 0, "rejected_examples": [], "setup_failed": 0}
+                              "rejected_valid": 0, "rejected_examples": [], "setup_failed": 0, "out_of_memory": 0}
     started = time.time()
     for n in range(a.first, a.first + a.calls):
         rng = random.Random(a.seed * 1_000_003 + n)
@@ -908,18 +950,23 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001 - every exception is an outcome to judge
             t = type(e).__name__
             counts["raised"][t] = counts["raised"].get(t, 0) + 1
-            msg = f"{t}: {e}"
+            msg = message(e)
             if not c.invalid and not c.uncertain:
                 # Valid values (perhaps as another type a binding should take): rejecting is a failure.
                 counts["rejected_valid"] = counts.get("rejected_valid", 0) + 1
                 if len(counts["rejected_examples"]) < 20:
-                    counts["rejected_examples"].append({"call": n, "what": desc, "message": msg[:600]})
+                    counts["rejected_examples"].append({"call": n, "what": desc, "message": clip(msg)})
+                continue
+            if a.mode in RUN_ELSEWHERE and any(isinstance(v, Huge) for v in c.inputs) and allocation_failure(e, msg):
+                # A valid call whose outputs do not fit in memory, failing where the compiled graph or
+                # executor runs, after the binding has returned: nothing of the binding's to name it.
+                counts["out_of_memory"] = counts.get("out_of_memory", 0) + 1
                 continue
             missing = nameless(msg, e, op, c.targets)
             if missing:
                 counts["nameless"] += 1
                 if len(counts["examples"]) < 20:
-                    counts["examples"].append({"call": n, "what": desc, "missing": missing, "message": msg[:600]})
+                    counts["examples"].append({"call": n, "what": desc, "missing": missing, "message": clip(msg)})
             continue
         counts["accepted"] += 1
         counts["accepted_valid"] += 0 if c.invalid else 1
@@ -927,7 +974,7 @@ def main() -> int:
         try:
             want = reference_outputs(c)
         except Exception as e:  # noqa: BLE001
-            if any(isinstance(v, Huge) for v in c.inputs) and all(np.asarray(o).size == 0 for o in outs):
+            if any(isinstance(v, Huge) for v in c.inputs) and all((o if isinstance(o, Empty) else np.asarray(o)).size == 0 for o in outs):
                 continue  # torch cannot make the input; an empty result is the right one
             problem = f"accepted, but the reference rejects the call ({type(e).__name__}: {str(e)[:200]})"
         if problem is None:

@@ -176,4 +176,21 @@ run(lambda: check_output_sizes(op, [(0, 2**61)], [2]))`);
   ]);
 });
 
+test("errors the framework raises while running a call get the op's name, in front, raised from the original", () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._dims import named_error
+op = N(name="Op")
+class NoMessage(Exception):
+    def __init__(self):
+        super().__init__("fixed")
+for e in (MemoryError("can't allocate memory: you tried to allocate 8 bytes"), RuntimeError("Op: already named"), NoMessage()):
+    n = named_error(op, e)
+    print(type(n).__name__, "|", n, "|", n is e, "|", n.__cause__ is e)`);
+  assert.equal(out.trim().split('\n'), [
+    "MemoryError | Op: can't allocate memory: you tried to allocate 8 bytes | False | True",
+    'RuntimeError | Op: already named | True | False',
+    'NoMessage | fixed | True | False',
+  ]);
+});
+
 test.run();
