@@ -99,13 +99,28 @@ class Call:
         self.extra_kw: Dict[str, Any] = {}
         self.extra_pos: List[Any] = []
         self.mutations: List[str] = []
-        #: Argument names the mutations targeted (each must be named by an error message).
-        self.targets: List[str] = []
-        #: A mutation that a correct binding must reject (the call is then invalid).
-        self.invalid = False
-        #: A mutation that may or may not make the call invalid (a dim one larger, a huge zero-size
-        #: input): accepting and rejecting are both fine.
-        self.uncertain = False
+        #: Per argument the mutations targeted (an error must name one): "invalid" (a correct
+        #: binding must reject the call) or "uncertain" (a dim one larger, a huge zero-size input:
+        #: accepting and rejecting are both fine). A mutation that replaces an argument's value (a
+        #: missing one, another kind) replaces what earlier ones did to it.
+        self.faults: Dict[str, str] = {}
+
+    def fault(self, name: str, invalid: bool) -> None:
+        """`name` mutated again: invalid stays invalid (dtype, then a dim: still the wrong dtype)."""
+        if self.faults.get(name) != "invalid":
+            self.faults[name] = "invalid" if invalid else "uncertain"
+
+    @property
+    def targets(self) -> List[str]:
+        return list(self.faults)
+
+    @property
+    def invalid(self) -> bool:
+        return "invalid" in self.faults.values()
+
+    @property
+    def uncertain(self) -> bool:
+        return "uncertain" in self.faults.values()
 
     def describe(self) -> str:
         def short(v: Any) -> str:
@@ -204,8 +219,7 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             d = rng.choice(wrong)
             c.inputs[i] = arr.astype(d)
             c.mutations.append(f"{inp.name}: dtype {d}")
-            c.targets.append(inp.name)
-            c.invalid = True
+            c.fault(inp.name, True)
         elif kind == "rank":
             if inp.rank is None:
                 return
@@ -216,8 +230,7 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             else:
                 c.inputs[i] = arr.reshape(arr.shape + (1,))
             c.mutations.append(f"{inp.name}: rank {c.inputs[i].ndim}")
-            c.targets.append(inp.name)
-            c.invalid = True
+            c.fault(inp.name, True)
         elif kind == "dim":
             # One dim one larger: wrong where the spec constrains it (a fixed dim, another input's),
             # fine elsewhere (then the reference decides).
@@ -228,11 +241,14 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             shape[d] += 1
             pad = [(0, 0)] * arr.ndim
             pad[d] = (0, 1)
-            c.inputs[i] = np.pad(arr, pad, mode="edge")
+            # ("edge" cannot extend an array with a zero dim)
+            c.inputs[i] = np.pad(arr, pad, mode="edge" if arr.size else "constant")
             c.mutations.append(f"{inp.name}: dim {d} = {shape[d]}")
-            c.uncertain = True
+            c.fault(inp.name, False)
         elif kind == "huge":
-            if arr.ndim == 0:
+            if arr.ndim == 0 or inp.optional:
+                # (A zero-size optional input reads as absent in the kernels, whose present() tests
+                # the data pointer, and as present in the references: docs/security.md.)
                 return
             # Non-zero dims within what the frameworks' own zeros() can make (at most 2**62
             # elements; XLA multiplies the dims in order, in bytes, so those before the zero stay
@@ -245,7 +261,7 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 shape = [0] + [1] * (arr.ndim - 3) + [2**31, 2**31]
                 c.inputs[i] = Huge(shape, str(arr.dtype))
                 c.mutations.append(f"{inp.name}: zero-size {shape}")
-                c.uncertain = True
+                c.fault(inp.name, False)
                 return
             for d in range(arr.ndim):
                 # 2**36 or more: an output taking such a dim, and no zero, is beyond the driver's
@@ -258,34 +274,44 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 shape.append(n)
             c.inputs[i] = Huge(shape, str(arr.dtype))
             c.mutations.append(f"{inp.name}: zero-size {shape}")
-            c.uncertain = True
+            c.fault(inp.name, False)
         elif kind == "kind":
             label, value, harmless = rng.choice(wrong_kinds(binding, arr))
             if binding == "paddle" and label == "dygraph" and mode == "dygraph":
                 return  # a dygraph tensor is the right kind there
             c.inputs[i] = value()
             c.mutations.append(f"{inp.name}: {label}")
-            if not harmless:
-                c.targets.append(inp.name)
-                c.invalid = c.invalid or not (label == "None" and inp.optional)
+            if label == "None" and inp.optional:
+                c.faults.pop(inp.name, None)  # an optional input left out: valid
+            elif not harmless:
+                c.faults[inp.name] = "invalid"
         elif kind == "missing-input":
+            if c.extra_pos:
+                return  # the extra positional argument would take its place
             c.inputs[i] = ABSENT
             c.mutations.append(f"{inp.name}: missing")
+            c.faults.pop(inp.name, None)
             if not inp.optional:  # an optional input left out is None
-                c.targets.append(inp.name)
-                c.invalid = True
+                c.faults[inp.name] = "invalid"
         return
     if kind in ("attr-type", "attr-range", "attr-harmless", "missing-attr"):
         a = rng.choice(op.attributes)
         if kind == "missing-attr":
+            if c.extra_pos and binding == "paddle":
+                return  # Paddle's attributes are positional too: the extra one would take its place
+            was = c.attrs.get(a.name, a.default)
             c.attrs[a.name] = ABSENT
             if not a.required:
-                # Every binding (Paddle's too) takes the spec's default for an attribute left out.
+                # Every binding (Paddle's too) takes the spec's default for an attribute left out:
+                # the same call where the case gave the default, else one the default may make
+                # invalid (a dim constraint reading it).
                 c.mutations.append(f"{a.name}: missing (default {a.default!r})")
+                c.faults.pop(a.name, None)
+                if was != a.default:
+                    c.faults[a.name] = "uncertain"
                 return
             c.mutations.append(f"{a.name}: missing")
-            c.targets.append(a.name)
-            c.invalid = True
+            c.faults[a.name] = "invalid"
             return
         v = c.attrs.get(a.name, a.default)
         if kind == "attr-harmless":
@@ -303,19 +329,18 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             return
         c.attrs[a.name] = nv
         c.mutations.append(f"{a.name}: {kind[5:]} {nv!r} ({type(nv).__name__})"[:160])
-        c.targets.append(a.name)
-        c.invalid = True
+        c.faults[a.name] = "invalid"
         return
     if kind == "unknown-kw":
         c.extra_kw["bogus_option"] = 1
         c.mutations.append("unknown keyword bogus_option")
-        c.targets.append("bogus_option")
-        c.invalid = True
+        c.faults["bogus_option"] = "invalid"
     elif kind == "extra-pos":
+        if any(v is ABSENT for v in list(c.inputs) + list(c.attrs.values())):
+            return  # after a missing argument the rest go by name: no place for a positional one
         c.extra_pos.append(rng.choice((1, 0.5, "extra", None)))
         c.mutations.append(f"extra positional {c.extra_pos[-1]!r}")
-        c.targets.append("positional")  # Python's "takes 2 positional arguments but 3 were given"
-        c.invalid = True
+        c.faults["positional"] = "invalid"  # Python's "takes 2 positional arguments but 3 were given"
 
 
 def harmless_attr(a: Any, v: Any, rng: random.Random) -> Any:
@@ -934,8 +959,7 @@ def main() -> int:
                 op.inputs[i].differentiable for i in grad_inputs(c)):
             # A gradient through an op whose spec declares no backward: the binding must refuse it
             # (saying so is naming the fault).
-            c.invalid = True
-            c.targets.append("backward")
+            c.faults["backward"] = "invalid"
         desc = c.describe()
         sys.stderr.write(f"call {n}: {desc}\n")
         sys.stderr.flush()
@@ -957,9 +981,11 @@ def main() -> int:
                 if len(counts["rejected_examples"]) < 20:
                     counts["rejected_examples"].append({"call": n, "what": desc, "message": clip(msg)})
                 continue
-            if a.mode in RUN_ELSEWHERE and any(isinstance(v, Huge) for v in c.inputs) and allocation_failure(e, msg):
-                # A valid call whose outputs do not fit in memory, failing where the compiled graph or
-                # executor runs, after the binding has returned: nothing of the binding's to name it.
+            if any(isinstance(v, Huge) for v in c.inputs) and allocation_failure(e, msg) and (
+                    a.mode in RUN_ELSEWHERE or names_in(msg, op.name)):
+                # A valid call whose outputs do not fit in memory: the binding names the op (no
+                # argument is wrong); where a compiled graph or an executor runs the op after the
+                # binding has returned, nothing of the binding's sees the framework's error.
                 counts["out_of_memory"] = counts.get("out_of_memory", 0) + 1
                 continue
             missing = nameless(msg, e, op, c.targets)
