@@ -184,7 +184,7 @@ def wrong_kinds(binding: str, arr: np.ndarray) -> List[Tuple[str, Callable[[], A
         # numpy arrays are JAX values (jnp.asarray takes them): harmless there.
         kinds.append(("numpy", lambda: arr, True))
     else:
-        kinds.append(("numpy", lambda: arr, False))
+        kinds.append(("numpy", lambda: ("numpy-array", arr), False))
     if binding != "torch":
         kinds.append(("torch", lambda: ("torch-tensor", arr), False))
     if binding == "paddle":
@@ -192,6 +192,13 @@ def wrong_kinds(binding: str, arr: np.ndarray) -> List[Tuple[str, Callable[[], A
     if binding != "jax":
         kinds.append(("jax", lambda: ("jax-array", arr), False))
     return kinds
+
+
+def huge_fault(c: Call, inp: Any, arr: np.ndarray) -> None:
+    """A huge zero-size input replaces the value (of the binding's tensor kind) keeping its dtype
+    and rank: still invalid where those were wrong, else uncertain."""
+    wrong = str(arr.dtype) not in inp.dtypes or (inp.rank is not None and arr.ndim != inp.rank)
+    c.faults[inp.name] = "invalid" if wrong else "uncertain"
 
 
 def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random.Generator) -> None:
@@ -261,7 +268,7 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 shape = [0] + [1] * (arr.ndim - 3) + [2**31, 2**31]
                 c.inputs[i] = Huge(shape, str(arr.dtype))
                 c.mutations.append(f"{inp.name}: zero-size {shape}")
-                c.fault(inp.name, False)
+                huge_fault(c, inp, arr)
                 return
             for d in range(arr.ndim):
                 # 2**36 or more: an output taking such a dim, and no zero, is beyond the driver's
@@ -274,7 +281,7 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 shape.append(n)
             c.inputs[i] = Huge(shape, str(arr.dtype))
             c.mutations.append(f"{inp.name}: zero-size {shape}")
-            c.fault(inp.name, False)
+            huge_fault(c, inp, arr)
         elif kind == "kind":
             label, value, harmless = rng.choice(wrong_kinds(binding, arr))
             if binding == "paddle" and label == "dygraph" and mode == "dygraph":
@@ -599,6 +606,8 @@ class TorchBinding(Binding):
             import jax.numpy as jnp
 
             return jnp.asarray(v[1])
+        if isinstance(v, tuple) and len(v) == 2 and v[0] == "numpy-array":
+            return v[1]
         return v
 
     def run(self, c: Call) -> Tuple[List[Any], Optional[List[Any]]]:
@@ -772,6 +781,8 @@ class PaddleBinding(Binding):
                 import jax.numpy as jnp
 
                 return jnp.asarray(v[1])
+            if v[0] == "numpy-array":
+                return v[1]
             if v[0] == "dygraph-tensor":
                 was = paddle.in_dynamic_mode()
                 paddle.disable_static()
