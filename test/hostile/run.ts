@@ -23,11 +23,12 @@ export const DRIVER = path.join(root, 'test', 'python', 'hostile_calls.py');
 export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
 /**
  * Seconds a batch may take before it counts as a hang: a process start, then per call (a call takes
- * milliseconds to a second alone; torch.compile compiles every call, seconds each). Generous: the
- * machine may be shared (at a load of 14 on 2 cores a torch.compile call took over 20 s).
+ * milliseconds to a quarter second of CPU alone, jax.vmap the most; torch.compile compiles every
+ * call, seconds each). Generous: the machine may be shared (at a load of 10 to 14 on 2 cores a
+ * torch.compile call took over 20 s, and 60 jax.vmap calls over 180 s).
  */
 export function batchTimeoutS(mode: string, calls: number): number {
-  return 120 + calls * (mode === 'compile' ? 60 : 1);
+  return 180 + calls * (mode === 'compile' ? 90 : 3);
 }
 
 /** Crashes per binding × mode and project before its remaining calls are left out (each costs two process starts; the long run allows more). */
