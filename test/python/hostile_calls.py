@@ -838,7 +838,9 @@ class PaddleBinding(Binding):
                     if isinstance(v, np.ndarray):
                         name = f"in{k}"
                         x = paddle.static.data(name, list(v.shape), str(v.dtype))
-                        if self.mode == "static-train" and v.dtype.kind == "f" and c.op.inputs[k].differentiable:
+                        # Not a rank-0 input: the binding refuses its gradient in a PIR static
+                        # graph by design (docs/paddle-popart.md), and says how to reshape it.
+                        if self.mode == "static-train" and v.dtype.kind == "f" and c.op.inputs[k].differentiable and v.ndim > 0:
                             x.stop_gradient = False
                             diff.append(k)
                         feed[name] = v
@@ -880,7 +882,7 @@ class PaddleBinding(Binding):
             paddle.disable_static()
 
     def grad_inputs(self, c: Call) -> List[int]:
-        return [k for k, v in enumerate(c.inputs) if isinstance(v, np.ndarray) and v.dtype.kind == "f" and c.op.inputs[k].differentiable]
+        return [k for k, v in enumerate(c.inputs) if isinstance(v, np.ndarray) and v.dtype.kind == "f" and c.op.inputs[k].differentiable and v.ndim > 0]
 
 
 # --- the run ------------------------------------------------------------------------------------
