@@ -21,7 +21,7 @@ Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext&) {
     prev = o;
     prevNew = no;
   }
-  if (m > 0 && prevNew != m) return Status::Error(std::string(kName) + ": new_offset must end at the number of query points (" + std::to_string(m) + ")");
+  if (m > 0 && prevNew != m) return Status::Error(std::string(kName) + ": new_offset must end at the number of new_xyz rows (" + std::to_string(m) + ")");
   for (int64_t q = 0; q < m; ++q) {
     const int64_t b = knn::batchOf(io.new_offset.data, batches, q);
     const int64_t begin = b > 0 ? io.offset.data[b - 1] : 0;

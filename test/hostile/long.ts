@@ -1,4 +1,4 @@
-// The long hostile-call run: the driver of test/hostile/suite.ts with many more calls, every
+// The long hostile-call run: the driver of test/hostile-calls.test.ts with many more calls, every
 // binding × mode, in batches of 500 (torch.compile: a tenth of the calls, in batches of 50). Prints
 // one line per binding × mode, every failure with the seed and call that replays it, and a JSON
 // summary last; exits 1 on any failure.

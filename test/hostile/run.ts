@@ -1,7 +1,7 @@
 // The hostile-call fuzzer's runner (test/python/hostile_calls.py in batches): builds the bindings
 // of the seed ops and a few spec-space corpus ops, runs every binding × mode in subprocesses with a
 // timeout, resumes a crashed batch after the crashing call and replays that call alone. Used by
-// test/hostile/suite.ts and the long run (test/hostile/long.ts, scripts/hostile-long.sh).
+// test/hostile-calls.test.ts and the long run (test/hostile/long.ts, scripts/hostile-long.sh).
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -21,8 +21,15 @@ export const DRIVER = path.join(root, 'test', 'python', 'hostile_calls.py');
  * variable, an optional input, floats), 38 (an optional input, int enum, string).
  */
 export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
-/** Seconds a batch may take before it counts as a hang (a batch takes 10-60 s on 2 cores). */
-export const BATCH_TIMEOUT_S = 100;
+/**
+ * Seconds a batch may take before it counts as a hang: a process start, then per call (a call takes
+ * milliseconds to a quarter second of CPU alone, jax.vmap the most; torch.compile compiles every
+ * call, seconds each). Generous: the machine may be shared (at a load of 10 to 14 on 2 cores a
+ * torch.compile call took over 20 s, and 60 jax.vmap calls over 180 s).
+ */
+export function batchTimeoutS(mode: string, calls: number): number {
+  return 180 + calls * (mode === 'compile' ? 90 : 3);
+}
 
 /** Crashes per binding × mode and project before its remaining calls are left out (each costs two process starts; the long run allows more). */
 export const MAX_CRASHES = 1;
@@ -31,15 +38,16 @@ export type Binding = 'torch' | 'jax' | 'paddle';
 export type Plan = Record<Binding, Record<string, { calls: number; batches: number }>>;
 /** The suite's run: calls per batch and batches per binding × mode and project. */
 export const PLAN: Plan = {
-  // Per project (the seed ops, the corpus). The suite's budget is 5 minutes on 2 cores with the
-  // builds cached: a JAX call compiles (jit and vmap most), torch.compile compiles every call, a
-  // process start costs 3-8 s. scripts/hostile-long.sh runs the tens of thousands.
-  torch: { eager: { calls: 400, batches: 2 }, compile: { calls: 5, batches: 1 } },
+  // Per project (the seed ops, the corpus). The suite's budget is about 5 minutes of CPU on 2 cores
+  // with the builds cached; each batch is a process start (3-8 s: torch, jax or paddle imported),
+  // then milliseconds a call (torch), tens of ms (JAX, compiling each new shape), a second or more
+  // (torch.compile compiles every call). scripts/hostile-long.sh runs the tens of thousands.
+  torch: { eager: { calls: 1000, batches: 1 }, compile: { calls: 3, batches: 1 } },
   jax: {
-    eager: { calls: 60, batches: 1 },
-    jit: { calls: 40, batches: 1 },
-    vmap: { calls: 20, batches: 1 },
-    grad: { calls: 40, batches: 1 },
+    eager: { calls: 200, batches: 1 },
+    jit: { calls: 100, batches: 1 },
+    vmap: { calls: 60, batches: 1 },
+    grad: { calls: 80, batches: 1 },
   },
   paddle: {
     dygraph: { calls: 300, batches: 1 },
@@ -63,6 +71,8 @@ export interface Counts {
   nameless: number;
   rejected_valid: number;
   setup_failed: number;
+  /** Valid calls whose outputs do not fit in memory, failing in a compiled graph or executor. */
+  out_of_memory: number;
   examples: unknown[];
   mismatch_examples: unknown[];
   rejected_examples: unknown[];
@@ -189,7 +199,7 @@ export function runBatch(
     ],
     {
       encoding: 'utf8',
-      timeout: BATCH_TIMEOUT_S * 1000,
+      timeout: batchTimeoutS(mode, calls) * 1000,
       maxBuffer: 256 << 20,
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', TF_CPP_MIN_LOG_LEVEL: '2', GLOG_minloglevel: '2' },
     },
@@ -224,6 +234,7 @@ export function fuzz(
     nameless: 0,
     rejected_valid: 0,
     setup_failed: 0,
+    out_of_memory: 0,
     examples: [],
     mismatch_examples: [],
     rejected_examples: [],
@@ -236,6 +247,7 @@ export function fuzz(
     totals.nameless += c.nameless;
     totals.rejected_valid += c.rejected_valid;
     totals.setup_failed += c.setup_failed;
+    totals.out_of_memory += c.out_of_memory ?? 0;
     for (const [t, n] of Object.entries(c.raised)) totals.raised[t] = (totals.raised[t] ?? 0) + n;
   };
   for (const p of projectsOf) {
@@ -292,5 +304,5 @@ export function fuzz(
 
 export function summary(binding: Binding, mode: string, t: Counts, f: Failure[]): string {
   const n = (k: Failure['kind']): number => f.filter((x) => x.kind === k).length;
-  return `${binding} ${mode}: ${t.calls} calls, ${t.accepted} accepted, raised ${JSON.stringify(t.raised)}, crashes ${n('crash')}, hangs ${n('hang')}, mismatches ${t.mismatches}, nameless ${t.nameless}, valid calls rejected ${t.rejected_valid}, not run ${t.setup_failed}`;
+  return `${binding} ${mode}: ${t.calls} calls, ${t.accepted} accepted, raised ${JSON.stringify(t.raised)}, crashes ${n('crash')}, hangs ${n('hang')}, mismatches ${t.mismatches}, nameless ${t.nameless}, valid calls rejected ${t.rejected_valid}, out of memory ${t.out_of_memory}, not run ${t.setup_failed}`;
 }

@@ -233,4 +233,31 @@ print(rank_text(4), "|", rank_text((4, 5)), "|", rank_text((1, 2, 3)))`);
   assert.equal(out.trim().split('\n'), ['[True, False, True, True, False]', '4 | 4 or 5 | 1, 2 or 3']);
 });
 
+
+test("errors the framework raises while running a call get the op's name, in front, raised from the original", () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._dims import named_error
+op = N(name="Op")
+class NoMessage(Exception):
+    def __init__(self):
+        super().__init__("fixed")
+for e in (MemoryError("can't allocate memory: you tried to allocate 8 bytes"), RuntimeError("Op: already named"), NoMessage()):
+    n = named_error(op, e)
+    print(type(n).__name__, "|", n, "|", n is e, "|", n.__cause__ is e)`);
+  assert.equal(out.trim().split('\n'), [
+    "MemoryError | Op: can't allocate memory: you tried to allocate 8 bytes | False | True",
+    'RuntimeError | Op: already named | True | False',
+    'NoMessage | fixed | True | False',
+  ]);
+});
+
+test('messages give a torch.compile symbolic value by its type: dynamo cannot trace its repr', () => {
+  const out = python(`from pkg._attrs import show
+class SymInt:
+    def __repr__(self):
+        raise RuntimeError("repr_impl not implemented")
+print(show(SymInt()), "|", show([1, SymInt()]), "|", show(7))`);
+  assert.equal(out.trim(), 'SymInt (symbolic under torch.compile) | list (symbolic under torch.compile) | int 7');
+});
+
 test.run();

@@ -173,7 +173,8 @@ function publicFn(op: OpIR): string {
 /**
  * The direct path: the compiled op called through its slot when the tests only Python
  * can make pass (torch.compile and tracing take the checked path; attribute types exactly). The
- * extension's own Autograd kernels train it on any torch version; failures re-run the checks.
+ * extension's own Autograd kernels train it on any torch version; failures re-run the checks,
+ * and a failure they do not explain (an output that does not fit in memory) gets the op's name.
  */
 function directCall(op: OpIR, args: string): string[] {
   const call = pyCall(
@@ -189,9 +190,9 @@ function directCall(op: OpIR, args: string): string[] {
     `if (${cond.join('\n        and ')}):`,
     '    try:',
     `        return ${pyLit(call)}`,
-    "    except Exception:  # the wrapper's own message when its checks find the fault",
+    "    except Exception as error__:  # the wrapper's own message when its checks find the fault",
     `        _rt.checked(${args})`,
-    '        raise',
+    '        raise _rt.named_error(_OP, error__)',
   ];
 }
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
 ITEMSIZE: Dict[str, int] = {'float32': 4, 'float16': 2, 'bfloat16': 2, 'float64': 8, 'int8': 1, 'uint8': 1, 'int32': 4, 'int64': 8, 'bool': 1}
@@ -208,7 +208,10 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
         sizes.append(ITEMSIZE[dt])
     check_output_sizes(op, dims, sizes)
     check_static_training(op, inputs)
-    return raw(*inputs, *[_convert(a, checked[a.name]) for a in op.attributes])
+    try:
+        return raw(*inputs, *[_convert(a, checked[a.name]) for a in op.attributes])
+    except Exception as e:
+        raise named_error(op, e)
 
 
 def bind_all(ops: Sequence[OpInfo], binders: Dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]], module: Any) -> Dict[str, Callable[..., Any]]:

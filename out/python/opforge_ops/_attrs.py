@@ -19,8 +19,21 @@ MAX_LIST = 1024
 MAX_RANK = 8
 
 
+#: torch.compile's symbolic values: dynamo cannot trace their repr (an error message built from
+#: one would itself fail, naming neither op nor argument), so messages give their type only.
+_SYMBOLIC = ("SymInt", "SymFloat", "SymBool")
+
+
+def _symbolic(v: Any) -> bool:
+    if type(v).__name__ in _SYMBOLIC:
+        return True
+    return isinstance(v, (list, tuple)) and any(type(x).__name__ in _SYMBOLIC for x in v)
+
+
 def show(v: Any) -> str:
     """A value as an error message shows it: its type and a repr cut to a readable length."""
+    if _symbolic(v):
+        return f"{type(v).__name__} (symbolic under torch.compile)"
     r = repr(v)
     if len(r) > 60:
         r = r[:40] + "..." + r[-10:] + f" ({len(r)} characters)"

@@ -172,5 +172,21 @@ def check_output_sizes(op: Any, dims: Sequence[Optional[Sequence[Optional[int]]]
                              f"({m} bytes{zero}), more than int64 can index")
 
 
+def named_error(op: Any, e: BaseException) -> BaseException:
+    """`e` when its message names the op, else the same type of error with the op's name in front,
+    raised from `e`: what the framework raises itself while running a call the checks passed (an
+    output that does not fit in memory: "can't allocate memory: you tried to allocate N bytes")
+    names no op. `e` itself where its type takes no message argument."""
+    text = str(e)
+    if op.name in text:
+        return e
+    try:
+        named = type(e)(f"{op.name}: {text}")
+    except Exception:  # noqa: BLE001 - a type with another constructor: the original is still right
+        return e
+    named.__cause__ = e
+    return named
+
+
 def _shown(shapes: Shapes) -> List[Any]:
     return [None if s is None else list(s) for s in shapes]

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
-from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -384,5 +384,8 @@ def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
     checked = check_attrs(op, attrs)
     xs = check_inputs(op, inputs)
     result_types(op, xs, checked)  # the dim and size checks, here where jit(grad(...)) cannot drop them
-    outs = _differentiable(op.snake)(_freeze(checked), *xs)
+    try:
+        outs = _differentiable(op.snake)(_freeze(checked), *xs)
+    except Exception as e:
+        raise named_error(op, e)
     return outs[0] if len(op.outputs) == 1 else tuple(outs)

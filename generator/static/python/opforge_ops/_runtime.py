@@ -30,6 +30,7 @@ from . import _library
 from ._attrs import INT_MAX, INT_MIN, MAX_LIST, MAX_STRING
 from ._autograd import input_gradients, no_backward_message, training_function
 from ._checks import check_attrs, check_device, check_inputs, checked, no_cuda_kernel_message
+from ._dims import named_error
 from ._export import export_options, legacy_function, legacy_symbolic, make_function
 from ._library import (HAS_CUSTOM_OP, TORCH_VERSION, _extension_has, _filled, _no_impl, _slots, backend,
                        default_library_paths, eager_impl, entry_path, extension_path, load_library,
@@ -104,9 +105,14 @@ def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, 
     """The checked path: every call the generated direct test turns away (and each op's first)."""
     # Not while torch.compile traces: dynamo cannot trace making the entry's Op; the op's first
     # eager call fills the slot (registration itself is done by _call_checked, which dynamo can trace).
-    if op.qualname not in _filled and not compiling():
+    if compiling():
+        return _call_checked(op, inputs, attrs)
+    if op.qualname not in _filled:
         _fill_slot(op)
-    return _call_checked(op, inputs, attrs)
+    try:
+        return _call_checked(op, inputs, attrs)
+    except Exception as e:
+        raise named_error(op, e)
 
 
 def _call_checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:

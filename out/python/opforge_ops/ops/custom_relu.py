@@ -70,9 +70,9 @@ def custom_relu(x: torch.Tensor, *, alpha: float = 0.0) -> torch.Tensor:
             and (type(alpha) is float or type(alpha) is int)):
         try:
             return _DIRECT[0](x, alpha=alpha)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (x,), {'alpha': alpha})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (x,), {'alpha': alpha})
 
 

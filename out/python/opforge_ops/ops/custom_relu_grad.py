@@ -69,9 +69,9 @@ def custom_relu_grad(grad_y: torch.Tensor, x: torch.Tensor, *, alpha: float = 0.
             and (type(alpha) is float or type(alpha) is int)):
         try:
             return _DIRECT[0](grad_y, x, alpha=alpha)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (grad_y, x), {'alpha': alpha})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (grad_y, x), {'alpha': alpha})
 
 

@@ -71,9 +71,9 @@ def dynamic_trt_resize(input: torch.Tensor, size_tensor: torch.Tensor, *, align_
             and type(align_corners) is bool):
         try:
             return _DIRECT[0](input, size_tensor, align_corners=align_corners)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (input, size_tensor), {'align_corners': align_corners})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (input, size_tensor), {'align_corners': align_corners})
 
 

@@ -70,9 +70,9 @@ def dynamic_trt_resize_grad(grad_output: torch.Tensor, input: torch.Tensor, *, a
             and type(align_corners) is bool):
         try:
             return _DIRECT[0](grad_output, input, align_corners=align_corners)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (grad_output, input), {'align_corners': align_corners})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (grad_output, input), {'align_corners': align_corners})
 
 

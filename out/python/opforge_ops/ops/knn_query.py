@@ -73,9 +73,9 @@ def knn_query(xyz: torch.Tensor, offset: torch.Tensor, new_xyz: torch.Tensor, ne
             and (type(nsample) is int and -2147483647 <= nsample <= 2147483647)):
         try:
             return _DIRECT[0](xyz, offset, new_xyz, new_offset, nsample=nsample)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (xyz, offset, new_xyz, new_offset), {'nsample': nsample})
 
 

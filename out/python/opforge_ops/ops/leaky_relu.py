@@ -69,9 +69,9 @@ def leaky_relu(input: torch.Tensor, *, alpha: float = 0.01) -> torch.Tensor:
             and (type(alpha) is float or type(alpha) is int)):
         try:
             return _DIRECT[0](input, alpha=alpha)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (input,), {'alpha': alpha})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (input,), {'alpha': alpha})
 
 

@@ -69,9 +69,9 @@ def leaky_relu_grad(grad_output: torch.Tensor, input: torch.Tensor, *, alpha: fl
             and (type(alpha) is float or type(alpha) is int)):
         try:
             return _DIRECT[0](grad_output, input, alpha=alpha)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (grad_output, input), {'alpha': alpha})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (grad_output, input), {'alpha': alpha})
 
 

@@ -66,9 +66,9 @@ def my_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     if (_DIRECT[0] is not None and not _rt.compiling() and not _rt.tracing()):
         try:
             return _DIRECT[0](a, b)
-        except Exception:  # the wrapper's own message when its checks find the fault
+        except Exception as error__:  # the wrapper's own message when its checks find the fault
             _rt.checked(_OP, (a, b), {})
-            raise
+            raise _rt.named_error(_OP, error__)
     return _rt.call(_OP, (a, b), {})
 
 

@@ -7,8 +7,6 @@
 // with no crash, no hang, no output unlike the reference, no valid call rejected and no error message
 // that fails to name the op and the argument. OPFORGE_FUZZ_SEED replays a run (its seed is printed).
 // scripts/hostile-long.sh runs the same driver for tens of thousands of calls.
-// Run by hand (node dist/test/hostile/suite.js), not by npm test yet: docs/security.md says what
-// stands before it can join.
 
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -16,9 +14,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { root } from '../helpers/paths.js';
-import { REQUIRE_TOOLS } from '../helpers/optional-tools.js';
-import { OLDEST_TORCH_LEG, PYTHON, hasModule, testUnless } from '../helpers/python.js';
+import { root } from './helpers/paths.js';
+import { REQUIRE_TOOLS } from './helpers/optional-tools.js';
+import { OLDEST_TORCH_LEG, PYTHON, hasModule, testUnless } from './helpers/python.js';
 import {
   type Binding,
   type Counts,
@@ -30,7 +28,7 @@ import {
   fuzz,
   projects,
   summary,
-} from './run.js';
+} from './hostile/run.js';
 
 const SEED = process.env.OPFORGE_FUZZ_SEED ? Number(process.env.OPFORGE_FUZZ_SEED) : randomInt(1, 2 ** 31);
 process.stdout.write(`hostile calls: seed ${SEED} (replay with OPFORGE_FUZZ_SEED=${SEED})\n`);
