@@ -89,9 +89,11 @@ def build(root: str, out: str, build_dir: str, ops, kernels: dict, objects: dict
         with open(unity, "w", encoding="utf-8") as fh:
             fh.write(text)
     sources = [unity, *([] if linked else sorted({os.path.join(root, kernels[op.name]) for op in ops}))]
+    # -g0: the loader takes Python's -g, and debug info for Paddle's headers is half the unit's
+    # compile time (42 s of CPU against 22 s for the seed ops); nothing here is run in a debugger.
     return load(name="opforge_paddle_ops", sources=sources,
                 extra_include_paths=[os.path.join(out, "include"), os.path.join(out, "paddle"), os.path.join(out, "paddle", "include")],
-                extra_cxx_cflags=["-std=c++17"], extra_ldflags=linked, build_directory=build_dir, verbose=False)
+                extra_cxx_cflags=["-std=c++17", "-g0"], extra_ldflags=linked, build_directory=build_dir, verbose=False)
 
 
 def wrap_ops(out: str, raw: object) -> object:
