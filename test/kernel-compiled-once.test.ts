@@ -1,8 +1,8 @@
 // Each kernel compiled once per device configuration: a cold `opforge test` of a small
 // project outside ops/ through every backend that links kernels, with a launcher that logs every
 // compiler invocation (CMAKE_CXX_COMPILER_LAUNCHER, the path ccache takes; CUDACXX for the
-// TensorRT lifecycle driver's nvcc). The Node addon, the ONNX Runtime library and the TensorRT
-// driver link the objects of one kernel build; the PyTorch extension's build (configured here, not
+// TensorRT lifecycle driver's nvcc). The Node addon, the JAX library, the ONNX Runtime library and
+// the TensorRT driver link the objects of one kernel build; the PyTorch extension's build (configured here, not
 // compiled: its torch headers cost a minute on CI) lists no kernel source of its own and links
 // those objects. Then a kernel edit: one compile of that kernel, and a rerun with nothing changed:
 // no compile at all. Every case still agrees with the reference.
@@ -16,7 +16,8 @@ import { buildKernels } from '../runtime/kernels.js';
 import { probeTorch } from '../runtime/testing/python-session.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtures, root } from './helpers/paths.js';
-import { PYTHON, testWith } from './helpers/python.js';
+import { PYTHON, hasModule, testWith } from './helpers/python.js';
+import type { Backend } from './helpers/run-tests.js';
 import { describeFailures, prepare, runOpforgeTest, type Project } from './specspace/run.js';
 
 const dir = path.join(root, 'build', 'compile-once');
@@ -76,13 +77,24 @@ test.after(() => {
 
 testWith(
   ['torch'],
-  'a cold opforge test compiles each kernel once for the Node addon, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing',
+  'a cold opforge test compiles each kernel once for the Node addon, JAX, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing',
   async () => {
     const trt = trtIncludeDir() !== undefined && !!process.env.CUDACXX;
-    const backends = ['node', 'ort', 'serialize', ...(trt ? ['trt' as const] : [])] as const;
-    const cold = await runOpforgeTest(project, { backends: [...backends] });
+    // The JAX library (CMake, where jax is installed) links the same objects.
+    const jax = hasModule('jax');
+    const backends: Backend[] = [
+      'node',
+      ...(jax ? ['jax' as const] : []),
+      'ort',
+      'serialize',
+      ...(trt ? ['trt' as const] : []),
+    ];
+    const cold = await runOpforgeTest(project, { backends });
     for (const r of cold.reports) assert.is(r.failures.length, 0, describeFailures(r));
-    assert.equal(cold.report.backends, ['node', 'ort', 'serialize', ...(trt ? ['trt'] : [])]);
+    assert.equal(
+      cold.report.backends.filter((b) => b !== 'jax-grad'),
+      ['node', ...(jax ? ['jax'] : []), 'ort', 'serialize', ...(trt ? ['trt'] : [])],
+    );
     // The CPU kernels once each; the CUDA kernels (no CUDA kernel build on the CPU) only by the
     // TensorRT driver, once each.
     const cpu = OPS.map((o) => `ops/kernels/${o}.cpp`);
@@ -91,12 +103,12 @@ testWith(
 
     rmSync(log, { force: true });
     appendFileSync(path.join(dir, 'ops', 'kernels', 'max_pool2x2.cpp'), '// edited\n');
-    const edited = await runOpforgeTest(project, { backends: [...backends] });
+    const edited = await runOpforgeTest(project, { backends });
     for (const r of edited.reports) assert.is(r.failures.length, 0, describeFailures(r));
     assert.equal(compiled(), ['ops/kernels/max_pool2x2.cpp'], logText());
 
     rmSync(log, { force: true });
-    const again = await runOpforgeTest(project, { backends: [...backends] });
+    const again = await runOpforgeTest(project, { backends });
     assert.equal(again.report.results, edited.report.results);
     // (nvcc --version, asked when looking for nvcc, compiles nothing.)
     assert.equal(compiled(), [], logText());

@@ -305,57 +305,61 @@ testWith(
   },
 );
 
-test('without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors', () => {
-  const dir = seedProject('noref', ['my_add', 'leaky_relu']);
-  const spec = path.join(dir, 'ops', 'my_add.yaml');
-  writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^ {2}reference: .*\n/m, ''));
-  const r = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort', '--json']);
-  assert.is(r.status, 0, `${r.out}\n${r.err.slice(-2000)}`);
-  const report = JSON.parse(r.out) as TestReport;
-  assert.equal(report.backends, ['node', 'ort']);
-  assert.equal([...new Set(report.results.map((x) => x.op))], ['MyAdd']);
-  // The CPU kernel's cells are the baseline, unchecked themselves; ORT is compared with them.
-  assert.ok(
-    report.results
-      .filter((x) => x.backend === 'node')
-      .every(
-        (x) =>
-          x.status === 'base' && /^baseline: the other backends are compared with this output/.test(x.message ?? ''),
-      ),
-  );
-  assert.ok(
-    report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok' && x.compared === 'backends'),
-    JSON.stringify(report.results),
-  );
-  assert.equal(report.summary, { cases: 2, reference: 0, backends: 2, nothing: 0 });
-  const table = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort']);
-  assert.match(table.out, /MyAdd\s+base 2\s+ok 2 /);
-  assert.match(
-    table.out,
-    'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)',
-  );
-  // The baseline alone: nothing was compared, and the summary does not say "agree".
-  const alone = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node']);
-  assert.is(alone.status, 0, alone.out);
-  assert.match(alone.out, /MyAdd\s+base 2\n/);
-  assert.match(
-    alone.out,
-    'opforge test: 1 op(s), 2 case(s), 1 backend(s): no disagreement, but 2 case(s) were compared with nothing (0 compared with the reference, 0 only between backends, 2 with nothing)',
-  );
-  assert.not.match(alone.out, 'all agree');
+// Node and ONNX Runtime only: the oldest-torch leg leaves it to the first.
+firstLegTest(
+  'without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors',
+  () => {
+    const dir = seedProject('noref', ['my_add', 'leaky_relu']);
+    const spec = path.join(dir, 'ops', 'my_add.yaml');
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^ {2}reference: .*\n/m, ''));
+    const r = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort', '--json']);
+    assert.is(r.status, 0, `${r.out}\n${r.err.slice(-2000)}`);
+    const report = JSON.parse(r.out) as TestReport;
+    assert.equal(report.backends, ['node', 'ort']);
+    assert.equal([...new Set(report.results.map((x) => x.op))], ['MyAdd']);
+    // The CPU kernel's cells are the baseline, unchecked themselves; ORT is compared with them.
+    assert.ok(
+      report.results
+        .filter((x) => x.backend === 'node')
+        .every(
+          (x) =>
+            x.status === 'base' && /^baseline: the other backends are compared with this output/.test(x.message ?? ''),
+        ),
+    );
+    assert.ok(
+      report.results.filter((x) => x.backend === 'ort').every((x) => x.status === 'ok' && x.compared === 'backends'),
+      JSON.stringify(report.results),
+    );
+    assert.equal(report.summary, { cases: 2, reference: 0, backends: 2, nothing: 0 });
+    const table = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort']);
+    assert.match(table.out, /MyAdd\s+base 2\s+ok 2 /);
+    assert.match(
+      table.out,
+      'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)',
+    );
+    // The baseline alone: nothing was compared, and the summary does not say "agree".
+    const alone = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node']);
+    assert.is(alone.status, 0, alone.out);
+    assert.match(alone.out, /MyAdd\s+base 2\n/);
+    assert.match(
+      alone.out,
+      'opforge test: 1 op(s), 2 case(s), 1 backend(s): no disagreement, but 2 case(s) were compared with nothing (0 compared with the reference, 0 only between backends, 2 with nothing)',
+    );
+    assert.not.match(alone.out, 'all agree');
 
-  const bad = opforgeTest(dir, ['--backend', 'node,tensorflow']);
-  assert.is(bad.status, 2);
-  assert.match(
-    bad.err,
-    'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)',
-  );
-  const only = opforgeTest(dir, ['--only', 'Nope']);
-  assert.is(only.status, 2);
-  assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');
-  const batch = opforgeTest(dir, ['--backend', 'torch'], { OPFORGE_UNITY_BATCH: '4x' });
-  assert.is.not(batch.status, 0);
-  assert.match(batch.err, 'OPFORGE_UNITY_BATCH must be a positive integer, not "4x"');
-});
+    const bad = opforgeTest(dir, ['--backend', 'node,tensorflow']);
+    assert.is(bad.status, 2);
+    assert.match(
+      bad.err,
+      'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)',
+    );
+    const only = opforgeTest(dir, ['--only', 'Nope']);
+    assert.is(only.status, 2);
+    assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');
+    const batch = opforgeTest(dir, ['--backend', 'torch'], { OPFORGE_UNITY_BATCH: '4x' });
+    assert.is.not(batch.status, 0);
+    assert.match(batch.err, 'OPFORGE_UNITY_BATCH must be a positive integer, not "4x"');
+  },
+);
 
 test.run();

@@ -126,7 +126,7 @@ os.makedirs(f"{d}/build", exist_ok=True)
 with open(f"{d}/build/unity.cc", "w") as fh:
     fh.write(f'#include "{d}/out/paddle/custom_relu/custom_relu_op.cc"\\n#include "{d}/out/paddle/dynamic_trt_resize/dynamic_trt_resize_op.cc"\\n')
 mod = load(name="opforge_err_ops", sources=[f"{d}/build/unity.cc"] + [f"{d}/ops/kernels/{k}.cpp" for k in ["custom_relu", "custom_relu_grad", "dynamic_trt_resize", "dynamic_trt_resize_grad"]],
-           extra_include_paths=[f"{d}/out/include", f"{d}/out/paddle", f"{d}/out/paddle/include"], extra_cxx_cflags=["-std=c++17"], build_directory=f"{d}/build", verbose=False)
+           extra_include_paths=[f"{d}/out/include", f"{d}/out/paddle", f"{d}/out/paddle/include"], extra_cxx_cflags=["-std=c++17", "-g0"], build_directory=f"{d}/build", verbose=False)
 
 def static_rank():
     # A wrong rank in a PIR static graph: the InferShapeFn cannot raise there (Paddle would end the

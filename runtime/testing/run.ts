@@ -131,7 +131,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     path.join(buildRoot, 'test', 'python.json'),
     outDir,
   );
-  const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'trt'];
+  const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'trt'];
   const wantKernels = linked.some((b) => (opts.backends ?? BACKENDS).includes(b)) && ops.length > 0;
   const kernelBuild = async (): Promise<KernelBuild | undefined> => {
     if (!wantKernels) return undefined;

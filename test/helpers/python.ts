@@ -61,6 +61,21 @@ export const hasPaddle = hasModule('paddle');
 export const OLDEST_TORCH_LEG = process.env.OPFORGE_TEST_LEG === 'oldest-torch';
 
 /**
+ * The `opforge test` columns whose outcome depends on the torch version: the compiled extension,
+ * its gradients, and the exported models (which also run the ONNX Runtime library).
+ */
+export const TORCH_BACKENDS = ['torch', 'grad', 'export'] as const;
+
+/**
+ * The backends a corpus test of a Python-side file asks `opforge test` for: every one (undefined)
+ * in the first leg; in the oldest-torch leg only TORCH_BACKENDS, since node, ort, serialize, Paddle
+ * and JAX read nothing of torch and the first leg ran them on the same code and builds.
+ */
+export const LEG_BACKENDS: readonly (typeof TORCH_BACKENDS)[number][] | undefined = OLDEST_TORCH_LEG
+  ? TORCH_BACKENDS
+  : undefined;
+
+/**
  * `test`, except in the oldest-torch leg: for tests of the Python-side files that do not depend
  * on torch (a Node-only check, nvcc), which the first leg has already run on the same code.
  * `tools`: the optional system tools it needs (optional-tools.ts: skipped, or failed under

@@ -33,6 +33,8 @@ export async function buildJaxLibrary(o: {
   buildDir: string;
   python: string;
   cuda?: boolean;
+  /** The shared kernel build's definitions (runtime/kernels.ts): its objects are linked, not compiled again. */
+  kernels?: Readonly<Record<string, string>>;
   onLine?: (l: string) => void;
 }): Promise<string> {
   if (!existsSync(path.join(o.outDir, 'jax', 'CMakeLists.txt')))
@@ -43,6 +45,8 @@ export async function buildJaxLibrary(o: {
     OPFORGE_PROJECT_ROOT: o.root,
     CMAKE_BUILD_TYPE: 'Release',
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
+    OPFORGE_KERNELS: 'OFF',
+    ...o.kernels,
   };
   // Reconfigure when the options differ from the cache (another Python means another jaxlib).
   // (and when a failed configure left a cache but no build files)

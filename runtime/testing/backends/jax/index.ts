@@ -50,6 +50,9 @@ export const jaxBackend: TestBackend = {
         buildDir: path.join(ctx.buildRoot, 'jax'),
         python: ctx.python,
         cuda: ctx.device === 'cuda',
+        // The kernel objects every other backend links (the kernel build of this device); without
+        // them (that build failed) the library compiles the kernels itself and reports the error.
+        ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
         onLine: ctx.progress,
       });
       // Nothing it reads changed (cases, harness, packages, library, Python): the kept results.

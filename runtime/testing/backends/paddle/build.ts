@@ -33,11 +33,20 @@ export async function runPaddle(o: {
   ops: readonly OpIR[];
   grad: boolean;
   infer: boolean;
+  /** Per op (snake name): its CPU kernel objects from the shared kernel build; absent: compile the kernels. */
+  kernelObjects?: ReadonlyMap<string, readonly string[]> | undefined;
   /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
   session?: PythonSession | undefined;
 }): Promise<PaddleRun> {
-  // The CPU kernel of every op (the module compiles them beside the op units) and its Paddle op type.
-  const meta = Object.fromEntries(o.ops.map((op) => [op.name, { kernel: op.kernels.cpu, type: paddleOpType(op) }]));
+  // The CPU kernel of every op and its Paddle op type; with the shared kernel build's objects
+  // (runtime/kernels.ts) the module links those, as every other backend does, instead of compiling
+  // each kernel again one file at a time in Paddle's loader.
+  const meta = Object.fromEntries(
+    o.ops.map((op) => {
+      const objects = o.kernelObjects?.get(op.ident.snake);
+      return [op.name, { kernel: op.kernels.cpu, type: paddleOpType(op), ...(objects ? { objects } : {}) }];
+    }),
+  );
   writeFileSync(path.join(o.casesDir, 'paddle-ops.json'), `${JSON.stringify(meta)}\n`);
   const args = ['--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
   if (o.grad) args.push('--grad');

@@ -42,6 +42,8 @@ export const paddleBackend: TestBackend = {
         ops: ctx.project.ops,
         grad: cols.includes('paddle-grad'),
         infer: true,
+        // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
+        kernelObjects: ctx.kernels?.objects,
         session: ctx.pythonSession(),
       });
     } catch (e) {
