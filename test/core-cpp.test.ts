@@ -24,9 +24,11 @@ function attrsInit(op: OpIR, values: Record<string, AttrValue>): string[] {
   return op.attributes.map((a) => `attrs.${a.name} = ${cppAttrValue(a, values[a.name]!)};`);
 }
 
-function intAttrs(op: OpIR, values: Record<string, AttrValue>): Record<string, number> {
+function intAttrs(op: OpIR, values: Record<string, AttrValue>): Record<string, number | number[]> {
   return Object.fromEntries(
-    op.attributes.filter((a) => a.type === 'int').map((a) => [a.name, values[a.name] as number]),
+    op.attributes
+      .filter((a) => a.type === 'int' || a.type === 'ints')
+      .map((a) => [a.name, values[a.name] as number | number[]]),
   );
 }
 

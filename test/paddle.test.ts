@@ -353,8 +353,9 @@ function writeDriver(projects: ProjectIR[]): { src: string; cases: Expect[] } {
 function expectedDims(op: OpIR, t: TestCaseIR, unknownAxis0: boolean): number[][] {
   const ins = caseInputs(op, t);
   const dims: number[][] = op.inputs.map((i) => ins.find((x) => x.index === i.index)?.dims ?? []);
-  const attrs: Record<string, number> = {};
-  for (const a of op.attributes) if (a.type === 'int') attrs[a.name] = (t.attributes[a.name] ?? a.default) as number;
+  const attrs: Record<string, number | number[]> = {};
+  for (const a of op.attributes)
+    if (a.type === 'int' || a.type === 'ints') attrs[a.name] = (t.attributes[a.name] ?? a.default) as number | number[];
   return op.outputs.map((o) => {
     if (o.shape.kind === 'like') {
       const d = [...dims[o.shape.inputIndex]!];

@@ -229,9 +229,10 @@ testWith(
         const r = results.find((x) => x.key === c.key)!;
         assert.ok(r.ok, `${c.key}: not inferred`);
         const dims: number[][] = c.op.inputs.map((i) => c.t.inputs.find((x) => x.name === i.name)?.shape ?? []);
-        const attrs: Record<string, number> = {};
+        const attrs: Record<string, number | number[]> = {};
         for (const a of c.op.attributes)
-          if (a.type === 'int') attrs[a.name] = (c.t.attributes[a.name] ?? a.default) as number;
+          if (a.type === 'int' || a.type === 'ints')
+            attrs[a.name] = (c.t.attributes[a.name] ?? a.default) as number | number[];
         for (const o of c.op.outputs) {
           const want =
             o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, attrs));

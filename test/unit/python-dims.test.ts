@@ -233,7 +233,6 @@ print(rank_text(4), "|", rank_text((4, 5)), "|", rank_text((1, 2, 3)))`);
   assert.equal(out.trim().split('\n'), ['[True, False, True, True, False]', '4 | 4 or 5 | 1, 2 or 3']);
 });
 
-
 test("errors the framework raises while running a call get the op's name, in front, raised from the original", () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import named_error

@@ -107,7 +107,10 @@ function block(op: OpIR, t: TestCaseIR): string {
 function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const ns = `::opforge::trt::${op.ident.snake}`;
   const ints = Object.fromEntries(
-    op.attributes.filter((a) => a.type === 'int').map((a) => [a.name, t.attributes[a.name] as number]),
+    // Dim expressions read int attributes and elements of ints ones.
+    op.attributes
+      .filter((a) => a.type === 'int' || a.type === 'ints')
+      .map((a) => [a.name, t.attributes[a.name] as number | number[]]),
   );
   const dims = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape ?? []);
   const outShapes = op.outputs.map((o) =>
