@@ -7,6 +7,7 @@ asked of an op without a backward. Needs nothing but the op's facts, so no frame
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Dict
 
 # The limits of generator/model/build-attributes.ts: attribute values travel in 32-bit TensorRT
@@ -30,10 +31,18 @@ def _symbolic(v: Any) -> bool:
     return isinstance(v, (list, tuple)) and any(type(x).__name__ in _SYMBOLIC for x in v)
 
 
+def _compiling() -> bool:
+    """Whether torch.compile is tracing this call: an int attribute may then be a symbolic int that
+    dynamo shows as a plain `int` but cannot repr. torch is looked up, never imported here."""
+    torch = sys.modules.get("torch")
+    compiler = getattr(torch, "compiler", None)
+    return bool(compiler is not None and compiler.is_compiling())
+
+
 def show(v: Any) -> str:
     """A value as an error message shows it: its type and a repr cut to a readable length."""
-    if _symbolic(v):
-        return f"{type(v).__name__} (symbolic under torch.compile)"
+    if _symbolic(v) or _compiling():
+        return f"{type(v).__name__} (not shown while torch.compile traces)"
     r = repr(v)
     if len(r) > 60:
         r = r[:40] + "..." + r[-10:] + f" ({len(r)} characters)"
