@@ -837,7 +837,8 @@ class PaddleBinding(Binding):
                 for k, v in enumerate(c.inputs):
                     if isinstance(v, np.ndarray):
                         name = f"in{k}"
-                        x = paddle.static.data(name, list(v.shape), str(v.dtype))
+                        # Paddle holds at most 9 dims: a rank-10 mutation cannot be declared.
+                        x = setup(lambda: paddle.static.data(name, list(v.shape), str(v.dtype)))
                         # Not a rank-0 input: the binding refuses its gradient in a PIR static
                         # graph by design (docs/paddle-popart.md), and says how to reshape it.
                         if self.mode == "static-train" and v.dtype.kind == "f" and c.op.inputs[k].differentiable and v.ndim > 0:
