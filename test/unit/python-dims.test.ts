@@ -266,4 +266,18 @@ print(show(7))`);
   ]);
 });
 
+test('while torch.compile traces, shape messages give dims as ?: dynamo cannot turn a symbolic int into text', () => {
+  const out = python(`from types import SimpleNamespace as N
+import sys, types
+sys.modules["torch"] = types.SimpleNamespace(compiler=types.SimpleNamespace(is_compiling=lambda: True))
+from pkg._dims import check_shapes
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+op = N(name="Op", inputs=(I("a", 2), I("b", 2, 0)))
+try:
+    check_shapes(op, [(2, 3), (2, 4)], {})
+except ValueError as e:
+    print(e)`);
+  assert.equal(out.trim(), "Op: input 'b' must have the shape of 'a' [?], got [?]");
+});
+
 test.run();

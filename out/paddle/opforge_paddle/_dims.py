@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ._attrs import MAX_RANK
+from ._attrs import MAX_RANK, _compiling
 
 INT64_MAX = 2**63 - 1
 
@@ -68,7 +68,15 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> int:
     raise ValueError(f"unknown dim expression {e!r}")
 
 
+def _v(x: Any) -> Any:
+    """A dim (or dims) as a message shows it: `?` while torch.compile traces, where a dim may be a
+    symbolic int that dynamo cannot turn into text."""
+    return "?" if _compiling() else x
+
+
 def _fmt(shape: Sequence[Any]) -> str:
+    if _compiling():
+        return "[?]"
     return "[" + ", ".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
@@ -94,7 +102,7 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             continue
         where = f"{op.name}: input {spec.name!r}"
         if any(d is not None and d < -1 for d in s):
-            raise ValueError(f"{where} has a negative dim: {list(s)}")
+            raise ValueError(f"{where} has a negative dim: {_v(list(s))}")
         if spec.rank is None and len(s) > MAX_RANK:
             raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
     for spec, s in zip(op.inputs, shapes):
@@ -123,8 +131,8 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
                 raise ValueError(f"{op.name}: an input shape constraint divides by zero (input {spec.name!r})") from None
             if s[axis] != want:
                 src = spec.shape_source[axis]
-                shown = src if src == str(want) else f"{src} (= {want})"
-                raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {s[axis]}")
+                shown = src if _compiling() or src == str(want) else f"{src} (= {want})"
+                raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {_v(s[axis])}")
 
 
 def output_dims(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> List[Optional[Tuple[Optional[int], ...]]]:
@@ -147,7 +155,7 @@ def output_dims(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> List[Optional
             dims.append(d)
         bad = [d for d in dims if d is not None and not 0 <= d <= INT64_MAX]
         if bad:
-            raise ValueError(f"{op.name}: output {o.name!r} would have dims {dims} for input dims {_shown(shapes)}"
+            raise ValueError(f"{op.name}: output {o.name!r} would have dims {_v(dims)} for input dims {_shown(shapes)}"
                              + (" (a negative dim)" if bad[0] < 0 else " (beyond int64)"))
         out.append(tuple(dims))
     return out
@@ -168,8 +176,8 @@ def check_output_sizes(op: Any, dims: Sequence[Optional[Sequence[Optional[int]]]
             m *= max(x, 1)
         if n > INT64_MAX or m > INT64_MAX:
             zero = ", its zero dims counted as 1" if m != n else ""
-            raise ValueError(f"{op.name}: output {o.name!r} would have dims {list(d)} of {size}-byte elements "
-                             f"({m} bytes{zero}), more than int64 can index")
+            raise ValueError(f"{op.name}: output {o.name!r} would have dims {_v(list(d))} of {size}-byte elements "
+                             f"({_v(m)} bytes{zero}), more than int64 can index")
 
 
 def named_error(op: Any, e: BaseException) -> BaseException:
@@ -188,5 +196,7 @@ def named_error(op: Any, e: BaseException) -> BaseException:
     return named
 
 
-def _shown(shapes: Shapes) -> List[Any]:
+def _shown(shapes: Shapes) -> Any:
+    if _compiling():
+        return "?"
     return [None if s is None else list(s) for s in shapes]
