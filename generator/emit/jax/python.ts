@@ -6,14 +6,13 @@
 import type { OpIR } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { commentText } from '../lang/literals.js';
-import { pyAttrKeywords, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
   firstInputOf,
   opImports,
   opParams,
-  pyAttrValue,
   pyGradient,
   returnType,
   typeVarOf,
@@ -63,21 +62,7 @@ function opInfo(op: OpIR): string {
         rows,
       ),
       attributes: pyTuple(
-        op.attributes.map((a) =>
-          pyCall(
-            '_rt.Attr',
-            [
-              a.name,
-              a.type,
-              a.required,
-              a.default === undefined ? null : pyAttrValue(a.type, a.default),
-              a.enum,
-              a.min,
-              a.max,
-            ],
-            pyAttrKeywords(a),
-          ),
-        ),
+        op.attributes.map((a) => pyAttr(a)),
         rows,
       ),
       vmap_method: jaxVmapMethod(op),

@@ -6,8 +6,9 @@ import type { AttributeIR, InputIR, OutputIR } from '../../model/ir.js';
 import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_RANK, MAX_STRING } from '../../model/limits.js';
 import { type GeneratedFile, projectFile, staticFile } from '../emitter.js';
 import { pyExprData } from './py-expr.js';
+import { pyAttrValue } from './py-op.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
-import { type PyDict, type PyValue, pyCall, pyTuple } from './python.js';
+import { type PyValue, pyCall, pyTuple } from './python.js';
 import { fillTemplate } from './template.js';
 
 const ATTRS = 'generator/static/python/shared/_attrs.py.tmpl';
@@ -58,6 +59,23 @@ export function pyInput(i: InputIR, typeVar: string | null): PyValue {
 }
 
 /** An attribute's optional `_rt.Attr` keywords: `length` only where the spec declares one. */
-export function pyAttrKeywords(a: AttributeIR): PyDict {
-  return a.length === undefined ? {} : { length: a.length };
+/**
+ * An attribute's `_rt.Attr(...)` row, the same in every Python binding; `trailing` adds what one
+ * binding's Attr holds beyond the others (the PyTorch package's description).
+ */
+export function pyAttr(a: AttributeIR, ...trailing: PyValue[]): PyValue {
+  return pyCall(
+    '_rt.Attr',
+    [
+      a.name,
+      a.type,
+      a.required,
+      a.default === undefined ? null : pyAttrValue(a.type, a.default),
+      a.enum,
+      a.min,
+      a.max,
+      ...trailing,
+    ],
+    a.length === undefined ? {} : { length: a.length },
+  );
 }

@@ -8,7 +8,7 @@ import { allowedDtypes, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { argDocs, attrDict, firstInputOf, pyAttrValue, returnType, typeVarOf } from '../lang/py-op.js';
-import { pyAttrKeywords, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   type PyImport,
   type PyParam,
@@ -55,21 +55,7 @@ function opInfo(op: OpIR): string {
         rows,
       ),
       attributes: pyTuple(
-        op.attributes.map((a) =>
-          pyCall(
-            '_rt.Attr',
-            [
-              a.name,
-              a.type,
-              a.required,
-              a.default === undefined ? null : pyAttrValue(a.type, a.default),
-              a.enum,
-              a.min,
-              a.max,
-            ],
-            pyAttrKeywords(a),
-          ),
-        ),
+        op.attributes.map((a) => pyAttr(a)),
         rows,
       ),
       has_backward: op.backward !== undefined,

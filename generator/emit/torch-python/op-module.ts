@@ -7,7 +7,7 @@ import { allowedDtypes, onnxOpName } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
-import { pyAttrKeywords, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -117,22 +117,7 @@ function opInfo(op: OpIR): string {
           rows,
         ),
         attributes: pyTuple(
-          op.attributes.map((a) =>
-            pyCall(
-              '_rt.Attr',
-              [
-                a.name,
-                a.type,
-                a.required,
-                a.default === undefined ? null : pyAttrValue(a.type, a.default),
-                a.enum,
-                a.min,
-                a.max,
-                a.description,
-              ],
-              pyAttrKeywords(a),
-            ),
-          ),
+          op.attributes.map((a) => pyAttr(a, a.description)),
           rows,
         ),
         type_vars: pyTuple(
