@@ -11,7 +11,7 @@ import { coreEmitter } from '../generator/emit/core/index.js';
 import { cppAttrValue } from '../generator/emit/lang/literals.js';
 import { evalExpr } from '../generator/model/expr.js';
 import type { AttrValue, OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { cppNamespace, coreHeaderPath, dtypeUnder } from '../generator/model/ir-helpers.js';
+import { cppNamespace, coreHeaderPath, dtypeUnder, exprAttrValues } from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
@@ -24,14 +24,6 @@ function attrsInit(op: OpIR, values: Record<string, AttrValue>): string[] {
   return op.attributes.map((a) => `attrs.${a.name} = ${cppAttrValue(a, values[a.name]!)};`);
 }
 
-function intAttrs(op: OpIR, values: Record<string, AttrValue>): Record<string, number | number[]> {
-  return Object.fromEntries(
-    op.attributes
-      .filter((a) => a.type === 'int' || a.type === 'ints')
-      .map((a) => [a.name, values[a.name] as number | number[]]),
-  );
-}
-
 function caseBlock(op: OpIR, t: TestCaseIR): string {
   const ns = cppNamespace(op);
   const shapes = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape);
@@ -39,7 +31,7 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
   const expected = op.outputs.map((o) =>
     o.shape.kind === 'like'
       ? dims[o.shape.inputIndex]!
-      : o.shape.dims.map((e) => evalExpr(e, dims, intAttrs(op, t.attributes))),
+      : o.shape.dims.map((e) => evalExpr(e, dims, exprAttrValues(op, t.attributes))),
   );
   const binding = op.bindings.findIndex((b) => b.suffix === t.binding.suffix);
   const inDt = op.inputs.map((i) => `opforge::DType::${DTYPE_INFO[dtypeUnder(i.type, t.binding)].cppEnum}`);

@@ -20,7 +20,7 @@ import { paddleEmitter, paddlePaths } from '../generator/emit/paddle/index.js';
 import { cppFloat } from '../generator/emit/lang/literals.js';
 import { evalExpr, visitExpr } from '../generator/model/expr.js';
 import type { AttrValue, AttributeIR, OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { dtypeUnder, paddleOpType } from '../generator/model/ir-helpers.js';
+import { dtypeUnder, exprAttrValues, paddleOpType } from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { ATTR_INFO, DTYPE_INFO } from '../generator/model/type-table.js';
 import { caseInputs, close, emitFixture } from './helpers/adapters.js';
@@ -353,9 +353,7 @@ function writeDriver(projects: ProjectIR[]): { src: string; cases: Expect[] } {
 function expectedDims(op: OpIR, t: TestCaseIR, unknownAxis0: boolean): number[][] {
   const ins = caseInputs(op, t);
   const dims: number[][] = op.inputs.map((i) => ins.find((x) => x.index === i.index)?.dims ?? []);
-  const attrs: Record<string, number | number[]> = {};
-  for (const a of op.attributes)
-    if (a.type === 'int' || a.type === 'ints') attrs[a.name] = (t.attributes[a.name] ?? a.default) as number | number[];
+  const attrs = exprAttrValues(op, t.attributes);
   return op.outputs.map((o) => {
     if (o.shape.kind === 'like') {
       const d = [...dims[o.shape.inputIndex]!];

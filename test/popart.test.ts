@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { popartEmitter, popartPaths } from '../generator/emit/popart/index.js';
 import { evalExpr } from '../generator/model/expr.js';
 import type { OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { dtypeUnder } from '../generator/model/ir-helpers.js';
+import { dtypeUnder, exprAttrValues } from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { emitFixture } from './helpers/adapters.js';
@@ -229,10 +229,7 @@ testWith(
         const r = results.find((x) => x.key === c.key)!;
         assert.ok(r.ok, `${c.key}: not inferred`);
         const dims: number[][] = c.op.inputs.map((i) => c.t.inputs.find((x) => x.name === i.name)?.shape ?? []);
-        const attrs: Record<string, number | number[]> = {};
-        for (const a of c.op.attributes)
-          if (a.type === 'int' || a.type === 'ints')
-            attrs[a.name] = (c.t.attributes[a.name] ?? a.default) as number | number[];
+        const attrs = exprAttrValues(c.op, c.t.attributes);
         for (const o of c.op.outputs) {
           const want =
             o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, attrs));

@@ -173,3 +173,17 @@ export function constraintInputs(c: InputConstraint): number[] {
       });
   return [...read].sort((a, b) => a - b);
 }
+
+/**
+ * The attribute values a dim expression reads (`evalExpr`'s third argument): int attributes and
+ * ints lists, from `values` or else the attribute's default.
+ */
+export function exprAttrValues(
+  op: OpIR,
+  values: Readonly<Record<string, AttrValue | undefined>>,
+): Record<string, number | number[]> {
+  const out: Record<string, number | number[]> = {};
+  for (const a of op.attributes)
+    if (a.type === 'int' || a.type === 'ints') out[a.name] = (values[a.name] ?? a.default) as number | number[];
+  return out;
+}

@@ -17,7 +17,7 @@ import { cppAttrValue } from '../../../../generator/emit/lang/literals.js';
 import { evalExpr } from '../../../../generator/model/expr.js';
 import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../../../../generator/model/ir.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
-import { dtypeUnder } from '../../../../generator/model/ir-helpers.js';
+import { dtypeUnder, exprAttrValues } from '../../../../generator/model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../../../generator/model/type-table.js';
 import { trtPaths } from '../../../../generator/emit/trt/names.js';
 import { cppFloat, cppString } from '../../../../generator/emit/lang/literals.js';
@@ -106,12 +106,7 @@ function block(op: OpIR, t: TestCaseIR): string {
 
 function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const ns = `::opforge::trt::${op.ident.snake}`;
-  const ints = Object.fromEntries(
-    // Dim expressions read int attributes and elements of ints ones.
-    op.attributes
-      .filter((a) => a.type === 'int' || a.type === 'ints')
-      .map((a) => [a.name, t.attributes[a.name] as number | number[]]),
-  );
+  const ints = exprAttrValues(op, t.attributes);
   const dims = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape ?? []);
   const outShapes = op.outputs.map((o) =>
     o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, ints)),
