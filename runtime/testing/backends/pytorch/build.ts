@@ -10,6 +10,7 @@ import { cachedValues, defineArgs, needsConfigure } from '../../../cmake-cache.j
 import { runLogged } from '../../../run-logged.js';
 import type { TensorFile } from '../../cases.js';
 import { compileKey } from '../../compile-key.js';
+import { testTorchPch, testUnityBatch } from '../../unity-batch.js';
 import { type PythonProbe, type PythonSession, runHarnessScript } from '../../python-session.js';
 import { entryCacheFolder, entryIn, keepEntry, placeEntry } from './entry-cache.js';
 
@@ -64,9 +65,9 @@ export async function buildTorchExtension(o: {
   prefix: string;
   python: string;
   cuda: boolean;
-  /** Op units per unity batch (default 1, the CMakeLists' own: one unit per op). */
+  /** Op units per unity batch (default: as `opforge test` batches out/torch's op units, testUnityBatch). */
   unityBatch?: number;
-  /** Precompile the torch headers (default: the CMakeLists' own, on). */
+  /** Precompile the torch headers (default: as `opforge test` decides for those batches, testTorchPch). */
   pch?: boolean;
   /** The machine cache (torch-entry-cache.ts): the Python entry comes from there when kept, and goes there when built. */
   entryCacheDir?: string;
@@ -75,14 +76,21 @@ export async function buildTorchExtension(o: {
   jobs?: number;
   onLine?: (l: string) => void;
 }): Promise<string> {
+  // A caller that names neither builds as `opforge test` would: one unit per op costs the torch
+  // headers' parse per op, most of the extension's time.
+  const units = readdirSync(path.join(o.outDir, 'torch')).filter(
+    (f) => f.endsWith('.cpp') && f !== 'python_entry.cpp',
+  ).length;
+  const unityBatch = o.unityBatch ?? testUnityBatch(units);
+  const pch = o.pch ?? testTorchPch(units, unityBatch);
   const defs: Record<string, string> = {
     CMAKE_BUILD_TYPE: 'Release',
     CMAKE_PREFIX_PATH: o.prefix,
     Python3_EXECUTABLE: o.python,
     OPFORGE_PROJECT_ROOT: o.root,
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
-    OPFORGE_UNITY_BATCH: String(o.unityBatch ?? 1),
-    OPFORGE_TORCH_PCH: o.pch === false ? 'OFF' : 'ON',
+    OPFORGE_UNITY_BATCH: String(unityBatch),
+    OPFORGE_TORCH_PCH: pch ? 'ON' : 'OFF',
     // The CUDA kernels for the architectures the found torch was built for, not a fixed list.
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
     OPFORGE_KERNELS: 'OFF',
