@@ -104,10 +104,6 @@ function buildPaddle(outDir: string, buildDir: string): string {
         `-DPADDLE_PYTHON=${PYTHON}`,
         '-DCMAKE_BUILD_TYPE=Release',
         '-DOPFORGE_WERROR=OFF',
-        // The op units in one file, as opforge test's Paddle build compiles them: Paddle's headers
-        // are most of each unit's time.
-        '-DCMAKE_UNITY_BUILD=ON',
-        '-DCMAKE_UNITY_BUILD_BATCH_SIZE=16',
       ],
       'cmake configure of out/paddle',
     );
