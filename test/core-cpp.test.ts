@@ -87,6 +87,16 @@ function attrRangeChecks(op: OpIR): string {
       lines.push(
         `  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `${a.max + 1}.0f` : `${a.max + 1}`}; CHECK(!${ns}::validate(attrs).ok()); }`,
       );
+    // The bound itself: refused when exclusive, taken when inclusive (a check written with the
+    // wrong comparison fails one of the two).
+    for (const [bound, exclusive] of [
+      [a.min, a.minExclusive],
+      [a.max, a.maxExclusive],
+    ] as const)
+      if (bound !== undefined && (a.type === 'int' || a.type === 'float'))
+        lines.push(
+          `  { ${ns}::Attrs attrs; attrs.${a.name} = ${a.type === 'float' ? `static_cast<float>(${bound})` : bound}; CHECK(${exclusive ? '!' : ''}${ns}::validate(attrs).ok()); }`,
+        );
     if (a.type === 'float')
       lines.push(`  { ${ns}::Attrs attrs; attrs.${a.name} = std::nanf(""); CHECK(!${ns}::validate(attrs).ok()); }`);
   }
@@ -221,6 +231,63 @@ int main() {
   const bin = path.join(dir, 'values');
   sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
   assert.is(sh(bin, []).trim(), '[5] [2, 2] [] 40 [3]');
+});
+
+test('exclusive bounds: validate() refuses the bound itself and takes the values inside, of ints, floats and their lists (-Werror)', () => {
+  const op = loadSpecs({
+    'bounded.yaml': `name: Bounded
+version: 1
+inputs: [{ name: x, dtype: float32 }]
+outputs: [{ name: y, dtype: float32, shape: x }]
+attributes:
+  - { name: eps, type: float, default: 1.0e-5, exclusive_min: 0 }
+  - { name: momentum, type: float, default: 0.1, exclusive_min: 0, exclusive_max: 1 }
+  - { name: groups, type: int, default: 1, exclusive_min: 0, max: 8 }
+  - { name: ratios, type: floats, default: [0.5], exclusive_max: 1 }
+kernels: { cpu: kernels/k.cpp }
+`,
+  });
+  const dir = path.join(root, 'build', 'bounds-core');
+  for (const f of coreEmitter.emit(op)) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  const src = path.join(dir, 'bounds.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/bounded.h"
+#include <cstdio>
+#include <functional>
+namespace b = opforge::ops::bounded;
+static void show(const std::function<void(b::Attrs&)>& set) {
+  b::Attrs a;
+  set(a);
+  const opforge::Status s = b::validate(a);
+  std::printf("%s|", s.ok() ? "ok" : s.message().c_str());
+}
+int main() {
+  show([](b::Attrs& a) { a.eps = 0.0f; });
+  show([](b::Attrs& a) { a.eps = 1e-30f; });
+  show([](b::Attrs& a) { a.momentum = 1.0f; });
+  show([](b::Attrs& a) { a.momentum = 0.999f; });
+  show([](b::Attrs& a) { a.groups = 0; });
+  show([](b::Attrs& a) { a.groups = 8; });
+  show([](b::Attrs& a) { a.ratios = {0.25f, 1.0f}; });
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'bounds');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.equal(sh(bin, []).split('|').slice(0, -1), [
+    'Bounded: attribute eps must be finite and > 0, got 0',
+    'ok',
+    'Bounded: attribute momentum must be finite and > 0 and < 1, got 1',
+    'ok',
+    'Bounded: attribute groups must be > 0 and <= 8, got 0',
+    'ok',
+    'Bounded: attribute ratios must be finite and < 1, got 1',
+  ]);
 });
 
 test('list attributes: validate() refuses a length other than the declared one; shapes read elements and len() (-Werror)', () => {

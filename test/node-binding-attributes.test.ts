@@ -128,6 +128,15 @@ test('list and string attributes are checked before the call; strings reach the 
     () => stridedScale(x, undefined, { stride: 0 }),
     (e: Error) => e instanceof RangeError && /attribute stride must be >= 1/.test(e.message),
   );
+  // An exclusive bound refuses the bound itself, and takes the next value up.
+  assert.throws(
+    () => stridedScale(x, undefined, { scale: 0 }),
+    (e: Error) => e instanceof RangeError && /attribute scale must be > 0, got 0/.test(e.message),
+  );
+  assert.equal(
+    Array.from(stridedScale(x, undefined, { scale: 1e-30 }).y.data),
+    reference(x, undefined, { ...DEFAULTS, scale: 1e-30 }),
+  );
   // Back to back: the scratch slots and argument positions of one call do not leak into the next.
   const a = stridedScale(x, undefined, { mode: 'negate', pads: [1, 2, 3] }).y;
   const b = stridedScale(x, undefined).y;

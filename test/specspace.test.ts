@@ -92,6 +92,16 @@ function coversEveryAttributeKind(ps: readonly SpecPlan[]): void {
       attrs.some((a) => a.type === 'int' && a.min !== undefined),
     'bounds',
   );
+  for (const t of ['int', 'float'] as const) {
+    assert.ok(
+      attrs.some((a) => a.type === t && a.minExclusive),
+      `no ${t} attribute with an exclusive bound`,
+    );
+    assert.ok(
+      attrs.some((a) => a.type === t && a.min !== undefined && !a.minExclusive),
+      `no ${t} attribute with an inclusive bound`,
+    );
+  }
 }
 
 /** Optional inputs present and absent, shape-only and constrained inputs, every way of shaping an output, ranks 0 and 8. */

@@ -23,13 +23,30 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
         err([...p, 'enum', k], `expected an integer (the attribute is an int), got ${shown(v)}`);
     });
   const numeric = a.type === 'int' || a.type === 'float' || a.type === 'ints' || a.type === 'floats';
-  if ((a.min !== undefined || a.max !== undefined) && !numeric)
-    err([...p, a.min !== undefined ? 'min' : 'max'], `\`min\`/\`max\` apply to numeric attributes, not ${a.type}`);
-  if (a.min !== undefined && a.max !== undefined && a.min > a.max)
-    err([...p, 'min'], `min ${a.min} is greater than max ${a.max}`);
+  const boundKeys = (['min', 'max', 'exclusive_min', 'exclusive_max'] as const).filter((k) => a[k] !== undefined);
+  if (boundKeys.length && !numeric)
+    err(
+      [...p, boundKeys[0]!],
+      `\`${boundKeys[0]}: ${shown(a[boundKeys[0]!])}\` applies to numeric attributes, not ${a.type}`,
+    );
+  for (const side of ['min', 'max'] as const)
+    if (a[side] !== undefined && a[`exclusive_${side}`] !== undefined)
+      err(
+        [...p, `exclusive_${side}`],
+        `\`${side}: ${shown(a[side])}\` and \`exclusive_${side}: ${shown(a[`exclusive_${side}`])}\` both bound the value ${side === 'min' ? 'from below' : 'from above'}: keep one`,
+      );
+  const bounds = attrBounds(a);
+  if (bounds.min !== undefined && bounds.max !== undefined) {
+    const empty = bounds.minExclusive || bounds.maxExclusive ? bounds.min >= bounds.max : bounds.min > bounds.max;
+    if (empty)
+      err(
+        [...p, bounds.minExclusive ? 'exclusive_min' : 'min'],
+        `no value lies between ${boundText(bounds, 'min')} and ${boundText(bounds, 'max')}`,
+      );
+  }
   const intLike = a.type === 'int' || a.type === 'ints' || a.type === 'bool';
   if (intLike)
-    for (const k of ['min', 'max'] as const) {
+    for (const k of ['min', 'max', 'exclusive_min', 'exclusive_max'] as const) {
       const v = a[k];
       if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > INT32_MAX))
         err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
@@ -41,7 +58,7 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
   const length = info.isList ? a.length : undefined;
   let def: AttrValue | undefined;
   if (a.default !== undefined) {
-    const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, min: a.min, max: a.max, length });
+    const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, ...bounds, length });
     if (problem) err([...p, 'default'], `default ${problem}`);
     else def = normalizeAttrValue(a.default, a.type);
   }
@@ -52,11 +69,28 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
     required,
     default: def,
     enum: a.enum ? [...a.enum] : undefined,
-    min: a.min,
-    max: a.max,
+    ...bounds,
     length,
     description: a.description ?? '',
   };
+}
+
+/** The spec's bounds as the IR holds them: one lower and one upper, each inclusive or not. */
+function attrBounds(a: RawAttr): Pick<AttributeIR, 'min' | 'minExclusive' | 'max' | 'maxExclusive'> {
+  return {
+    min: a.min ?? a.exclusive_min,
+    minExclusive: a.min === undefined && a.exclusive_min !== undefined,
+    max: a.max ?? a.exclusive_max,
+    maxExclusive: a.max === undefined && a.exclusive_max !== undefined,
+  };
+}
+
+/** A bound as a condition on the value: `>= 1`, `> 0`. */
+export function boundText(
+  a: Pick<AttributeIR, 'min' | 'minExclusive' | 'max' | 'maxExclusive'>,
+  side: 'min' | 'max',
+): string {
+  return side === 'min' ? `${a.minExclusive ? '>' : '>='} ${a.min}` : `${a.maxExclusive ? '<' : '<='} ${a.max}`;
 }
 
 // Values land in C++, Python and TS literals and in 32-bit TensorRT fields: keep them in range (limits.ts).
@@ -68,13 +102,17 @@ export function checkAttrValue(
     type: AttrType;
     enum?: (string | number)[] | undefined;
     min?: number | undefined;
+    minExclusive?: boolean;
     max?: number | undefined;
+    maxExclusive?: boolean;
     length?: number | undefined;
   },
 ): string | undefined {
   const inRange = (x: number): string | undefined => {
-    if (a.min !== undefined && x < a.min) return `${x} is below the minimum ${a.min}`;
-    if (a.max !== undefined && x > a.max) return `${x} is above the maximum ${a.max}`;
+    if (a.min !== undefined && (x < a.min || (a.minExclusive && x === a.min)))
+      return a.minExclusive ? `${x} is not above the exclusive minimum ${a.min}` : `${x} is below the minimum ${a.min}`;
+    if (a.max !== undefined && (x > a.max || (a.maxExclusive && x === a.max)))
+      return a.maxExclusive ? `${x} is not below the exclusive maximum ${a.max}` : `${x} is above the maximum ${a.max}`;
     return undefined;
   };
   const isInt = (x: unknown): x is number =>

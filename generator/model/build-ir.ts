@@ -77,6 +77,8 @@ export interface RawAttr {
   enum?: (string | number)[];
   min?: number;
   max?: number;
+  exclusive_min?: number;
+  exclusive_max?: number;
   length?: number;
   description?: string;
 }

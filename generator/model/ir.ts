@@ -95,8 +95,12 @@ export interface AttributeIR {
   /** Present unless required. */
   default: AttrValue | undefined;
   enum: (string | number)[] | undefined;
+  /** The lower bound, from `min` or `exclusive_min` (then minExclusive: values must exceed it). */
   min: number | undefined;
+  minExclusive: boolean;
+  /** The upper bound, from `max` or `exclusive_max` (then maxExclusive: values must stay below it). */
   max: number | undefined;
+  maxExclusive: boolean;
   /** Exact element count of a list attribute, when the spec declares one (checked at run time). */
   length: number | undefined;
   description: string;

@@ -12,7 +12,8 @@ import { markAsUntransferable } from 'node:worker_threads';
  * @typedef {boolean | number | string | number[]} AttrValue
  * @typedef {{ name: string, type: 'bool' | 'int' | 'float' | 'string' | 'ints' | 'floats', required: boolean,
  *   default: AttrValue | undefined, enum: (string | number)[] | undefined, min: number | undefined,
- *   max: number | undefined, length?: number, slot: number, arg: number }} AttrDesc
+ *   max: number | undefined, minExclusive?: true, maxExclusive?: true, length?: number, slot: number,
+ *   arg: number }} AttrDesc
  * @typedef {{ name: string, fn: string, fnAsync: string, inputs: InputDesc[], outputs: string[],
  *   arity: number, attributes: AttrDesc[] }} OpDesc
  * @typedef {{ dtype: string, dims: number[], data?: ArrayLike<unknown>, device?: 'cuda', handle?: unknown }} Tensor
@@ -62,8 +63,10 @@ function checkAttr(op, a, v) {
   if (a.enum !== undefined && !a.enum.includes(/** @type {string | number} */ (v)))
     throw new RangeError(`${where} must be one of ${a.enum.join(', ')}, got ${String(v)}`);
   for (const x of values) {
-    if (a.min !== undefined && x < a.min) throw new RangeError(`${where} must be >= ${a.min}, got ${x}`);
-    if (a.max !== undefined && x > a.max) throw new RangeError(`${where} must be <= ${a.max}, got ${x}`);
+    if (a.min !== undefined && (x < a.min || (a.minExclusive && x === a.min)))
+      throw new RangeError(`${where} must be ${a.minExclusive ? '>' : '>='} ${a.min}, got ${x}`);
+    if (a.max !== undefined && (x > a.max || (a.maxExclusive && x === a.max)))
+      throw new RangeError(`${where} must be ${a.maxExclusive ? '<' : '<='} ${a.max}, got ${x}`);
   }
 }
 

@@ -383,17 +383,21 @@ def wrong_type_attr(a: Any, v: Any, rng: random.Random) -> Any:
 
 def out_of_range_attr(a: Any, v: Any, rng: random.Random) -> Any:
     options: List[Any] = []
+    # An exclusive bound is itself out of range: the value a check written with >= would let through.
+    edges = [b for b, excl in ((a.min, getattr(a, "min_exclusive", False)), (a.max, getattr(a, "max_exclusive", False))) if excl]
     if a.type == "int":
         if a.min is not None:
             options.append(int(a.min) - 1)
         if a.max is not None:
             options.append(int(a.max) + 1)
+        options += [int(b) for b in edges]
         options += list(BIG)
     elif a.type == "float":
         if a.min is not None:
             options.append(float(a.min) - 1.0)
         if a.max is not None:
             options.append(float(a.max) + 1.0)
+        options += [float(b) for b in edges]
         options += [10**400, 1e39, float("nan"), float("inf"), float("-inf"), 2**63]
     elif a.type == "string" and a.enum:
         options += ["not-" + str(a.enum[0]), ""]

@@ -2,7 +2,9 @@
 // the same backends as test/specspace.test.ts. Prints one line per batch and backend, every
 // failure with its seed, and a JSON summary last; exits 1 on any failure.
 //   node dist/test/specspace/long.js [--from 1000] [--count 2000] [--batch 200]
-//        [--backends node,ort,torch,jax,nvcc] [--dir build/specspace-long] [--cuda]
+//        [--backends node,ort,torch,jax,paddle,nvcc] [--dir build/specspace-long] [--cuda]
+// A backend asked for that cannot run (no torch, jax or paddle in the Python: OPFORGE_PYTHON, the
+// active venv, python3) fails the run with the reason: a long run that checked nothing must not pass.
 // --cuda runs `opforge test --device cuda`: the Node addon and the PyTorch extension on the GPU.
 // TENSORRT_INCLUDE_DIR (':'-separated) adds a TensorRT compile per header set.
 
@@ -83,11 +85,11 @@ for (let b = 0; b * batch < count; b++) {
     }
   };
   // `opforge test` with the asked backends (torch adds the exported models; ort alone the one-node ones).
-  const asked = (['node', 'torch', 'ort', 'jax'] as const).filter((b) => backends.has(b));
+  const asked = (['node', 'torch', 'ort', 'jax', 'paddle'] as const).filter((b) => backends.has(b));
   if (asked.length) {
     const t = performance.now();
     try {
-      const { reports: rs } = await runOpforgeTest(project, {
+      const { reports: rs, report } = await runOpforgeTest(project, {
         backends: [
           ...asked,
           ...(backends.has('torch') ? ['grad' as const] : []),
@@ -97,6 +99,12 @@ for (let b = 0; b * batch < count; b++) {
         device: values.cuda ? 'cuda' : 'cpu',
       });
       for (const r of rs) await attempt(r.backend, () => r);
+      for (const [column, why] of Object.entries(report.skipped))
+        await attempt(column, () => ({
+          backend: column,
+          cases: 0,
+          failures: [{ op: '*', case: null, backend: column, message: `asked for, but skipped: ${why}` }],
+        }));
     } catch (e) {
       await attempt('opforge-test', () => {
         throw e;

@@ -47,6 +47,12 @@ export interface AttrPlan {
   dim: boolean;
   /** A list's declared `length` (dim lists only: elements 1 to 4, read as a[i] and len(a)). */
   length?: number;
+  /**
+   * `min` is written `exclusive_min`: an int's `min: 1` as `exclusive_min: 0` (the same values), a
+   * float's `min: 0` as `exclusive_min: 0` (values moved off 0). Decided from the values already
+   * drawn, so the corpus draws what it drew before.
+   */
+  minExclusive?: boolean;
 }
 
 export interface OutPlan {
@@ -238,6 +244,7 @@ function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
         a.max = pick(r, [a.min + 9, 2147483647]);
       }
       a.default = a.enum ? pick(r, a.enum) : a.min !== undefined ? int(r, a.min, a.min + 9) : int(r, -20, 20);
+      if (a.min === 1 && !a.dim) a.minExclusive = true;
       break;
     case 'float':
       if (chance(r, 0.4)) {
@@ -245,6 +252,10 @@ function attrPlan(r: Rand, name: string, type: AttrType): AttrPlan {
         a.max = a.min + pick(r, [1, 10, 100.5]);
       }
       a.default = a.min !== undefined ? a.min + 0.25 * int(r, 0, 4) : pick(r, [0, 1, -2.5, 0.1, 1e-3, 3.0e38]);
+      if (a.min === 0) {
+        a.minExclusive = true;
+        if (a.default === 0) a.default = 0.25;
+      }
       break;
     case 'string':
       if (chance(r, 0.5)) a.enum = [...new Set([pick(r, STRINGS), pick(r, STRINGS), 'plain'])];
@@ -286,7 +297,7 @@ function attrValue(r: Rand, a: AttrPlan): AttrValue {
     case 'float':
       return chance(r, 0.15) && a.max === undefined
         ? pick(r, [-3.0e38, 1e-7, 0.3])
-        : Math.min(hi, lo + 0.125 * int(r, 0, 16 * 8));
+        : Math.min(hi, lo + 0.125 * (int(r, 0, 16 * 8) || (a.minExclusive ? 1 : 0)));
     case 'string':
       return pick(r, STRINGS);
     case 'ints':

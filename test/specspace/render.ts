@@ -61,7 +61,8 @@ function specYaml(p: SpecPlan, snake: string): string {
       if (a.required) L.push('    required: true');
       else L.push(`    default: ${yamlValue(a.type, a.default!)}`);
       if (a.enum) L.push(`    enum: [${a.enum.map((e) => (typeof e === 'string' ? q(e) : String(e))).join(', ')}]`);
-      if (a.min !== undefined) L.push(`    min: ${a.min}`);
+      if (a.min !== undefined)
+        L.push(a.minExclusive ? `    exclusive_min: ${a.type === 'int' ? a.min - 1 : a.min}` : `    min: ${a.min}`);
       if (a.max !== undefined) L.push(`    max: ${a.max}`);
       if (a.length !== undefined) L.push(`    length: ${a.length}`);
     }

@@ -112,7 +112,8 @@ print(json.dumps(out))`),
 test('attribute checks: int32 and float32 limits, numpy-free coercion, None, NaN, strings and lists; messages name op and attribute', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._attrs import check_attrs
-A = lambda name, type, **k: N(name=name, type=type, required=k.get("required", False), default=k.get("default"), enum=k.get("enum"), min=k.get("min"), max=k.get("max"))
+A = lambda name, type, **k: N(name=name, type=type, required=k.get("required", False), default=k.get("default"), enum=k.get("enum"), min=k.get("min"), max=k.get("max"),
+          min_exclusive=k.get("min_exclusive", False), max_exclusive=k.get("max_exclusive", False))
 op = N(name="Op", attributes=(A("n", "int", min=1, max=1024, default=1), A("a", "float", default=0.0), A("b", "bool", default=False),
        A("s", "string", default=""), A("v", "ints", default=[]), A("f", "floats", default=[]), A("r", "float", min=0.0, default=0.0)))
 for given in [dict(n=5), dict(n=2**31), dict(n=-2**31), dict(n=True), dict(n=5.0), dict(a=10**400), dict(a=1e39), dict(a=-3.4e38),
@@ -148,11 +149,38 @@ for given in [dict(n=5), dict(n=2**31), dict(n=-2**31), dict(n=True), dict(n=5.0
   expected.forEach((e, i) => (typeof e === 'string' ? assert.is(lines[i], e) : assert.match(lines[i]!, e)));
 });
 
+test('attribute checks: an exclusive bound refuses the bound itself and takes the values inside (ints, floats, lists)', () => {
+  const out = python(`from types import SimpleNamespace as N
+from pkg._attrs import check_attrs
+A = lambda name, type, default, **k: N(name=name, type=type, required=False, default=default, enum=None, length=None,
+          min=k.get("min"), max=k.get("max"), min_exclusive=k.get("min_exclusive", False), max_exclusive=k.get("max_exclusive", False))
+op = N(name="Op", attributes=(A("eps", "float", 1e-5, min=0.0, min_exclusive=True), A("m", "float", 0.1, min=0.0, max=1.0, min_exclusive=True, max_exclusive=True),
+       A("g", "int", 1, min=0, min_exclusive=True, max=8), A("r", "floats", [0.5], max=1.0, max_exclusive=True)))
+for given in [dict(eps=0.0), dict(eps=1e-30), dict(m=1.0), dict(m=0.999), dict(m=0.0), dict(g=0), dict(g=8), dict(r=[0.25, 1.0]), dict(r=[0.25, 0.75])]:
+    try:
+        attrs = check_attrs(op, given)
+        print(repr({k: attrs[k] for k in given}))
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)`);
+  assert.equal(out.trim().split('\n'), [
+    "ValueError Op: attribute 'eps' must be > 0.0, got 0.0",
+    "{'eps': 1e-30}",
+    "ValueError Op: attribute 'm' must be < 1.0, got 1.0",
+    "{'m': 0.999}",
+    "ValueError Op: attribute 'm' must be > 0.0, got 0.0",
+    "ValueError Op: attribute 'g' must be > 0, got 0",
+    "{'g': 8}",
+    "ValueError Op: attribute 'r' must be < 1.0, got 1.0",
+    "{'r': [0.25, 0.75]}",
+  ]);
+});
+
 test('attribute checks: a declared list length is exact (default, given values); elements and len() evaluate', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._attrs import check_attrs
 from pkg._dims import evaluate
-A = lambda name, type, **k: N(name=name, type=type, required=False, default=k.get("default"), enum=None, min=None, max=None, length=k.get("length"))
+A = lambda name, type, **k: N(name=name, type=type, required=False, default=k.get("default"), enum=None, min=None, max=None, length=k.get("length"),
+          min_exclusive=False, max_exclusive=False)
 op = N(name="Op", attributes=(A("w", "ints", length=2, default=[1, 2]), A("f", "floats", length=0, default=[])))
 for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0])]:
     try:

@@ -211,8 +211,8 @@ function emitValidate(op: OpIR): Slots {
     const v = isList ? 'v' : `attrs.${a.name}`;
     const bound = isFloat ? cppFloat : cppInt;
     const bounds = [
-      ['>=', a.min],
-      ['<=', a.max],
+      [a.minExclusive ? '>' : '>=', a.min],
+      [a.maxExclusive ? '<' : '<=', a.max],
     ].filter((b): b is [string, number] => b[1] !== undefined);
     const conds = [
       ...bounds.map(([op, x]) => `!(${v} ${op} ${bound(x)})`),

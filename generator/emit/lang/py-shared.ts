@@ -76,6 +76,10 @@ export function pyAttr(a: AttributeIR, ...trailing: PyValue[]): PyValue {
       a.max,
       ...trailing,
     ],
-    a.length === undefined ? {} : { length: a.length },
+    {
+      ...(a.length === undefined ? {} : { length: a.length }),
+      ...(a.minExclusive ? { min_exclusive: true } : {}),
+      ...(a.maxExclusive ? { max_exclusive: true } : {}),
+    },
   );
 }

@@ -147,6 +147,8 @@ function opMeta(op: OpIR): string {
     enum: a.enum,
     min: a.min,
     max: a.max,
+    ...(a.minExclusive ? { minExclusive: true } : {}),
+    ...(a.maxExclusive ? { maxExclusive: true } : {}),
     ...(a.length === undefined ? {} : { length: a.length }),
     slot,
     arg,

@@ -9,8 +9,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -151,9 +154,27 @@ struct CoreOf {
 /** `op` + `what` (what starts with ": "). */
 inline Status fail(const char* op, const char* what) { return Status::Error(std::string(op) + what); }
 
+/**
+ * A value as a message shows it: floats in the fewest digits that read back as the same value
+ * (`1e-30`, `0.1`; std::to_string's fixed six decimals shows 1e-30 as 0.000000).
+ */
+template <class T>
+std::string shownValue(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char buf[32];
+    for (int digits = 6; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(v));
+      if (static_cast<T>(std::strtod(buf, nullptr)) == v) break;
+    }
+    return buf;
+  } else {
+    return std::to_string(v);
+  }
+}
+
 /** `op` + `what` + the offending value. */
 template <class T>
-Status failGot(const char* op, const char* what, T got) { return Status::Error(std::string(op) + what + std::to_string(got)); }
+Status failGot(const char* op, const char* what, T got) { return Status::Error(std::string(op) + what + shownValue(got)); }
 
 /** A division by zero in a compiled shape expression. */
 inline Status divisionByZero(const char* op, const char* where) {

@@ -74,6 +74,9 @@ class Attr:
     max: Optional[float]
     #: Exact element count of a list attribute (None: any).
     length: Optional[int] = None
+    #: `min` / `max` exclude the bound itself (the spec's exclusive_min / exclusive_max).
+    min_exclusive: bool = False
+    max_exclusive: bool = False
 
 
 @dataclass(frozen=True)

@@ -85,10 +85,10 @@ def _check_range(op: Any, a: Any, x: Any) -> None:
         return
     if isinstance(x, float) and not -math.inf < x < math.inf:
         raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {x!r}")
-    if a.min is not None and x < a.min:
-        raise ValueError(f"{op.name}: attribute {a.name!r} must be >= {a.min}, got {x!r}")
-    if a.max is not None and x > a.max:
-        raise ValueError(f"{op.name}: attribute {a.name!r} must be <= {a.max}, got {x!r}")
+    if a.min is not None and (x <= a.min if a.min_exclusive else x < a.min):
+        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'>' if a.min_exclusive else '>='} {a.min}, got {x!r}")
+    if a.max is not None and (x >= a.max if a.max_exclusive else x > a.max):
+        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'<' if a.max_exclusive else '<='} {a.max}, got {x!r}")
 
 
 def _numpy_scalar(v: Any) -> Any:

@@ -67,6 +67,9 @@ class Attr:
     description: str
     #: Exact element count of a list attribute (None: any).
     length: Optional[int] = None
+    #: `min` / `max` exclude the bound itself (the spec's exclusive_min / exclusive_max).
+    min_exclusive: bool = False
+    max_exclusive: bool = False
 
 
 @dataclass(frozen=True)
