@@ -5,7 +5,7 @@
 // TensorRT lifecycle driver links them too. What differs between device configurations (CUDA on or
 // off, the CUDA architectures) is a build directory of its own.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { runLogged } from './run-logged.js';
@@ -17,6 +17,8 @@ export interface KernelBuild {
   defs: Record<string, string>;
   /** Per op (snake name): its kernel object files, CPU then CUDA. */
   objects: Map<string, string[]>;
+  /** Whether this build wrote an object (none existed, or a kernel or what it includes changed). */
+  changed: boolean;
 }
 
 /** Configures (when needed) and builds the kernels of out/ into buildDir; incremental. */
@@ -48,9 +50,19 @@ export async function buildKernels(o: {
       'cmake configure of the kernels (out/)',
       o.onLine,
     );
-  await runLogged('cmake', ['--build', o.buildDir, '-j', String(o.jobs)], 'building the kernels', o.onLine);
   const manifest = path.join(o.buildDir, 'opforge_kernels.cmake');
-  return { manifest, defs: { OPFORGE_KERNELS: manifest, ...config }, objects: readManifest(manifest) };
+  const before = existsSync(manifest) ? stamps(readManifest(manifest)) : undefined;
+  await runLogged('cmake', ['--build', o.buildDir, '-j', String(o.jobs)], 'building the kernels', o.onLine);
+  const objects = readManifest(manifest);
+  return { manifest, defs: { OPFORGE_KERNELS: manifest, ...config }, objects, changed: stamps(objects) !== before };
+}
+
+/** The objects' paths and modification times, as one string. */
+function stamps(objects: Map<string, string[]>): string {
+  return [...objects.values()]
+    .flat()
+    .map((f) => `${f}@${existsSync(f) ? statSync(f).mtimeMs : 'none'}`)
+    .join('\n');
 }
 
 function readManifest(file: string): Map<string, string[]> {

@@ -2,7 +2,17 @@
 // kernel is caught on every backend that runs it, naming the op, case and backend; an op without
 // a reference is held to its CPU kernel; usage errors are clear.
 
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -275,33 +285,66 @@ testWith(
 
 testWith(
   ['torch', 'jax'],
-  'the JAX column: nothing changed, no Python starts (results kept by content); a kernel edit runs it again',
+  'the JAX and Paddle columns: nothing changed, no Python starts and nothing is rebuilt (results kept by content); a kernel edit that changes a value fails them',
   () => {
-    const dir = seedProject('jax-kept', ['custom_relu']);
+    const dir = seedProject('kept', ['custom_relu']);
     const log = path.join(dir, 'starts.log');
     const python = path.join(dir, 'python');
     writeFileSync(python, `#!/bin/sh\nprintf '%s\\n' "$(basename "$1")" >> '${log}'\nexec '${PYTHON}' "$@"\n`);
     chmodSync(python, 0o755);
     const starts = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+    const backends = hasPaddle ? ['jax', 'paddle'] : ['jax'];
     const run = (): TestReport => {
       rmSync(log, { force: true });
-      const r = opforgeTest(dir, ['--json', '--backend', 'jax'], { OPFORGE_PYTHON: python });
-      assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
+      const r = opforgeTest(dir, ['--json', '--backend', backends.join(',')], { OPFORGE_PYTHON: python });
       return JSON.parse(r.out) as TestReport;
     };
-    const jaxOk = (r: TestReport): string[] =>
-      r.results.filter((x) => x.backend === 'jax' && x.status === 'ok').map((x) => `${x.op}#${x.case}`);
+    const cells = (r: TestReport, status: string): string[] =>
+      r.results
+        .filter((x) => backends.includes(x.backend) && x.status === status)
+        .map((x) => `${x.backend} ${x.op}#${x.case}`);
     const cold = run();
-    assert.ok(jaxOk(cold).length > 0, JSON.stringify(cold.skipped));
+    assert.ok(cold.ok, JSON.stringify(cold.results.filter((x) => x.status === 'fail')));
+    for (const b of backends)
+      assert.ok(
+        cells(cold, 'ok').some((c) => c.startsWith(`${b} `)),
+        JSON.stringify(cold.skipped),
+      );
     assert.equal(starts(), ['opforge_session.py']);
+    // The built libraries and objects (the kernels', the JAX library, the Paddle module), by time.
+    const built = (): string[] =>
+      ['kernels', 'jax', 'paddle'].flatMap((d) =>
+        spawnSync('find', [path.join(dir, 'build', d), '-name', '*.o', '-o', '-name', '*.so'], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter(Boolean)
+          .sort()
+          .map((f) => `${f} ${statSync(f).mtimeMs}`),
+      );
+    const before = built();
+    assert.ok(
+      before.some((f) => f.includes('libopforge_jax_ops.so')) &&
+        (!hasPaddle || before.some((f) => f.includes(`${path.sep}paddle${path.sep}`))),
+      before.join('\n'),
+    );
     const again = run();
     assert.equal(again.results, cold.results);
     assert.equal(starts(), []);
+    assert.equal(built(), before);
+    // A kernel edit that changes the positive outputs: every case with one fails in both columns
+    // (kept results would still pass).
     const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
-    writeFileSync(kernel, `${readFileSync(kernel, 'utf8')}\nint opforge_jax_kept_edit() { return 1; }\n`);
+    const text = readFileSync(kernel, 'utf8');
+    const wrong = text.replace('v > C(0) ? v : scaled', 'v > C(0) ? v + C(1) : scaled');
+    assert.ok(wrong !== text);
+    writeFileSync(kernel, wrong);
     const edited = run();
-    assert.equal(edited.results, cold.results);
     assert.equal(starts(), ['opforge_session.py']);
+    const failed = cells(edited, 'fail');
+    assert.equal(
+      failed,
+      cells(cold, 'ok').filter((c) => /^(jax|paddle) CustomRelu#/.test(c)),
+    );
+    assert.ok(failed.length >= 2 * backends.length, failed.join(', '));
   },
 );
 

@@ -6,8 +6,10 @@ after another as opforge_test.py, opforge_paddle_test.py or opforge_jax_test.py 
 (each one's report is the last line of its output), each followed by a line DONE <exit status> on
 stdout and on stderr. An empty line or end of input ends the session.
 
-Usage: python3 opforge_session.py OUT/python [--no-warm]
+Usage: python3 opforge_session.py OUT/python [--no-warm | --warm-harnesses torch,paddle,jax]
   --no-warm: started for a harness alone (the probe was kept): import only what requests need.
+  --warm-harnesses: started early for these harnesses (the probe was kept, a kernel changed):
+    import their modules while Node builds.
 """
 
 import os
@@ -53,7 +55,14 @@ def run(request: dict) -> int:
 def main() -> int:
     import json
 
-    if "--no-warm" not in sys.argv[2:]:
+    opts = sys.argv[2:]
+    if "--warm-harnesses" in opts:
+        for h in opts[opts.index("--warm-harnesses") + 1].split(","):
+            try:
+                __import__(HARNESSES[h])
+            except Exception:  # noqa: BLE001  (the harness imports it again and reports the error)
+                pass
+    elif "--no-warm" not in opts:
         _warm(sys.argv[1])
     while True:
         line = sys.stdin.readline().strip()

@@ -102,16 +102,15 @@ export class PythonSession {
   constructor(
     readonly python: string,
     outDir: string,
-    opts: { warm?: boolean } = {},
+    /** false: import only what requests need; harnesses: import those harnesses' modules now. */
+    opts: { warm?: boolean | readonly Harness[] } = {},
   ) {
-    this.child = spawn(
-      python,
-      [sessionScript, path.join(outDir, 'python'), ...(opts.warm === false ? ['--no-warm'] : [])],
-      {
-        env: { ...process.env, ...HARNESS_ENV },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const warm =
+      opts.warm === false ? ['--no-warm'] : Array.isArray(opts.warm) ? ['--warm-harnesses', opts.warm.join(',')] : [];
+    this.child = spawn(python, [sessionScript, path.join(outDir, 'python'), ...warm], {
+      env: { ...process.env, ...HARNESS_ENV },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const changed = (): void => {
       for (const w of [...this.watchers]) w();
     };

@@ -131,8 +131,9 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     path.join(buildRoot, 'test', 'python.json'),
     outDir,
   );
+  const want = new Set<Backend>(opts.backends ?? BACKENDS);
   const linked: readonly Backend[] = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'trt'];
-  const wantKernels = linked.some((b) => (opts.backends ?? BACKENDS).includes(b)) && ops.length > 0;
+  const wantKernels = linked.some((b) => want.has(b)) && ops.length > 0;
   const kernelBuild = async (): Promise<KernelBuild | undefined> => {
     if (!wantKernels) return undefined;
     const archs = device === 'cuda' ? (await probing).cudaArchs : undefined;
@@ -141,7 +142,16 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
   // The session, or (the probe kept) one started by the first harness that runs: one Python a run.
-  let started = session;
+  // After a kernel edit (the kernel build wrote an object) the harnesses of the columns that run
+  // the kernels in Python run again: their session starts now and imports while the backends build.
+  const harnesses = (['torch', 'paddle', 'jax'] as const).filter((h) =>
+    h === 'torch' ? ['torch', 'grad'].some((b) => want.has(b as Backend)) : want.has(h),
+  );
+  let started =
+    session ??
+    (kernels?.changed && probe.version && harnesses.length
+      ? new PythonSession(found.python, outDir, { warm: harnesses })
+      : undefined);
   const pythonSession = (): PythonSession | undefined => {
     if (!started && probe.version) started = new PythonSession(found.python, outDir, { warm: false });
     return started?.available ? started : undefined;
@@ -163,7 +173,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     project,
     ops,
     cases,
-    want: new Set<Backend>(opts.backends ?? BACKENDS),
+    want,
     ...(unityBatch ? { unityBatch } : {}),
     jobs,
     ...(kernels ? { kernels } : {}),

@@ -1,7 +1,8 @@
 // The Paddle columns: the generated custom ops built with Paddle's JIT loader against the wheel.
 // paddle: dygraph outputs against the baseline; paddle-grad: paddle.grad against autograd of the
 // reference (and the static graph's gradients against dygraph's); paddle-infer: the op in a
-// jit.save'd model run by paddle.inference, bit for bit equal to dygraph.
+// jit.save'd model run by paddle.inference, bit for bit equal to dygraph. The module is built
+// inside the harness run, so a run kept by content (kept-run.ts) skips the build and the harness.
 
 import path from 'node:path';
 import type { Case, TestBackend, TestContext } from '../../backend.js';
@@ -10,6 +11,10 @@ import type { HostTensor, TensorFile } from '../../cases.js';
 import { compareOutputs } from '../../compare.js';
 import { readOutputs } from '../../outputs.js';
 import { runPaddle, type PaddleCell, type PaddleRun } from './build.js';
+import { compileKey } from '../../compile-key.js';
+import { keptRun } from '../../kept-run.js';
+import { PKG_ROOT } from '../../../../generator/pkg-root.js';
+import { kernelFiles } from '../../../../generator/model/ir-helpers.js';
 
 export const paddleBackend: TestBackend = {
   name: 'paddle',
@@ -33,18 +38,26 @@ export const paddleBackend: TestBackend = {
     ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${probe.packages.paddlepaddle})`);
     let pd: PaddleRun;
     try {
-      pd = await runPaddle({
-        python: ctx.python,
-        root: ctx.root,
-        outDir: ctx.outDir,
-        buildDir: path.join(ctx.buildRoot, 'paddle'),
+      const grad = cols.includes('paddle-grad');
+      // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
+      const kernelObjects = ctx.kernels?.objects;
+      pd = await keptRun({
+        cacheDir: path.join(ctx.buildRoot, 'test', 'paddle-side'),
+        key: paddleKey(ctx, grad, kernelObjects),
         casesDir: ctx.casesDir,
-        ops: ctx.project.ops,
-        grad: cols.includes('paddle-grad'),
-        infer: true,
-        // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
-        kernelObjects: ctx.kernels?.objects,
-        session: ctx.pythonSession(),
+        run: () =>
+          runPaddle({
+            python: ctx.python,
+            root: ctx.root,
+            outDir: ctx.outDir,
+            buildDir: path.join(ctx.buildRoot, 'paddle'),
+            casesDir: ctx.casesDir,
+            ops: ctx.project.ops,
+            grad,
+            infer: true,
+            kernelObjects,
+            session: ctx.pythonSession(),
+          }),
       });
     } catch (e) {
       ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
@@ -60,6 +73,44 @@ export const paddleBackend: TestBackend = {
       );
   },
 };
+
+/**
+ * What the Paddle build and harness read, as one hash: the cases, the harness, out/paddle,
+ * out/include and out/python, the Python and its packages, and the kernels: the kernel build's
+ * objects the module links, or (without them, the module compiles the kernels) every op's kernel
+ * folder. A kernel folder holding the build folder (a kernel beside the project root) is its
+ * kernel files alone: the build's own files would change the key each run.
+ */
+function paddleKey(
+  ctx: TestContext,
+  grad: boolean,
+  objects: ReadonlyMap<string, readonly string[]> | undefined,
+): string {
+  const linked = ctx.project.ops.every((o) => objects?.get(o.ident.snake)?.length)
+    ? ctx.project.ops.flatMap((o) => objects!.get(o.ident.snake)!)
+    : [];
+  const dirs = new Set<string>();
+  const files: string[] = [];
+  for (const op of linked.length ? [] : ctx.project.ops) {
+    const dir = path.dirname(path.resolve(ctx.root, op.kernels.cpu));
+    if (path.relative(dir, ctx.buildRoot).startsWith('..')) dirs.add(dir);
+    else files.push(...kernelFiles(op).map((f) => path.resolve(ctx.root, f)));
+  }
+  return compileKey(
+    [
+      JSON.stringify({ grad, ops: ctx.ops.map((o) => o.name), all: ctx.project.ops.map((o) => o.name), linked }),
+      JSON.stringify(ctx.probe),
+      ctx.python,
+    ],
+    [
+      ctx.casesDir,
+      path.join(PKG_ROOT, 'runtime', 'python'),
+      ...['paddle', 'include', 'python'].map((d) => path.join(ctx.outDir, d)),
+      ...[...dirs].sort(),
+    ],
+    [...files, ...linked],
+  );
+}
 
 function recordCase(ctx: TestContext, c: Case, p: PaddleRun['cases'][number] | undefined, grad: boolean): void {
   const cell = (b: string, o: PaddleCell | undefined, then: (files: Record<string, TensorFile>) => void): void => {
