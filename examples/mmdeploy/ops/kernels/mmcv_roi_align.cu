@@ -24,7 +24,6 @@ __global__ void roiAlignKernel(Params p, const float* __restrict__ input, const 
 
 Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& ctx) {
   const Params p = params(attrs, io.input.shape);
-  if (!(p.spatialScale > 0.f)) return Status::Error(std::string(kName) + ": spatial_scale must be > 0");
   const int64_t total = io.output.numel();
   if (total == 0) return Status::Ok();
   roiAlignKernel<<<cuda::gridFor(total), cuda::kBlock, 0, static_cast<cudaStream_t>(ctx.stream)>>>(

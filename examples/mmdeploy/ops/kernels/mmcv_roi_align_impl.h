@@ -71,9 +71,11 @@ OPFORGE_HD inline float pool(const Params& a, const float* input, const float* r
   return sum / static_cast<float>(count > 1 ? count : 1);
 }
 
-/** The checks the plugin makes by assertion, and the batch index of every RoI (the kernel reads input there). */
-inline Status checkRois(const Params& a, const float* rois, int64_t numRois, int64_t batch) {
-  if (!(a.spatialScale > 0.f)) return Status::Error(std::string(kName) + ": spatial_scale must be > 0");
+/**
+ * The batch index of every RoI (the kernel reads input there). spatial_scale > 0, which the plugin
+ * asserts, is the spec's `exclusive_min: 0`: every binding checks it before a kernel runs.
+ */
+inline Status checkRois(const float* rois, int64_t numRois, int64_t batch) {
   for (int64_t r = 0; r < numRois; ++r) {
     const float b = rois[r * 5];
     if (!(b >= 0.f && b < static_cast<float>(batch)))

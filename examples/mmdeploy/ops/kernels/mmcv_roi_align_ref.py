@@ -26,8 +26,6 @@ def reference(input: torch.Tensor, rois: torch.Tensor, *, output_height: int = 7
               spatial_scale: float = 1.0, sampling_ratio: int = 0, mode: str, aligned: int = 1) -> torch.Tensor:
     if mode not in ("avg", "max"):
         raise ValueError(f"MMCVRoiAlign: unknown mode {mode!r}")
-    if not spatial_scale > 0:
-        raise ValueError(f"MMCVRoiAlign: spatial_scale must be > 0, got {spatial_scale}")
     n, c, _, _ = input.shape
     ph, pw = output_height, output_width
     out = input.new_zeros((rois.shape[0], c, ph, pw))

@@ -1,5 +1,6 @@
 // Shared by the CPU and CUDA kernels of ScaledDotProductAttentionTRT: the mask rule the spec
-// cannot state (rank 2 or 3, each dim 1 or the full size) and one query row of the attention.
+// cannot state (each dim 1 or the full size; its rank, 2 or 3, is the spec's) and one query row
+// of the attention.
 #pragma once
 
 #include <cmath>
@@ -17,8 +18,6 @@ struct MaskStrides {
 };
 
 inline Status maskStrides(const Shape& mask, int64_t batch, int64_t nt, int64_t ns, MaskStrides* out) {
-  if (mask.rank != 2 && mask.rank != 3)
-    return Status::Error(std::string(kName) + ": mask must have rank 2 or 3, got " + mask.str());
   const int64_t want[3] = {batch, nt, ns};
   int64_t dims[3] = {1, 1, 1};
   for (int i = 0; i < mask.rank; ++i) dims[3 - mask.rank + i] = mask[i];

@@ -9,8 +9,6 @@ import torch
 
 def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: Optional[torch.Tensor] = None):
     if mask is not None:
-        if mask.dim() not in (2, 3):
-            raise ValueError(f"ScaledDotProductAttentionTRT: mask must have rank 2 or 3, got {mask.dim()}")
         want = (q.shape[0], q.shape[1], k.shape[1])[3 - mask.dim():]
         if any(m not in (1, w) for m, w in zip(mask.shape, want)):
             raise ValueError(f"ScaledDotProductAttentionTRT: mask {list(mask.shape)} does not broadcast to {list(want)}")

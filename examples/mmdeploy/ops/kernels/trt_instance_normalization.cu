@@ -50,7 +50,7 @@ __global__ void normKernel(const T* __restrict__ x, const float* __restrict__ sc
 template <typename T>
 Status launch(const Attrs& attrs, const Io<T>& io, const CudaContext& ctx) {
   int64_t count = 0, length = 0;
-  OPFORGE_RETURN_IF_ERROR(slices(io.input.shape, io.scale.numel(), &count, &length));
+  slices(io.input.shape, &count, &length);
   if (count == 0 || length == 0) return Status::Ok();
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   normKernel<T><<<cuda::gridFor(count, 1), kThreads, 0, stream>>>(io.input.data, io.scale.data, io.bias.data, io.output.data,

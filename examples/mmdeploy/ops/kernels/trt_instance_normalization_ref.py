@@ -5,9 +5,5 @@ import torch.nn.functional as F
 
 
 def reference(input: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor, *, epsilon: float = 1e-5) -> torch.Tensor:
-    if input.dim() < 3:
-        raise ValueError(f"TRTInstanceNormalization: input needs rank >= 3 ([N, C, ...]), got {input.dim()}")
-    if scale.numel() != input.shape[1]:
-        raise ValueError(f"TRTInstanceNormalization: scale has {scale.numel()} values, input has {input.shape[1]} channels")
     out = F.instance_norm(input.float(), weight=scale.float(), bias=bias.float(), eps=epsilon)
     return out.to(input.dtype)
