@@ -1,4 +1,4 @@
-"""Shared runtime of the generated opforge_ops package: what the generated modules call.
+"""Shared runtime of the generated {{package}} package: what the generated modules call.
 
 Every generated op module describes its op with an OpInfo (facts from the spec) and an
 output_shapes function (compiled from the spec's shape expressions); everything else lives once

@@ -44,6 +44,7 @@ export const paddleBackend: TestBackend = {
         infer: true,
         // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
         kernelObjects: ctx.kernels?.objects,
+        names: ctx.project.names,
         session: ctx.pythonSession(),
       });
     } catch (e) {
