@@ -47,9 +47,13 @@ export const jaxEmitter: Emitter = defineEmitter({
       projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       staticFile('jax/build_info.cc', 'generator/static/cpp/opforge/jax/build_info.cc'),
       filled('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake', { target, package: names.jaxPackage }),
-      filled('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake', { target }),
+      filled('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake', {
+        target,
+        package: names.jaxPackage,
+      }),
       filled(`${pkg}/_runtime.py`, 'generator/static/python/opforge_jax/_runtime.py', {
         package: names.jaxPackage,
+        torchPackage: names.torchPackage,
         target,
         libraryEnv: jaxLibraryEnv(names),
       }),
@@ -60,6 +64,6 @@ export const jaxEmitter: Emitter = defineEmitter({
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
     const p = jaxPaths(op, project.names);
-    return [opFile(op, p.handlers, emitJaxHandlers(op)), opFile(op, p.module, emitJaxModule(op))];
+    return [opFile(op, p.handlers, emitJaxHandlers(op, project.names)), opFile(op, p.module, emitJaxModule(op))];
   },
 });

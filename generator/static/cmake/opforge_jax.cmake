@@ -3,7 +3,7 @@
 # the op lists out/CMakeLists.txt publishes (OPFORGE_OPS, OPFORGE_CUDA_OPS). The FFI headers come
 # from the installed jaxlib (jax.ffi.include_dir() of JAX_PYTHON), and its version is compiled into
 # the library (opforge_jax_jaxlib_version()): the FFI ABI moves between jaxlib releases, so
-# opforge_jax refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
+# {{package}} refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
 # the library holds the CUDA handlers too (PlatformStream<cudaStream_t>, the ops' CUDA kernels).
 
 # A STRING, not a FILEPATH: CMake makes a relative FILEPATH given with -D absolute against the

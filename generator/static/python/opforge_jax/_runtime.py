@@ -2,7 +2,7 @@
 
 Every generated op module describes its op with an OpInfo (facts from the spec) and a
 result_shapes function (compiled from the spec's shape expressions); the rest lives here once:
-attribute and input checks (the messages of opforge_ops), loading the compiled library and
+attribute and input checks (the messages of {{torchPackage}}), loading the compiled library and
 registering its XLA FFI handlers (with the jaxlib version check), the custom call
 (jax.ffi.ffi_call with the op's vmap_method), jax.custom_vjp from the spec's `backward`, and the
 safety checks jax.export needs disabled for the ops.
@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
+from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with {{torchPackage}})
 from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
@@ -119,7 +119,7 @@ class OpInfo:
         return f"{self.domain or 'onnx'}::{self.name}"
 
 
-# ---- argument checks (the messages of opforge_ops' _runtime.py) ------------------------
+# ---- argument checks (the messages of {{torchPackage}}' _runtime.py) ------------------------
 
 def dtype_name(x: Any) -> str:
     return jnp.dtype(x.dtype).name
