@@ -1,7 +1,9 @@
 // Op sets in the Python packages: a reference that imports a module this Python lacks breaks its
-// own op alone (references load at their first call).
+// own op alone (references load at their first call); two projects with their own namespaces
+// (package.json's opforge.namespace), sharing an op name, are built and loaded in one Python
+// process, each op running its own kernel.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -95,5 +97,83 @@ testWith(['torch'], 'a reference importing a missing module fails its own op alo
     assert.match(x.message ?? '', named);
   }
 });
+
+/** A project of seed ops with `namespace` in its package.json; the specs name no domain (they take the namespace). */
+function namespacedProject(name: string, namespace: string, ops: string[]): string {
+  const dir = seedProject(name, ops);
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, opforge: { namespace } }));
+  for (const f of readdirSync(path.join(dir, 'ops')).filter((x) => x.endsWith('.yaml'))) {
+    const spec = path.join(dir, 'ops', f);
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^domain: .*\n/m, ''));
+  }
+  return dir;
+}
+
+/** Rewrites a file of the project (a kernel or reference) with `edit`, which must change it. */
+function edit(dir: string, file: string, change: (text: string) => string): void {
+  const f = path.join(dir, 'ops', 'kernels', file);
+  const before = readFileSync(f, 'utf8');
+  const after = change(before);
+  assert.ok(after !== before, `${file} unchanged`);
+  writeFileSync(f, after);
+}
+
+testWith(
+  ['torch'],
+  'two namespaced op sets sharing an op name build, load in one process and run their own kernels',
+  () => {
+    const alpha = namespacedProject('alpha', 'alpha_ops', ['my_add', 'my_add_grad']);
+    const beta = namespacedProject('beta', 'beta_ops', ['my_add', 'my_add_grad', 'knn_query']);
+    // beta's MyAdd is c = 3a + b (alpha's, the seed's, 2a + b), kernels and references alike.
+    for (const f of ['my_add.cpp', 'my_add.cu', 'my_add_grad.cpp', 'my_add_grad.cu'])
+      edit(beta, f, (t) => t.replace('C(2) *', 'C(3) *'));
+    edit(beta, 'my_add_ref.py', (t) => t.replace('2 * a', '3 * a'));
+    edit(beta, 'my_add_grad_ref.py', (t) => t.replace('2 * grad_c', '3 * grad_c'));
+
+    // opforge test in each: the extension, its gradients and the exported models agree with the references.
+    for (const [dir, ns] of [
+      [beta, 'beta_ops'],
+      [alpha, 'alpha_ops'],
+    ] as const) {
+      const r = opforge(dir, ['test', '--json', '--backend', 'torch,grad,export']);
+      assert.is(r.status, 0, `${ns}: ${r.out}\n${r.err.slice(-3000)}`);
+      const report = JSON.parse(r.out) as TestReport;
+      assert.ok(report.ok);
+      for (const b of ['torch', 'grad', 'ort-legacy']) assert.ok(report.backends.includes(b), `${ns}: ${b}`);
+      assert.ok(
+        report.results.every((x) => x.status === 'ok' || x.status === 'skip'),
+        JSON.stringify(report.results.filter((x) => x.status !== 'ok')),
+      );
+      assert.ok(report.results.some((x) => x.op === 'MyAdd' && x.backend === 'torch' && x.status === 'ok'));
+      assert.is(report.env.extension, path.join(dir, 'build', 'torch', `lib${ns}_torch.so`));
+      assert.match(String(report.env.entry), new RegExp(`/${ns}_torch_py\\.`));
+    }
+
+    // One process: both packages, each loading its own library (found beside its out/).
+    const out = python(
+      [
+        'import sys, torch',
+        `sys.path[:0] = [${JSON.stringify(path.join(alpha, 'out', 'python'))}, ${JSON.stringify(path.join(beta, 'out', 'python'))}]`,
+        'import alpha_ops, beta_ops',
+        'a = torch.tensor([1.0, 2.0], requires_grad=True)',
+        'b = torch.tensor([10.0, 20.0])',
+        'for m in (alpha_ops, beta_ops):',
+        '    c = m.my_add(a, b)',
+        '    (g,) = torch.autograd.grad(c.sum(), [a])',
+        '    ns = getattr(torch.ops, m.TORCH_NAMESPACE)',
+        '    print(m.__name__, m.backend("MyAdd"), m.extension_path().rsplit("/", 1)[1], m.OPS["MyAdd"].domain,',
+        '          c.tolist(), g.tolist(), ns.my_add(a, b).tolist(), hasattr(m, "knn_query"))',
+      ].join('\n'),
+    );
+    assert.is(
+      out,
+      [
+        'alpha_ops extension libalpha_ops_torch.so alpha_ops [12.0, 24.0] [2.0, 2.0] [12.0, 24.0] False',
+        'beta_ops extension libbeta_ops_torch.so beta_ops [13.0, 26.0] [3.0, 3.0] [13.0, 26.0] True',
+        '',
+      ].join('\n'),
+    );
+  },
+);
 
 test.run();
