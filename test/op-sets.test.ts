@@ -1,7 +1,7 @@
 // Op sets in the Python packages: a reference that imports a module this Python lacks breaks its
 // own op alone (references load at their first call); two projects with their own namespaces
 // (package.json's opforge.namespace), sharing an op name, are built and loaded in one Python
-// process, each op running its own kernel.
+// process (PyTorch, and JAX where installed), each op running its own kernel.
 
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestReport } from '../runtime/testing/results.js';
 import { root } from './helpers/paths.js';
-import { PYTHON, python, testWith } from './helpers/python.js';
+import { PYTHON, hasModule, python, testWith } from './helpers/python.js';
 
 const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-op-sets-'));
@@ -122,6 +122,8 @@ testWith(
   ['torch'],
   'two namespaced op sets sharing an op name build, load in one process and run their own kernels',
   () => {
+    // JAX where this Python has it (the oldest-torch leg has none).
+    const withJax = hasModule('jax');
     const alpha = namespacedProject('alpha', 'alpha_ops', ['my_add', 'my_add_grad']);
     const beta = namespacedProject('beta', 'beta_ops', ['my_add', 'my_add_grad', 'knn_query']);
     // beta's MyAdd is c = 3a + b (alpha's, the seed's, 2a + b), kernels and references alike.
@@ -135,11 +137,12 @@ testWith(
       [beta, 'beta_ops'],
       [alpha, 'alpha_ops'],
     ] as const) {
-      const r = opforge(dir, ['test', '--json', '--backend', 'torch,grad,export']);
+      const r = opforge(dir, ['test', '--json', '--backend', `torch,grad,export${withJax ? ',jax' : ''}`]);
       assert.is(r.status, 0, `${ns}: ${r.out}\n${r.err.slice(-3000)}`);
       const report = JSON.parse(r.out) as TestReport;
       assert.ok(report.ok);
-      for (const b of ['torch', 'grad', 'ort-legacy']) assert.ok(report.backends.includes(b), `${ns}: ${b}`);
+      for (const b of ['torch', 'grad', 'ort-legacy', ...(withJax ? ['jax', 'jax-grad'] : [])])
+        assert.ok(report.backends.includes(b), `${ns}: ${b}`);
       assert.ok(
         report.results.every((x) => x.status === 'ok' || x.status === 'skip'),
         JSON.stringify(report.results.filter((x) => x.status !== 'ok')),
@@ -170,6 +173,28 @@ testWith(
       [
         'alpha_ops extension libalpha_ops_torch.so alpha_ops [12.0, 24.0] [2.0, 2.0] [12.0, 24.0] False',
         'beta_ops extension libbeta_ops_torch.so beta_ops [13.0, 26.0] [3.0, 3.0] [13.0, 26.0] True',
+        '',
+      ].join('\n'),
+    );
+    if (!withJax) return;
+    // The JAX packages too: each registers its own custom-call targets from its own library.
+    const jaxOut = python(
+      [
+        'import sys, jax, jax.numpy as jnp',
+        `sys.path[:0] = [${JSON.stringify(path.join(alpha, 'out', 'jax'))}, ${JSON.stringify(path.join(beta, 'out', 'jax'))}]`,
+        'import alpha_ops_jax, beta_ops_jax',
+        'a, b = jnp.array([1.0, 2.0]), jnp.array([10.0, 20.0])',
+        'for m in (alpha_ops_jax, beta_ops_jax):',
+        '    c = jax.jit(m.my_add)(a, b)',
+        '    g = jax.grad(lambda x: m.my_add(x, b).sum())(a)',
+        '    print(m.__name__, m.library_path().rsplit("/", 1)[1], c.tolist(), g.tolist())',
+      ].join('\n'),
+    );
+    assert.is(
+      jaxOut,
+      [
+        'alpha_ops_jax libalpha_ops_jax_ops.so [12.0, 24.0] [2.0, 2.0]',
+        'beta_ops_jax libbeta_ops_jax_ops.so [13.0, 26.0] [3.0, 3.0]',
         '',
       ].join('\n'),
     );

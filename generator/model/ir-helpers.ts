@@ -50,6 +50,11 @@ export function torchLibraryTarget(names: ProjectNames): string {
   return `${names.libraryPrefix}_torch`;
 }
 
+/** The environment variable naming the extension to load: OPFORGE_TORCH_LIBRARY, or <PREFIX>_TORCH_LIBRARY. */
+export function torchLibraryEnv(names: ProjectNames): string {
+  return `${names.libraryPrefix.toUpperCase()}_TORCH_LIBRARY`;
+}
+
 /** The extension's Python entry module, beside the library: opforge_torch_py, or <prefix>_torch_py. */
 export function torchEntryModule(names: ProjectNames): string {
   return `${names.libraryPrefix}_torch_py`;

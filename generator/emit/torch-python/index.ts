@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpIR, ProjectIR, ProjectNames } from '../../model/ir.js';
-import { torchEntryModule, torchLibraryFile } from '../../model/ir-helpers.js';
+import { torchEntryModule, torchLibraryEnv, torchLibraryFile } from '../../model/ir-helpers.js';
 import type { DType } from '../../model/type-table.js';
 import {
   headerLine,
@@ -32,18 +32,20 @@ export const pythonPackageDir = (names: ProjectNames): string => `python/${names
 export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
   project(project: ProjectIR): GeneratedFile[] {
-    const PKG = pythonPackageDir(project.names);
-    const pkg = project.names.torchPackage;
+    const dir = pythonPackageDir(project.names);
     return [
       // The shared runtime, one module per concern; _runtime.py is what the generated modules import.
-      ...staticFiles(PKG, STATIC, '.py').filter((f) => !(path.basename(f.path, '.py') in NAMED_MODULES)),
-      ...namedModules(PKG, project.names),
-      ...sharedPythonFiles(PKG),
-      projectFile(`${PKG}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
-      projectFile(`${PKG}/__init__.py`, packageInit(project)),
-      projectFile(`${PKG}/ops/__init__.py`, `"""One module per op; import the functions from ${pkg} itself."""`),
+      ...staticFiles(dir, STATIC, '.py').filter((f) => !(path.basename(f.path, '.py') in NAMED_MODULES)),
+      ...namedModules(dir, project.names),
+      ...sharedPythonFiles(dir),
+      projectFile(`${dir}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
+      projectFile(`${dir}/__init__.py`, packageInit(project)),
       projectFile(
-        `${PKG}/_reference/__init__.py`,
+        `${dir}/ops/__init__.py`,
+        `"""One module per op; import the functions from ${project.names.torchPackage} itself."""`,
+      ),
+      projectFile(
+        `${dir}/_reference/__init__.py`,
         '"""The specs\' PyTorch references (kernels.reference), copied from the project."""',
       ),
     ];
@@ -79,7 +81,7 @@ const NAMED_MODULES: Readonly<Record<string, (names: ProjectNames) => Record<str
     ...packageSlot(names),
     entry: torchEntryModule(names),
     library: torchLibraryFile(names),
-    libraryEnv: `${names.libraryPrefix.toUpperCase()}_TORCH_LIBRARY`,
+    libraryEnv: torchLibraryEnv(names),
   }),
   _register: namespaceSlot,
   _runtime: packageSlot,

@@ -4,7 +4,13 @@
 // The unit's fixed text is generator/static/cpp/opforge/torch/op.cpp.tmpl; this prints its slots.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
-import { onnxOpName, torchEntryModule, torchLibraryFile, torchLibraryTarget } from '../../model/ir-helpers.js';
+import {
+  onnxOpName,
+  torchEntryModule,
+  torchLibraryEnv,
+  torchLibraryFile,
+  torchLibraryTarget,
+} from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
 import {
   defineEmitter,
@@ -39,7 +45,7 @@ export const torchEmitter: Emitter = defineEmitter({
           entry,
           package: names.torchPackage,
           torchNamespace: names.torchNamespace,
-          libraryEnv: `${names.libraryPrefix.toUpperCase()}_TORCH_LIBRARY`,
+          libraryEnv: torchLibraryEnv(names),
         }),
         CMAKE,
       ),
