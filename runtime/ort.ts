@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DType } from '../generator/model/type-table.js';
+import { readProjectNames } from '../generator/model/project-names.js';
+import { ortLibraryFile } from '../generator/emit/ort/names.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 import { compileKey } from './testing/compile-key.js';
@@ -181,7 +183,7 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
     'building the ONNX Runtime custom-op library',
     opts.onLine,
   );
-  return path.join(buildDir, 'ort', 'libopforge_ort.so');
+  return path.join(buildDir, 'ort', ortLibraryFile(readProjectNames(root).names));
 }
 
 /**

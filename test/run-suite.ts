@@ -28,7 +28,7 @@ import { root } from './helpers/paths.js';
 const LEGACY_PACKAGES = 'python3-torch python3-onnx libtorch-dev pybind11-dev';
 
 /** Test files that run Python (torch, onnx, paddle, jax): the second leg runs these. */
-export const PYTHON_FILES = ['grad', 'opforge-test', 'specspace', 'user-ops'];
+export const PYTHON_FILES = ['grad', 'op-sets', 'opforge-test', 'specspace', 'user-ops'];
 
 const venv = path.resolve(root, process.env.OPFORGE_TEST_VENV ?? '.venv');
 const requirements = path.join(root, 'requirements-test.txt');

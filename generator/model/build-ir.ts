@@ -119,6 +119,8 @@ const MAX_BINDINGS = 64;
 export interface BuildContext {
   /** Absolute project root: kernel files must lie inside it. */
   root: string;
+  /** The ONNX domain of a spec that names none (ProjectNames.defaultDomain); default `custom`. */
+  defaultDomain?: string;
 }
 
 export function buildOp(
@@ -135,7 +137,7 @@ export function buildOp(
     if (problem) err(p, `\`${name}\` ${problem}`);
   };
 
-  const domain = checkOpNames(raw, checkIdent, err);
+  const domain = checkOpNames(raw, ctx.defaultDomain ?? 'custom', checkIdent, err);
   const types = typeVariables(raw.types, checkIdent, err);
   const claim = nameClaims(err);
 
@@ -222,14 +224,19 @@ export function buildOp(
 }
 
 /** The op's name, its `snake:` override and its domain's segments must be identifiers; returns the domain. */
-function checkOpNames(raw: RawSpec, checkIdent: (p: KeyPath, name: string) => void, err: ErrFn): string {
+function checkOpNames(
+  raw: RawSpec,
+  projectDomain: string,
+  checkIdent: (p: KeyPath, name: string) => void,
+  err: ErrFn,
+): string {
   checkIdent(['name'], raw.name);
   // `snake:` overrides the derived snake_case form (RoIAlign -> roi_align, not ro_i_align).
   if (raw.snake !== undefined) {
     const problem = snakeProblem(raw.snake);
     if (problem) err(['snake'], `snake name \`${raw.snake}\` ${problem}`);
   }
-  const domain = defaultDomain(raw.domain ?? 'custom') ? '' : (raw.domain ?? 'custom');
+  const domain = defaultDomain(raw.domain ?? projectDomain) ? '' : (raw.domain ?? projectDomain);
   if (domain === '') {
     // The default domain holds the standard ops: an op there replaces one (ScatterND), and an
     // unknown type in it is an invalid model (onnx.checker, the exporters and ONNX Runtime refuse it).

@@ -1,7 +1,17 @@
 // Small derived facts about the IR that several emitters need.
 
 import path from 'node:path';
-import type { AttrValue, Expr, InputConstraint, OpIR, ProjectIR, ShapeIR, TensorType, TypeBinding } from './ir.js';
+import type {
+  AttrValue,
+  Expr,
+  InputConstraint,
+  OpIR,
+  ProjectIR,
+  ProjectNames,
+  ShapeIR,
+  TensorType,
+  TypeBinding,
+} from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { visitExpr } from './expr.js';
 
@@ -28,6 +38,26 @@ export function allowedDtypes(t: TensorType): DType[] {
 /** The op's kernel files (relative to the project root): cpu, then cuda and reference when given. */
 export function kernelFiles(op: OpIR): string[] {
   return [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined);
+}
+
+/** The compiled PyTorch extension's file: libopforge_torch.so, or lib<prefix>_torch.so. */
+export function torchLibraryFile(names: ProjectNames): string {
+  return `lib${torchLibraryTarget(names)}.so`;
+}
+
+/** The extension's CMake target (and library name without lib/.so). */
+export function torchLibraryTarget(names: ProjectNames): string {
+  return `${names.libraryPrefix}_torch`;
+}
+
+/** The environment variable naming the extension to load: OPFORGE_TORCH_LIBRARY, or <PREFIX>_TORCH_LIBRARY. */
+export function torchLibraryEnv(names: ProjectNames): string {
+  return `${names.libraryPrefix.toUpperCase()}_TORCH_LIBRARY`;
+}
+
+/** The extension's Python entry module, beside the library: opforge_torch_py, or <prefix>_torch_py. */
+export function torchEntryModule(names: ProjectNames): string {
+  return `${names.libraryPrefix}_torch_py`;
 }
 
 /** Fully qualified namespace of an op's core. */

@@ -195,9 +195,33 @@ export interface OpIR {
   backward: GradientIR[] | undefined;
 }
 
+/**
+ * What a project's packages, libraries and registrations are called: opforge's own names, or
+ * those its package.json's `opforge.namespace` derives (project-names.ts), so that two projects'
+ * op sets load side by side in one process.
+ */
+export interface ProjectNames {
+  /** package.json's `opforge.namespace`; undefined: opforge's own names. */
+  namespace: string | undefined;
+  /** The PyTorch Python package (out/python/<torchPackage>). */
+  torchPackage: string;
+  /** The JAX Python package (out/jax/<jaxPackage>). */
+  jaxPackage: string;
+  /** The Paddle Python package (out/paddle/<paddlePackage>). */
+  paddlePackage: string;
+  /** torch.ops.<torchNamespace>: the TORCH_LIBRARY namespace. */
+  torchNamespace: string;
+  /** The ONNX domain of specs that name none. */
+  defaultDomain: string;
+  /** What the built libraries' names start with: lib<prefix>_torch.so, <prefix>_torch_py, lib<prefix>_ort.so, ... */
+  libraryPrefix: string;
+}
+
 export interface ProjectIR {
   /** Sorted by op name, so emission order never depends on the filesystem. */
   ops: OpIR[];
+  /** The names of its packages and libraries. */
+  names: ProjectNames;
   /** Absolute path of the project root (parent of the ops dir). */
   root: string;
   /** Ops dir relative to root. */

@@ -6,8 +6,9 @@ import { resolveProjectBackward } from './backward.js';
 import { buildOp, type RawGradient } from './build-ir.js';
 export type { RawGradient } from './build-ir.js';
 import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
-import type { GradientIR, OpIR, ProjectIR } from './ir.js';
+import type { GradientIR, OpIR, ProjectIR, ProjectNames } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
+import { readProjectNames } from './project-names.js';
 import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
 import { underRemoved, withoutSchemaErrors } from './schema-repair.js';
@@ -78,6 +79,8 @@ export function loadProjectReusing(
 /** What loading gathers spec by spec, for backward resolution and the checks across specs. */
 interface Loading {
   root: string;
+  /** From the root's package.json (project-names.ts). */
+  names: ProjectNames;
   reuse: SpecReuse | undefined;
   diagnostics: Diagnostic[];
   ops: OpIR[];
@@ -105,10 +108,13 @@ interface Holder {
 /** loadProject, and loadProjectReusing with `reuse`. */
 function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: ProjectIR; specs: Map<string, SpecOp> } {
   const opsDir = path.resolve(opts.opsDir);
+  const root = path.resolve(opts.root ?? path.dirname(opsDir));
+  const named = readProjectNames(root);
   const l: Loading = {
-    root: path.resolve(opts.root ?? path.dirname(opsDir)),
+    root,
+    names: named.names,
     reuse,
-    diagnostics: [],
+    diagnostics: [...named.errors],
     ops: [],
     bySnake: new Map(),
     byName: new Map(),
@@ -135,7 +141,12 @@ function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: Pr
   if (l.diagnostics.length) throw new SpecErrors(l.diagnostics);
   l.ops.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
-    project: { ops: l.ops, root: l.root, opsDir: path.relative(l.root, opsDir).split(path.sep).join('/') || '.' },
+    project: {
+      ops: l.ops,
+      names: l.names,
+      root: l.root,
+      opsDir: path.relative(l.root, opsDir).split(path.sep).join('/') || '.',
+    },
     specs: l.specs,
   };
 }
@@ -179,11 +190,11 @@ function loadFile(l: Loading, file: string): void {
   const schemaErrors = checkSchema(spec);
   const rawName = (spec.value as { name?: unknown } | null)?.name;
   if (schemaErrors.length) {
-    l.diagnostics.push(...schemaErrors, ...semanticDespiteSchema(spec, l.root));
+    l.diagnostics.push(...schemaErrors, ...semanticDespiteSchema(spec, l));
     if (typeof rawName === 'string') l.brokenNames.add(rawName);
     return;
   }
-  const built = buildOp(spec, { root: l.root });
+  const built = buildOp(spec, { root: l.root, defaultDomain: l.names.defaultDomain });
   l.diagnostics.push(...built.errors);
   if (!built.op) {
     if (typeof rawName === 'string') l.brokenNames.add(rawName);
@@ -201,10 +212,10 @@ function loadFile(l: Loading, file: string): void {
 }
 
 /** The semantic errors of a spec with schema errors, where removing what the schema refused leaves it valid. */
-function semanticDespiteSchema(spec: LoadedSpec, root: string): Diagnostic[] {
+function semanticDespiteSchema(spec: LoadedSpec, l: Loading): Diagnostic[] {
   const repaired = withoutSchemaErrors(spec.value);
   if (!repaired) return [];
-  const built = buildOp({ ...spec, value: repaired.value }, { root });
+  const built = buildOp({ ...spec, value: repaired.value }, { root: l.root, defaultDomain: l.names.defaultDomain });
   return built.errors.filter((d) => !underRemoved(d.path, repaired.removed));
 }
 

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { PKG_ROOT as pkgRoot } from '../pkg-root.js';
 import { specHash } from '../model/spec-hash.js';
 import { STAMP_FILE } from './write-out.js';
+import { readProjectNames } from '../model/project-names.js';
 
 export { STAMP_FILE };
 
@@ -273,5 +274,11 @@ export function genInputs(
   opts: { opsDir: string; only?: string | undefined; root?: string | undefined },
   stamp?: Stamp,
 ): Inputs {
-  return readInputs(opts.opsDir, JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null }), stamp?.specs);
+  // The project's names (its package.json's opforge.namespace) are an input too.
+  const names = readProjectNames(path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir))));
+  return readInputs(
+    opts.opsDir,
+    JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null, names }),
+    stamp?.specs,
+  );
 }

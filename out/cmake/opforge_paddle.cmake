@@ -117,7 +117,7 @@ macro(opforge_paddle_finish)
   target_compile_options(opforge_paddle_ops PRIVATE ${OPFORGE_WARNINGS})
   # The op units in unity batches (OPFORGE_PADDLE_UNITY_BATCH, default 16): Paddle's headers are
   # most of each unit's compile time, and the units share no file-scope names (one namespace per op).
-  set(OPFORGE_PADDLE_UNITY_BATCH 16 CACHE STRING "Op units per unity batch of opforge_paddle_ops (1: no unity build)")
+  set(OPFORGE_PADDLE_UNITY_BATCH 16 CACHE STRING "Op units per unity batch of the Paddle op library (1: no unity build)")
   if(OPFORGE_PADDLE_UNITY_BATCH GREATER 1)
     set_target_properties(opforge_paddle_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_PADDLE_UNITY_BATCH})
   endif()

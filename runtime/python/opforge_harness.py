@@ -14,6 +14,7 @@ every backend.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -26,14 +27,23 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 NAMES = {v: k for k, v in DTYPES.items()}
 
 
-def import_package(python_dir: str) -> Any:
-    """The generated opforge_ops from `python_dir`, importing no compiled extension by itself (the
+def import_package(python_dir: str, name: Optional[str] = None) -> Any:
+    """The generated PyTorch package `name` (opforge_ops, or the project's namespace; None: the one
+    package `python_dir` holds) from `python_dir`, importing no compiled extension by itself (the
     torch side then loads exactly its --library; the other sides run only the references)."""
     sys.path.insert(0, python_dir)
     os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"
-    import opforge_ops
+    return importlib.import_module(name or package_in(python_dir))
 
-    return opforge_ops
+
+def package_in(python_dir: str) -> str:
+    """The one generated package in `python_dir` (out/python holds only the project's)."""
+    found = sorted(n for n in os.listdir(python_dir)
+                   if os.path.isfile(os.path.join(python_dir, n, "_runtime.py")))
+    if len(found) != 1:
+        raise RuntimeError(f"{python_dir} holds {len(found)} generated packages ({', '.join(found) or 'none'}), not one: "
+                           "pass the package's name")
+    return found[0]
 
 
 def read(d: str, f: dict) -> torch.Tensor:

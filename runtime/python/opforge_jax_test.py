@@ -17,6 +17,7 @@ Usage: python opforge_jax_test.py --cases DIR --package OUT/jax --library SO [--
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -27,7 +28,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
-    as_tuple, compare_gradients, cotangents, error, grad_inputs, read, reference_gradients, write)
+    as_tuple, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read, reference_gradients,
+    write)
 
 import jax  # noqa: E402
 
@@ -139,14 +141,15 @@ def main(argv=None) -> int:
     ap.add_argument("--library", required=True)
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--device", default="cpu")
+    # The packages' names (the project's namespace; default: the one package in each folder).
+    ap.add_argument("--package-name")
+    ap.add_argument("--python-package-name")
     args = ap.parse_args(argv)
     sys.path.insert(0, args.package)
-    sys.path.insert(0, args.python_package)
-    os.environ["OPFORGE_TORCH_NO_EXTENSION"] = "1"  # the references only: this process runs the JAX library
     import jaxlib
 
-    import opforge_jax as oj
-    import opforge_ops as oo
+    oj = importlib.import_module(args.package_name or package_in(args.package))
+    oo = import_package(args.python_package, args.python_package_name)  # the references only: this process runs the JAX library
 
     info = oj.load_library(args.library)
     device = jax.devices("cpu" if args.device == "cpu" else "gpu")[0]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -28,12 +29,14 @@ import sys
 import tempfile
 import traceback
 
+from typing import Optional
+
 import paddle
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
-    DTYPES, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, read_inputs,
+    DTYPES, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read_inputs,
     reference_gradients, write)
 
 PADDLE = {"float32": paddle.float32, "float16": paddle.float16, "bfloat16": paddle.bfloat16, "float64": paddle.float64,
@@ -163,13 +166,13 @@ def compile_units(build_dir: str, text: str, includes: list) -> str:
     return found()[-1]
 
 
-def wrap_ops(out: str, raw: object) -> object:
-    """The generated opforge_paddle package's checked functions over the raw module: what is tested
-    is what users call (every argument checked, attributes with the spec's defaults)."""
+def wrap_ops(out: str, raw: object, name: Optional[str]) -> object:
+    """The generated Paddle package's checked functions over the raw module: what is tested
+    is what users call (every argument checked, attributes with the spec's defaults). `name`: the
+    package's (the project's namespace; None: the one package in out/paddle)."""
     sys.path.insert(0, os.path.join(out, "paddle"))
-    import opforge_paddle
-
-    return opforge_paddle.wrap(raw)
+    package = importlib.import_module(name or package_in(os.path.join(out, "paddle")))
+    return package.wrap(raw)
 
 
 def builtin_ops() -> set:
@@ -326,8 +329,11 @@ def main(argv=None) -> int:
     ap.add_argument("--build", required=True)
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--infer", action="store_true")
+    # The packages' names (the project's namespace; default: the one package in each folder).
+    ap.add_argument("--package-name")
+    ap.add_argument("--python-package-name")
     args = ap.parse_args(argv)
-    oo = import_package(os.path.join(args.out, "python"))  # the references only: this process runs Paddle's kernels
+    oo = import_package(os.path.join(args.out, "python"), args.python_package_name)  # the references only: this process runs Paddle's kernels
 
     env = {"paddle": paddle.__version__, "skipped": {}}
     ops = list(oo.OPS.values())
@@ -344,7 +350,7 @@ def main(argv=None) -> int:
     env["builtin_clashes"] = clashes
     built_ops = [op for op in ops if op.name not in clashes]
     # The checked functions users call (out/paddle/opforge_paddle's wrap) over the JIT-built ops.
-    mod = wrap_ops(args.out, build(args.root, args.out, args.build, built_ops, kernels, objects)) if built_ops else None
+    mod = wrap_ops(args.out, build(args.root, args.out, args.build, built_ops, kernels, objects), args.package_name) if built_ops else None
     env["module"] = getattr(getattr(mod, "raw", None), "__file__", None)
     cases = []
     for op, d, doc in case_docs(args.cases, ops):

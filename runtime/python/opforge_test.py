@@ -199,7 +199,8 @@ def _keep_cia_ops() -> None:
 def parse_args(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
-    ap.add_argument("--package", required=True, help="directory holding the generated opforge_ops")
+    ap.add_argument("--package", required=True, help="directory holding the generated package (OUT/python)")
+    ap.add_argument("--package-name", help="the generated package's name (default: the one package in --package)")
     ap.add_argument("--library", help="compiled extension (libopforge_torch.so)")
     ap.add_argument("--device", default="cpu", help="comma-separated devices for the extension")
     ap.add_argument("--export", action="store_true", help="export every case with the legacy (and dynamo) exporter")
@@ -310,7 +311,7 @@ def entry_bypassed(oo) -> list:
     """Ops the Python entry does not serve, through the generated function or through
     torch.ops.<ns>.<op> (its schema has a kind the entry does not convert): correct through
     torch's builtin, but slower; the tests want none."""
-    from opforge_ops import _runtime as rt
+    rt = oo._runtime
     return sorted(
         op.name for op in oo.OPS.values()
         if rt.direct_slot(op)[0] is not None and not (
@@ -320,7 +321,7 @@ def entry_bypassed(oo) -> list:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    oo = import_package(args.package)  # then loads exactly --library, or nothing
+    oo = import_package(args.package, args.package_name)  # then loads exactly --library, or nothing
 
     env = {"torch": torch.__version__, "cuda": torch.cuda.is_available(), "skipped": {}}
     if args.library:

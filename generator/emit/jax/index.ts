@@ -10,12 +10,13 @@ import { DTYPE_INFO } from '../../model/type-table.js';
 import { opFile, projectFile, staticFile, defineEmitter, type Emitter, type GeneratedFile } from '../emitter.js';
 import { dtypeMapFunctions } from '../lang/dtype-map.js';
 import { cppUnit } from '../lang/cpp.js';
-import { jaxPaths } from './names.js';
+import { jaxLibraryEnv, jaxLibraryTarget, jaxPaths } from './names.js';
+import { fillTemplate } from '../lang/template.js';
 import { emitJaxHandlers } from './op.js';
 import { sharedPythonFiles } from '../lang/py-shared.js';
 import { emitJaxInit, emitJaxModule } from './python.js';
 
-export { jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
+export { jaxLibraryEnv, jaxLibraryTarget, jaxPaths, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 function emitDtypeHeader(): string {
   return cppUnit({
@@ -35,20 +36,34 @@ function emitDtypeHeader(): string {
 export const jaxEmitter: Emitter = defineEmitter({
   name: 'jax',
   project(project: ProjectIR): GeneratedFile[] {
+    const { names } = project;
+    const pkg = `jax/${names.jaxPackage}`;
+    const target = jaxLibraryTarget(names);
+    // The package's and library's names are the project's (slots): two projects' builds coexist.
+    const filled = (file: string, source: string, slots: Record<string, string>): GeneratedFile =>
+      projectFile(file, fillTemplate(source, slots), source);
     return [
       staticFile('jax/include/opforge/jax/ffi_bridge.h', 'generator/static/cpp/opforge/jax/ffi_bridge.h'),
       projectFile('jax/include/opforge/jax/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       staticFile('jax/build_info.cc', 'generator/static/cpp/opforge/jax/build_info.cc'),
-      staticFile('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake'),
-      staticFile('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake'),
-      staticFile('jax/opforge_jax/_runtime.py', 'generator/static/python/opforge_jax/_runtime.py'),
-      ...sharedPythonFiles('jax/opforge_jax'),
-      projectFile('jax/opforge_jax/__init__.py', emitJaxInit(project.ops)),
-      projectFile('jax/opforge_jax/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
+      filled('jax/CMakeLists.txt', 'generator/static/cmake/jax-library.cmake', { target, package: names.jaxPackage }),
+      filled('cmake/opforge_jax.cmake', 'generator/static/cmake/opforge_jax.cmake', {
+        target,
+        package: names.jaxPackage,
+      }),
+      filled(`${pkg}/_runtime.py`, 'generator/static/python/opforge_jax/_runtime.py', {
+        package: names.jaxPackage,
+        torchPackage: names.torchPackage,
+        target,
+        libraryEnv: jaxLibraryEnv(names),
+      }),
+      ...sharedPythonFiles(pkg),
+      projectFile(`${pkg}/__init__.py`, emitJaxInit(project.ops, names)),
+      projectFile(`${pkg}/ops/__init__.py`, '"""One module per op (generated from the specs)."""'),
     ];
   },
-  op(op: OpIR): GeneratedFile[] {
-    const p = jaxPaths(op);
-    return [opFile(op, p.handlers, emitJaxHandlers(op)), opFile(op, p.module, emitJaxModule(op))];
+  op(op: OpIR, project: ProjectIR): GeneratedFile[] {
+    const p = jaxPaths(op, project.names);
+    return [opFile(op, p.handlers, emitJaxHandlers(op, project.names)), opFile(op, p.module, emitJaxModule(op))];
   },
 });

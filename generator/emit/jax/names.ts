@@ -1,11 +1,21 @@
 // Paths and names of the JAX backend's files and symbols, shared by its modules and the test harness.
 
-import type { OpIR } from '../../model/ir.js';
+import type { OpIR, ProjectNames } from '../../model/ir.js';
 
-/** Where the JAX files of an op live under out/. */
-export function jaxPaths(op: OpIR): { handlers: string; module: string } {
+/** Where the JAX files of an op live under out/ (its module in the project's package). */
+export function jaxPaths(op: OpIR, names: ProjectNames): { handlers: string; module: string } {
   const s = op.ident.snake;
-  return { handlers: `jax/${s}/${s}_jax.cc`, module: `jax/opforge_jax/ops/${s}.py` };
+  return { handlers: `jax/${s}/${s}_jax.cc`, module: `jax/${names.jaxPackage}/ops/${s}.py` };
+}
+
+/** The JAX library's CMake target: opforge_jax_ops, or <prefix>_jax_ops (built as lib<target>.so). */
+export function jaxLibraryTarget(names: ProjectNames): string {
+  return `${names.libraryPrefix}_jax_ops`;
+}
+
+/** The environment variable that names the JAX library to load (OPFORGE_JAX_LIBRARY, or <PREFIX>_JAX_LIBRARY). */
+export function jaxLibraryEnv(names: ProjectNames): string {
+  return `${names.libraryPrefix.toUpperCase()}_JAX_LIBRARY`;
 }
 
 /** The exported handler symbols of an op in libopforge_jax_ops. */

@@ -2,7 +2,7 @@
 // widths JAX passes (ATTR_INFO[...].xla), converted to the op core's Attrs, and the call handed to
 // the shared bridge (opforge/jax/ffi_bridge.h), which runs the core's checks, runCpu and runCuda.
 
-import type { AttributeIR, OpIR } from '../../model/ir.js';
+import type { AttributeIR, OpIR, ProjectNames } from '../../model/ir.js';
 import { coreHeaderPath, cppNamespace } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { lines, paragraphs } from '../emitter.js';
@@ -30,7 +30,7 @@ function cudaOnly(...body: string[]): string {
   return lines('#ifdef OPFORGE_JAX_WITH_CUDA', body, '#endif');
 }
 
-export function emitJaxHandlers(op: OpIR): string {
+export function emitJaxHandlers(op: OpIR, names: ProjectNames): string {
   const s = op.ident.snake;
   const sym = jaxSymbols(op);
   const hasOptional = op.inputs.some((i) => i.optional);
@@ -89,7 +89,7 @@ export function emitJaxHandlers(op: OpIR): string {
   const ns = `::opforge::jax_ops::${s}`;
   return cppUnit({
     comment: [
-      `${op.name} for JAX: XLA typed-FFI handlers over the op core, registered by opforge_jax as the`,
+      `${op.name} for JAX: XLA typed-FFI handlers over the op core, registered by ${names.jaxPackage} as the`,
       `custom-call target ${jaxTarget(op)} (CPU; CUDA in builds with OPFORGE_JAX_WITH_CUDA).`,
       ...(op.description ? [op.description] : []),
     ],

@@ -3,7 +3,7 @@
 // (keyword attributes with the spec's types and defaults); the package __init__ imports them all.
 // Behaviour (checks, ffi_call, custom_vjp, vmap, export, loading) lives in the static _runtime.py.
 
-import type { OpIR } from '../../model/ir.js';
+import type { OpIR, ProjectNames } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { commentText } from '../lang/literals.js';
 import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
@@ -31,7 +31,7 @@ import {
   pyTuple,
 } from '../lang/python.js';
 import { fillTemplate } from '../lang/template.js';
-import { jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
+import { jaxLibraryEnv, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
 
 const rows = { multiline: true } as const;
 
@@ -120,8 +120,10 @@ export function emitJaxModule(op: OpIR): string {
 const RUNTIME = ['JaxlibMismatchError', 'build_info', 'export_disabled_checks', 'library_path', 'load_library'];
 
 /** The package (generator/static/python/opforge_jax/__init__.py.tmpl): every op's function and OPS. */
-export function emitJaxInit(ops: readonly OpIR[]): string {
+export function emitJaxInit(ops: readonly OpIR[], names: ProjectNames): string {
   return fillTemplate('generator/static/python/opforge_jax/__init__.py.tmpl', {
+    package: names.jaxPackage,
+    libraryEnv: jaxLibraryEnv(names),
     imports: pyImports([
       { module: '__future__', names: ['annotations'] },
       { module: 'typing', names: ['Dict'] },

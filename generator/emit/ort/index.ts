@@ -8,7 +8,6 @@ import type { OpIR, ProjectIR } from '../../model/ir.js';
 import {
   opFile,
   projectFile,
-  staticFile,
   staticFiles,
   defineEmitter,
   type EmitContext,
@@ -19,8 +18,11 @@ import { backendOpList } from '../cmake/op-list.js';
 import { emitDtypeHeader } from './dtype.js';
 import { emitLibrary, emitOpHeader, emitOpUnit } from './op-header.js';
 import { ortPaths } from './names.js';
+import { fillTemplate } from '../lang/template.js';
 
-export { ortPaths, ORT_LIBRARY_FILE } from './names.js';
+export { ortLibraryFile, ortPaths, ORT_LIBRARY_FILE } from './names.js';
+
+const ORT_CMAKE = 'generator/static/cmake/opforge_ort.cmake';
 
 export const ortEmitter: Emitter = defineEmitter({
   name: 'ort',
@@ -31,7 +33,17 @@ export const ortEmitter: Emitter = defineEmitter({
       projectFile('ort/custom_ops.cpp', emitLibrary(project)),
       // The op list over out/cmake/opforge_ort.cmake: the per-op OBJECT libraries and the custom-op library.
       projectFile('ort/CMakeLists.txt', backendOpList('ort', 'ONNX Runtime custom-op library', project, ctx)),
-      staticFile('cmake/opforge_ort.cmake', 'generator/static/cmake/opforge_ort.cmake'),
+      // A project with a namespace names its library after it: two projects' libraries coexist.
+      projectFile(
+        'cmake/opforge_ort.cmake',
+        fillTemplate(ORT_CMAKE, {
+          outputName:
+            project.names.namespace === undefined
+              ? null
+              : `set_target_properties(opforge_ort PROPERTIES OUTPUT_NAME ${project.names.libraryPrefix}_ort)`,
+        }),
+        ORT_CMAKE,
+      ),
     ];
   },
   op(op: OpIR): GeneratedFile[] {

@@ -5,7 +5,7 @@
 // (load, wrap, one module of checked functions per op). Paddle-TRT runs the ops through the
 // Paddle-named plugins the TensorRT backend registers.
 
-import type { OpIR, ProjectIR } from '../../model/ir.js';
+import type { OpIR, ProjectIR, ProjectNames } from '../../model/ir.js';
 import { paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPE_INFO } from '../../model/type-table.js';
 import { dtypeMapFunctions } from '../lang/dtype-map.js';
@@ -24,12 +24,13 @@ import { mdTemplate, mdText } from '../lang/markdown.js';
 import { pluginNames, trtPaths } from '../trt/names.js';
 import { emitPaddleCmake } from './cmake.js';
 import { emitExample, exampleCase } from './example.js';
-import { paddlePaths } from './names.js';
+import { paddleLibrary, paddlePaths } from './names.js';
+import { fillTemplate } from '../lang/template.js';
 import { emitPaddleHeader, emitPaddleOp, pdBuildOp } from './op.js';
 import { emitPaddleInit, emitPaddleModule, emitPaddleRuntime } from './python.js';
 import { sharedPythonFiles } from '../lang/py-shared.js';
 
-export { paddlePaths } from './names.js';
+export { paddleLibrary, paddlePaths } from './names.js';
 
 function emitDtypeHeader(): string {
   return cppUnit({
@@ -48,10 +49,12 @@ function emitDtypeHeader(): string {
 }
 
 /** out/paddle/<op>/README.md: generator/static/md/paddle-op-readme.md with the op's names. */
-function emitReadme(op: OpIR): string {
+function emitReadme(op: OpIR, names: ProjectNames): string {
   const n = pluginNames(op);
   const t = exampleCase(op);
   return mdTemplate('paddle-op-readme.md', {
+    package: names.paddlePackage,
+    library: paddleLibrary(names),
     name: op.name,
     type: paddleOpType(op),
     snake: op.ident.snake,
@@ -71,25 +74,33 @@ function emitReadme(op: OpIR): string {
 export const paddleEmitter: Emitter = defineEmitter({
   name: 'paddle',
   project(project: ProjectIR, ctx: EmitContext): GeneratedFile[] {
+    const { names } = project;
+    const pkg = `paddle/${names.paddlePackage}`;
+    const cmake = 'generator/static/cmake/opforge_paddle.cmake';
     return [
       ...staticFiles('paddle/include/opforge/paddle', 'generator/static/cpp/opforge/paddle', '.h'),
       projectFile('paddle/include/opforge/paddle/dtype.h', emitDtypeHeader(), 'generator/model/type-table.ts'),
       projectFile('paddle/CMakeLists.txt', emitPaddleCmake(project, ctx)),
-      staticFile('cmake/opforge_paddle.cmake', 'generator/static/cmake/opforge_paddle.cmake'),
+      // The library's and package's names are the project's (slots): two projects' builds coexist.
+      projectFile(
+        'cmake/opforge_paddle.cmake',
+        fillTemplate(cmake, { library: paddleLibrary(names), package: names.paddlePackage }),
+        cmake,
+      ),
       staticFile('paddle/compile.sh', 'generator/static/cmake/paddle-compile.sh'),
-      projectFile('paddle/opforge_paddle/_runtime.py', emitPaddleRuntime(), 'generator/model/type-table.ts'),
-      ...sharedPythonFiles('paddle/opforge_paddle'),
-      projectFile('paddle/opforge_paddle/__init__.py', emitPaddleInit(project.ops)),
-      projectFile('paddle/opforge_paddle/ops/__init__.py', '"""One module per op (generated from the specs)."""'),
+      projectFile(`${pkg}/_runtime.py`, emitPaddleRuntime(names), 'generator/model/type-table.ts'),
+      ...sharedPythonFiles(pkg),
+      projectFile(`${pkg}/__init__.py`, emitPaddleInit(project.ops, names)),
+      projectFile(`${pkg}/ops/__init__.py`, '"""One module per op (generated from the specs)."""'),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
-    const p = paddlePaths(op);
+    const p = paddlePaths(op, project.names);
     return [
       opFile(op, p.header, emitPaddleHeader(op)),
       opFile(op, p.op, emitPaddleOp(op, project.ops)),
       opFile(op, p.example, emitExample(op)),
-      opFile(op, p.readme, emitReadme(op)),
+      opFile(op, p.readme, emitReadme(op, project.names)),
       opFile(op, p.module, emitPaddleModule(op)),
     ];
   },

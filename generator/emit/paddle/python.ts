@@ -3,7 +3,7 @@
 // with the spec's defaults, positional in the spec's order or by keyword); the package __init__
 // (load, wrap) binds them. The checks live in the static _runtime.py.
 
-import type { OpIR } from '../../model/ir.js';
+import type { OpIR, ProjectNames } from '../../model/ir.js';
 import { allowedDtypes, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
@@ -24,6 +24,7 @@ import {
   pyTuple,
 } from '../lang/python.js';
 import { fillTemplate } from '../lang/template.js';
+import { paddleLibrary } from './names.js';
 
 const rows = { multiline: true } as const;
 
@@ -148,14 +149,15 @@ export function emitPaddleModule(op: OpIR): string {
 }
 
 /** _runtime.py: generator/static/python/opforge_paddle/_runtime.py.tmpl with the type table's element sizes. */
-export function emitPaddleRuntime(): string {
+export function emitPaddleRuntime(names: ProjectNames): string {
   return fillTemplate('generator/static/python/opforge_paddle/_runtime.py.tmpl', {
+    package: names.paddlePackage,
     itemsizes: pyLit(pyDict(DTYPES.map((d) => [d, DTYPE_INFO[d].bytes]))),
   });
 }
 
 /** The package (generator/static/python/opforge_paddle/__init__.py.tmpl): OPS, load and wrap. */
-export function emitPaddleInit(ops: readonly OpIR[]): string {
+export function emitPaddleInit(ops: readonly OpIR[], names: ProjectNames): string {
   const imports: PyImport[] = [
     { module: '__future__', names: ['annotations'] },
     { module: 'os' },
@@ -167,6 +169,8 @@ export function emitPaddleInit(ops: readonly OpIR[]): string {
     ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
   ];
   return fillTemplate('generator/static/python/opforge_paddle/__init__.py.tmpl', {
+    package: names.paddlePackage,
+    library: paddleLibrary(names),
     imports: pyImports(imports),
     ops: pyLit(
       pyDict(

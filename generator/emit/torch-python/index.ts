@@ -5,7 +5,8 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { OpIR, ProjectIR } from '../../model/ir.js';
+import type { OpIR, ProjectIR, ProjectNames } from '../../model/ir.js';
+import { torchEntryModule, torchLibraryEnv, torchLibraryFile } from '../../model/ir-helpers.js';
 import type { DType } from '../../model/type-table.js';
 import {
   headerLine,
@@ -23,34 +24,74 @@ import { fillTemplate } from '../lang/template.js';
 import { ATTR_INFO, ATTR_TYPES, DTYPES, DTYPE_INFO } from '../../model/type-table.js';
 import { opModule } from './op-module.js';
 
-const PKG = 'python/opforge_ops';
+const STATIC = 'generator/static/python/opforge_ops';
+
+/** The package's folder in out/: python/<torchPackage> (opforge_ops unless the project names its own). */
+export const pythonPackageDir = (names: ProjectNames): string => `python/${names.torchPackage}`;
 
 export const pythonEmitter: Emitter = defineEmitter({
   name: 'python',
   project(project: ProjectIR): GeneratedFile[] {
+    const dir = pythonPackageDir(project.names);
     return [
       // The shared runtime, one module per concern; _runtime.py is what the generated modules import.
-      ...staticFiles(PKG, 'generator/static/python/opforge_ops', '.py'),
-      ...sharedPythonFiles(PKG),
-      projectFile(`${PKG}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
-      projectFile(`${PKG}/__init__.py`, packageInit(project)),
-      projectFile(`${PKG}/ops/__init__.py`, '"""One module per op; import the functions from opforge_ops itself."""'),
+      ...staticFiles(dir, STATIC, '.py').filter((f) => !(path.basename(f.path, '.py') in NAMED_MODULES)),
+      ...namedModules(dir, project.names),
+      ...sharedPythonFiles(dir),
+      projectFile(`${dir}/_types.py`, typesModule(), 'generator/model/type-table.ts'),
+      projectFile(`${dir}/__init__.py`, packageInit(project)),
       projectFile(
-        `${PKG}/_reference/__init__.py`,
+        `${dir}/ops/__init__.py`,
+        `"""One module per op; import the functions from ${project.names.torchPackage} itself."""`,
+      ),
+      projectFile(
+        `${dir}/_reference/__init__.py`,
         '"""The specs\' PyTorch references (kernels.reference), copied from the project."""',
       ),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
     const ref = referenceFile(project, op);
-    return [opFile(op, `${PKG}/ops/${op.ident.snake}.py`, opModule(op)), ...(ref ? [ref] : [])];
+    return [
+      opFile(op, `${pythonPackageDir(project.names)}/ops/${op.ident.snake}.py`, opModule(op)),
+      ...(ref ? [ref] : []),
+    ];
   },
 });
+
+/**
+ * The runtime modules that name the package, the torch namespace or the library (templates):
+ * every other module imports relatively, so the package works under any name.
+ */
+function namedModules(dir: string, names: ProjectNames): GeneratedFile[] {
+  return Object.entries(NAMED_MODULES).map(([m, slots]) => {
+    // Valid Python as they stand (the slots are inside strings and comments): still `.py` files.
+    const source = `${STATIC}/${m}.py`;
+    return projectFile(`${dir}/${m}.py`, fillTemplate(source, slots(names)), source);
+  });
+}
+
+const packageSlot = (names: ProjectNames) => ({ package: names.torchPackage });
+const namespaceSlot = (names: ProjectNames) => ({ torchNamespace: names.torchNamespace });
+/** The modules of generator/static/python/opforge_ops with slots, and their values. */
+const NAMED_MODULES: Readonly<Record<string, (names: ProjectNames) => Record<string, string>>> = {
+  _api: packageSlot,
+  _autograd: packageSlot,
+  _library: (names) => ({
+    ...packageSlot(names),
+    entry: torchEntryModule(names),
+    library: torchLibraryFile(names),
+    libraryEnv: torchLibraryEnv(names),
+  }),
+  _register: namespaceSlot,
+  _runtime: packageSlot,
+  _spec: namespaceSlot,
+};
 
 /** The spec's reference, copied so the package is self-contained (it may move to a site-packages). */
 function referenceFile(project: ProjectIR, op: OpIR): GeneratedFile | undefined {
   if (!op.kernels.reference) return undefined;
-  const file = `${PKG}/_reference/${op.ident.snake}.py`;
+  const file = `${pythonPackageDir(project.names)}/_reference/${op.ident.snake}.py`;
   const text = readFileSync(path.join(project.root, op.kernels.reference), 'utf8').replace(/\r\n/g, '\n');
   return {
     path: file,
@@ -97,6 +138,7 @@ function packageInit(project: ProjectIR): string {
       ),
     );
   return fillTemplate('generator/static/python/opforge_ops/__init__.py.tmpl', {
+    package: project.names.torchPackage,
     imports: pyImports([
       { module: '__future__', names: ['annotations'] },
       { module: 'typing', names: ['Any', 'Callable', 'Dict'] },

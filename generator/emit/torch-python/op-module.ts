@@ -211,15 +211,17 @@ export function opModule(op: OpIR): string {
     { module: 'torch' },
     { module: '..', names: ['_runtime as _rt'] },
   ];
-  if (op.kernels.reference)
-    imports.push({ module: `.._reference.${op.ident.snake}`, names: ['reference as _reference'] });
   return pyModule({
     doc: [`${op.name}: ${commentText(onnxOpName(op))}, version ${op.version}.`, ...(desc ? ['', desc] : [])],
     imports,
     blocks: [
-      ...(op.kernels.reference
-        ? []
-        : [pyAssign('_reference', null, { comment: 'the spec names no kernels.reference' })]),
+      // Imported at its first call: a module it imports that this Python lacks fails this op alone.
+      op.kernels.reference
+        ? pyAssign(
+            '_reference',
+            pyCall('_rt.lazy_reference', [pyCode('__package__'), op.ident.snake, op.name, op.kernels.reference]),
+          )
+        : pyAssign('_reference', null, { comment: 'the spec names no kernels.reference' }),
       outputShapesFn(op),
       `${opInfo(op)}\n${pyAssign('_DIRECT', pyCall('_rt.direct_slot', [pyCode('_OP')]), { comment: 'the compiled op, once the extension has it' })}`,
       publicFn(op),

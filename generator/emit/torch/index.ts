@@ -4,21 +4,51 @@
 // The unit's fixed text is generator/static/cpp/opforge/torch/op.cpp.tmpl; this prints its slots.
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
-import { onnxOpName } from '../../model/ir-helpers.js';
+import {
+  onnxOpName,
+  torchEntryModule,
+  torchLibraryEnv,
+  torchLibraryFile,
+  torchLibraryTarget,
+} from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
-import { defineEmitter, type Emitter, type GeneratedFile, lines, opFile, staticFile, staticFiles } from '../emitter.js';
+import {
+  defineEmitter,
+  type Emitter,
+  type GeneratedFile,
+  lines,
+  opFile,
+  projectFile,
+  staticFiles,
+} from '../emitter.js';
 import { braced, includeLines } from '../lang/cpp.js';
 import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
 import { block, fillTemplate } from '../lang/template.js';
 import { torchSchema } from './schema.js';
 
+const ENTRY = 'generator/static/cpp/opforge/torch/python_entry.cpp';
+const CMAKE = 'generator/static/cmake/torch-extension.cmake';
+
 export const torchEmitter: Emitter = defineEmitter({
   name: 'torch',
-  project(): GeneratedFile[] {
+  project(project: ProjectIR): GeneratedFile[] {
+    const names = project.names;
+    const entry = torchEntryModule(names);
     return [
       ...staticFiles('torch/include/opforge/torch', 'generator/static/cpp/opforge/torch', '.h'),
-      staticFile('torch/python_entry.cpp', 'generator/static/cpp/opforge/torch/python_entry.cpp'),
-      staticFile('torch/CMakeLists.txt', 'generator/static/cmake/torch-extension.cmake'),
+      // The entry's module name and the library's are the project's: two projects' builds coexist.
+      projectFile('torch/python_entry.cpp', fillTemplate(ENTRY, { entry, library: torchLibraryFile(names) }), ENTRY),
+      projectFile(
+        'torch/CMakeLists.txt',
+        fillTemplate(CMAKE, {
+          target: torchLibraryTarget(names),
+          entry,
+          package: names.torchPackage,
+          torchNamespace: names.torchNamespace,
+          libraryEnv: torchLibraryEnv(names),
+        }),
+        CMAKE,
+      ),
     ];
   },
   op(op: OpIR, project: ProjectIR): GeneratedFile[] {
@@ -70,6 +100,8 @@ function opSource(op: OpIR, project: ProjectIR): string {
   return fillTemplate('generator/static/cpp/opforge/torch/op.cpp.tmpl', {
     name: op.name,
     snake: op.ident.snake,
+    torchNamespace: project.names.torchNamespace,
+    package: project.names.torchPackage,
     fn: op.ident.camel,
     cls,
     domain: commentText(op.domain),
@@ -165,7 +197,7 @@ function gradientCall(g: GradientIR, project: ProjectIR, saved: Saved): string {
   ];
   return lines(
     '    {',
-    `      const auto r = opforge::torch_ext::callGradient("opforge::${g.ident.snake}", {${stack.join(', ')}});`,
+    `      const auto r = opforge::torch_ext::callGradient("${project.names.torchNamespace}::${g.ident.snake}", {${stack.join(', ')}});`,
     ...g.outputs.flatMap((i, j) => (i === undefined ? [] : [`      d[${i}] = r[${j}];`])),
     '    }',
   );

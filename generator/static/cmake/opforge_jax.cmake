@@ -1,9 +1,9 @@
-# The JAX library of an opforge project (opforge_jax_ops: every op's XLA FFI handlers), included by
+# The JAX library of an opforge project ({{target}}: every op's XLA FFI handlers), included by
 # the generated out/jax/CMakeLists.txt when WITH_JAX is on. The same for every project: it loops over
 # the op lists out/CMakeLists.txt publishes (OPFORGE_OPS, OPFORGE_CUDA_OPS). The FFI headers come
 # from the installed jaxlib (jax.ffi.include_dir() of JAX_PYTHON), and its version is compiled into
 # the library (opforge_jax_jaxlib_version()): the FFI ABI moves between jaxlib releases, so
-# opforge_jax refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
+# {{package}} refuses a library built for a newer jaxlib than the one it runs under. With WITH_CUDA
 # the library holds the CUDA handlers too (PlatformStream<cudaStream_t>, the ops' CUDA kernels).
 
 # A STRING, not a FILEPATH: CMake makes a relative FILEPATH given with -D absolute against the
@@ -44,21 +44,21 @@ if(WITH_CUDA)
   endforeach()
 endif()
 
-add_library(opforge_jax_ops SHARED ${_jax_sources})
+add_library({{target}} SHARED ${_jax_sources})
 # The FFI headers are SYSTEM includes: warnings inside them are not ours; our code builds with -Werror.
-target_include_directories(opforge_jax_ops SYSTEM PRIVATE "${OPFORGE_JAX_FFI_INCLUDE}")
-target_include_directories(opforge_jax_ops PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
-target_link_libraries(opforge_jax_ops PRIVATE opforge_core)
-target_compile_definitions(opforge_jax_ops PRIVATE "OPFORGE_JAX_JAXLIB_VERSION=\"${OPFORGE_JAX_JAXLIB_VERSION}\"")
-target_compile_options(opforge_jax_ops PRIVATE ${OPFORGE_WARNINGS})
+target_include_directories({{target}} SYSTEM PRIVATE "${OPFORGE_JAX_FFI_INCLUDE}")
+target_include_directories({{target}} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+target_link_libraries({{target}} PRIVATE opforge_core)
+target_compile_definitions({{target}} PRIVATE "OPFORGE_JAX_JAXLIB_VERSION=\"${OPFORGE_JAX_JAXLIB_VERSION}\"")
+target_compile_options({{target}} PRIVATE ${OPFORGE_WARNINGS})
 # The handler units in unity batches (OPFORGE_JAX_UNITY_BATCH, default 16): the FFI headers' templates
 # are most of each unit's compile time, and the units share no file-scope names (one namespace per op).
-set(OPFORGE_JAX_UNITY_BATCH 16 CACHE STRING "Handler units per unity batch of opforge_jax_ops (1: no unity build)")
-set_target_properties(opforge_jax_ops PROPERTIES POSITION_INDEPENDENT_CODE ON)
+set(OPFORGE_JAX_UNITY_BATCH 16 CACHE STRING "Handler units per unity batch of {{target}} (1: no unity build)")
+set_target_properties({{target}} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 if(OPFORGE_JAX_UNITY_BATCH GREATER 1)
-  set_target_properties(opforge_jax_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_JAX_UNITY_BATCH})
+  set_target_properties({{target}} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_JAX_UNITY_BATCH})
 endif()
 if(WITH_CUDA)
-  target_compile_definitions(opforge_jax_ops PRIVATE OPFORGE_JAX_WITH_CUDA)
-  target_link_libraries(opforge_jax_ops PRIVATE CUDA::cudart)
+  target_compile_definitions({{target}} PRIVATE OPFORGE_JAX_WITH_CUDA)
+  target_link_libraries({{target}} PRIVATE CUDA::cudart)
 endif()

@@ -65,6 +65,7 @@ function(opforge_ort_finish)
   target_link_libraries(opforge_ort PRIVATE opforge_ort_headers)
   target_compile_options(opforge_ort PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${OPFORGE_WARNINGS}>)
   set_target_properties(opforge_ort PROPERTIES CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  {{outputName}}
   if(WITH_CUDA)
     target_link_libraries(opforge_ort PRIVATE CUDA::cudart)
   endif()

@@ -1,6 +1,6 @@
 # The Paddle custom-op library of an opforge project, included by the generated
 # out/paddle/CMakeLists.txt, which lists the project's ops: opforge_paddle_add_op(<op> [CUDA]) each,
-# then opforge_paddle_finish(). Builds opforge_paddle_ops (every op's PD_BUILD_OP unit and kernels)
+# then opforge_paddle_finish(). Builds {{library}} (every op's PD_BUILD_OP unit and kernels)
 # against the paddlepaddle wheel (PADDLE_PYTHON) or a paddle_inference library (LIB_DIR, which adds
 # per op an example like Paddle-Inference-Demo's custom_op_test).
 #
@@ -11,7 +11,7 @@
 # custom_op_test (compile.sh sets this up):
 #   cmake -S out -B build -DWITH_PADDLE=ON -DLIB_DIR=/path/to/paddle_inference \
 #         [-DWITH_GPU=ON -DWITH_CUDA=ON] [-DUSE_TENSORRT=ON -DWITH_TENSORRT=ON -DTENSORRT_ROOT=...]
-# Python loads a library built either way with opforge_paddle.load() (out/paddle/opforge_paddle.py).
+# Python loads a library built either way with {{package}}.load() (out/paddle/{{package}}.py).
 
 set(LIB_DIR "$ENV{LIB_DIR}" CACHE PATH "Paddle Inference library root (paddle_inference/: paddle/include, paddle/lib, third_party/); empty: the wheel")
 set(PADDLE_PYTHON "$ENV{PADDLE_PYTHON}" CACHE FILEPATH "Without LIB_DIR: the Python whose paddlepaddle wheel the ops build against (default: python3 on PATH)")
@@ -111,17 +111,17 @@ endfunction()
 # opforge_paddle_finish(): the library, then (with LIB_DIR) the examples. A macro: its return()
 # ends the including file when the wheel has no inference API to build examples against.
 macro(opforge_paddle_finish)
-  add_library(opforge_paddle_ops SHARED ${OPFORGE_PADDLE_SOURCES})
-  target_link_libraries(opforge_paddle_ops PRIVATE opforge_paddle_headers ${OPFORGE_PADDLE_LIBS})
-  target_compile_options(opforge_paddle_ops PRIVATE ${OPFORGE_WARNINGS})
+  add_library({{library}} SHARED ${OPFORGE_PADDLE_SOURCES})
+  target_link_libraries({{library}} PRIVATE opforge_paddle_headers ${OPFORGE_PADDLE_LIBS})
+  target_compile_options({{library}} PRIVATE ${OPFORGE_WARNINGS})
   # The op units in unity batches (OPFORGE_PADDLE_UNITY_BATCH, default 16): Paddle's headers are
   # most of each unit's compile time, and the units share no file-scope names (one namespace per op).
-  set(OPFORGE_PADDLE_UNITY_BATCH 16 CACHE STRING "Op units per unity batch of opforge_paddle_ops (1: no unity build)")
+  set(OPFORGE_PADDLE_UNITY_BATCH 16 CACHE STRING "Op units per unity batch of the Paddle op library (1: no unity build)")
   if(OPFORGE_PADDLE_UNITY_BATCH GREATER 1)
-    set_target_properties(opforge_paddle_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_PADDLE_UNITY_BATCH})
+    set_target_properties({{library}} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_PADDLE_UNITY_BATCH})
   endif()
   if(OPFORGE_PADDLE_FROM_WHEEL)
-    set_target_properties(opforge_paddle_ops PROPERTIES BUILD_RPATH "${_pd_root}/base;${_pd_root}/libs")
+    set_target_properties({{library}} PROPERTIES BUILD_RPATH "${_pd_root}/base;${_pd_root}/libs")
     return()  # the examples run Paddle Inference's C++ API, which the wheel does not ship
   endif()
   opforge_paddle_examples()
@@ -150,7 +150,7 @@ function(opforge_paddle_examples)
       list(APPEND OPFORGE_PADDLE_EXAMPLE_LIBS "${OPFORGE_CUDNN_LIBRARY}")
     endif()
   endif()
-  set(OPFORGE_PADDLE_PRELOAD opforge_paddle_ops)
+  set(OPFORGE_PADDLE_PRELOAD {{library}})
   if(USE_TENSORRT)
     list(APPEND OPFORGE_PADDLE_PRELOAD opforge_trt_plugins_autoreg)
   endif()

@@ -1,10 +1,10 @@
-# The PyTorch extension: libopforge_torch.so with every op under torch.ops.opforge.
+# The PyTorch extension: lib{{target}}.so with every op under torch.ops.{{torchNamespace}}.
 #   cmake -S out/torch -B build/torch -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')" [-DWITH_CUDA=ON]
 #   cmake --build build/torch
-# opforge_ops loads build/torch/libopforge_torch.so (next to out/) or $OPFORGE_TORCH_LIBRARY. The same
+# {{package}} loads build/torch/lib{{target}}.so (next to out/) or ${{libraryEnv}}. The same
 # file for every project: the ops come from out/CMakeLists.txt (OPFORGE_OPS, OPFORGE_CUDA_OPS).
 cmake_minimum_required(VERSION 3.18)
-project(opforge_torch LANGUAGES CXX)
+project({{target}} LANGUAGES CXX)
 # compile_commands.json for clangd and the like (and the tests: every unit gets the warnings).
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 # The extension links CUDA objects: it needs architectures in this scope too (the ops subdirectory's
@@ -27,30 +27,30 @@ foreach(lib IN LISTS TORCH_LIBRARIES)
   endif()
 endforeach()
 list(REMOVE_DUPLICATES OPFORGE_TORCH_LIBRARIES)
-add_library(opforge_torch SHARED)
+add_library({{target}} SHARED)
 # Every op's unit <op>.cpp here, then its kernel objects (out/CMakeLists.txt publishes the list).
 foreach(op IN LISTS OPFORGE_OPS)
-  target_sources(opforge_torch PRIVATE ${op}.cpp)
+  target_sources({{target}} PRIVATE ${op}.cpp)
 endforeach()
 foreach(op IN LISTS OPFORGE_OPS)
-  target_sources(opforge_torch PRIVATE $<TARGET_OBJECTS:opforge_${op}_cpu>)
+  target_sources({{target}} PRIVATE $<TARGET_OBJECTS:opforge_${op}_cpu>)
 endforeach()
-target_include_directories(opforge_torch PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
-target_link_libraries(opforge_torch PRIVATE opforge_core ${OPFORGE_TORCH_LIBRARIES})
-target_compile_options(opforge_torch PRIVATE ${OPFORGE_WARNINGS})
+target_include_directories({{target}} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+target_link_libraries({{target}} PRIVATE opforge_core ${OPFORGE_TORCH_LIBRARIES})
+target_compile_options({{target}} PRIVATE ${OPFORGE_WARNINGS})
 # GCC 12 and 13 report a false -Warray-bounds in torch's own autograd::Function::apply (the word copy
 # of a std::vector<bool> it reserves), inlined into every op unit (torch 2.11, g++ 13): it stays a
 # warning, not an error. Every other warning is still an error.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)
-  target_compile_options(opforge_torch PRIVATE -Wno-error=array-bounds)
+  target_compile_options({{target}} PRIVATE -Wno-error=array-bounds)
 endif()
-set_target_properties(opforge_torch PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+set_target_properties({{target}} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 # The torch headers and the autograd Function machinery, most of each unit's compile time, are
 # precompiled once for every unit. Precompiling costs about three units' parsing, so a build of one
 # or two units (a few ops in unity batches) is faster without: -DOPFORGE_TORCH_PCH=OFF.
 option(OPFORGE_TORCH_PCH "Precompile the torch headers once for every op unit" ON)
 if(OPFORGE_TORCH_PCH)
-  target_precompile_headers(opforge_torch PRIVATE <torch/library.h> "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/autograd.h" "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/op_base.h")
+  target_precompile_headers({{target}} PRIVATE <torch/library.h> "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/autograd.h" "${CMAKE_CURRENT_SOURCE_DIR}/include/opforge/torch/op_base.h")
 endif()
 # -DOPFORGE_UNITY_BATCH=4 compiles the op units in batches (CMake's unity build): the torch headers,
 # most of each unit's time, are then parsed once per batch (a cold build of many ops takes about
@@ -58,33 +58,33 @@ endif()
 # Off by default: edits are the loop.
 set(OPFORGE_UNITY_BATCH 1 CACHE STRING "Op units per unity batch (1: one per op)")
 if(OPFORGE_UNITY_BATCH GREATER 1)
-  set_target_properties(opforge_torch PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_UNITY_BATCH})
+  set_target_properties({{target}} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_UNITY_BATCH})
 endif()
 if(WITH_CUDA AND OPFORGE_CUDA_OPS)
   find_package(CUDAToolkit REQUIRED)  # imported targets of the parent directory are not visible here
   foreach(op IN LISTS OPFORGE_CUDA_OPS)
-    target_sources(opforge_torch PRIVATE $<TARGET_OBJECTS:opforge_${op}_cuda>)
+    target_sources({{target}} PRIVATE $<TARGET_OBJECTS:opforge_${op}_cuda>)
   endforeach()
-  target_compile_definitions(opforge_torch PRIVATE OPFORGE_WITH_CUDA)
-  target_link_libraries(opforge_torch PRIVATE CUDA::cudart)
+  target_compile_definitions({{target}} PRIVATE OPFORGE_WITH_CUDA)
+  target_link_libraries({{target}} PRIVATE CUDA::cudart)
 endif()
-# opforge_torch_py, the Python entry opforge_ops calls every op through (python_entry.cpp): it needs
+# {{entry}}, the Python entry {{package}} calls every op through (python_entry.cpp): it needs
 # the headers of the Python whose torch this builds against (-DPython3_EXECUTABLE=...), torch's
 # libtorch_python and pybind11's headers (in torch's wheels; Debian: pybind11-dev). Without them,
-# or with -DOPFORGE_TORCH_PYTHON=OFF, opforge_ops calls torch.ops.opforge.<op> itself.
-option(OPFORGE_TORCH_PYTHON "Build the Python entry opforge_torch_py" ON)
+# or with -DOPFORGE_TORCH_PYTHON=OFF, {{package}} calls torch.ops.{{torchNamespace}}.<op> itself.
+option(OPFORGE_TORCH_PYTHON "Build the Python entry {{entry}}" ON)
 if(OPFORGE_TORCH_PYTHON)
   find_package(Python3 COMPONENTS Interpreter Development.Module)
   find_library(OPFORGE_TORCH_PYTHON_LIBRARY torch_python HINTS "${TORCH_INSTALL_PREFIX}/lib")
   find_path(OPFORGE_PYBIND11_INCLUDE_DIR pybind11/pybind11.h HINTS ${TORCH_INCLUDE_DIRS})
   if(Python3_Development.Module_FOUND AND OPFORGE_TORCH_PYTHON_LIBRARY AND OPFORGE_PYBIND11_INCLUDE_DIR)
-    Python3_add_library(opforge_torch_py MODULE WITH_SOABI python_entry.cpp)
-    target_include_directories(opforge_torch_py SYSTEM PRIVATE "${OPFORGE_PYBIND11_INCLUDE_DIR}")
-    target_link_libraries(opforge_torch_py PRIVATE ${OPFORGE_TORCH_LIBRARIES} "${OPFORGE_TORCH_PYTHON_LIBRARY}")
-    target_compile_options(opforge_torch_py PRIVATE ${OPFORGE_WARNINGS})
-    set_target_properties(opforge_torch_py PROPERTIES CXX_VISIBILITY_PRESET hidden)
+    Python3_add_library({{entry}} MODULE WITH_SOABI python_entry.cpp)
+    target_include_directories({{entry}} SYSTEM PRIVATE "${OPFORGE_PYBIND11_INCLUDE_DIR}")
+    target_link_libraries({{entry}} PRIVATE ${OPFORGE_TORCH_LIBRARIES} "${OPFORGE_TORCH_PYTHON_LIBRARY}")
+    target_compile_options({{entry}} PRIVATE ${OPFORGE_WARNINGS})
+    set_target_properties({{entry}} PROPERTIES CXX_VISIBILITY_PRESET hidden)
   else()
     message(STATUS "opforge: no Python entry (Python headers: ${Python3_Development.Module_FOUND}, "
-      "libtorch_python: ${OPFORGE_TORCH_PYTHON_LIBRARY}, pybind11: ${OPFORGE_PYBIND11_INCLUDE_DIR}); opforge_ops calls torch.ops")
+      "libtorch_python: ${OPFORGE_TORCH_PYTHON_LIBRARY}, pybind11: ${OPFORGE_PYBIND11_INCLUDE_DIR}); {{package}} calls torch.ops")
   endif()
 endif()

@@ -9,6 +9,7 @@ in the modules beside this one, so the ops cannot drift apart:
     _shapes.py    the dim helpers of the shape functions; outputs of the inferred shapes
     _checks.py    attribute, input and device checks and their messages
     _library.py   finding and loading the compiled extension; what runs an op
+    _lazy_reference.py  each spec's reference, imported at its first call
     _register.py  torch.library registration (custom_op, fake kernels) for torch >= 2.4
     _autograd.py  gradients from the spec's `backward`, on any torch
     _export.py    torch.onnx.export options; the legacy exporter's autograd.Function and symbolic
@@ -33,6 +34,7 @@ from ._autograd import input_gradients, no_backward_message, training_function
 from ._checks import check_attrs, check_device, check_inputs, checked, no_cuda_kernel_message
 from ._dims import named_error
 from ._export import export_options, legacy_function, legacy_symbolic, make_function
+from ._lazy_reference import lazy_reference
 from ._library import (HAS_CUSTOM_OP, TORCH_VERSION, _extension_has, _filled, _no_impl, _slots, backend,
                        default_library_paths, eager_impl, entry_path, extension_path, load_library,
                        try_load_default_library)

@@ -1,8 +1,8 @@
-"""Shared runtime of the generated opforge_jax package.
+"""Shared runtime of the generated {{package}} package.
 
 Every generated op module describes its op with an OpInfo (facts from the spec) and a
 result_shapes function (compiled from the spec's shape expressions); the rest lives here once:
-attribute and input checks (the messages of opforge_ops), loading the compiled library and
+attribute and input checks (the messages of {{torchPackage}}), loading the compiled library and
 registering its XLA FFI handlers (with the jaxlib version check), the custom call
 (jax.ffi.ffi_call with the op's vmap_method), jax.custom_vjp from the spec's `backward`, and the
 safety checks jax.export needs disabled for the ops.
@@ -22,13 +22,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
+from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with {{torchPackage}})
 from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
 #: The library CMake builds from out/jax (cmake -S out -B build -DWITH_JAX=ON).
-LIBRARY_NAME = "libopforge_jax_ops.so"
+LIBRARY_NAME = "lib{{target}}.so"
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ class OpInfo:
         return f"{self.domain or 'onnx'}::{self.name}"
 
 
-# ---- argument checks (the messages of opforge_ops' _runtime.py) ------------------------
+# ---- argument checks (the messages of {{torchPackage}}' _runtime.py) ------------------------
 
 def dtype_name(x: Any) -> str:
     return jnp.dtype(x.dtype).name
@@ -187,7 +187,7 @@ def running_ffi_version() -> Tuple[int, int]:
     major = re.search(r"#define XLA_FFI_API_MAJOR (\d+)", text)
     minor = re.search(r"#define XLA_FFI_API_MINOR (\d+)", text)
     if not (major and minor):
-        raise JaxlibMismatchError(f"opforge_jax: cannot read the XLA FFI API version from {header}")
+        raise JaxlibMismatchError(f"{{package}}: cannot read the XLA FFI API version from {header}")
     return int(major.group(1)), int(minor.group(1))
 
 
@@ -195,25 +195,25 @@ def version_mismatch(built_jaxlib: str, built_ffi: Tuple[int, int], running_jaxl
     """Why a library built against (built_jaxlib, built_ffi) cannot run under the running jaxlib, or
     None. Handlers carry the FFI version of their headers; XLA accepts them from older headers of
     the same major version, not from newer ones (docs/jax.md, "Versions")."""
-    rebuild = ("rebuild it against the running jaxlib (cmake -S out -B build -DWITH_JAX=ON, then cmake --build build --target opforge_jax_ops; "
+    rebuild = ("rebuild it against the running jaxlib (cmake -S out -B build -DWITH_JAX=ON, then cmake --build build --target {{target}}; "
                "CMake reads the FFI headers from jax.ffi.include_dir()), or install jaxlib==" + built_jaxlib)
     if built_ffi[0] != running_ffi[0]:
-        return (f"opforge_jax: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
+        return (f"{{package}}: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
                 f"but jaxlib {running_jaxlib} (XLA FFI API {running_ffi[0]}.{running_ffi[1]}) is running: the FFI major versions differ; {rebuild}")
     if built_ffi[1] > running_ffi[1] or _version_tuple(built_jaxlib) > _version_tuple(running_jaxlib):
-        return (f"opforge_jax: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
+        return (f"{{package}}: the library was built against jaxlib {built_jaxlib} (XLA FFI API {built_ffi[0]}.{built_ffi[1]}), "
                 f"newer than the running jaxlib {running_jaxlib} (XLA FFI API {running_ffi[0]}.{running_ffi[1]}): its handlers would not load; {rebuild}")
     return None
 
 
 def library_path() -> Optional[str]:
-    """OPFORGE_JAX_LIBRARY, else the first of build/jax/libopforge_jax_ops.so (cmake -S out -B build)
-    and build/jax/jax/libopforge_jax_ops.so (what `opforge test` builds) beside the project (the
+    """{{libraryEnv}}, else the first of build/jax/lib{{target}}.so (cmake -S out -B build)
+    and build/jax/jax/lib{{target}}.so (what `opforge test` builds) beside the project (the
     directory above out/) or under the working directory; None when there is none."""
-    env = os.environ.get("OPFORGE_JAX_LIBRARY")
+    env = os.environ.get("{{libraryEnv}}")
     if env:
         return env
-    here = Path(__file__).resolve().parent  # out/jax/opforge_jax
+    here = Path(__file__).resolve().parent  # out/jax/{{package}}
     for base in (here.parent.parent.parent, Path.cwd()):
         for p in (base / "build" / "jax" / LIBRARY_NAME, base / "build" / "jax" / "jax" / LIBRARY_NAME):
             if p.is_file():
@@ -225,8 +225,8 @@ def build_info(path: Optional[str] = None) -> Dict[str, Any]:
     """What a library was built against: jaxlib version, XLA FFI API version, CUDA handlers."""
     p = path or library_path()
     if p is None:
-        raise FileNotFoundError("opforge_jax: no " + LIBRARY_NAME + " (build it: cmake -S out -B build -DWITH_JAX=ON && "
-                                "cmake --build build --target opforge_jax_ops; or set OPFORGE_JAX_LIBRARY)")
+        raise FileNotFoundError("{{package}}: no " + LIBRARY_NAME + " (build it: cmake -S out -B build -DWITH_JAX=ON && "
+                                "cmake --build build --target {{target}}; or set {{libraryEnv}})")
     lib = ctypes.CDLL(os.path.abspath(p))
     lib.opforge_jax_jaxlib_version.restype = ctypes.c_char_p
     return {"path": os.path.abspath(p), "jaxlib": lib.opforge_jax_jaxlib_version().decode(),
@@ -240,7 +240,7 @@ def load_library(path: Optional[str] = None) -> Dict[str, Any]:
     if _loaded:
         info = _loaded["info"]
         if path is not None and os.path.abspath(path) != info["path"]:
-            raise RuntimeError(f"opforge_jax: {info['path']} is already loaded; one library per process")
+            raise RuntimeError(f"{{package}}: {info['path']} is already loaded; one library per process")
         return info
     import jaxlib
 
@@ -261,7 +261,7 @@ def export_disabled_checks(ops: Optional[Sequence[str]] = None) -> List[Any]:
     """jax.export's disabled_checks for the ops (default: every op, gradient ops included): one
     DisabledSafetyCheck.custom_call per target. jax.export refuses custom calls without a
     compatibility guarantee; disabling the check says the caller owns it: the exported artifact
-    runs only where opforge_jax has loaded a library with the same targets (docs/jax.md)."""
+    runs only where {{package}} has loaded a library with the same targets (docs/jax.md)."""
     from jax import export
 
     names = sorted(_registry) if ops is None else list(ops)
@@ -270,7 +270,7 @@ def export_disabled_checks(ops: Optional[Sequence[str]] = None) -> List[Any]:
     for n in names:
         op = _registry.get(n) or by_name.get(n)
         if op is None:
-            raise KeyError(f"opforge_jax: no op {n!r}")
+            raise KeyError(f"{{package}}: no op {n!r}")
         out.append(export.DisabledSafetyCheck.custom_call(op.target))
     return out
 

@@ -35,7 +35,7 @@ def register_onnx_schemas() -> None:
     Needs onnx >= 1.16; onnx.checker, ONNX shape inference and onnxscript then know the ops."""
     for op in _ops().values():
         if not register_onnx_schema(op):
-            raise RuntimeError("opforge_ops.register_onnx_schemas needs onnx >= 1.16 (onnx.defs.register_schema)")
+            raise RuntimeError("{{package}}.register_onnx_schemas needs onnx >= 1.16 (onnx.defs.register_schema)")
 
 
 def custom_translation_table() -> Dict[Any, Callable[..., Any]]:
@@ -51,7 +51,7 @@ def custom_translation_table() -> Dict[Any, Callable[..., Any]]:
 
 def export_options(dynamo: Optional[bool] = None) -> Dict[str, Any]:
     """Keyword arguments for torch.onnx.export that write each op as one node, on any torch:
-    torch.onnx.export(model, args, f, **opforge_ops.export_options()). The dynamo exporter where it
+    torch.onnx.export(model, args, f, **{{package}}.export_options()). The dynamo exporter where it
     is torch's default (torch >= 2.9, with onnxscript), else the TorchScript one; dynamo=True or
     False chooses."""
     return _export_options(custom_opsets(), custom_translation_table, dynamo)

@@ -24,7 +24,7 @@ def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], output
                     grad_outputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any],
                     needs: Sequence[bool]) -> List[Optional[torch.Tensor]]:
     """The gradient of each input (None where not needed or not differentiable), by running the
-    spec's gradient ops through opforge_ops (so the compiled extension runs them when loaded)."""
+    spec's gradient ops through {{package}} (so the compiled extension runs them when loaded)."""
     n = len(op.inputs)
     wanted = [bool(needs[i]) and op.inputs[i].differentiable for i in range(n)]
     grads: List[Optional[torch.Tensor]] = [None] * n

@@ -1,4 +1,4 @@
-"""The compiled extension: finding and loading it (and its Python entry, opforge_torch_py), routing
+"""The compiled extension: finding and loading it (and its Python entry, {{entry}}), routing
 torch.ops through that entry, and what runs an op - the extension's kernels or the spec's
 reference."""
 
@@ -28,7 +28,7 @@ HAS_CUSTOM_OP = TORCH_VERSION >= (2, 4) and hasattr(torch.library, "custom_op")
 
 _lock = threading.Lock()
 _extension: Optional[str] = None
-#: The extension's Python entry (opforge_torch_py, beside the library when it was built): its Op
+#: The extension's Python entry ({{entry}}, beside the library when it was built): its Op
 #: calls a compiled op the way torch's own bindings do, instead of torch.ops' per-call matching.
 _entry: Any = None
 _python_defined: set = set()
@@ -41,12 +41,12 @@ _slots: Dict[str, List[Any]] = {}
 
 def default_library_paths() -> List[Path]:
     here = Path(__file__).resolve().parent
-    env = os.environ.get("OPFORGE_TORCH_LIBRARY")
+    env = os.environ.get("{{libraryEnv}}")
     paths = [Path(env)] if env else []
-    # out/python/opforge_ops -> build/torch next to out/ (where the docs and `opforge test` build
+    # out/python/{{package}} -> build/torch next to out/ (where the docs and `opforge test` build
     # it), then out/torch/build (a build inside out/torch).
-    paths.append(here.parent.parent.parent / "build" / "torch" / "libopforge_torch.so")
-    paths.append(here.parent.parent / "torch" / "build" / "libopforge_torch.so")
+    paths.append(here.parent.parent.parent / "build" / "torch" / "{{library}}")
+    paths.append(here.parent.parent / "torch" / "build" / "{{library}}")
     return paths
 
 
@@ -62,7 +62,7 @@ def load_library(path: Optional[str] = None) -> str:
                     return _extension
                 if _python_defined:
                     raise RuntimeError(
-                        f"opforge_ops: {sorted(_python_defined)} were already registered from Python (reference); "
+                        f"{{package}}: {sorted(_python_defined)} were already registered from Python (reference); "
                         "load the extension before calling any op")
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
@@ -74,18 +74,18 @@ def load_library(path: Optional[str] = None) -> str:
                 for slot in _slots.values():
                     slot[0] = None
                 return _extension
-        raise FileNotFoundError("opforge_ops: no compiled extension at " + ", ".join(str(p) for p in candidates))
+        raise FileNotFoundError("{{package}}: no compiled extension at " + ", ".join(str(p) for p in candidates))
 
 
 def _load_entry(directory: Path) -> Any:
-    """opforge_torch_py from the library's directory, for this Python (its file name carries the
+    """{{entry}} from the library's directory, for this Python (its file name carries the
     ABI tag); None when it was not built or $OPFORGE_TORCH_NO_ENTRY is set."""
     if os.environ.get("OPFORGE_TORCH_NO_ENTRY"):
         return None
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        f = directory / ("opforge_torch_py" + suffix)
+        f = directory / ("{{entry}}" + suffix)
         if f.is_file():
-            spec = importlib.util.spec_from_file_location("opforge_torch_py", str(f))
+            spec = importlib.util.spec_from_file_location("{{entry}}", str(f))
             if spec is None or spec.loader is None:
                 return None
             module = importlib.util.module_from_spec(spec)
@@ -118,7 +118,7 @@ def _route_torch_ops(op: "OpInfo") -> None:
 
 
 def entry_path() -> Optional[str]:
-    """The Python entry's file when opforge_ops calls the ops through it, else None."""
+    """The Python entry's file when {{package}} calls the ops through it, else None."""
     return getattr(_entry, "__file__", None)
 
 
@@ -150,7 +150,7 @@ def _no_impl(op: OpInfo) -> Callable[..., Any]:
     def run(*_args: Any) -> Any:
         raise NotImplementedError(
             f"{op.name}: the compiled extension is not loaded and the spec names no kernels.reference; "
-            "build out/torch (see out/torch/README.md) or call opforge_ops.load_library(path)")
+            "build out/torch (see out/torch/README.md) or call {{package}}.load_library(path)")
     return run
 
 

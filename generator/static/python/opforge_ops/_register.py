@@ -1,4 +1,4 @@
-"""torch.library registration (torch >= 2.4): torch.ops.opforge.<op> from the extension or as a
+"""torch.library registration (torch >= 2.4): torch.ops.{{torchNamespace}}.<op> from the extension or as a
 custom_op over the reference, with a fake implementation and, for the reference, the spec's
 backward, so torch.export, torch.compile and the dynamo exporter trace each op as one node."""
 
@@ -15,7 +15,7 @@ from ._spec import TORCH_NAMESPACE, OpInfo, _registry
 
 
 def ensure_registered(op: OpInfo) -> None:
-    """torch >= 2.4: makes torch.ops.opforge.<op> exist (from the extension, else a custom_op over
+    """torch >= 2.4: makes torch.ops.{{torchNamespace}}.<op> exist (from the extension, else a custom_op over
     the reference) and gives it a fake (meta) implementation, so torch.export, torch.compile and
     the dynamo ONNX exporter trace it as one node with symbolic shapes."""
     # No `in _faked` test here: torch.compile may trace this twice (a restart) and the two passes
@@ -67,6 +67,6 @@ def _register(qualname: str) -> bool:
 
 
 def torch_op(op: OpInfo) -> Any:
-    """The OpOverloadPacket torch.ops.opforge.<op> (registering it first)."""
+    """The OpOverloadPacket torch.ops.{{torchNamespace}}.<op> (registering it first)."""
     ensure_registered(op)
     return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)

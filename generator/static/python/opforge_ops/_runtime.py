@@ -1,4 +1,4 @@
-"""Shared runtime of the generated opforge_ops package: what the generated modules call.
+"""Shared runtime of the generated {{package}} package: what the generated modules call.
 
 Every generated op module describes its op with an OpInfo (facts from the spec) and an
 output_shapes function (compiled from the spec's shape expressions); everything else lives once
@@ -8,6 +8,7 @@ in the modules beside this one, so the ops cannot drift apart:
     _shapes.py    the dim helpers of the shape functions; outputs of the inferred shapes
     _checks.py    attribute, input and device checks and their messages
     _library.py   finding and loading the compiled extension; what runs an op
+    _lazy_reference.py  each spec's reference, imported at its first call
     _register.py  torch.library registration (custom_op, fake kernels) for torch >= 2.4
     _autograd.py  gradients from the spec's `backward`, on any torch
     _export.py    torch.onnx.export options; the legacy exporter's autograd.Function and symbolic
@@ -32,6 +33,7 @@ from ._autograd import input_gradients, no_backward_message, training_function
 from ._checks import check_attrs, check_device, check_inputs, checked, no_cuda_kernel_message
 from ._dims import named_error
 from ._export import export_options, legacy_function, legacy_symbolic, make_function
+from ._lazy_reference import lazy_reference
 from ._library import (HAS_CUSTOM_OP, TORCH_VERSION, _extension_has, _filled, _no_impl, _slots, backend,
                        default_library_paths, eager_impl, entry_path, extension_path, load_library,
                        try_load_default_library)

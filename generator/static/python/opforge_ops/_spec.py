@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-#: torch.library namespace of every opforge op: torch.ops.opforge.<snake_name>.
-TORCH_NAMESPACE = "opforge"
+#: torch.library namespace of every opforge op: torch.ops.{{torchNamespace}}.<snake_name>.
+TORCH_NAMESPACE = "{{torchNamespace}}"
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class TestCase:
 
 
 
-#: Every OpInfo by qualname ("opforge::<snake>"), filled as the op modules are imported.
+#: Every OpInfo by qualname ("{{torchNamespace}}::<snake>"), filled as the op modules are imported.
 _registry: Dict[str, "OpInfo"] = {}
 
 

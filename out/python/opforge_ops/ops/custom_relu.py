@@ -10,7 +10,9 @@ from typing import Optional, Sequence, Tuple  # noqa: F401 (used by annotations)
 import torch
 
 from .. import _runtime as _rt
-from .._reference.custom_relu import reference as _reference
+
+
+_reference = _rt.lazy_reference(__package__, 'custom_relu', 'CustomRelu', 'ops/kernels/custom_relu_ref.py')
 
 
 def output_shapes(shapes, attrs):

@@ -10,7 +10,9 @@ from typing import Optional, Sequence, Tuple  # noqa: F401 (used by annotations)
 import torch
 
 from .. import _runtime as _rt
-from .._reference.knn_query import reference as _reference
+
+
+_reference = _rt.lazy_reference(__package__, 'knn_query', 'KNNQuery', 'ops/kernels/knn_query_ref.py')
 
 
 def output_shapes(shapes, attrs):

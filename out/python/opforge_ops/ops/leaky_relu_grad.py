@@ -10,7 +10,9 @@ from typing import Optional, Sequence, Tuple  # noqa: F401 (used by annotations)
 import torch
 
 from .. import _runtime as _rt
-from .._reference.leaky_relu_grad import reference as _reference
+
+
+_reference = _rt.lazy_reference(__package__, 'leaky_relu_grad', 'LeakyReluGrad', 'ops/kernels/leaky_relu_grad_ref.py')
 
 
 def output_shapes(shapes, attrs):

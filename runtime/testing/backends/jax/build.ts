@@ -6,6 +6,9 @@ import path from 'node:path';
 import { runHarnessScript, type PythonSession } from '../../python-session.js';
 import { defineArgs, needsConfigure } from '../../../cmake-cache.js';
 import { runLogged } from '../../../run-logged.js';
+import type { ProjectNames } from '../../../../generator/model/ir.js';
+import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
+import { jaxLibraryTarget } from '../../../../generator/emit/jax/names.js';
 
 /** What the harness reports per case and column: written files, a check's result, a skip or an error. */
 export type JaxCell =
@@ -24,7 +27,7 @@ export interface JaxRun {
 }
 
 /**
- * Builds libopforge_jax_ops (every op of out/, CPU handlers; CUDA ones too with `cuda`) in buildDir
+ * Builds the JAX library (libopforge_jax_ops, or the project's; every op of out/, CPU handlers; CUDA ones too with `cuda`) in buildDir
  * against `python`'s jaxlib; incremental. Returns the library's path.
  */
 export async function buildJaxLibrary(o: {
@@ -35,8 +38,11 @@ export async function buildJaxLibrary(o: {
   cuda?: boolean;
   /** The shared kernel build's definitions (runtime/kernels.ts): its objects are linked, not compiled again. */
   kernels?: Readonly<Record<string, string>>;
+  /** The project's names (the library's target); default: opforge's own. */
+  names?: ProjectNames;
   onLine?: (l: string) => void;
 }): Promise<string> {
+  const target = jaxLibraryTarget(o.names ?? DEFAULT_NAMES);
   if (!existsSync(path.join(o.outDir, 'jax', 'CMakeLists.txt')))
     throw new Error(`no generated JAX backend in ${path.join(o.outDir, 'jax')}: run \`opforge gen\` first`);
   const defs: Record<string, string> = {
@@ -60,11 +66,11 @@ export async function buildJaxLibrary(o: {
     );
   await runLogged(
     'cmake',
-    ['--build', o.buildDir, '--target', 'opforge_jax_ops', '-j', '2'],
+    ['--build', o.buildDir, '--target', target, '-j', '2'],
     'building the JAX library',
     o.onLine,
   );
-  return path.join(o.buildDir, 'jax', 'libopforge_jax_ops.so');
+  return path.join(o.buildDir, 'jax', `lib${target}.so`);
 }
 
 /** Runs the JAX harness over casesDir (one Python process for every case). */
@@ -75,6 +81,8 @@ export async function runJaxHarness(o: {
   casesDir: string;
   grad: boolean;
   device: 'cpu' | 'cuda';
+  /** The project's names (the packages' names); default: the one package in each folder. */
+  names?: ProjectNames;
   /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
   session?: PythonSession | undefined;
 }): Promise<JaxRun> {
@@ -91,6 +99,7 @@ export async function runJaxHarness(o: {
     o.device,
   ];
   if (o.grad) args.push('--grad');
+  if (o.names) args.push('--package-name', o.names.jaxPackage, '--python-package-name', o.names.torchPackage);
   const r = await runHarnessScript(o.python, 'jax', args, o.session);
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {

@@ -53,6 +53,7 @@ export const jaxBackend: TestBackend = {
         // The kernel objects every other backend links (the kernel build of this device); without
         // them (that build failed) the library compiles the kernels itself and reports the error.
         ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
+        names: ctx.project.names,
         onLine: ctx.progress,
       });
       // Nothing it reads changed (cases, harness, packages, library, Python): the kept results.
@@ -82,6 +83,7 @@ export const jaxBackend: TestBackend = {
             casesDir: ctx.casesDir,
             grad: wantGrad,
             device: ctx.device,
+            names: ctx.project.names,
             session: ctx.pythonSession(),
           }),
       });

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runHarnessScript, type PythonSession } from '../../python-session.js';
-import type { OpIR } from '../../../../generator/model/ir.js';
+import type { OpIR, ProjectNames } from '../../../../generator/model/ir.js';
 import { paddleOpType } from '../../../../generator/model/ir-helpers.js';
 
 export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const;
@@ -35,6 +35,8 @@ export async function runPaddle(o: {
   infer: boolean;
   /** Per op (snake name): its CPU kernel objects from the shared kernel build; absent: compile the kernels. */
   kernelObjects?: ReadonlyMap<string, readonly string[]> | undefined;
+  /** The project's names (the packages' names); default: the one package in each folder. */
+  names?: ProjectNames;
   /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
   session?: PythonSession | undefined;
 }): Promise<PaddleRun> {
@@ -51,6 +53,7 @@ export async function runPaddle(o: {
   const args = ['--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
   if (o.grad) args.push('--grad');
   if (o.infer) args.push('--infer');
+  if (o.names) args.push('--package-name', o.names.paddlePackage, '--python-package-name', o.names.torchPackage);
   const r = await runHarnessScript(o.python, 'paddle', args, o.session);
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {

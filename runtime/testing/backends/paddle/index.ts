@@ -56,6 +56,7 @@ export const paddleBackend: TestBackend = {
             grad,
             infer: true,
             kernelObjects,
+            names: ctx.project.names,
             session: ctx.pythonSession(),
           }),
       });

@@ -6,13 +6,16 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
+import type { ProjectNames } from '../../../../generator/model/ir.js';
+import { torchLibraryFile } from '../../../../generator/model/ir-helpers.js';
+import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
 import { cachedValues, defineArgs, needsConfigure } from '../../../cmake-cache.js';
 import { runLogged } from '../../../run-logged.js';
 import type { TensorFile } from '../../cases.js';
 import { compileKey } from '../../compile-key.js';
 import { testTorchPch, testUnityBatch } from '../../unity-batch.js';
 import { type PythonProbe, type PythonSession, runHarnessScript } from '../../python-session.js';
-import { entryCacheFolder, entryIn, keepEntry, placeEntry } from './entry-cache.js';
+import { ENTRY, entryCacheFolder, entryIn, keepEntry, placeEntry } from './entry-cache.js';
 
 const _pythonDir = path.join(PKG_ROOT, 'runtime', 'python');
 
@@ -69,6 +72,8 @@ export async function buildTorchExtension(o: {
   unityBatch?: number;
   /** Precompile the torch headers (default: as `opforge test` decides for those batches, testTorchPch). */
   pch?: boolean;
+  /** The project's names (its library's file name); default: opforge's own. */
+  names?: ProjectNames;
   /** The machine cache (torch-entry-cache.ts): the Python entry comes from there when kept, and goes there when built. */
   entryCacheDir?: string;
   cudaArchs?: string;
@@ -122,7 +127,7 @@ export async function buildTorchExtension(o: {
     const built = entryIn(o.buildDir);
     if (built) keepEntry(built, folder);
   }
-  return path.join(o.buildDir, 'libopforge_torch.so');
+  return path.join(o.buildDir, torchLibraryFile(o.names ?? DEFAULT_NAMES));
 }
 
 /** Runs the harness over casesDir; throws with its stderr when it cannot run at all. */
@@ -131,6 +136,8 @@ export async function runHarness(o: {
   casesDir: string;
   outDir: string;
   library?: string;
+  /** The generated package's name (ProjectNames.torchPackage); default: the one package in out/python. */
+  packageName?: string;
   devices: string[];
   exportModels: boolean;
   grad?: boolean;
@@ -139,6 +146,7 @@ export async function runHarness(o: {
 }): Promise<PyRun> {
   const args = ['--cases', o.casesDir, '--package', path.join(o.outDir, 'python'), '--device', o.devices.join(',')];
   if (o.library) args.push('--library', o.library);
+  if (o.packageName) args.push('--package-name', o.packageName);
   if (o.exportModels) args.push('--export');
   if (o.grad) args.push('--grad');
   const r = await runHarnessScript(o.python, 'torch', args, o.session?.());
@@ -168,7 +176,7 @@ export async function runHarnessCached(
   const { cacheDir, probe, session, ...args } = o;
   const built = o.library
     ? readdirSync(path.dirname(o.library))
-        .filter((f) => /^(libopforge_torch|opforge_torch_py)\b.*\.so$/.test(f))
+        .filter((f) => f === path.basename(o.library!) || ENTRY.test(f))
         .map((f) => path.join(path.dirname(o.library!), f))
     : [];
   const dirs = [o.casesDir, path.join(PKG_ROOT, 'runtime', 'python'), path.join(o.outDir, 'python')];

@@ -11,7 +11,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, renameS
 import path from 'node:path';
 import { compileKey } from '../../compile-key.js';
 
-const ENTRY = /^opforge_torch_py\..*\.(so|pyd|dylib)$/;
+/** The entry module's file: opforge_torch_py, or <prefix>_torch_py for a project with a namespace. */
+export const ENTRY = /^\w+_torch_py\..*\.(so|pyd|dylib)$/;
 
 const describe = (f: string): string => {
   if (!existsSync(f)) return `${f}: absent`;

@@ -1,5 +1,5 @@
-// opforge PyTorch extension, Python entry (the module opforge_torch_py, built beside
-// libopforge_torch.so when CMake finds Python's headers and libtorch_python).
+// opforge PyTorch extension, Python entry (the module {{entry}}, built beside
+// {{library}} when CMake finds Python's headers and libtorch_python).
 //
 // Why: torch.ops.<ns>.<op>(...) matches its Python arguments against the schema generically at every
 // call, which costs more than the op itself on small tensors (about 1.6 times torch.relu's call).
@@ -333,14 +333,14 @@ PyType_Slot opSlots[] = {
     {0, nullptr},
 };
 
-PyType_Spec opSpec = {"opforge_torch_py.Op", sizeof(OpObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, opSlots};
+PyType_Spec opSpec = {"{{entry}}.Op", sizeof(OpObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, opSlots};
 
-PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT, "opforge_torch_py", "opforge's Python entry to compiled torch ops.", -1,
+PyModuleDef moduleDef = {PyModuleDef_HEAD_INIT, "{{entry}}", "opforge's Python entry to compiled torch ops.", -1,
                          nullptr, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
 
-PyMODINIT_FUNC PyInit_opforge_torch_py() {
+PyMODINIT_FUNC PyInit_{{entry}}() {
   PyObject* m = PyModule_Create(&moduleDef);
   if (m == nullptr) return nullptr;
   PyObject* type = PyType_FromSpec(&opSpec);

@@ -1,0 +1,204 @@
+// Op sets in the Python packages: a reference that imports a module this Python lacks breaks its
+// own op alone (references load at their first call); two projects with their own namespaces
+// (package.json's opforge.namespace), sharing an op name, are built and loaded in one Python
+// process (PyTorch, and JAX where installed), each op running its own kernel.
+
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestReport } from '../runtime/testing/results.js';
+import { root } from './helpers/paths.js';
+import { PYTHON, hasModule, python, testWith } from './helpers/python.js';
+
+const cli = path.join(root, 'dist', 'cli', 'opforge.js');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-op-sets-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function opforge(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { status: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env },
+    maxBuffer: 64 << 20,
+  });
+  return { status: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** A project holding copies of seed ops (spec and kernel files). */
+function seedProject(name: string, ops: string[]): string {
+  const dir = path.join(tmp, name);
+  for (const op of ops) {
+    cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
+    for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
+      try {
+        cpSync(path.join(root, 'ops', 'kernels', `${op}${ext}`), path.join(dir, 'ops', 'kernels', `${op}${ext}`));
+      } catch {
+        /* not every op has every file */
+      }
+    }
+  }
+  return dir;
+}
+
+const MISSING = 'opforge_absent_module_xyz';
+
+testWith(['torch'], 'a reference importing a missing module fails its own op alone, naming op and module', () => {
+  const dir = seedProject('lazy', ['knn_query', 'leaky_relu', 'leaky_relu_grad']);
+  const ref = path.join(dir, 'ops', 'kernels', 'knn_query_ref.py');
+  writeFileSync(ref, `import ${MISSING}\n${readFileSync(ref, 'utf8')}`);
+  const named = new RegExp(
+    `KNNQuery: its reference \\(ops/kernels/knn_query_ref\\.py\\) imports the module \`${MISSING}\`, which is not installed`,
+  );
+
+  // The package imports; the other ops run their references; the broken one says what is wrong.
+  assert.is(opforge(dir, ['gen']).status, 0);
+  const out = python(
+    [
+      'import torch, opforge_ops as o',
+      'x = torch.tensor([-2.0, 3.0])',
+      'print(o.leaky_relu(x, alpha=0.5).tolist(), o.backend("KNNQuery"))',
+      'try:',
+      '    i32 = torch.int32',
+      '    o.knn_query(torch.zeros(4, 3), torch.tensor([4], dtype=i32), torch.zeros(2, 3), torch.tensor([2], dtype=i32), nsample=1)',
+      'except ModuleNotFoundError as e:',
+      '    print("error:", e.name, "|", e)',
+    ].join('\n'),
+    [],
+    { PYTHONPATH: path.join(dir, 'out', 'python'), OPFORGE_TORCH_NO_EXTENSION: '1' },
+  );
+  assert.match(out, '[-1.0, 3.0] reference\n');
+  assert.match(out, `error: ${MISSING} | `);
+  assert.match(out, named);
+
+  // opforge test: the two other ops run and agree on the torch columns; the broken one fails with that message.
+  const r = opforge(dir, ['test', '--json', '--backend', 'torch,grad,export']);
+  assert.is(r.status, 1, `${r.out}\n${r.err.slice(-3000)}`);
+  const report = JSON.parse(r.out) as TestReport;
+  for (const op of ['LeakyRelu', 'LeakyReluGrad'])
+    for (const b of ['torch', 'grad', 'ort-legacy']) {
+      const rows = report.results.filter((x) => x.op === op && x.backend === b);
+      assert.ok(rows.length > 0, `${op} [${b}] ran`);
+      assert.ok(
+        rows.every((x) => x.status === 'ok'),
+        `${op} [${b}]: ${JSON.stringify(rows)}`,
+      );
+    }
+  const failed = report.results.filter((x) => x.status === 'fail');
+  assert.ok(failed.length > 0);
+  for (const x of failed) {
+    assert.is(x.op, 'KNNQuery', JSON.stringify(x));
+    assert.match(x.message ?? '', named);
+  }
+});
+
+/** A project of seed ops with `namespace` in its package.json; the specs name no domain (they take the namespace). */
+function namespacedProject(name: string, namespace: string, ops: string[]): string {
+  const dir = seedProject(name, ops);
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, opforge: { namespace } }));
+  for (const f of readdirSync(path.join(dir, 'ops')).filter((x) => x.endsWith('.yaml'))) {
+    const spec = path.join(dir, 'ops', f);
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^domain: .*\n/m, ''));
+  }
+  return dir;
+}
+
+/** Rewrites a file of the project (a kernel or reference) with `edit`, which must change it. */
+function edit(dir: string, file: string, change: (text: string) => string): void {
+  const f = path.join(dir, 'ops', 'kernels', file);
+  const before = readFileSync(f, 'utf8');
+  const after = change(before);
+  assert.ok(after !== before, `${file} unchanged`);
+  writeFileSync(f, after);
+}
+
+testWith(
+  ['torch'],
+  'two namespaced op sets sharing an op name build, load in one process and run their own kernels',
+  () => {
+    // JAX where this Python has it (the oldest-torch leg has none).
+    const withJax = hasModule('jax');
+    const alpha = namespacedProject('alpha', 'alpha_ops', ['my_add', 'my_add_grad']);
+    const beta = namespacedProject('beta', 'beta_ops', ['my_add', 'my_add_grad', 'knn_query']);
+    // beta's MyAdd is c = 3a + b (alpha's, the seed's, 2a + b), kernels and references alike.
+    for (const f of ['my_add.cpp', 'my_add.cu', 'my_add_grad.cpp', 'my_add_grad.cu'])
+      edit(beta, f, (t) => t.replace('C(2) *', 'C(3) *'));
+    edit(beta, 'my_add_ref.py', (t) => t.replace('2 * a', '3 * a'));
+    edit(beta, 'my_add_grad_ref.py', (t) => t.replace('2 * grad_c', '3 * grad_c'));
+
+    // opforge test in each: the extension, its gradients and the exported models agree with the references.
+    for (const [dir, ns] of [
+      [beta, 'beta_ops'],
+      [alpha, 'alpha_ops'],
+    ] as const) {
+      const r = opforge(dir, ['test', '--json', '--backend', `torch,grad,export${withJax ? ',jax' : ''}`]);
+      assert.is(r.status, 0, `${ns}: ${r.out}\n${r.err.slice(-3000)}`);
+      const report = JSON.parse(r.out) as TestReport;
+      assert.ok(report.ok);
+      for (const b of ['torch', 'grad', 'ort-legacy', ...(withJax ? ['jax', 'jax-grad'] : [])])
+        assert.ok(report.backends.includes(b), `${ns}: ${b}`);
+      assert.ok(
+        report.results.every((x) => x.status === 'ok' || x.status === 'skip'),
+        JSON.stringify(report.results.filter((x) => x.status !== 'ok')),
+      );
+      assert.ok(report.results.some((x) => x.op === 'MyAdd' && x.backend === 'torch' && x.status === 'ok'));
+      assert.is(report.env.extension, path.join(dir, 'build', 'torch', `lib${ns}_torch.so`));
+      assert.match(String(report.env.entry), new RegExp(`/${ns}_torch_py\\.`));
+    }
+
+    // One process: both packages, each loading its own library (found beside its out/).
+    const out = python(
+      [
+        'import sys, torch',
+        `sys.path[:0] = [${JSON.stringify(path.join(alpha, 'out', 'python'))}, ${JSON.stringify(path.join(beta, 'out', 'python'))}]`,
+        'import alpha_ops, beta_ops',
+        'a = torch.tensor([1.0, 2.0], requires_grad=True)',
+        'b = torch.tensor([10.0, 20.0])',
+        'for m in (alpha_ops, beta_ops):',
+        '    c = m.my_add(a, b)',
+        '    (g,) = torch.autograd.grad(c.sum(), [a])',
+        '    ns = getattr(torch.ops, m.TORCH_NAMESPACE)',
+        '    print(m.__name__, m.backend("MyAdd"), m.extension_path().rsplit("/", 1)[1], m.OPS["MyAdd"].domain,',
+        '          c.tolist(), g.tolist(), ns.my_add(a, b).tolist(), hasattr(m, "knn_query"))',
+      ].join('\n'),
+    );
+    assert.is(
+      out,
+      [
+        'alpha_ops extension libalpha_ops_torch.so alpha_ops [12.0, 24.0] [2.0, 2.0] [12.0, 24.0] False',
+        'beta_ops extension libbeta_ops_torch.so beta_ops [13.0, 26.0] [3.0, 3.0] [13.0, 26.0] True',
+        '',
+      ].join('\n'),
+    );
+    if (!withJax) return;
+    // The JAX packages too: each registers its own custom-call targets from its own library.
+    const jaxOut = python(
+      [
+        'import sys, jax, jax.numpy as jnp',
+        `sys.path[:0] = [${JSON.stringify(path.join(alpha, 'out', 'jax'))}, ${JSON.stringify(path.join(beta, 'out', 'jax'))}]`,
+        'import alpha_ops_jax, beta_ops_jax',
+        'a, b = jnp.array([1.0, 2.0]), jnp.array([10.0, 20.0])',
+        'for m in (alpha_ops_jax, beta_ops_jax):',
+        '    c = jax.jit(m.my_add)(a, b)',
+        '    g = jax.grad(lambda x: m.my_add(x, b).sum())(a)',
+        '    print(m.__name__, m.library_path().rsplit("/", 1)[1], c.tolist(), g.tolist())',
+      ].join('\n'),
+    );
+    assert.is(
+      jaxOut,
+      [
+        'alpha_ops_jax libalpha_ops_jax_ops.so [12.0, 24.0] [2.0, 2.0]',
+        'beta_ops_jax libbeta_ops_jax_ops.so [13.0, 26.0] [3.0, 3.0]',
+        '',
+      ].join('\n'),
+    );
+  },
+);
+
+test.run();
