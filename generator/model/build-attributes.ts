@@ -86,7 +86,7 @@ function attrBounds(a: RawAttr): Pick<AttributeIR, 'min' | 'minExclusive' | 'max
 }
 
 /** A bound as a condition on the value: `>= 1`, `> 0`. */
-export function boundText(
+function boundText(
   a: Pick<AttributeIR, 'min' | 'minExclusive' | 'max' | 'maxExclusive'>,
   side: 'min' | 'max',
 ): string {
