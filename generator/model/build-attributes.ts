@@ -86,10 +86,7 @@ function attrBounds(a: RawAttr): Pick<AttributeIR, 'min' | 'minExclusive' | 'max
 }
 
 /** A bound as a condition on the value: `>= 1`, `> 0`. */
-function boundText(
-  a: Pick<AttributeIR, 'min' | 'minExclusive' | 'max' | 'maxExclusive'>,
-  side: 'min' | 'max',
-): string {
+function boundText(a: Pick<AttributeIR, 'min' | 'minExclusive' | 'max' | 'maxExclusive'>, side: 'min' | 'max'): string {
   return side === 'min' ? `${a.minExclusive ? '>' : '>='} ${a.min}` : `${a.maxExclusive ? '<' : '<='} ${a.max}`;
 }
 
