@@ -19,6 +19,9 @@ commands:
   build [--cuda]  build the Node addon (out/node) with cmake-js into build/node, offline (--cuda: with the CUDA kernels)
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
+  package [--cuda] [--jax] [--paddle] [--wheel-dir <dir>]
+               gen, then build the ops as a Python wheel (scikit-build-core; a manylinux tag with
+               auditwheel) into wheelhouse/, for the torch (jax, paddle) of the active Python
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
   test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--jobs N] [--json]
                run every spec test case through every backend against the spec's reference (gen and builds first)
@@ -57,6 +60,9 @@ function parse(argv: string[]) {
       cuda: { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
       backend: { type: 'string' },
+      jax: { type: 'boolean', default: false },
+      paddle: { type: 'boolean', default: false },
+      'wheel-dir': { type: 'string', default: 'wheelhouse' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -129,6 +135,44 @@ const buildCommand: Command = async (values) => {
       process.exitCode = EXIT.internal;
     });
   return EXIT.ok;
+};
+
+/** `opforge package`: gen, then the wheel, with the build's progress on one line on a terminal. */
+const packageCommand: Command = async (values) => {
+  const t0 = performance.now();
+  const tty = process.stdout.isTTY === true;
+  try {
+    const { generateIncremental } = await import('../output/incremental.js');
+    generateIncremental({ opsDir: values.ops, outDir: values.out });
+  } catch (e) {
+    if (!(e instanceof SpecErrors)) throw e;
+    for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
+    return EXIT.invalid;
+  }
+  const { packageWheel } = await importRuntime<typeof import('../../runtime/package.js')>('runtime/package.js');
+  try {
+    const r = await packageWheel({
+      outDir: values.out,
+      wheelDir: values['wheel-dir'],
+      cuda: values.cuda,
+      jax: values.jax,
+      paddle: values.paddle,
+      onLine: (l) => {
+        if (values.quiet) return;
+        if (/^opforge package/.test(l)) process.stdout.write(`${tty ? '\r\x1b[K' : ''}${l}\n`);
+        else if (/^\[\s*\d+%\]|^\[\d+\/\d+\]|Building|Linking/.test(l))
+          process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`);
+      },
+    });
+    const tag = r.repaired ? '' : ' (linux tag: no auditwheel)';
+    process.stdout.write(
+      `${tty ? '\r\x1b[K' : ''}opforge package: ${r.wheel}${tag} (${Math.round(performance.now() - t0)} ms)\n`,
+    );
+    return EXIT.ok;
+  } catch (e) {
+    process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`);
+    return EXIT.internal;
+  }
 };
 
 const docsCommand: Command = async () => {
@@ -264,6 +308,7 @@ const COMMANDS: Record<string, Command> = {
   new: newCommand,
   docs: docsCommand,
   build: buildCommand,
+  package: packageCommand,
   run: runCommand,
   test: (values) => runTestCommand(values),
   'from-onnx': fromOnnxCommand,

@@ -11,6 +11,7 @@ import { popartEmitter } from './popart/index.js';
 import { pythonEmitter } from './torch-python/index.js';
 import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
+import { wheelEmitter } from './wheel/index.js';
 
 export const EMITTERS: readonly Emitter[] = [
   coreEmitter,
@@ -23,4 +24,5 @@ export const EMITTERS: readonly Emitter[] = [
   paddleEmitter,
   jaxEmitter,
   popartEmitter,
+  wheelEmitter,
 ];

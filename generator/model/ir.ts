@@ -222,6 +222,8 @@ export interface ProjectIR {
   ops: OpIR[];
   /** The names of its packages and libraries. */
   names: ProjectNames;
+  /** The version its wheel carries (package.json's `version`, project-names.ts). */
+  version: string;
   /** Absolute path of the project root (parent of the ops dir). */
   root: string;
   /** Ops dir relative to root. */

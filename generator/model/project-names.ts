@@ -95,6 +95,45 @@ export function readProjectNames(root: string): { names: ProjectNames; errors: D
   return { names: namesOf(ns), errors: [] };
 }
 
+/** PEP 440's version grammar (its appendix B, as the `packaging` library spells it), anchored. */
+const PEP440 =
+  /^v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:alpha|a|beta|b|preview|pre|c|rc)[-_.]?[0-9]*)?(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?(?:[-_.]?dev[-_.]?[0-9]*)?(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$/i;
+
+/** A project without a package.json version: what its wheel is numbered. */
+export const DEFAULT_VERSION = '0.0.0';
+
+/**
+ * The version the project's wheel carries: package.json's `version` (npm's semver, which pip reads
+ * as PEP 440 for the forms both share: `1.2.3`, `1.2.3-rc.1`); a version pip cannot read is a
+ * diagnostic naming the file and key.
+ */
+export function readProjectVersion(root: string): { version: string; errors: Diagnostic[] } {
+  const file = path.join(root, 'package.json');
+  let text: string;
+  let json: unknown;
+  try {
+    text = readFileSync(file, 'utf8');
+    json = JSON.parse(text);
+  } catch {
+    return { version: DEFAULT_VERSION, errors: [] };
+  }
+  const version = (json as { version?: unknown } | null)?.version;
+  if (version === undefined) return { version: DEFAULT_VERSION, errors: [] };
+  if (typeof version === 'string' && PEP440.test(version)) return { version, errors: [] };
+  const display = path.relative(process.cwd(), file) || file;
+  return {
+    version: DEFAULT_VERSION,
+    errors: [
+      {
+        file: display,
+        ...lineOf(text, 'version'),
+        path: 'version',
+        message: `\`version\` in package.json must be a version pip reads too (PEP 440: e.g. "1.2.3", "1.2.3-rc.1"), as it numbers the project's wheel; got ${JSON.stringify(version)}`,
+      },
+    ],
+  };
+}
+
 /** Where `"key"` (its last segment) first stands in the text, for the diagnostic. */
 function lineOf(text: string, key: string): { line: number; col: number } {
   const at = text.indexOf(`"${key.split('.').pop()}"`);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { PKG_ROOT as pkgRoot } from '../pkg-root.js';
 import { specHash } from '../model/spec-hash.js';
 import { STAMP_FILE } from './write-out.js';
-import { readProjectNames } from '../model/project-names.js';
+import { readProjectNames, readProjectVersion } from '../model/project-names.js';
 
 export { STAMP_FILE };
 
@@ -274,11 +274,13 @@ export function genInputs(
   opts: { opsDir: string; only?: string | undefined; root?: string | undefined },
   stamp?: Stamp,
 ): Inputs {
-  // The project's names (its package.json's opforge.namespace) are an input too.
-  const names = readProjectNames(path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir))));
+  // The project's names and version (its package.json's opforge.namespace and version) are inputs too.
+  const root = path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
+  const names = readProjectNames(root);
+  const version = readProjectVersion(root);
   return readInputs(
     opts.opsDir,
-    JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null, names }),
+    JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null, names, version }),
     stamp?.specs,
   );
 }

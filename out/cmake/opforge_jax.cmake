@@ -11,7 +11,9 @@
 # working directory, which turns `-DJAX_PYTHON=python3` into a path that does not exist.
 set(JAX_PYTHON "$ENV{JAX_PYTHON}" CACHE STRING "The Python whose jax/jaxlib the handlers build against: a path or a command on PATH (default: python3)")
 set(_jax_python "${JAX_PYTHON}")
-if(NOT _jax_python)
+if(NOT _jax_python AND SKBUILD)
+  set(_jax_python "${Python3_EXECUTABLE}")  # a wheel's handlers are for the Python building it
+elseif(NOT _jax_python)
   set(_jax_python python3)
 endif()
 if(NOT IS_ABSOLUTE "${_jax_python}")
@@ -62,4 +64,9 @@ endif()
 if(WITH_CUDA)
   target_compile_definitions(opforge_jax_ops PRIVATE OPFORGE_JAX_WITH_CUDA)
   target_link_libraries(opforge_jax_ops PRIVATE CUDA::cudart)
+endif()
+# The wheel (out/pyproject.toml): opforge_jax with the library beside it, where it looks first.
+if(SKBUILD)
+  install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/opforge_jax" DESTINATION . PATTERN __pycache__ EXCLUDE)
+  install(TARGETS opforge_jax_ops LIBRARY DESTINATION opforge_jax)
 endif()

@@ -56,6 +56,9 @@ else()
   # (paddle/extension.h reaches pybind11), and libpaddle from paddle/base, linked even unused.
   set(OPFORGE_PADDLE_FROM_WHEEL ON)
   set(_pd_python "${PADDLE_PYTHON}")
+  if(NOT _pd_python AND SKBUILD)
+    set(_pd_python "${Python3_EXECUTABLE}")  # a wheel's ops are for the Python building it
+  endif()
   if(NOT _pd_python)
     find_program(_pd_python_found NAMES python3 python)
     set(_pd_python "${_pd_python_found}")
@@ -123,6 +126,11 @@ macro(opforge_paddle_finish)
   endif()
   if(OPFORGE_PADDLE_FROM_WHEEL)
     set_target_properties(opforge_paddle_ops PROPERTIES BUILD_RPATH "${_pd_root}/base;${_pd_root}/libs")
+    # The wheel (out/pyproject.toml): opforge_paddle with the library beside it, which load() takes by default.
+    if(SKBUILD)
+      install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/opforge_paddle" DESTINATION . PATTERN __pycache__ EXCLUDE)
+      install(TARGETS opforge_paddle_ops LIBRARY DESTINATION opforge_paddle)
+    endif()
     return()  # the examples run Paddle Inference's C++ API, which the wheel does not ship
   endif()
   opforge_paddle_examples()

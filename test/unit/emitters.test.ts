@@ -23,9 +23,10 @@ const FOLDERS: Record<string, RegExp[]> = {
   paddle: [/^paddle\//, /^cmake\/opforge_paddle\.cmake$/],
   jax: [/^jax\//, /^cmake\/opforge_jax\.cmake$/],
   popart: [/^popart\//, /^cmake\/opforge_popart\.cmake$/],
+  wheel: [/^pyproject\.toml$/],
 };
 
-test('the registry holds the ten backends, each named once', () => {
+test('the registry holds the eleven emitters, each named once', () => {
   assert.equal(EMITTERS.map((e) => e.name).sort(), Object.keys(FOLDERS).sort());
 });
 
@@ -38,8 +39,8 @@ for (const emitter of EMITTERS) {
   test(`${emitter.name}: deterministic, headed, under its folders`, () => {
     const files = emitChecked(emitter, project, FOLDERS[emitter.name] ?? []);
     byEmitter.set(emitter.name, files);
-    // The cmake emitter writes project files only; every other backend has files of each op.
-    if (emitter.name !== 'cmake')
+    // The cmake and wheel emitters write project files only; every other backend has files of each op.
+    if (emitter.name !== 'cmake' && emitter.name !== 'wheel')
       for (const op of project.ops)
         assert.ok(
           files.some((f) => f.op === op.name),

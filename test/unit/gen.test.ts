@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generate } from '../../generator/output/gen.js';
 import { listTree, writeOut } from '../../generator/output/write-out.js';
-import { opsDir, outDir } from '../helpers/paths.js';
+import { opsDir, outDir, root } from '../helpers/paths.js';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'opforge-gen-'));
 function snapshot(dir: string): Map<string, string> {
@@ -26,9 +26,10 @@ test('same specs give byte-identical output', () => {
 
 test('committed out/ is what the generator produces (run `npm run gen` when this fails)', () => {
   // out/ beside a copy of ops/, as in the repository: files that point back into the project
-  // (CMake's kernel paths) are written relative to where out/ lies.
+  // (CMake's kernel paths) are written relative to where out/ lies; package.json numbers the wheel.
   const a = tmp();
   cpSync(opsDir, path.join(a, 'ops'), { recursive: true });
+  cpSync(path.join(root, 'package.json'), path.join(a, 'package.json'));
   generate({ opsDir: path.join(a, 'ops'), outDir: path.join(a, 'out') });
   const fresh = snapshot(path.join(a, 'out'));
   const committed = snapshot(outDir);

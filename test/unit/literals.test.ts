@@ -2,6 +2,7 @@
 // to the same string, comments that cannot be closed from inside, float32 literals that round-trip,
 // and dim expressions printed as C++ and Python that evaluate as the spec's do.
 
+import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cppExpr } from '../../generator/emit/lang/cpp-expr.js';
@@ -14,6 +15,7 @@ import {
   cppString,
   plainFloat,
   pyString,
+  tomlString,
   tsString,
 } from '../../generator/emit/lang/literals.js';
 import { pyExpr } from '../../generator/emit/lang/py-expr.js';
@@ -33,6 +35,22 @@ test('C++, Python and JS string literals are ASCII and read back to the same str
     assert.is(JSON.parse(tsString(s)), s);
   }
   assert.not.match(cppString('??='), /\?\?/, 'no trigraph survives');
+});
+
+test('TOML strings are ASCII and read back to the same string (Python tomllib reads them)', () => {
+  const strings = [...samples.filter((x) => !x.includes('\0')), 'x\u007fy', 'astral \u{1F600} and \u00e9'];
+  const doc = strings.map((s, i) => `k${i} = ${tomlString(s)}`).join('\n');
+  assert.ok(ascii(doc.replace(/\n/g, ' ')), doc);
+  const r = spawnSync(
+    'python3',
+    ['-c', 'import json, sys, tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))'],
+    {
+      input: doc,
+      encoding: 'utf8',
+    },
+  );
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout), Object.fromEntries(strings.map((s, i) => [`k${i}`, s])));
 });
 
 test('comment text: one ASCII line that closes no comment and continues no line', () => {

@@ -103,6 +103,24 @@ test('an invalid namespace is an error naming package.json and the key', () => {
   assert.equal([located.line, located.col], [4, 5]);
 });
 
+test("package.json's version numbers the wheel; one pip cannot read is an error at the key", () => {
+  assert.is(load(undefined).version, '0.0.0');
+  assert.is(load('{"name": "x"}').version, '0.0.0');
+  for (const v of ['1.2.3', '1.2.3-rc.1', '0.1.0-beta.2', '2.0.0+local.7', '1!2.0.dev3'])
+    assert.is(load(`{"version": ${JSON.stringify(v)}}`).version, v);
+  for (const v of ['1.0.0-x.7.z.92', 'latest', '', '1..2']) {
+    const e = errors(`{\n  "version": ${JSON.stringify(v)}\n}`);
+    assert.is(e.length, 1, v);
+    assert.is(e[0]!.path, 'version');
+    assert.equal([e[0]!.line, e[0]!.col], [2, 3]);
+    assert.match(
+      e[0]!.message,
+      `(PEP 440: e.g. "1.2.3", "1.2.3-rc.1"), as it numbers the project's wheel; got ${JSON.stringify(v)}`,
+    );
+  }
+  assert.match(errors('{"version": 3}')[0]!.message, /got 3$/);
+});
+
 /**
  * What may keep opforge's own names: where a file was generated from, the internal CMake names
  * (targets, functions and files under out/cmake/), and comments of the static C++ and the shared

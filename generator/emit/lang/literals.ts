@@ -40,6 +40,21 @@ export function tsString(s: string): string {
 }
 
 /**
+ * A TOML basic string ("..."): JSON's escapes are TOML's, but TOML also refuses DEL and takes a
+ * character beyond the BMP as one \UXXXXXXXX, not as a surrogate pair, so everything non-ASCII is escaped by code point.
+ */
+export function tomlString(s: string): string {
+  let out = '';
+  for (const ch of JSON.stringify(s)) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x7f) out += ch;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += `\\U${c.toString(16).padStart(8, '0')}`;
+  }
+  return out;
+}
+
+/**
  * Text safe inside a comment of C++/TS/Python/CMake: one line, ASCII, no comment terminators,
  * no backslashes or trigraphs (line continuation) and no double quotes, so it can never close anything.
  */

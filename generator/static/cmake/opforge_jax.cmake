@@ -10,7 +10,9 @@
 # working directory, which turns `-DJAX_PYTHON=python3` into a path that does not exist.
 set(JAX_PYTHON "$ENV{JAX_PYTHON}" CACHE STRING "The Python whose jax/jaxlib the handlers build against: a path or a command on PATH (default: python3)")
 set(_jax_python "${JAX_PYTHON}")
-if(NOT _jax_python)
+if(NOT _jax_python AND SKBUILD)
+  set(_jax_python "${Python3_EXECUTABLE}")  # a wheel's handlers are for the Python building it
+elseif(NOT _jax_python)
   set(_jax_python python3)
 endif()
 if(NOT IS_ABSOLUTE "${_jax_python}")
@@ -61,4 +63,9 @@ endif()
 if(WITH_CUDA)
   target_compile_definitions({{target}} PRIVATE OPFORGE_JAX_WITH_CUDA)
   target_link_libraries({{target}} PRIVATE CUDA::cudart)
+endif()
+# The wheel (out/pyproject.toml): {{package}} with the library beside it, where it looks first.
+if(SKBUILD)
+  install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/{{package}}" DESTINATION . PATTERN __pycache__ EXCLUDE)
+  install(TARGETS {{target}} LIBRARY DESTINATION {{package}})
 endif()

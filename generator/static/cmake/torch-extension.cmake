@@ -13,6 +13,17 @@ if(WITH_CUDA AND NOT CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 75 80 90)
 endif()
 add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)
+# A wheel builds against the torch of the Python building it (scikit-build-core passes it), never
+# another TorchConfig on CMake's search path (Debian's libtorch-dev, a conda libtorch).
+if(SKBUILD)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_prefix ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _torch_rc EQUAL 0)
+    message(FATAL_ERROR "{{package}} wheel: \"${Python3_EXECUTABLE}\" cannot import torch:\n${_torch_err}")
+  endif()
+  # Forced: a build tree kept from another environment must not keep that one's torch.
+  set(Torch_DIR "${_torch_prefix}/Torch" CACHE PATH "The TorchConfig.cmake of the Python building the wheel" FORCE)
+endif()
 find_package(Torch REQUIRED)
 # pip's TorchConfig.cmake finds c10 with find_library's system paths first: beside a system libtorch
 # (Debian's libtorch-dev) a wheel's extension would link both libc10s, and its Autograd kernels would
@@ -87,4 +98,41 @@ if(OPFORGE_TORCH_PYTHON)
     message(STATUS "opforge: no Python entry (Python headers: ${Python3_Development.Module_FOUND}, "
       "libtorch_python: ${OPFORGE_TORCH_PYTHON_LIBRARY}, pybind11: ${OPFORGE_PYBIND11_INCLUDE_DIR}); {{package}} calls torch.ops")
   endif()
+endif()
+# The wheel (out/pyproject.toml: scikit-build-core sets SKBUILD): {{package}} with the library and
+# its entry beside it, and what they were built against (_build_info.py, checked when it loads: a
+# library built for another torch fails with an undefined symbol, or worse, runs).
+if(SKBUILD)
+  install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/../python/{{package}}" DESTINATION .
+    PATTERN __pycache__ EXCLUDE)
+  install(TARGETS {{target}} LIBRARY DESTINATION {{package}})
+  if(TARGET {{entry}})
+    install(TARGETS {{entry}} LIBRARY DESTINATION {{package}})
+  endif()
+  execute_process(
+    COMMAND "${Python3_EXECUTABLE}" -c "import torch; print(torch.__version__); print(torch.version.cuda or '')"
+    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_out ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _torch_rc EQUAL 0)
+    message(FATAL_ERROR "{{package}} wheel: \"${Python3_EXECUTABLE}\" cannot import torch:\n${_torch_err}")
+  endif()
+  string(REPLACE "\n" ";" _torch_out "${_torch_out}\n")
+  list(GET _torch_out 0 OPFORGE_BUILT_TORCH)
+  list(GET _torch_out 1 OPFORGE_BUILT_TORCH_CUDA)
+  if(WITH_CUDA AND OPFORGE_CUDA_OPS)
+    set(_with_cuda True)
+  else()
+    set(_with_cuda False)
+  endif()
+  file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" CONTENT [=[
+"""What this wheel of {{package}} was built against (written by its CMake install)."""
+
+VERSION = "@SKBUILD_PROJECT_VERSION@"
+TORCH_VERSION = "@OPFORGE_BUILT_TORCH@"
+#: torch.version.cuda of the torch it was built against ("" for a CPU torch).
+TORCH_CUDA = "@OPFORGE_BUILT_TORCH_CUDA@"
+#: Whether the library holds the CUDA kernels, and for which architectures.
+WITH_CUDA = @_with_cuda@
+CUDA_ARCHITECTURES = "@CMAKE_CUDA_ARCHITECTURES@"
+]=] @ONLY)
+  install(FILES "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" DESTINATION {{package}})
 endif()

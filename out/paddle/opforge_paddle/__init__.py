@@ -75,11 +75,17 @@ def wrap(module: Any, name: Optional[str] = None) -> types.ModuleType:
     return out
 
 
-def load(library: str, name: str = "opforge_paddle_ops", build_directory: Optional[str] = None) -> types.ModuleType:
+def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_directory: Optional[str] = None) -> types.ModuleType:
     """Registers the custom ops of `library` with Paddle (once per path) and returns wrap() of the
-    module Paddle generates for them. `build_directory` keeps Paddle's generated Python file there;
+    module Paddle generates for them. Without `library`: the one installed beside this package (a
+    wheel built with `opforge package --paddle`). `build_directory` keeps Paddle's generated Python file there;
     by default it goes to a temporary folder, removed once the module is imported (nothing reads
     it again: the functions call the registered ops by name)."""
+    if library is None:
+        library = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libopforge_paddle_ops.so")
+        if not os.path.isfile(library):
+            raise FileNotFoundError(f"opforge_paddle.load: no library beside the package ({library}): pass the path of the "
+                                    "library out/paddle's CMake built, or install a wheel built with `opforge package --paddle`")
     path = os.path.abspath(library)
     if path in _loaded:
         return _loaded[path]

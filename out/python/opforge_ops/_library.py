@@ -44,11 +44,43 @@ def default_library_paths() -> List[Path]:
     here = Path(__file__).resolve().parent
     env = os.environ.get("OPFORGE_TORCH_LIBRARY")
     paths = [Path(env)] if env else []
+    # Installed from a wheel (opforge package): the library beside the package.
+    paths.append(here / "libopforge_torch.so")
     # out/python/opforge_ops -> build/torch next to out/ (where the docs and `opforge test` build
     # it), then out/torch/build (a build inside out/torch).
     paths.append(here.parent.parent.parent / "build" / "torch" / "libopforge_torch.so")
     paths.append(here.parent.parent / "torch" / "build" / "libopforge_torch.so")
     return paths
+
+
+def _base_version(v: str) -> str:
+    return v.split("+", 1)[0]
+
+
+def check_built_against() -> None:
+    """A wheel's library works only under the torch it was built against (its C++ ABI changes
+    between releases: another torch gives an undefined symbol, or worse, a library that runs
+    wrong). The wheel records that torch in _build_info.py; out/python has none (it loads what
+    was built beside it, in the same environment)."""
+    try:
+        from . import _build_info  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    built, running = _build_info.TORCH_VERSION, torch.__version__
+    if _base_version(built) != _base_version(running):
+        raise ImportError(
+            f"opforge_ops {_build_info.VERSION} was built against torch {built}, but torch {running} is running: "
+            f"install torch=={_base_version(built)}, or build the wheel again under this torch (opforge package)")
+    if _build_info.WITH_CUDA:
+        running_cuda = torch.version.cuda or ""
+        if not running_cuda:
+            raise ImportError(
+                f"opforge_ops {_build_info.VERSION} holds CUDA kernels (built against torch {built}, CUDA {_build_info.TORCH_CUDA}), "
+                f"but torch {running} has no CUDA: install a CUDA build of torch {_base_version(built)}, or a CPU wheel of opforge_ops")
+        if running_cuda.split(".")[0] != _build_info.TORCH_CUDA.split(".")[0]:
+            raise ImportError(
+                f"opforge_ops {_build_info.VERSION} was built against CUDA {_build_info.TORCH_CUDA} (torch {built}), "
+                f"but torch {running} runs CUDA {running_cuda}: the CUDA major versions differ")
 
 
 def load_library(path: Optional[str] = None) -> str:
@@ -65,6 +97,8 @@ def load_library(path: Optional[str] = None) -> str:
                     raise RuntimeError(
                         f"opforge_ops: {sorted(_python_defined)} were already registered from Python (reference); "
                         "load the extension before calling any op")
+                if p.resolve().parent == Path(__file__).resolve().parent:
+                    check_built_against()
                 torch.ops.load_library(str(p))
                 _extension = str(p.resolve())
                 _entry = _load_entry(p.parent)

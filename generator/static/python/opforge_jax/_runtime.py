@@ -207,12 +207,16 @@ def version_mismatch(built_jaxlib: str, built_ffi: Tuple[int, int], running_jaxl
 
 
 def library_path() -> Optional[str]:
-    """{{libraryEnv}}, else the first of build/jax/lib{{target}}.so (cmake -S out -B build)
-    and build/jax/jax/lib{{target}}.so (what `opforge test` builds) beside the project (the
-    directory above out/) or under the working directory; None when there is none."""
+    """{{libraryEnv}}, else the library beside this package (a wheel built with `opforge package
+    --jax`), else the first of build/jax/lib{{target}}.so (cmake -S out -B build) and
+    build/jax/jax/lib{{target}}.so (what `opforge test` builds) beside the project (the directory
+    above out/) or under the working directory; None when there is none."""
     env = os.environ.get("{{libraryEnv}}")
     if env:
         return env
+    installed = Path(__file__).resolve().parent / LIBRARY_NAME
+    if installed.is_file():
+        return str(installed)
     here = Path(__file__).resolve().parent  # out/jax/{{package}}
     for base in (here.parent.parent.parent, Path.cwd()):
         for p in (base / "build" / "jax" / LIBRARY_NAME, base / "build" / "jax" / "jax" / LIBRARY_NAME):
