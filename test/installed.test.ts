@@ -1,11 +1,13 @@
 // Installed, not cloned: `npm pack` this repo, install the tarball into a fresh project
 // outside the repo (npm hoists opforge's dependencies to the project's node_modules), then the
 // README quickstart there as a user follows it: new, edit (the README's blocks), check, gen, build,
-// run, test, the Node snippet, the PyTorch eager call and the ONNX export; then a wrong kernel that
+// run, test, the Node snippet, the PyTorch eager call and the ONNX export; README's "Ship it" (the
+// wheel, and a namespaced project's beside it, run from a fresh venv with no compiler); then a wrong kernel that
 // `opforge test` must catch, and a missing tool that must be named. Guards the runtime's tool
 // lookups (runtime/resolve.ts), which once assumed <opforge>/node_modules/<dep>.
 
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,7 +24,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
-import { quickstartBlocks } from './helpers/readme.js';
+import { markedBlocks, quickstartBlocks } from './helpers/readme.js';
 import { planSpec, type SpecPlan } from './specspace/plan.js';
 import { renderSpec } from './specspace/render.js';
 
@@ -209,6 +211,112 @@ print(opforge_ops.named3_op.__name__, opforge_ops.backend("${seed.name}"))`,
   ]);
 }
 
+/** The platform-tagged wheel in dir (one). */
+function wheelIn(dir: string): string {
+  const found = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.whl')) : [];
+  assert.is(found.length, 1, `one wheel in ${dir}: ${found.join(', ')}`);
+  assert.match(found[0]!, /-cp3\d+-cp3\d+-manylinux_2_\d+_x86_64\.whl$/, 'a manylinux tag (auditwheel)');
+  return path.join(dir, found[0]!);
+}
+
+/**
+ * README's "Ship it" in app (the wheel of MyScale and the seed op), and beside it the seed ops as
+ * another project with its own namespace (acme_ops) whose wheel has the JAX and Paddle packages
+ * where this Python has them. Both go into one fresh venv, and run where PATH holds the venv alone:
+ * no compiler, no cmake, no Node, no opforge. Every spec case agrees with its reference, forward and
+ * gradient, in each package; a wheel under another torch than its own refuses to load, naming both.
+ */
+function shipWheels(): void {
+  const ship = markedBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'), 'ship');
+  const build = ship.get('build');
+  const install = ship.get('install');
+  assert.ok(build && install, 'README has the ship: build and ship: install blocks');
+  // The test builds in unity batches without the precompiled header: a cold build of few units.
+  const buildEnv = { ...env, CMAKE_ARGS: '-DOPFORGE_UNITY_BATCH=16 -DOPFORGE_TORCH_PCH=OFF' };
+  const r = spawnSync('bash', ['-euo', 'pipefail', '-c', build], { cwd: app, env: buildEnv, encoding: 'utf8' });
+  assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
+  const appWheel = wheelIn(path.join(app, 'wheelhouse'));
+  assert.match(path.basename(appWheel), /^opforge_ops-0\.0\.0-/);
+
+  const seeds = path.join(tmp, 'seeds');
+  cpSync(path.join(root, 'ops'), path.join(seeds, 'ops'), { recursive: true });
+  writeFileSync(
+    path.join(seeds, 'package.json'),
+    JSON.stringify({ name: 'seeds', version: '1.2.0-rc.1', opforge: { namespace: 'acme_ops' } }),
+  );
+  const frameworks = [...(hasModule('jax') ? ['--jax'] : []), ...(hasPaddle ? ['--paddle'] : [])];
+  const cli = path.join(app, 'node_modules', 'opforge', 'dist', 'cli', 'opforge.js');
+  const packaged = spawnSync(process.execPath, [cli, 'package', ...frameworks], {
+    cwd: seeds,
+    env: buildEnv,
+    encoding: 'utf8',
+  });
+  assert.is(packaged.status, 0, `${packaged.stdout}${packaged.stderr}`);
+  const seedWheel = wheelIn(path.join(seeds, 'wheelhouse'));
+  assert.match(path.basename(seedWheel), /^acme_ops-1\.2\.0rc1-/);
+
+  // A fresh venv that sees the frameworks of the test's Python (torch, jax, paddle) and nothing else.
+  const venv = path.join(tmp, 'venv');
+  must(PYTHON, ['-m', 'venv', venv], tmp);
+  const vpy = path.join(venv, 'bin', 'python');
+  const purelib = (py: string): string =>
+    must(py, ['-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'], tmp)
+      .split('\n')
+      .slice(1)
+      .join('')
+      .trim();
+  writeFileSync(path.join(purelib(vpy), 'frameworks.pth'), `${purelib(PYTHON)}\n`);
+  const bare: NodeJS.ProcessEnv = {
+    PATH: path.join(venv, 'bin'),
+    HOME: tmp,
+    LANG: 'C.UTF-8',
+    PIP_NO_INDEX: '1',
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+  const inVenv = (cmd: string, args: string[], cwd: string) =>
+    spawnSync(cmd, args, { cwd, env: bare, encoding: 'utf8' });
+  const tools = inVenv(
+    '/bin/sh',
+    ['-c', 'command -v g++ || command -v c++ || command -v cmake || command -v node'],
+    tmp,
+  );
+  assert.is.not(tools.status, 0, `on the venv's PATH: ${tools.stdout}`);
+
+  const installed = inVenv('/bin/bash', ['-euo', 'pipefail', '-c', install], app);
+  assert.is(installed.status, 0, `${installed.stdout}${installed.stderr}`);
+  assert.is(installed.stdout.trim().split('\n').pop(), 'tensor([ 3., -6.])');
+  const second = inVenv(path.join(venv, 'bin', 'pip'), ['install', '--no-deps', seedWheel], tmp);
+  assert.is(second.status, 0, `${second.stdout}${second.stderr}`);
+
+  const args = [path.join(root, 'test', 'fixtures', 'wheel', 'check_installed.py'), 'opforge_ops', 'acme_ops'];
+  if (hasModule('jax')) args.push('--jax', 'acme_ops_jax=acme_ops');
+  if (hasPaddle) args.push('--paddle', 'acme_ops_paddle=acme_ops');
+  const checked = inVenv(vpy, args, tmp);
+  assert.is(checked.status, 0, `${checked.stdout}${checked.stderr}`);
+  for (const line of [
+    /^opforge_ops 0\.0\.0: .*\/venv\/.*\/opforge_ops\/libopforge_torch\.so$/m,
+    /^ {2}my_scale: 1 case\(s\) agree, 0 gradient\(s\)$/m,
+    /^ {2}named3_op: \d+ case\(s\) agree/m,
+    /^acme_ops 1\.2\.0rc1: .*\/acme_ops\/libacme_ops_torch\.so$/m,
+    /^ {2}leaky_relu: 3 case\(s\) agree, [1-9] gradient\(s\)$/m,
+    ...(hasModule('jax') ? [/^ {2}acme_ops_jax\.leaky_relu: 3 case\(s\) agree, [1-9] gradient\(s\)$/m] : []),
+    ...(hasPaddle ? [/^ {2}acme_ops_paddle\.leaky_relu: 3 case\(s\) agree, [1-9] gradient\(s\)$/m] : []),
+    /^ok$/m,
+  ])
+    assert.match(checked.stdout, line);
+
+  // Under another torch: the wheel's record says which it was built against.
+  const info = path.join(purelib(vpy), 'acme_ops', '_build_info.py');
+  writeFileSync(info, readFileSync(info, 'utf8').replace(/^TORCH_VERSION = .*$/m, 'TORCH_VERSION = "1.0.0+cpu"'));
+  const refused = inVenv(vpy, ['-c', 'import acme_ops'], tmp);
+  assert.is.not(refused.status, 0);
+  assert.match(
+    refused.stderr,
+    /ImportError: acme_ops 1\.2\.0rc1 was built against torch 1\.0\.0\+cpu, but torch \S+ is running: install torch==1\.0\.0, or build the wheel again/,
+  );
+}
+
 /** A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends. */
 function wrongKernelCaught(): void {
   const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
@@ -243,6 +351,7 @@ testWith(
     const seed = followQuickstart();
     opforgeTestPasses(seed);
     readmeSnippetsRun(seed);
+    shipWheels();
     wrongKernelCaught();
     missingToolNamed();
   },

@@ -14,15 +14,26 @@ if(WITH_CUDA AND NOT CMAKE_CUDA_ARCHITECTURES)
 endif()
 add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)
 # A wheel builds against the torch of the Python building it (scikit-build-core passes it), never
-# another TorchConfig on CMake's search path (Debian's libtorch-dev, a conda libtorch).
+# another torch on CMake's search paths (Debian's libtorch-dev, a conda libtorch): its configs
+# (Torch's and the Caffe2 one it finds, system paths first), and its libraries, which TorchConfig.cmake finds with find_library (system paths before its own:
+# CMAKE_LIBRARY_PATH comes first). Forced, and the found libraries forgotten: a build tree kept
+# from another environment must not keep that one's torch.
 if(SKBUILD)
-  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
-    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_prefix ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import os, torch.utils; print(torch.utils.cmake_prefix_path); print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"
+    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_paths ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT _torch_rc EQUAL 0)
     message(FATAL_ERROR "{{package}} wheel: \"${Python3_EXECUTABLE}\" cannot import torch:\n${_torch_err}")
   endif()
-  # Forced: a build tree kept from another environment must not keep that one's torch.
+  string(REPLACE "\n" ";" _torch_paths "${_torch_paths}")
+  list(GET _torch_paths 0 _torch_prefix)
+  list(GET _torch_paths 1 _torch_lib)
   set(Torch_DIR "${_torch_prefix}/Torch" CACHE PATH "The TorchConfig.cmake of the Python building the wheel" FORCE)
+  set(Caffe2_DIR "${_torch_prefix}/Caffe2" CACHE PATH "The Caffe2Config.cmake of the Python building the wheel" FORCE)
+  list(PREPEND CMAKE_PREFIX_PATH "${_torch_prefix}")
+  list(PREPEND CMAKE_LIBRARY_PATH "${_torch_lib}")
+  foreach(_lib TORCH c10 torch torch_cpu torch_cuda c10_cuda C10_CUDA CAFFE2_NVRTC)
+    unset(${_lib}_LIBRARY CACHE)
+  endforeach()
 endif()
 find_package(Torch REQUIRED)
 # pip's TorchConfig.cmake finds c10 with find_library's system paths first: beside a system libtorch
@@ -126,7 +137,6 @@ if(SKBUILD)
   file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" CONTENT [=[
 """What this wheel of {{package}} was built against (written by its CMake install)."""
 
-VERSION = "@SKBUILD_PROJECT_VERSION@"
 TORCH_VERSION = "@OPFORGE_BUILT_TORCH@"
 #: torch.version.cuda of the torch it was built against ("" for a CPU torch).
 TORCH_CUDA = "@OPFORGE_BUILT_TORCH_CUDA@"

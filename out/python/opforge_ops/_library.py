@@ -66,20 +66,26 @@ def check_built_against() -> None:
         from . import _build_info  # type: ignore[attr-defined]
     except ImportError:
         return
+    try:
+        import importlib.metadata
+
+        version = importlib.metadata.version("opforge_ops")
+    except Exception:  # not installed as a distribution (a copied folder)
+        version = "(no version)"
     built, running = _build_info.TORCH_VERSION, torch.__version__
     if _base_version(built) != _base_version(running):
         raise ImportError(
-            f"opforge_ops {_build_info.VERSION} was built against torch {built}, but torch {running} is running: "
+            f"opforge_ops {version} was built against torch {built}, but torch {running} is running: "
             f"install torch=={_base_version(built)}, or build the wheel again under this torch (opforge package)")
     if _build_info.WITH_CUDA:
         running_cuda = torch.version.cuda or ""
         if not running_cuda:
             raise ImportError(
-                f"opforge_ops {_build_info.VERSION} holds CUDA kernels (built against torch {built}, CUDA {_build_info.TORCH_CUDA}), "
+                f"opforge_ops {version} holds CUDA kernels (built against torch {built}, CUDA {_build_info.TORCH_CUDA}), "
                 f"but torch {running} has no CUDA: install a CUDA build of torch {_base_version(built)}, or a CPU wheel of opforge_ops")
         if running_cuda.split(".")[0] != _build_info.TORCH_CUDA.split(".")[0]:
             raise ImportError(
-                f"opforge_ops {_build_info.VERSION} was built against CUDA {_build_info.TORCH_CUDA} (torch {built}), "
+                f"opforge_ops {version} was built against CUDA {_build_info.TORCH_CUDA} (torch {built}), "
                 f"but torch {running} runs CUDA {running_cuda}: the CUDA major versions differ")
 
 
