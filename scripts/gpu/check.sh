@@ -22,6 +22,8 @@
 #   user-ops   test/fixtures/user-ops/gpu-check.sh (its CUDA kernels beyond the spec cases)
 #   jax        scripts/gpu/jax-check.sh: the JAX library with the CUDA handlers, its API checks on
 #              the GPU, opforge test --backend jax --device cuda, the relu bench at 2^28 floats
+#   wheel      scripts/gpu/wheel-check.sh: opforge package --cuda --jax, installed in a fresh venv,
+#              every spec case on CUDA and the CPU with no compiler on PATH
 # Environment: OUT (default /tmp/opforge-gpu); OPFORGE_PYTHON (default python3: torch with CUDA,
 # onnx, onnxscript); PROJECTS (default: the user-ops, adapters and dtypes fixtures; any ops dirs);
 # TRT_INCLUDE (default .thirdparty/trt-11.1/include:.thirdparty/trt-10.16/include:.thirdparty/trt-8.6.1/include);
@@ -149,8 +151,12 @@ part_jax() {
   run jax bash scripts/gpu/jax-check.sh
 }
 
+part_wheel() {
+  run wheel bash scripts/gpu/wheel-check.sh
+}
+
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax)
+[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax wheel)
 for p in "${parts[@]}"; do
   if ! declare -F "part_${p//-/_}" > /dev/null; then echo "check.sh: no part $p" >&2; exit 2; fi
   "part_${p//-/_}"

@@ -12,6 +12,9 @@ set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 if(WITH_CUDA AND NOT CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 75 80 90)
 endif()
+# What the kernels are built for, recorded by a wheel: torch's CMake turns the variable OFF later
+# (it passes its own -gencode flags).
+set(OPFORGE_KERNEL_CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
 add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)
 # A wheel builds against the torch of the Python building it (scikit-build-core passes it), never
 # another torch on CMake's search paths (Debian's libtorch-dev, a conda libtorch): its configs
@@ -142,7 +145,7 @@ TORCH_VERSION = "@OPFORGE_BUILT_TORCH@"
 TORCH_CUDA = "@OPFORGE_BUILT_TORCH_CUDA@"
 #: Whether the library holds the CUDA kernels, and for which architectures.
 WITH_CUDA = @_with_cuda@
-CUDA_ARCHITECTURES = "@CMAKE_CUDA_ARCHITECTURES@"
+CUDA_ARCHITECTURES = "@OPFORGE_KERNEL_CUDA_ARCHITECTURES@"
 ]=] @ONLY)
   install(FILES "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" DESTINATION {{package}})
 endif()
