@@ -1,19 +1,25 @@
-// `opforge package`: the project's ops as a Python wheel. pip builds out/pyproject.toml with
-// scikit-build-core (no build isolation: the extension builds against the torch of this
-// environment), then auditwheel gives it a manylinux tag, leaving out the libraries the frameworks
-// ship themselves (docs/decisions.md, "The wheel").
+// `opforge package`: the project's ops as a Python wheel and as an npm package. The wheel: pip
+// builds out/pyproject.toml with scikit-build-core (no build isolation: the extension builds
+// against the torch of this environment), then auditwheel gives it a manylinux tag, leaving out
+// the libraries the frameworks ship themselves. The npm package: out/node with the addon prebuilt
+// (docs/decisions.md, "The wheel" and "The npm package").
 
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { fillTemplate } from '../generator/emit/lang/template.js';
+import { readProjectNames, readProjectVersion } from '../generator/model/project-names.js';
+import { PKG_ROOT_URL } from '../generator/pkg-root.js';
+import { build } from './index.js';
 import { findPython } from './python-env.js';
 import { runLogged } from './run-logged.js';
 
 export interface PackageOptions {
   /** The generated directory holding pyproject.toml (default: out). */
   outDir?: string;
-  /** Where the wheel goes (default: wheelhouse). */
+  /** Where the wheel goes (default: packages). */
   wheelDir?: string;
   /** With the CUDA kernels (nvcc and the CUDA toolkit at build time; a CUDA torch at run time). */
   cuda?: boolean;
@@ -59,7 +65,7 @@ async function canImport(python: string, module: string): Promise<boolean> {
 /** Builds the wheel of the project whose generated files are in `outDir`; returns where it is. */
 export async function packageWheel(opts: PackageOptions = {}): Promise<PackageResult> {
   const outDir = path.resolve(opts.outDir ?? 'out');
-  const wheelDir = path.resolve(opts.wheelDir ?? 'wheelhouse');
+  const wheelDir = path.resolve(opts.wheelDir ?? 'packages');
   const python = opts.python ?? findPython().python;
   if (!(await canImport(python, 'scikit_build_core')))
     throw new Error(
@@ -128,4 +134,84 @@ function repairedName(dir: string, built: string): string {
   const found = readdirSync(dir).find((f) => f.startsWith(`${stem}-`) && /manylinux/.test(f));
   if (!found) throw new Error(`opforge package: auditwheel wrote no wheel for ${built} into ${dir}`);
   return found;
+}
+
+const NPM_STATIC = 'generator/static/js/npm-package';
+const staticPath = (rel: string): string => fileURLToPath(new URL(rel, PKG_ROOT_URL));
+
+export interface NpmPackageOptions {
+  /** Project root holding out/ (default: the current directory). */
+  root?: string;
+  /** The generated directory (default: <root>/out). */
+  outDir?: string;
+  /** Where the tarball goes (default: packages). */
+  dest?: string;
+  /** The addon with the CUDA kernels (it then needs the CUDA runtime where it runs). */
+  cuda?: boolean;
+  onLine?: (line: string) => void;
+}
+
+/** What the generated npm package depends on at run time: the loader of prebuilt addons. */
+const NODE_GYP_BUILD = '^4.8.4';
+
+/**
+ * The Node binding as an npm package (`npm pack`): out/node's typed functions, the addon built by
+ * `opforge build` as a prebuilt N-API binary under prebuilds/<platform>-<arch>/ (the layout
+ * prebuildify writes and node-gyp-build reads), and main.js binding the two. Returns the tarball.
+ */
+export async function packageNpm(opts: NpmPackageOptions = {}): Promise<string> {
+  const root = path.resolve(opts.root ?? process.cwd());
+  const outDir = path.resolve(opts.outDir ?? path.join(root, 'out'));
+  const dest = path.resolve(opts.dest ?? 'packages');
+  const name = readProjectNames(root).names.torchPackage;
+  const version = readProjectVersion(root).version;
+  const addonFile = await build({
+    root,
+    outDir,
+    ...(opts.cuda ? { cuda: true } : {}),
+    ...(opts.onLine ? { onLine: opts.onLine } : {}),
+  });
+  const stage = path.join(root, 'build', 'npm', name);
+  rmSync(stage, { recursive: true, force: true });
+  const platform = `${process.platform}-${process.arch}`;
+  mkdirSync(path.join(stage, 'prebuilds', platform), { recursive: true });
+  // <name>.napi.node: node-gyp-build reads the tags from the name (napi: any Node with that N-API).
+  copyFileSync(addonFile, path.join(stage, 'prebuilds', platform, `${name}.napi.node`));
+  for (const f of ['index.js', 'index.d.ts', 'runtime.js'])
+    copyFileSync(path.join(outDir, 'node', f), path.join(stage, f));
+  for (const f of ['main.js', 'main.d.ts']) copyFileSync(staticPath(`${NPM_STATIC}/${f}`), path.join(stage, f));
+  const { OPS } = (await import(pathToFileURL(path.join(outDir, 'node', 'index.js')).href)) as { OPS: object };
+  writeFileSync(
+    path.join(stage, 'README.md'),
+    `${fillTemplate(`${NPM_STATIC}/README.md.tmpl`, {
+      name,
+      version,
+      platform,
+      flavour: opts.cuda ? 'CPU and CUDA kernels: the CUDA runtime must be installed' : 'CPU kernels',
+      ops: Object.keys(OPS)
+        .map((k) => `\`${k}\``)
+        .join(', '),
+      nodeVersion: process.versions.node,
+    })}\n`,
+  );
+  const manifest = {
+    name,
+    version,
+    description: `The ${name} custom operators for Node (prebuilt, ${opts.cuda ? 'CPU and CUDA' : 'CPU'}), generated by opforge`,
+    type: 'module',
+    main: 'main.js',
+    types: 'main.d.ts',
+    exports: { '.': { types: './main.d.ts', default: './main.js' }, './package.json': './package.json' },
+    files: ['main.js', 'main.d.ts', 'index.js', 'index.d.ts', 'runtime.js', 'prebuilds', 'README.md'],
+    os: [process.platform],
+    cpu: [process.arch],
+    engines: { node: `>=${process.versions.node.split('.')[0]}` },
+    dependencies: { 'node-gyp-build': NODE_GYP_BUILD },
+  };
+  writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  mkdirSync(dest, { recursive: true });
+  const r = await execa('npm', ['pack', '--pack-destination', dest, '--json'], { cwd: stage, reject: false });
+  if (r.exitCode !== 0) throw new Error(`opforge package: npm pack failed (exit ${r.exitCode}):\n${r.stderr}`);
+  const [packed] = JSON.parse(r.stdout) as { filename: string }[];
+  return path.join(dest, packed!.filename);
 }

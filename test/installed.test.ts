@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -235,7 +236,7 @@ function shipWheels(): void {
   const buildEnv = { ...env, CMAKE_ARGS: '-DOPFORGE_UNITY_BATCH=16 -DOPFORGE_TORCH_PCH=OFF' };
   const r = spawnSync('bash', ['-euo', 'pipefail', '-c', build], { cwd: app, env: buildEnv, encoding: 'utf8' });
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
-  const appWheel = wheelIn(path.join(app, 'wheelhouse'));
+  const appWheel = wheelIn(path.join(app, 'packages'));
   assert.match(path.basename(appWheel), /^opforge_ops-0\.0\.0-/);
 
   const seeds = path.join(tmp, 'seeds');
@@ -252,7 +253,7 @@ function shipWheels(): void {
     encoding: 'utf8',
   });
   assert.is(packaged.status, 0, `${packaged.stdout}${packaged.stderr}`);
-  const seedWheel = wheelIn(path.join(seeds, 'wheelhouse'));
+  const seedWheel = wheelIn(path.join(seeds, 'packages'));
   assert.match(path.basename(seedWheel), /^acme_ops-1\.2\.0rc1-/);
 
   // A fresh venv that sees the frameworks of the test's Python (torch, jax, paddle) and nothing else.
@@ -317,6 +318,91 @@ function shipWheels(): void {
   );
 }
 
+/**
+ * README's npm steps: `opforge package npm` in app, the tarball installed into a fresh project
+ * beside it (consumer/), whose README script runs with only node on PATH (no compiler, no opforge),
+ * and whose TypeScript compiles against the package's types under --strict (a wrong attribute
+ * type refused).
+ */
+function shipNpm(): void {
+  const ship = markedBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'), 'ship');
+  const build = ship.get('npm-build');
+  const install = ship.get('npm-install');
+  const script = ship.get('consumer.mjs');
+  assert.ok(build && install && script, 'README has the ship: npm-build, npm-install and consumer.mjs blocks');
+  must('bash', ['-euo', 'pipefail', '-c', build], app);
+  const tarball = path.join(app, 'packages', 'opforge_ops-0.0.0.tgz');
+  const shipped = must('tar', ['-tzf', tarball], tmp);
+  for (const f of [
+    'main.js',
+    'main.d.ts',
+    'index.js',
+    'index.d.ts',
+    'runtime.js',
+    'prebuilds/linux-x64/opforge_ops.napi.node',
+  ])
+    assert.ok(shipped.includes(`package/${f}\n`), `the npm package lacks ${f}: ${shipped}`);
+
+  const consumer = path.join(tmp, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(
+    path.join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  // node-gyp-build, the package's one dependency, from npm's cache when it has it.
+  const offline = install.replace(/^npm install /m, 'npm install --offline --no-audit --no-fund ');
+  if (!run('bash', ['-euo', 'pipefail', '-c', offline], consumer).ok)
+    must('bash', ['-euo', 'pipefail', '-c', install], consumer);
+  writeFileSync(path.join(consumer, 'consumer.mjs'), script);
+  const nodeOnly = path.join(tmp, 'node-only');
+  mkdirSync(nodeOnly);
+  symlinkSync(process.execPath, path.join(nodeOnly, 'node'));
+  const bare = { PATH: nodeOnly, HOME: tmp, NO_COLOR: '1' };
+  const ran = spawnSync(path.join(nodeOnly, 'node'), ['consumer.mjs'], { cwd: consumer, env: bare, encoding: 'utf8' });
+  assert.is(ran.status, 0, ran.stderr);
+  assert.is(ran.stdout.trim(), 'Float32Array(3) [ 3, -6, 1.5 ]');
+  // The seed op beside MyScale runs from the package too, as it does from the project's own build.
+  const both = `import { ops as shipped } from 'opforge_ops';
+import { bind } from '${pathToFileURL(path.join(app, 'out', 'node', 'index.js')).href}';
+import { load } from '${pathToFileURL(path.join(app, 'node_modules', 'opforge', 'dist', 'runtime', 'index.js')).href}';
+const local = bind(load('${path.join(app, 'build', 'node')}'));
+const names = Object.keys(local).sort();
+console.log(JSON.stringify(names) === JSON.stringify(Object.keys(shipped).sort()));
+`;
+  writeFileSync(path.join(consumer, 'both.mjs'), both);
+  const same = spawnSync(path.join(nodeOnly, 'node'), ['both.mjs'], { cwd: consumer, env: bare, encoding: 'utf8' });
+  assert.is(same.status, 0, same.stderr);
+  assert.is(same.stdout.trim(), 'true');
+
+  writeFileSync(
+    path.join(consumer, 'typed.ts'),
+    `import { ops, type Tensor } from 'opforge_ops';
+const x: Tensor<'float32'> = { dtype: 'float32', dims: [2], data: new Float32Array([1, 2]) };
+const { y } = ops.myScale(x, { factor: 2 });
+const n: number = y.dims[0]!;
+// @ts-expect-error factor is a number
+ops.myScale(x, { factor: 'two' });
+export { n };
+`,
+  );
+  must(
+    process.execPath,
+    [
+      path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--strict',
+      '--noEmit',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      'typed.ts',
+    ],
+    consumer,
+  );
+}
+
 /** A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends. */
 function wrongKernelCaught(): void {
   const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
@@ -352,6 +438,7 @@ testWith(
     opforgeTestPasses(seed);
     readmeSnippetsRun(seed);
     shipWheels();
+    shipNpm();
     wrongKernelCaught();
     missingToolNamed();
   },

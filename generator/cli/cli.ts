@@ -19,9 +19,10 @@ commands:
   build [--cuda]  build the Node addon (out/node) with cmake-js into build/node, offline (--cuda: with the CUDA kernels)
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
-  package [--cuda] [--jax] [--paddle] [--wheel-dir <dir>]
-               gen, then build the ops as a Python wheel (scikit-build-core; a manylinux tag with
-               auditwheel) into wheelhouse/, for the torch (jax, paddle) of the active Python
+  package [wheel] [npm] [--cuda] [--jax] [--paddle] [--dest <dir>]
+               gen, then ship the ops into packages/: wheel (the default) a Python wheel for the
+               torch (jax, paddle) of the Python opforge finds (scikit-build-core; a manylinux tag
+               with auditwheel); npm the Node binding with its addon prebuilt (npm pack)
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
   test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--jobs N] [--json]
                run every spec test case through every backend against the spec's reference (gen and builds first)
@@ -62,7 +63,7 @@ function parse(argv: string[]) {
       backend: { type: 'string' },
       jax: { type: 'boolean', default: false },
       paddle: { type: 'boolean', default: false },
-      'wheel-dir': { type: 'string', default: 'wheelhouse' },
+      dest: { type: 'string', default: 'packages' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -137,10 +138,16 @@ const buildCommand: Command = async (values) => {
   return EXIT.ok;
 };
 
-/** `opforge package`: gen, then the wheel, with the build's progress on one line on a terminal. */
-const packageCommand: Command = async (values) => {
+/** `opforge package [wheel] [npm]`: gen, then each artifact, with the build's progress on one line on a terminal. */
+const packageCommand: Command = async (values, targets) => {
   const t0 = performance.now();
   const tty = process.stdout.isTTY === true;
+  const wanted = targets.length ? targets : ['wheel'];
+  const unknown = wanted.filter((t) => t !== 'wheel' && t !== 'npm');
+  if (unknown.length) {
+    process.stderr.write(`opforge package: unknown target ${unknown.join(', ')} (targets: wheel, npm)\n`);
+    return EXIT.usage;
+  }
   try {
     const { generateIncremental } = await import('../output/incremental.js');
     generateIncremental({ opsDir: values.ops, outDir: values.out });
@@ -149,25 +156,33 @@ const packageCommand: Command = async (values) => {
     for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
     return EXIT.invalid;
   }
-  const { packageWheel } = await importRuntime<typeof import('../../runtime/package.js')>('runtime/package.js');
-  try {
-    const r = await packageWheel({
-      outDir: values.out,
-      wheelDir: values['wheel-dir'],
-      cuda: values.cuda,
-      jax: values.jax,
-      paddle: values.paddle,
-      onLine: (l) => {
-        if (values.quiet) return;
-        if (/^opforge package/.test(l)) process.stdout.write(`${tty ? '\r\x1b[K' : ''}${l}\n`);
-        else if (/^\[\s*\d+%\]|^\[\d+\/\d+\]|Building|Linking/.test(l))
-          process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`);
-      },
-    });
-    const tag = r.repaired ? '' : ' (linux tag: no auditwheel)';
+  const { packageNpm, packageWheel } =
+    await importRuntime<typeof import('../../runtime/package.js')>('runtime/package.js');
+  const onLine = (l: string): void => {
+    if (values.quiet) return;
+    if (/^opforge package/.test(l)) process.stdout.write(`${tty ? '\r\x1b[K' : ''}${l}\n`);
+    else if (/^\[\s*\d+%\]|^\[\d+\/\d+\]|Building|Linking/.test(l))
+      process.stdout.write(tty ? `\r\x1b[K${l.slice(0, 100)}` : `${l}\n`);
+  };
+  const done = (what: string): void => {
     process.stdout.write(
-      `${tty ? '\r\x1b[K' : ''}opforge package: ${r.wheel}${tag} (${Math.round(performance.now() - t0)} ms)\n`,
+      `${tty ? '\r\x1b[K' : ''}opforge package: ${what} (${Math.round(performance.now() - t0)} ms)\n`,
     );
+  };
+  try {
+    if (wanted.includes('wheel')) {
+      const r = await packageWheel({
+        outDir: values.out,
+        wheelDir: values.dest,
+        cuda: values.cuda,
+        jax: values.jax,
+        paddle: values.paddle,
+        onLine,
+      });
+      done(`${r.wheel}${r.repaired ? '' : ' (linux tag: no auditwheel)'}`);
+    }
+    if (wanted.includes('npm'))
+      done(await packageNpm({ outDir: values.out, dest: values.dest, cuda: values.cuda, onLine }));
     return EXIT.ok;
   } catch (e) {
     process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`);

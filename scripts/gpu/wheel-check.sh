@@ -28,7 +28,7 @@ cp -r ops "$work/seeds/ops"
 echo '{"name": "seeds", "version": "1.0.0", "opforge": {"namespace": "acme_ops"}}' > "$work/seeds/package.json"
 # CMAKE_ARGS: this machine's GPUs only, to keep the check short (the default builds 75, 80 and 90).
 (cd "$work/seeds" && CMAKE_ARGS="${CMAKE_ARGS:--DCMAKE_CUDA_ARCHITECTURES=90}" OPFORGE_PYTHON="$work/build/bin/python" node "$repo/dist/cli/opforge.js" package --cuda --jax)
-wheel=$(ls "$work"/seeds/wheelhouse/*.whl)
+wheel=$(ls "$work"/seeds/packages/*.whl)
 echo "wheel: $(basename "$wheel")"
 python3 -m zipfile -l "$wheel" | grep -E '\.so|_build_info'
 
