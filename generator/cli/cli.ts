@@ -19,10 +19,11 @@ commands:
   build [--cuda]  build the Node addon (out/node) with cmake-js into build/node, offline (--cuda: with the CUDA kernels)
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
                run one op of the built addon on seeded random inputs
-  package [wheel] [npm] [--cuda] [--jax] [--paddle] [--dest <dir>]
+  package [wheel] [npm] [ort] [trt] [--cuda] [--jax] [--paddle] [--dest <dir>]
                gen, then ship the ops into packages/: wheel (the default) a Python wheel for the
                torch (jax, paddle) of the Python opforge finds (scikit-build-core; a manylinux tag
-               with auditwheel); npm the Node binding with its addon prebuilt (npm pack)
+               with auditwheel); npm the Node binding with its addon prebuilt (npm pack); ort and
+               trt the ONNX Runtime and TensorRT libraries with a README each (TENSORRT_ROOT)
   from-onnx <model.onnx>   write a spec skeleton per custom op type the model uses
   test [--only Op[,Op]] [--backend node,torch,grad,ort,export,paddle,jax,serialize,trt] [--device cpu|cuda] [--jobs N] [--json]
                run every spec test case through every backend against the spec's reference (gen and builds first)
@@ -138,14 +139,14 @@ const buildCommand: Command = async (values) => {
   return EXIT.ok;
 };
 
-/** `opforge package [wheel] [npm]`: gen, then each artifact, with the build's progress on one line on a terminal. */
+/** `opforge package [wheel] [npm] [ort] [trt]`: gen, then each artifact, with the build's progress on one line on a terminal. */
 const packageCommand: Command = async (values, targets) => {
   const t0 = performance.now();
   const tty = process.stdout.isTTY === true;
-  const wanted = targets.length ? targets : ['wheel'];
-  const unknown = wanted.filter((t) => t !== 'wheel' && t !== 'npm');
+  const wanted = targets.length ? targets.filter((t): t is string => t !== undefined) : ['wheel'];
+  const unknown = wanted.filter((t) => !['wheel', 'npm', 'ort', 'trt'].includes(t));
   if (unknown.length) {
-    process.stderr.write(`opforge package: unknown target ${unknown.join(', ')} (targets: wheel, npm)\n`);
+    process.stderr.write(`opforge package: unknown target ${unknown.join(', ')} (targets: wheel, npm, ort, trt)\n`);
     return EXIT.usage;
   }
   try {
@@ -183,6 +184,13 @@ const packageCommand: Command = async (values, targets) => {
     }
     if (wanted.includes('npm'))
       done(await packageNpm({ outDir: values.out, dest: values.dest, cuda: values.cuda, onLine }));
+    if (wanted.includes('ort') || wanted.includes('trt')) {
+      const { packageOrt, packageTrt } =
+        await importRuntime<typeof import('../../runtime/package-libraries.js')>('runtime/package-libraries.js');
+      const opts = { opsDir: values.ops, outDir: values.out, dest: values.dest, cuda: values.cuda, onLine };
+      if (wanted.includes('ort')) done(await packageOrt(opts));
+      if (wanted.includes('trt')) done(await packageTrt(opts));
+    }
     return EXIT.ok;
   } catch (e) {
     process.stderr.write(`${tty ? '\n' : ''}${(e as Error).message}\n`);
