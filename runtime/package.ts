@@ -211,6 +211,10 @@ export async function packageNpm(opts: NpmPackageOptions = {}): Promise<string> 
   writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   mkdirSync(dest, { recursive: true });
   const r = await execa('npm', ['pack', '--pack-destination', dest, '--json'], { cwd: stage, reject: false });
+  if (r.exitCode === undefined)
+    throw new Error(
+      `opforge package: npm pack did not run (${r.message}): is npm on PATH? The package is staged in ${stage}`,
+    );
   if (r.exitCode !== 0) throw new Error(`opforge package: npm pack failed (exit ${r.exitCode}):\n${r.stderr}`);
   const [packed] = JSON.parse(r.stdout) as { filename: string }[];
   return path.join(dest, packed!.filename);

@@ -22,6 +22,8 @@
 #   user-ops   test/fixtures/user-ops/gpu-check.sh (its CUDA kernels beyond the spec cases)
 #   jax        scripts/gpu/jax-check.sh: the JAX library with the CUDA handlers, its API checks on
 #              the GPU, opforge test --backend jax --device cuda, the relu bench at 2^28 floats
+#   npm        scripts/gpu/npm-check.sh: opforge package npm --cuda, unpacked into a project, every
+#              seed op with float32 inputs on CUDA against the CPU kernel, only node on PATH
 #   wheel      scripts/gpu/wheel-check.sh: opforge package --cuda --jax, installed in a fresh venv,
 #              every spec case on CUDA and the CPU with no compiler on PATH
 # Environment: OUT (default /tmp/opforge-gpu); OPFORGE_PYTHON (default python3: torch with CUDA,
@@ -151,12 +153,16 @@ part_jax() {
   run jax bash scripts/gpu/jax-check.sh
 }
 
+part_npm() {
+  run npm bash scripts/gpu/npm-check.sh
+}
+
 part_wheel() {
   run wheel bash scripts/gpu/wheel-check.sh
 }
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax wheel)
+[ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax wheel npm)
 for p in "${parts[@]}"; do
   if ! declare -F "part_${p//-/_}" > /dev/null; then echo "check.sh: no part $p" >&2; exit 2; fi
   "part_${p//-/_}"
