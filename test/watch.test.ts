@@ -1,6 +1,6 @@
-// `opforge gen --watch` regenerates on a spec change and shows errors without writing.
+// `opforge gen --watch` regenerates on a spec or package.json change and shows errors without writing.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -45,6 +45,12 @@ test('watch mode regenerates on change and reports errors in place', async () =>
       await waitFor(/9 op\(s\): [1-9]\d* written/);
       assert.match(readFileSync(path.join(dir, 'out', 'include', 'opforge', 'ops', 'my_add.h'), 'utf8'), `(save ${i})`);
     }
+    // package.json's namespace names the packages: a change to it regenerates under the new names.
+    log = '';
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'w', opforge: { namespace: 'watched_ops' } }));
+    await waitFor(/9 op\(s\): [1-9]\d* written/);
+    assert.ok(existsSync(path.join(dir, 'out', 'python', 'watched_ops', '__init__.py')), log);
+    assert.not.ok(existsSync(path.join(dir, 'out', 'python', 'opforge_ops')), 'the old package folder is removed');
     // A kernel in a directory made after the watch began is seen too.
     log = '';
     mkdirSync(path.join(dir, 'ops', 'kernels', 'more'));

@@ -1,4 +1,5 @@
-// `opforge gen --watch`: regenerate when a spec or kernel changes. Quiet on success (one line),
+// `opforge gen --watch`: regenerate when a spec, a kernel or the project's package.json (its
+// namespace and version are in the output) changes. Quiet on success (one line),
 // errors shown in place (the screen is redrawn on a TTY).
 
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
@@ -66,9 +67,21 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     }
   };
   syncDirs();
+  // package.json beside the ops dir: its directory is watched, for the file alone (an atomic save
+  // replaces the file, which a watch on the file itself would lose).
+  const root = path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
+  let project: FSWatcher | undefined;
+  try {
+    project = watch(root, (_event, file) => {
+      if (file === 'package.json') onEvent();
+    }).on('error', () => {});
+  } catch {
+    /* no project directory to watch */
+  }
   once();
   return () => {
     clearTimeout(timer);
+    project?.close();
     for (const w of dirs.values()) w.close();
     dirs.clear();
   };
