@@ -3,54 +3,22 @@
 // (package.json's opforge.namespace), sharing an op name, are built and loaded in one Python
 // process (PyTorch, and JAX where installed), each op running its own kernel.
 
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestReport } from '../runtime/testing/results.js';
-import { root } from './helpers/paths.js';
-import { PYTHON, hasModule, python, testWith } from './helpers/python.js';
+import { hasModule, python, testWith } from './helpers/python.js';
+import { runOpforge, seedProject } from './helpers/seed-project.js';
 
-const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-op-sets-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
-
-function opforge(
-  cwd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env },
-    maxBuffer: 64 << 20,
-  });
-  return { status: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** A project holding copies of seed ops (spec and kernel files). */
-function seedProject(name: string, ops: string[]): string {
-  const dir = path.join(tmp, name);
-  for (const op of ops) {
-    cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
-    for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
-      try {
-        cpSync(path.join(root, 'ops', 'kernels', `${op}${ext}`), path.join(dir, 'ops', 'kernels', `${op}${ext}`));
-      } catch {
-        /* not every op has every file */
-      }
-    }
-  }
-  return dir;
-}
 
 const MISSING = 'opforge_absent_module_xyz';
 
 testWith(['torch'], 'a reference importing a missing module fails its own op alone, naming op and module', () => {
-  const dir = seedProject('lazy', ['knn_query', 'leaky_relu', 'leaky_relu_grad']);
+  const dir = seedProject(path.join(tmp, 'lazy'), ['knn_query', 'leaky_relu', 'leaky_relu_grad']);
   const ref = path.join(dir, 'ops', 'kernels', 'knn_query_ref.py');
   writeFileSync(ref, `import ${MISSING}\n${readFileSync(ref, 'utf8')}`);
   const named = new RegExp(
@@ -58,7 +26,7 @@ testWith(['torch'], 'a reference importing a missing module fails its own op alo
   );
 
   // The package imports; the other ops run their references; the broken one says what is wrong.
-  assert.is(opforge(dir, ['gen']).status, 0);
+  assert.is(runOpforge(dir, ['gen']).status, 0);
   const out = python(
     [
       'import torch, opforge_ops as o',
@@ -78,7 +46,7 @@ testWith(['torch'], 'a reference importing a missing module fails its own op alo
   assert.match(out, named);
 
   // opforge test: the two other ops run and agree on the torch columns; the broken one fails with that message.
-  const r = opforge(dir, ['test', '--json', '--backend', 'torch,grad,export']);
+  const r = runOpforge(dir, ['test', '--json', '--backend', 'torch,grad,export']);
   assert.is(r.status, 1, `${r.out}\n${r.err.slice(-3000)}`);
   const report = JSON.parse(r.out) as TestReport;
   for (const op of ['LeakyRelu', 'LeakyReluGrad'])
@@ -100,7 +68,7 @@ testWith(['torch'], 'a reference importing a missing module fails its own op alo
 
 /** A project of seed ops with `namespace` in its package.json; the specs name no domain (they take the namespace). */
 function namespacedProject(name: string, namespace: string, ops: string[]): string {
-  const dir = seedProject(name, ops);
+  const dir = seedProject(path.join(tmp, name), ops);
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, opforge: { namespace } }));
   for (const f of readdirSync(path.join(dir, 'ops')).filter((x) => x.endsWith('.yaml'))) {
     const spec = path.join(dir, 'ops', f);
@@ -137,7 +105,7 @@ testWith(
       [beta, 'beta_ops'],
       [alpha, 'alpha_ops'],
     ] as const) {
-      const r = opforge(dir, ['test', '--json', '--backend', `torch,grad,export${withJax ? ',jax' : ''}`]);
+      const r = runOpforge(dir, ['test', '--json', '--backend', `torch,grad,export${withJax ? ',jax' : ''}`]);
       assert.is(r.status, 0, `${ns}: ${r.out}\n${r.err.slice(-3000)}`);
       const report = JSON.parse(r.out) as TestReport;
       assert.ok(report.ok);

@@ -4,7 +4,6 @@
 
 import {
   chmodSync,
-  cpSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -22,49 +21,15 @@ import { loadProject } from '../generator/model/project.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { root } from './helpers/paths.js';
+import { runOpforge, seedProject } from './helpers/seed-project.js';
 import { PYTHON, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 
-const cli = path.join(root, 'dist', 'cli', 'opforge.js');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'opforge-test-'));
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
 
-function opforgeTest(
-  cwd: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { status: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [cli, 'test', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, OPFORGE_PYTHON: PYTHON, ...env },
-    maxBuffer: 64 << 20,
-  });
-  return { status: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** A project holding copies of some seed ops (spec and kernels). */
-function seedProject(name: string, ops: string[]): string {
-  const dir = path.join(tmp, name);
-  // An op's gradient op comes along (its spec's backward names it).
-  for (const op of ops.flatMap((o) =>
-    existsSync(path.join(root, 'ops', `${o}_grad.yaml`)) ? [o, `${o}_grad`] : [o],
-  )) {
-    cpSync(path.join(root, 'ops', `${op}.yaml`), path.join(dir, 'ops', `${op}.yaml`));
-    for (const ext of ['.cpp', '.cu', '_ref.py', '_impl.h']) {
-      const f = path.join(root, 'ops', 'kernels', `${op}${ext}`);
-      try {
-        cpSync(f, path.join(dir, 'ops', 'kernels', `${op}${ext}`));
-      } catch {
-        /* not every op has every file */
-      }
-    }
-  }
-  return dir;
-}
-
 testWith(['torch'], 'the seed ops: every case agrees on node, torch, ort, the legacy export and serialization', () => {
   // Every backend but Paddle's (test/paddle-run.test.ts runs the seed ops through those).
-  const r = opforgeTest(root, ['--json', '--backend', 'node,torch,grad,ort,export,serialize,trt']);
+  const r = runOpforge(root, ['test', '--json', '--backend', 'node,torch,grad,ort,export,serialize,trt']);
   assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
   const report = JSON.parse(r.out) as TestReport;
   assert.ok(report.ok);
@@ -115,8 +80,8 @@ firstLegTest(
   () => {
     const venv = path.join(tmp, 'bare-venv');
     assert.is(spawnSync('python3', ['-m', 'venv', '--without-pip', venv]).status, 0);
-    const dir = seedProject('bare', ['my_add']);
-    const r = opforgeTest(dir, ['--json'], { OPFORGE_PYTHON: path.join(venv, 'bin', 'python') });
+    const dir = seedProject(path.join(tmp, 'bare'), ['my_add'], { grads: true });
+    const r = runOpforge(dir, ['test', '--json'], { OPFORGE_PYTHON: path.join(venv, 'bin', 'python') });
     assert.is(r.status, 0, `${r.out}\n${r.err.slice(-3000)}`);
     const report = JSON.parse(r.out) as TestReport;
     assert.ok(report.ok);
@@ -156,7 +121,7 @@ testWith(
   ['torch'],
   'a wrong kernel fails on every backend that runs it, naming the op, case and backend; the table says so',
   () => {
-    const dir = seedProject('wrong', ['custom_relu']);
+    const dir = seedProject(path.join(tmp, 'wrong'), ['custom_relu'], { grads: true });
     const kernel = path.join(dir, 'ops', 'kernels', 'custom_relu.cpp');
     // Squares alpha: cases 1 (alpha 0.25) and 3 (alpha -0.5) must fail, cases 0 and 2 (alpha 0) pass.
     writeFileSync(
@@ -164,7 +129,7 @@ testWith(
       readFileSync(kernel, 'utf8').replace('v > C(0) ? v : scaled', 'v > C(0) ? v : alpha * scaled'),
     );
     // Paddle's columns aside (test/paddle-run.test.ts): here the torch/ONNX/Node columns' table.
-    const r = opforgeTest(dir, ['--backend', 'node,torch,grad,ort,export,serialize,trt']);
+    const r = runOpforge(dir, ['test', '--backend', 'node,torch,grad,ort,export,serialize,trt']);
     assert.is(r.status, 1, `${r.out}\n${r.err.slice(-2000)}`);
     for (const b of ['node', 'torch', 'ort', 'ort-legacy']) {
       for (const k of [1, 3])
@@ -184,7 +149,7 @@ testWith(
     // A kernel that does not compile: a failure of that op on every backend that builds it, naming
     // the file and line; the other ops of the same builds are not run because of it (not failures).
     writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('return Status::Ok();', 'return Status::Ok()'));
-    const broken = opforgeTest(dir, ['--backend', 'node,torch,ort']);
+    const broken = runOpforge(dir, ['test', '--backend', 'node,torch,ort']);
     assert.is(broken.status, 1, broken.out);
     for (const b of ['node', 'torch', 'ort'])
       assert.match(
@@ -209,7 +174,7 @@ testWith(
   ['torch'],
   'the PyTorch side runs in one Python per run, started before the builds; none when nothing changed; the Python entry is compiled once per machine',
   () => {
-    const dir = seedProject('session', ['custom_relu']);
+    const dir = seedProject(path.join(tmp, 'session'), ['custom_relu'], { grads: true });
     // A machine cache of this test's own: the first run compiles the entry and keeps it.
     const machine = path.join(dir, 'machine-cache');
     // A Python that logs each start (its script) and runs the real one.
@@ -220,7 +185,7 @@ testWith(
     const starts = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
     const run = (backends = 'torch,grad,export,node'): TestReport => {
       rmSync(log, { force: true });
-      const r = opforgeTest(dir, ['--json', '--backend', backends], {
+      const r = runOpforge(dir, ['test', '--json', '--backend', backends], {
         OPFORGE_PYTHON: python,
         OPFORGE_CACHE_DIR: machine,
       });
@@ -287,7 +252,7 @@ testWith(
   ['torch', 'jax'],
   'the JAX and Paddle columns: nothing changed, no Python starts and nothing is rebuilt (results kept by content); a kernel edit that changes a value fails them',
   () => {
-    const dir = seedProject('kept', ['custom_relu']);
+    const dir = seedProject(path.join(tmp, 'kept'), ['custom_relu'], { grads: true });
     const log = path.join(dir, 'starts.log');
     const python = path.join(dir, 'python');
     writeFileSync(python, `#!/bin/sh\nprintf '%s\\n' "$(basename "$1")" >> '${log}'\nexec '${PYTHON}' "$@"\n`);
@@ -296,7 +261,7 @@ testWith(
     const backends = hasPaddle ? ['jax', 'paddle'] : ['jax'];
     const run = (): TestReport => {
       rmSync(log, { force: true });
-      const r = opforgeTest(dir, ['--json', '--backend', backends.join(',')], { OPFORGE_PYTHON: python });
+      const r = runOpforge(dir, ['test', '--json', '--backend', backends.join(',')], { OPFORGE_PYTHON: python });
       return JSON.parse(r.out) as TestReport;
     };
     const cells = (r: TestReport, status: string): string[] =>
@@ -352,10 +317,10 @@ testWith(
 firstLegTest(
   'without a reference the CPU kernel is the baseline; --only and --backend select; bad arguments are usage errors',
   () => {
-    const dir = seedProject('noref', ['my_add', 'leaky_relu']);
+    const dir = seedProject(path.join(tmp, 'noref'), ['my_add', 'leaky_relu'], { grads: true });
     const spec = path.join(dir, 'ops', 'my_add.yaml');
     writeFileSync(spec, readFileSync(spec, 'utf8').replace(/^ {2}reference: .*\n/m, ''));
-    const r = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort', '--json']);
+    const r = runOpforge(dir, ['test', '--only', 'MyAdd', '--backend', 'node,ort', '--json']);
     assert.is(r.status, 0, `${r.out}\n${r.err.slice(-2000)}`);
     const report = JSON.parse(r.out) as TestReport;
     assert.equal(report.backends, ['node', 'ort']);
@@ -374,14 +339,14 @@ firstLegTest(
       JSON.stringify(report.results),
     );
     assert.equal(report.summary, { cases: 2, reference: 0, backends: 2, nothing: 0 });
-    const table = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node,ort']);
+    const table = runOpforge(dir, ['test', '--only', 'MyAdd', '--backend', 'node,ort']);
     assert.match(table.out, /MyAdd\s+base 2\s+ok 2 /);
     assert.match(
       table.out,
       'opforge test: 1 op(s), 2 case(s), 2 backend(s): all agree (0 compared with the reference, 2 only between backends, 0 with nothing)',
     );
     // The baseline alone: nothing was compared, and the summary does not say "agree".
-    const alone = opforgeTest(dir, ['--only', 'MyAdd', '--backend', 'node']);
+    const alone = runOpforge(dir, ['test', '--only', 'MyAdd', '--backend', 'node']);
     assert.is(alone.status, 0, alone.out);
     assert.match(alone.out, /MyAdd\s+base 2\n/);
     assert.match(
@@ -390,16 +355,16 @@ firstLegTest(
     );
     assert.not.match(alone.out, 'all agree');
 
-    const bad = opforgeTest(dir, ['--backend', 'node,tensorflow']);
+    const bad = runOpforge(dir, ['test', '--backend', 'node,tensorflow']);
     assert.is(bad.status, 2);
     assert.match(
       bad.err,
       'unknown backend tensorflow (backends: node, torch, grad, ort, export, paddle, jax, serialize, trt)',
     );
-    const only = opforgeTest(dir, ['--only', 'Nope']);
+    const only = runOpforge(dir, ['test', '--only', 'Nope']);
     assert.is(only.status, 2);
     assert.match(only.err, '--only: no op named Nope (ops: LeakyRelu, LeakyReluGrad, MyAdd, MyAddGrad)');
-    const batch = opforgeTest(dir, ['--backend', 'torch'], { OPFORGE_UNITY_BATCH: '4x' });
+    const batch = runOpforge(dir, ['test', '--backend', 'torch'], { OPFORGE_UNITY_BATCH: '4x' });
     assert.is.not(batch.status, 0);
     assert.match(batch.err, 'OPFORGE_UNITY_BATCH must be a positive integer, not "4x"');
   },

@@ -126,9 +126,16 @@ macro(opforge_paddle_finish)
   if(OPFORGE_PADDLE_FROM_WHEEL)
     set_target_properties({{library}} PROPERTIES BUILD_RPATH "${_pd_root}/base;${_pd_root}/libs")
     # The wheel (out/pyproject.toml): {{package}} with the library beside it, which load() takes by default.
+    # With the Paddle it was built against (_build_info.py): load() refuses another Paddle by name.
     if(SKBUILD)
       install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/{{package}}" DESTINATION . PATTERN __pycache__ EXCLUDE)
       install(TARGETS {{library}} LIBRARY DESTINATION {{package}})
+      file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" CONTENT [=[
+"""What this wheel's {{package}} was built against (written by its CMake install)."""
+
+PADDLE_VERSION = "@_pd_version@"
+]=] @ONLY)
+      install(FILES "${CMAKE_CURRENT_BINARY_DIR}/_build_info.py" DESTINATION {{package}})
     endif()
     return()  # the examples run Paddle Inference's C++ API, which the wheel does not ship
   endif()

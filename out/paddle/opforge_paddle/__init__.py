@@ -75,6 +75,21 @@ def wrap(module: Any, name: Optional[str] = None) -> types.ModuleType:
     return out
 
 
+def _check_built_against() -> None:
+    """The installed library works only under the Paddle it was built against (a custom op
+    library's ABI is Paddle's C++ API): a wheel records it in _build_info.py."""
+    try:
+        from . import _build_info  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    import paddle
+
+    if paddle.__version__ != _build_info.PADDLE_VERSION:
+        raise ImportError(f"opforge_paddle: its op library was built against paddlepaddle {_build_info.PADDLE_VERSION}, but paddle "
+                          f"{paddle.__version__} is running: install paddlepaddle=={_build_info.PADDLE_VERSION}, or build the wheel "
+                          "again under this Paddle (opforge package --paddle)")
+
+
 def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_directory: Optional[str] = None) -> types.ModuleType:
     """Registers the custom ops of `library` with Paddle (once per path) and returns wrap() of the
     module Paddle generates for them. Without `library`: the one installed beside this package (a
@@ -86,6 +101,7 @@ def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_
         if not os.path.isfile(library):
             raise FileNotFoundError(f"opforge_paddle.load: no library beside the package ({library}): pass the path of the "
                                     "library out/paddle's CMake built, or install a wheel built with `opforge package --paddle`")
+        _check_built_against()
     path = os.path.abspath(library)
     if path in _loaded:
         return _loaded[path]
