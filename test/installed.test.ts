@@ -23,9 +23,11 @@ import { pathToFileURL } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadProject } from '../generator/model/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { markedBlocks, quickstartBlocks } from './helpers/readme.js';
+import { caseInputs, mismatch, reference, type T } from './helpers/references.js';
 import { planSpec, type SpecPlan } from './specspace/plan.js';
 import { renderSpec } from './specspace/render.js';
 
@@ -316,6 +318,20 @@ function shipWheels(): void {
     refused.stderr,
     /ImportError: acme_ops 1\.2\.0rc1 was built against torch 1\.0\.0\+cpu, but torch \S+ is running: install torch==1\.0\.0, or build the wheel again/,
   );
+  // And the Paddle op library under another Paddle.
+  if (hasPaddle) {
+    const paddleInfo = path.join(purelib(vpy), 'acme_ops_paddle', '_build_info.py');
+    writeFileSync(
+      paddleInfo,
+      readFileSync(paddleInfo, 'utf8').replace(/^PADDLE_VERSION = .*$/m, 'PADDLE_VERSION = "2.0.0"'),
+    );
+    const other = inVenv(vpy, ['-c', 'import acme_ops_paddle; acme_ops_paddle.load()'], tmp);
+    assert.is.not(other.status, 0);
+    assert.match(
+      other.stderr,
+      /ImportError: acme_ops_paddle: its op library was built against paddlepaddle 2\.0\.0, but paddle \S+ is running: install paddlepaddle==2\.0\.0/,
+    );
+  }
 }
 
 /**
@@ -403,6 +419,43 @@ export { n };
   );
 }
 
+/**
+ * The seed ops' npm package (the namespaced project shipWheels made) beside app's in the same
+ * consumer project: two op sets installed side by side, and every seed op's spec case from the
+ * installed package agrees with the TypeScript reference (test/helpers/references.ts).
+ */
+async function seedNpmPackageAgrees(): Promise<void> {
+  const seeds = path.join(tmp, 'seeds');
+  const cli = path.join(app, 'node_modules', 'opforge', 'dist', 'cli', 'opforge.js');
+  must(process.execPath, [cli, 'package', 'npm', '--quiet'], seeds);
+  const consumer = path.join(tmp, 'consumer');
+  const tarball = path.join(seeds, 'packages', 'acme_ops-1.2.0-rc.1.tgz');
+  const install = ['install', '--no-audit', '--no-fund', tarball];
+  if (!run('npm', [...install, '--offline'], consumer).ok) must('npm', install, consumer);
+  const installed = path.join(consumer, 'node_modules', 'acme_ops', 'main.js');
+  const { ops } = (await import(pathToFileURL(installed).href)) as {
+    ops: Record<string, (...a: unknown[]) => Record<string, T>>;
+  };
+  const project = loadProject({ opsDir: path.join(seeds, 'ops') });
+  let cases = 0;
+  for (const op of project.ops)
+    for (const t of op.tests) {
+      const { args, ins } = caseInputs(op, t);
+      const bad = mismatch(op, t, ops[op.ident.camel]!(...args, t.attributes), reference(op, ins, t.attributes));
+      assert.not.ok(bad, bad);
+      cases++;
+    }
+  assert.ok(cases >= 27, `${cases} cases`);
+  // app's package still loads beside it.
+  const { FORCE_COLOR: _, ...plain } = process.env; // uvu forces colour; the README shows plain output
+  const both = spawnSync(process.execPath, ['consumer.mjs'], {
+    cwd: consumer,
+    encoding: 'utf8',
+    env: { ...plain, NO_COLOR: '1' },
+  });
+  assert.is(both.stdout.trim(), 'Float32Array(3) [ 3, -6, 1.5 ]', both.stderr);
+}
+
 /** A kernel off by one in the attribute: `opforge test` fails, naming the op, case and backends. */
 function wrongKernelCaught(): void {
   const kernel = path.join(app, 'ops', 'kernels', 'my_scale.cpp');
@@ -432,13 +485,14 @@ function missingToolNamed(): void {
 testWith(
   ['torch'],
   'the packed tarball installs into a fresh project, and the README quickstart works there, opforge test included',
-  () => {
+  async () => {
     installInApp(packTarball());
     const seed = followQuickstart();
     opforgeTestPasses(seed);
     readmeSnippetsRun(seed);
     shipWheels();
     shipNpm();
+    await seedNpmPackageAgrees();
     wrongKernelCaught();
     missingToolNamed();
   },
