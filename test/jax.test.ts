@@ -2,7 +2,7 @@
 // through `opforge test`'s jax and jax-grad columns on the seed ops; jit, vmap, grad, export and
 // the errors (wrong dtype and rank from Python and from the C++ handler, bad attributes, no
 // backward, a library built for a newer jaxlib) by test/python/jax_api_check.py; the CUDA handlers
-// compiled (host code against the CUDA headers; the lead's GPU run is scripts/gpu/jax-check.sh).
+// compiled (host code against the CUDA headers; the GPU run is scripts/gpu/jax-check.sh).
 // Without jax the columns are skipped with the reason and the install command. The spec-space
 // corpus, the user-ops fixture and the packed project run the columns in their own tests.
 
