@@ -4,6 +4,7 @@
 // (docs/decisions.md, "Library artifacts").
 
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { fillTemplate } from '../generator/emit/lang/template.js';
@@ -11,6 +12,7 @@ import type { ProjectIR } from '../generator/model/ir.js';
 import { loadProject } from '../generator/model/project.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { buildOrtLibrary, ortIncludeDir } from './ort.js';
+import { platformTag } from './package.js';
 import { runLogged } from './run-logged.js';
 
 export interface LibraryArtifactOptions {
@@ -65,8 +67,6 @@ function writeText(dir: string, name: string, text: string): string {
   return p;
 }
 
-const platform = (): string => `${process.platform}-${process.arch}`;
-
 /** The ONNX Runtime custom-op library with its README; returns the tarball. */
 export async function packageOrt(opts: LibraryArtifactOptions = {}): Promise<string> {
   const { root, outDir, ir } = project(opts);
@@ -79,13 +79,13 @@ export async function packageOrt(opts: LibraryArtifactOptions = {}): Promise<str
   });
   const apiVersion = defineOf(path.join(ortIncludeDir(), 'onnxruntime_c_api.h'), 'ORT_API_VERSION') ?? 'unknown';
   const name = ir.names.torchPackage;
-  const base = `${name}-ort-${ir.version}-${platform()}`;
+  const base = `${name}-ort-${ir.version}-${platformTag()}`;
   const file = path.basename(library);
   const notes = path.join(root, 'build', 'artifacts', 'notes-ort');
   const info = {
     name,
     version: ir.version,
-    platform: platform(),
+    platform: platformTag(),
     library: file,
     ortApiVersion: Number(apiVersion),
     cuda: Boolean(opts.cuda),
@@ -95,7 +95,7 @@ export async function packageOrt(opts: LibraryArtifactOptions = {}): Promise<str
     name,
     version: ir.version,
     library: file,
-    platform: platform(),
+    platform: platformTag(),
     flavour: opts.cuda ? 'CPU and CUDA kernels; the CUDA runtime must be installed' : 'CPU kernels',
     apiVersion,
     ops: ir.ops.map((o) => `| ${o.name} | \`${o.domain || 'ai.onnx'}\` | ${o.version} |`).join('\n'),
@@ -151,14 +151,7 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
   const targets = ['opforge_trt_plugins', ...(autoregBuilt ? ['opforge_trt_plugins_autoreg'] : [])];
   await runLogged(
     'cmake',
-    [
-      '--build',
-      buildDir,
-      '--target',
-      ...targets,
-      '-j',
-      String(Math.max(1, (await import('node:os')).availableParallelism())),
-    ],
+    ['--build', buildDir, '--target', ...targets, '-j', String(os.availableParallelism())],
     'building the TensorRT plugin library',
     opts.onLine,
   );
@@ -175,7 +168,7 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
     version: ir.version,
     library,
     autoregLibrary,
-    platform: platform(),
+    platform: platformTag(),
     trtVersion,
     cudaVersion,
     archs: archs.split(';').join(', '),
@@ -187,7 +180,7 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
   const info = {
     name,
     version: ir.version,
-    platform: platform(),
+    platform: platformTag(),
     tensorrt: trtVersion,
     cuda: cudaVersion,
     cudaArchitectures: archs.split(';'),
@@ -203,6 +196,6 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
       'build-info.json': writeText(notes, 'build-info.json', JSON.stringify(info, null, 2)),
     },
     path.resolve(opts.dest ?? 'packages'),
-    `${name}-trt-${ir.version}-${platform()}`,
+    `${name}-trt-${ir.version}-${platformTag()}`,
   );
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { fillTemplate } from '../generator/emit/lang/template.js';
-import { readProjectNames, readProjectVersion } from '../generator/model/project-names.js';
+import { readProjectConfig } from '../generator/model/project-names.js';
 import { PKG_ROOT_URL } from '../generator/pkg-root.js';
 import { build } from './index.js';
 import { findPython } from './python-env.js';
@@ -136,6 +136,9 @@ function repairedName(dir: string, built: string): string {
   return found;
 }
 
+/** The platform an artifact is built for, as prebuildify names its folders: `linux-x64`. */
+export const platformTag = (): string => `${process.platform}-${process.arch}`;
+
 const NPM_STATIC = 'generator/static/js/npm-package';
 const staticPath = (rel: string): string => fileURLToPath(new URL(rel, PKG_ROOT_URL));
 
@@ -163,8 +166,8 @@ export async function packageNpm(opts: NpmPackageOptions = {}): Promise<string> 
   const root = path.resolve(opts.root ?? process.cwd());
   const outDir = path.resolve(opts.outDir ?? path.join(root, 'out'));
   const dest = path.resolve(opts.dest ?? 'packages');
-  const name = readProjectNames(root).names.torchPackage;
-  const version = readProjectVersion(root).version;
+  const { names, version } = readProjectConfig(root);
+  const name = names.torchPackage;
   const addonFile = await build({
     root,
     outDir,
@@ -173,7 +176,7 @@ export async function packageNpm(opts: NpmPackageOptions = {}): Promise<string> 
   });
   const stage = path.join(root, 'build', 'npm', name);
   rmSync(stage, { recursive: true, force: true });
-  const platform = `${process.platform}-${process.arch}`;
+  const platform = platformTag();
   mkdirSync(path.join(stage, 'prebuilds', platform), { recursive: true });
   // <name>.napi.node: node-gyp-build reads the tags from the name (napi: any Node with that N-API).
   copyFileSync(addonFile, path.join(stage, 'prebuilds', platform, `${name}.napi.node`));

@@ -51,32 +51,63 @@ const RESERVED = new Set([
   'numpy',
 ]);
 
-/**
- * The names of the project at `root`, from its package.json (none, or none with an `opforge`
- * key: opforge's own); an invalid `opforge.namespace` is a diagnostic naming the file and key.
- */
-export function readProjectNames(root: string): { names: ProjectNames; errors: Diagnostic[] } {
+/** The project's package.json, read once: its text, the name diagnostics give it, and its JSON (or the parse error). */
+interface PackageJson {
+  text: string;
+  display: string;
+  json: unknown;
+  parseError: Error | undefined;
+}
+
+function readPackageJson(root: string): PackageJson | undefined {
   const file = path.join(root, 'package.json');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return { names: DEFAULT_NAMES, errors: [] };
+    return undefined;
   }
   const display = path.relative(process.cwd(), file) || file;
+  try {
+    return { text, display, json: JSON.parse(text), parseError: undefined };
+  } catch (e) {
+    return { text, display, json: undefined, parseError: e as Error };
+  }
+}
+
+/** A diagnostic at `key` of package.json. */
+function at(pkg: PackageJson, key: string, message: string): Diagnostic {
+  return { file: pkg.display, ...lineOf(pkg.text, key), path: key, message };
+}
+
+/**
+ * The names of the project at `root`, from its package.json (none, or none with an `opforge`
+ * key: opforge's own); an invalid `opforge.namespace` is a diagnostic naming the file and key.
+ */
+export function readProjectNames(root: string): { names: ProjectNames; errors: Diagnostic[] } {
+  return namesFrom(readPackageJson(root));
+}
+
+/** The project's names and the version its wheel carries, from one reading of its package.json. */
+export function readProjectConfig(root: string): { names: ProjectNames; version: string; errors: Diagnostic[] } {
+  const pkg = readPackageJson(root);
+  const named = namesFrom(pkg);
+  const versioned = versionOf(pkg);
+  return { names: named.names, version: versioned.version, errors: [...named.errors, ...versioned.errors] };
+}
+
+function namesFrom(pkg: PackageJson | undefined): { names: ProjectNames; errors: Diagnostic[] } {
+  if (pkg === undefined) return { names: DEFAULT_NAMES, errors: [] };
   const fail = (key: string, message: string): { names: ProjectNames; errors: Diagnostic[] } => ({
     names: DEFAULT_NAMES,
-    errors: [{ file: display, ...lineOf(text, key), path: key, message }],
+    errors: [at(pkg, key, message)],
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
+  if (pkg.parseError) {
     // Only a package.json that means to configure opforge is ours to refuse.
-    if (!text.includes('"opforge"')) return { names: DEFAULT_NAMES, errors: [] };
-    return fail('opforge', `package.json is not valid JSON: ${(e as Error).message}`);
+    if (!pkg.text.includes('"opforge"')) return { names: DEFAULT_NAMES, errors: [] };
+    return fail('opforge', `package.json is not valid JSON: ${pkg.parseError.message}`);
   }
-  const config = (json as { opforge?: unknown } | null)?.opforge;
+  const config = (pkg.json as { opforge?: unknown } | null)?.opforge;
   if (config === undefined) return { names: DEFAULT_NAMES, errors: [] };
   if (typeof config !== 'object' || config === null || Array.isArray(config))
     return fail('opforge', `\`opforge\` in package.json must be an object (e.g. { "namespace": "acme_ops" })`);
@@ -107,29 +138,18 @@ export const DEFAULT_VERSION = '0.0.0';
  * as PEP 440 for the forms both share: `1.2.3`, `1.2.3-rc.1`); a version pip cannot read is a
  * diagnostic naming the file and key.
  */
-export function readProjectVersion(root: string): { version: string; errors: Diagnostic[] } {
-  const file = path.join(root, 'package.json');
-  let text: string;
-  let json: unknown;
-  try {
-    text = readFileSync(file, 'utf8');
-    json = JSON.parse(text);
-  } catch {
-    return { version: DEFAULT_VERSION, errors: [] };
-  }
-  const version = (json as { version?: unknown } | null)?.version;
-  if (version === undefined) return { version: DEFAULT_VERSION, errors: [] };
+function versionOf(pkg: PackageJson | undefined): { version: string; errors: Diagnostic[] } {
+  const version = (pkg?.json as { version?: unknown } | null | undefined)?.version;
+  if (pkg === undefined || version === undefined) return { version: DEFAULT_VERSION, errors: [] };
   if (typeof version === 'string' && PEP440.test(version)) return { version, errors: [] };
-  const display = path.relative(process.cwd(), file) || file;
   return {
     version: DEFAULT_VERSION,
     errors: [
-      {
-        file: display,
-        ...lineOf(text, 'version'),
-        path: 'version',
-        message: `\`version\` in package.json must be a version pip reads too (PEP 440: e.g. "1.2.3", "1.2.3-rc.1"), as it numbers the project's wheel; got ${JSON.stringify(version)}`,
-      },
+      at(
+        pkg,
+        'version',
+        `\`version\` in package.json must be a version pip reads too (PEP 440: e.g. "1.2.3", "1.2.3-rc.1"), as it numbers the project's wheel; got ${JSON.stringify(version)}`,
+      ),
     ],
   };
 }

@@ -8,7 +8,7 @@ export type { RawGradient } from './build-ir.js';
 import { SpecErrors, type Diagnostic, type KeyPath } from './diagnostics.js';
 import type { GradientIR, OpIR, ProjectIR, ProjectNames } from './ir.js';
 import { diagAt, listSpecFiles, loadSpec, type LoadedSpec } from './load.js';
-import { readProjectNames, readProjectVersion } from './project-names.js';
+import { readProjectConfig } from './project-names.js';
 import { paddleOpType } from './ir-helpers.js';
 import { checkSchema } from './schema-check.js';
 import { underRemoved, withoutSchemaErrors } from './schema-repair.js';
@@ -109,13 +109,12 @@ interface Holder {
 function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: ProjectIR; specs: Map<string, SpecOp> } {
   const opsDir = path.resolve(opts.opsDir);
   const root = path.resolve(opts.root ?? path.dirname(opsDir));
-  const named = readProjectNames(root);
-  const versioned = readProjectVersion(root);
+  const config = readProjectConfig(root);
   const l: Loading = {
     root,
-    names: named.names,
+    names: config.names,
     reuse,
-    diagnostics: [...named.errors, ...versioned.errors],
+    diagnostics: [...config.errors],
     ops: [],
     bySnake: new Map(),
     byName: new Map(),
@@ -145,7 +144,7 @@ function load(opts: ProjectOptions, reuse: SpecReuse | undefined): { project: Pr
     project: {
       ops: l.ops,
       names: l.names,
-      version: versioned.version,
+      version: config.version,
       root: l.root,
       opsDir: path.relative(l.root, opsDir).split(path.sep).join('/') || '.',
     },

@@ -17,7 +17,7 @@ import { EMITTERS } from '../emit/index.js';
 import { checkOutDir, generate, type GenOptions } from './gen.js';
 import { kernelFiles } from '../model/ir-helpers.js';
 import type { GradientIR, OpIR, ProjectIR } from '../model/ir.js';
-import { readProjectNames, readProjectVersion } from '../model/project-names.js';
+import { readProjectConfig } from '../model/project-names.js';
 import { loadProjectReusing, type RawGradient, type SpecOp, type SpecReuse } from '../model/project.js';
 import {
   fileStat,
@@ -88,12 +88,9 @@ function rootOf(opts: GenOptions): string {
 }
 
 function cacheKey(opts: GenOptions): string {
-  // The project's names (its package.json) are in every op's files: another namespace is another cache.
-  const names = readProjectNames(rootOf(opts));
-  const version = readProjectVersion(rootOf(opts));
-  return sha(
-    JSON.stringify([generatorDigest(), rootOf(opts), process.cwd(), path.resolve(opts.outDir), names, version]),
-  );
+  // The project's names and version (its package.json) are in the files: another namespace is another cache.
+  const project = readProjectConfig(rootOf(opts));
+  return sha(JSON.stringify([generatorDigest(), rootOf(opts), process.cwd(), path.resolve(opts.outDir), project]));
 }
 
 /**

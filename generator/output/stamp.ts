@@ -18,7 +18,7 @@ import path from 'node:path';
 import { PKG_ROOT as pkgRoot } from '../pkg-root.js';
 import { specHash } from '../model/spec-hash.js';
 import { STAMP_FILE } from './write-out.js';
-import { readProjectNames, readProjectVersion } from '../model/project-names.js';
+import { readProjectConfig } from '../model/project-names.js';
 
 export { STAMP_FILE };
 
@@ -276,11 +276,10 @@ export function genInputs(
 ): Inputs {
   // The project's names and version (its package.json's opforge.namespace and version) are inputs too.
   const root = path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
-  const names = readProjectNames(root);
-  const version = readProjectVersion(root);
+  const project = readProjectConfig(root);
   return readInputs(
     opts.opsDir,
-    JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null, names, version }),
+    JSON.stringify({ only: opts.only ?? null, root: opts.root ?? null, project }),
     stamp?.specs,
   );
 }

@@ -18,18 +18,22 @@ set(OPFORGE_KERNEL_CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
 add_subdirectory("${CMAKE_CURRENT_SOURCE_DIR}/.." opforge_ops)
 # A wheel builds against the torch of the Python building it (scikit-build-core passes it), never
 # another torch on CMake's search paths (Debian's libtorch-dev, a conda libtorch): its configs
-# (Torch's and the Caffe2 one it finds, system paths first), and its libraries, which TorchConfig.cmake finds with find_library (system paths before its own:
-# CMAKE_LIBRARY_PATH comes first). Forced, and the found libraries forgotten: a build tree kept
-# from another environment must not keep that one's torch.
+# (Torch's and the Caffe2 one it finds, system paths first) and its libraries (TorchConfig.cmake's
+# find_library looks in system paths before its own; CMAKE_LIBRARY_PATH comes first). Forced, and
+# the found libraries forgotten: a build tree kept from another environment must not keep that
+# one's torch. The same query gives the versions the wheel records (_build_info.py, below).
 if(SKBUILD)
-  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import os, torch.utils; print(torch.utils.cmake_prefix_path); print(os.path.join(os.path.dirname(torch.__file__), 'lib'))"
-    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_paths ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import os, torch, torch.utils; print(torch.utils.cmake_prefix_path); print(os.path.join(os.path.dirname(torch.__file__), 'lib')); print(torch.__version__); print(torch.version.cuda or '')"
+    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_out ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT _torch_rc EQUAL 0)
     message(FATAL_ERROR "{{package}} wheel: \"${Python3_EXECUTABLE}\" cannot import torch:\n${_torch_err}")
   endif()
-  string(REPLACE "\n" ";" _torch_paths "${_torch_paths}")
-  list(GET _torch_paths 0 _torch_prefix)
-  list(GET _torch_paths 1 _torch_lib)
+  # The trailing newline keeps an empty last line (a CPU torch's CUDA version) as a list element.
+  string(REPLACE "\n" ";" _torch_out "${_torch_out}\n")
+  list(GET _torch_out 0 _torch_prefix)
+  list(GET _torch_out 1 _torch_lib)
+  list(GET _torch_out 2 OPFORGE_BUILT_TORCH)
+  list(GET _torch_out 3 OPFORGE_BUILT_TORCH_CUDA)
   set(Torch_DIR "${_torch_prefix}/Torch" CACHE PATH "The TorchConfig.cmake of the Python building the wheel" FORCE)
   set(Caffe2_DIR "${_torch_prefix}/Caffe2" CACHE PATH "The Caffe2Config.cmake of the Python building the wheel" FORCE)
   list(PREPEND CMAKE_PREFIX_PATH "${_torch_prefix}")
@@ -123,15 +127,6 @@ if(SKBUILD)
   if(TARGET {{entry}})
     install(TARGETS {{entry}} LIBRARY DESTINATION {{package}})
   endif()
-  execute_process(
-    COMMAND "${Python3_EXECUTABLE}" -c "import torch; print(torch.__version__); print(torch.version.cuda or '')"
-    RESULT_VARIABLE _torch_rc OUTPUT_VARIABLE _torch_out ERROR_VARIABLE _torch_err OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT _torch_rc EQUAL 0)
-    message(FATAL_ERROR "{{package}} wheel: \"${Python3_EXECUTABLE}\" cannot import torch:\n${_torch_err}")
-  endif()
-  string(REPLACE "\n" ";" _torch_out "${_torch_out}\n")
-  list(GET _torch_out 0 OPFORGE_BUILT_TORCH)
-  list(GET _torch_out 1 OPFORGE_BUILT_TORCH_CUDA)
   if(WITH_CUDA AND OPFORGE_CUDA_OPS)
     set(_with_cuda True)
   else()
