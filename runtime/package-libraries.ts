@@ -47,24 +47,28 @@ function defineOf(header: string, name: string): string | undefined {
   return new RegExp(`^#define ${value} (\\d+)`, 'm').exec(text)?.[1];
 }
 
-/** The staged folder's files as <dest>/<name>-<kind>-<version>-<platform>.tar.gz; returns its path. */
-async function tarball(stage: string, files: Record<string, string>, dest: string, base: string): Promise<string> {
+/**
+ * <dest>/<base>.tar.gz of one folder <base>: the `files` copied in (name -> path) and the `texts`
+ * written there (name -> content); returns the tarball's path.
+ */
+async function tarball(
+  stage: string,
+  base: string,
+  files: Record<string, string>,
+  texts: Record<string, string>,
+  dest: string,
+): Promise<string> {
   rmSync(stage, { recursive: true, force: true });
   const dir = path.join(stage, base);
   mkdirSync(dir, { recursive: true });
   for (const [name, from] of Object.entries(files)) copyFileSync(from, path.join(dir, name));
+  for (const [name, text] of Object.entries(texts))
+    writeFileSync(path.join(dir, name), text.endsWith('\n') ? text : `${text}\n`);
   mkdirSync(dest, { recursive: true });
   const file = path.join(dest, `${base}.tar.gz`);
   const r = await execa('tar', ['-czf', file, '-C', stage, base], { reject: false });
   if (r.exitCode !== 0) throw new Error(`opforge package: tar failed (exit ${r.exitCode}): ${r.stderr}`);
   return file;
-}
-
-function writeText(dir: string, name: string, text: string): string {
-  mkdirSync(dir, { recursive: true });
-  const p = path.join(dir, name);
-  writeFileSync(p, text.endsWith('\n') ? text : `${text}\n`);
-  return p;
 }
 
 /** The ONNX Runtime custom-op library with its README; returns the tarball. */
@@ -81,7 +85,6 @@ export async function packageOrt(opts: LibraryArtifactOptions = {}): Promise<str
   const name = ir.names.torchPackage;
   const base = `${name}-ort-${ir.version}-${platformTag()}`;
   const file = path.basename(library);
-  const notes = path.join(root, 'build', 'artifacts', 'notes-ort');
   const info = {
     name,
     version: ir.version,
@@ -102,13 +105,10 @@ export async function packageOrt(opts: LibraryArtifactOptions = {}): Promise<str
   });
   return tarball(
     path.join(root, 'build', 'artifacts', 'ort'),
-    {
-      [file]: library,
-      'README.md': writeText(notes, 'README.md', readme),
-      'build-info.json': writeText(notes, 'build-info.json', JSON.stringify(info, null, 2)),
-    },
-    path.resolve(opts.dest ?? 'packages'),
     base,
+    { [file]: library },
+    { 'README.md': readme, 'build-info.json': JSON.stringify(info, null, 2) },
+    path.resolve(opts.dest ?? 'packages'),
   );
 }
 
@@ -162,7 +162,6 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
   const library = 'libopforge_trt_plugins.so';
   const autoregLibrary = 'libopforge_trt_plugins_autoreg.so';
   const name = ir.names.torchPackage;
-  const notes = path.join(root, 'build', 'artifacts', 'notes-trt');
   const readme = fillTemplate('generator/static/md/trt-artifact-readme.md.tmpl', {
     name,
     version: ir.version,
@@ -189,13 +188,12 @@ export async function packageTrt(opts: LibraryArtifactOptions = {}): Promise<str
   };
   return tarball(
     path.join(root, 'build', 'artifacts', 'trt'),
+    `${name}-trt-${ir.version}-${platformTag()}`,
     {
       [library]: path.join(buildDir, 'trt', library),
       ...(autoregBuilt ? { [autoregLibrary]: path.join(buildDir, 'trt', autoregLibrary) } : {}),
-      'README.md': writeText(notes, 'README.md', readme),
-      'build-info.json': writeText(notes, 'build-info.json', JSON.stringify(info, null, 2)),
     },
+    { 'README.md': readme, 'build-info.json': JSON.stringify(info, null, 2) },
     path.resolve(opts.dest ?? 'packages'),
-    `${name}-trt-${ir.version}-${platformTag()}`,
   );
 }
