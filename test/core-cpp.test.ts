@@ -345,6 +345,121 @@ int main() {
   ]);
 });
 
+test('conditions, modulo, floor/ceil of float32 attributes and checks: the op core computes what the spec model does (-Werror)', () => {
+  const op = loadSpecs({
+    'cond.yaml': `name: Cond
+version: 1
+inputs:
+  - { name: x, dtype: float32, rank: 3 }
+  - { name: w, dtype: float32, rank: 2 }
+outputs:
+  - name: y
+    dtype: float32
+    shape:
+      - floor(x[2] * scale)
+      - ceil(x[1] * x[0] * scales[1])
+      - x[0] if flag else w[1] % 3
+      - "x[1] // groups if mode == 'max' and groups > 0 else 1"
+      - "1 if not flag or x[0] >= w[0] else (x[2] - 9) % 4"
+attributes:
+  - { name: scale, type: float, default: 1.5 }
+  - { name: scales, type: floats, length: 2, default: [0.5, 0.3] }
+  - { name: flag, type: bool, default: true }
+  - { name: mode, type: string, enum: [avg, max], default: avg }
+  - { name: groups, type: int, default: 1, min: 1 }
+checks:
+  - x[1] % groups == 0
+  - { check: 'w[0] == 1 or w[0] == x[0]', message: "w's rows broadcast over x's first dim" }
+workspace: "8 * x[0] if mode == 'max' else 0"
+kernels: { cpu: kernels/k.cpp }
+`,
+  }).ops[0]!;
+  const dir = path.join(root, 'build', 'conditions-core');
+  for (const f of coreEmitter.emit({ ...project, ops: [op] })) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  // Floats where a double product would round wrongly, tiny and huge ones, negative scales.
+  const scales = [1.5, 0.3, 0.1, 1e-30, 3e38, 0.7, 2.5e-8, 1 / 3];
+  const grid: { dims: number[][]; scale: number; s1: number; flag: boolean; mode: string; groups: number }[] = [];
+  let seed = 7;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let i = 0; i < 400; i++)
+    grid.push({
+      dims: [
+        [rand(6), rand(13), rand(40) * (i % 7 === 0 ? 123456789 : 1)],
+        [rand(2) ? 1 : rand(6), rand(9)],
+      ],
+      scale: scales[i % scales.length]!,
+      s1: scales[(i >> 3) % scales.length]!,
+      flag: rand(2) === 1,
+      mode: rand(2) ? 'max' : 'avg',
+      groups: 1 + rand(4),
+    });
+  const cases = grid.map(
+    (g) => `  run(${g.dims.flat().join(', ')}, ${g.scale}f, ${g.s1}f, ${g.flag}, "${g.mode}", ${g.groups});`,
+  );
+  const src = path.join(dir, 'values.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/cond.h"
+#include <cstdio>
+namespace c = opforge::ops::cond;
+static void run(int64_t x0, int64_t x1, int64_t x2, int64_t w0, int64_t w1, float scale, float s1, bool flag, const char* mode, int64_t groups) {
+  c::Attrs a;
+  a.scale = scale; a.scales = {0.5f, s1}; a.flag = flag; a.mode = mode; a.groups = groups;
+  opforge::Shape in[2];
+  in[0].rank = 3; in[0].dims[0] = x0; in[0].dims[1] = x1; in[0].dims[2] = x2;
+  in[1].rank = 2; in[1].dims[0] = w0; in[1].dims[1] = w1;
+  const bool present[2] = {true, true};
+  opforge::Status s = c::checkShapes(a, in, present);
+  if (!s.ok()) { std::printf("%s\\n", s.message().c_str()); return; }
+  opforge::Shape out[1];
+  size_t ws = 0;
+  s = c::inferShapes(a, in, out);
+  if (!s.ok()) { std::printf("%s\\n", s.message().c_str()); return; }
+  if (!c::workspaceSize(a, in, &ws).ok()) { std::printf("workspace\\n"); return; }
+  std::printf("%s %zu\\n", out[0].str().c_str(), ws);
+}
+int main() {
+${cases.join('\n')}
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'values');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  const got = sh(bin, []).trim().split('\n');
+  const y = op.outputs[0]!.shape;
+  assert.ok(y.kind === 'dims');
+  let failed = 0;
+  let negative = 0;
+  grid.forEach((g, i) => {
+    const attrs = { scale: g.scale, scales: [0.5, g.s1], flag: g.flag, mode: g.mode, groups: g.groups };
+    const [x, w] = g.dims as [number[], number[]];
+    let want: string;
+    if (x[1]! % g.groups !== 0) want = `Cond: check 'x[1] % groups == 0' failed (x[1] = ${x[1]}, groups = ${g.groups})`;
+    else if (!(w[0] === 1 || w[0] === x[0]))
+      want = `Cond: check 'w[0] == 1 or w[0] == x[0]' failed (w[0] = ${w[0]}, x[0] = ${x[0]}): w's rows broadcast over x's first dim`;
+    else {
+      const dims = y.dims.map((e) => evalExpr(e, g.dims, attrs));
+      const bad = dims.find((d) => d < 0 || d > 2 ** 62);
+      if (bad !== undefined) {
+        negative++;
+        assert.match(got[i]!, /^Cond: /, `case ${i}: ${JSON.stringify(g)}`);
+        return;
+      }
+      want = `[${dims.join(', ')}] ${evalExpr(op.workspace, g.dims, attrs)}`;
+    }
+    if (want.includes('failed')) failed++;
+    assert.is(got[i], want, `case ${i}: ${JSON.stringify(g)}`);
+  });
+  assert.ok(failed > 20 && negative > 0, `${failed} failed checks, ${negative} refused outputs`);
+});
+
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-knn-'));
   const bin = path.join(dir, 'knn_topk');

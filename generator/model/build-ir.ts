@@ -5,9 +5,11 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
-import { EXPR_FUNCTIONS, ExprSyntaxError, parseExpr, type RawExpr } from './expr.js';
+import { ExprSyntaxError, parseExpr, visitExpr } from './expr.js';
+import { ExprTyper } from './expr-typing.js';
 import type {
   AttributeIR,
+  CheckIR,
   Expr,
   InputIR,
   OpIR,
@@ -22,14 +24,7 @@ import { diagAt, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
-import {
-  type AttrReading,
-  type ExprAttrs,
-  exprAttrs as attrsOfExprs,
-  readAttrElement,
-  readAttrLength,
-  readAttrName,
-} from './expr-attrs.js';
+import { type AttrReading, type ExprAttrs, exprAttrs as attrsOfExprs } from './expr-attrs.js';
 import { buildTest } from './build-tests.js';
 import {
   type LetDef,
@@ -41,7 +36,7 @@ import {
   readLet,
   scopeOfLet,
 } from './lets.js';
-import { buildInputs, readInputDim } from './build-inputs.js';
+import { buildInputs } from './build-inputs.js';
 import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
 type DimSpec = number | string;
@@ -109,6 +104,7 @@ export interface RawSpec {
   state?: RawState[];
   workspace?: DimSpec;
   let?: Record<string, DimSpec>;
+  checks?: (string | { check: string; message?: string })[];
   kernels: { cpu: string; cuda?: string; reference?: string };
   tests?: RawTest[];
   backward?: RawGradient[];
@@ -182,8 +178,12 @@ export function buildOp(
     claim(['let', l.name], l.name, 'let', 'key');
   }
   for (const l of lets.all.values())
-    l.ok = compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l)) !== undefined;
+    l.ok =
+      compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l), 'any') !==
+      undefined;
   errors.push(...pendingLetErrors(lets));
+
+  const checks = buildChecks(raw.checks ?? [], readable, exprAttrs, spec, errors, lets);
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -214,6 +214,7 @@ export function buildOp(
       attributes,
       state,
       workspace,
+      checks,
       kernels,
       tests,
       hasConfigure: state.length > 0,
@@ -464,6 +465,8 @@ export function compileDim(
   spec: LoadedSpec,
   errors: Diagnostic[],
   lets: LetScope,
+  /** What the expression must give: an integer (dims, workspace), a condition (checks), either (lets). */
+  want: 'int' | 'bool' | 'any' = 'int',
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
@@ -486,7 +489,7 @@ export function compileDim(
   const letReading = (def: LetDef, pos: number): Expr => {
     const readable = inputs.map((x) => x.name).join(',');
     const read = readLet(def, lets, readable, (scope, errs) =>
-      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope),
+      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope, 'any'),
     );
     const from = errors.length;
     const e = reading(read, pos, pos);
@@ -494,77 +497,20 @@ export function compileDim(
     if ('deferred' in read && read.deferred) lets.pending?.push({ let: def.name, diag: errors.splice(from)[0]! });
     return e;
   };
-  const resolve = (r: RawExpr): Expr => {
-    switch (r.kind) {
-      case 'int':
-        return { kind: 'int', value: r.value };
-      case 'name': {
-        const def = lets.all.get(r.name);
-        if (def) return letReading(def, r.pos);
-        const read = readAttrName(r.name, attrs);
-        if (read) return reading(read, r.pos, r.pos);
-        ok = false;
-        fail(
-          inputs.some((x) => x.name === r.name)
-            ? `\`${r.name}\` is an input; use ${r.name}[i] for one of its dims`
-            : `\`${r.name}\` is not an int attribute`,
-          r.pos,
-          didYouMean(
-            r.name,
-            [...attrs.values()].filter((a) => a.type === 'int').map((a) => a.name),
-          ),
-        );
-        return { kind: 'int', value: 0 };
-      }
-      case 'index': {
-        const j = inputs.findIndex((x) => x.name === r.name);
-        const inp = inputs[j];
-        const element = inp ? undefined : readAttrElement(r.name, r.index, attrs);
-        if (element) return reading(element, r.pos, r.indexPos);
-        if (!inp) {
-          ok = false;
-          fail(
-            `\`${r.name}\` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself), nor a list attribute`,
-            r.pos,
-            didYouMean(r.name, [
-              ...inputs.map((x) => x.name),
-              ...[...attrs.values()].filter((a) => a.type === 'ints').map((a) => a.name),
-            ]),
-          );
-          return { kind: 'int', value: 0 };
-        }
-        return reading(readInputDim(inp, r.index), r.pos, r.indexPos);
-      }
-      case 'binary':
-        return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
-      case 'call': {
-        if (r.fn === 'len') {
-          const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
-          return reading(readAttrLength(arg, attrs), r.args[0]?.pos ?? r.pos, r.pos);
-        }
-        if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn)) {
-          ok = false;
-          fail(
-            `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len'].join(', ')}`,
-            r.pos,
-            didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len']),
-          );
-          return { kind: 'int', value: 0 };
-        }
-        if (r.args.length !== 2) {
-          ok = false;
-          fail(`${r.fn}() takes 2 arguments, got ${r.args.length}`, r.pos);
-          return { kind: 'int', value: 0 };
-        }
-        return {
-          kind: 'call',
-          fn: r.fn as 'ceil_div' | 'max' | 'min',
-          args: [resolve(r.args[0]!), resolve(r.args[1]!)],
-        };
-      }
-    }
-  };
-  const e = resolve(raw);
+  const typer = new ExprTyper({
+    inputs,
+    attrs,
+    reading,
+    readLet: (name: string, pos: number) => {
+      const def = lets.all.get(name);
+      return def ? letReading(def, pos) : undefined;
+    },
+    fail: (message: string, pos: number, hint?: string) => {
+      ok = false;
+      fail(message, pos, hint);
+    },
+  });
+  const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.
   if (ok && lets.all.size && inlinedSize(e) > MAX_INLINED_NODES)
     return fail(`the expression has more than ${MAX_INLINED_NODES} operations once its lets are inlined`, 0);
@@ -614,4 +560,43 @@ function enumerateBindings(typeVars: readonly TypeVarIR[]): TypeBinding[] {
     if (acc.length > MAX_BINDINGS * 4) break;
   }
   return acc;
+}
+
+/** The spec's `checks:`, each a condition over always-present inputs, attributes and lets. */
+function buildChecks(
+  raw: readonly (string | { check: string; message?: string })[],
+  readable: readonly InputIR[],
+  attrs: ExprAttrs,
+  spec: LoadedSpec,
+  errors: Diagnostic[],
+  lets: LetScope,
+): CheckIR[] {
+  const out: CheckIR[] = [];
+  raw.forEach((c, i) => {
+    const source = typeof c === 'string' ? c : c.check;
+    const p: KeyPath = typeof c === 'string' ? ['checks', i] : ['checks', i, 'check'];
+    const expr = compileDim(source, p, readable, attrs, spec, errors, lets, 'bool');
+    if (!expr) return;
+    out.push({ expr, source, message: typeof c === 'string' ? undefined : c.message, reads: exprLeaves(expr) });
+  });
+  return out;
+}
+
+/** The dims and attributes an expression reads, each once, in order of first appearance. */
+function exprLeaves(e: Expr): Expr[] {
+  const seen = new Map<string, Expr>();
+  visitExpr(e, (x) => {
+    const key =
+      x.kind === 'dim'
+        ? `d${x.inputIndex}.${x.axis}`
+        : x.kind === 'attr' || x.kind === 'flag' || x.kind === 'is' || x.kind === 'len'
+          ? `a${x.name}`
+          : x.kind === 'elem'
+            ? `a${x.name}`
+            : x.kind === 'round'
+              ? `a${x.factor.name}`
+              : undefined;
+    if (key && !seen.has(key)) seen.set(key, x);
+  });
+  return [...seen.values()];
 }

@@ -13,7 +13,7 @@ import type {
   TypeBinding,
 } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
-import { visitExpr } from './expr.js';
+import { exprChildren, visitExpr } from './expr.js';
 
 /** The dtype a tensor has under a binding. */
 export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
@@ -127,27 +127,31 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
   const r: ExprReads = { dims: false, attrs: false, division: false };
   const walk = (e: Expr): void => {
     switch (e.kind) {
-      case 'int':
-        return;
       case 'dim':
         r.dims = true;
-        return;
+        break;
       case 'attr':
       case 'elem':
       case 'len':
+      case 'flag':
+      case 'is':
         r.attrs = true;
-        return;
+        break;
+      case 'round':
+        // Rounding a float can fail like a division (a result outside int64): it needs `ok` too.
+        r.attrs = true;
+        r.division = true;
+        break;
       case 'binary':
-        if (e.op === '//') r.division = true;
-        walk(e.left);
-        walk(e.right);
-        return;
+        if (e.op === '//' || e.op === '%') r.division = true;
+        break;
       case 'call':
         if (e.fn === 'ceil_div') r.division = true;
-        walk(e.args[0]);
-        walk(e.args[1]);
-        return;
+        break;
+      default:
+        break;
     }
+    for (const c of exprChildren(e)) walk(c);
   };
   for (const e of exprs) walk(e);
   return r;
@@ -205,15 +209,24 @@ export function constraintInputs(c: InputConstraint): number[] {
 }
 
 /**
- * The attribute values a dim expression reads (`evalExpr`'s third argument): int attributes and
- * ints lists, from `values` or else the attribute's default.
+ * The attribute values a dim expression reads (`evalExpr`'s third argument), from `values` or
+ * else the attribute's default.
  */
 export function exprAttrValues(
   op: OpIR,
   values: Readonly<Record<string, AttrValue | undefined>>,
-): Record<string, number | number[]> {
-  const out: Record<string, number | number[]> = {};
-  for (const a of op.attributes)
-    if (a.type === 'int' || a.type === 'ints') out[a.name] = (values[a.name] ?? a.default) as number | number[];
+): Record<string, number | boolean | string | number[]> {
+  const out: Record<string, number | boolean | string | number[]> = {};
+  for (const a of op.attributes) {
+    const v = values[a.name] ?? a.default;
+    if (v !== undefined && v !== null) out[a.name] = v as number | boolean | string | number[];
+  }
   return out;
+}
+
+/** How a check's message names a value it read: `x[1]`, or the attribute's name. */
+export function readLabel(op: OpIR, e: Expr): string {
+  if (e.kind === 'dim') return `${op.inputs[e.inputIndex]!.name}[${e.axis}]`;
+  if (e.kind === 'round') return e.factor.name;
+  return 'name' in e ? e.name : '';
 }

@@ -13,8 +13,41 @@ export type Expr =
   | { kind: 'elem'; name: string; index: number }
   // The element count of a list attribute.
   | { kind: 'len'; name: string }
-  | { kind: 'binary'; op: '+' | '-' | '*' | '//'; left: Expr; right: Expr }
-  | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] };
+  // `%` is the floor modulo (Python's): the result takes the divisor's sign.
+  | { kind: 'binary'; op: '+' | '-' | '*' | '//' | '%'; left: Expr; right: Expr }
+  | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] }
+  // floor(scale * f) or ceil(scale * f) of a float attribute (or element) f, taken as the exact
+  // value of its float32: every backend gives the same integer (TensorRT through f's dyadic form).
+  | { kind: 'round'; fn: 'floor' | 'ceil'; scale: Expr; factor: FloatRef }
+  // Conditions (bool-valued): comparisons of ints, a bool attribute, a string attribute against one
+  // of its values, and / or / not. `cond` picks `yes` or `no` (both ints, or both bools).
+  | { kind: 'cmp'; op: CmpOp; left: Expr; right: Expr }
+  | { kind: 'flag'; name: string }
+  | { kind: 'is'; name: string; value: string }
+  | { kind: 'logic'; op: 'and' | 'or'; left: Expr; right: Expr }
+  | { kind: 'not'; arg: Expr }
+  | { kind: 'cond'; cond: Expr; yes: Expr; no: Expr };
+
+export type CmpOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** A float attribute, or an element of a `floats` attribute with a declared length. */
+export type FloatRef = { name: string; index?: number };
+
+/** Whether an expression is a condition (bool) rather than an integer. */
+export function isCondition(e: Expr): boolean {
+  switch (e.kind) {
+    case 'cmp':
+    case 'flag':
+    case 'is':
+    case 'logic':
+    case 'not':
+      return true;
+    case 'cond':
+      return isCondition(e.yes);
+    default:
+      return false;
+  }
+}
 
 /** Dtype of a tensor: a fixed dtype or a type variable resolved to its allowed dtypes. */
 export type TensorType = { kind: 'fixed'; dtype: DType } | { kind: 'var'; name: string; dtypes: DType[] };
@@ -148,6 +181,17 @@ export interface TestCaseIR {
   seed: number;
 }
 
+/** One of the spec's `checks:`: a condition over always-present inputs' dims and attributes. */
+export interface CheckIR {
+  expr: Expr;
+  /** The condition as the spec writes it (messages quote it). */
+  source: string;
+  /** The spec's own words for a failure, if any. */
+  message: string | undefined;
+  /** The dims and attributes it reads, in order of first appearance (messages show their values). */
+  reads: Expr[];
+}
+
 export interface Idents {
   /** As written in the spec (validated identifier). */
   raw: string;
@@ -181,6 +225,8 @@ export interface OpIR {
   state: StateFieldIR[];
   /** Workspace bytes as an expression of input dims and int attributes (0 when none). */
   workspace: Expr;
+  /** The spec's `checks:`: conditions every backend verifies after the inputs' own checks. */
+  checks: CheckIR[];
   kernels: {
     /** Paths relative to the project root (forward slashes). */
     cpu: string;

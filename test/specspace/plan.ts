@@ -8,6 +8,7 @@
 
 import { DTYPES, type AttrType, type DType } from '../../generator/model/type-table.js';
 import { rng } from '../helpers/references.js';
+import { roundScaled } from '../../generator/model/expr.js';
 
 export type DimE =
   | { k: 'int'; v: number }
@@ -18,8 +19,19 @@ export type DimE =
   | { k: 'len'; name: string }
   // A name of the spec's `let:` map, standing for `e`.
   | { k: 'let'; name: string; e: DimE }
-  | { k: 'bin'; op: '+' | '-' | '*' | '//'; l: DimE; r: DimE }
-  | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE };
+  | { k: 'bin'; op: '+' | '-' | '*' | '//' | '%'; l: DimE; r: DimE }
+  | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE }
+  // `a if c else b`; floor/ceil of scale * a float attribute (its float32, exactly).
+  | { k: 'cond'; c: CondE; a: DimE; b: DimE }
+  | { k: 'round'; fn: 'floor' | 'ceil'; scale: DimE; name: string };
+
+/** A condition: a comparison of dims, a bool attribute, a string attribute's value, not / and / or. */
+export type CondE =
+  | { k: 'cmp'; op: '==' | '!=' | '<' | '<=' | '>' | '>='; l: DimE; r: DimE }
+  | { k: 'flag'; name: string }
+  | { k: 'is'; name: string; value: string }
+  | { k: 'not'; c: CondE }
+  | { k: 'logic'; op: 'and' | 'or'; a: CondE; b: CondE };
 
 export type AttrValue = boolean | number | string | number[];
 
@@ -99,6 +111,8 @@ export interface SpecPlan {
   workspace: DimE | undefined;
   /** The `let:` map, in order (a let reads only earlier ones). */
   lets: { name: string; e: DimE }[];
+  /** The spec's `checks:` (each holds in every case), with the spec's message where it has one. */
+  checks: { c: CondE; message: string | undefined }[];
   /** How each dims list is written in YAML (flow lists with calls are what users write). */
   flow: boolean;
   cuda: boolean;
@@ -157,6 +171,7 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
         b = evalDim(e.r, dims, attrs);
       if (a === undefined || b === undefined) return undefined;
       if (e.op === '//') return b === 0 ? undefined : Math.floor(a / b);
+      if (e.op === '%') return b === 0 ? undefined : a - b * Math.floor(a / b);
       return e.op === '+' ? a + b : e.op === '-' ? a - b : a * b;
     }
     case 'call': {
@@ -165,6 +180,44 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
       if (a === undefined || b === undefined) return undefined;
       if (e.fn === 'ceil_div') return b === 0 ? undefined : -Math.floor(-a / b);
       return e.fn === 'max' ? Math.max(a, b) : Math.min(a, b);
+    }
+    case 'cond': {
+      const c = evalCond(e.c, dims, attrs);
+      return c === undefined ? undefined : evalDim(c ? e.a : e.b, dims, attrs);
+    }
+    case 'round': {
+      const a = evalDim(e.scale, dims, attrs);
+      return a === undefined ? undefined : roundScaled(e.fn, a, attrs[e.name] as number);
+    }
+  }
+}
+
+/** Value of a condition, or undefined on division by zero. */
+export function evalCond(
+  c: CondE,
+  dims: Record<string, number[]>,
+  attrs: Record<string, AttrValue>,
+): boolean | undefined {
+  switch (c.k) {
+    case 'cmp': {
+      const a = evalDim(c.l, dims, attrs),
+        b = evalDim(c.r, dims, attrs);
+      if (a === undefined || b === undefined) return undefined;
+      return { '==': a === b, '!=': a !== b, '<': a < b, '<=': a <= b, '>': a > b, '>=': a >= b }[c.op];
+    }
+    case 'flag':
+      return attrs[c.name] === true;
+    case 'is':
+      return attrs[c.name] === c.value;
+    case 'not': {
+      const x = evalCond(c.c, dims, attrs);
+      return x === undefined ? undefined : !x;
+    }
+    case 'logic': {
+      const a = evalCond(c.a, dims, attrs);
+      if (a === undefined) return undefined;
+      if (c.op === 'and' ? !a : a) return a;
+      return evalCond(c.b, dims, attrs);
     }
   }
 }
@@ -641,6 +694,7 @@ export function planSpec(seed: number): SpecPlan {
     state,
     workspace,
     lets: [],
+    checks: [],
     flow: chance(r, 0.6),
     cuda: chance(r, 0.5),
     tests: [],
@@ -656,6 +710,7 @@ export function planSpec(seed: number): SpecPlan {
   }
   if (seed % 4 === 1) readLaterInput(p);
   if (seed % 5 === 2) widenRank(p);
+  addConditions(rng(seed * 32452843 + 3), p);
   return p;
 }
 
@@ -670,8 +725,7 @@ function widenRank(p: SpecPlan): void {
   const reads = new Map<string, number[]>();
   const walk = (e: DimE): void => {
     if (e.k === 'dim') reads.set(e.input, [...(reads.get(e.input) ?? []), e.axis]);
-    const kids = e.k === 'bin' ? [e.l, e.r] : e.k === 'call' ? [e.a, e.b] : [];
-    for (const k of kids) walk(k);
+    for (const k of dimKids(e)) walk(k);
   };
   for (const i of p.inputs) if (i.constraint.kind === 'dims') for (const d of i.constraint.dims) if (d !== '?') walk(d);
   for (const o of p.outputs) if (o.shape.kind === 'dims') for (const d of o.shape.dims) walk(d);
@@ -705,8 +759,7 @@ function readLaterInput(p: SpecPlan): void {
     const read = new Set<string>();
     const walk = (e: DimE): void => {
       if (e.k === 'dim') read.add(e.input);
-      const kids = e.k === 'bin' ? [e.l, e.r] : e.k === 'call' ? [e.a, e.b] : [];
-      for (const k of kids) walk(k);
+      for (const k of dimKids(e)) walk(k);
     };
     for (const d of inp.constraint.dims) if (d !== '?') walk(d);
     const b = Math.min(...[...read].map(at));
@@ -719,4 +772,114 @@ function readLaterInput(p: SpecPlan): void {
     for (const o of p.outputs) move(o.weights);
     return;
   }
+}
+
+/** The dim expressions a node reads, conditions' included. */
+export function dimKids(e: DimE): DimE[] {
+  if (e.k === 'bin') return [e.l, e.r];
+  if (e.k === 'call') return [e.a, e.b];
+  if (e.k === 'cond') return [...condKids(e.c), e.a, e.b];
+  if (e.k === 'round') return [e.scale];
+  return [];
+}
+
+function condKids(c: CondE): DimE[] {
+  if (c.k === 'cmp') return [c.l, c.r];
+  if (c.k === 'not') return condKids(c.c);
+  if (c.k === 'logic') return [...condKids(c.a), ...condKids(c.b)];
+  return [];
+}
+
+/** The float attribute rounded dims scale by (values with and without an exact binary form). */
+const FSCALE = 'fscale';
+
+/**
+ * Half the seeds, from their own stream after the cases (other draws stay as they were): some
+ * output dims become `d if cond else d % k`, `floor(d * fscale)` or `ceil(...)`, a float attribute
+ * `fscale` joins (cases set it to 0.3, 1.25, 2, 0.1), and `checks:` get conditions every case
+ * meets (a dim bound taken from the cases, a tautology over the attributes) with a message of
+ * hostile text. Reverted where a case's outputs would then be invalid.
+ */
+function addConditions(r: Rand, p: SpecPlan): void {
+  if (!p.tests.length || !chance(r, 0.5) || p.attrs.some((a) => a.name === FSCALE)) return;
+  const saved = JSON.stringify({ outputs: p.outputs, attrs: p.attrs, tests: p.tests });
+  p.attrs.push({
+    name: FSCALE,
+    type: 'float',
+    required: false,
+    default: pick(r, [0.5, 1.5, 0.75]),
+    enum: undefined,
+    min: 0,
+    max: 4,
+    dim: false,
+  });
+  for (const t of p.tests) if (chance(r, 0.6)) t.attrs[FSCALE] = pick(r, [0.3, 1.25, 2, 0.1]);
+  const dimsRead = p.inputs.filter((i) => !i.optional && i.rank !== null && i.rank > 0);
+  const atom = (): DimE => {
+    if (dimsRead.length && chance(r, 0.7)) {
+      const i = pick(r, dimsRead);
+      return { k: 'dim', input: i.name, axis: int(r, 0, i.rank! - 1), rank: i.rank! };
+    }
+    const ints = p.attrs.filter((a) => a.dim);
+    return ints.length && chance(r, 0.5) ? { k: 'attr', name: pick(r, ints).name } : { k: 'int', v: int(r, 0, 4) };
+  };
+  const flags = p.attrs.filter((a) => a.type === 'bool');
+  const enums = p.attrs.filter((a) => a.type === 'string' && a.enum?.some((v) => /^[A-Za-z0-9_]*$/.test(String(v))));
+  const cond = (depth = 0): CondE => {
+    const roll = r();
+    if (roll < 0.15 && flags.length) return { k: 'flag', name: pick(r, flags).name };
+    if (roll < 0.3 && enums.length) {
+      const a = pick(r, enums);
+      return {
+        k: 'is',
+        name: a.name,
+        value: String(
+          pick(
+            r,
+            a.enum!.filter((v) => /^[A-Za-z0-9_]*$/.test(String(v))),
+          ),
+        ),
+      };
+    }
+    if (roll < 0.45 && depth < 2) return { k: 'not', c: cond(depth + 1) };
+    if (roll < 0.6 && depth < 2)
+      return { k: 'logic', op: pick(r, ['and', 'or'] as const), a: cond(depth + 1), b: cond(depth + 1) };
+    return { k: 'cmp', op: pick(r, ['==', '!=', '<', '<=', '>', '>='] as const), l: atom(), r: atom() };
+  };
+  for (const o of p.outputs) {
+    if (o.shape.kind !== 'dims') continue;
+    o.shape.dims = o.shape.dims.map((d): DimE => {
+      if (!chance(r, 0.5)) return d;
+      const roll = r();
+      if (roll < 0.4)
+        return { k: 'cond', c: cond(), a: d, b: { k: 'bin', op: '%', l: d, r: { k: 'int', v: int(r, 2, 3) } } };
+      return { k: 'round', fn: pick(r, ['floor', 'ceil'] as const), scale: d, name: FSCALE };
+    });
+  }
+  const full = (t: CasePlan): Record<string, AttrValue> =>
+    Object.fromEntries(p.attrs.map((a) => [a.name, t.attrs[a.name] ?? a.default!]));
+  const valid = p.tests.every((t) =>
+    p.outputs.every((o) => {
+      if (o.shape.kind === 'like') return true;
+      const d = o.shape.dims.map((e) => evalDim(e, t.dims, full(t)));
+      return d.every((x) => x !== undefined && x >= 0) && numel(d as number[]) <= 4096;
+    }),
+  );
+  if (!valid) {
+    const back = JSON.parse(saved) as Pick<SpecPlan, 'outputs' | 'attrs' | 'tests'>;
+    Object.assign(p, back);
+    return;
+  }
+  // A bound every case meets: a <= b + K, K the largest a - b of the cases.
+  if (dimsRead.length) {
+    const a = atom();
+    const b = atom();
+    const gaps = p.tests.map((t) => (evalDim(a, t.dims, full(t)) ?? 0) - (evalDim(b, t.dims, full(t)) ?? 0));
+    const k = Math.max(...gaps);
+    const bound: CondE = { k: 'cmp', op: '<=', l: a, r: { k: 'bin', op: '+', l: b, r: { k: 'int', v: k } } };
+    if (p.tests.every((t) => evalCond(bound, t.dims, full(t)) === true))
+      p.checks.push({ c: bound, message: chance(r, 0.5) ? pick(r, STRINGS) : undefined });
+  }
+  const c = cond();
+  p.checks.push({ c: { k: 'logic', op: 'or', a: c, b: { k: 'not', c } }, message: undefined });
 }

@@ -2,7 +2,7 @@
 // YAML, Python and C++.
 
 import type { AttrType } from '../../generator/model/type-table.js';
-import type { AttrValue, DimE } from './plan.js';
+import type { AttrValue, CondE, DimE } from './plan.js';
 
 export const COEF = [0.125, 0.25, 0.5, 1];
 export const q = (s: string): string => JSON.stringify(s); // valid in YAML double quotes, C++ needs its own
@@ -50,6 +50,42 @@ export function dimText(e: DimE, top = true): string {
     }
     case 'call':
       return `${e.fn}(${dimText(e.a)}, ${dimText(e.b)})`;
+    case 'cond': {
+      const s = `${dimText(e.a, false)} if ${condText(e.c)} else ${dimText(e.b, false)}`;
+      return top ? s : `(${s})`;
+    }
+    case 'round':
+      return `${e.fn}(${dimText(e.scale, false)} * ${e.name})`;
+  }
+}
+
+export function condText(c: CondE): string {
+  switch (c.k) {
+    case 'cmp':
+      return `${dimText(c.l, false)} ${c.op} ${dimText(c.r, false)}`;
+    case 'flag':
+      return c.name;
+    case 'is':
+      return `${c.name} == '${c.value}'`;
+    case 'not':
+      return `not (${condText(c.c)})`;
+    case 'logic':
+      return `(${condText(c.a)}) ${c.op} (${condText(c.b)})`;
+  }
+}
+
+export function condPy(c: CondE): string {
+  switch (c.k) {
+    case 'cmp':
+      return `(${dimPy(c.l)} ${c.op} ${dimPy(c.r)})`;
+    case 'flag':
+      return `bool(${c.name})`;
+    case 'is':
+      return `(${c.name} == ${q(c.value)})`;
+    case 'not':
+      return `(not ${condPy(c.c)})`;
+    case 'logic':
+      return `(${condPy(c.a)} ${c.op} ${condPy(c.b)})`;
   }
 }
 
@@ -71,6 +107,10 @@ export function dimPy(e: DimE): string {
       return `(${dimPy(e.l)} ${e.op} ${dimPy(e.r)})`;
     case 'call':
       return e.fn === 'ceil_div' ? `(-((-${dimPy(e.a)}) // ${dimPy(e.b)}))` : `${e.fn}(${dimPy(e.a)}, ${dimPy(e.b)})`;
+    case 'cond':
+      return `(${dimPy(e.a)} if ${condPy(e.c)} else ${dimPy(e.b)})`;
+    case 'round':
+      return `_scaled(${q(e.fn)}, ${dimPy(e.scale)}, ${e.name})`;
   }
 }
 
@@ -89,13 +129,17 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
     case 'let':
       return dimCpp(e.e, shapeOf);
     case 'bin':
-      return e.op === '//'
-        ? `opforge::floorDiv(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`
+      return e.op === '//' || e.op === '%'
+        ? `opforge::${e.op === '//' ? 'floorDiv' : 'floorMod'}(${dimCpp(e.l, shapeOf)}, ${dimCpp(e.r, shapeOf)}, ok)`
         : `(${dimCpp(e.l, shapeOf)} ${e.op} ${dimCpp(e.r, shapeOf)})`;
     case 'call':
       return e.fn === 'ceil_div'
         ? `opforge::ceilDiv(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)}, ok)`
         : `std::${e.fn}<int64_t>(${dimCpp(e.a, shapeOf)}, ${dimCpp(e.b, shapeOf)})`;
+    case 'cond':
+      throw new Error('spec-space draws no condition in a workspace');
+    case 'round':
+      return `opforge::${e.fn}Scaled(${dimCpp(e.scale, shapeOf)}, attrs.${e.name}, ok)`;
   }
 }
 

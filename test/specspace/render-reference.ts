@@ -72,6 +72,15 @@ def _f32(v):
     return float(torch.tensor(float(v), dtype=torch.float32))
 
 
+def _scaled(fn, a, f):
+    """floor or ceil of a * f, f as its float32, exactly (the spec's floor(d * f))."""
+    import fractions
+    import math
+
+    x = fractions.Fraction(_f32(f)) * a
+    return math.floor(x) if fn == "floor" else math.ceil(x)
+
+
 def _enc_bool(v):
     return 1.0 if v else 0.0
 

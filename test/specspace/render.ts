@@ -11,7 +11,7 @@
 
 import { toSnake } from '../../generator/model/names.js';
 import type { CasePlan, SpecPlan } from './plan.js';
-import { dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
+import { condText, dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
 import { anyFloat, gradCpu, gradCuda, gradHasCuda, gradPlan, gradReference, gradYaml } from './render-grad.js';
 import { cpuKernel, cudaKernel, formHeader } from './render-kernels.js';
 import { reference } from './render-reference.js';
@@ -75,6 +75,15 @@ function specYaml(p: SpecPlan, snake: string): string {
   if (p.lets.length) {
     L.push('let:');
     for (const l of p.lets) L.push(`  ${l.name}: ${q(dimText(l.e))}`);
+  }
+  if (p.checks.length) {
+    L.push('checks:');
+    for (const c of p.checks)
+      L.push(
+        c.message === undefined
+          ? `  - ${q(condText(c.c))}`
+          : `  - { check: ${q(condText(c.c))}, message: ${q(c.message)} }`,
+      );
   }
   if (g) {
     L.push(

@@ -29,9 +29,11 @@ function resolve(r: RawExpr): Expr {
         axis: r.index < 0 ? 4 + r.index : r.index,
       };
     case 'binary':
-      return { kind: 'binary', op: r.op, left: resolve(r.left), right: resolve(r.right) };
+      return { kind: 'binary', op: r.op as '+', left: resolve(r.left), right: resolve(r.right) };
     case 'call':
       return { kind: 'call', fn: r.fn as 'max', args: [resolve(r.args[0]!), resolve(r.args[1]!)] };
+    default:
+      throw new Error(`${r.kind}: integer expressions only here`);
   }
 }
 const dims = [

@@ -42,19 +42,18 @@ function random(seed: number): () => number {
   };
 }
 
-type ExprAttr = { name: string; list: boolean; length: number | undefined };
+type ExprAttr = { name: string; type: string; length: number | undefined; enum: (string | number)[] | undefined };
 
 function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: ExprAttr[] }[] {
   const out = [];
   for (const op of project.ops) {
-    const ints = op.attributes
-      .filter((a) => a.type === 'int' || a.type === 'ints' || a.type === 'floats')
-      .map((a) => ({ name: a.name, list: a.type !== 'int', length: a.length }));
+    const ints = op.attributes.map((a) => ({ name: a.name, type: a.type, length: a.length, enum: a.enum }));
     const exprs: Expr[] = [
       ...op.outputs.flatMap((o) => (o.shape.kind === 'dims' ? o.shape.dims : [])),
       ...op.inputs.flatMap((i) =>
         i.constraint.kind === 'dims' ? i.constraint.dims.flatMap((d) => (d.kind === 'expr' ? [d.expr] : [])) : [],
       ),
+      ...op.checks.map((c) => c.expr),
     ];
     for (const expr of exprs) out.push({ op: op.name, expr, inputs: op.inputs.length, attrs: ints });
   }
@@ -66,19 +65,24 @@ test('every dim expression evaluates in _dims.py as in the spec model (fixture +
   const exprs = [...exprsOf(fixtureProject().project), ...exprsOf(loadProject({ opsDir: corpus.opsDir }))];
   assert.ok(exprs.length > 60, `${exprs.length} expressions`);
   const rand = random(7);
-  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number | number[]> }[] = [];
+  const cases: { expr: Expr; dims: number[][]; attrs: Record<string, number | boolean | string | number[]> }[] = [];
   for (const e of exprs)
     for (let k = 0; k < 8; k++) {
       // Small dims (zeros included, so divisions by zero happen) and attributes of either sign.
       const dims = Array.from({ length: e.inputs }, () => Array.from({ length: 8 }, () => Math.floor(rand() * 7)));
       const value = () => Math.floor(rand() * 13) - 4;
       // List attributes: their declared length (what the attribute checks enforce), else 0 to 4 elements.
-      const attrs = Object.fromEntries(
-        e.attrs.map((a) => [
-          a.name,
-          a.list ? Array.from({ length: a.length ?? Math.floor(rand() * 5) }, value) : value(),
-        ]),
-      );
+      // Floats with and without an exact binary form; bools; a string attribute's enum values.
+      const float = () => [0.3, 1.5, -2.5, 0.1, 2, 1e-30][Math.floor(rand() * 6)]!;
+      const attrValue = (a: ExprAttr): number | boolean | string | number[] => {
+        if (a.type === 'ints' || a.type === 'floats')
+          return Array.from({ length: a.length ?? Math.floor(rand() * 5) }, a.type === 'ints' ? value : float);
+        if (a.type === 'bool') return rand() < 0.5;
+        if (a.type === 'float') return float();
+        if (a.type === 'string') return String(a.enum?.[Math.floor(rand() * a.enum.length)] ?? 'plain');
+        return value();
+      };
+      const attrs = Object.fromEntries(e.attrs.map((a) => [a.name, attrValue(a)]));
       cases.push({ expr: e.expr, dims, attrs });
     }
   const want = cases.map((c) => {
@@ -97,7 +101,8 @@ from pkg import _dims
 out = []
 for e, shapes, attrs in ${pyLit(data)}:
     try:
-        out.append(_dims.evaluate(e, shapes, json.loads(attrs)))
+        v = _dims.evaluate(e, shapes, json.loads(attrs))
+        out.append(int(v) if isinstance(v, bool) else v)
     except _dims._DivByZero:
         out.append("div0")
 print(json.dumps(out))`),

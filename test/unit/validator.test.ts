@@ -238,9 +238,7 @@ test('errors after and inside such calls keep their exact line:col', () => {
   ].sort();
   assert.equal(got, want, diags.map((d) => formatDiagnostic(d)).join('\n'));
   assert.ok(
-    diags
-      .find((d) => d.path === 'inputs[1].shape[1]')!
-      .message.includes('`q` is not an int attribute in `min(x[1], q)`'),
+    diags.find((d) => d.path === 'inputs[1].shape[1]')!.message.includes('`q` is not an attribute in `min(x[1], q)`'),
   );
   assert.ok(
     diags.find((d) => d.path === 'outputs[0].shape[2]')!.message.includes('unexpected character "$" in `x[0] $ 2`'),

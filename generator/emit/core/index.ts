@@ -5,7 +5,7 @@
 // tables in generator/static/cpp/opforge/op_core.h; the header's fixed text is op_header.h.tmpl
 // beside it.
 
-import type { OpIR, TensorType } from '../../model/ir.js';
+import type { Expr, OpIR, TensorType } from '../../model/ir.js';
 import {
   constraintInputs,
   constraintReads,
@@ -15,6 +15,7 @@ import {
   exprReads,
   ioType,
   opHash,
+  readLabel,
   shapeReads,
 } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type AttrType, DTYPE_INFO, type DType } from '../../model/type-table.js';
@@ -287,10 +288,26 @@ function emitCheckShapes(op: OpIR): Slots {
   }
   generic(op.inputs.length);
   const reads = constraintReads(op.inputs.map((i) => i.constraint));
+  const checks = exprReads(op.checks.map((c) => c.expr));
+  // The spec's checks, after every input's own: they may read any always-present input.
+  for (const c of op.checks) {
+    const values = c.reads.map((x) => `{${cppString(readLabel(op, x))}, shownField(${readValue(x)})}`);
+    const failed = `checkFailed(kName, ${cppString(c.source)}, {${values.join(', ')}}, ${cppString(c.message ?? '')})`;
+    const divides = exprReads([c.expr]).division;
+    body.push(
+      `  if (!(${cppExpr(c.expr, shapeEnv)})) return ${divides ? `ok ? ${failed} : divisionByZero(kName, ${cppString(`check '${c.source}'`)})` : failed};`,
+    );
+  }
   return {
-    checkAttrs: cppParam('attrs', reads.attrs),
-    shapeChecks: divisionGuarded(reads.division, 'an input shape constraint', body),
+    checkAttrs: cppParam('attrs', reads.attrs || checks.attrs),
+    shapeChecks: divisionGuarded(reads.division || checks.division, 'an input shape constraint', body),
   };
+}
+
+/** The C++ value a check's message shows for a read: the dim, or the whole attribute as stored. */
+function readValue(e: Expr): string {
+  if (e.kind === 'dim') return shapeEnv.dim(e.inputIndex, e.axis);
+  return `attrs.${e.kind === 'round' ? e.factor.name : 'name' in e ? e.name : ''}`;
 }
 
 /** inferShapes and workspaceSize: the spec's shape expressions compiled to C++. */

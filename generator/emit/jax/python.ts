@@ -6,7 +6,7 @@
 import type { OpIR, ProjectNames } from '../../model/ir.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { commentText } from '../lang/literals.js';
-import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -69,6 +69,7 @@ function opInfo(op: OpIR): string {
       has_cuda: op.kernels.cuda !== undefined,
       backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
       spec: op.source.relFile,
+      ...pyChecks(op),
     },
     rows,
   );

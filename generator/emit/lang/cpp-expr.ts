@@ -1,47 +1,71 @@
-// Compiles IR dim-expression trees to C++ int64 arithmetic (the op core's shape inference).
+// Compiles IR dim-expression trees to C++ int64 arithmetic and bool conditions (the op core's
+// shape inference and checks).
 
-import type { Expr } from '../../model/ir.js';
+import type { Expr, FloatRef } from '../../model/ir.js';
+import { exprChildren } from '../../model/expr.js';
+import { cppString } from './literals.js';
 
 export interface CppExprEnv {
   /** C++ expression for dim `axis` of input `inputIndex`. */
   dim(inputIndex: number, axis: number): string;
   /** C++ expression for an int attribute. */
   attr(name: string): string;
-  /** C++ expression of a list attribute's std::vector (validate() has checked its declared length). */
+  /** C++ expression of an attribute's field as stored (bool, float, std::string, std::vector). */
   attrList(name: string): string;
-  /** Name of the `bool` that division by zero clears. */
+  /** Name of the `bool` that division by zero (or a rounded float out of int64) clears. */
   okVar: string;
 }
 
 export function cppExpr(e: Expr, env: CppExprEnv): string {
+  const c = (x: Expr): string => cppExpr(x, env);
   switch (e.kind) {
     case 'int':
-      return e.value < 0 ? `int64_t{${e.value}}` : `int64_t{${e.value}}`;
+      return `int64_t{${e.value}}`;
     case 'dim':
       return env.dim(e.inputIndex, e.axis);
     case 'attr':
       return env.attr(e.name);
+    case 'flag':
+      return env.attrList(e.name);
+    case 'is':
+      return `(${env.attrList(e.name)} == ${cppString(e.value)})`;
     case 'elem':
       return `static_cast<int64_t>(${env.attrList(e.name)}[${e.index}])`;
     case 'len':
       return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;
+    case 'round':
+      return `opforge::${e.fn}Scaled(${c(e.scale)}, ${cppFloatRef(e.factor, env)}, ${env.okVar})`;
     case 'binary': {
-      const a = cppExpr(e.left, env);
-      const b = cppExpr(e.right, env);
-      if (e.op === '//') return `opforge::floorDiv(${a}, ${b}, ${env.okVar})`;
-      return `(${a} ${e.op} ${b})`;
+      if (e.op === '//') return `opforge::floorDiv(${c(e.left)}, ${c(e.right)}, ${env.okVar})`;
+      if (e.op === '%') return `opforge::floorMod(${c(e.left)}, ${c(e.right)}, ${env.okVar})`;
+      return `(${c(e.left)} ${e.op} ${c(e.right)})`;
     }
     case 'call': {
-      const a = cppExpr(e.args[0], env);
-      const b = cppExpr(e.args[1], env);
+      const a = c(e.args[0]);
+      const b = c(e.args[1]);
       if (e.fn === 'ceil_div') return `opforge::ceilDiv(${a}, ${b}, ${env.okVar})`;
       return `opforge::${e.fn === 'max' ? 'maxDim' : 'minDim'}(${a}, ${b})`;
     }
+    case 'cmp':
+      return `(${c(e.left)} ${e.op} ${c(e.right)})`;
+    case 'logic':
+      return `(${c(e.left)} ${e.op === 'and' ? '&&' : '||'} ${c(e.right)})`;
+    case 'not':
+      return `!${c(e.arg)}`;
+    case 'cond':
+      return `(${c(e.cond)} ? ${c(e.yes)} : ${c(e.no)})`;
   }
 }
 
+/** A float attribute or element as the op core stores it (float32). */
+export function cppFloatRef(f: FloatRef, env: Pick<CppExprEnv, 'attrList'>): string {
+  return f.index === undefined ? env.attrList(f.name) : `${env.attrList(f.name)}[${f.index}]`;
+}
+
+/** Whether evaluating the expression can fail (division by zero, a rounded float out of int64): it needs `ok`. */
 export function exprUsesDivision(e: Expr): boolean {
-  if (e.kind === 'binary') return e.op === '//' || exprUsesDivision(e.left) || exprUsesDivision(e.right);
-  if (e.kind === 'call') return e.fn === 'ceil_div' || exprUsesDivision(e.args[0]) || exprUsesDivision(e.args[1]);
-  return false;
+  if (e.kind === 'binary' && (e.op === '//' || e.op === '%')) return true;
+  if (e.kind === 'call' && e.fn === 'ceil_div') return true;
+  if (e.kind === 'round') return true;
+  return exprChildren(e).some(exprUsesDivision);
 }

@@ -1,50 +1,98 @@
 // Prints IR dim-expression trees as Python: plain integer arithmetic by default (PopRT's
-// custom_shape_inference.py; Python's // is floor division, as in the spec; ceil_div(a, b) is
-// -((-a) // b); division by zero raises ZeroDivisionError, "cannot infer"), or calls of helpers
-// an environment names (opforge_ops, whose dims may be SymInts, ONNX dim names or unknown).
+// custom_shape_inference.py; Python's // and % are floor division and modulo, as in the spec;
+// ceil_div(a, b) is -((-a) // b); division by zero raises ZeroDivisionError, "cannot infer"), or
+// calls of helpers an environment names (opforge_ops, whose dims may be SymInts, ONNX dim names or
+// unknown). Conditions print as Python's own `and`, `or`, `not` and `a if c else b`.
 
-import type { Expr } from '../../model/ir.js';
+import type { Expr, FloatRef } from '../../model/ir.js';
 import { type PyValue, pyTuple } from './python.js';
+
+export type PyHelperOp =
+  | '+'
+  | '-'
+  | '*'
+  | '//'
+  | '%'
+  | 'ceil_div'
+  | 'max'
+  | 'min'
+  | 'floor'
+  | 'ceil'
+  | 'cmp'
+  | 'and'
+  | 'or'
+  | 'not'
+  | 'if';
 
 export interface PyExprEnv {
   /** Python expression for dim `axis` of input `inputIndex`. */
   dim(inputIndex: number, axis: number): string;
-  /** Python expression for an attribute (an int, or a list that elem/len read). */
+  /** Python expression for an attribute (an int, bool, str, float, or a list that elem/len read). */
   attr(name: string): string;
-  /** When set, every operation becomes a call of the helper this returns a name for. */
-  helper?(op: '+' | '-' | '*' | '//' | 'ceil_div' | 'max' | 'min'): string;
+  /**
+   * When set, every operation becomes a call of the helper this returns a name for; `and`, `or`
+   * and `if` take their lazy operands as lambdas (an untaken side may divide by zero).
+   */
+  helper?(op: PyHelperOp): string;
+  /** Without helpers: the name of a function `(fn, scale, f)` giving floor/ceil of scale * float32(f). */
+  scaled?: string;
 }
 
 export function pyExpr(e: Expr, env: PyExprEnv): string {
+  const p = (x: Expr): string => pyExpr(x, env);
+  const h = env.helper;
   switch (e.kind) {
     case 'int':
       return e.value < 0 ? `(${e.value})` : String(e.value);
     case 'dim':
       return env.dim(e.inputIndex, e.axis);
     case 'attr':
+    case 'flag':
       return env.attr(e.name);
+    case 'is':
+      return `(${env.attr(e.name)} == ${JSON.stringify(e.value)})`;
     case 'elem':
       return `${env.attr(e.name)}[${e.index}]`;
     case 'len':
       return `len(${env.attr(e.name)})`;
-    case 'binary': {
-      if (env.helper) return `${env.helper(e.op)}(${pyExpr(e.left, env)}, ${pyExpr(e.right, env)})`;
-      return `(${pyExpr(e.left, env)} ${e.op} ${pyExpr(e.right, env)})`;
-    }
+    case 'round':
+      if (h) return `${h(e.fn)}(${p(e.scale)}, ${pyFloat(e.factor, env)})`;
+      return `${env.scaled ?? '_scaled'}(${JSON.stringify(e.fn)}, ${p(e.scale)}, ${pyFloat(e.factor, env)})`;
+    case 'binary':
+      if (h) return `${h(e.op)}(${p(e.left)}, ${p(e.right)})`;
+      return `(${p(e.left)} ${e.op} ${p(e.right)})`;
     case 'call': {
-      const a = pyExpr(e.args[0], env);
-      const b = pyExpr(e.args[1], env);
-      if (env.helper) return `${env.helper(e.fn)}(${a}, ${b})`;
+      const a = p(e.args[0]);
+      const b = p(e.args[1]);
+      if (h) return `${h(e.fn)}(${a}, ${b})`;
       if (e.fn === 'ceil_div') return `(-((-${a}) // ${b}))`;
       return `${e.fn}(${a}, ${b})`;
     }
+    case 'cmp':
+      if (h) return `${h('cmp')}(${JSON.stringify(e.op)}, ${p(e.left)}, ${p(e.right)})`;
+      return `(${p(e.left)} ${e.op} ${p(e.right)})`;
+    case 'logic':
+      if (h) return `${h(e.op)}(${p(e.left)}, lambda: ${p(e.right)})`;
+      return `(${p(e.left)} ${e.op} ${p(e.right)})`;
+    case 'not':
+      if (h) return `${h('not')}(${p(e.arg)})`;
+      return `(not ${p(e.arg)})`;
+    case 'cond':
+      if (h) return `${h('if')}(${p(e.cond)}, lambda: ${p(e.yes)}, lambda: ${p(e.no)})`;
+      return `(${p(e.yes)} if ${p(e.cond)} else ${p(e.no)})`;
   }
+}
+
+function pyFloat(f: FloatRef, env: PyExprEnv): string {
+  return f.index === undefined ? env.attr(f.name) : `${env.attr(f.name)}[${f.index}]`;
 }
 
 /**
  * A dim expression as the data the shared evaluator (generator/static/python/shared/_dims.py)
- * reads: an int, ('dim', input, axis), ('attr', name), ('elem', name, index), ('len', name) or
- * (operator, a, b).
+ * reads: an int, ('dim', input, axis), ('attr', name), ('elem', name, index), ('len', name),
+ * ('flag', name), ('is', name, value), ('floor' | 'ceil', scale, name, index or None),
+ * ('not', a), ('if', cond, a, b) or (operator, a, b) for + - * // % ceil_div max min, the
+ * comparisons, and, or.
  */
 export function pyExprData(e: Expr): PyValue {
   switch (e.kind) {
@@ -54,13 +102,25 @@ export function pyExprData(e: Expr): PyValue {
       return pyTuple(['dim', e.inputIndex, e.axis]);
     case 'attr':
       return pyTuple(['attr', e.name]);
+    case 'flag':
+      return pyTuple(['flag', e.name]);
+    case 'is':
+      return pyTuple(['is', e.name, e.value]);
     case 'elem':
       return pyTuple(['elem', e.name, e.index]);
     case 'len':
       return pyTuple(['len', e.name]);
+    case 'round':
+      return pyTuple([e.fn, pyExprData(e.scale), e.factor.name, e.factor.index ?? null]);
     case 'binary':
+    case 'cmp':
+    case 'logic':
       return pyTuple([e.op, pyExprData(e.left), pyExprData(e.right)]);
     case 'call':
       return pyTuple([e.fn, pyExprData(e.args[0]), pyExprData(e.args[1])]);
+    case 'not':
+      return pyTuple(['not', pyExprData(e.arg)]);
+    case 'cond':
+      return pyTuple(['if', pyExprData(e.cond), pyExprData(e.yes), pyExprData(e.no)]);
   }
 }

@@ -2,12 +2,12 @@
 // checks with the limits of generator/model/limits.ts filled in, and the dim-expression evaluator;
 // and the facts they read, as each package's op modules state them.
 
-import type { AttributeIR, InputIR, OutputIR } from '../../model/ir.js';
+import type { AttributeIR, InputIR, OpIR, OutputIR } from '../../model/ir.js';
 import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_RANK, MAX_STRING } from '../../model/limits.js';
 import { type GeneratedFile, projectFile, staticFile } from '../emitter.js';
 import { pyExprData } from './py-expr.js';
 import { pyAttrValue } from './py-op.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
+import { allowedDtypes, readLabel } from '../../model/ir-helpers.js';
 import { type PyValue, pyCall, pyTuple } from './python.js';
 import { fillTemplate } from './template.js';
 
@@ -82,4 +82,29 @@ export function pyAttr(a: AttributeIR, ...trailing: PyValue[]): PyValue {
       ...(a.maxExclusive ? { max_exclusive: true } : {}),
     },
   );
+}
+
+/**
+ * OpInfo's `checks` keyword where the spec has `checks:` (none otherwise): per check its
+ * expression, its text, the spec's message, and what its failure message shows (a label and a
+ * dim expression, or an attribute's name).
+ */
+export function pyChecks(op: OpIR): Record<string, PyValue> {
+  if (!op.checks.length) return {};
+  const rows = op.checks.map((c) =>
+    pyTuple([
+      pyExprData(c.expr),
+      c.source,
+      c.message ?? null,
+      pyTuple(
+        c.reads.map((r) =>
+          pyTuple([
+            readLabel(op, r),
+            r.kind === 'dim' ? pyExprData(r) : r.kind === 'round' ? r.factor.name : 'name' in r ? r.name : '',
+          ]),
+        ),
+      ),
+    ]),
+  );
+  return { checks: pyTuple(rows, { multiline: true }) };
 }

@@ -8,7 +8,7 @@ import { allowedDtypes, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { argDocs, attrDict, firstInputOf, pyAttrValue, returnType, typeVarOf } from '../lang/py-op.js';
-import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   type PyImport,
   type PyParam,
@@ -61,6 +61,7 @@ function opInfo(op: OpIR): string {
       ),
       has_backward: op.backward !== undefined,
       spec: op.source.relFile,
+      ...pyChecks(op),
     },
     rows,
   );

@@ -18,14 +18,15 @@ const env = {
   attr: (name: string) => `attrs[${pyLit(name)}]`,
 };
 
-/** The attributes the output dims read (int and list ones; their defaults apply when a node omits them). */
+/** The attributes the output dims read (their defaults apply when a node omits them). */
 function attrsRead(op: OpIR): OpIR['attributes'] {
   const names = new Set<string>();
   for (const o of op.outputs)
     if (o.shape.kind === 'dims')
       for (const e of o.shape.dims)
         visitExpr(e, (x) => {
-          if (x.kind === 'attr' || x.kind === 'elem' || x.kind === 'len') names.add(x.name);
+          if (x.kind === 'round') names.add(x.factor.name);
+          else if ('name' in x) names.add(x.name);
         });
   return op.attributes.filter((a) => names.has(a.name));
 }
@@ -46,9 +47,7 @@ function emitClass(op: OpIR): string {
         : pyList(o.shape.dims.map((e) => pyCode(pyExpr(e, env))));
     return [pyCode(outputDtype(op, o)), dims];
   });
-  const defaults = read.flatMap((a) =>
-    a.default === undefined ? [] : [[a.name, a.default as number | number[]] as const],
-  );
+  const defaults = read.flatMap((a) => (a.default === undefined ? [] : [[a.name, a.default] as const]));
   return pyClass({
     name: op.ident.pascal,
     bases: ['SpecShapeFunc'],

@@ -6,8 +6,8 @@ import type { OpIR, TestCaseIR } from '../../model/ir.js';
 import { allowedDtypes, onnxOpName } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
-import { pyExpr, type PyExprEnv } from '../lang/py-expr.js';
-import { pyAttr, pyInput, pyOutputShape } from '../lang/py-shared.js';
+import { pyExpr, type PyExprEnv, type PyHelperOp } from '../lang/py-expr.js';
+import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
@@ -33,15 +33,23 @@ import {
 } from '../lang/python.js';
 import { torchSchemaArgs } from '../torch/schema.js';
 
-const HELPERS = {
+const HELPERS: Record<PyHelperOp, string> = {
   '+': 'add',
   '-': 'sub',
   '*': 'mul',
   '//': 'floordiv',
+  '%': 'mod',
   ceil_div: 'ceil_div',
   max: 'max_',
   min: 'min_',
-} as const;
+  floor: 'floor_scaled',
+  ceil: 'ceil_scaled',
+  cmp: 'compare',
+  and: 'and_',
+  or: 'or_',
+  not: 'not_',
+  if: 'if_',
+};
 
 /** Dims through the runtime's helpers: they accept ints, SymInts, ONNX dim names and None alike. */
 const RUNTIME_DIMS: PyExprEnv = {
@@ -134,6 +142,7 @@ function opInfo(op: OpIR): string {
         has_cuda: op.kernels.cuda !== undefined,
         backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
         spec: op.source.relFile,
+        ...pyChecks(op),
       },
       rows,
     ),

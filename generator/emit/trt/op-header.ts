@@ -3,15 +3,16 @@
 // TensorRT adds: the registered names, output dims compiled from the IR's expression trees to
 // IExprBuilder calls, the CUDA path, and the creators.
 
-import type { Expr, OpIR } from '../../model/ir.js';
+import type { CmpOp, Expr, OpIR } from '../../model/ir.js';
 import { cppParam } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
+import { cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
 import { lines } from '../emitter.js';
 import { commentText, cppString } from '../lang/literals.js';
 import { block, fillTemplate, type SlotValue } from '../lang/template.js';
 import { pluginNames } from './names.js';
 
-const DIM_OPS: Record<string, string> = {
+const DIM_OPS: Record<string, string | undefined> = {
   '+': 'kSUM',
   '-': 'kSUB',
   '*': 'kPROD',
@@ -21,8 +22,48 @@ const DIM_OPS: Record<string, string> = {
   min: 'kMIN',
 };
 
-/** An IR dim expression as IExprBuilder calls; null dims (bad input) propagate as nullptr. */
+/** Attribute reads as C++ (conditions over attributes alone fold to a C++ bool). */
+const ATTRS: CppExprEnv = {
+  dim: () => {
+    throw new Error('a folded condition reads no dims');
+  },
+  attr: (name) => `static_cast<int64_t>(attrs.${name})`,
+  attrList: (name) => `attrs.${name}`,
+  okVar: 'ok',
+};
+
+/** A condition C++ can decide from the attributes alone (no dims, nothing that can fail). */
+function foldable(e: Expr): boolean {
+  let ok = true;
+  visitExpr(e, (x) => {
+    if (x.kind === 'dim' || x.kind === 'round' || (x.kind === 'binary' && (x.op === '//' || x.op === '%'))) ok = false;
+    if (x.kind === 'call' && x.fn === 'ceil_div') ok = false;
+  });
+  return ok;
+}
+
+/** Comparisons from IExprBuilder's two: the operation, whether its operands swap, whether it is negated. */
+const TRT_CMP: Record<CmpOp, [string, boolean, boolean]> = {
+  '==': ['kEQUAL', false, false],
+  '!=': ['kEQUAL', false, true],
+  '<': ['kLESS', false, false],
+  '>': ['kLESS', true, false],
+  '<=': ['kLESS', true, true],
+  '>=': ['kLESS', false, true],
+};
+
+const notOf = (x: string): string => `::opforge::trt::notOf(b, ${x})`;
+
+const op2 = (o: string, x: string, y: string): string =>
+  `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${o}, ${x}, ${y})`;
+
+/**
+ * An IR dim expression as IExprBuilder calls; null dims (bad input) propagate as nullptr.
+ * Conditions are dims of value 1 or 0; one over attributes alone is decided in C++, so only the
+ * branch it picks is built.
+ */
 export function trtDimExpr(e: Expr): string {
+  const t = trtDimExpr;
   switch (e.kind) {
     case 'int':
       return `::opforge::trt::constant(b, int64_t{${e.value}})`;
@@ -34,11 +75,30 @@ export function trtDimExpr(e: Expr): string {
       return `::opforge::trt::constant(b, attrs.${e.name}[${e.index}])`;
     case 'len':
       return `::opforge::trt::constant(b, static_cast<int64_t>(attrs.${e.name}.size()))`;
+    case 'flag':
+    case 'is':
+      return `::opforge::trt::constant(b, ${cppExpr(e, ATTRS)} ? 1 : 0)`;
+    case 'round':
+      return `::opforge::trt::scaled(b, ${t(e.scale)}, ${cppFloatRef(e.factor, ATTRS)}, ${e.fn === 'ceil'})`;
     case 'binary':
-      return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.op]}, ${trtDimExpr(e.left)}, ${trtDimExpr(e.right)})`;
+      if (e.op === '%') return `::opforge::trt::floorMod(b, ${t(e.left)}, ${t(e.right)})`;
+      return op2(DIM_OPS[e.op]!, t(e.left), t(e.right));
     case 'call':
-      return `::opforge::trt::dimOp(b, nvinfer1::DimensionOperation::${DIM_OPS[e.fn]}, ${trtDimExpr(e.args[0])}, ${trtDimExpr(e.args[1])})`;
+      return op2(DIM_OPS[e.fn]!, t(e.args[0]), t(e.args[1]));
+    case 'cmp': {
+      const [o, swap, negate] = TRT_CMP[e.op];
+      const d = swap ? op2(o, t(e.right), t(e.left)) : op2(o, t(e.left), t(e.right));
+      return negate ? notOf(d) : d;
+    }
+    case 'logic':
+      return op2(e.op === 'and' ? 'kPROD' : 'kMAX', t(e.left), t(e.right));
+    case 'not':
+      return notOf(t(e.arg));
+    case 'cond':
+      if (foldable(e.cond)) return `(${cppExpr(e.cond, ATTRS)} ? ${t(e.yes)} : ${t(e.no)})`;
+      return `::opforge::trt::select(b, ${t(e.cond)}, ${t(e.yes)}, ${t(e.no)})`;
   }
+  throw new Error('unreachable');
 }
 
 /** outputDims: each output's dims, after the rank and presence guards of the inputs they read. */
@@ -57,7 +117,7 @@ function emitOutputDims(op: OpIR): Record<string, SlotValue> {
     }
     const body = o.shape.dims.map((e, d) => {
       visitExpr(e, (x) => {
-        if (x.kind === 'attr' || x.kind === 'elem' || x.kind === 'len') usesAttrs = true;
+        if (['attr', 'elem', 'len', 'flag', 'is', 'round'].includes(x.kind)) usesAttrs = true;
         if (x.kind !== 'dim') usesBuilder = true;
         if (x.kind === 'dim') used.set(x.inputIndex, Math.max(used.get(x.inputIndex) ?? -1, x.axis));
       });

@@ -4,6 +4,9 @@
 # One ShapeFunc per op (as in PopRT's custom-op example), each a SpecShapeFunc below that states the
 # op's inputs, attribute defaults and output dtypes and dims (from the specs' expressions). One file,
 # as PopRT loads it: the shared part (generator/static/python/poprt_shape_inference.py), then the ops.
+import math
+import struct
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 import onnx
@@ -33,8 +36,15 @@ def _inferred(model: onnx.ModelProto, node: onnx.NodeProto) -> bool:
 def _attributes(node: onnx.NodeProto, defaults: Dict[str, object]) -> Dict[str, object]:
     values: Dict[str, object] = dict(defaults)
     for a in node.attribute:
-        values[a.name] = onnx.helper.get_attribute_value(a)
+        v = onnx.helper.get_attribute_value(a)
+        values[a.name] = v.decode("utf-8") if isinstance(v, bytes) else v  # a string attribute
     return values
+
+
+def _scaled(fn: str, a: int, f: float) -> int:
+    """floor (fn "floor") or ceil of a * f exactly, f taken as its float32 (as the op core does)."""
+    x = Fraction(struct.unpack("<f", struct.pack("<f", f))[0]) * a
+    return math.floor(x) if fn == "floor" else math.ceil(x)
 
 
 def _update(shape_func: ShapeFunc, model: onnx.ModelProto, node: onnx.NodeProto, outputs: list) -> Tuple[onnx.ModelProto, bool]:

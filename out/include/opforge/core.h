@@ -3,6 +3,7 @@
 // Header-only, C++17, no dependencies beyond the standard library; usable from nvcc.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -220,6 +221,52 @@ inline int64_t ceilDiv(int64_t a, int64_t b, bool& ok) {
   if (b == 0) { ok = false; return 0; }
   return -floorDiv(-a, b, ok);
 }
+inline int64_t floorMod(int64_t a, int64_t b, bool& ok) {
+  if (b == 0) { ok = false; return 0; }
+  const int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+/**
+ * floor(s * f) exactly, f as the float32 it is: f = m * 2^e with |m| < 2^24, so s * m is exact
+ * in 128 bits and the power of two a shift (TensorRT's dim expressions compute the same value
+ * from m and e). `ok` is cleared for a non-finite f or a result outside int64.
+ */
+inline int64_t floorScaled(int64_t s, float f, bool& ok) {
+  if (!std::isfinite(f)) { ok = false; return 0; }
+  if (f == 0.0f || s == 0) return 0;
+  int e = 0;
+  const int64_t m = static_cast<int64_t>(std::ldexp(std::frexp(f, &e), 24));
+  e -= 24;
+#if defined(__SIZEOF_INT128__)
+  __extension__ typedef __int128 Wide;
+  const Wide p = static_cast<Wide>(s) * m;
+  const Wide lo = static_cast<Wide>(INT64_MIN), hi = static_cast<Wide>(INT64_MAX);
+  if (e >= 0) {
+    if (e >= 63 || p > (hi >> e) || p < (lo >> e)) { ok = false; return 0; }
+    return static_cast<int64_t>(p * (static_cast<Wide>(1) << e));
+  }
+  if (-e >= 126) return p < 0 ? -1 : 0;
+  const Wide d = static_cast<Wide>(1) << -e;
+  Wide q = p / d;
+  if (p % d != 0 && p < 0) --q;
+  return static_cast<int64_t>(q);
+#else
+  // Without 128-bit integers: long double, exact while |s * m| < 2^64 on x87 (2^53 elsewhere).
+  const long double x = std::floor(static_cast<long double>(s) * std::ldexp(static_cast<long double>(m), e));
+  if (!(x >= -9223372036854775808.0L && x < 9223372036854775808.0L)) { ok = false; return 0; }
+  return static_cast<int64_t>(x);
+#endif
+}
+
+/** ceil(s * f) = -floor(-s * f), exactly. */
+inline int64_t ceilScaled(int64_t s, float f, bool& ok) {
+  if (s == INT64_MIN) { ok = false; return 0; }
+  const int64_t r = floorScaled(-s, f, ok);
+  if (r == INT64_MIN) { ok = false; return 0; }
+  return -r;
+}
+
 inline int64_t maxDim(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t minDim(int64_t a, int64_t b) { return a < b ? a : b; }
 

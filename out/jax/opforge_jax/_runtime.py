@@ -113,6 +113,8 @@ class OpInfo:
     backward: Optional[Tuple[Gradient, ...]]
     #: The spec file, relative to the project root (named in errors).
     spec: str = ""
+    #: The spec's `checks:` (_dims.check_conditions reads them).
+    checks: Tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         _registry[self.snake] = self

@@ -93,6 +93,8 @@ class OpInfo:
     has_backward: bool
     #: The spec file, relative to the project root (named in errors).
     spec: str = ""
+    #: The spec's `checks:` (_dims.check_conditions reads them).
+    checks: Tuple[Any, ...] = ()
 
     @property
     def onnx_op(self) -> str:

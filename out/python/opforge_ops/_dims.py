@@ -6,8 +6,10 @@ the call, with the same messages: JAX checks at trace time, where jit cannot dro
 static graphs before PIR, where an error ends the process.
 
 An expression is an int, ("dim", input, axis), ("attr", name), ("elem", name, index) (an element of a
-list attribute whose length the attribute checks have enforced), ("len", name), or (operator, a, b) with operator
-one of + - * // ceil_div max min. An input's `shape` is None (no constraint), an int (the index of
+list attribute whose length the attribute checks have enforced), ("len", name), ("flag", name) (a bool
+attribute), ("is", name, value) (a string attribute equals value), ("floor" | "ceil", scale, name,
+index or None) (of scale times a float attribute or element, exactly), ("not", a), ("if", cond, a, b),
+or (operator, a, b) with operator one of + - * // % ceil_div max min == != < <= > >= and or. An input's `shape` is None (no constraint), an int (the index of
 the input it is shaped like) or one expression or None (any) per dim; an output's `shape` is an
 int (the input it is shaped like) or one expression per dim. Dims are ints; a dim of None or -1
 (unknown: a static graph's) skips the constraints that read it.
@@ -15,6 +17,10 @@ int (the input it is shaped like) or one expression per dim. Dims are ints; a di
 
 from __future__ import annotations
 
+import math
+import operator
+import struct
+from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._attrs import MAX_RANK, _compiling
@@ -32,8 +38,29 @@ class _DivByZero(Exception):
     pass
 
 
-def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> int:
-    """The value of expression `e` (Python integers: no wrap-around)."""
+def float32(f: float) -> float:
+    """The float32 nearest to f: what the op core stores for a float attribute."""
+    return struct.unpack("<f", struct.pack("<f", f))[0]
+
+
+def scaled(fn: str, a: int, f: float) -> int:
+    """floor (fn "floor") or ceil of a * f exactly, f taken as its float32 (as every backend does)."""
+    x = Fraction(float32(f)) * a
+    return math.floor(x) if fn == "floor" else math.ceil(x)
+
+
+_COMPARE = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
+    """The value of expression `e`: an int (Python integers: no wrap-around) or, for a condition, a bool."""
     if isinstance(e, int):
         return e
     kind = e[0]
@@ -45,22 +72,39 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> int:
         return int(d)
     if kind == "attr":
         return int(attrs[e[1]])
+    if kind == "flag":
+        return bool(attrs[e[1]])
+    if kind == "is":
+        return attrs[e[1]] == e[2]
     if kind == "elem":
         return int(attrs[e[1]][e[2]])
     if kind == "len":
         return len(attrs[e[1]])
+    if kind in ("floor", "ceil"):
+        f = attrs[e[2]] if e[3] is None else attrs[e[2]][e[3]]
+        return scaled(kind, evaluate(e[1], shapes, attrs), float(f))
+    if kind == "not":
+        return not evaluate(e[1], shapes, attrs)
+    if kind == "if":
+        return evaluate(e[2] if evaluate(e[1], shapes, attrs) else e[3], shapes, attrs)
+    if kind == "and":
+        return bool(evaluate(e[1], shapes, attrs)) and bool(evaluate(e[2], shapes, attrs))
+    if kind == "or":
+        return bool(evaluate(e[1], shapes, attrs)) or bool(evaluate(e[2], shapes, attrs))
     a = evaluate(e[1], shapes, attrs)
     b = evaluate(e[2], shapes, attrs)
+    if kind in _COMPARE:
+        return _COMPARE[kind](a, b)
     if kind == "+":
         return a + b
     if kind == "-":
         return a - b
     if kind == "*":
         return a * b
-    if kind in ("//", "ceil_div"):
+    if kind in ("//", "ceil_div", "%"):
         if b == 0:
             raise _DivByZero()
-        return a // b if kind == "//" else -((-a) // b)
+        return a // b if kind == "//" else a % b if kind == "%" else -((-a) // b)
     if kind == "max":
         return max(a, b)
     if kind == "min":
@@ -133,6 +177,44 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
                 src = spec.shape_source[axis]
                 shown = src if _compiling() or src == str(want) else f"{src} (= {want})"
                 raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {_v(s[axis])}")
+    check_conditions(op, shapes, attrs)
+
+
+def _field(v: Any) -> str:
+    """An attribute's value as a check's message shows it (as the op core does: bools as true/false,
+    strings quoted, floats in the fewest digits that read back as the same float32)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f"'{v}'"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_field(x) for x in v) + "]"
+    if isinstance(v, float):
+        f = float32(v)
+        for digits in range(6, 18):
+            text = "%.*g" % (digits, f)
+            if float32(float(text)) == f:
+                return text
+    return str(v)
+
+
+def check_conditions(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
+    """The spec's `checks:` (op.checks: (expression, source, message or None, reads) each, reads being
+    (label, dim expression or attribute name)): ValueError naming the op, the check and the values
+    it read when one does not hold. A check that reads an unknown dim is left to run time."""
+    for expr, source, message, reads in getattr(op, "checks", ()):
+        try:
+            holds = evaluate(expr, shapes, attrs)
+        except _Unknown:
+            continue
+        except _DivByZero:
+            raise ValueError(f"{op.name}: division by zero in check '{source}'") from None
+        if not holds:
+            values = ", ".join(
+                f"{label} = {_field(attrs[r]) if isinstance(r, str) else _v(evaluate(r, shapes, attrs))}"
+                for label, r in reads
+            )
+            raise ValueError(f"{op.name}: check '{source}' failed ({values})" + (f": {message}" if message else ""))
 
 
 def output_dims(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> List[Optional[Tuple[Optional[int], ...]]]:

@@ -4,10 +4,13 @@ of the inferred shapes and dtypes (fake tensors, the legacy exporter's placehold
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
+from . import _dims
 from ._spec import OpInfo
 from ._types import TORCH_DTYPES
 
@@ -81,6 +84,81 @@ def min_(a: Any, b: Any) -> Any:
         return min(a, b)
     f = _sym("sym_min")
     return f(a, b) if f is not None else min(a, b)
+
+
+def mod(a: Any, b: Any) -> Any:
+    if not _known(a, b):
+        return None
+    if isinstance(b, int) and b == 0:
+        raise ValueError("shape expression divides by zero")
+    return a % b
+
+
+def _scaled(fn: str, a: Any, f: float) -> Any:
+    if not _known(a):
+        return None
+    if isinstance(a, int):
+        return _dims.scaled(fn, a, f)
+    # A SymInt: its float product is exact while |a| * 2^24 < 2^53 (dims far below 2^29).
+    x = _dims.float32(f) * a
+    return math.floor(x) if fn == "floor" else math.ceil(x)
+
+
+def floor_scaled(a: Any, f: float) -> Any:
+    return _scaled("floor", a, f)
+
+
+def ceil_scaled(a: Any, f: float) -> Any:
+    return _scaled("ceil", a, f)
+
+
+_COMPARE: Dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def compare(op: str, a: Any, b: Any) -> Any:
+    """A comparison of dims: a bool, a SymBool, or None where a dim is unknown."""
+    return _COMPARE[op](a, b) if _known(a, b) else None
+
+
+def and_(a: Any, b: Callable[[], Any]) -> Any:
+    if a is None:
+        return None
+    if isinstance(a, bool):
+        return b() if a else False
+    rhs = b()
+    return None if rhs is None else a & rhs  # SymBools: no guard, no specialization
+
+
+def or_(a: Any, b: Callable[[], Any]) -> Any:
+    if a is None:
+        return None
+    if isinstance(a, bool):
+        return True if a else b()
+    rhs = b()
+    return None if rhs is None else a | rhs
+
+
+def not_(a: Any) -> Any:
+    if a is None:
+        return None
+    return (not a) if isinstance(a, bool) else torch.sym_not(a)
+
+
+def if_(c: Any, a: Callable[[], Any], b: Callable[[], Any]) -> Any:
+    """`a if c else b` on dims: a SymBool condition picks with torch.sym_ite (both sides traced)."""
+    if c is None:
+        return None
+    if isinstance(c, bool):
+        return a() if c else b()
+    x, y = a(), b()
+    return None if x is None or y is None else torch.sym_ite(c, x, y)
 
 
 def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:

@@ -115,6 +115,8 @@ class OpInfo:
     backward: Optional[Tuple[Gradient, ...]] = None
     #: The spec file, relative to the project root (named in errors).
     spec: str = ""
+    #: The spec's `checks:` (_dims.check_conditions reads them).
+    checks: Tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)

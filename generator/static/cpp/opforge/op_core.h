@@ -175,6 +175,32 @@ std::string shownValue(T v) {
 template <class T>
 Status failGot(const char* op, const char* what, T got) { return Status::Error(std::string(op) + what + shownValue(got)); }
 
+/** A value of a check's message: bools as true/false, strings quoted, lists in brackets. */
+inline std::string shownField(bool v) { return v ? "true" : "false"; }
+inline std::string shownField(const std::string& v) { return "'" + v + "'"; }
+template <class T>
+std::string shownField(const std::vector<T>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + shownValue(v[i]);
+  return s + "]";
+}
+template <class T>
+std::string shownField(T v) { return shownValue(v); }
+
+/** A failed entry of the spec's `checks:`: the op, the check as written, the values it read, the spec's words. */
+inline Status checkFailed(const char* op, const char* check, std::initializer_list<std::pair<const char*, std::string>> values,
+                          const char* message) {
+  std::string s = std::string(op) + ": check '" + check + "' failed (";
+  bool first = true;
+  for (const auto& v : values) {
+    s += std::string(first ? "" : ", ") + v.first + " = " + v.second;
+    first = false;
+  }
+  s += ")";
+  if (*message) s += std::string(": ") + message;
+  return Status::Error(s);
+}
+
 /** A division by zero in a compiled shape expression. */
 inline Status divisionByZero(const char* op, const char* where) {
   return Status::Error(std::string(op) + ": division by zero in " + where);

@@ -102,6 +102,48 @@ inline const nvinfer1::IDimensionExpr* dimOp(nvinfer1::IExprBuilder& b, nvinfer1
   return b.operation(o, *x, *y);
 }
 
+// Conditions are dims of value 1 or 0, so that one that reads dims can pick between two dims.
+inline const nvinfer1::IDimensionExpr* notOf(nvinfer1::IExprBuilder& b, const nvinfer1::IDimensionExpr* x) {
+  return dimOp(b, nvinfer1::DimensionOperation::kSUB, constant(b, 1), x);
+}
+inline const nvinfer1::IDimensionExpr* select(nvinfer1::IExprBuilder& b, const nvinfer1::IDimensionExpr* c,
+                                              const nvinfer1::IDimensionExpr* x, const nvinfer1::IDimensionExpr* y) {
+  using Op = nvinfer1::DimensionOperation;
+  return dimOp(b, Op::kSUM, dimOp(b, Op::kPROD, c, x), dimOp(b, Op::kPROD, notOf(b, c), y));
+}
+/** x % y, the floor modulo: x - y * floor(x / y). */
+inline const nvinfer1::IDimensionExpr* floorMod(nvinfer1::IExprBuilder& b, const nvinfer1::IDimensionExpr* x,
+                                                const nvinfer1::IDimensionExpr* y) {
+  using Op = nvinfer1::DimensionOperation;
+  return dimOp(b, Op::kSUB, x, dimOp(b, Op::kPROD, y, dimOp(b, Op::kFLOOR_DIV, x, y)));
+}
+
+/**
+ * floor(s * f) (or ceil) with IExprBuilder's integer operations: f's float32 is m * 2^e with an
+ * integer m, so s * m is multiplied by 2^e or divided by 2^-e, in steps a constant can hold
+ * (floor(floor(x / p) / q) = floor(x / (p q)), likewise ceil): the op core's value exactly.
+ * nullptr (no dims) where f is not finite or 2^e does not fit a constant.
+ */
+inline const nvinfer1::IDimensionExpr* scaled(nvinfer1::IExprBuilder& b, const nvinfer1::IDimensionExpr* s, float f,
+                                              bool ceil) {
+  using Op = nvinfer1::DimensionOperation;
+  if (!std::isfinite(f)) return nullptr;
+  if (f == 0.0f) return constant(b, 0);
+  int e = 0;
+  const int64_t m = static_cast<int64_t>(std::ldexp(std::frexp(f, &e), 24));
+  e -= 24;
+  const nvinfer1::IDimensionExpr* x = dimOp(b, Op::kPROD, s, constant(b, m));
+#if NV_TENSORRT_MAJOR >= 10
+  constexpr int kStep = 62;  // 2^62 fits an int64 constant
+#else
+  constexpr int kStep = 30;  // TensorRT 8 takes int32 constants
+#endif
+  if (e >= 0) return e >= kStep ? nullptr : dimOp(b, Op::kPROD, x, constant(b, int64_t{1} << e));
+  for (int k = -e; k > 0; k -= kStep)
+    x = dimOp(b, ceil ? Op::kCEIL_DIV : Op::kFLOOR_DIV, x, constant(b, int64_t{1} << (k < kStep ? k : kStep)));
+  return x;
+}
+
 // ---- PluginField parsing ---------------------------------------------------------------
 // Creators publish the types onnx-tensorrt's plugin fallback produces for ONNX attributes
 // (INT/INTS -> kINT32, FLOAT/FLOATS -> kFLOAT32, STRING -> kCHAR with a trailing NUL), and
