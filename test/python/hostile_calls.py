@@ -632,6 +632,9 @@ class TorchBinding(Binding):
                     xs[i] = t
                 return fn(*xs, **kw)
 
+            # Each call is its own program: `body` is one code object to dynamo, whose recompile
+            # limit (8) would refuse every call of a batch after the eighth distinct one.
+            self.torch._dynamo.reset()
             compiled = self.torch.compile(body, fullgraph=True, dynamic=True)
             outs = compiled(*[args[i] for i in tensor_at])
         if not isinstance(outs, (tuple, list)):

@@ -359,8 +359,12 @@ def input_gradients(op: OpInfo, xs: Sequence[Optional[jax.Array]], outs: Sequenc
             continue
         gop = _registry[g.op]
         args = [None if s is None else (xs[s[1]] if s[0] == "input" else outs[s[1]] if s[0] == "output" else gouts[s[1]]) for s in g.inputs]
-        gattrs = check_attrs(gop, {a.name: attrs[f] for a, f in zip(gop.attributes, g.attributes) if f is not None})
-        res = ffi(gop, check_inputs(gop, args), gattrs)
+        try:
+            gattrs = check_attrs(gop, {a.name: attrs[f] for a, f in zip(gop.attributes, g.attributes) if f is not None})
+            res = ffi(gop, check_inputs(gop, args), gattrs)
+        except (TypeError, ValueError) as e:
+            # The op the user differentiated leads the message; the gradient op's words follow.
+            raise type(e)(f"{op.name} (gradient): {e}") from e
         for j, i in enumerate(g.outputs):
             if i is not None and wanted[i]:
                 grads[i] = res[j]

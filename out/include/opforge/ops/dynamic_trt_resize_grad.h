@@ -96,6 +96,8 @@ inline Status inferTypes(const DType* in, const bool* present, DType* out, int* 
 /** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
 inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present) {
   OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(0, kNumInputs, inputs, present));
+  if (inputs[0].dims[0] != inputs[1].dims[0]) return failGot(kName, ": dim 0 of input grad_output must equal input[0], got ", inputs[0].dims[0]);
+  if (inputs[0].dims[1] != inputs[1].dims[1]) return failGot(kName, ": dim 1 of input grad_output must equal input[1], got ", inputs[0].dims[1]);
   return Status::Ok();
 }
 

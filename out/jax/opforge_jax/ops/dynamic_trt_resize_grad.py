@@ -17,7 +17,7 @@ _OP = _rt.OpInfo(
     target='opforge.custom.DynamicTRTResizeGrad',
     symbols=('opforge_jax_dynamic_trt_resize_grad_cpu', 'opforge_jax_dynamic_trt_resize_grad_cuda'),
     inputs=(
-        _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', 4, False, True),
+        _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', 4, False, True, shape=(('dim', 1, 0), ('dim', 1, 1), None, None), shape_source=('input[0]', 'input[1]', '?', '?')),
         _rt.Input('input', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(

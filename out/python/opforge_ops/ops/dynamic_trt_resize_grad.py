@@ -29,7 +29,7 @@ _OP = _rt.OpInfo(
     snake='dynamic_trt_resize_grad',
     doc='Gradient of DynamicTRTResize\'s input (bicubic, PyTorch semantics).',
     inputs=(
-        _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', 4, False, True),
+        _rt.Input('grad_output', ('float32', 'float16', 'float64'), 'T', 4, False, True, shape=(('dim', 1, 0), ('dim', 1, 1), None, None), shape_source=('input[0]', 'input[1]', '?', '?')),
         _rt.Input('input', ('float32', 'float16', 'float64'), 'T', 4, False, False),
     ),
     outputs=(
