@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '5 op(s) valid (GridPriorsTRT, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, TRTInstanceNormalization)',
+    '7 op(s) valid (GridPriorsTRT, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, TRTBicubicInterpolate, TRTInstanceNormalization)',
   );
 });
 
@@ -54,9 +54,11 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
     project.ops.map((o) => `${o.domain}::${o.name}`),
     [
       'mmdeploy::GridPriorsTRT',
+      'mmdeploy::MMCVModulatedDeformConv2d',
       'mmdeploy::MMCVMultiScaleDeformableAttention',
       'mmcv::MMCVRoiAlign',
       'mmdeploy::ScaledDotProductAttentionTRT',
+      'mmdeploy::TRTBicubicInterpolate',
       'mmdeploy::TRTInstanceNormalization',
     ],
   );
@@ -79,6 +81,24 @@ testWith(['torch'], 'opforge test: every case agrees with the reference on every
     report.backends.filter((b) => paddle.includes(b)),
     hasPaddle ? ['paddle', 'paddle-infer'] : [],
   );
+});
+
+test('a call that breaks a check is refused with the op, the check and its values (the Node addon the test built)', () => {
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'run', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+  // 4 input channels in 3 groups; the shapes themselves fit (out 3 x 3 from a 5 x 5 input and a 3 x 3 kernel).
+  const inputs = ['input=1,4,5,5', 'offset=1,18,3,3', 'mask=1,9,3,3', 'weight=3,4,3,3'].flatMap((i) => ['--input', i]);
+  const r = run('MMCVModulatedDeformConv2d', ...inputs, '--attr', 'groups=3');
+  assert.is(r.status, 2, `${r.stdout}${r.stderr}`);
+  assert.match(
+    r.stderr,
+    "MMCVModulatedDeformConv2d: check 'weight[1] * groups == input[1]' failed (weight[1] = 4, groups = 3, input[1] = 4): weight holds C / groups input channels per filter",
+  );
+  const ok = run('MMCVModulatedDeformConv2d', ...inputs);
+  assert.is(ok.status, 0, `${ok.stdout}${ok.stderr}`);
 });
 
 firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)), [NVCC]);

@@ -177,6 +177,22 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
       ps.some((p) => p.lets.some((l) => JSON.stringify(l.e).includes('"k":"let"'))),
     'lets read by output dims, the workspace and later lets',
   );
+  const has = (re: RegExp): boolean => ps.some((p) => re.test(shapes(p)));
+  assert.ok(
+    has(/"k":"cond","c":\{"k":"cmp"/) &&
+      ['flag', 'is', 'not', 'logic'].every((k) =>
+        ps.some((p) => JSON.stringify([p.outputs.map((o) => o.shape), p.checks]).includes(`"k":"${k}"`)),
+      ) &&
+      has(/"op":"%"/) &&
+      has(/"k":"round","fn":"floor"/) &&
+      has(/"k":"round","fn":"ceil"/) &&
+      ps.some((p) => p.tests.some((t) => t.attrs.fscale === 0.3 || t.attrs.fscale === 0.1)),
+    'conditions (comparisons, bool and string attributes, not/and/or), %, floor/ceil of a float attribute set to values with no exact binary form',
+  );
+  assert.ok(
+    ps.filter((p) => p.checks.length).length >= 5 && ps.some((p) => p.checks.some((c) => c.message !== undefined)),
+    'checks:, some with a message',
+  );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(

@@ -327,6 +327,9 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 return
             c.attrs[a.name] = nv
             c.mutations.append(f"{a.name}: harmless {nv!r} ({type(nv).__name__})")
+            if mode == "compile" and type(nv).__module__ == "numpy":
+                # torch.compile traces a numpy scalar as data: the binding refuses it by name there.
+                c.faults[a.name] = "invalid"
             return
         if kind == "attr-type":
             nv = wrong_type_attr(a, v, rng)

@@ -792,6 +792,7 @@ function condKids(c: CondE): DimE[] {
 
 /** The float attribute rounded dims scale by (values with and without an exact binary form). */
 const FSCALE = 'fscale';
+const FMODE = 'fmode';
 
 /**
  * Half the seeds, from their own stream after the cases (other draws stay as they were): some
@@ -814,6 +815,20 @@ function addConditions(r: Rand, p: SpecPlan): void {
     dim: false,
   });
   for (const t of p.tests) if (chance(r, 0.6)) t.attrs[FSCALE] = pick(r, [0.3, 1.25, 2, 0.1]);
+  // A string attribute with values to compare with, where the spec has none.
+  if (!p.attrs.some((a) => a.type === 'string' && a.enum) && !p.attrs.some((a) => a.name === FMODE)) {
+    p.attrs.push({
+      name: FMODE,
+      type: 'string',
+      required: false,
+      default: 'avg',
+      enum: ['avg', 'max'],
+      min: undefined,
+      max: undefined,
+      dim: false,
+    });
+    for (const t of p.tests) if (chance(r, 0.5)) t.attrs[FMODE] = 'max';
+  }
   const dimsRead = p.inputs.filter((i) => !i.optional && i.rank !== null && i.rank > 0);
   const atom = (): DimE => {
     if (dimsRead.length && chance(r, 0.7)) {
@@ -880,6 +895,13 @@ function addConditions(r: Rand, p: SpecPlan): void {
     if (p.tests.every((t) => evalCond(bound, t.dims, full(t)) === true))
       p.checks.push({ c: bound, message: chance(r, 0.5) ? pick(r, STRINGS) : undefined });
   }
-  const c = cond();
+  // A tautology over an attribute where the spec has one to read (a string's value, a bool), so
+  // that every kind of condition reaches every backend.
+  const safe = enums[0]?.enum?.find((v) => /^[A-Za-z0-9_]*$/.test(String(v)));
+  const c: CondE = flags[0]
+    ? { k: 'flag', name: flags[0].name }
+    : enums[0]
+      ? { k: 'is', name: enums[0].name, value: String(safe) }
+      : cond();
   p.checks.push({ c: { k: 'logic', op: 'or', a: c, b: { k: 'not', c } }, message: undefined });
 }

@@ -18,6 +18,8 @@ FLOAT32_MAX = 3.4028234663852886e+38
 MAX_STRING = 4096
 MAX_LIST = 1024
 MAX_RANK = 8
+# Formatted here, once: dynamo cannot trace a format spec in an f-string (BUILD_STRING).
+_FLOAT32_MAX_TEXT = f"{FLOAT32_MAX:.7g}"
 
 
 #: torch.compile's symbolic values: dynamo cannot trace their repr (an error message built from
@@ -47,6 +49,11 @@ def show(v: Any) -> str:
     if len(r) > 60:
         r = r[:40] + "..." + r[-10:] + f" ({len(r)} characters)"
     return f"{type(v).__name__} {r}"
+
+
+def _repr(v: Any) -> str:
+    """repr(v), or what show() gives while torch.compile traces (dynamo cannot repr a symbolic value)."""
+    return show(v) if _symbolic(v) or _compiling() else repr(v)
 
 
 def check_attrs(op: Any, given: Dict[str, Any]) -> Dict[str, Any]:
@@ -84,19 +91,21 @@ def _check_range(op: Any, a: Any, x: Any) -> None:
     if isinstance(x, (str, bool)):
         return
     if isinstance(x, float) and not -math.inf < x < math.inf:
-        raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {x!r}")
+        raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {_repr(x)}")
     if a.min is not None and (x <= a.min if a.min_exclusive else x < a.min):
-        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'>' if a.min_exclusive else '>='} {a.min}, got {x!r}")
+        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'>' if a.min_exclusive else '>='} {a.min}, got {_repr(x)}")
     if a.max is not None and (x >= a.max if a.max_exclusive else x > a.max):
-        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'<' if a.max_exclusive else '<='} {a.max}, got {x!r}")
+        raise ValueError(f"{op.name}: attribute {a.name!r} must be {'<' if a.max_exclusive else '<='} {a.max}, got {_repr(x)}")
+
+
+def _is_numpy_scalar(v: Any) -> bool:
+    return type(v).__module__ == "numpy" and getattr(v, "shape", None) == () and hasattr(v, "item")
 
 
 def _numpy_scalar(v: Any) -> Any:
     """A numpy scalar (np.float32(0.5), np.int64(3), np.bool_(True)) as its Python value; anything
     else unchanged. Recognised by module so numpy need not be importable."""
-    if type(v).__module__ == "numpy" and getattr(v, "shape", None) == () and hasattr(v, "item"):
-        return v.item()
-    return v
+    return v.item() if _is_numpy_scalar(v) else v
 
 
 def _coerce_attr(op: Any, a: Any, given: Any) -> Any:
@@ -114,15 +123,24 @@ def _coerce_attr(op: Any, a: Any, given: Any) -> Any:
     def to_float(x: Any) -> float:
         if isinstance(x, float):
             f = x
+        elif not -int(FLOAT32_MAX) <= x <= int(FLOAT32_MAX):
+            # An int compared as an int: converting a huge one overflows (under torch.compile in
+            # dynamo's own code, naming nothing).
+            raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {_FLOAT32_MAX_TEXT}), got {show(given)}")
         else:
             try:
                 f = float(x)
             except OverflowError:
-                raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {FLOAT32_MAX:.7g}), got {show(given)}") from None
+                raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {_FLOAT32_MAX_TEXT}), got {show(given)}") from None
         if FLOAT32_MAX < f < math.inf or -math.inf < f < -FLOAT32_MAX:
-            raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {FLOAT32_MAX:.7g}), got {show(given)}")
+            raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {_FLOAT32_MAX_TEXT}), got {show(given)}")
         return f
 
+    if _compiling() and _is_numpy_scalar(given):
+        # dynamo traces a numpy scalar as a tensor element (an unbacked value), and the op's
+        # schema takes a constant: name it here, before dynamo fails on a guard naming nothing.
+        raise TypeError(f"{op.name}: attribute {a.name!r} is a numpy scalar, which torch.compile traces as data, not "
+                        f"a constant; pass a Python value (x.item())")
     v = _numpy_scalar(given)
     if a.type == "bool":
         if not isinstance(v, bool):
@@ -150,6 +168,9 @@ def _coerce_attr(op: Any, a: Any, given: Any) -> Any:
         raise bad("a list")
     if len(v) > MAX_LIST:
         raise ValueError(f"{op.name}: attribute {a.name!r} must have at most {MAX_LIST} elements, got {len(v)}")
+    if _compiling() and any(_is_numpy_scalar(x) for x in v):
+        raise TypeError(f"{op.name}: attribute {a.name!r} holds numpy scalars, which torch.compile traces as data, not "
+                        f"constants; pass Python values (x.tolist())")
     items = [_numpy_scalar(x) for x in v]
     if a.type == "ints":
         if not all(is_int(x) for x in items):
