@@ -135,7 +135,7 @@ def _coerce_attr(op: Any, a: Any, given: Any) -> Any:
         # NaN by `!=` (no math.isnan: dynamo cannot trace it on a symbolic float) and before any
         # bound: a NaN compared with one fails inside torch.compile's fake tensors, naming nothing.
         if f != f:
-            raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {show(given)}")
+            raise ValueError(f"{op.name}: attribute {a.name!r} must be finite, got {_repr(f)}")
         if FLOAT32_MAX < f < math.inf or -math.inf < f < -FLOAT32_MAX:
             raise ValueError(f"{op.name}: attribute {a.name!r} must be within float32 (|x| <= {_FLOAT32_MAX_TEXT}), got {show(given)}")
         return f
