@@ -178,6 +178,23 @@ test('typing errors name line:col and key, and say how to write it', () => {
   );
 });
 
+test('an index that is a name, in a flow list, is a located expression error, not a YAML one', () => {
+  const spec = `name: Top
+version: 1
+inputs: [{ name: input, dtype: float32, rank: 2 }]
+outputs:
+  - { name: y, dtype: float32, shape: [input[axis], k] }
+attributes:
+  - { name: k, type: int, default: 2 }
+  - { name: axis, type: int, default: 0 }
+kernels: { cpu: kernels/k.cpp }
+`;
+  assert.equal(
+    specErrors({ 'top.yaml': spec }).map((d) => `${d.line}:${d.col} ${d.path} ${d.message}`),
+    ["5:46 outputs[0].shape[0] expected an integer dim index but found 'axis' in `input[axis]`"],
+  );
+});
+
 test('_dims.py evaluates conditions and rounded floats as the spec model does, and words failed checks as the op core', () => {
   const op: OpIR = loadSpecs({ 'cond.yaml': SPEC }).ops[0]!;
   const y = op.outputs[0]!.shape;
