@@ -45,6 +45,7 @@ attributes:
     description: Scale factor.
 # state: []                  # extra serialized fields filled by configure() in the CPU kernel
 # workspace: 0               # scratch bytes, a dim expression
+# checks: ['x[1] % 2 == 0']  # conditions over attributes and ranked inputs' dims, checked on every call
 kernels:                     # relative to this file
   cpu: kernels/${snake}.cpp
   cuda: kernels/${snake}.cu
