@@ -7,6 +7,7 @@ import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { ExprSyntaxError, parseExpr, visitExpr } from './expr.js';
 import { ExprTyper } from './expr-typing.js';
+import { exprAttrName } from './ir-helpers.js';
 import type {
   AttributeIR,
   CheckIR,
@@ -586,16 +587,8 @@ function buildChecks(
 function exprLeaves(e: Expr): Expr[] {
   const seen = new Map<string, Expr>();
   visitExpr(e, (x) => {
-    const key =
-      x.kind === 'dim'
-        ? `d${x.inputIndex}.${x.axis}`
-        : x.kind === 'attr' || x.kind === 'flag' || x.kind === 'is' || x.kind === 'len'
-          ? `a${x.name}`
-          : x.kind === 'elem'
-            ? `a${x.name}`
-            : x.kind === 'round'
-              ? `a${x.factor.name}`
-              : undefined;
+    const attr = exprAttrName(x);
+    const key = x.kind === 'dim' ? `d${x.inputIndex}.${x.axis}` : attr === undefined ? undefined : `a${attr}`;
     if (key && !seen.has(key)) seen.set(key, x);
   });
   return [...seen.values()];

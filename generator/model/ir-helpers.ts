@@ -219,14 +219,19 @@ export function exprAttrValues(
   const out: Record<string, number | boolean | string | number[]> = {};
   for (const a of op.attributes) {
     const v = values[a.name] ?? a.default;
-    if (v !== undefined && v !== null) out[a.name] = v as number | boolean | string | number[];
+    if (v !== undefined) out[a.name] = v;
   }
   return out;
+}
+
+/** The attribute an expression node reads itself (not through its children), if any. */
+export function exprAttrName(e: Expr): string | undefined {
+  if (e.kind === 'round') return e.factor.name;
+  return 'name' in e ? e.name : undefined;
 }
 
 /** How a check's message names a value it read: `x[1]`, or the attribute's name. */
 export function readLabel(op: OpIR, e: Expr): string {
   if (e.kind === 'dim') return `${op.inputs[e.inputIndex]!.name}[${e.axis}]`;
-  if (e.kind === 'round') return e.factor.name;
-  return 'name' in e ? e.name : '';
+  return exprAttrName(e) ?? '';
 }

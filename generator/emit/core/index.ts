@@ -12,6 +12,7 @@ import {
   coreHeaderPath,
   cppParam,
   dtypeUnder,
+  exprAttrName,
   exprReads,
   ioType,
   opHash,
@@ -307,7 +308,7 @@ function emitCheckShapes(op: OpIR): Slots {
 /** The C++ value a check's message shows for a read: the dim, or the whole attribute as stored. */
 function readValue(e: Expr): string {
   if (e.kind === 'dim') return shapeEnv.dim(e.inputIndex, e.axis);
-  return `attrs.${e.kind === 'round' ? e.factor.name : 'name' in e ? e.name : ''}`;
+  return `attrs.${exprAttrName(e)}`;
 }
 
 /** inferShapes and workspaceSize: the spec's shape expressions compiled to C++. */

@@ -96,14 +96,7 @@ export function pyChecks(op: OpIR): Record<string, PyValue> {
       pyExprData(c.expr),
       c.source,
       c.message ?? null,
-      pyTuple(
-        c.reads.map((r) =>
-          pyTuple([
-            readLabel(op, r),
-            r.kind === 'dim' ? pyExprData(r) : r.kind === 'round' ? r.factor.name : 'name' in r ? r.name : '',
-          ]),
-        ),
-      ),
+      pyTuple(c.reads.map((r) => pyTuple([readLabel(op, r), r.kind === 'dim' ? pyExprData(r) : readLabel(op, r)]))),
     ]),
   );
   return { checks: pyTuple(rows, { multiline: true }) };

@@ -6,6 +6,7 @@
 // and dims (the specs' expression trees, printed by py-expr.ts).
 
 import { visitExpr } from '../../model/expr.js';
+import { exprAttrName } from '../../model/ir-helpers.js';
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { DTYPE_INFO } from '../../model/type-table.js';
 import { type EmitContext, staticText } from '../emitter.js';
@@ -25,8 +26,8 @@ function attrsRead(op: OpIR): OpIR['attributes'] {
     if (o.shape.kind === 'dims')
       for (const e of o.shape.dims)
         visitExpr(e, (x) => {
-          if (x.kind === 'round') names.add(x.factor.name);
-          else if ('name' in x) names.add(x.name);
+          const name = exprAttrName(x);
+          if (name !== undefined) names.add(name);
         });
   return op.attributes.filter((a) => names.has(a.name));
 }

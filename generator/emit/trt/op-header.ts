@@ -4,7 +4,7 @@
 // IExprBuilder calls, the CUDA path, and the creators.
 
 import type { CmpOp, Expr, OpIR } from '../../model/ir.js';
-import { cppParam } from '../../model/ir-helpers.js';
+import { cppParam, exprReads } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
 import { lines } from '../emitter.js';
@@ -34,12 +34,8 @@ const ATTRS: CppExprEnv = {
 
 /** A condition C++ can decide from the attributes alone (no dims, nothing that can fail). */
 function foldable(e: Expr): boolean {
-  let ok = true;
-  visitExpr(e, (x) => {
-    if (x.kind === 'dim' || x.kind === 'round' || (x.kind === 'binary' && (x.op === '//' || x.op === '%'))) ok = false;
-    if (x.kind === 'call' && x.fn === 'ceil_div') ok = false;
-  });
-  return ok;
+  const r = exprReads([e]);
+  return !r.dims && !r.division;
 }
 
 /** Comparisons from IExprBuilder's two: the operation, whether its operands swap, whether it is negated. */

@@ -49,7 +49,8 @@ def scaled(fn: str, a: int, f: float) -> int:
     return math.floor(x) if fn == "floor" else math.ceil(x)
 
 
-_COMPARE = {
+#: The comparisons of the expression language (also the PyTorch package's symbolic dim helpers').
+COMPARISONS = {
     "==": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -93,8 +94,8 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
         return bool(evaluate(e[1], shapes, attrs)) or bool(evaluate(e[2], shapes, attrs))
     a = evaluate(e[1], shapes, attrs)
     b = evaluate(e[2], shapes, attrs)
-    if kind in _COMPARE:
-        return _COMPARE[kind](a, b)
+    if kind in COMPARISONS:
+        return COMPARISONS[kind](a, b)
     if kind == "+":
         return a + b
     if kind == "-":

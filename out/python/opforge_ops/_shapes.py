@@ -5,7 +5,6 @@ of the inferred shapes and dtypes (fake tensors, the legacy exporter's placehold
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
@@ -112,19 +111,9 @@ def ceil_scaled(a: Any, f: float) -> Any:
     return _scaled("ceil", a, f)
 
 
-_COMPARE: Dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
-
-
 def compare(op: str, a: Any, b: Any) -> Any:
     """A comparison of dims: a bool, a SymBool, or None where a dim is unknown."""
-    return _COMPARE[op](a, b) if _known(a, b) else None
+    return _dims.COMPARISONS[op](a, b) if _known(a, b) else None
 
 
 def and_(a: Any, b: Callable[[], Any]) -> Any:
