@@ -17,10 +17,11 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { testFileIgnoreArgs } from './helpers/compiled-tests.js';
+import { staleTests, testFileIgnoreArgs } from './helpers/compiled-tests.js';
+import { EVERYTHING, type Job, nextJob, sharedResources, WEIGHT_UNKNOWN, WEIGHTS } from './helpers/suite-schedule.js';
 import { REQUIRE_TOOLS } from './helpers/optional-tools.js';
 import { root } from './helpers/paths.js';
 
@@ -79,55 +80,135 @@ interface Leg {
   pattern: string;
 }
 
-/** Runs uvu over the leg's files, its output streamed through; the counts from uvu's closing block. */
-function runLeg(leg: Leg): Promise<{ passed: number; skipped: number; failed: number; ok: boolean }> {
-  log(`\n==== ${leg.name} ====`);
+/** What one job (one test file in one leg) reported: uvu's counts, and its output. */
+interface Ended {
+  passed: number;
+  skipped: number;
+  failed: number;
+  ok: boolean;
+  seconds: number;
+}
+
+/** The compiled test files a leg runs (relative to dist/test), matching its pattern. */
+function legFiles(pattern: string): string[] {
+  const re = new RegExp(pattern);
+  const stale = new Set(staleTests());
+  return readdirSync(path.join(root, 'dist', 'test'), { recursive: true, encoding: 'utf8' })
+    .map((p) => p.split(path.sep).join('/'))
+    .filter((p) => p.endsWith('.test.js') && !stale.has(p) && re.test(p))
+    .sort();
+}
+
+/** Runs one test file under uvu in `env`; its output is printed whole when it ends, so files never interleave. */
+function runFile(file: string, env: NodeJS.ProcessEnv, label: string): Promise<Ended> {
+  const t0 = performance.now();
+  const dir = path.posix.dirname(file);
+  const name = path.posix.basename(file).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return new Promise((resolve) => {
-    // Only compiled test files, none whose test was moved or removed (test/helpers/compiled-tests.ts).
     const child = spawn(
       path.join(root, 'node_modules', '.bin', 'uvu'),
-      ['dist/test', leg.pattern, ...testFileIgnoreArgs()],
-      {
-        cwd: root,
-        env: leg.env,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
+      [path.join('dist', 'test', dir), `^${name}$`, ...testFileIgnoreArgs(dir === '.' ? '' : dir)],
+      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    let tail = '';
-    // Where the time goes: uvu prints each file's name as it starts it.
-    const files: [string, number][] = [];
-    let partial = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      const text = chunk.toString('utf8');
-      tail = (tail + text).slice(-4000);
-      const parts = (partial + text).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        const m = /^(?:\x1b\[[0-9;]*m)*([\w./-]+\.test\.js)(?:\x1b\[[0-9;]*m)*$/.exec(line.trim());
-        if (m) files.push([m[1]!, performance.now()]);
-      }
+    let text = '';
+    child.stdout.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
     });
     child.on('close', (code) => {
-      const end = performance.now();
-      const took = files
-        .map(([f, t], i) => [f, ((files[i + 1]?.[1] ?? end) - t) / 1000] as const)
-        .sort((a, b) => b[1] - a[1]);
-      if (took.length)
-        log(
-          `slowest files: ${took
-            .slice(0, 10)
-            .map(([f, s]) => `${f.replace('.test.js', '')} ${s.toFixed(0)} s`)
-            .join(', ')}`,
-        );
-      // uvu's closing block: "Total: N", "Passed: N" (colour codes stripped).
-      const plain = tail.replace(/\x1b\[[0-9;]*m/g, '');
+      const seconds = (performance.now() - t0) / 1000;
+      log(`\n---- ${label} (${seconds.toFixed(0)} s) ----\n${text.trimEnd()}`);
+      // uvu's closing block: "Total: N", "Passed: N", "Skipped: N" (colour codes stripped).
+      const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-      resolve({ passed, skipped, failed: total - passed, ok: code === 0 }); // uvu's Total leaves skipped tests out
+      // uvu's Total leaves skipped tests out; a file that died before its block counts as one failure.
+      const failed = total - passed || (code === 0 ? 0 : 1);
+      resolve({ passed, skipped, failed, ok: code === 0, seconds });
     });
   });
+}
+
+interface SuiteJob extends Job {
+  file: string;
+  leg: Leg;
+}
+
+/** Every leg's files as jobs: an oldest-torch job after its file's first run and every first-leg job sharing a folder with it. */
+function suiteJobs(legs: readonly Leg[]): SuiteJob[] {
+  const jobs: SuiteJob[] = [];
+  for (const [i, leg] of legs.entries()) {
+    const prefix = leg.env.OPFORGE_TEST_LEG === 'oldest-torch' ? 'legacy:' : i ? `leg${i}:` : '';
+    for (const file of legFiles(leg.pattern)) {
+      const short = file.replace(/\.test\.js$/, '');
+      const resources = sharedResources(readFileSync(path.join(root, 'dist', 'test', file), 'utf8'));
+      const after = prefix
+        ? jobs
+            .filter(
+              (j) =>
+                j.file === file ||
+                j.resources.includes(EVERYTHING) ||
+                resources.includes(EVERYTHING) ||
+                j.resources.some((r) => resources.includes(r)),
+            )
+            .map((j) => j.id)
+        : [];
+      jobs.push({
+        id: `${prefix}${short}`,
+        file,
+        leg,
+        resources,
+        after,
+        weight: WEIGHTS[`${prefix}${short}`] ?? WEIGHT_UNKNOWN,
+      });
+    }
+  }
+  return jobs;
+}
+
+/** Runs the jobs on `workers` at once (suite-schedule.ts decides which may start); the totals, and each job's time. */
+async function runJobs(jobs: SuiteJob[], workers: number): Promise<Ended & { took: [string, number][] }> {
+  const waiting = [...jobs];
+  const running = new Map<string, SuiteJob>();
+  const ended = new Set<string>();
+  const total: Ended & { took: [string, number][] } = {
+    passed: 0,
+    skipped: 0,
+    failed: 0,
+    ok: true,
+    seconds: 0,
+    took: [],
+  };
+  await new Promise<void>((done) => {
+    const fill = (): void => {
+      while (running.size < workers) {
+        const job = nextJob(waiting, [...running.values()], ended);
+        if (!job) break;
+        waiting.splice(waiting.indexOf(job), 1);
+        running.set(job.id, job);
+        log(`start ${job.id}${job.leg.env.OPFORGE_TEST_LEG ? ` (${job.leg.name})` : ''}`);
+        void runFile(job.file, job.leg.env, job.id).then((r) => {
+          running.delete(job.id);
+          ended.add(job.id);
+          total.passed += r.passed;
+          total.skipped += r.skipped;
+          total.failed += r.failed;
+          total.ok &&= r.ok;
+          total.took.push([job.id, r.seconds]);
+          fill();
+        });
+      }
+      if (!running.size) {
+        if (waiting.length) throw new Error(`jobs that can never start: ${waiting.map((j) => j.id).join(', ')}`);
+        done();
+      }
+    };
+    fill();
+  });
+  return total;
 }
 
 async function main(): Promise<number> {
@@ -194,19 +275,21 @@ async function main(): Promise<number> {
     if (ownCache) rmSync(ownCache, { recursive: true, force: true });
     return 1;
   }
-  let passed = 0,
-    skipped = 0,
-    failed = 0,
-    ok = true;
-  for (const leg of legs) {
-    const t0 = performance.now();
-    const r = await runLeg(leg);
-    log(`(${leg.name}: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-    passed += r.passed;
-    skipped += r.skipped;
-    failed += r.failed;
-    ok &&= r.ok;
-  }
+  for (const leg of legs) log(`leg: ${leg.name}`);
+  // Files at once: one per core (OPFORGE_TEST_JOBS overrides), since a file's builds leave a
+  // core idle while its Python harness or a link runs.
+  const workers = Number(process.env.OPFORGE_TEST_JOBS) || Math.max(1, os.availableParallelism());
+  const t0 = performance.now();
+  const r = await runJobs(suiteJobs(legs), workers);
+  const took = r.took.sort((a, b) => b[1] - a[1]);
+  log(
+    `\nslowest files: ${took
+      .slice(0, 12)
+      .map(([f, t]) => `${f} ${t.toFixed(0)} s`)
+      .join(', ')}`,
+  );
+  log(`(${workers} at once: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  const { passed, skipped, failed, ok } = r;
   if (ownCache) rmSync(ownCache, { recursive: true, force: true });
   log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped (each said why above)` : ''}`);
   return ok && failed === 0 ? 0 : 1;

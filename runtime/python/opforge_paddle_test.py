@@ -99,6 +99,10 @@ def build(root: str, out: str, build_dir: str, ops, kernels: dict, objects: dict
     or the kernels are compiled here)."""
     from paddle.utils.cpp_extension import load
     os.makedirs(build_dir, exist_ok=True)
+    # Paddle's loader compiles through ccache when it is installed: paths under the project are
+    # then hashed relative, so another checkout of the project compiles from the same cache (as
+    # out/cmake/opforge.cmake does for the CMake builds); a CCACHE_BASEDIR of the user's wins.
+    os.environ.setdefault("CCACHE_BASEDIR", os.path.abspath(root))
     includes = [os.path.join(out, "include"), os.path.join(out, "paddle"), os.path.join(out, "paddle", "include")]
     linked = sorted({o for op in ops for o in objects.get(op.name, [])}) if all(op.name in objects for op in ops) else []
     # Paddle's loader rebuilds when its source files change, not the files they include: the digest

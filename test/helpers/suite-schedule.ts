@@ -1,0 +1,87 @@
+// How `npm test` spreads the test files over the machine's cores: each file is a job (one uvu
+// process), and a job starts when a worker is free, the jobs it builds on have ended and none of the
+// repo's shared build folders it uses is held by a running job. Most files work in their own
+// temporary projects; those that build in the repo's build/ folders (the seed ops' PyTorch
+// extension in build/torch, the repo project's default folders) take turns.
+//
+// What a file shares is read from its compiled text, so a new test is scheduled right without
+// a table to keep: `path.join(root, 'build', 'x')` holds build/x; building or testing the repo
+// project itself (runTests({ root, ... }), runOpforge(root, ...), build({ root, ... })) holds the
+// repo project's default folders; a file that runs the suite runner itself runs alone.
+
+/** The repo project's default build folders (runtime/: build/<backend>, build/kernels, build/test). */
+const REPO_PROJECT = [
+  'build/kernels',
+  'build/test',
+  'build/torch',
+  'build/node',
+  'build/jax',
+  'build/ort',
+  'build/paddle',
+];
+
+/** Every resource at once: a job holding this runs alone. */
+export const EVERYTHING = '*';
+
+const BUILD_FOLDER = /\(root, 'build', '([\w-]+)'/g;
+const REPO_PROJECT_USE =
+  /\b(?:runTests|build|buildOrtLibrary|buildJaxLibrary|buildTorchExtension)\(\{\s*root\s*[,}]|\brunOpforge\(root\b|\? dir : root\b/;
+
+/** The shared folders (and the like) a test file's compiled text says it uses. */
+export function sharedResources(text: string): string[] {
+  if (text.includes('run-suite.js')) return [EVERYTHING];
+  const found = new Set<string>();
+  for (const m of text.matchAll(BUILD_FOLDER)) found.add(`build/${m[1]}`);
+  if (REPO_PROJECT_USE.test(text)) for (const r of REPO_PROJECT) found.add(r);
+  return [...found].sort();
+}
+
+export interface Job {
+  id: string;
+  /** Seconds it took last measured (a guess for new files): the longest runnable job starts first. */
+  weight: number;
+  resources: readonly string[];
+  /** Jobs that must have ended first (the oldest-torch run of a file reuses what its first run built). */
+  after: readonly string[];
+}
+
+/** The next job to start, given what runs and what has ended; undefined: none can start now. */
+export function nextJob<J extends Job>(
+  waiting: readonly J[],
+  running: readonly Job[],
+  ended: ReadonlySet<string>,
+): J | undefined {
+  const held = new Set(running.flatMap((j) => j.resources));
+  const free = (j: J): boolean =>
+    j.resources.includes(EVERYTHING)
+      ? running.length === 0
+      : !held.has(EVERYTHING) && j.resources.every((r) => !held.has(r));
+  const ready = waiting.filter((j) => j.after.every((a) => ended.has(a)) && free(j));
+  return ready.sort((a, b) => b.weight - a.weight || a.id.localeCompare(b.id))[0];
+}
+
+/**
+ * Seconds per file on CI's kind of machine (2 cores), from the suite's `slowest files` lines
+ * (docs/testing.md): only the order matters. Files not named here count as WEIGHT_UNKNOWN.
+ */
+export const WEIGHTS: Readonly<Record<string, number>> = {
+  specspace: 680,
+  'hostile-calls': 340,
+  installed: 320,
+  'opforge-test': 280,
+  torch: 175,
+  'op-sets': 170,
+  'benchmarks-smoke': 165,
+  'paddle-run': 130,
+  grad: 130,
+  'mmdeploy-example': 120,
+  'user-ops': 100,
+  'kernel-compiled-once': 90,
+  jax: 80,
+  'legacy:specspace': 142,
+  'legacy:grad': 125,
+  'legacy:op-sets': 109,
+  'legacy:opforge-test': 102,
+  'legacy:user-ops': 25,
+};
+export const WEIGHT_UNKNOWN = 30;
