@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import shutil
 import tempfile
 import traceback
 
@@ -294,35 +295,40 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
     specs = [paddle.static.InputSpec(shape=list(t.shape), dtype=PADDLE[str(t.dtype).replace("torch.", "")], name=op.inputs[i].name,
                                      stop_gradient=True)
              for i, t in enumerate(inputs) if t is not None]
+    # The saved model is read once, by the predictor: removed after, so the case folder holds only
+    # outputs (what opforge test keeps and hashes).
     tmp = tempfile.mkdtemp(dir=d)
-    layer = paddle.jit.to_static(op_layer(fn, present, attr_args(op, attrs), tmp), input_spec=specs, full_graph=True)
-    # The static graph's output dims come from the generated InferShape (-1 where unknown): they
-    # must hold the dims the kernel writes in dygraph.
-    declared = [list(v.shape) for v in layer.forward.concrete_program.outputs]
-    for o, dims, want in zip(op.outputs, declared, dygraph):
-        if len(dims) != len(want.shape) or any(a >= 0 and a != b for a, b in zip(dims, want.shape)):
-            raise AssertionError(f"output {o.name}: the static graph (InferShape) gives dims {dims}, the kernel wrote {list(want.shape)}")
-    prefix = os.path.join(tmp, "model")
-    paddle.jit.save(layer, prefix)
-    model = prefix + ".json" if os.path.exists(prefix + ".json") else prefix + ".pdmodel"
-    config = paddle.inference.Config(model, prefix + ".pdiparams")
-    config.disable_gpu()
-    config.disable_glog_info()
-    predictor = paddle.inference.create_predictor(config)
-    for i, t in ((i, t) for i, t in enumerate(inputs) if t is not None):
-        h = predictor.get_input_handle(op.inputs[i].name)
-        h.reshape(list(t.shape))
-        h.copy_from_cpu(t.numpy())
-    predictor.run()
-    written = {}
-    for j, (name, o) in enumerate(zip(predictor.get_output_names(), op.outputs)):
-        h = predictor.get_output_handle(name)
-        arr = h.copy_to_cpu()
-        want = dygraph[j]
-        if list(arr.shape) != list(want.shape):
-            raise AssertionError(f"output {o.name}: the predictor gives dims {list(arr.shape)}, dygraph {list(want.shape)}")
-        written[o.name] = write(d, f"{k}.paddle-infer.{o.name}.bin", torch.from_numpy(arr.copy()).to(want.dtype))
-    return written
+    try:
+        layer = paddle.jit.to_static(op_layer(fn, present, attr_args(op, attrs), tmp), input_spec=specs, full_graph=True)
+        # The static graph's output dims come from the generated InferShape (-1 where unknown): they
+        # must hold the dims the kernel writes in dygraph.
+        declared = [list(v.shape) for v in layer.forward.concrete_program.outputs]
+        for o, dims, want in zip(op.outputs, declared, dygraph):
+            if len(dims) != len(want.shape) or any(a >= 0 and a != b for a, b in zip(dims, want.shape)):
+                raise AssertionError(f"output {o.name}: the static graph (InferShape) gives dims {dims}, the kernel wrote {list(want.shape)}")
+        prefix = os.path.join(tmp, "model")
+        paddle.jit.save(layer, prefix)
+        model = prefix + ".json" if os.path.exists(prefix + ".json") else prefix + ".pdmodel"
+        config = paddle.inference.Config(model, prefix + ".pdiparams")
+        config.disable_gpu()
+        config.disable_glog_info()
+        predictor = paddle.inference.create_predictor(config)
+        for i, t in ((i, t) for i, t in enumerate(inputs) if t is not None):
+            h = predictor.get_input_handle(op.inputs[i].name)
+            h.reshape(list(t.shape))
+            h.copy_from_cpu(t.numpy())
+        predictor.run()
+        written = {}
+        for j, (name, o) in enumerate(zip(predictor.get_output_names(), op.outputs)):
+            h = predictor.get_output_handle(name)
+            arr = h.copy_to_cpu()
+            want = dygraph[j]
+            if list(arr.shape) != list(want.shape):
+                raise AssertionError(f"output {o.name}: the predictor gives dims {list(arr.shape)}, dygraph {list(want.shape)}")
+            written[o.name] = write(d, f"{k}.paddle-infer.{o.name}.bin", torch.from_numpy(arr.copy()).to(want.dtype))
+        return written
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main(argv=None) -> int:

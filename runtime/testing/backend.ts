@@ -9,7 +9,7 @@ import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
 import type { KernelBuild } from '../kernels.js';
 import type { PyRun } from './backends/pytorch/build.js';
-import type { PythonProbe, PythonSession } from './python-session.js';
+import type { Harness, PythonProbe, PythonSession } from './python-session.js';
 
 /** The names `--backends` takes. */
 export const BACKENDS = ['node', 'torch', 'grad', 'ort', 'export', 'paddle', 'jax', 'serialize', 'trt'] as const;
@@ -47,6 +47,11 @@ export interface TestContext {
    * harnesses are then skipped) or the session has ended.
    */
   pythonSession(): PythonSession | undefined;
+  /**
+   * Where `harness` runs: the run's session, or (Paddle's and JAX's, on the CPU with two cores or
+   * more) an interpreter of its own, started on first use, so that it runs beside the PyTorch side.
+   */
+  harnessSession(harness: Harness): PythonSession | undefined;
   /** The whole project (gradient ops included) and the ops under test. */
   project: ProjectIR;
   ops: readonly OpIR[];

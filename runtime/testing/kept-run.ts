@@ -6,9 +6,10 @@
 
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type CaseFileOwner, caseFileOwner } from './case-files.js';
 
-/** Every file under dir with its size and modification time (what tells a file the run wrote). */
-function listing(dir: string): Map<string, string> {
+/** Every file under dir that `owner` writes, with its size and modification time (what tells a file the run wrote). */
+function listing(dir: string, owner: CaseFileOwner): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string): void => {
     if (!existsSync(d)) return;
@@ -16,8 +17,10 @@ function listing(dir: string): Map<string, string> {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.isFile()) {
+        const rel = path.relative(dir, p);
+        if (caseFileOwner(rel) !== owner) continue;
         const s = statSync(p);
-        out.set(path.relative(dir, p), `${s.size}:${s.mtimeMs}`);
+        out.set(rel, `${s.size}:${s.mtimeMs}`);
       }
     }
   };
@@ -26,13 +29,15 @@ function listing(dir: string): Map<string, string> {
 }
 
 /**
- * `run()`'s result, or the one kept under cacheDir for `key` (its written files copied back into
- * casesDir). A failed run keeps nothing.
+ * `run()`'s result, or the one kept under cacheDir for `key` (the files it wrote, those of `owner`
+ * alone, copied back into casesDir). A failed run keeps nothing.
  */
 export async function keptRun<T>(o: {
   cacheDir: string;
   key: string;
   casesDir: string;
+  /** Whose files the run writes (case-files.ts): another harness's, written meanwhile, are not kept. */
+  owner: CaseFileOwner;
   run: () => Promise<T>;
 }): Promise<T> {
   const keyFile = path.join(o.cacheDir, 'key');
@@ -43,10 +48,10 @@ export async function keptRun<T>(o: {
     return JSON.parse(readFileSync(report, 'utf8')) as T;
   }
   rmSync(o.cacheDir, { recursive: true, force: true });
-  const before = listing(o.casesDir);
+  const before = listing(o.casesDir, o.owner);
   const result = await o.run();
   mkdirSync(files, { recursive: true });
-  for (const [rel, stamp] of listing(o.casesDir))
+  for (const [rel, stamp] of listing(o.casesDir, o.owner))
     if (before.get(rel) !== stamp) cpSync(path.join(o.casesDir, rel), path.join(files, rel));
   writeFileSync(report, JSON.stringify(result));
   writeFileSync(keyFile, o.key); // last: a run cut short leaves no key

@@ -69,7 +69,13 @@ const HARNESS_SCRIPTS = {
 export type Harness = keyof typeof HARNESS_SCRIPTS;
 
 /** Where every harness runs, in the session or alone: Paddle's and JAX's native logs at errors only. */
-const HARNESS_ENV = { PYTHONDONTWRITEBYTECODE: '1', GLOG_minloglevel: '2', TF_CPP_MIN_LOG_LEVEL: '2' };
+const HARNESS_ENV = {
+  PYTHONDONTWRITEBYTECODE: '1',
+  GLOG_minloglevel: '2',
+  TF_CPP_MIN_LOG_LEVEL: '2',
+  // JAX takes most of a GPU's memory when it starts, by default: the PyTorch side needs its share.
+  XLA_PYTHON_CLIENT_PREALLOCATE: 'false',
+};
 
 /** What a harness run gave: its exit status, its stdout (the report last) and its stderr. */
 export interface HarnessOutput {

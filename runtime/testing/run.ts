@@ -24,7 +24,7 @@ import { summarize, type CaseResult, type TestReport } from './results.js';
 import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import { buildKernels, type KernelBuild } from '../kernels.js';
 import { findPython } from '../python-env.js';
-import { PythonSession, probeOrStartSession, type PythonProbe } from './python-session.js';
+import { type Harness, PythonSession, probeOrStartSession, type PythonProbe } from './python-session.js';
 
 export { BACKENDS, type Backend };
 
@@ -141,11 +141,14 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     return compile(() => buildSharedKernels({ root, outDir, buildRoot, device, archs, jobs, say }));
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
-  // The session, or (the probe kept) one started by the first harness that runs: one Python a run.
+  // The session, or (the probe kept) one started by the first harness that runs: one Python a run
+  // for the PyTorch side. With two cores or more on the CPU, Paddle's and JAX's harnesses run beside
+  // it, each in an interpreter of its own (harnessSession); else they follow it in the same one.
   // After a kernel edit (the kernel build wrote an object) the harnesses of the columns that run
   // the kernels in Python run again: their session starts now and imports while the backends build.
+  const apart = jobs >= 2 && device === 'cpu';
   const harnesses = (['torch', 'paddle', 'jax'] as const).filter((h) =>
-    h === 'torch' ? ['torch', 'grad'].some((b) => want.has(b as Backend)) : want.has(h),
+    h === 'torch' ? ['torch', 'grad'].some((b) => want.has(b as Backend)) : want.has(h) && !apart,
   );
   let started =
     session ??
@@ -155,6 +158,13 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   const pythonSession = (): PythonSession | undefined => {
     if (!started && probe.version) started = new PythonSession(found.python, outDir, { warm: false });
     return started?.available ? started : undefined;
+  };
+  const own = new Map<Harness, PythonSession>();
+  const harnessSession = (h: Harness): PythonSession | undefined => {
+    if (!apart || h === 'torch' || !probe.version) return pythonSession();
+    const s = own.get(h) ?? new PythonSession(found.python, outDir, { warm: [h] });
+    own.set(h, s);
+    return s.available ? s : undefined;
   };
   const env: Record<string, unknown> = { device, python: describePython(found, probe, say) };
 
@@ -169,7 +179,11 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     pythonFrom: found.from,
     probe,
     pythonSession,
-    endPythonSession: () => started?.close(),
+    harnessSession,
+    endPythonSession: () => {
+      started?.close();
+      for (const s of own.values()) s.close();
+    },
     project,
     ops,
     cases,

@@ -15,36 +15,34 @@ import type { TensorFile } from '../../cases.js';
 import { buildJaxLibrary, runJaxHarness, type JaxCell, type JaxRun } from './build.js';
 import { readOutputs } from '../../outputs.js';
 import { compileKey } from '../../compile-key.js';
+import { caseInputFiles } from '../../case-files.js';
 import { keptRun } from '../../kept-run.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 
 /** The jax version opforge is tested with (requirements-test.txt pins it). */
 export const JAX_TESTED = '0.10.2';
 
-export const jaxBackend: TestBackend = {
-  name: 'jax',
-  wanted: (ctx) => ctx.want.has('jax'),
-  async run(ctx) {
+/** Why the JAX columns do not run here; undefined: they run. */
+function skipReason(ctx: TestContext): string | undefined {
+  const { probe } = ctx;
+  return !probe.packages.jax || !probe.packages.jaxlib
+    ? `jax is not importable by ${ctx.python} (install: pip install jax==${JAX_TESTED})`
+    : !probe.version
+      ? `${probe.why} (the JAX side reads the cases and the reference with torch)`
+      : undefined;
+}
+
+const wantGrad = (ctx: TestContext): boolean => ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
+
+/** The library's build and the harness run, started by prepare beside the other backends, or the error. */
+const prepared = new WeakMap<TestContext, Promise<JaxRun | { error: unknown }>>();
+
+async function work(ctx: TestContext): Promise<JaxRun | { error: unknown }> {
+  try {
     const { probe } = ctx;
-    const jaxCol = onDevice(ctx, 'jax');
-    const gradCol = onDevice(ctx, 'jax-grad');
-    const wantGrad = ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
-    const cols = [jaxCol, ...(wantGrad ? [gradCol] : [])];
-    const why =
-      !probe.packages.jax || !probe.packages.jaxlib
-        ? `jax is not importable by ${ctx.python} (install: pip install jax==${JAX_TESTED})`
-        : !probe.version
-          ? `${probe.why} (the JAX side reads the cases and the reference with torch)`
-          : undefined;
-    if (why) {
-      for (const b of cols) ctx.skipped[b] = why;
-      return;
-    }
-    cols.forEach((b) => ctx.col(b));
-    ctx.say(`building the JAX library against jaxlib ${probe.packages.jaxlib}`);
-    let run: JaxRun;
-    try {
-      const library = await buildJaxLibrary({
+    const library = await ctx.compile(() => {
+      ctx.say(`building the JAX library against jaxlib ${probe.packages.jaxlib}`);
+      return buildJaxLibrary({
         root: ctx.root,
         outDir: ctx.outDir,
         buildDir: path.join(ctx.buildRoot, 'jax'),
@@ -56,39 +54,61 @@ export const jaxBackend: TestBackend = {
         names: ctx.project.names,
         onLine: ctx.progress,
       });
-      // Nothing it reads changed (cases, harness, packages, library, Python): the kept results.
-      const key = compileKey(
-        [
-          JSON.stringify({ grad: wantGrad, device: ctx.device, ops: ctx.ops.map((o) => o.name) }),
-          JSON.stringify(probe),
-          ctx.python,
-        ],
-        [
-          ctx.casesDir,
-          path.join(PKG_ROOT, 'runtime', 'python'),
-          path.join(ctx.outDir, 'jax'),
-          path.join(ctx.outDir, 'python'),
-        ],
-        [library],
-      );
-      run = await keptRun({
-        cacheDir: path.join(ctx.buildRoot, 'test', 'jax-side'),
-        key,
-        casesDir: ctx.casesDir,
-        run: () =>
-          runJaxHarness({
-            python: ctx.python,
-            outDir: ctx.outDir,
-            library,
-            casesDir: ctx.casesDir,
-            grad: wantGrad,
-            device: ctx.device,
-            names: ctx.project.names,
-            session: ctx.pythonSession(),
-          }),
-      });
-    } catch (e) {
-      ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
+    });
+    // Nothing it reads changed (cases, harness, packages, library, Python): the kept results.
+    const key = compileKey(
+      [
+        JSON.stringify({ grad: wantGrad(ctx), device: ctx.device, ops: ctx.ops.map((o) => o.name) }),
+        JSON.stringify(probe),
+        ctx.python,
+      ],
+      [path.join(PKG_ROOT, 'runtime', 'python'), path.join(ctx.outDir, 'jax'), path.join(ctx.outDir, 'python')],
+      [...caseInputFiles(ctx.casesDir), library],
+    );
+    return await keptRun({
+      cacheDir: path.join(ctx.buildRoot, 'test', 'jax-side'),
+      key,
+      casesDir: ctx.casesDir,
+      owner: 'jax',
+      run: () =>
+        runJaxHarness({
+          python: ctx.python,
+          outDir: ctx.outDir,
+          library,
+          casesDir: ctx.casesDir,
+          grad: wantGrad(ctx),
+          device: ctx.device,
+          names: ctx.project.names,
+          session: ctx.harnessSession('jax'),
+        }),
+    });
+  } catch (error) {
+    return { error };
+  }
+}
+
+export const jaxBackend: TestBackend = {
+  name: 'jax',
+  wanted: (ctx) => ctx.want.has('jax'),
+  async prepare(ctx) {
+    if (skipReason(ctx)) return;
+    const p = work(ctx);
+    prepared.set(ctx, p);
+    await p;
+  },
+  async run(ctx) {
+    const jaxCol = onDevice(ctx, 'jax');
+    const gradCol = onDevice(ctx, 'jax-grad');
+    const cols = [jaxCol, ...(wantGrad(ctx) ? [gradCol] : [])];
+    const why = skipReason(ctx);
+    if (why) {
+      for (const b of cols) ctx.skipped[b] = why;
+      return;
+    }
+    cols.forEach((b) => ctx.col(b));
+    const run = await (prepared.get(ctx) ?? work(ctx));
+    if ('error' in run) {
+      ctx.results.push(...buildFailureResults(run.error, ctx.ops, cols, ctx.root, ctx.project.ops));
       return;
     }
     ctx.env.jax = {
@@ -103,7 +123,7 @@ export const jaxBackend: TestBackend = {
         c,
         run.cases.find((x) => x.op === c.op.name && x.case === c.doc.index),
         jaxCol,
-        wantGrad ? gradCol : undefined,
+        wantGrad(ctx) ? gradCol : undefined,
       );
   },
 };

@@ -13,55 +13,73 @@ import { readOutputs } from '../../outputs.js';
 import { runPaddle, type PaddleCell, type PaddleRun } from './build.js';
 import { compileKey } from '../../compile-key.js';
 import { keptRun } from '../../kept-run.js';
+import { caseInputFiles } from '../../case-files.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 import { kernelFiles } from '../../../../generator/model/ir-helpers.js';
+
+/** Why the Paddle columns do not run here; undefined: they run. */
+function skipReason(ctx: TestContext): string | undefined {
+  const { probe } = ctx;
+  return ctx.device === 'cuda'
+    ? "the Paddle columns run on the CPU (they use the CPU wheel's kernels); --device cpu runs them"
+    : !probe.packages.paddlepaddle
+      ? `paddle is not importable by ${ctx.python} (install: pip install paddlepaddle==3.3.1)`
+      : !probe.version
+        ? `${probe.why} (the Paddle side reads the cases and the reference with torch)`
+        : undefined;
+}
+
+const wantGrad = (ctx: TestContext): boolean => ctx.ops.some((o) => o.backward);
+
+/** The build and harness run, started by prepare beside the other backends (its own interpreter), or the error. */
+const prepared = new WeakMap<TestContext, Promise<PaddleRun | { error: unknown }>>();
+
+function work(ctx: TestContext): Promise<PaddleRun | { error: unknown }> {
+  ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${ctx.probe.packages.paddlepaddle})`);
+  // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
+  const kernelObjects = ctx.kernels?.objects;
+  return keptRun({
+    cacheDir: path.join(ctx.buildRoot, 'test', 'paddle-side'),
+    key: paddleKey(ctx, wantGrad(ctx), kernelObjects),
+    casesDir: ctx.casesDir,
+    owner: 'paddle',
+    run: () =>
+      runPaddle({
+        python: ctx.python,
+        root: ctx.root,
+        outDir: ctx.outDir,
+        buildDir: path.join(ctx.buildRoot, 'paddle'),
+        casesDir: ctx.casesDir,
+        ops: ctx.project.ops,
+        grad: wantGrad(ctx),
+        infer: true,
+        kernelObjects,
+        names: ctx.project.names,
+        session: ctx.harnessSession('paddle'),
+      }),
+  }).catch((error: unknown) => ({ error }));
+}
 
 export const paddleBackend: TestBackend = {
   name: 'paddle',
   wanted: (ctx) => ctx.want.has('paddle'),
+  async prepare(ctx) {
+    if (skipReason(ctx)) return;
+    const p = work(ctx);
+    prepared.set(ctx, p);
+    await p;
+  },
   async run(ctx) {
-    const cols = ['paddle', ...(ctx.ops.some((o) => o.backward) ? ['paddle-grad'] : []), 'paddle-infer'];
-    const { probe } = ctx;
-    const why =
-      ctx.device === 'cuda'
-        ? "the Paddle columns run on the CPU (they use the CPU wheel's kernels); --device cpu runs them"
-        : !probe.packages.paddlepaddle
-          ? `paddle is not importable by ${ctx.python} (install: pip install paddlepaddle==3.3.1)`
-          : !probe.version
-            ? `${probe.why} (the Paddle side reads the cases and the reference with torch)`
-            : undefined;
+    const cols = ['paddle', ...(wantGrad(ctx) ? ['paddle-grad'] : []), 'paddle-infer'];
+    const why = skipReason(ctx);
     if (why) {
       for (const b of cols) ctx.skipped[b] = why;
       return;
     }
     cols.forEach((b) => ctx.col(b));
-    ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${probe.packages.paddlepaddle})`);
-    let pd: PaddleRun;
-    try {
-      const grad = cols.includes('paddle-grad');
-      // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
-      const kernelObjects = ctx.kernels?.objects;
-      pd = await keptRun({
-        cacheDir: path.join(ctx.buildRoot, 'test', 'paddle-side'),
-        key: paddleKey(ctx, grad, kernelObjects),
-        casesDir: ctx.casesDir,
-        run: () =>
-          runPaddle({
-            python: ctx.python,
-            root: ctx.root,
-            outDir: ctx.outDir,
-            buildDir: path.join(ctx.buildRoot, 'paddle'),
-            casesDir: ctx.casesDir,
-            ops: ctx.project.ops,
-            grad,
-            infer: true,
-            kernelObjects,
-            names: ctx.project.names,
-            session: ctx.pythonSession(),
-          }),
-      });
-    } catch (e) {
-      ctx.results.push(...buildFailureResults(e, ctx.ops, cols, ctx.root, ctx.project.ops));
+    const pd = await (prepared.get(ctx) ?? work(ctx));
+    if ('error' in pd) {
+      ctx.results.push(...buildFailureResults(pd.error, ctx.ops, cols, ctx.root, ctx.project.ops));
       return;
     }
     ctx.env.paddle = pd.env.paddle;
@@ -104,12 +122,11 @@ function paddleKey(
       ctx.python,
     ],
     [
-      ctx.casesDir,
       path.join(PKG_ROOT, 'runtime', 'python'),
       ...['paddle', 'include', 'python'].map((d) => path.join(ctx.outDir, d)),
       ...[...dirs].sort(),
     ],
-    [...files, ...linked],
+    [...caseInputFiles(ctx.casesDir), ...files, ...linked],
   );
 }
 

@@ -4,7 +4,7 @@
 
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 import type { ProjectNames } from '../../../../generator/model/ir.js';
 import { torchLibraryFile } from '../../../../generator/model/ir-helpers.js';
@@ -12,6 +12,7 @@ import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
 import { cachedValues, defineArgs, needsConfigure } from '../../../cmake-cache.js';
 import { runLogged } from '../../../run-logged.js';
 import type { TensorFile } from '../../cases.js';
+import { caseFileOwner, caseInputFiles } from '../../case-files.js';
 import { compileKey } from '../../compile-key.js';
 import { testTorchPch, testUnityBatch } from '../../unity-batch.js';
 import { type PythonProbe, type PythonSession, runHarnessScript } from '../../python-session.js';
@@ -179,14 +180,15 @@ export async function runHarnessCached(
         .filter((f) => f === path.basename(o.library!) || ENTRY.test(f))
         .map((f) => path.join(path.dirname(o.library!), f))
     : [];
-  const dirs = [o.casesDir, path.join(PKG_ROOT, 'runtime', 'python'), path.join(o.outDir, 'python')];
+  const dirs = [path.join(PKG_ROOT, 'runtime', 'python'), path.join(o.outDir, 'python')];
+  const inputs = caseInputFiles(o.casesDir);
   const parts = [
     JSON.stringify({ ...args, casesDir: undefined, library: !!o.library }),
     JSON.stringify(probe),
     o.python,
   ];
-  const key = compileKey([...parts, o.library ?? ''], dirs, built);
-  const exportKey = o.exportModels ? compileKey(parts, dirs) : undefined;
+  const key = compileKey([...parts, o.library ?? ''], dirs, [...inputs, ...built]);
+  const exportKey = o.exportModels ? compileKey(parts, dirs, inputs) : undefined;
   const full = {
     key: path.join(cacheDir, 'key'),
     cases: path.join(cacheDir, 'cases'),
@@ -233,7 +235,11 @@ export async function runHarnessCached(
   }
   mkdirSync(cacheDir, { recursive: true });
   rmSync(full.cases, { recursive: true, force: true });
-  cpSync(o.casesDir, full.cases, { recursive: true });
+  // Its own files only: the Paddle and JAX harnesses may be writing theirs beside them meanwhile.
+  cpSync(o.casesDir, full.cases, {
+    recursive: true,
+    filter: (src) => statSync(src).isDirectory() || caseFileOwner(path.relative(o.casesDir, src)) === 'pytorch',
+  });
   writeFileSync(full.report, JSON.stringify(run));
   writeFileSync(full.key, key);
   return run;
