@@ -16,10 +16,20 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 # targets too; -DOPFORGE_CCACHE=OFF (or a launcher of your own) overrides it.
 option(OPFORGE_CCACHE "Compile through ccache when it is installed" ON)
 find_program(OPFORGE_CCACHE_PROGRAM ccache)
+# Paths under OPFORGE_CCACHE_BASEDIR (default: the folder holding out/, the project) are hashed
+# relative to the build folder, so a second checkout, worktree or CI clone of the project compiles
+# from what the first one cached; the compiler then also prints them relative to the build folder.
+# A CCACHE_BASEDIR of your own wins; -DOPFORGE_CCACHE_BASEDIR= (empty) sets none.
+get_filename_component(_opforge_project_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+set(OPFORGE_CCACHE_BASEDIR "${_opforge_project_dir}" CACHE PATH "ccache's base_dir for opforge's builds")
 if(OPFORGE_CCACHE AND OPFORGE_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(_opforge_ccache_env "")
+  if(OPFORGE_CCACHE_BASEDIR AND NOT DEFINED ENV{CCACHE_BASEDIR})
+    set(_opforge_ccache_env "CCACHE_BASEDIR=${OPFORGE_CCACHE_BASEDIR};")
+  endif()
   # Precompiled headers (the PyTorch extension) are cached only with this sloppiness.
-  set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
-  set(CMAKE_CUDA_COMPILER_LAUNCHER "${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;${_opforge_ccache_env}CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
+  set(CMAKE_CUDA_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;${_opforge_ccache_env}${OPFORGE_CCACHE_PROGRAM}" CACHE STRING "Compiler launcher (ccache)")
 endif()
 if(WITH_CUDA)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)

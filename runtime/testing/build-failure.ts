@@ -20,6 +20,18 @@ export interface Culprit {
   errors: string[];
 }
 
+/**
+ * A diagnostic's file as an absolute path. A relative one is relative to the folder the compiler
+ * ran in (ccache's base_dir makes them so: `../../ops/kernels/x.cpp`), which the log does not say:
+ * the kernel file whose path ends with it, else the path taken from the project root.
+ */
+function located(file: string, root: string, kernels: ReadonlyMap<string, OpIR>): string {
+  if (path.isAbsolute(file)) return path.normalize(file);
+  const tail = path.normalize(file).replace(/^(?:\.\.[/\\])+/, '');
+  const hit = [...kernels.keys()].find((k) => k === path.join(root, tail) || k.endsWith(`${path.sep}${tail}`));
+  return hit ?? path.resolve(root, file);
+}
+
 /** The ops whose kernels broke the build, from its log; empty when the log names none. */
 export function findCulprits(log: string, ops: readonly OpIR[], root: string): Culprit[] {
   const kernelOf = new Map<string, OpIR>();
@@ -39,7 +51,7 @@ export function findCulprits(log: string, ops: readonly OpIR[], root: string): C
       }
       continue;
     }
-    const file = path.resolve(root, m[1]!);
+    const file = located(m[1]!, root, kernelOf);
     const op = kernelOf.get(file);
     const at = `${path.relative(root, file).split(path.sep).join('/')}:${m[2]}`;
     if (!IS_ERROR.test(l)) {

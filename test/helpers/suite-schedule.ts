@@ -45,7 +45,11 @@ export interface Job {
   after: readonly string[];
 }
 
-/** The next job to start, given what runs and what has ended; undefined: none can start now. */
+/**
+ * The next job to start, given what runs and what has ended; undefined: none can start now. A job
+ * holding everything goes first (it would wait for an idle machine, which a queue that keeps
+ * starting jobs never has), then the heaviest.
+ */
 export function nextJob<J extends Job>(
   waiting: readonly J[],
   running: readonly Job[],
@@ -57,7 +61,11 @@ export function nextJob<J extends Job>(
       ? running.length === 0
       : !held.has(EVERYTHING) && j.resources.every((r) => !held.has(r));
   const ready = waiting.filter((j) => j.after.every((a) => ended.has(a)) && free(j));
-  return ready.sort((a, b) => b.weight - a.weight || a.id.localeCompare(b.id))[0];
+  const alone = (j: Job): number => (j.resources.includes(EVERYTHING) ? 1 : 0);
+  const waitsAlone = waiting.some((j) => alone(j) && j.after.every((a) => ended.has(a)));
+  // While one waits for the machine to empty, nothing else starts.
+  if (waitsAlone && !ready.some(alone)) return undefined;
+  return ready.sort((a, b) => alone(b) - alone(a) || b.weight - a.weight || a.id.localeCompare(b.id))[0];
 }
 
 /**
@@ -79,7 +87,6 @@ export const WEIGHTS: Readonly<Record<string, number>> = {
   'kernel-compiled-once': 90,
   jax: 80,
   'legacy:specspace': 142,
-  'legacy:grad': 125,
   'legacy:op-sets': 109,
   'legacy:opforge-test': 102,
   'legacy:user-ops': 25,

@@ -52,6 +52,13 @@ test('a job holding everything waits for an idle machine, and while it runs noth
   assert.is(nextJob([all], [other], new Set()), undefined);
   assert.is(nextJob([all], [], new Set())?.id, 'all');
   assert.is(nextJob([other], [all], new Set()), undefined);
+  // It goes first, lighter or not, and while it waits for the machine to empty nothing else starts.
+  const heavy = job('heavy', 500);
+  assert.is(nextJob([heavy, all], [], new Set())?.id, 'all');
+  assert.is(nextJob([heavy, all], [other], new Set()), undefined);
+  // One whose dependency has not ended holds nothing back.
+  const later = job('later', 1, [EVERYTHING], ['heavy']);
+  assert.is(nextJob([later, other], [heavy], new Set())?.id, 'other');
 });
 
 test.run();
