@@ -17,10 +17,10 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { staleTests, testFileIgnoreArgs } from './helpers/compiled-tests.js';
+import { currentTests } from './helpers/compiled-tests.js';
 import { EVERYTHING, type Job, nextJob, sharedResources, WEIGHT_UNKNOWN, WEIGHTS } from './helpers/suite-schedule.js';
 import { REQUIRE_TOOLS } from './helpers/optional-tools.js';
 import { root } from './helpers/paths.js';
@@ -96,11 +96,7 @@ interface Ended {
 /** The compiled test files a leg runs (relative to dist/test), matching its pattern. */
 function legFiles(pattern: string): string[] {
   const re = new RegExp(pattern);
-  const stale = new Set(staleTests());
-  return readdirSync(path.join(root, 'dist', 'test'), { recursive: true, encoding: 'utf8' })
-    .map((p) => p.split(path.sep).join('/'))
-    .filter((p) => p.endsWith('.test.js') && !stale.has(p) && re.test(p))
-    .sort();
+  return currentTests().filter((p) => re.test(p));
 }
 
 /** Runs one test file under uvu in `env`; its output is printed whole when it ends, so files never interleave. */
@@ -111,7 +107,8 @@ function runFile(file: string, env: NodeJS.ProcessEnv, label: string): Promise<E
   return new Promise((resolve) => {
     const child = spawn(
       path.join(root, 'node_modules', '.bin', 'uvu'),
-      [path.join('dist', 'test', dir), `^${name}$`, ...testFileIgnoreArgs(dir === '.' ? '' : dir)],
+      // The pattern is the file's own name: nothing else (declaration files, stale files) can match.
+      [path.join('dist', 'test', dir), `^${name}$`],
       { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let text = '';

@@ -104,3 +104,16 @@ export function onDevice(ctx: Pick<TestContext, 'device'>, column: string): stri
 export function wantsGrad(ctx: Pick<TestContext, 'want' | 'ops'>): boolean {
   return ctx.want.has('grad') && ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
 }
+
+/**
+ * Work a backend starts in prepare (beside the other backends) and reads in run: started once per
+ * run, by whichever asks first.
+ */
+export function oncePerRun<T>(work: (ctx: TestContext) => Promise<T>): (ctx: TestContext) => Promise<T> {
+  const started = new WeakMap<TestContext, Promise<T>>();
+  return (ctx) => {
+    const p = started.get(ctx) ?? work(ctx);
+    started.set(ctx, p);
+    return p;
+  };
+}

@@ -7,14 +7,29 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { root } from './paths.js';
 
-/** Compiled test files (relative to dist/test, forward slashes) whose source in test/ is gone. */
-export function staleTests(): string[] {
+/** Compiled test files (relative to dist/test, forward slashes), with whether their source in test/ is gone. */
+function compiled(): { file: string; stale: boolean }[] {
   const dist = path.join(root, 'dist', 'test');
   if (!existsSync(dist)) return [];
   return readdirSync(dist, { recursive: true, encoding: 'utf8' })
     .map((p) => p.split(path.sep).join('/'))
-    .filter((p) => p.endsWith('.test.js') && !existsSync(path.join(root, 'test', p.replace(/\.js$/, '.ts'))))
-    .sort();
+    .filter((p) => p.endsWith('.test.js'))
+    .sort()
+    .map((file) => ({ file, stale: !existsSync(path.join(root, 'test', file.replace(/\.js$/, '.ts'))) }));
+}
+
+/** Compiled test files (relative to dist/test, forward slashes) whose source in test/ is gone. */
+export function staleTests(): string[] {
+  return compiled()
+    .filter((c) => c.stale)
+    .map((c) => c.file);
+}
+
+/** The compiled test files to run (relative to dist/test, forward slashes): those whose source is there. */
+export function currentTests(): string[] {
+  return compiled()
+    .filter((c) => !c.stale)
+    .map((c) => c.file);
 }
 
 /**

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { gradOpsWithoutCuda, noCudaKernels } from '../../../../generator/model/cuda-training.js';
-import { onDevice, type Case, type TestBackend, type TestContext } from '../../backend.js';
+import { onDevice, oncePerRun, type Case, type TestBackend, type TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import type { TensorFile } from '../../cases.js';
 import { buildJaxLibrary, runJaxHarness, type JaxCell, type JaxRun } from './build.js';
@@ -35,9 +35,7 @@ function skipReason(ctx: TestContext): string | undefined {
 const wantGrad = (ctx: TestContext): boolean => ctx.ops.some((o) => o.inputs.some((i) => i.differentiable));
 
 /** The library's build and the harness run, started by prepare beside the other backends, or the error. */
-const prepared = new WeakMap<TestContext, Promise<JaxRun | { error: unknown }>>();
-
-async function work(ctx: TestContext): Promise<JaxRun | { error: unknown }> {
+const work = oncePerRun(async (ctx): Promise<JaxRun | { error: unknown }> => {
   try {
     const { probe } = ctx;
     const library = await ctx.compile(() => {
@@ -85,16 +83,13 @@ async function work(ctx: TestContext): Promise<JaxRun | { error: unknown }> {
   } catch (error) {
     return { error };
   }
-}
+});
 
 export const jaxBackend: TestBackend = {
   name: 'jax',
   wanted: (ctx) => ctx.want.has('jax'),
   async prepare(ctx) {
-    if (skipReason(ctx)) return;
-    const p = work(ctx);
-    prepared.set(ctx, p);
-    await p;
+    if (!skipReason(ctx)) await work(ctx);
   },
   async run(ctx) {
     const jaxCol = onDevice(ctx, 'jax');
@@ -106,7 +101,7 @@ export const jaxBackend: TestBackend = {
       return;
     }
     cols.forEach((b) => ctx.col(b));
-    const run = await (prepared.get(ctx) ?? work(ctx));
+    const run = await work(ctx);
     if ('error' in run) {
       ctx.results.push(...buildFailureResults(run.error, ctx.ops, cols, ctx.root, ctx.project.ops));
       return;

@@ -5,7 +5,7 @@
 // inside the harness run, so a run kept by content (kept-run.ts) skips the build and the harness.
 
 import path from 'node:path';
-import type { Case, TestBackend, TestContext } from '../../backend.js';
+import { type Case, oncePerRun, type TestBackend, type TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import type { HostTensor, TensorFile } from '../../cases.js';
 import { compareOutputs } from '../../compare.js';
@@ -32,9 +32,7 @@ function skipReason(ctx: TestContext): string | undefined {
 const wantGrad = (ctx: TestContext): boolean => ctx.ops.some((o) => o.backward);
 
 /** The build and harness run, started by prepare beside the other backends (its own interpreter), or the error. */
-const prepared = new WeakMap<TestContext, Promise<PaddleRun | { error: unknown }>>();
-
-function work(ctx: TestContext): Promise<PaddleRun | { error: unknown }> {
+const work = oncePerRun((ctx): Promise<PaddleRun | { error: unknown }> => {
   ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${ctx.probe.packages.paddlepaddle})`);
   // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
   const kernelObjects = ctx.kernels?.objects;
@@ -58,16 +56,13 @@ function work(ctx: TestContext): Promise<PaddleRun | { error: unknown }> {
         session: ctx.harnessSession('paddle'),
       }),
   }).catch((error: unknown) => ({ error }));
-}
+});
 
 export const paddleBackend: TestBackend = {
   name: 'paddle',
   wanted: (ctx) => ctx.want.has('paddle'),
   async prepare(ctx) {
-    if (skipReason(ctx)) return;
-    const p = work(ctx);
-    prepared.set(ctx, p);
-    await p;
+    if (!skipReason(ctx)) await work(ctx);
   },
   async run(ctx) {
     const cols = ['paddle', ...(wantGrad(ctx) ? ['paddle-grad'] : []), 'paddle-infer'];
@@ -77,7 +72,7 @@ export const paddleBackend: TestBackend = {
       return;
     }
     cols.forEach((b) => ctx.col(b));
-    const pd = await (prepared.get(ctx) ?? work(ctx));
+    const pd = await work(ctx);
     if ('error' in pd) {
       ctx.results.push(...buildFailureResults(pd.error, ctx.ops, cols, ctx.root, ctx.project.ops));
       return;

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { onDevice, wantsGrad, type TestBackend, type TestContext } from '../../backend.js';
+import { onDevice, oncePerRun, wantsGrad, type TestBackend, type TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import { isFiles, readOutputs } from '../../outputs.js';
 import { machineCacheDir } from '../../../machine-cache.js';
@@ -19,16 +19,14 @@ interface Prepared {
   py?: PyRun;
   pyError?: unknown;
 }
-const prepared = new WeakMap<TestContext, Promise<Prepared>>();
+const work = oncePerRun(buildAndRun);
 
 export const pytorchSide: TestBackend = {
   name: 'the PyTorch side',
   // The reference runs whenever torch is there: it is the baseline of every column.
   wanted: () => true,
   async prepare(ctx) {
-    const p = work(ctx);
-    prepared.set(ctx, p);
-    await p;
+    await work(ctx);
   },
   async run(ctx) {
     const { want, probe: torch, skipped } = ctx;
@@ -44,7 +42,7 @@ export const pytorchSide: TestBackend = {
       return;
     }
     ctx.env.torch = torch.version;
-    const done = await (prepared.get(ctx) ?? work(ctx));
+    const done = await work(ctx);
     recordExtension(ctx, torchCol, gradCol, grad, done);
     try {
       if (done.pyError) throw done.pyError;
@@ -90,7 +88,7 @@ export const pytorchSide: TestBackend = {
 };
 
 /** The extension built (when the torch or grad column runs) and the harness run over every case. */
-async function work(ctx: TestContext): Promise<Prepared> {
+async function buildAndRun(ctx: TestContext): Promise<Prepared> {
   const { want, probe: torch, device } = ctx;
   if (!torch.version) return {};
   const grad = wantsGrad(ctx);
