@@ -11,7 +11,13 @@ import { coreEmitter } from '../generator/emit/core/index.js';
 import { cppAttrValue } from '../generator/emit/lang/literals.js';
 import { evalExpr } from '../generator/model/expr.js';
 import type { AttrValue, OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { cppNamespace, coreHeaderPath, dtypeUnder, exprAttrValues } from '../generator/model/ir-helpers.js';
+import {
+  cppNamespace,
+  coreHeaderPath,
+  dtypeUnder,
+  evalOutputShape,
+  exprAttrValues,
+} from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
@@ -28,11 +34,7 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
   const ns = cppNamespace(op);
   const shapes = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape);
   const dims = shapes.map((s) => s ?? []);
-  const expected = op.outputs.map((o) =>
-    o.shape.kind === 'like'
-      ? dims[o.shape.inputIndex]!
-      : o.shape.dims.map((e) => evalExpr(e, dims, exprAttrValues(op, t.attributes))),
-  );
+  const expected = op.outputs.map((o) => evalOutputShape(o.shape, dims, exprAttrValues(op, t.attributes)));
   const binding = op.bindings.findIndex((b) => b.suffix === t.binding.suffix);
   const inDt = op.inputs.map((i) => `opforge::DType::${DTYPE_INFO[dtypeUnder(i.type, t.binding)].cppEnum}`);
   const outDt = op.outputs.map((o) => `opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}`);

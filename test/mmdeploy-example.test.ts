@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '7 op(s) valid (GridPriorsTRT, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, TRTBicubicInterpolate, TRTInstanceNormalization)',
+    '10 op(s) valid (GatherTopk, GridPriorsTRT, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
   );
 });
 
@@ -53,13 +53,16 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
   assert.equal(
     project.ops.map((o) => `${o.domain}::${o.name}`),
     [
+      'mmdeploy::GatherTopk',
       'mmdeploy::GridPriorsTRT',
       'mmdeploy::MMCVModulatedDeformConv2d',
       'mmdeploy::MMCVMultiScaleDeformableAttention',
       'mmcv::MMCVRoiAlign',
       'mmdeploy::ScaledDotProductAttentionTRT',
+      '::ScatterND',
       'mmdeploy::TRTBicubicInterpolate',
       'mmdeploy::TRTInstanceNormalization',
+      'mmdeploy::grid_sampler',
     ],
   );
 });
@@ -83,12 +86,14 @@ testWith(['torch'], 'opforge test: every case agrees with the reference on every
   );
 });
 
+/** `opforge run` in the copy (the Node addon the test built). */
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'run', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+
 test('a call that breaks a check is refused with the op, the check and its values (the Node addon the test built)', () => {
-  const run = (...args: string[]) =>
-    spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'run', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
   // 4 input channels in 3 groups; the shapes themselves fit (out 3 x 3 from a 5 x 5 input and a 3 x 3 kernel).
   const inputs = ['input=1,4,5,5', 'offset=1,18,3,3', 'mask=1,9,3,3', 'weight=3,4,3,3'].flatMap((i) => ['--input', i]);
   const r = run('MMCVModulatedDeformConv2d', ...inputs, '--attr', 'groups=3');
@@ -99,6 +104,40 @@ test('a call that breaks a check is refused with the op, the check and its value
   );
   const ok = run('MMCVModulatedDeformConv2d', ...inputs);
   assert.is(ok.status, 0, `${ok.stdout}${ok.stderr}`);
+});
+
+test('rank-generic shapes: GatherTopk and grid_sampler splice dims; they and ScatterND refuse calls their checks rule out', () => {
+  const picked = run(
+    'GatherTopk',
+    '--input',
+    'data=2,3,7,2,5',
+    '--input',
+    'indices=2,3,4:0,1,2,3,4,5,6,0,1,2,3,4,5,6,0,1,2,3,4,5,6,0,1,2',
+  );
+  assert.is(picked.status, 0, `${picked.stdout}${picked.stderr}`);
+  assert.match(picked.stdout, 'output: [2, 3, 4, 2, 5]', 'indices dims, then data dims after rank(indices)');
+  const sampled = run('grid_sampler', '--input', 'input=1,2,4,5,6', '--input', 'grid=1,3,2,7,3');
+  assert.is(sampled.status, 0, `${sampled.stdout}${sampled.stderr}`);
+  assert.match(sampled.stdout, 'output: [1, 2, 3, 2, 7]', 'N, C, then grid[1:-1]');
+  const batch = run('GatherTopk', '--input', 'data=2,7,3', '--input', 'indices=3,4');
+  assert.is(batch.status, 2, `${batch.stdout}${batch.stderr}`);
+  assert.match(
+    batch.stderr,
+    "GatherTopk: check 'indices[:-1] == data[:rank(indices) - 1]' failed (indices[:-1] = [3], data[:rank(indices) - 1] = [2], rank(indices) = 2): indices and data share their batch dims",
+  );
+  const ranks = run('grid_sampler', '--input', 'input=1,2,4,4', '--input', 'grid=1,3,3,3,3');
+  assert.is(ranks.status, 2, `${ranks.stdout}${ranks.stderr}`);
+  assert.match(
+    ranks.stderr,
+    "grid_sampler: check 'rank(grid) == rank(input)' failed (rank(grid) = 5, rank(input) = 4): grid has one spatial dim per spatial dim of input",
+  );
+  // A slice whose bound reads a dim (checks may: they run on the call's dims).
+  const scatter = run('ScatterND', '--input', 'data=5,3,2', '--input', 'indices=3,1:4,0,2', '--input', 'updates=3,3,3');
+  assert.is(scatter.status, 2, `${scatter.stdout}${scatter.stderr}`);
+  assert.match(
+    scatter.stderr,
+    "ScatterND: check 'updates[rank(indices) - 1:] == data[indices[-1]:]' failed (updates[rank(indices) - 1:] = [3, 3], rank(indices) = 2, data[indices[-1]:] = [3, 2], indices[-1] = 1): each update is a slice of data after the indexed dims",
+  );
 });
 
 firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)), [NVCC]);

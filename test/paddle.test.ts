@@ -20,7 +20,7 @@ import { paddleEmitter, paddlePaths } from '../generator/emit/paddle/index.js';
 import { cppFloat } from '../generator/emit/lang/literals.js';
 import { evalExpr, visitExpr } from '../generator/model/expr.js';
 import type { AttrValue, AttributeIR, OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { dtypeUnder, exprAttrValues, paddleOpType } from '../generator/model/ir-helpers.js';
+import { dtypeUnder, evalOutputShape, exprAttrValues, paddleOpType } from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { ATTR_INFO, DTYPE_INFO } from '../generator/model/type-table.js';
 import { caseInputs, close, emitFixture } from './helpers/adapters.js';
@@ -360,10 +360,24 @@ function expectedDims(op: OpIR, t: TestCaseIR, unknownAxis0: boolean): number[][
       if (unknownAxis0 && d.length) d[0] = -1;
       return d;
     }
+    if (o.shape.kind === 'splice') {
+      // A spliced output is wholly unknown while an input it reads has an unknown dim.
+      const d = evalOutputShape(o.shape, dims, attrs);
+      let reads = false;
+      for (const x of o.shape.parts) {
+        if (x.kind === 'slice') reads ||= dims[x.inputIndex]!.length > 0;
+        for (const e of x.kind === 'dim' ? [x.expr] : [x.start, x.end])
+          if (e)
+            visitExpr(e, (y) => {
+              if (y.kind === 'dim') reads = true;
+            });
+      }
+      return unknownAxis0 && reads ? d.map(() => -1) : d;
+    }
     return o.shape.dims.map((e) => {
       let unknown = false;
       visitExpr(e, (x) => {
-        if (x.kind === 'dim' && x.axis === 0) unknown = true;
+        if (x.kind === 'dim' && (x.axis < 0 ? dims[x.inputIndex]!.length + x.axis : x.axis) === 0) unknown = true;
       });
       return unknownAxis0 && unknown ? -1 : evalExpr(e, dims, attrs);
     });

@@ -13,9 +13,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { popartEmitter, popartPaths } from '../generator/emit/popart/index.js';
-import { evalExpr } from '../generator/model/expr.js';
 import type { OpIR, ProjectIR, TestCaseIR } from '../generator/model/ir.js';
-import { dtypeUnder, exprAttrValues } from '../generator/model/ir-helpers.js';
+import { dtypeUnder, evalOutputShape, exprAttrValues } from '../generator/model/ir-helpers.js';
 import { loadProject } from '../generator/model/project.js';
 import { DTYPE_INFO } from '../generator/model/type-table.js';
 import { emitFixture } from './helpers/adapters.js';
@@ -231,8 +230,7 @@ testWith(
         const dims: number[][] = c.op.inputs.map((i) => c.t.inputs.find((x) => x.name === i.name)?.shape ?? []);
         const attrs = exprAttrValues(c.op, c.t.attributes);
         for (const o of c.op.outputs) {
-          const want =
-            o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, attrs));
+          const want = evalOutputShape(o.shape, dims, attrs);
           assert.equal(r.outputs[o.name]![1], want, `${c.key} ${o.name} dims`);
           assert.is(
             r.outputs[o.name]![0],

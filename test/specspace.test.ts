@@ -193,6 +193,15 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     ps.filter((p) => p.checks.length).length >= 5 && ps.some((p) => p.checks.some((c) => c.message !== undefined)),
     'checks:, some with a message',
   );
+  const outsText = (p: SpecPlan): string => JSON.stringify(p.outputs.map((o) => o.shape));
+  assert.ok(
+    ps.some((p) => outsText(p).includes('"k":"slice"')) &&
+      ps.some((p) => /"k":"slice","input":"[^"]*","start":\{"k":"bin"/.test(outsText(p))) &&
+      ps.some((p) => /"k":"dim","input":"[^"]*","axis":-/.test(outsText(p)) && p.inputs.some((i) => i.ranks)) &&
+      ps.some((p) => p.checks.some((c) => JSON.stringify(c.c).includes('"k":"rank"'))) &&
+      ps.some((p) => p.checks.some((c) => /"op":"==","l":\{"k":"slice"/.test(JSON.stringify(c.c)))),
+    'rank-generic shapes: slices spliced into outputs (bounds of rank()), an input of several ranks indexed from the end, rank() and slice comparisons in checks',
+  );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(

@@ -158,6 +158,12 @@ function checkNoCycles(inputs: readonly InputIR[], { err }: Scope): void {
   });
 }
 
+/** `rank(x)`: the rank of input `inp`, an int where it has one declared rank. */
+export function readInputRank(inp: InputIR): AttrReading {
+  if (inp.rank !== null) return { expr: { kind: 'int', value: inp.rank } };
+  return { expr: { kind: 'rank', input: inp.name, inputIndex: inp.index } };
+}
+
 /** A rank as messages give it: `4`, `4 or 5`, `any`. */
 export function rankText(rank: number | null, ranks: readonly number[] | null): string {
   if (rank !== null) return String(rank);
@@ -169,15 +175,13 @@ export function rankText(rank: number | null, ranks: readonly number[] | null): 
 export function readInputDim(inp: InputIR, index: number): AttrReading {
   const name = inp.name;
   if (inp.rank === null && inp.ranks) {
-    // Several ranks: the dims every one of them has, counted from the front.
+    // Several ranks: the dims every one of them has, from the front or from the end.
     const least = inp.ranks[0]!;
-    if (index >= 0 && index < least) return { expr: { kind: 'dim', input: name, inputIndex: inp.index, axis: index } };
+    if (index >= -least && index < least)
+      return { expr: { kind: 'dim', input: name, inputIndex: inp.index, axis: index } };
     return {
       atIndex: true,
-      error:
-        index < 0
-          ? `input \`${name}\` has rank ${inp.ranks.join(' or ')}: index its dims from the front (0..${least - 1}); a negative index needs a single rank`
-          : `dim index ${index} is outside the ${least} dims every rank of input \`${name}\` (${inp.ranks.join(' or ')}) has`,
+      error: `dim index ${index} is outside the ${least} dims every rank of input \`${name}\` (${inp.ranks.join(' or ')}) has (${-least}..${least - 1})`,
     };
   }
   if (inp.rank === null)

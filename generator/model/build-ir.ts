@@ -5,7 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
-import { ExprSyntaxError, parseExpr, visitExpr } from './expr.js';
+import { ExprSyntaxError, formatExpr, parseExpr, visitExpr } from './expr.js';
 import { ExprTyper } from './expr-typing.js';
 import { exprAttrName } from './ir-helpers.js';
 import type {
@@ -38,9 +38,10 @@ import {
   scopeOfLet,
 } from './lets.js';
 import { buildInputs } from './build-inputs.js';
+import { buildOutputDims } from './build-splice.js';
 import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
-type DimSpec = number | string;
+export type DimSpec = number | string;
 export interface RawInput {
   name: string;
   dtype: string;
@@ -389,24 +390,9 @@ function buildOutputs(
         rank = inputs[j]!.rank;
       }
     } else {
-      const dims: Expr[] = [];
-      o.shape.forEach((d, k) => {
-        if (d === '?') {
-          // Every backend sizes an output before the kernel runs (TensorRT, ONNX Runtime, Paddle
-          // and the fake tensors of torch.compile alike), from the inputs' dims and attributes.
-          err(
-            [...p, 'shape', k],
-            "`?` (any dim) is for input constraints; an output's dims must be computable from the inputs' dims and the int attributes, since every backend sizes outputs before the kernel runs",
-            { hint: 'write the dim as an expression, e.g. x[0] or ceil_div(x[2], stride)' },
-          );
-          dims.push({ kind: 'int', value: 0 });
-          return;
-        }
-        const e = compileDim(d, [...p, 'shape', k], readable, exprAttrs, spec, errors, lets);
-        dims.push(e ?? { kind: 'int', value: 0 });
-      });
-      shape = { kind: 'dims', dims, source: o.shape.map(String) };
-      rank = dims.length;
+      const built = buildOutputDims(o.shape, p, readable, { spec, errors, err, exprAttrs, lets });
+      shape = built.shape;
+      rank = built.rank;
     }
     if (o.differentiable === true && !anyFloat(type))
       err(
@@ -468,13 +454,15 @@ export function compileDim(
   lets: LetScope,
   /** What the expression must give: an integer (dims, workspace), a condition (checks), either (lets). */
   want: 'int' | 'bool' | 'any' = 'int',
+  /** Where `d` starts within the YAML scalar at `p` (a slice's bound). */
+  at = 0,
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
   const node = spec.doc.getIn(p, true) as { type?: string } | undefined;
   const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE' ? 1 : 0;
   const fail = (message: string, pos: number, hint?: string): undefined => {
-    errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: pos + quoted, hint }));
+    errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: at + pos + quoted, hint }));
     return undefined;
   };
   const raw = parseDim(d, p, fail);
@@ -510,6 +498,7 @@ export function compileDim(
       ok = false;
       fail(message, pos, hint);
     },
+    slices: want === 'bool',
   });
   const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.
@@ -583,12 +572,21 @@ function buildChecks(
   return out;
 }
 
-/** The dims and attributes an expression reads, each once, in order of first appearance. */
+/** The dims, ranks and attributes an expression reads, each once, in order of first appearance. */
 function exprLeaves(e: Expr): Expr[] {
   const seen = new Map<string, Expr>();
   visitExpr(e, (x) => {
     const attr = exprAttrName(x);
-    const key = x.kind === 'dim' ? `d${x.inputIndex}.${x.axis}` : attr === undefined ? undefined : `a${attr}`;
+    const key =
+      x.kind === 'dim'
+        ? `d${x.inputIndex}.${x.axis}`
+        : x.kind === 'rank'
+          ? `r${x.inputIndex}`
+          : x.kind === 'slice'
+            ? `s${formatExpr(x)}`
+            : attr === undefined
+              ? undefined
+              : `a${attr}`;
     if (key && !seen.has(key)) seen.set(key, x);
   });
   return [...seen.values()];

@@ -3,14 +3,15 @@
 // Every misuse is reported once, at its column (a sub-expression that failed is poison above it).
 
 import { didYouMean } from './diagnostics.js';
-import { EXPR_FUNCTIONS, formatFloatRef, type RawExpr } from './expr.js';
+import { EXPR_FUNCTIONS, formatExpr, formatFloatRef, type RawExpr } from './expr.js';
 import { type AttrReading, type ExprAttrs, readAttrElement, readAttrLength, readAttrName } from './expr-attrs.js';
 import { isCondition, type AttributeIR, type CmpOp, type Expr, type FloatRef, type InputIR } from './ir.js';
-import { readInputDim } from './build-inputs.js';
+import { readInputDim, readInputRank } from './build-inputs.js';
 
 /** What a sub-expression gives while it is typed. */
 type Typed =
   | { t: 'int' | 'bool' | 'err'; e: Expr }
+  | { t: 'dims'; e: Extract<Expr, { kind: 'slice' }> }
   | { t: 'real'; scale?: Expr; factor: FloatRef }
   | { t: 'str'; value: string }
   | { t: 'strattr'; name: string; values: string[] | undefined };
@@ -24,6 +25,8 @@ export interface TypingContext {
   /** An attribute or dim reading's expression; reports its error (and gives a placeholder) when it has one. */
   reading(read: AttrReading, pos: number, indexPos: number): Expr;
   fail(message: string, pos: number, hint?: string): void;
+  /** Whether slices of dims (compared with == or !=) may appear: in `checks:` only. */
+  slices?: boolean;
 }
 
 const COMPARISONS: readonly string[] = ['==', '!=', '<', '<=', '>', '>='];
@@ -66,6 +69,8 @@ export class ExprTyper {
         return this.name(r.name, r.pos);
       case 'index':
         return this.index(r);
+      case 'slice':
+        return this.slice(r);
       case 'not':
         return { t: 'bool', e: { kind: 'not', arg: this.bool(r.arg) } };
       case 'cond':
@@ -142,11 +147,42 @@ export class ExprTyper {
     );
   }
 
-  /** Integers compare with each other; a string attribute with one of its values (== and != only). */
+  /** `x[a:b]`: the dims of an input, compared with another slice in a check. */
+  private slice(r: Extract<RawExpr, { kind: 'slice' }>): Typed {
+    if (!this.cx.slices)
+      return this.bad(
+        `a slice of dims (\`${r.name}[a:b]\`) is an output shape's entry, or one side of == or != in \`checks:\``,
+        r.pos,
+      );
+    const inp = this.cx.inputs.find((x) => x.name === r.name);
+    if (!inp)
+      return this.bad(
+        `\`${r.name}\` is not an input whose dims a slice can read (an input that is always present)`,
+        r.pos,
+        didYouMean(
+          r.name,
+          this.cx.inputs.map((x) => x.name),
+        ),
+      );
+    const start = r.start ? this.int(r.start) : null;
+    const end = r.end ? this.int(r.end) : null;
+    return { t: 'dims', e: { kind: 'slice', input: inp.name, inputIndex: inp.index, start, end } };
+  }
+
+  /** Integers compare with each other; a string attribute with one of its values (== and != only); slices of dims with each other. */
   private compare(r: RawBinary, op: CmpOp): Typed {
     const left = this.resolve(r.left);
     const right = this.resolve(r.right);
     if (left.t === 'err' || right.t === 'err') return left.t === 'err' ? left : right;
+    if (left.t === 'dims' || right.t === 'dims') {
+      if (left.t !== 'dims' || right.t !== 'dims')
+        return this.bad(
+          `a slice of dims compares with another slice (got ${typeName(left)} and ${typeName(right)})`,
+          r.pos,
+        );
+      if (op !== '==' && op !== '!=') return this.bad(`slices of dims compare with == or != only, not ${op}`, r.pos);
+      return { t: 'bool', e: { kind: 'cmp', op, left: left.e, right: right.e } };
+    }
     const attr = left.t === 'strattr' ? left : right.t === 'strattr' ? right : undefined;
     const lit = left.t === 'str' ? left : right.t === 'str' ? right : undefined;
     if (attr && lit) {
@@ -191,15 +227,16 @@ export class ExprTyper {
   }
 
   private call(r: Extract<RawExpr, { kind: 'call' }>): Typed {
+    if (r.fn === 'rank') return this.rank(r);
     if (r.fn === 'len') {
       const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
       return { t: 'int', e: this.cx.reading(readAttrLength(arg, this.cx.attrs), r.args[0]?.pos ?? r.pos, r.pos) };
     }
     if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn))
       return this.bad(
-        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len'].join(', ')}`,
+        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len', 'rank'].join(', ')}`,
         r.pos,
-        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len']),
+        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len', 'rank']),
       );
     if (r.fn === 'floor' || r.fn === 'ceil') {
       if (r.args.length !== 1) return this.bad(`${r.fn}() takes 1 argument, got ${r.args.length}`, r.pos);
@@ -218,6 +255,23 @@ export class ExprTyper {
       e: { kind: 'call', fn: r.fn as 'ceil_div' | 'max' | 'min', args: [this.int(r.args[0]!), this.int(r.args[1]!)] },
     };
   }
+
+  /** `rank(x)`: the rank of an input this expression may read. */
+  private rank(r: Extract<RawExpr, { kind: 'call' }>): Typed {
+    const arg = r.args[0];
+    if (r.args.length !== 1 || arg?.kind !== 'name')
+      return this.bad('rank() takes the name of one input: rank(x)', r.pos);
+    const inp = this.cx.inputs.find((x) => x.name === arg.name);
+    if (inp) return { t: 'int', e: this.cx.reading(readInputRank(inp), arg.pos, arg.pos) };
+    return this.bad(
+      `\`${arg.name}\` is not an input that can be read here (an input that is always present; an input's own constraint also reads earlier optional ones, not itself)`,
+      arg.pos,
+      didYouMean(
+        arg.name,
+        this.cx.inputs.map((x) => x.name),
+      ),
+    );
+  }
 }
 
 type RawBinary = Extract<RawExpr, { kind: 'binary' }>;
@@ -233,6 +287,8 @@ function typeName(x: Typed): string {
       return x.scale ? 'a float product' : `float attribute \`${formatFloatRef(x.factor)}\``;
     case 'str':
       return 'a string';
+    case 'dims':
+      return `the dims ${formatExpr(x.e)}`;
     case 'strattr':
       return `string attribute \`${x.name}\``;
   }

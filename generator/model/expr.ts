@@ -1,5 +1,5 @@
 // Dim-expression language of output shapes, input shape constraints, workspace sizes and checks:
-//   integers, x[i] (dim i of input x, negative i from the end), int attributes, elements
+//   integers, x[i] (dim i of input x, negative i from the end), rank(x), int attributes, elements
 //   a[i] of `ints` attributes with a declared length, len(a) of list attributes,
 //   + - * // % (floor division and modulo), ceil_div(a, b), max(a, b), min(a, b),
 //   floor(e * f) / ceil(e * f) of a float attribute f, parentheses, unary minus; conditions:
@@ -17,6 +17,7 @@ export type RawExpr =
   | { kind: 'str'; value: string; pos: number }
   | { kind: 'name'; name: string; pos: number }
   | { kind: 'index'; name: string; index: number; pos: number; indexPos: number }
+  | { kind: 'slice'; name: string; start: RawExpr | null; end: RawExpr | null; pos: number; colonPos: number }
   | { kind: 'binary'; op: RawBinaryOp; left: RawExpr; right: RawExpr; pos: number }
   | { kind: 'not'; arg: RawExpr; pos: number }
   | { kind: 'cond'; cond: RawExpr; yes: RawExpr; no: RawExpr; pos: number }
@@ -95,7 +96,7 @@ function tokenize(src: string): Tok[] {
         "'?' (an unknown dim) is allowed only as a whole input dim, not inside an expression; an output dim must be computable",
         i,
       );
-    if ('+-*%<>()[],'.includes(c)) {
+    if ('+-*%<>()[],:'.includes(c)) {
       toks.push({ t: 'op', v: c, pos: i });
       i++;
       continue;
@@ -238,16 +239,22 @@ class ExprParser {
     if (this.isOp('(')) return this.call(t.v, t.pos);
     return { kind: 'name', name: t.v, pos: t.pos };
   }
-  /** `name[i]` after its name: an integer index, negative from the end. */
+  /** `name[i]` after its name: an integer index, negative from the end; or a slice `name[a:b]`. */
   private index(name: string, pos: number): RawExpr {
     this.k++;
-    const neg = this.isOp('-');
-    if (neg) this.k++;
-    const it = this.peek();
-    if (it.t !== 'int') throw new ExprSyntaxError(`expected an integer dim index but found ${describe(it)}`, it.pos);
-    this.k++;
+    const first = this.peek();
+    const start = this.isOp(':') ? null : this.nested(first.pos, () => this.conditional());
+    if (this.isOp(':')) {
+      const colonPos = this.peek().pos;
+      this.k++;
+      const end = this.isOp(']') ? null : this.nested(colonPos, () => this.conditional());
+      this.expect(']');
+      return { kind: 'slice', name, start, end, pos, colonPos };
+    }
+    if (start?.kind !== 'int')
+      throw new ExprSyntaxError(`expected an integer dim index but found ${describe(first)}`, first.pos);
     this.expect(']');
-    return { kind: 'index', name, index: neg ? -it.v : it.v, pos, indexPos: it.pos };
+    return { kind: 'index', name, index: start.value, pos, indexPos: first.pos };
   }
   /** `fn(a, b, ...)` after its name. */
   private call(fn: string, pos: number): RawExpr {
@@ -284,6 +291,14 @@ export function formatExpr(e: Expr): string {
       return String(e.value);
     case 'dim':
       return `${e.input}[${e.axis}]`;
+    case 'rank':
+      return `rank(${e.input})`;
+    case 'slice': {
+      // A bound is written bare, as in the spec: `x[:rank(y) - 1]`.
+      const bound = (b: Expr | null): string =>
+        b === null ? '' : b.kind === 'binary' ? formatExpr(b).slice(1, -1) : formatExpr(b);
+      return `${e.input}[${bound(e.start)}:${bound(e.end)}]`;
+    }
     case 'attr':
     case 'flag':
       return e.name;
@@ -351,10 +366,17 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: V
     case 'int':
       return e.value;
     case 'dim': {
-      const d = dims[e.inputIndex]?.[e.axis];
+      const d = dims[e.inputIndex]?.at(e.axis);
       if (d === undefined) throw new RangeError(`dim ${e.input}[${e.axis}] is not available`);
       return d;
     }
+    case 'rank': {
+      const s = dims[e.inputIndex];
+      if (s === undefined) throw new RangeError(`input ${e.input} is not available`);
+      return s.length;
+    }
+    case 'slice':
+      throw new RangeError(`a slice (${formatExpr(e)}) has no single value: it is compared with another`);
     case 'attr': {
       const v = attrs[e.name];
       if (typeof v !== 'number') throw new RangeError(`attribute ${e.name} is not available`);
@@ -419,6 +441,12 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: V
       break;
     }
     case 'cmp': {
+      if (e.left.kind === 'slice' && e.right.kind === 'slice') {
+        const [x, y] = [evalSlice(e.left, dims, attrs), evalSlice(e.right, dims, attrs)];
+        if (x === undefined || y === undefined) return 0;
+        const same = x.length === y.length && x.every((d, k) => d === y[k]);
+        return (e.op === '==') === same ? 1 : 0;
+      }
       const a = ev(e.left);
       const b = ev(e.right);
       const r = { '==': a === b, '!=': a !== b, '<': a < b, '<=': a <= b, '>': a > b, '>=': a >= b }[e.op];
@@ -436,6 +464,28 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: V
   throw new Error('unreachable');
 }
 
+/** `[start:end]` of `rank` dims, bounds already evaluated (null: missing); 'out' outside the dims
+ * (a missing bound is the start or the end; a negative one counts from the end, as in Python). */
+export function sliceRange(start: number | null, end: number | null, rank: number): [number, number] | 'out' {
+  const s = start === null ? 0 : start < 0 ? rank + start : start;
+  const e = end === null ? rank : end < 0 ? rank + end : end;
+  if (s < 0 || e > rank || e < s) return 'out';
+  return [s, e];
+}
+
+/** The dims a slice takes; undefined when its bounds fall outside the input's dims. */
+export function evalSlice(
+  e: Extract<Expr, { kind: 'slice' }>,
+  dims: readonly (readonly number[])[],
+  attrs: Values,
+): number[] | undefined {
+  const s = dims[e.inputIndex];
+  if (s === undefined) throw new RangeError(`input ${e.input} is not available`);
+  const bound = (b: Expr | null): number | null => (b === null ? null : evalExpr(b, dims, attrs));
+  const span = sliceRange(bound(e.start), bound(e.end), s.length);
+  return span === 'out' ? undefined : s.slice(span[0], span[1]);
+}
+
 /** The sub-expressions of a node, in order. */
 export function exprChildren(e: Expr): Expr[] {
   switch (e.kind) {
@@ -451,6 +501,8 @@ export function exprChildren(e: Expr): Expr[] {
       return [e.arg];
     case 'cond':
       return [e.cond, e.yes, e.no];
+    case 'slice':
+      return [e.start, e.end].filter((x): x is Expr => x !== null);
     default:
       return [];
   }

@@ -13,7 +13,7 @@ import type {
   TypeBinding,
 } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
-import { exprChildren, visitExpr } from './expr.js';
+import { evalExpr, exprChildren, formatExpr, sliceRange, visitExpr } from './expr.js';
 
 /** The dtype a tensor has under a binding. */
 export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
@@ -128,6 +128,8 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
   const walk = (e: Expr): void => {
     switch (e.kind) {
       case 'dim':
+      case 'rank':
+      case 'slice':
         r.dims = true;
         break;
       case 'attr':
@@ -157,12 +159,40 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
   return r;
 }
 
-/** What output shapes read: `like` shapes read the input's dims. */
+/** What output shapes read: `like` shapes and slices read the input's dims. */
 export function shapeReads(shapes: Iterable<ShapeIR>): ExprReads {
   const list = [...shapes];
-  const r = exprReads(list.flatMap((s) => (s.kind === 'dims' ? s.dims : [])));
-  if (list.some((s) => s.kind === 'like')) r.dims = true;
+  const r = exprReads(list.flatMap(shapeExprs));
+  if (list.some((s) => s.kind !== 'dims')) r.dims = true;
   return r;
+}
+
+/** Every expression an output shape holds: its dims, and its slices' bounds. */
+export function shapeExprs(s: ShapeIR): Expr[] {
+  if (s.kind === 'dims') return s.dims;
+  if (s.kind === 'like') return [];
+  return s.parts.flatMap((x) => (x.kind === 'dim' ? [x.expr] : [x.start, x.end].filter((e): e is Expr => e !== null)));
+}
+
+/**
+ * An output's dims for concrete input dims and attributes (tests and the TS side's expectations);
+ * a RangeError where a slice falls outside its input, as every backend refuses it.
+ */
+export function evalOutputShape(
+  s: ShapeIR,
+  dims: readonly (readonly number[])[],
+  attrs: Parameters<typeof evalExpr>[2],
+): number[] {
+  if (s.kind === 'like') return [...dims[s.inputIndex]!];
+  if (s.kind === 'dims') return s.dims.map((e) => evalExpr(e, dims, attrs));
+  return s.parts.flatMap((x) => {
+    if (x.kind === 'dim') return [evalExpr(x.expr, dims, attrs)];
+    const from = dims[x.inputIndex]!;
+    const bound = (e: Expr | null): number | null => (e === null ? null : evalExpr(e, dims, attrs));
+    const span = sliceRange(bound(x.start), bound(x.end), from.length);
+    if (span === 'out') throw new RangeError(`slice of ${x.input} is outside its ${from.length} dims`);
+    return from.slice(span[0], span[1]);
+  });
 }
 
 /** What input shape constraints read (`like` constraints read the other input's dims). */
@@ -203,7 +233,7 @@ export function constraintInputs(c: InputConstraint): number[] {
   for (const d of c.dims)
     if (d.kind === 'expr')
       visitExpr(d.expr, (e) => {
-        if (e.kind === 'dim') read.add(e.inputIndex);
+        if (e.kind === 'dim' || e.kind === 'rank' || e.kind === 'slice') read.add(e.inputIndex);
       });
   return [...read].sort((a, b) => a - b);
 }
@@ -233,5 +263,6 @@ export function exprAttrName(e: Expr): string | undefined {
 /** How a check's message names a value it read: `x[1]`, or the attribute's name. */
 export function readLabel(op: OpIR, e: Expr): string {
   if (e.kind === 'dim') return `${op.inputs[e.inputIndex]!.name}[${e.axis}]`;
+  if (e.kind === 'rank' || e.kind === 'slice') return formatExpr(e);
   return exprAttrName(e) ?? '';
 }

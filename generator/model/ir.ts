@@ -7,7 +7,15 @@ export type { DType, AttrType } from './type-table.js';
 /** A dim expression, parsed once from the spec. */
 export type Expr =
   | { kind: 'int'; value: number }
-  | { kind: 'dim'; input: string; inputIndex: number; axis: number } // axis normalized to >= 0
+  // axis normalized to >= 0 for an input of one rank; negative (from the end) for an input of several
+  // ranks (`rank: [4, 5]`), where every listed rank has that dim.
+  | { kind: 'dim'; input: string; inputIndex: number; axis: number }
+  // The input's rank (a single declared rank is folded to an int).
+  | { kind: 'rank'; input: string; inputIndex: number }
+  // The dims input[start:end] (Python's bounds; null: missing): a list, only ever an operand of a
+  // `cmp` == or != with another slice, in `checks:` (GatherTopk: `indices[:-1] == data[:rank(indices) - 1]`).
+  // A slice outside its input's dims makes either comparison false.
+  | { kind: 'slice'; input: string; inputIndex: number; start: Expr | null; end: Expr | null }
   | { kind: 'attr'; name: string }
   // An element of an `ints` attribute; index normalized to >= 0, within the declared `length`.
   | { kind: 'elem'; name: string; index: number }
@@ -55,10 +63,21 @@ export type TensorType = { kind: 'fixed'; dtype: DType } | { kind: 'var'; name: 
 /** One dim of an input's declared shape: unconstrained, or an expression it must equal. */
 export type InputDim = { kind: 'any' } | { kind: 'expr'; expr: Expr; source: string };
 
-/** A shape that equals another input's shape, or one expression per dim. */
+/** A shape that equals another input's shape, one expression per dim, or dims spliced with slices of inputs' dims. */
 export type ShapeIR =
   | { kind: 'like'; input: string; inputIndex: number }
-  | { kind: 'dims'; dims: Expr[]; source: string[] };
+  | { kind: 'dims'; dims: Expr[]; source: string[] }
+  | { kind: 'splice'; parts: ShapePart[]; source: string[] };
+
+/**
+ * One entry of a spliced output shape: a dim, or the dims `x[start:end]` of an input (Python's
+ * slice: a missing bound is the start or the end, a negative one counts from the end). The bounds
+ * read only ints, attributes and ranks, so every backend knows the output's rank when it builds
+ * the graph (TensorRT's nbDims); a bound outside the input's rank is a run-time error.
+ */
+export type ShapePart =
+  | { kind: 'dim'; expr: Expr }
+  | { kind: 'slice'; input: string; inputIndex: number; start: Expr | null; end: Expr | null };
 
 /** What an input's dims must satisfy. */
 export type InputConstraint =
@@ -94,7 +113,10 @@ export interface OutputIR {
   ident: Idents;
   index: number;
   type: TensorType;
-  /** null: the rank of the input it is shaped like, which itself has any rank. */
+  /**
+   * null: the rank of the input it is shaped like, which itself has no single rank, or a spliced
+   * shape whose rank depends on the inputs' ranks or on attributes.
+   */
   rank: number | null;
   shape: ShapeIR;
   /** Its gradient reaches the backward in every binding where it is a float (not marked `differentiable: false`). */

@@ -69,6 +69,17 @@ class SpecShapeFunc(ShapeFunc):
     def outputs(self, dtypes: list, shapes: list, attrs: Dict[str, object]) -> list:
         raise NotImplementedError
 
+    @staticmethod
+    def slice(dims: list, start: Optional[int], end: Optional[int], what: str) -> list:
+        """dims[start:end] of a spliced output (negative bounds from the end); a bound outside the
+        dims is an error in the op, so here IndexError: "cannot infer"."""
+        n = len(dims)
+        a = 0 if start is None else n + start if start < 0 else start
+        b = n if end is None else n + end if end < 0 else end
+        if a < 0 or b > n or b < a:
+            raise IndexError(f"slice {what} is outside the {n} dims of its input")
+        return list(dims[a:b])
+
     def __call__(self, model: onnx.ModelProto, node: onnx.NodeProto) -> Tuple[onnx.ModelProto, bool]:
         if _inferred(model, node):
             return model, True

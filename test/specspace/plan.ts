@@ -23,7 +23,11 @@ export type DimE =
   | { k: 'call'; fn: 'ceil_div' | 'max' | 'min'; a: DimE; b: DimE }
   // `a if c else b`; floor/ceil of scale * a float attribute (its float32, exactly).
   | { k: 'cond'; c: CondE; a: DimE; b: DimE }
-  | { k: 'round'; fn: 'floor' | 'ceil'; scale: DimE; name: string };
+  | { k: 'round'; fn: 'floor' | 'ceil'; scale: DimE; name: string }
+  // rank(x); the dims x[start:end] (bounds of ints and ranks; null: missing): an entry of an
+  // output's dims list, or one side of a check's == / != with another slice.
+  | { k: 'rank'; input: string }
+  | { k: 'slice'; input: string; start: DimE | null; end: DimE | null };
 
 /** A condition: a comparison of dims, a bool attribute, a string attribute's value, not / and / or. */
 export type CondE =
@@ -189,7 +193,40 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
       const a = evalDim(e.scale, dims, attrs);
       return a === undefined ? undefined : roundScaled(e.fn, a, attrs[e.name] as number);
     }
+    case 'rank':
+      return dims[e.input]!.length;
+    case 'slice':
+      return undefined;
   }
+}
+
+/** The dims a slice takes (Python's bounds), undefined outside its input's dims. */
+export function evalSliceDims(
+  e: Extract<DimE, { k: 'slice' }>,
+  dims: Record<string, number[]>,
+  attrs: Record<string, AttrValue>,
+): number[] | undefined {
+  const d = dims[e.input]!;
+  const bound = (b: DimE | null, missing: number): number | undefined => {
+    if (b === null) return missing;
+    const v = evalDim(b, dims, attrs);
+    return v === undefined ? undefined : v < 0 ? d.length + v : v;
+  };
+  const a = bound(e.start, 0);
+  const z = bound(e.end, d.length);
+  if (a === undefined || z === undefined || a < 0 || z > d.length || z < a) return undefined;
+  return d.slice(a, z);
+}
+
+/** An output's dims (slices spliced in); undefined entries where an expression divides by zero or a slice is outside. */
+export function evalDims(
+  list: readonly DimE[],
+  dims: Record<string, number[]>,
+  attrs: Record<string, AttrValue>,
+): (number | undefined)[] {
+  return list.flatMap((e) =>
+    e.k === 'slice' ? (evalSliceDims(e, dims, attrs) ?? [undefined]) : [evalDim(e, dims, attrs)],
+  );
 }
 
 /** Value of a condition, or undefined on division by zero. */
@@ -200,6 +237,11 @@ export function evalCond(
 ): boolean | undefined {
   switch (c.k) {
     case 'cmp': {
+      if (c.l.k === 'slice' && c.r.k === 'slice') {
+        const [x, y] = [evalSliceDims(c.l, dims, attrs), evalSliceDims(c.r, dims, attrs)];
+        if (!x || !y) return false;
+        return (c.op === '==') === (x.length === y.length && x.every((v, k) => v === y[k]));
+      }
       const a = evalDim(c.l, dims, attrs),
         b = evalDim(c.r, dims, attrs);
       if (a === undefined || b === undefined) return undefined;
@@ -405,7 +447,7 @@ function drawCase(r: Rand, p: SpecPlan, opt: 'present' | 'absent' | 'random', rL
     if (!ok) continue;
     for (const o of p.outputs) {
       if (o.shape.kind === 'like') continue;
-      const d = o.shape.dims.map((e) => evalDim(e, dims, full));
+      const d = evalDims(o.shape.dims, dims, full);
       if (d.some((x) => x === undefined || x < 0) || numel(d as number[]) > 4096) {
         ok = false;
         break;
@@ -711,7 +753,92 @@ export function planSpec(seed: number): SpecPlan {
   if (seed % 4 === 1) readLaterInput(p);
   if (seed % 5 === 2) widenRank(p);
   addConditions(rng(seed * 32452843 + 3), p);
+  addRankGeneric(rng(seed * 49979687 + 7), p);
   return p;
+}
+
+/**
+ * A third of the seeds, from their own stream after everything else (other draws stay as they
+ * were): an output's dims list splices a slice of an input's dims (`x[1:]`, `x[:-1]`,
+ * `x[rank(y) - 1:]`, `x[:]`), an input of several ranks is indexed from the end (`x[-1]`), and
+ * `checks:` compare ranks and slices of dims that every case meets (`rank(x) >= 1`,
+ * `x[:1] == y[:1]`). Reverted where a case's outputs would then be invalid.
+ */
+function addRankGeneric(r: Rand, p: SpecPlan): void {
+  if (!p.tests.length || !chance(r, 0.35)) return;
+  const saved = JSON.stringify({ outputs: p.outputs, checks: p.checks });
+  const full = (t: CasePlan): Record<string, AttrValue> =>
+    Object.fromEntries(p.attrs.map((a) => [a.name, t.attrs[a.name] ?? a.default!]));
+  // Inputs every case gives, with the ranks the cases give them.
+  const always = p.inputs.filter((i) => !i.optional && p.tests.every((t) => t.dims[i.name]));
+  const minRank = (i: InPlan): number => Math.min(...p.tests.map((t) => t.dims[i.name]!.length));
+  const bound = (inp: InPlan): DimE | null => {
+    const lo = minRank(inp);
+    const roll = r();
+    if (roll < 0.25) return null;
+    if (roll < 0.5) return { k: 'int', v: -int(r, 0, lo) };
+    if (roll < 0.75) return { k: 'int', v: int(r, 0, lo) };
+    // rank(y) - k, y the input itself or another: within every case's dims of `inp` or refused below.
+    const y = pick(r, always);
+    return { k: 'bin', op: '-', l: { k: 'rank', input: y.name }, r: { k: 'int', v: int(r, 0, 1) } };
+  };
+  const slice = (): Extract<DimE, { k: 'slice' }> | undefined => {
+    if (!always.length) return undefined;
+    const inp = pick(r, always);
+    const a = bound(inp);
+    const b = bound(inp);
+    return { k: 'slice', input: inp.name, start: a, end: b };
+  };
+  const fits = (e: Extract<DimE, { k: 'slice' }>): boolean =>
+    p.tests.every((t) => evalSliceDims(e, t.dims, full(t)) !== undefined);
+  const dimsOuts = p.outputs.filter((o) => o.shape.kind === 'dims');
+  if (dimsOuts.length) {
+    const o = pick(r, dimsOuts);
+    const dims = (o.shape as { dims: DimE[] }).dims;
+    for (let tries = 0; tries < 4; tries++) {
+      const sl = slice();
+      if (!sl || !fits(sl)) continue;
+      dims.splice(int(r, 0, dims.length), 0, sl);
+      break;
+    }
+    // From the end, within the smallest rank of an input of several ranks.
+    const wide = always.find((i) => i.ranks);
+    if (wide && chance(r, 0.7))
+      dims.push({ k: 'dim', input: wide.name, axis: -int(r, 1, wide.ranks![0]), rank: wide.rank! });
+  }
+  const valid = p.tests.every((t) =>
+    p.outputs.every((o) => {
+      if (o.shape.kind === 'like') return true;
+      const d = evalDims(o.shape.dims, t.dims, full(t));
+      return d.length <= 8 && d.every((x) => x !== undefined && x >= 0) && numel(d as number[]) <= 4096;
+    }),
+  );
+  if (!valid) {
+    Object.assign(p, JSON.parse(saved) as Pick<SpecPlan, 'outputs' | 'checks'>);
+    return;
+  }
+  if (!always.length) return;
+  const x = pick(r, always);
+  p.checks.push({
+    c: { k: 'cmp', op: '>=', l: { k: 'rank', input: x.name }, r: { k: 'int', v: minRank(x) } },
+    message: undefined,
+  });
+  // Two slices whose dims agree in every case (the same slice of one input at worst).
+  for (let tries = 0; tries < 6; tries++) {
+    const [a, b] = [slice(), slice()];
+    if (!a || !b || !fits(a) || !fits(b)) continue;
+    const c: CondE = { k: 'cmp', op: '==', l: a, r: b };
+    const holds = p.tests.every((t) => evalCond(c, t.dims, full(t)) === true);
+    if (holds) {
+      p.checks.push({ c, message: chance(r, 0.5) ? pick(r, STRINGS) : undefined });
+      return;
+    }
+    const ne: CondE = { k: 'cmp', op: '!=', l: a, r: b };
+    if (p.tests.every((t) => evalCond(ne, t.dims, full(t)) === true)) {
+      p.checks.push({ c: ne, message: undefined });
+      return;
+    }
+  }
 }
 
 /**
@@ -780,6 +907,7 @@ export function dimKids(e: DimE): DimE[] {
   if (e.k === 'call') return [e.a, e.b];
   if (e.k === 'cond') return [...condKids(e.c), e.a, e.b];
   if (e.k === 'round') return [e.scale];
+  if (e.k === 'slice') return [e.start, e.end].filter((x): x is DimE => x !== null);
   return [];
 }
 
@@ -876,7 +1004,7 @@ function addConditions(r: Rand, p: SpecPlan): void {
   const valid = p.tests.every((t) =>
     p.outputs.every((o) => {
       if (o.shape.kind === 'like') return true;
-      const d = o.shape.dims.map((e) => evalDim(e, t.dims, full(t)));
+      const d = evalDims(o.shape.dims, t.dims, full(t));
       return d.every((x) => x !== undefined && x >= 0) && numel(d as number[]) <= 4096;
     }),
   );

@@ -56,6 +56,10 @@ export function dimText(e: DimE, top = true): string {
     }
     case 'round':
       return `${e.fn}(${dimText(e.scale, false)} * ${e.name})`;
+    case 'rank':
+      return `rank(${e.input})`;
+    case 'slice':
+      return `${e.input}[${e.start ? dimText(e.start) : ''}:${e.end ? dimText(e.end) : ''}]`;
   }
 }
 
@@ -111,6 +115,11 @@ export function dimPy(e: DimE): string {
       return `(${dimPy(e.a)} if ${condPy(e.c)} else ${dimPy(e.b)})`;
     case 'round':
       return `_scaled(${q(e.fn)}, ${dimPy(e.scale)}, ${e.name})`;
+    case 'rank':
+      return `${e.input}.dim()`;
+    case 'slice':
+      // A tuple; a shape splices it: (a, *x[1:], b).
+      return `tuple(int(d) for d in ${e.input}.shape[${e.start ? dimPy(e.start) : ''}:${e.end ? dimPy(e.end) : ''}])`;
   }
 }
 
@@ -140,6 +149,10 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       throw new Error('spec-space draws no condition in a workspace');
     case 'round':
       return `opforge::${e.fn}Scaled(${dimCpp(e.scale, shapeOf)}, attrs.${e.name}, ok)`;
+    case 'rank':
+      return `int64_t{${shapeOf(e.input)}.rank}`;
+    case 'slice':
+      throw new Error('spec-space draws no slice in a workspace');
   }
 }
 

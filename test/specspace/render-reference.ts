@@ -44,7 +44,7 @@ export function reference(p: SpecPlan): string {
     const shape =
       o.shape.kind === 'like'
         ? `tuple(${o.shape.of}.shape)`
-        : `(${o.shape.dims.map(dimPy).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
+        : `(${o.shape.dims.map((d) => (d.k === 'slice' ? `*${dimPy(d)}` : dimPy(d))).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
     const varIn = p.inputs.find((i) => !i.optional && i.dtype === o.dtype);
     const dtype = varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
     const terms = p.inputs.map((inp, j) => {

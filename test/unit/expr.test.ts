@@ -95,7 +95,7 @@ test('hostile input is bounded', () => {
 });
 
 test('list attributes: a[i] parses as an index, len(a) as a call', () => {
-  assert.equal(parseExpr('stride[-1]'), { kind: 'index', name: 'stride', index: -1, pos: 0, indexPos: 8 });
+  assert.equal(parseExpr('stride[-1]'), { kind: 'index', name: 'stride', index: -1, pos: 0, indexPos: 7 });
   assert.equal(parseExpr('len(pads)'), {
     kind: 'call',
     fn: 'len',
@@ -155,10 +155,16 @@ test('list attributes print in every backend language (C++, Python, _dims.py dat
   const elem: Expr = { kind: 'elem', name: 'stride', index: 1 };
   const len: Expr = { kind: 'len', name: 'pads' };
   const e: Expr = { kind: 'binary', op: '+', left: elem, right: len };
-  const cpp = cppExpr(e, { dim: () => 'd', attr: (n) => `A(${n})`, attrList: (n) => `attrs.${n}`, okVar: 'ok' });
+  const cpp = cppExpr(e, {
+    dim: () => 'd',
+    rank: () => 'r',
+    attr: (n) => `A(${n})`,
+    attrList: (n) => `attrs.${n}`,
+    okVar: 'ok',
+  });
   assert.is(cpp, '(static_cast<int64_t>(attrs.stride[1]) + static_cast<int64_t>(attrs.pads.size()))');
   assert.is(
-    pyExpr(e, { dim: () => 'd', attr: (n) => `attrs[${JSON.stringify(n)}]` }),
+    pyExpr(e, { dim: () => 'd', rank: () => 'r', attr: (n) => `attrs[${JSON.stringify(n)}]` }),
     '(attrs["stride"][1] + len(attrs["pads"]))',
   );
   assert.is(pyLit(pyExprData(e)), "('+', ('elem', 'stride', 1), ('len', 'pads'))");
@@ -188,7 +194,7 @@ test('list attribute errors name line:col, the key and the problem', () => {
       (d) => `${d.line}:${d.col} ${d.path} ${d.message}${d.hint ? ` | ${d.hint}` : ''}`,
     );
   assert.equal(where(LIST_SPEC.replace('stride[-1]', 'stride[-3]')), [
-    '5:71 outputs[0].shape[0] index -3 is outside attribute `stride` of length 2 in `(x[1] - kernel[0]) // stride[-3] + 1`',
+    '5:70 outputs[0].shape[0] index -3 is outside attribute `stride` of length 2 in `(x[1] - kernel[0]) // stride[-3] + 1`',
     '5:91 outputs[0].shape[2] list attribute `pads` has no declared length, so its elements cannot be indexed in `pads[0] * len(scales)` | add `length: N` to attribute `pads`',
   ]);
   assert.equal(where(LIST_SPEC.replace('default: [1, 2] }', 'default: [1] }')).slice(0, 1), [

@@ -1,5 +1,5 @@
-// `rank: [4, 5]`: an input of several ranks. The spec model keeps the list, indexes dims from the
-// front within the smallest rank and refuses negative indices; test cases may use any listed rank;
+// `rank: [4, 5]`: an input of several ranks. The spec model keeps the list, indexes dims from
+// either end within the smallest rank; test cases may use any listed rank;
 // the op core, TensorRT, the Python packages and the Node runtime state the allowed ranks.
 
 import { test } from 'uvu';
@@ -37,10 +37,17 @@ test('rank: [5, 4] is the ranks 4 or 5 (sorted); the output shaped like it has a
   assert.is(one.inputs[0]!.ranks, null);
 });
 
-test('dims index from the front within the smallest rank; a negative index or one past it is refused', () => {
-  const neg = specErrors({ 'c.yaml': spec('[4, 5]', '[x[-1]]') });
+test('dims index from either end within the smallest rank; an index past it is refused', () => {
+  const last = loadSpecs({ 'c.yaml': spec('[4, 5]', '[x[-1], x[-4], x[3]]') }).ops[0]!;
+  const dims = last.outputs[1]!.shape.kind === 'dims' ? last.outputs[1]!.shape.dims : [];
+  assert.equal(
+    dims.map((e) => (e.kind === 'dim' ? e.axis : null)),
+    [-1, -4, 3],
+    'negative axes stay negative: the rank is known at run time',
+  );
+  const neg = specErrors({ 'c.yaml': spec('[4, 5]', '[x[-5]]') });
   assert.is(neg.length, 1, neg.map((d) => d.message).join('\n'));
-  assert.match(neg[0]!.message, 'input `x` has rank 4 or 5: index its dims from the front (0..3)');
+  assert.match(neg[0]!.message, 'dim index -5 is outside the 4 dims every rank of input `x` (4 or 5) has (-4..3)');
   const past = specErrors({ 'c.yaml': spec('[4, 5]', '[x[4]]') });
   assert.match(past[0]!.message, 'dim index 4 is outside the 4 dims every rank of input `x` (4 or 5) has');
 });

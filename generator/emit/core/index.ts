@@ -252,7 +252,10 @@ function emitSerialization(op: OpIR): Slots {
 }
 
 const shapeEnv = {
-  dim: (i: number, axis: number) => `inputs[${i}].dims[${axis}]`,
+  dim: (i: number, axis: number) =>
+    axis < 0 ? `inputs[${i}].dims[inputs[${i}].rank - ${-axis}]` : `inputs[${i}].dims[${axis}]`,
+  rank: (i: number) => `int64_t{inputs[${i}].rank}`,
+  shape: (i: number) => `inputs[${i}]`,
   attr: (name: string) => `static_cast<int64_t>(attrs.${name})`,
   attrList: (name: string) => `attrs.${name}`,
   okVar: 'ok',
@@ -308,6 +311,7 @@ function emitCheckShapes(op: OpIR): Slots {
 /** The C++ value a check's message shows for a read: the dim, or the whole attribute as stored. */
 function readValue(e: Expr): string {
   if (e.kind === 'dim') return shapeEnv.dim(e.inputIndex, e.axis);
+  if (e.kind === 'rank' || e.kind === 'slice') return cppExpr(e, shapeEnv);
   return `attrs.${exprAttrName(e)}`;
 }
 
@@ -317,6 +321,15 @@ function emitShapes(op: OpIR): Slots {
   const infer = op.outputs.map((o) => {
     if (o.shape.kind === 'like')
       return `  outputs[${o.index}] = inputs[${o.shape.inputIndex}];  // shape of ${o.shape.input}`;
+    if (o.shape.kind === 'splice') {
+      const { parts, source } = o.shape;
+      const printed = parts.map((x, k) => {
+        if (x.kind === 'dim') return `dimPart(${cppExpr(x.expr, shapeEnv)})`;
+        const bound = (b: Expr | null): string => (b === null ? 'kNoBound' : cppExpr(b, shapeEnv));
+        return `slicePart(inputs[${x.inputIndex}], ${bound(x.start)}, ${bound(x.end)}, ${cppString(source[k]!.trim())})`;
+      });
+      return `  OPFORGE_RETURN_IF_ERROR(splicedOutput<Core>(outputs, ${o.index}, ${braced(printed)}));${trailing(source.join(', '))}`;
+    }
     const dims = list(o.shape.dims, (e) => cppExpr(e, shapeEnv));
     return `  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, ${o.index}, ${dims}));${trailing(o.shape.source.join(', '))}`;
   });

@@ -6,8 +6,12 @@ import { exprChildren } from '../../model/expr.js';
 import { cppString } from './literals.js';
 
 export interface CppExprEnv {
-  /** C++ expression for dim `axis` of input `inputIndex`. */
+  /** C++ expression for dim `axis` of input `inputIndex` (negative: from the end). */
   dim(inputIndex: number, axis: number): string;
+  /** C++ expression for the rank of input `inputIndex`, an int64_t. */
+  rank(inputIndex: number): string;
+  /** C++ expression for the Shape of input `inputIndex` (checks' slices); absent where no check is compiled. */
+  shape?(inputIndex: number): string;
   /** C++ expression for an int attribute. */
   attr(name: string): string;
   /** C++ expression of an attribute's field as stored (bool, float, std::string, std::vector). */
@@ -23,6 +27,13 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return `int64_t{${e.value}}`;
     case 'dim':
       return env.dim(e.inputIndex, e.axis);
+    case 'rank':
+      return env.rank(e.inputIndex);
+    case 'slice': {
+      if (!env.shape) throw new Error('slices of dims are compiled in checks only');
+      const bound = (b: Expr | null): string => (b === null ? 'opforge::kNoBound' : c(b));
+      return `opforge::dimsSlice(${env.shape(e.inputIndex)}, ${bound(e.start)}, ${bound(e.end)})`;
+    }
     case 'attr':
       return env.attr(e.name);
     case 'flag':
@@ -47,6 +58,7 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return `opforge::${e.fn === 'max' ? 'maxDim' : 'minDim'}(${a}, ${b})`;
     }
     case 'cmp':
+      if (e.left.kind === 'slice') return `opforge::sameDims(${c(e.left)}, ${c(e.right)}, ${e.op === '=='})`;
       return `(${c(e.left)} ${e.op} ${c(e.right)})`;
     case 'logic':
       return `(${c(e.left)} ${e.op === 'and' ? '&&' : '||'} ${c(e.right)})`;

@@ -25,8 +25,10 @@ export type PyHelperOp =
   | 'if';
 
 export interface PyExprEnv {
-  /** Python expression for dim `axis` of input `inputIndex`. */
+  /** Python expression for dim `axis` of input `inputIndex` (negative: from the end). */
   dim(inputIndex: number, axis: number): string;
+  /** Python expression for the rank of input `inputIndex`. */
+  rank(inputIndex: number): string;
   /** Python expression for an attribute (an int, bool, str, float, or a list that elem/len read). */
   attr(name: string): string;
   /**
@@ -46,6 +48,10 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       return e.value < 0 ? `(${e.value})` : String(e.value);
     case 'dim':
       return env.dim(e.inputIndex, e.axis);
+    case 'rank':
+      return env.rank(e.inputIndex);
+    case 'slice':
+      throw new Error('slices of dims are compared in checks only, which the Python packages evaluate as data');
     case 'attr':
     case 'flag':
       return env.attr(e.name);
@@ -89,7 +95,8 @@ function pyFloat(f: FloatRef, env: PyExprEnv): string {
 
 /**
  * A dim expression as the data the shared evaluator (generator/static/python/shared/_dims.py)
- * reads: an int, ('dim', input, axis), ('attr', name), ('elem', name, index), ('len', name),
+ * reads: an int, ('dim', input, axis), ('rank', input), ('slice', input, start, end) (a check's
+ * == or != operand), ('attr', name), ('elem', name, index), ('len', name),
  * ('flag', name), ('is', name, value), ('floor' | 'ceil', scale, name, index or None),
  * ('not', a), ('if', cond, a, b) or (operator, a, b) for + - * // % ceil_div max min, the
  * comparisons, and, or.
@@ -100,6 +107,15 @@ export function pyExprData(e: Expr): PyValue {
       return e.value;
     case 'dim':
       return pyTuple(['dim', e.inputIndex, e.axis]);
+    case 'rank':
+      return pyTuple(['rank', e.inputIndex]);
+    case 'slice':
+      return pyTuple([
+        'slice',
+        e.inputIndex,
+        e.start === null ? null : pyExprData(e.start),
+        e.end === null ? null : pyExprData(e.end),
+      ]);
     case 'attr':
       return pyTuple(['attr', e.name]);
     case 'flag':

@@ -44,9 +44,27 @@ export function pyInputShapeSource(i: InputIR): PyValue {
   return pyTuple(c.dims.map((d) => (d.kind === 'any' ? '?' : d.source)));
 }
 
-/** An output's `shape` for _dims.py: the index of the input it is shaped like, or a dim expression each. */
+/**
+ * An output's `shape` for _dims.py: the index of the input it is shaped like, or an entry each: a
+ * dim expression, or ('slice', input, start, end, text) with None for a missing bound.
+ */
 export function pyOutputShape(o: OutputIR): PyValue {
-  return o.shape.kind === 'like' ? o.shape.inputIndex : pyTuple(o.shape.dims.map(pyExprData));
+  const s = o.shape;
+  if (s.kind === 'like') return s.inputIndex;
+  if (s.kind === 'dims') return pyTuple(s.dims.map(pyExprData));
+  return pyTuple(
+    s.parts.map((x, k) =>
+      x.kind === 'dim'
+        ? pyExprData(x.expr)
+        : pyTuple([
+            'slice',
+            x.inputIndex,
+            x.start === null ? null : pyExprData(x.start),
+            x.end === null ? null : pyExprData(x.end),
+            s.source[k]!.trim(),
+          ]),
+    ),
+  );
 }
 
 /** `_rt.Input(...)`: the facts both Python packages state about an input (the same positional fields). */
@@ -96,7 +114,14 @@ export function pyChecks(op: OpIR): Record<string, PyValue> {
       pyExprData(c.expr),
       c.source,
       c.message ?? null,
-      pyTuple(c.reads.map((r) => pyTuple([readLabel(op, r), r.kind === 'dim' ? pyExprData(r) : readLabel(op, r)]))),
+      pyTuple(
+        c.reads.map((r) =>
+          pyTuple([
+            readLabel(op, r),
+            r.kind === 'dim' || r.kind === 'rank' || r.kind === 'slice' ? pyExprData(r) : readLabel(op, r),
+          ]),
+        ),
+      ),
     ]),
   );
   return { checks: pyTuple(rows, { multiline: true }) };

@@ -9,10 +9,15 @@ import { lines } from '../emitter.js';
 import { braced, includeLines, table } from '../lang/cpp.js';
 import { fillTemplate } from '../lang/template.js';
 import { ortPaths } from './names.js';
+import { MAX_RANK } from '../../model/limits.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
 function outputDims(o: OutputIR): { value: string; comment: string } {
   if (o.shape.kind === 'like') return { value: '{}', comment: `${o.name}: shaped like input ${o.shape.input}` };
+  // Where a spliced output's dims land depends on ranks and attributes: each counts as computed
+  // from the inputs, so ONNX Runtime sets its shape where every input's dims are known.
+  if (o.shape.kind === 'splice')
+    return { value: braced(Array.from({ length: MAX_RANK }, () => '{-1, 0, true}')), comment: `${o.name}: spliced` };
   const dims = o.shape.dims.map((e) => {
     if (e.kind === 'dim') return braced([e.inputIndex, e.axis, true].map(String));
     let reads = false;

@@ -40,6 +40,23 @@ function dimDeps(op: OpIR): TableRow[] {
       return [
         { value: braced([o.index, -1, o.shape.inputIndex, 0].map(String)), comment: `shape of ${o.shape.input}` },
       ];
+    if (o.shape.kind === 'splice') {
+      const read = new Set<number>();
+      for (const x of o.shape.parts) {
+        if (x.kind === 'slice') read.add(x.inputIndex);
+        for (const e of x.kind === 'dim' ? [x.expr] : [x.start, x.end])
+          if (e)
+            visitExpr(e, (y) => {
+              if (y.kind === 'dim') read.add(y.inputIndex);
+            });
+      }
+      return [...read]
+        .sort((a, b) => a - b)
+        .map((i) => ({
+          value: braced([String(o.index), '::opforge::paddle_bridge::kSpliced', String(i), '0']),
+          comment: `${o.name}: spliced`,
+        }));
+    }
     return o.shape.dims.flatMap((e, k) => {
       const seen = new Set<string>();
       const rows: TableRow[] = [];
@@ -53,7 +70,7 @@ function dimDeps(op: OpIR): TableRow[] {
   });
 }
 
-/** PaddleOp: the op core plus which input dims each output dim reads (Paddle's static-graph InferShape). */
+/** PaddleOp: the op core plus which input dims each output dim reads (Paddle's static-graph InferShape reads kDimDeps). */
 function emitPaddleOpStruct(op: OpIR): string {
   const deps = dimDeps(op);
   return lines(
@@ -68,13 +85,6 @@ function emitPaddleOpStruct(op: OpIR): string {
       prefix: 'static ',
       indent: '  ',
     }),
-    docComment(
-      "Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape).",
-      '  ',
-    ),
-    '  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {',
-    '    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);',
-    '  }',
     '};',
   );
 }

@@ -6,7 +6,7 @@
 // and dims (the specs' expression trees, printed by py-expr.ts).
 
 import { visitExpr } from '../../model/expr.js';
-import { exprAttrName } from '../../model/ir-helpers.js';
+import { exprAttrName, shapeExprs } from '../../model/ir-helpers.js';
 import type { OpIR, ProjectIR } from '../../model/ir.js';
 import { DTYPE_INFO } from '../../model/type-table.js';
 import { type EmitContext, staticText } from '../emitter.js';
@@ -16,6 +16,7 @@ import { pyAssign, pyCall, pyClass, pyCode, pyDef, pyDict, pyList, pyLit } from 
 
 const env = {
   dim: (i: number, axis: number) => `shapes[${i}][${axis}]`,
+  rank: (i: number) => `len(shapes[${i}])`,
   attr: (name: string) => `attrs[${pyLit(name)}]`,
 };
 
@@ -23,12 +24,11 @@ const env = {
 function attrsRead(op: OpIR): OpIR['attributes'] {
   const names = new Set<string>();
   for (const o of op.outputs)
-    if (o.shape.kind === 'dims')
-      for (const e of o.shape.dims)
-        visitExpr(e, (x) => {
-          const name = exprAttrName(x);
-          if (name !== undefined) names.add(name);
-        });
+    for (const e of shapeExprs(o.shape))
+      visitExpr(e, (x) => {
+        const name = exprAttrName(x);
+        if (name !== undefined) names.add(name);
+      });
   return op.attributes.filter((a) => names.has(a.name));
 }
 
@@ -42,10 +42,28 @@ function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
 function emitClass(op: OpIR): string {
   const read = attrsRead(op);
   const outputs = op.outputs.map((o) => {
+    const s = o.shape;
     const dims =
-      o.shape.kind === 'like'
-        ? pyCall('list', [pyCode(`shapes[${o.shape.inputIndex}]`)])
-        : pyList(o.shape.dims.map((e) => pyCode(pyExpr(e, env))));
+      s.kind === 'like'
+        ? pyCall('list', [pyCode(`shapes[${s.inputIndex}]`)])
+        : s.kind === 'dims'
+          ? pyList(s.dims.map((e) => pyCode(pyExpr(e, env))))
+          : pyCode(
+              s.parts
+                .map((x, k) =>
+                  x.kind === 'dim'
+                    ? pyLit(pyList([pyCode(pyExpr(x.expr, env))]))
+                    : pyLit(
+                        pyCall('self.slice', [
+                          pyCode(`shapes[${x.inputIndex}]`),
+                          x.start === null ? null : pyCode(pyExpr(x.start, env)),
+                          x.end === null ? null : pyCode(pyExpr(x.end, env)),
+                          s.source[k]!.trim(),
+                        ]),
+                      ),
+                )
+                .join(' + '),
+            );
     return [pyCode(outputDtype(op, o)), dims];
   });
   const defaults = read.flatMap((a) => (a.default === undefined ? [] : [[a.name, a.default] as const]));

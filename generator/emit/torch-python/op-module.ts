@@ -54,6 +54,7 @@ const HELPERS: Record<PyHelperOp, string> = {
 /** Dims through the runtime's helpers: they accept ints, SymInts, ONNX dim names and None alike. */
 const RUNTIME_DIMS: PyExprEnv = {
   dim: (i, axis) => `_rt.dim(shapes, ${i}, ${axis})`,
+  rank: (i) => `_rt.rank(shapes, ${i})`,
   attr: (name) => `attrs[${JSON.stringify(name)}]`,
   helper: (op) => `_rt.${HELPERS[op]}`,
 };
@@ -61,11 +62,22 @@ const RUNTIME_DIMS: PyExprEnv = {
 const rows = { multiline: true } as const;
 
 function outputShapesFn(op: OpIR): string {
-  const shapes = op.outputs.map((o) =>
-    o.shape.kind === 'like'
-      ? pyCall('_rt.like', [pyCode('shapes'), o.shape.inputIndex])
-      : pyCode(`[${o.shape.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`),
-  );
+  const shapes = op.outputs.map((o) => {
+    const s = o.shape;
+    if (s.kind === 'like') return pyCall('_rt.like', [pyCode('shapes'), s.inputIndex]);
+    if (s.kind === 'dims') return pyCode(`[${s.dims.map((e) => pyExpr(e, RUNTIME_DIMS)).join(', ')}]`);
+    const parts = s.parts.map((x, k) => {
+      if (x.kind === 'dim') return `[${pyExpr(x.expr, RUNTIME_DIMS)}]`;
+      const start = x.start === null ? '0' : pyExpr(x.start, RUNTIME_DIMS);
+      const end = x.end === null ? RUNTIME_DIMS.rank(x.inputIndex) : pyExpr(x.end, RUNTIME_DIMS);
+      const what = `${op.name}: output ${o.name}: slice ${s.source[k]!.trim()}`;
+      return pyCall('_rt.slice_of', [pyCode('shapes'), x.inputIndex, pyCode(start), pyCode(end), what]);
+    });
+    return pyCall(
+      '_rt.splice',
+      parts.map((x) => (typeof x === 'string' ? pyCode(x) : x)),
+    );
+  });
   const sources = op.outputs.map((o) =>
     commentText(
       `${o.name}: ${o.shape.kind === 'like' ? `shape of ${o.shape.input}` : `[${o.shape.source.join(', ')}]`}`,

@@ -3,7 +3,7 @@
 // TensorRT adds: the registered names, output dims compiled from the IR's expression trees to
 // IExprBuilder calls, the CUDA path, and the creators.
 
-import type { CmpOp, Expr, OpIR } from '../../model/ir.js';
+import type { CmpOp, Expr, OpIR, ShapePart } from '../../model/ir.js';
 import { cppParam, exprReads } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
@@ -27,6 +27,7 @@ const ATTRS: CppExprEnv = {
   dim: () => {
     throw new Error('a folded condition reads no dims');
   },
+  rank: (i) => `int64_t{in[${i}].nbDims}`,
   attr: (name) => `static_cast<int64_t>(attrs.${name})`,
   attrList: (name) => `attrs.${name}`,
   okVar: 'ok',
@@ -64,7 +65,11 @@ export function trtDimExpr(e: Expr): string {
     case 'int':
       return `::opforge::trt::constant(b, int64_t{${e.value}})`;
     case 'dim':
-      return `in[${e.inputIndex}].d[${e.axis}]`;
+      return e.axis < 0
+        ? `in[${e.inputIndex}].d[in[${e.inputIndex}].nbDims - ${-e.axis}]`
+        : `in[${e.inputIndex}].d[${e.axis}]`;
+    case 'rank':
+      return `::opforge::trt::constant(b, int64_t{in[${e.inputIndex}].nbDims})`;
     case 'attr':
       return `::opforge::trt::constant(b, attrs.${e.name})`;
     case 'elem':
@@ -97,43 +102,64 @@ export function trtDimExpr(e: Expr): string {
   throw new Error('unreachable');
 }
 
+/** One case of outputDims' switch: its statements, then `break` (in braces where one declares a variable). */
+function switchCase(index: number, comment: string, body: readonly string[]): string {
+  const scoped = body.length > 1;
+  const inner = [...body, 'break;'].map((l) => `${scoped ? '  ' : ''}        ${l}`);
+  return lines(`      case ${index}:${scoped ? ' {' : ''}  // ${comment}`, ...inner, ...(scoped ? ['      }'] : []));
+}
+
 /** outputDims: each output's dims, after the rank and presence guards of the inputs they read. */
 function emitOutputDims(op: OpIR): Record<string, SlotValue> {
   let usesAttrs = false;
   let usesBuilder = false;
-  const used = new Map<number, number>(); // input index -> highest axis read
+  const used = new Map<number, number>(); // input index -> the rank its reads need
+  const need = (i: number, rank: number): void => void used.set(i, Math.max(used.get(i) ?? 0, rank));
+  // `plain`: a slice bound, compiled to plain C++ rather than IExprBuilder calls.
+  const reads = (e: Expr, plain = false): void =>
+    visitExpr(e, (x) => {
+      if (['attr', 'elem', 'len', 'flag', 'is', 'round'].includes(x.kind)) usesAttrs = true;
+      if (x.kind !== 'dim' && !plain) usesBuilder = true;
+      if (x.kind === 'dim') need(x.inputIndex, x.axis < 0 ? -x.axis : x.axis + 1);
+      if (x.kind === 'rank') need(x.inputIndex, 0);
+    });
   const cases = op.outputs.map((o) => {
     if (o.shape.kind === 'like') {
-      used.set(o.shape.inputIndex, Math.max(used.get(o.shape.inputIndex) ?? -1, -1));
-      return lines(
-        `      case ${o.index}:  // ${o.name}: shaped like ${op.inputs[o.shape.inputIndex]!.name}`,
-        `        *out = in[${o.shape.inputIndex}];`,
-        '        break;',
-      );
+      need(o.shape.inputIndex, 0);
+      return switchCase(o.index, `${o.name}: shaped like ${o.shape.input}`, [`*out = in[${o.shape.inputIndex}];`]);
     }
-    const body = o.shape.dims.map((e, d) => {
-      visitExpr(e, (x) => {
-        if (['attr', 'elem', 'len', 'flag', 'is', 'round'].includes(x.kind)) usesAttrs = true;
-        if (x.kind !== 'dim') usesBuilder = true;
-        if (x.kind === 'dim') used.set(x.inputIndex, Math.max(used.get(x.inputIndex) ?? -1, x.axis));
-      });
-      return `        out->d[${d}] = ${trtDimExpr(e)};  // ${commentText(o.shape.kind === 'dims' ? (o.shape.source[d] ?? '') : '')}`;
+    // Dims lists and spliced shapes alike: one spliced() call; a slice's bounds read attributes and
+    // ranks only, so they are plain C++ (IExprBuilder needs none of them).
+    const parts =
+      o.shape.kind === 'dims' ? o.shape.dims.map((expr): ShapePart => ({ kind: 'dim', expr })) : o.shape.parts;
+    const bounds = parts
+      .flatMap((x) => (x.kind === 'slice' ? [x.start, x.end] : []))
+      .filter((e): e is Expr => e !== null);
+    const divides = exprReads(bounds).division;
+    const bound = (e: Expr | null): string => (e === null ? '::opforge::kNoBound' : cppExpr(e, ATTRS));
+    const printed = parts.map((x) => {
+      if (x.kind === 'dim') reads(x.expr);
+      else for (const e of [x.start, x.end]) if (e) reads(e, true);
+      if (x.kind === 'slice') need(x.inputIndex, 0);
+      return x.kind === 'dim'
+        ? `::opforge::trt::dimPart(${trtDimExpr(x.expr)})`
+        : `::opforge::trt::slicePart(in[${x.inputIndex}], ${bound(x.start)}, ${bound(x.end)})`;
     });
-    return lines(
-      `      case ${o.index}:  // ${o.name}`,
-      `        out->nbDims = ${o.shape.dims.length};`,
-      ...body,
-      '        break;',
+    const call = `if (!::opforge::trt::spliced(*out, {${printed.join(', ')}})${divides ? ' || !ok' : ''}) return false;`;
+    return switchCase(
+      o.index,
+      `${o.name}: ${commentText(o.shape.source.join(', '))}`,
+      divides ? ['bool ok = true;', call] : [call],
     );
   });
   const guards = [...used.entries()]
     .sort((a, b) => a[0] - b[0])
-    .flatMap(([i, axis]) => {
+    .flatMap(([i, rank]) => {
       const inp = op.inputs[i]!;
       const g: string[] = [];
       if (inp.optional) g.push(`    if (!present[${i}]) return false;  // ${inp.name} is optional and absent`);
       if (inp.rank !== null) g.push(`    if (in[${i}].nbDims != ${inp.rank}) return false;  // ${inp.name}`);
-      else if (axis >= 0) g.push(`    if (in[${i}].nbDims <= ${axis}) return false;  // ${inp.name}`);
+      else if (rank > 0) g.push(`    if (in[${i}].nbDims < ${rank}) return false;  // ${inp.name}`);
       return g;
     });
   const usesPresent = guards.some((g) => g.includes('present['));

@@ -188,6 +188,33 @@ std::string shownField(const std::vector<T>& v) {
 template <class T>
 std::string shownField(T v) { return shownValue(v); }
 
+/** kNoBound: a slice bound the spec leaves out (`x[1:]`, `x[:2]`). */
+inline constexpr int64_t kNoBound = INT64_MIN;
+
+/**
+ * The dims [start, end) of a shape that a check compares (Python's bounds; kNoBound: missing,
+ * negative: from the end); rank -1 when the bounds fall outside its dims.
+ */
+inline Shape dimsSlice(const Shape& s, int64_t start, int64_t end) {
+  Shape out;
+  const int64_t r = s.rank;
+  const int64_t a = start == kNoBound ? 0 : start < 0 ? r + start : start;
+  const int64_t b = end == kNoBound ? r : end < 0 ? r + end : end;
+  if (a < 0 || b > r || b < a) {
+    out.rank = -1;
+    return out;
+  }
+  out.rank = static_cast<int32_t>(b - a);
+  for (int64_t d = a; d < b; ++d) out.dims[d - a] = s.dims[d];
+  return out;
+}
+
+/** A check's `==` (equal) or `!=` of two slices of dims; false when either lies outside its input's dims. */
+inline bool sameDims(const Shape& a, const Shape& b, bool equal) { return a.rank >= 0 && b.rank >= 0 && (a == b) == equal; }
+
+/** A slice of dims as a check's message shows it. */
+inline std::string shownField(const Shape& s) { return s.rank < 0 ? "(outside its dims)" : s.str(); }
+
 /** A failed entry of the spec's `checks:`: the op, the check as written, the values it read, the spec's words. */
 inline Status checkFailed(const char* op, const char* check, std::initializer_list<std::pair<const char*, std::string>> values,
                           const char* message) {
@@ -335,6 +362,42 @@ Status computedOutput(Shape* outputs, int o, std::initializer_list<int64_t> dims
   s.rank = static_cast<int32_t>(dims.size());
   int d = 0;
   for (const int64_t v : dims) s.dims[d++] = v;
+  return checkOutputDims<Core>(outputs, o);
+}
+
+/** One entry of a spliced output shape: a dim, or the dims [start, end) of an input (`source`: the spec's text). */
+struct ShapePart {
+  const Shape* from;  // nullptr: a dim
+  int64_t value;      // the dim, or the slice's start
+  int64_t end;
+  const char* source;
+};
+inline ShapePart dimPart(int64_t v) { return {nullptr, v, 0, ""}; }
+inline ShapePart slicePart(const Shape& s, int64_t start, int64_t end, const char* source) { return {&s, start, end, source}; }
+
+/**
+ * An output of dims and slices of inputs' dims. A slice takes Python's bounds (missing: the start
+ * or the end; negative: from the end); one outside its input's dims is an error, never clamped.
+ */
+template <class Core>
+Status splicedOutput(Shape* outputs, int o, std::initializer_list<ShapePart> parts) {
+  Shape& s = outputs[o];
+  const std::string name = std::string(Core::kName) + ": output " + Core::kOutputNames[o];
+  int32_t n = 0;
+  for (const ShapePart& p : parts) {
+    if (!p.from) {
+      if (n == kMaxRank) return Status::Error(name + " would have more than " + std::to_string(kMaxRank) + " dims");
+      s.dims[n++] = p.value;
+      continue;
+    }
+    const int64_t r = p.from->rank;
+    const int64_t a = p.value == kNoBound ? 0 : p.value < 0 ? r + p.value : p.value;
+    const int64_t b = p.end == kNoBound ? r : p.end < 0 ? r + p.end : p.end;
+    if (a < 0 || b > r || b < a) return Status::Error(name + ": slice " + p.source + " is outside the " + std::to_string(r) + " dims of its input");
+    if (n + (b - a) > kMaxRank) return Status::Error(name + " would have more than " + std::to_string(kMaxRank) + " dims");
+    for (int64_t d = a; d < b; ++d) s.dims[n++] = p.from->dims[d];
+  }
+  s.rank = n;
   return checkOutputDims<Core>(outputs, o);
 }
 

@@ -35,10 +35,6 @@ struct PaddleOp : core::Core {
       {0, 2, 1, 2},  // output[2]
       {0, 3, 1, 3},  // output[3]
   };
-  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
-  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
-  }
 };
 
 }  // namespace dynamic_trt_resize

@@ -33,10 +33,6 @@ struct PaddleOp : core::Core {
       {0, 0, 2, 0},  // idx[0]
       {1, 0, 2, 0},  // dist2[0]
   };
-  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
-  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
-  }
 };
 
 }  // namespace knn_query

@@ -32,10 +32,6 @@ struct PaddleOp : core::Core {
   static constexpr ::opforge::paddle_bridge::DimDep kDimDeps[kNumDimDeps] = {
       {0, -1, 1, 0},  // shape of input
   };
-  /** Whether dim `axis` of an output is known when input dims may be -1 (Paddle's static-graph InferShape). */
-  static bool outputDimKnown(int output, int axis, const ::opforge::Shape* in) {
-    return ::opforge::paddle_bridge::outputDimKnown(kDimDeps, kNumDimDeps, output, axis, in);
-  }
 };
 
 }  // namespace leaky_relu_grad

@@ -25,9 +25,36 @@ def _known(*xs: Any) -> bool:
 
 def dim(shapes: Sequence[Optional[Sequence[Any]]], index: int, axis: int) -> Any:
     s = shapes[index] if index < len(shapes) else None
-    if s is None or axis >= len(s):
+    if s is None or not -len(s) <= axis < len(s):
         return None
     return s[axis]
+
+
+def rank(shapes: Sequence[Optional[Sequence[Any]]], index: int) -> Optional[int]:
+    s = shapes[index] if index < len(shapes) else None
+    return None if s is None else len(s)
+
+
+def slice_of(shapes: Sequence[Optional[Sequence[Any]]], index: int, start: Any, end: Any, what: str) -> Optional[List[Any]]:
+    """Dims input[start:end] of a spliced output (negative bounds from the end); None where the
+    input's rank or a bound is unknown; ValueError, `what` naming the slice, outside its dims."""
+    s = shapes[index] if index < len(shapes) else None
+    if s is None or not _known(start, end):
+        return None
+    span = _dims.slice_range(int(start), int(end), len(s))
+    if span is None:
+        raise ValueError(f"{what} is outside the {len(s)} dims of its input")
+    return list(s[span[0]:span[1]])
+
+
+def splice(*parts: Optional[List[Any]]) -> Optional[List[Any]]:
+    """A spliced output's dims from its parts (dims, slices); None when a part is unknown."""
+    out: List[Any] = []
+    for p in parts:
+        if p is None:
+            return None
+        out.extend(p)
+    return out
 
 
 def like(shapes: Sequence[Optional[Sequence[Any]]], index: int) -> Optional[List[Any]]:

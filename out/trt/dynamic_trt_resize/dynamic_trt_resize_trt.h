@@ -27,12 +27,8 @@ struct Op : ::opforge::ops::dynamic_trt_resize::Core {
     if (in[0].nbDims != 4) return false;  // input
     if (in[1].nbDims != 4) return false;  // size_tensor
     switch (index) {
-      case 0:  // output
-        out->nbDims = 4;
-        out->d[0] = in[0].d[0];  // input[0]
-        out->d[1] = in[0].d[1];  // input[1]
-        out->d[2] = in[1].d[2];  // size_tensor[2]
-        out->d[3] = in[1].d[3];  // size_tensor[3]
+      case 0:  // output: input[0], input[1], size_tensor[2], size_tensor[3]
+        if (!::opforge::trt::spliced(*out, {::opforge::trt::dimPart(in[0].d[0]), ::opforge::trt::dimPart(in[0].d[1]), ::opforge::trt::dimPart(in[1].d[2]), ::opforge::trt::dimPart(in[1].d[3])})) return false;
         break;
       default:
         return false;

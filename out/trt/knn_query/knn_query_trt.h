@@ -26,15 +26,11 @@ struct Op : ::opforge::ops::knn_query::Core {
                          nvinfer1::IExprBuilder& b, nvinfer1::DimsExprs* out) {
     if (in[2].nbDims != 2) return false;  // new_xyz
     switch (index) {
-      case 0:  // idx
-        out->nbDims = 2;
-        out->d[0] = in[2].d[0];  // new_xyz[0]
-        out->d[1] = ::opforge::trt::constant(b, attrs.nsample);  // nsample
+      case 0:  // idx: new_xyz[0], nsample
+        if (!::opforge::trt::spliced(*out, {::opforge::trt::dimPart(in[2].d[0]), ::opforge::trt::dimPart(::opforge::trt::constant(b, attrs.nsample))})) return false;
         break;
-      case 1:  // dist2
-        out->nbDims = 2;
-        out->d[0] = in[2].d[0];  // new_xyz[0]
-        out->d[1] = ::opforge::trt::constant(b, attrs.nsample);  // nsample
+      case 1:  // dist2: new_xyz[0], nsample
+        if (!::opforge::trt::spliced(*out, {::opforge::trt::dimPart(in[2].d[0]), ::opforge::trt::dimPart(::opforge::trt::constant(b, attrs.nsample))})) return false;
         break;
       default:
         return false;

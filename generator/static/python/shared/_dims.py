@@ -4,13 +4,15 @@ checks in C++ (opforge/op_core.h and the op's checkShapes) is checked here befor
 the call, with the same messages: JAX checks at trace time, where jit cannot drop it, and Paddle's
 static graphs before PIR, where an error ends the process.
 
-An expression is an int, ("dim", input, axis), ("attr", name), ("elem", name, index) (an element of a
+An expression is an int, ("dim", input, axis) (a negative axis from the end), ("rank", input), ("attr", name), ("elem", name, index) (an element of a
 list attribute whose length the attribute checks have enforced), ("len", name), ("flag", name) (a bool
 attribute), ("is", name, value) (a string attribute equals value), ("floor" | "ceil", scale, name,
 index or None) (of scale times a float attribute or element, exactly), ("not", a), ("if", cond, a, b),
 or (operator, a, b) with operator one of + - * // % ceil_div max min == != < <= > >= and or. An input's `shape` is None (no constraint), an int (the index of
 the input it is shaped like) or one expression or None (any) per dim; an output's `shape` is an
-int (the input it is shaped like) or one expression per dim. Dims are ints; a dim of None or -1
+int (the input it is shaped like) or one entry per dim: an expression, or ("slice", input, start,
+end, text) for the dims input[start:end] (None: a missing bound; a bound outside the input's dims is an
+error, as in the C++ op core). Dims are ints; a dim of None or -1
 (unknown: a static graph's) skips the constraints that read it.
 """
 
@@ -66,10 +68,20 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
     kind = e[0]
     if kind == "dim":
         s = shapes[e[1]]
-        d = None if s is None or e[2] >= len(s) else s[e[2]]
+        d = None if s is None or not -len(s) <= e[2] < len(s) else s[e[2]]
         if d is None or d < 0:
             raise _Unknown()
         return int(d)
+    if kind == "rank":
+        s = shapes[e[1]]
+        if s is None:
+            raise _Unknown()
+        return len(s)
+    if kind == "slice":
+        return _slice(e, shapes, attrs)
+    if kind in ("==", "!=") and isinstance(e[1], tuple) and e[1][0] == "slice":
+        a, b = _slice(e[1], shapes, attrs), _slice(e[2], shapes, attrs)
+        return a is not None and b is not None and (a == b) == (kind == "==")
     if kind == "attr":
         return int(attrs[e[1]])
     if kind == "flag":
@@ -110,6 +122,21 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
     if kind == "min":
         return min(a, b)
     raise ValueError(f"unknown dim expression {e!r}")
+
+
+def _slice(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Optional[Tuple[int, ...]]:
+    """The dims of ("slice", input, start, end) as ints; None when the bounds fall outside them."""
+    s = shapes[e[1]]
+    if s is None:
+        raise _Unknown()
+    bounds = [None if b is None else evaluate(b, shapes, attrs) for b in e[2:4]]
+    span = slice_range(bounds[0], bounds[1], len(s))
+    if span is None:
+        return None
+    dims = s[span[0]:span[1]]
+    if any(d is None or d < 0 for d in dims):
+        raise _Unknown()
+    return tuple(int(d) for d in dims)
 
 
 def _v(x: Any) -> Any:
@@ -198,6 +225,14 @@ def _field(v: Any) -> str:
     return str(v)
 
 
+def _read(r: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
+    """A dim, rank or slice a failed check read, as the op core's message shows it."""
+    v = evaluate(r, shapes, attrs)
+    if isinstance(r, tuple) and r[0] == "slice":
+        return "(outside its dims)" if v is None else _v("[" + ", ".join(map(str, v)) + "]")
+    return _v(v)
+
+
 def check_conditions(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """The spec's `checks:` (op.checks: (expression, source, message or None, reads) each, reads being
     (label, dim expression or attribute name)): ValueError naming the op, the check and the values
@@ -211,7 +246,7 @@ def check_conditions(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             raise ValueError(f"{op.name}: division by zero in check '{source}'") from None
         if not holds:
             values = ", ".join(
-                f"{label} = {_field(attrs[r]) if isinstance(r, str) else _v(evaluate(r, shapes, attrs))}"
+                f"{label} = {_field(attrs[r]) if isinstance(r, str) else _read(r, shapes, attrs)}"
                 for label, r in reads
             )
             raise ValueError(f"{op.name}: check '{source}' failed ({values})" + (f": {message}" if message else ""))
@@ -226,21 +261,57 @@ def output_dims(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> List[Optional
             s = shapes[o.shape]
             out.append(None if s is None else tuple(s))
             continue
-        dims: List[Optional[int]] = []
+        dims: Optional[List[Optional[int]]] = []
         for e in o.shape:
             try:
+                if isinstance(e, tuple) and e[0] == "slice":
+                    got = slice_dims(op, o.name, shapes, attrs, e)
+                    if got is None:
+                        dims = None
+                        break
+                    dims.extend(got)
+                    continue
                 d: Optional[int] = evaluate(e, shapes, attrs)
             except _Unknown:
                 d = None
             except _DivByZero:
                 raise ValueError(f"{op.name}: the shape of output {o.name!r} divides by zero for input dims {_shown(shapes)}") from None
             dims.append(d)
+        if dims is None:
+            # A slice of an input whose rank is unknown (a static graph's): so is the output's.
+            out.append(None)
+            continue
+        if len(dims) > MAX_RANK:
+            raise ValueError(f"{op.name}: output {o.name} would have more than {MAX_RANK} dims")
         bad = [d for d in dims if d is not None and not 0 <= d <= INT64_MAX]
         if bad:
             raise ValueError(f"{op.name}: output {o.name!r} would have dims {_v(dims)} for input dims {_shown(shapes)}"
                              + (" (a negative dim)" if bad[0] < 0 else " (beyond int64)"))
         out.append(tuple(dims))
     return out
+
+
+def slice_range(start: Optional[int], end: Optional[int], rank: int) -> Optional[Tuple[int, int]]:
+    """input[start:end] of `rank` dims as (first, stop), Python's bounds (None: missing, negative:
+    from the end); None when a bound lies outside the dims (an error, never clamped)."""
+    a = 0 if start is None else rank + start if start < 0 else start
+    b = rank if end is None else rank + end if end < 0 else end
+    return None if a < 0 or b > rank or b < a else (a, b)
+
+
+def slice_dims(op: Any, output: str, shapes: Shapes, attrs: Dict[str, Any], e: Any) -> Optional[List[Optional[int]]]:
+    """The dims a ("slice", input, start, end) entry takes, None where the input's rank is unknown."""
+    s = shapes[e[1]]
+    if s is None:
+        return None
+    try:
+        bounds = [None if b is None else evaluate(b, shapes, attrs) for b in e[2:4]]
+    except _Unknown:
+        return None  # a bound reads the rank of an input whose rank is unknown
+    span = slice_range(bounds[0], bounds[1], len(s))
+    if span is None:
+        raise ValueError(f"{op.name}: output {output}: slice {e[4]} is outside the {len(s)} dims of its input")
+    return [None if d is None or d < 0 else int(d) for d in s[span[0]:span[1]]]
 
 
 def check_output_sizes(op: Any, dims: Sequence[Optional[Sequence[Optional[int]]]], itemsizes: Sequence[int]) -> None:

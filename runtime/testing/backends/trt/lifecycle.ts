@@ -14,10 +14,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { cppAttrValue } from '../../../../generator/emit/lang/literals.js';
-import { evalExpr } from '../../../../generator/model/expr.js';
 import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../../../../generator/model/ir.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
-import { dtypeUnder, exprAttrValues } from '../../../../generator/model/ir-helpers.js';
+import { dtypeUnder, evalOutputShape, exprAttrValues } from '../../../../generator/model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../../../generator/model/type-table.js';
 import { trtPaths } from '../../../../generator/emit/trt/names.js';
 import { cppFloat, cppString } from '../../../../generator/emit/lang/literals.js';
@@ -108,9 +107,7 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const ns = `::opforge::trt::${op.ident.snake}`;
   const ints = exprAttrValues(op, t.attributes);
   const dims = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape ?? []);
-  const outShapes = op.outputs.map((o) =>
-    o.shape.kind === 'like' ? dims[o.shape.inputIndex]! : o.shape.dims.map((e) => evalExpr(e, dims, ints)),
-  );
+  const outShapes = op.outputs.map((o) => evalOutputShape(o.shape, dims, ints));
   const L: string[] = [
     `  {  // ${op.name} case ${t.index} (${t.binding.suffix || 'fixed dtypes'})`,
     `    using Op = ${ns}::Op;`,

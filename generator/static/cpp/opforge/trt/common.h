@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -83,6 +84,32 @@ inline bool toShape(const nvinfer1::Dims& d, Shape* s) {
 
 inline bool allKnown(const nvinfer1::Dims& d) {
   for (int32_t i = 0; i < d.nbDims; ++i) if (d.d[i] < 0) return false;
+  return true;
+}
+
+/**
+ * One entry of a spliced output's dims: a dim (`from` null), or dims [start, end) of `from`
+ * (Python's bounds; kNoBound: missing), as the op core's ShapePart.
+ */
+struct DimsPart {
+  const nvinfer1::IDimensionExpr* dim;
+  const nvinfer1::DimsExprs* from;
+  int64_t start, end;
+};
+inline DimsPart dimPart(const nvinfer1::IDimensionExpr* d) { return {d, nullptr, 0, 0}; }
+inline DimsPart slicePart(const nvinfer1::DimsExprs& from, int64_t start, int64_t end) { return {nullptr, &from, start, end}; }
+
+/** A spliced output's dims; false where a slice lies outside its input or past Dims::MAX_DIMS. */
+inline bool spliced(nvinfer1::DimsExprs& out, std::initializer_list<DimsPart> parts) {
+  int32_t n = 0;
+  for (const DimsPart& p : parts) {
+    const int64_t r = p.from ? p.from->nbDims : 1;
+    const int64_t a = !p.from || p.start == kNoBound ? 0 : p.start < 0 ? r + p.start : p.start;
+    const int64_t e = !p.from || p.end == kNoBound ? r : p.end < 0 ? r + p.end : p.end;
+    if (a < 0 || e > r || e < a || n + (e - a) > nvinfer1::Dims::MAX_DIMS) return false;
+    for (int64_t d = a; d < e; ++d) out.d[n++] = p.from ? p.from->d[d] : p.dim;
+  }
+  out.nbDims = n;
   return true;
 }
 

@@ -118,9 +118,9 @@ struct CudaEp {
 
 /** Where an output dim comes from, for graph-level shape inference. */
 struct DimSource {
-  int input;         // >= 0: copies dim `axis` of this input
+  int input;         // >= 0: copies dim `axis` of this input (negative: from the end)
   int axis;
-  bool readsInputs;  // input < 0: computed; true when the expression reads input dims
+  bool readsInputs;  // input < 0: computed; true when the expression reads input dims (a spliced output's every dim)
 };
 
 /** Attributes by name and ONNX type, in the op core's attribute order; an absent optional one keeps the spec default. */
@@ -317,9 +317,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
         const DimSource src = like >= 0 ? DimSource{like, d, true} : Op::kOutputDims[o][d];
         if (src.input >= 0) {
           const InputInfo& in = ins[src.input];
-          if (!in.known || src.axis >= in.shape.rank) settable = false;
-          else if (in.symbolic[src.axis] && in.symbols[src.axis].empty()) settable = false;  // unknown, unnamed
-          else if (in.symbolic[src.axis]) { dims[d] = -1; names[d] = in.symbols[src.axis].c_str(); }
+          const int ax = src.axis < 0 ? src.axis + in.shape.rank : src.axis;  // negative: from the end
+          if (!in.known || ax < 0 || ax >= in.shape.rank) settable = false;
+          else if (in.symbolic[ax] && in.symbols[ax].empty()) settable = false;  // unknown, unnamed
+          else if (in.symbolic[ax]) { dims[d] = -1; names[d] = in.symbols[ax].c_str(); }
         } else if (src.readsInputs) {
           settable = false;
         }

@@ -23,16 +23,17 @@ constexpr int64_t kUnknownDim = -1;
 
 // The bridge's functions are templates over `Op`: the op core's `Core` type (every backend
 // adapter is instantiated with it, so none lists the op's functions again) plus the one thing
-// only Paddle asks, which the per-op <op>_paddle.h adds from its table of DimDeps:
+// only Paddle asks, which the per-op <op>_paddle.h adds: its table of DimDeps, which
+// outputDimKnown reads in a static graph's InferShape.
 //   struct PaddleOp : core::Core {
-//     // Whether dim `axis` of output `output` is known, given which input dims are (negative: unknown).
-//     static bool outputDimKnown(int output, int axis, const Shape* inputs);
+//     static constexpr int kNumDimDeps = ...;
+//     static constexpr DimDep kDimDeps[kNumDimDeps] = {...};
 //   };
 
 /**
  * An output dim reading an input dim (from the spec's shape expressions): dim `axis` of output
- * `output` reads dim `inputAxis` of input `input`; `axis` -1: every dim of the output reads the
- * same dim of the input (an output shaped like an input).
+ * `output` reads dim `inputAxis` of input `input` (negative: from the end); `axis` -1: every dim of
+ * the output reads the same dim of the input (an output shaped like an input).
  */
 struct DimDep {
   int output;
@@ -41,13 +42,25 @@ struct DimDep {
   int inputAxis;
 };
 
+/**
+ * DimDep::axis of a spliced output (dims and slices of inputs' dims): where each dim lands depends
+ * on ranks and attributes, so every dim of it counts as unknown while any dim of `input` is.
+ */
+constexpr int kSpliced = -2;
+
 /** Whether dim `axis` of output `output` is known: every input dim it reads is (non-negative). */
 inline bool outputDimKnown(const DimDep* deps, int count, int output, int axis, const Shape* in) {
   for (int k = 0; k < count; ++k) {
     const DimDep& d = deps[k];
     if (d.output != output) continue;
-    if (d.axis < 0 && in[d.input].dims[axis] < 0) return false;
-    if (d.axis == axis && in[d.input].dims[d.inputAxis] < 0) return false;
+    const Shape& from = in[d.input];
+    if (d.axis == kSpliced) {
+      for (int j = 0; j < from.rank; ++j) if (from.dims[j] < 0) return false;
+      continue;
+    }
+    if (d.axis < 0 && from.dims[axis] < 0) return false;
+    const int a = d.inputAxis < 0 ? from.rank + d.inputAxis : d.inputAxis;  // negative: from the end
+    if (d.axis == axis && (a < 0 || a >= from.rank || from.dims[a] < 0)) return false;
   }
   return true;
 }
@@ -99,7 +112,7 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
     dims = toDims(out[o]);
     if (anyUnknown) {
       for (int d = 0; d < out[o].rank; ++d) {
-        if (!Op::outputDimKnown(o, d, in)) dims[static_cast<size_t>(d)] = kUnknownDim;
+        if (!outputDimKnown(Op::kDimDeps, Op::kNumDimDeps, o, d, in)) dims[static_cast<size_t>(d)] = kUnknownDim;
       }
     }
   }
