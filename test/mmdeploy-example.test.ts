@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '10 op(s) valid (GatherTopk, GridPriorsTRT, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
+    '11 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
   );
 });
 
@@ -55,6 +55,7 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
     [
       'mmdeploy::GatherTopk',
       'mmdeploy::GridPriorsTRT',
+      'mmdeploy::MMCVDeformConv2d',
       'mmdeploy::MMCVModulatedDeformConv2d',
       'mmdeploy::MMCVMultiScaleDeformableAttention',
       'mmcv::MMCVRoiAlign',
@@ -131,6 +132,21 @@ test('rank-generic shapes: GatherTopk and grid_sampler splice dims; they and Sca
     ranks.stderr,
     "grid_sampler: check 'rank(grid) == rank(input)' failed (rank(grid) = 5, rank(input) = 4): grid has one spatial dim per spatial dim of input",
   );
+  // A list attribute of two lengths: MMDeploy's 4 padding values and MMCV's 2 run, 3 are refused.
+  const dcn = (padding: string) =>
+    run(
+      'MMCVDeformConv2d',
+      '--input',
+      'input=1,2,5,5',
+      '--input',
+      'offset=1,18,5,5',
+      '--input',
+      'weight=2,2,3,3',
+      '--attr',
+      `padding=${padding}`,
+    );
+  for (const p of ['1,1', '1,1,1,1']) assert.is(dcn(p).status, 0, `padding ${p}: ${dcn(p).stderr}`);
+  assert.match(dcn('1,1,1').stderr, 'MMCVDeformConv2d: attribute padding must have 2 or 4 elements, got 3');
   // A slice whose bound reads a dim (checks may: they run on the call's dims).
   const scatter = run('ScatterND', '--input', 'data=5,3,2', '--input', 'indices=3,1:4,0,2', '--input', 'updates=3,3,3');
   assert.is(scatter.status, 2, `${scatter.stdout}${scatter.stderr}`);

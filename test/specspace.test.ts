@@ -168,8 +168,13 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     ps.some((p) => /"k":"elem","name":"[^"]*","index":-/.test(shapes(p))) &&
       ps.some((p) => /"k":"elem","name":"[^"]*","index":\d/.test(shapes(p))) &&
       ps.some((p) => shapes(p).includes('"k":"len"')) &&
-      ps.some((p) => p.tests.some((t) => p.attrs.some((a) => a.length !== undefined && a.name in t.attrs))),
-    'list attributes of declared length: elements (from either end) and len() in shapes, values set by cases',
+      ps.some((p) => p.tests.some((t) => p.attrs.some((a) => a.length !== undefined && a.name in t.attrs))) &&
+      ps.some((p) =>
+        p.tests.some((t) =>
+          p.attrs.some((a) => a.longer !== undefined && (t.attrs[a.name] as number[] | undefined)?.length === a.longer),
+        ),
+      ),
+    'list attributes of declared length: elements (from either end) and len() in shapes, values set by cases, a second length some case uses',
   );
   assert.ok(
     ps.some((p) => p.outputs.some((o) => JSON.stringify(o.shape).includes('"k":"let"'))) &&

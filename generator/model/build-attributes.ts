@@ -51,11 +51,17 @@ export function buildAttribute(a: RawAttr, p: KeyPath, err: ErrFn): AttributeIR 
       if (v !== undefined && (!Number.isSafeInteger(v) || Math.abs(v) > INT32_MAX))
         err([...p, k], `\`${k}\` of an ${a.type} attribute must be an integer within int32, got ${shown(v)}`);
     }
-  if (a.length !== undefined && !info.isList)
+  const counts = a.length === undefined ? undefined : Array.isArray(a.length) ? a.length : [a.length];
+  if (counts !== undefined && !info.isList)
     err([...p, 'length'], `\`length: ${shown(a.length)}\` applies to list attributes (ints, floats), not ${a.type}`);
-  else if (a.length !== undefined && (!Number.isSafeInteger(a.length) || a.length < 0 || a.length > MAX_LIST))
-    err([...p, 'length'], `\`length\` must be an integer from 0 to ${MAX_LIST}, got ${shown(a.length)}`);
-  const length = info.isList ? a.length : undefined;
+  else if (counts?.some((n) => !Number.isSafeInteger(n) || n < 0 || n > MAX_LIST))
+    err(
+      [...p, 'length'],
+      `\`length\` must be an integer from 0 to ${MAX_LIST} (or a list of them), got ${shown(a.length)}`,
+    );
+  else if (counts && new Set(counts).size !== counts.length)
+    err([...p, 'length'], `\`length\` lists a count twice: ${shown(a.length)}`);
+  const length = info.isList && counts ? [...counts].sort((x, y) => x - y) : undefined;
   let def: AttrValue | undefined;
   if (a.default !== undefined) {
     const problem = checkAttrValue(a.default, { type: a.type, enum: a.enum, ...bounds, length });
@@ -102,7 +108,7 @@ export function checkAttrValue(
     minExclusive?: boolean;
     max?: number | undefined;
     maxExclusive?: boolean;
-    length?: number | undefined;
+    length?: readonly number[] | undefined;
   },
 ): string | undefined {
   const inRange = (x: number): string | undefined => {
@@ -136,8 +142,8 @@ export function checkAttrValue(
     case 'floats': {
       if (!Array.isArray(v)) return `must be a list of ${a.type === 'ints' ? 'integers' : 'numbers'}, got ${shown(v)}`;
       if (v.length > MAX_LIST) return `must have at most ${MAX_LIST} elements, got ${v.length}`;
-      if (a.length !== undefined && v.length !== a.length)
-        return `must have exactly ${a.length} elements (its length), got ${v.length}`;
+      if (a.length !== undefined && !a.length.includes(v.length))
+        return `must have ${lengthText(a.length)} elements (its length), got ${v.length}`;
       for (const x of v) {
         if (a.type === 'ints' ? !isInt(x) : !isFloat(x))
           return `must be a list of ${a.type === 'ints' ? 'integers within int32' : 'finite float32 numbers'}, got ${shown(x)} in it`;
@@ -147,6 +153,12 @@ export function checkAttrValue(
       return undefined;
     }
   }
+}
+
+/** Allowed element counts as messages give them: `exactly 2`, `2 or 4`. */
+export function lengthText(counts: readonly number[]): string {
+  if (counts.length === 1) return `exactly ${counts[0]}`;
+  return `${counts.slice(0, -1).join(', ')} or ${counts[counts.length - 1]}`;
 }
 
 export function normalizeAttrValue(v: unknown, type: AttrType): AttrValue {

@@ -76,7 +76,7 @@ export interface RawAttr {
   max?: number;
   exclusive_min?: number;
   exclusive_max?: number;
-  length?: number;
+  length?: number | number[];
   description?: string;
 }
 interface RawState {

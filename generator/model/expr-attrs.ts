@@ -41,10 +41,25 @@ export function readAttrElement(name: string, index: number, attrs: ExprAttrs): 
       error: `list attribute \`${name}\` has no declared length, so its elements cannot be indexed`,
       hint: `add \`length: N\` to attribute \`${name}\``,
     };
-  const k = index < 0 ? a.length + index : index;
-  if (k < 0 || k >= a.length)
-    return { error: `index ${index} is outside attribute \`${name}\` of length ${a.length}`, atIndex: true };
+  const k = elementIndex(a.length, index);
+  if (k === undefined) return { error: outsideList(name, a.length, index), atIndex: true };
   return { expr: { kind: 'elem', name, index: k } };
+}
+
+/**
+ * Element `index` of a list of the declared element counts: normalized to >= 0 for one count,
+ * kept negative (from the end at run time) for several; undefined outside the smallest count.
+ */
+export function elementIndex(counts: readonly number[], index: number): number | undefined {
+  const least = counts[0]!;
+  if (index < -least || index >= least) return undefined;
+  return index < 0 && counts.length === 1 ? least + index : index;
+}
+
+/** Why `name[index]` lies outside a list attribute of the declared counts. */
+export function outsideList(name: string, counts: readonly number[], index: number): string {
+  if (counts.length === 1) return `index ${index} is outside attribute \`${name}\` of length ${counts[0]}`;
+  return `index ${index} is outside the ${counts[0]} elements every length of attribute \`${name}\` (${counts.join(' or ')}) has`;
 }
 
 /** `len(arg)`: the element count of a list attribute. */

@@ -4,7 +4,15 @@
 
 import { didYouMean } from './diagnostics.js';
 import { EXPR_FUNCTIONS, formatExpr, formatFloatRef, type RawExpr } from './expr.js';
-import { type AttrReading, type ExprAttrs, readAttrElement, readAttrLength, readAttrName } from './expr-attrs.js';
+import {
+  type AttrReading,
+  type ExprAttrs,
+  elementIndex,
+  outsideList,
+  readAttrElement,
+  readAttrLength,
+  readAttrName,
+} from './expr-attrs.js';
 import { isCondition, type AttributeIR, type CmpOp, type Expr, type FloatRef, type InputIR } from './ir.js';
 import { readInputDim, readInputRank } from './build-inputs.js';
 
@@ -319,8 +327,7 @@ function readFloatElement(
       error: `list attribute \`${a.name}\` has no declared length, so its elements cannot be indexed`,
       hint: `add \`length: N\` to attribute \`${a.name}\``,
     };
-  const k = index < 0 ? a.length + index : index;
-  if (k < 0 || k >= a.length)
-    return { error: `index ${index} is outside attribute \`${a.name}\` of length ${a.length}`, atIndex: true };
+  const k = elementIndex(a.length, index);
+  if (k === undefined) return { error: outsideList(a.name, a.length, index), atIndex: true };
   return { factor: { name: a.name, index: k } };
 }

@@ -397,13 +397,13 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: V
       const v = attrs[e.name];
       if (!Array.isArray(v)) throw new RangeError(`list attribute ${e.name} is not available`);
       if (e.kind === 'len') return v.length;
-      const x = v[e.index];
+      const x = v.at(e.index);
       if (x === undefined) throw new RangeError(`${e.name}[${e.index}] is outside its ${v.length} elements`);
       return x;
     }
     case 'round': {
       const v = attrs[e.factor.name];
-      const f = e.factor.index === undefined ? v : Array.isArray(v) ? v[e.factor.index] : undefined;
+      const f = e.factor.index === undefined ? v : Array.isArray(v) ? v.at(e.factor.index) : undefined;
       if (typeof f !== 'number') throw new RangeError(`float attribute ${formatFloatRef(e.factor)} is not available`);
       return roundScaled(e.fn, ev(e.scale), f);
     }

@@ -156,8 +156,11 @@ export interface AttributeIR {
   /** The upper bound, from `max` or `exclusive_max` (then maxExclusive: values must stay below it). */
   max: number | undefined;
   maxExclusive: boolean;
-  /** Exact element count of a list attribute, when the spec declares one (checked at run time). */
-  length: number | undefined;
+  /**
+   * The element counts a list attribute may have, ascending, when the spec declares them
+   * (`length: 2`, or `length: [2, 4]`: either); checked at run time.
+   */
+  length: readonly number[] | undefined;
   description: string;
 }
 

@@ -12,7 +12,7 @@ import { markAsUntransferable } from 'node:worker_threads';
  * @typedef {boolean | number | string | number[]} AttrValue
  * @typedef {{ name: string, type: 'bool' | 'int' | 'float' | 'string' | 'ints' | 'floats', required: boolean,
  *   default: AttrValue | undefined, enum: (string | number)[] | undefined, min: number | undefined,
- *   max: number | undefined, minExclusive?: true, maxExclusive?: true, length?: number, slot: number,
+ *   max: number | undefined, minExclusive?: true, maxExclusive?: true, length?: number[], slot: number,
  *   arg: number }} AttrDesc
  * @typedef {{ name: string, fn: string, fnAsync: string, inputs: InputDesc[], outputs: string[],
  *   arity: number, attributes: AttrDesc[] }} OpDesc
@@ -57,8 +57,12 @@ function checkAttr(op, a, v) {
         throw new TypeError(`${where} must be an array of finite numbers`);
       break;
   }
-  if (a.length !== undefined && Array.isArray(v) && v.length !== a.length)
-    throw new RangeError(`${where} must have exactly ${a.length} elements, got ${v.length}`);
+  // The counts the list may have (`length: 2`, `length: [2, 4]`).
+  if (a.length !== undefined && Array.isArray(v) && !a.length.includes(v.length)) {
+    const counts =
+      a.length.length === 1 ? `exactly ${a.length[0]}` : `${a.length.slice(0, -1).join(', ')} or ${a.length.at(-1)}`;
+    throw new RangeError(`${where} must have ${counts} elements, got ${v.length}`);
+  }
   const values = /** @type {number[]} */ (Array.isArray(v) ? v : [v]);
   if (a.enum !== undefined && !a.enum.includes(/** @type {string | number} */ (v)))
     throw new RangeError(`${where} must be one of ${a.enum.join(', ')}, got ${String(v)}`);

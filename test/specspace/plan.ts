@@ -63,6 +63,8 @@ export interface AttrPlan {
   dim: boolean;
   /** A list's declared `length` (dim lists only: elements 1 to 4, read as a[i] and len(a)). */
   length?: number;
+  /** A second count it may have (`length: [length, longer]`), which some case gives it. */
+  longer?: number;
   /**
    * `min` is written `exclusive_min`: an int's `min: 1` as `exclusive_min: 0` (the same values), a
    * float's `min: 0` as `exclusive_min: 0` (values moved off 0). Decided from the values already
@@ -754,7 +756,30 @@ export function planSpec(seed: number): SpecPlan {
   if (seed % 5 === 2) widenRank(p);
   addConditions(rng(seed * 32452843 + 3), p);
   addRankGeneric(rng(seed * 49979687 + 7), p);
+  addLongerList(rng(seed * 86028121 + 13), p);
   return p;
+}
+
+/**
+ * Half the specs with a list attribute of declared length, from their own stream: the list may
+ * also have 2 more elements (`length: [n, n + 2]`, as MMDeploy's 4-value padding beside MMCV's 2),
+ * and the last case gives it that many, so its negative indices read other elements there.
+ */
+function addLongerList(r: Rand, p: SpecPlan): void {
+  const a = p.attrs.find((x) => x.type === 'ints' && x.length !== undefined);
+  const last = p.tests.at(-1);
+  if (!a || !last || !chance(r, 0.5)) return;
+  const saved = JSON.stringify({ attrs: p.attrs, tests: p.tests });
+  a.longer = a.length! + 2;
+  last.attrs[a.name] = [...((last.attrs[a.name] ?? a.default) as number[]), int(r, 1, 4), int(r, 1, 4)];
+  const full = Object.fromEntries(p.attrs.map((x) => [x.name, last.attrs[x.name] ?? x.default!]));
+  const ok = p.outputs.every((o) => {
+    if (o.shape.kind === 'like') return true;
+    const d = evalDims(o.shape.dims, last.dims, full);
+    return d.every((x) => x !== undefined && x >= 0) && numel(d as number[]) <= 4096;
+  });
+  const w = p.workspace ? evalDim(p.workspace, last.dims, full) : 0;
+  if (!ok || w === undefined || w < 0) Object.assign(p, JSON.parse(saved) as Pick<SpecPlan, 'attrs' | 'tests'>);
 }
 
 /**

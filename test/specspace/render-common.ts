@@ -132,7 +132,8 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
     case 'attr':
       return `attrs.${e.name}`;
     case 'elem':
-      return `attrs.${e.name}[${e.index < 0 ? e.length + e.index : e.index}]`;
+      // From the end of the node's list: a list of two lengths has either.
+      return e.index < 0 ? `attrs.${e.name}[attrs.${e.name}.size() - ${-e.index}]` : `attrs.${e.name}[${e.index}]`;
     case 'len':
       return `static_cast<int64_t>(attrs.${e.name}.size())`;
     case 'let':

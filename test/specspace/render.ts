@@ -64,7 +64,8 @@ function specYaml(p: SpecPlan, snake: string): string {
       if (a.min !== undefined)
         L.push(a.minExclusive ? `    exclusive_min: ${a.type === 'int' ? a.min - 1 : a.min}` : `    min: ${a.min}`);
       if (a.max !== undefined) L.push(`    max: ${a.max}`);
-      if (a.length !== undefined) L.push(`    length: ${a.length}`);
+      if (a.length !== undefined)
+        L.push(`    length: ${a.longer === undefined ? a.length : `[${a.length}, ${a.longer}]`}`);
     }
   }
   if (p.state.length) {

@@ -124,7 +124,7 @@ test('list attributes resolve: elements (negative from the end) and lengths, eva
   const op = loadSpecs({ 'pool.yaml': LIST_SPEC.replace('pads[0]', 'stride[0]') }).ops[0]!;
   assert.equal(
     op.attributes.map((a) => a.length),
-    [2, 1, undefined, undefined],
+    [[2], [1], undefined, undefined],
   );
   const shape = op.outputs[0]!.shape;
   assert.ok(shape.kind === 'dims');

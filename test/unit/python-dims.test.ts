@@ -42,7 +42,12 @@ function random(seed: number): () => number {
   };
 }
 
-type ExprAttr = { name: string; type: string; length: number | undefined; enum: (string | number)[] | undefined };
+type ExprAttr = {
+  name: string;
+  type: string;
+  length: readonly number[] | undefined;
+  enum: (string | number)[] | undefined;
+};
 
 function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; attrs: ExprAttr[] }[] {
   const out = [];
@@ -76,7 +81,10 @@ test('every dim expression evaluates in _dims.py as in the spec model (fixture +
       const float = () => [0.3, 1.5, -2.5, 0.1, 2, 1e-30][Math.floor(rand() * 6)]!;
       const attrValue = (a: ExprAttr): number | boolean | string | number[] => {
         if (a.type === 'ints' || a.type === 'floats')
-          return Array.from({ length: a.length ?? Math.floor(rand() * 5) }, a.type === 'ints' ? value : float);
+          return Array.from(
+            { length: a.length?.[Math.floor(rand() * a.length.length)] ?? Math.floor(rand() * 5) },
+            a.type === 'ints' ? value : float,
+          );
         if (a.type === 'bool') return rand() < 0.5;
         if (a.type === 'float') return float();
         if (a.type === 'string') return String(a.enum?.[Math.floor(rand() * a.enum.length)] ?? 'plain');
@@ -180,25 +188,28 @@ for given in [dict(eps=0.0), dict(eps=1e-30), dict(m=1.0), dict(m=0.999), dict(m
   ]);
 });
 
-test('attribute checks: a declared list length is exact (default, given values); elements and len() evaluate', () => {
+test('attribute checks: a declared list length is exact, or one of several (default, given values); elements and len() evaluate', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._attrs import check_attrs
 from pkg._dims import evaluate
 A = lambda name, type, **k: N(name=name, type=type, required=False, default=k.get("default"), enum=None, min=None, max=None, length=k.get("length"),
           min_exclusive=False, max_exclusive=False)
-op = N(name="Op", attributes=(A("w", "ints", length=2, default=[1, 2]), A("f", "floats", length=0, default=[])))
-for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0])]:
+op = N(name="Op", attributes=(A("w", "ints", length=2, default=[1, 2]), A("f", "floats", length=0, default=[]),
+                               A("p", "ints", length=(2, 4), default=[7, 8])))
+for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0]), dict(p=[1, 2, 3, 4]), dict(p=[1, 2, 3])]:
     try:
         attrs = check_attrs(op, given)
-        print(repr(attrs), evaluate(("+", ("elem", "w", 1), ("len", "f")), [], attrs))
+        print(repr(attrs), evaluate(("+", ("elem", "w", 1), ("len", "f")), [], attrs), evaluate(("elem", "p", -1), [], attrs))
     except (TypeError, ValueError) as e:
         print(type(e).__name__, e)`);
   assert.equal(out.trim().split('\n'), [
-    "{'w': [1, 2], 'f': []} 2",
-    "{'w': [4, 5], 'f': []} 5",
+    "{'w': [1, 2], 'f': [], 'p': [7, 8]} 2 8",
+    "{'w': [4, 5], 'f': [], 'p': [7, 8]} 5 8",
     "ValueError Op: attribute 'w' must have exactly 2 elements, got 3",
     "ValueError Op: attribute 'w' must have exactly 2 elements, got 0",
     "ValueError Op: attribute 'f' must have exactly 0 elements, got 1",
+    "{'w': [1, 2], 'f': [], 'p': [1, 2, 3, 4]} 2 4",
+    "ValueError Op: attribute 'p' must have 2 or 4 elements, got 3",
   ]);
 });
 

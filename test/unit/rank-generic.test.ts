@@ -120,4 +120,47 @@ test('the op core splices with slicePart; TensorRT splices its DimsExprs; PyTorc
   );
 });
 
+const padded = (lengthText: string, read: string, tests = ''): string => `name: Pad
+version: 1
+inputs:
+  - { name: x, dtype: float32, rank: 2 }
+outputs:
+  - { name: y, dtype: float32, shape: ['x[0] + ${read}', x[1]] }
+attributes:
+  - { name: padding, type: ints, length: ${lengthText}, default: [1, 1] }
+kernels: { cpu: kernels/p.cpp }
+${tests}`;
+
+test('a list attribute of several lengths: indexed within the smallest from either end, each length checked', () => {
+  const op = loadSpecs({
+    'p.yaml': padded(
+      '[4, 2]',
+      'padding[1] + padding[-1]',
+      'tests:\n  - inputs: { x: [3, 5] }\n    attributes: { padding: [1, 2, 3, 4] }\n',
+    ),
+  }).ops[0]!;
+  assert.equal(op.attributes[0]!.length, [2, 4], 'sorted');
+  const s = op.outputs[0]!.shape;
+  assert.ok(s.kind === 'dims');
+  // padding[-1] stays negative: which element is last depends on the node's length.
+  assert.equal(evalOutputShape(s, [[3, 5]], { padding: [1, 2, 3, 4] }), [3 + 2 + 4, 5]);
+  assert.equal(evalOutputShape(s, [[3, 5]], { padding: [1, 2] }), [3 + 2 + 2, 5]);
+  const h = file(
+    coreEmitter.emit(loadSpecs({ 'p.yaml': padded('[2, 4]', 'padding[-1]') })),
+    'include/opforge/ops/pad.h',
+  );
+  assert.match(
+    h,
+    'if (attrs.padding.size() != 2u && attrs.padding.size() != 4u) return failGot(kName, ": attribute padding must have 2 or 4 elements, got ", attrs.padding.size());',
+  );
+  assert.match(h, 'static_cast<int64_t>(attrs.padding[attrs.padding.size() - 1])');
+  const py = opText(pythonEmitter.emit(loadSpecs({ 'p.yaml': padded('[2, 4]', 'padding[0]') })), 'Pad');
+  assert.match(py, 'length=(2, 4)');
+  const past = specErrors({ 'p.yaml': padded('[2, 4]', 'padding[2]') });
+  assert.match(past[0]!.message, 'index 2 is outside the 2 elements every length of attribute `padding` (2 or 4) has');
+  const bad = specErrors({ 'p.yaml': padded('[2, 4]', 'padding[0]').replace('default: [1, 1]', 'default: [1, 1, 1]') });
+  assert.match(bad[0]!.message, 'default must have 2 or 4 elements (its length), got 3');
+  assert.match(specErrors({ 'p.yaml': padded('[2, 2]', 'padding[0]') })[0]!.message, 'lists a count twice');
+});
+
 test.run();

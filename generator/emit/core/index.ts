@@ -20,6 +20,7 @@ import {
   shapeReads,
 } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type AttrType, DTYPE_INFO, type DType } from '../../model/type-table.js';
+import { lengthText } from '../../model/build-attributes.js';
 import {
   CACHE_FILE,
   defineEmitter,
@@ -224,10 +225,11 @@ function emitValidate(op: OpIR): Slots {
     const check = `if (${conds.join(' || ')}) return failGot(kName, ${cppString(`: attribute ${a.name} must be ${what}, got `)}, ${v});`;
     const values = (a.enum ?? []).map((e) => (a.type === 'string' ? cppString(String(e)) : cppInt(Number(e))));
     const oneOf = cppString(`: attribute ${a.name} must be one of ${(a.enum ?? []).join(', ')}`);
+    const size = `attrs.${a.name}.size()`;
     const length =
       a.length === undefined
         ? null
-        : `  if (attrs.${a.name}.size() != ${a.length}u) return failGot(kName, ${cppString(`: attribute ${a.name} must have exactly ${a.length} elements, got `)}, attrs.${a.name}.size());`;
+        : `  if (${a.length.map((n) => `${size} != ${n}u`).join(' && ')}) return failGot(kName, ${cppString(`: attribute ${a.name} must have ${lengthText(a.length)} elements, got `)}, ${size});`;
     return [
       length,
       conds.length ? `  ${isList ? `for (const auto v : attrs.${a.name}) ` : ''}${check}` : null,

@@ -41,7 +41,7 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
     case 'is':
       return `(${env.attrList(e.name)} == ${cppString(e.value)})`;
     case 'elem':
-      return `static_cast<int64_t>(${env.attrList(e.name)}[${e.index}])`;
+      return `static_cast<int64_t>(${cppElement(env.attrList(e.name), e.index)})`;
     case 'len':
       return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;
     case 'round':
@@ -71,7 +71,12 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
 
 /** A float attribute or element as the op core stores it (float32). */
 export function cppFloatRef(f: FloatRef, env: Pick<CppExprEnv, 'attrList'>): string {
-  return f.index === undefined ? env.attrList(f.name) : `${env.attrList(f.name)}[${f.index}]`;
+  return f.index === undefined ? env.attrList(f.name) : cppElement(env.attrList(f.name), f.index);
+}
+
+/** Element `index` of a list attribute's vector (negative: from the end, for a list of several lengths). */
+export function cppElement(list: string, index: number): string {
+  return index < 0 ? `${list}[${list}.size() - ${-index}]` : `${list}[${index}]`;
 }
 
 /** Whether evaluating the expression can fail (division by zero, a rounded float out of int64): it needs `ok`. */

@@ -95,7 +95,7 @@ export function pyAttr(a: AttributeIR, ...trailing: PyValue[]): PyValue {
       ...trailing,
     ],
     {
-      ...(a.length === undefined ? {} : { length: a.length }),
+      ...(a.length === undefined ? {} : { length: a.length.length === 1 ? a.length[0]! : pyTuple(a.length) }),
       ...(a.minExclusive ? { min_exclusive: true } : {}),
       ...(a.maxExclusive ? { max_exclusive: true } : {}),
     },

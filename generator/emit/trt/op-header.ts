@@ -6,7 +6,7 @@
 import type { CmpOp, Expr, OpIR, ShapePart } from '../../model/ir.js';
 import { cppParam, exprReads } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
-import { cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
+import { cppElement, cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
 import { lines } from '../emitter.js';
 import { commentText, cppString } from '../lang/literals.js';
 import { block, fillTemplate, type SlotValue } from '../lang/template.js';
@@ -73,7 +73,7 @@ export function trtDimExpr(e: Expr): string {
     case 'attr':
       return `::opforge::trt::constant(b, attrs.${e.name})`;
     case 'elem':
-      return `::opforge::trt::constant(b, attrs.${e.name}[${e.index}])`;
+      return `::opforge::trt::constant(b, ${cppElement(`attrs.${e.name}`, e.index)})`;
     case 'len':
       return `::opforge::trt::constant(b, static_cast<int64_t>(attrs.${e.name}.size()))`;
     case 'flag':

@@ -72,8 +72,8 @@ class Attr:
     enum: Optional[Tuple[Any, ...]]
     min: Optional[float]
     max: Optional[float]
-    #: Exact element count of a list attribute (None: any).
-    length: Optional[int] = None
+    #: Element count of a list attribute: exact, or the counts it may have (None: any).
+    length: Union[int, Tuple[int, ...], None] = None
     #: `min` / `max` exclude the bound itself (the spec's exclusive_min / exclusive_max).
     min_exclusive: bool = False
     max_exclusive: bool = False

@@ -74,8 +74,11 @@ def check_attrs(op: Any, given: Dict[str, Any]) -> Dict[str, Any]:
         else:
             v = a.default
         length = getattr(a, "length", None)
-        if length is not None and len(v) != length:
-            raise ValueError(f"{op.name}: attribute {a.name!r} must have exactly {length} elements, got {len(v)}")
+        # An int (exactly that many elements) or a tuple of the counts it may have (`length: [2, 4]`).
+        counts = length if isinstance(length, tuple) else (length,)
+        if length is not None and len(v) not in counts:
+            want = f"exactly {length}" if not isinstance(length, tuple) else ", ".join(map(str, length[:-1])) + f" or {length[-1]}"
+            raise ValueError(f"{op.name}: attribute {a.name!r} must have {want} elements, got {len(v)}")
         if a.enum is not None and v not in a.enum:
             raise ValueError(f"{op.name}: attribute {a.name!r} must be one of {list(a.enum)}, got {v!r}")
         for x in (v if isinstance(v, list) else [v]):

@@ -1,7 +1,8 @@
 // Modulated deformable convolution shared by the CPU and CUDA kernels of MMCVModulatedDeformConv2d:
 // one output element at a time, as MMCV's modulated_deformable_im2col followed by the grouped GEMM
 // computes it (dmcn_im2col_bilinear: a sample beyond one pixel outside the map is 0, and each of its
-// four corners outside the map counts 0). Accumulates in float.
+// four corners outside the map counts 0). Accumulates in float. MMCVDeformConv2d (DCNv1: no mask, no
+// bias) computes through the same element().
 #pragma once
 
 #include <cmath>
@@ -44,7 +45,7 @@ OPFORGE_HD inline float bilinear(const T* plane, int64_t h, int64_t w, float y, 
   return hy * hx * v1 + hy * lx * v2 + ly * hx * v3 + ly * lx * v4;
 }
 
-/** Output element i (row-major [N, C_out, outH, outW]). */
+/** Output element i (row-major [N, C_out, outH, outW]); `mask` null: every tap weighs 1 (MMCVDeformConv2d). */
 template <typename T>
 OPFORGE_HD inline float element(const Params& p, const T* input, const T* offset, const T* mask, const T* weight,
                                 const T* bias, int64_t i) {
@@ -63,14 +64,14 @@ OPFORGE_HD inline float element(const Params& p, const T* input, const T* offset
     const int64_t dg = ic / perDeform;
     const T* in = input + (n * p.channels + ic) * p.height * p.width;
     const T* off = offset + (n * p.deformGroups + dg) * 2 * taps * plane + oy * p.outW + ox;
-    const T* msk = mask + (n * p.deformGroups + dg) * taps * plane + oy * p.outW + ox;
+    const T* msk = mask ? mask + (n * p.deformGroups + dg) * taps * plane + oy * p.outW + ox : nullptr;
     const T* wt = weight + (oc * perGroup + icl) * taps;
     for (int64_t ky = 0; ky < p.kh; ++ky)
       for (int64_t kx = 0; kx < p.kw; ++kx) {
         const int64_t k = ky * p.kw + kx;
         const float y = static_cast<float>(oy * p.strideH - p.padH + ky * p.dilationH) + load(off[2 * k * plane]);
         const float x = static_cast<float>(ox * p.strideW - p.padW + kx * p.dilationW) + load(off[(2 * k + 1) * plane]);
-        acc += load(wt[k]) * load(msk[k * plane]) * bilinear(in, p.height, p.width, y, x);
+        acc += load(wt[k]) * (msk ? load(msk[k * plane]) : 1.f) * bilinear(in, p.height, p.width, y, x);
       }
   }
   return acc;
