@@ -61,7 +61,7 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
     opforge::DType inDt[op::kNumInputs] = {${inDt.join(', ')}};
     opforge::DType outDt[op::kNumOutputs];
     int binding = -1;
-    CHECK(op::inferTypes(inDt, present, outDt, &binding).ok());
+    CHECK(op::inferTypes(attrs, inDt, present, outDt, &binding).ok());
     CHECK(binding == ${binding});
     ${outDt.map((d, k) => `CHECK(outDt[${k}] == ${d});`).join(' ')}
     // Wrong rank and wrong dtype are reported, not accepted.
@@ -73,7 +73,7 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
           `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present).ok()); }`,
       )
       .join('')}
-    { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(bad, present, outDt, &binding).ok()); }
+    { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(attrs, bad, present, outDt, &binding).ok()); }
   }`;
 }
 
@@ -200,7 +200,7 @@ test('output shapes of attributes only, of constants, of rank 0, attribute-only 
   );
   assert.ok(
     header(segmentSum).includes(
-      'inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, size_t* bytes)',
+      'inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, const DType* /*types*/, size_t* bytes)',
     ),
   );
   runCoreChecks(edges, path.join(dir, 'include'));
@@ -219,7 +219,7 @@ int main() {
   in[0].rank = 3; in[0].dims[0] = 2; in[0].dims[1] = 3; in[0].dims[2] = 4;
   opforge::Shape out[3];
   size_t ws = 0;
-  if (!ss::inferShapes(a, in, out).ok() || !ss::workspaceSize(a, in, &ws).ok()) return 1;
+  if (!ss::inferShapes(a, in, out).ok() || !ss::workspaceSize(a, in, nullptr, &ws).ok()) return 1;
   namespace cf = opforge::ops::const_fill;
   opforge::Shape like[1];
   like[0].rank = 1; like[0].dims[0] = 9;
@@ -327,7 +327,7 @@ int main() {
   in[0].rank = 2; in[0].dims[0] = 2; in[0].dims[1] = 13;
   opforge::Shape out[1];
   size_t ws = 0;
-  if (!p::validate(a).ok() || !p::inferShapes(a, in, out).ok() || !p::workspaceSize(a, in, &ws).ok()) return 1;
+  if (!p::validate(a).ok() || !p::inferShapes(a, in, out).ok() || !p::workspaceSize(a, in, nullptr, &ws).ok()) return 1;
   p::Attrs shortStride = a;
   shortStride.stride = {2};
   p::Attrs longKernel = a;
@@ -347,16 +347,17 @@ int main() {
   ]);
 });
 
-test('conditions, modulo, floor/ceil of float32 attributes and checks: the op core computes what the spec model does (-Werror)', () => {
+test('conditions, modulo, floor/ceil of float32 attributes, checks and sizeof: the op core computes what the spec model does (-Werror)', () => {
   const op = loadSpecs({
     'cond.yaml': `name: Cond
 version: 1
+types: { T: [float32, float16, float64] }
 inputs:
-  - { name: x, dtype: float32, rank: 3 }
+  - { name: x, dtype: T, rank: 3 }
   - { name: w, dtype: float32, rank: 2 }
 outputs:
   - name: y
-    dtype: float32
+    dtype: T
     shape:
       - floor(x[2] * scale)
       - ceil(x[1] * x[0] * scales[1])
@@ -372,7 +373,9 @@ attributes:
 checks:
   - x[1] % groups == 0
   - { check: 'w[0] == 1 or w[0] == x[0]', message: "w's rows broadcast over x's first dim" }
-workspace: "8 * x[0] if mode == 'max' else 0"
+let:
+  row: sizeof(T) * x[2] + sizeof(int64)
+workspace: "8 * x[0] if mode == 'max' else row * w[1]"
 kernels: { cpu: kernels/k.cpp }
 `,
   }).ops[0]!;
@@ -383,7 +386,20 @@ kernels: { cpu: kernels/k.cpp }
   }
   // Floats where a double product would round wrongly, tiny and huge ones, negative scales.
   const scales = [1.5, 0.3, 0.1, 1e-30, 3e38, 0.7, 2.5e-8, 1 / 3];
-  const grid: { dims: number[][]; scale: number; s1: number; flag: boolean; mode: string; groups: number }[] = [];
+  const grid: {
+    dims: number[][];
+    scale: number;
+    s1: number;
+    flag: boolean;
+    mode: string;
+    groups: number;
+    t: [string, number];
+  }[] = [];
+  const types: [string, number][] = [
+    ['kFloat32', 4],
+    ['kFloat16', 2],
+    ['kFloat64', 8],
+  ];
   let seed = 7;
   const rand = (n: number): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -400,9 +416,11 @@ kernels: { cpu: kernels/k.cpp }
       flag: rand(2) === 1,
       mode: rand(2) ? 'max' : 'avg',
       groups: 1 + rand(4),
+      t: types[i % 3]!,
     });
   const cases = grid.map(
-    (g) => `  run(${g.dims.flat().join(', ')}, ${g.scale}f, ${g.s1}f, ${g.flag}, "${g.mode}", ${g.groups});`,
+    (g) =>
+      `  run(${g.dims.flat().join(', ')}, ${g.scale}f, ${g.s1}f, ${g.flag}, "${g.mode}", ${g.groups}, opforge::DType::${g.t[0]});`,
   );
   const src = path.join(dir, 'values.cpp');
   writeFileSync(
@@ -410,7 +428,7 @@ kernels: { cpu: kernels/k.cpp }
     `#include "opforge/ops/cond.h"
 #include <cstdio>
 namespace c = opforge::ops::cond;
-static void run(int64_t x0, int64_t x1, int64_t x2, int64_t w0, int64_t w1, float scale, float s1, bool flag, const char* mode, int64_t groups) {
+static void run(int64_t x0, int64_t x1, int64_t x2, int64_t w0, int64_t w1, float scale, float s1, bool flag, const char* mode, int64_t groups, opforge::DType t) {
   c::Attrs a;
   a.scale = scale; a.scales = {0.5f, s1}; a.flag = flag; a.mode = mode; a.groups = groups;
   opforge::Shape in[2];
@@ -423,7 +441,8 @@ static void run(int64_t x0, int64_t x1, int64_t x2, int64_t w0, int64_t w1, floa
   size_t ws = 0;
   s = c::inferShapes(a, in, out);
   if (!s.ok()) { std::printf("%s\\n", s.message().c_str()); return; }
-  if (!c::workspaceSize(a, in, &ws).ok()) { std::printf("workspace\\n"); return; }
+  const opforge::DType types[2] = {t, opforge::DType::kFloat32};
+  if (!c::workspaceSize(a, in, types, &ws).ok()) { std::printf("workspace\\n"); return; }
   std::printf("%s %zu\\n", out[0].str().c_str(), ws);
 }
 int main() {
@@ -454,12 +473,96 @@ ${cases.join('\n')}
         assert.match(got[i]!, /^Cond: /, `case ${i}: ${JSON.stringify(g)}`);
         return;
       }
-      want = `[${dims.join(', ')}] ${evalExpr(op.workspace, g.dims, attrs)}`;
+      want = `[${dims.join(', ')}] ${evalExpr(op.workspace, g.dims, attrs, { T: g.t[1] })}`;
     }
     if (want.includes('failed')) failed++;
     assert.is(got[i], want, `case ${i}: ${JSON.stringify(g)}`);
   });
   assert.ok(failed > 20 && negative > 0, `${failed} failed checks, ${negative} refused outputs`);
+});
+
+test('checks over an optional input apply when it is present; an output dtype the attributes choose (-Werror)', () => {
+  const op = loadSpecs({
+    'sdpa.yaml': `name: Sdpa
+version: 1
+types: { TOut: 'float16 if half else float64 if wide else float32' }
+inputs:
+  - { name: q, dtype: float32, rank: 3 }
+  - { name: k, dtype: float32, rank: 3 }
+  - { name: mask, dtype: float32, rank: [2, 3], optional: true }
+outputs:
+  - { name: y, dtype: TOut, shape: q }
+attributes:
+  - { name: half, type: bool, default: false }
+  - { name: wide, type: bool, default: false }
+checks:
+  - { check: 'mask[-1] == 1 or mask[-1] == k[1]', message: last dim 1 or Ns }
+  - 'rank(mask) == 2 or mask[0] == 1 or mask[0] == q[0]'
+kernels: { cpu: kernels/k.cpp }
+`,
+  }).ops[0]!;
+  assert.equal(
+    op.checks.map((c) => c.optional),
+    [[2], [2]],
+  );
+  const dir = path.join(root, 'build', 'optional-checks-core');
+  for (const f of coreEmitter.emit({ ...project, ops: [op] })) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  const src = path.join(dir, 'values.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/sdpa.h"
+#include <cstdio>
+namespace s = opforge::ops::sdpa;
+static void shapes(const char* what, bool present, int rank, int64_t m0, int64_t m1, int64_t m2) {
+  s::Attrs a;
+  opforge::Shape in[3];
+  in[0].rank = 3; in[0].dims[0] = 2; in[0].dims[1] = 4; in[0].dims[2] = 8;
+  in[1].rank = 3; in[1].dims[0] = 2; in[1].dims[1] = 5; in[1].dims[2] = 8;
+  in[2].rank = rank; in[2].dims[0] = m0; in[2].dims[1] = m1; in[2].dims[2] = m2;
+  const bool given[3] = {true, true, present};
+  const opforge::Status st = s::checkShapes(a, in, given);
+  std::printf("%s: %s\\n", what, st.ok() ? "ok" : st.message().c_str());
+}
+static void types(bool half, bool wide) {
+  s::Attrs a;
+  a.half = half; a.wide = wide;
+  const opforge::DType in[3] = {opforge::DType::kFloat32, opforge::DType::kFloat32, opforge::DType::kFloat32};
+  const bool given[3] = {true, true, false};
+  opforge::DType out[1];
+  int binding = -1;
+  const opforge::Status st = s::inferTypes(a, in, given, out, &binding);
+  std::printf("%d%d: %s %d\\n", half, wide, st.ok() ? opforge::dtypeName(out[0]) : st.message().c_str(), binding);
+}
+int main() {
+  shapes("absent", false, 0, 99, 99, 99);
+  shapes("2-D", true, 2, 4, 5, 0);
+  shapes("2-D broadcast", true, 2, 1, 1, 0);
+  shapes("2-D bad", true, 2, 4, 3, 0);
+  shapes("3-D", true, 3, 2, 4, 5);
+  shapes("3-D bad batch", true, 3, 3, 4, 5);
+  types(false, false); types(true, false); types(false, true); types(true, true);
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'values');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.equal(sh(bin, []).trim().split('\n'), [
+    'absent: ok',
+    '2-D: ok',
+    '2-D broadcast: ok',
+    "2-D bad: Sdpa: check 'mask[-1] == 1 or mask[-1] == k[1]' failed (mask[-1] = 3, k[1] = 5): last dim 1 or Ns",
+    '3-D: ok',
+    "3-D bad batch: Sdpa: check 'rank(mask) == 2 or mask[0] == 1 or mask[0] == q[0]' failed (rank(mask) = 3, mask[0] = 3, q[0] = 2)",
+    // The binding's index follows the variable's dtypes in the order the choice names them.
+    '00: float32 2',
+    '10: float16 0',
+    '01: float64 1',
+    '11: float16 0',
+  ]);
 });
 
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {

@@ -269,7 +269,7 @@ const DRIVER_HELPERS = [
   '  for (int i = 0; i < Op::kNumInputs; ++i) in[i].present = present[i];',
   '  // InferDtypeFn',
   '  std::vector<opforge::DType> outTypes;',
-  '  opforge::Status s = b::inferDtypes<Op>(dtypes, present, &outTypes);',
+  '  opforge::Status s = b::inferDtypes<Op>(attrs, dtypes, present, &outTypes);',
   '  if (!s.ok()) { std::printf("ERR %s %s\\n", key, s.message().c_str()); return; }',
   '  for (size_t o = 0; o < outTypes.size(); ++o) std::printf("DTYPE %s %zu %s\\n", key, o, opforge::dtypeName(outTypes[o]));',
   '  // InferShapeFn, all dims known',

@@ -18,7 +18,7 @@ import { LEG_BACKENDS, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWit
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
-import type { SpecPlan } from './specspace/plan.js';
+import { evalChoice, type SpecPlan } from './specspace/plan.js';
 import { cudaTrainingGaps } from '../generator/model/cuda-training.js';
 import type { ProjectIR } from '../generator/model/ir.js';
 import {
@@ -163,6 +163,13 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     'three type variables',
   );
   assert.ok(ps.some((p) => p.state.length) && ps.some((p) => p.workspace), 'state and workspace');
+  const workspaceText = (p: SpecPlan): string => JSON.stringify([p.workspace ?? null, p.lets.map((l) => l.e)]);
+  assert.ok(
+    ps.some(
+      (p) => /"k":"sizeof","type":"[^"]*","input"/.test(workspaceText(p)) && p.vars.some((v) => v.dtypes.length > 1),
+    ) && ps.some((p) => /"k":"sizeof","type":"[^"]*","bytes"/.test(workspaceText(p))),
+    "sizeof() in workspaces: a type variable's of several dtypes, a dtype's",
+  );
   const shapes = (p: SpecPlan): string => JSON.stringify([p.outputs.map((o) => o.shape), p.workspace ?? null]);
   assert.ok(
     ps.some((p) => /"k":"elem","name":"[^"]*","index":-/.test(shapes(p))) &&
@@ -206,6 +213,35 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
       ps.some((p) => p.checks.some((c) => JSON.stringify(c.c).includes('"k":"rank"'))) &&
       ps.some((p) => p.checks.some((c) => /"op":"==","l":\{"k":"slice"/.test(JSON.stringify(c.c)))),
     'rank-generic shapes: slices spliced into outputs (bounds of rank()), an input of several ranks indexed from the end, rank() and slice comparisons in checks',
+  );
+  const chosenSides = (p: SpecPlan): number =>
+    Math.max(
+      0,
+      ...p.vars.map((v) =>
+        v.choice
+          ? new Set(
+              p.tests.map((t) =>
+                evalChoice(v.choice!, Object.fromEntries(p.attrs.map((a) => [a.name, t.attrs[a.name] ?? a.default!]))),
+              ),
+            ).size
+          : 0,
+      ),
+    );
+  assert.ok(
+    ps.filter((p) => chosenSides(p) > 0).length >= 3 && ps.some((p) => chosenSides(p) >= 2),
+    'output dtypes the attributes choose, some op with cases on both sides',
+  );
+  const readsOptional = (p: SpecPlan): string[] =>
+    p.inputs
+      .filter((i) => i.optional && p.checks.some((c) => JSON.stringify(c.c).includes(`"input":"${i.name}"`)))
+      .map((i) => i.name);
+  assert.ok(
+    ps.some(
+      (p) =>
+        readsOptional(p).some((n) => p.tests.some((t) => !t.dims[n])) &&
+        readsOptional(p).some((n) => p.tests.some((t) => t.dims[n])),
+    ),
+    'checks reading an optional input, with cases where it is present and absent',
   );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');

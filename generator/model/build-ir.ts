@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { ExprSyntaxError, formatExpr, parseExpr, visitExpr } from './expr.js';
-import { ExprTyper } from './expr-typing.js';
+import { ExprTyper, type SizeReading } from './expr-typing.js';
+import { choiceDtypes, compileChoice } from './dtype-choice.js';
 import { exprAttrName } from './ir-helpers.js';
 import type {
   AttributeIR,
@@ -21,7 +22,7 @@ import type {
   TypeBinding,
   TypeVarIR,
 } from './ir.js';
-import { diagAt, type LoadedSpec } from './load.js';
+import { diagAt, quoteOffset, type LoadedSpec } from './load.js';
 import { identProblem, idents, opIdents, snakeProblem } from './names.js';
 import { DTYPES, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
 import { buildAttribute } from './build-attributes.js';
@@ -99,7 +100,7 @@ export interface RawSpec {
   domain?: string;
   version: number;
   description?: string;
-  types?: Record<string, DType[]>;
+  types?: Record<string, DType[] | string>;
   inputs: RawInput[];
   outputs: RawOutput[];
   attributes?: RawAttr[];
@@ -136,7 +137,7 @@ export function buildOp(
   };
 
   const domain = checkOpNames(raw, ctx.defaultDomain ?? 'custom', checkIdent, err);
-  const types = typeVariables(raw.types, checkIdent, err);
+  const types = typeVariables(raw.types, checkIdent, err, (p) => quoteOffset(spec, p));
   const claim = nameClaims(err);
 
   // Attributes first: shape expressions refer to them.
@@ -148,6 +149,9 @@ export function buildOp(
   });
   const exprAttrs = attrsOfExprs(attributes);
   const lets = letScope(raw.let);
+  for (const tv of types.vars)
+    if (typeof raw.types?.[tv.name] === 'string' && tv.dtypes.length)
+      tv.choice = compileChoice(raw.types[tv.name] as string, ['types', tv.name], exprAttrs, spec, errors);
 
   const scope: Scope = { spec, errors, err, checkIdent, claim, resolveType: types.resolve, exprAttrs, lets };
   const inputs = buildInputs(raw.inputs, scope);
@@ -156,7 +160,13 @@ export function buildOp(
   const readable = inputs.filter((x) => !x.optional);
 
   const outputs = buildOutputs(raw.outputs, inputs, readable, scope);
-  checkTypeVarsInferable(types.vars, types.used, inputs, err);
+  checkTypeVarsInferable(types.vars, types.used, types.chosen, inputs, err);
+  if (types.chosen.size && inputs.filter((x) => x.optional).length > 1)
+    err(
+      ['types', [...types.chosen][0]!],
+      `a type variable the attributes choose needs an op with at most one optional input: ONNX Runtime types such an output in the op's shape inference, which it cannot run on a node that leaves out an optional input before a present one`,
+      { at: 'key' },
+    );
 
   const state: StateFieldIR[] = (raw.state ?? []).map((s, i) => {
     checkIdent(['state', i, 'name'], s.name);
@@ -164,10 +174,11 @@ export function buildOp(
     return { name: s.name, ident: idents(s.name), type: s.type, description: s.description ?? '' };
   });
 
+  const sizes = typeSizes(types.vars, readable);
   const workspace: Expr =
     raw.workspace === undefined
       ? { kind: 'int', value: 0 }
-      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors, lets) ?? {
+      : (compileDim(raw.workspace, ['workspace'], readable, exprAttrs, spec, errors, lets, 'int', 0, sizes) ?? {
           kind: 'int',
           value: 0,
         });
@@ -181,11 +192,12 @@ export function buildOp(
   }
   for (const l of lets.all.values())
     l.ok =
-      compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l), 'any') !==
+      compileDim(l.source, ['let', l.name], readable, exprAttrs, spec, errors, scopeOfLet(lets, l), 'any', 0, sizes) !==
       undefined;
   errors.push(...pendingLetErrors(lets));
 
-  const checks = buildChecks(raw.checks ?? [], readable, exprAttrs, spec, errors, lets);
+  // Checks read optional inputs too: a check holds vacuously while one it reads is absent.
+  const checks = buildChecks(raw.checks ?? [], inputs, exprAttrs, spec, errors, lets);
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -266,12 +278,25 @@ function typeVariables(
   raw: RawSpec['types'],
   checkIdent: (p: KeyPath, name: string) => void,
   err: ErrFn,
-): { vars: TypeVarIR[]; used: ReadonlySet<string>; resolve: (p: KeyPath, s: string) => TensorType } {
+  /** 1 where the YAML scalar at p is quoted: columns inside it start one later. */
+  quoted: (p: KeyPath) => number,
+): {
+  vars: TypeVarIR[];
+  used: ReadonlySet<string>;
+  chosen: ReadonlySet<string>;
+  resolve: (p: KeyPath, s: string) => TensorType;
+} {
+  const chosen = new Set(Object.keys(raw ?? {}).filter((k) => typeof raw?.[k] === 'string'));
   const vars: TypeVarIR[] = Object.entries(raw ?? {}).map(([name, dtypes]) => {
     checkIdent(['types', name], name);
     if ((DTYPES as readonly string[]).includes(name))
       err(['types', name], `type variable \`${name}\` shadows a dtype`, { at: 'key' });
-    return { name, dtypes: [...dtypes] };
+    if (typeof dtypes !== 'string') return { name, dtypes: [...dtypes] };
+    // Chosen by attributes: the dtypes now, the conditions once the attributes are built.
+    const leaves = choiceDtypes(dtypes);
+    if ('error' in leaves)
+      err(['types', name], `${leaves.error} in \`${dtypes}\``, { colOffset: leaves.pos + quoted(['types', name]) });
+    return { name, dtypes: 'error' in leaves ? [] : leaves.dtypes };
   });
   const names = vars.map((t) => t.name);
   const used = new Set<string>();
@@ -280,6 +305,11 @@ function typeVariables(
     const tv = vars.find((t) => t.name === s);
     if (tv) {
       used.add(s);
+      if (p[0] === 'inputs' && chosen.has(s))
+        err(
+          p,
+          `type variable \`${s}\` is chosen by attributes, so it is an output's dtype only; an input names a dtype or a variable of dtypes`,
+        );
       return { kind: 'var', name: s, dtypes: tv.dtypes };
     }
     err(p, `unknown dtype or type variable \`${s}\`; expected one of ${[...DTYPES, ...names].join(', ')}`, {
@@ -287,7 +317,25 @@ function typeVariables(
     });
     return { kind: 'fixed', dtype: 'float32' };
   };
-  return { vars, used, resolve };
+  return { vars, used, chosen, resolve };
+}
+
+/**
+ * `sizeof(X)` in the workspace: a dtype's element bytes, or a type variable's, read from the first
+ * always-present input of that type (every type variable has one: checkTypeVarsInferable).
+ */
+function typeSizes(vars: readonly TypeVarIR[], readable: readonly InputIR[]): (name: string) => SizeReading {
+  return (name) => {
+    if ((DTYPES as readonly string[]).includes(name)) return { kind: 'int', value: DTYPE_INFO[name as DType].bytes };
+    const tv = vars.find((t) => t.name === name);
+    const from = readable.find((x) => x.type.kind === 'var' && x.type.name === name);
+    if (tv && from) return { kind: 'sizeof', typeVar: name, inputIndex: from.index };
+    const known = [...vars.map((t) => t.name), ...DTYPES];
+    return {
+      error: `\`${name}\` is not a type variable or dtype; expected one of ${known.join(', ')}`,
+      hint: didYouMean(name, known),
+    };
+  };
 }
 
 /** Unique names across inputs, outputs, attributes and state: they share scopes in generated code. */
@@ -321,13 +369,18 @@ function checkOptionalInputsLast(inputs: readonly InputIR[], err: ErrFn): void {
 function checkTypeVarsInferable(
   vars: readonly TypeVarIR[],
   used: ReadonlySet<string>,
+  /** Variables the attributes choose (outputs' only). */
+  chosen: ReadonlySet<string>,
   inputs: readonly InputIR[],
   err: ErrFn,
 ): void {
   vars.forEach((t) => {
     if (!used.has(t.name))
       err(['types', t.name], `type variable \`${t.name}\` is not used by any input or output`, { at: 'key' });
-    else if (!inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)) {
+    else if (
+      !chosen.has(t.name) &&
+      !inputs.some((x) => !x.optional && x.type.kind === 'var' && x.type.name === t.name)
+    ) {
       err(
         ['types', t.name],
         `type variable \`${t.name}\` must be the dtype of at least one required input, so backends can infer it`,
@@ -456,11 +509,12 @@ export function compileDim(
   want: 'int' | 'bool' | 'any' = 'int',
   /** Where `d` starts within the YAML scalar at `p` (a slice's bound). */
   at = 0,
+  /** How `sizeof(X)` reads, where it may (the workspace and lets); undefined elsewhere. */
+  sizes?: (name: string) => SizeReading,
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
-  const node = spec.doc.getIn(p, true) as { type?: string } | undefined;
-  const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE' ? 1 : 0;
+  const quoted = quoteOffset(spec, p);
   const fail = (message: string, pos: number, hint?: string): undefined => {
     errors.push(diagAt(spec, p, `${message} in \`${d}\``, { colOffset: at + pos + quoted, hint }));
     return undefined;
@@ -476,9 +530,10 @@ export function compileDim(
   };
   // A let is inlined: its expression compiled here, where only the inputs readable here may be read.
   const letReading = (def: LetDef, pos: number): Expr => {
-    const readable = inputs.map((x) => x.name).join(',');
+    // A let compiles once per place kind: the inputs readable there, and whether sizeof() is.
+    const readable = inputs.map((x) => x.name).join(',') + (sizes ? '\0sizeof' : '');
     const read = readLet(def, lets, readable, (scope, errs) =>
-      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope, 'any'),
+      compileDim(def.source, ['let', def.name], inputs, attrs, spec, errs, scope, 'any', 0, sizes),
     );
     const from = errors.length;
     const e = reading(read, pos, pos);
@@ -499,6 +554,7 @@ export function compileDim(
       fail(message, pos, hint);
     },
     slices: want === 'bool',
+    sizeOf: sizes,
   });
   const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.
@@ -552,10 +608,10 @@ function enumerateBindings(typeVars: readonly TypeVarIR[]): TypeBinding[] {
   return acc;
 }
 
-/** The spec's `checks:`, each a condition over always-present inputs, attributes and lets. */
+/** The spec's `checks:`, each a condition over inputs (optional ones: applied when present), attributes and lets. */
 function buildChecks(
   raw: readonly (string | { check: string; message?: string })[],
-  readable: readonly InputIR[],
+  inputs: readonly InputIR[],
   attrs: ExprAttrs,
   spec: LoadedSpec,
   errors: Diagnostic[],
@@ -565,9 +621,19 @@ function buildChecks(
   raw.forEach((c, i) => {
     const source = typeof c === 'string' ? c : c.check;
     const p: KeyPath = typeof c === 'string' ? ['checks', i] : ['checks', i, 'check'];
-    const expr = compileDim(source, p, readable, attrs, spec, errors, lets, 'bool');
+    const expr = compileDim(source, p, inputs, attrs, spec, errors, lets, 'bool');
     if (!expr) return;
-    out.push({ expr, source, message: typeof c === 'string' ? undefined : c.message, reads: exprLeaves(expr) });
+    const reads = exprLeaves(expr);
+    const optional = [
+      ...new Set(
+        reads.flatMap((x) =>
+          (x.kind === 'dim' || x.kind === 'rank' || x.kind === 'slice') && inputs[x.inputIndex]!.optional
+            ? [x.inputIndex]
+            : [],
+        ),
+      ),
+    ].sort((a, b) => a - b);
+    out.push({ expr, source, message: typeof c === 'string' ? undefined : c.message, reads, optional });
   });
   return out;
 }

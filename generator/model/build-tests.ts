@@ -4,6 +4,7 @@ import type { AttrValue, AttributeIR, InputIR, TestCaseIR, TestInputIR, TypeVarI
 import { DTYPE_INFO, type DType } from './type-table.js';
 
 import { checkAttrValue, normalizeAttrValue } from './build-attributes.js';
+import { evalChoice } from './dtype-choice.js';
 import type { ErrFn, RawTest } from './build-ir.js';
 
 export function buildTest(
@@ -18,6 +19,14 @@ export function buildTest(
   const vars: Record<string, DType> = {};
   for (const tv of typeVars) {
     const chosen = t.types?.[tv.name];
+    if (tv.choice || !tv.dtypes.length) {
+      // The attributes choose it (below), not the case.
+      if (chosen !== undefined)
+        err([...p, 'types', tv.name], `type variable \`${tv.name}\` is chosen by attributes; set them instead`, {
+          at: 'key',
+        });
+      continue;
+    }
     if (chosen !== undefined && !tv.dtypes.includes(chosen))
       err(
         [...p, 'types', tv.name],
@@ -34,7 +43,6 @@ export function buildTest(
           typeVars.map((x) => x.name),
         ),
       });
-  const suffix = typeVars.map((tv) => DTYPE_INFO[vars[tv.name]!].short).join('_');
   const testInputs: TestInputIR[] = [];
   for (const k of Object.keys(t.inputs))
     if (!inputs.some((x) => x.name === k))
@@ -95,6 +103,10 @@ export function buildTest(
     if (a.required) err([...p, 'attributes'], `missing required attribute \`${a.name}\``);
     else attrs[a.name] = a.default!;
   }
+  for (const tv of typeVars)
+    if (tv.choice && typeVars.length && attributes.every((a) => attrs[a.name] !== undefined))
+      vars[tv.name] = evalChoice(tv.choice, attrs);
+  const suffix = typeVars.map((tv) => DTYPE_INFO[vars[tv.name] ?? tv.dtypes[0] ?? 'float32'].short).join('_');
   return {
     index: i,
     binding: { vars, suffix },

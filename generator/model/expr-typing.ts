@@ -35,7 +35,15 @@ export interface TypingContext {
   fail(message: string, pos: number, hint?: string): void;
   /** Whether slices of dims (compared with == or !=) may appear: in `checks:` only. */
   slices?: boolean;
+  /**
+   * `sizeof(X)` of a type variable or dtype name: its expression, an error message, or undefined
+   * where sizes are not read (anywhere but `workspace` and lets).
+   */
+  sizeOf?: (name: string) => SizeReading;
 }
+
+/** What `sizeof(X)` reads: the expression, or why X has no size. */
+export type SizeReading = Expr | { error: string; hint?: string | undefined };
 
 const COMPARISONS: readonly string[] = ['==', '!=', '<', '<=', '>', '>='];
 
@@ -236,15 +244,16 @@ export class ExprTyper {
 
   private call(r: Extract<RawExpr, { kind: 'call' }>): Typed {
     if (r.fn === 'rank') return this.rank(r);
+    if (r.fn === 'sizeof') return this.sizeOf(r);
     if (r.fn === 'len') {
       const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
       return { t: 'int', e: this.cx.reading(readAttrLength(arg, this.cx.attrs), r.args[0]?.pos ?? r.pos, r.pos) };
     }
     if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn))
       return this.bad(
-        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len', 'rank'].join(', ')}`,
+        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len', 'rank', 'sizeof'].join(', ')}`,
         r.pos,
-        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len', 'rank']),
+        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len', 'rank', 'sizeof']),
       );
     if (r.fn === 'floor' || r.fn === 'ceil') {
       if (r.args.length !== 1) return this.bad(`${r.fn}() takes 1 argument, got ${r.args.length}`, r.pos);
@@ -262,6 +271,20 @@ export class ExprTyper {
       t: 'int',
       e: { kind: 'call', fn: r.fn as 'ceil_div' | 'max' | 'min', args: [this.int(r.args[0]!), this.int(r.args[1]!)] },
     };
+  }
+
+  /** `sizeof(T)`: element bytes of a type variable's bound dtype (or of a dtype), in a workspace size. */
+  private sizeOf(r: Extract<RawExpr, { kind: 'call' }>): Typed {
+    const arg = r.args[0];
+    if (r.args.length !== 1 || arg?.kind !== 'name')
+      return this.bad('sizeof() takes one type variable or dtype: sizeof(T), sizeof(float32)', r.pos);
+    if (!this.cx.sizeOf)
+      return this.bad(
+        'sizeof() is read in `workspace` only (and the lets it reads): shapes do not depend on dtypes',
+        r.pos,
+      );
+    const read = this.cx.sizeOf(arg.name);
+    return 'error' in read ? this.bad(read.error, arg.pos, read.hint) : { t: 'int', e: read };
   }
 
   /** `rank(x)`: the rank of an input this expression may read. */

@@ -306,6 +306,8 @@ export function formatExpr(e: Expr): string {
       return `${e.name}[${e.index}]`;
     case 'len':
       return `len(${e.name})`;
+    case 'sizeof':
+      return `sizeof(${e.typeVar})`;
     case 'binary':
     case 'cmp':
     case 'logic':
@@ -359,9 +361,17 @@ export function roundScaled(fn: 'floor' | 'ceil', scale: number, f: number): num
 
 type Values = Readonly<Record<string, number | boolean | string | readonly number[]>>;
 
-/** Evaluates an expression on concrete dims and attributes (used by tests and the TS runtime); conditions give 1 or 0. */
-export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: Values): number {
-  const ev = (x: Expr): number => evalExpr(x, dims, attrs);
+/**
+ * Evaluates an expression on concrete dims and attributes (used by tests and the TS runtime);
+ * conditions give 1 or 0. `typeSizes`: the element bytes of each type variable's bound dtype (sizeof).
+ */
+export function evalExpr(
+  e: Expr,
+  dims: readonly (readonly number[])[],
+  attrs: Values,
+  typeSizes?: Readonly<Record<string, number>>,
+): number {
+  const ev = (x: Expr): number => evalExpr(x, dims, attrs, typeSizes);
   switch (e.kind) {
     case 'int':
       return e.value;
@@ -377,6 +387,11 @@ export function evalExpr(e: Expr, dims: readonly (readonly number[])[], attrs: V
     }
     case 'slice':
       throw new RangeError(`a slice (${formatExpr(e)}) has no single value: it is compared with another`);
+    case 'sizeof': {
+      const n = typeSizes?.[e.typeVar];
+      if (n === undefined) throw new RangeError(`sizeof(${e.typeVar}) is not available (no dtype bound)`);
+      return n;
+    }
     case 'attr': {
       const v = attrs[e.name];
       if (typeof v !== 'number') throw new RangeError(`attribute ${e.name} is not available`);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type {
   AttrValue,
+  DtypeChoice,
   Expr,
   InputConstraint,
   OpIR,
@@ -121,10 +122,12 @@ export interface ExprReads {
   dims: boolean;
   attrs: boolean;
   division: boolean;
+  /** An input's dtype (sizeof(T), in the workspace). */
+  types: boolean;
 }
 
 export function exprReads(exprs: Iterable<Expr>): ExprReads {
-  const r: ExprReads = { dims: false, attrs: false, division: false };
+  const r: ExprReads = { dims: false, attrs: false, division: false, types: false };
   const walk = (e: Expr): void => {
     switch (e.kind) {
       case 'dim':
@@ -143,6 +146,9 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
         // Rounding a float can fail like a division (a result outside int64): it needs `ok` too.
         r.attrs = true;
         r.division = true;
+        break;
+      case 'sizeof':
+        r.types = true;
         break;
       case 'binary':
         if (e.op === '//' || e.op === '%') r.division = true;
@@ -265,4 +271,14 @@ export function readLabel(op: OpIR, e: Expr): string {
   if (e.kind === 'dim') return `${op.inputs[e.inputIndex]!.name}[${e.axis}]`;
   if (e.kind === 'rank' || e.kind === 'slice') return formatExpr(e);
   return exprAttrName(e) ?? '';
+}
+
+/** sizeof(T) outside the workspace, which the spec model refuses: a printer reaching one is a bug. */
+export function workspaceOnly(e: Extract<Expr, { kind: 'sizeof' }>): never {
+  throw new Error(`sizeof(${e.typeVar}) is read in the workspace size only, which the C++ op core computes`);
+}
+
+/** The conditions of a dtype choice (a type variable the attributes choose). */
+export function choiceConds(c: DtypeChoice): Expr[] {
+  return c.kind === 'dtype' ? [] : [c.cond, ...choiceConds(c.yes), ...choiceConds(c.no)];
 }

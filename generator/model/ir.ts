@@ -21,6 +21,10 @@ export type Expr =
   | { kind: 'elem'; name: string; index: number }
   // The element count of a list attribute.
   | { kind: 'len'; name: string }
+  // sizeof(T): the bytes of one element of the dtype type variable T is bound to, read from the
+  // first required input of that type (`inputIndex`). Only in `workspace` (and the lets it reads):
+  // the one size every backend computes in the C++ op core, where the dtypes are known.
+  | { kind: 'sizeof'; typeVar: string; inputIndex: number }
   // `%` is the floor modulo (Python's): the result takes the divisor's sign.
   | { kind: 'binary'; op: '+' | '-' | '*' | '//' | '%'; left: Expr; right: Expr }
   | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] }
@@ -173,8 +177,19 @@ export interface StateFieldIR {
 
 export interface TypeVarIR {
   name: string;
+  /** The dtypes it may take (a chosen variable's: its choice's, in order of appearance). */
   dtypes: DType[];
+  /**
+   * A variable the attributes choose instead of an input (`TOut: 'float16 if output_fp16 else
+   * float32'`, TensorRT's CustomEmbLayerNormPluginDynamic): only outputs have its dtype.
+   */
+  choice?: DtypeChoice;
 }
+
+/** A dtype picked by conditions over attributes: `float16 if output_fp16 else float32`. */
+export type DtypeChoice =
+  | { kind: 'dtype'; dtype: DType }
+  | { kind: 'if'; cond: Expr; yes: DtypeChoice; no: DtypeChoice };
 
 /** One assignment of a dtype to every type variable: the unit the kernel contract is declared per. */
 export interface TypeBinding {
@@ -215,6 +230,8 @@ export interface CheckIR {
   message: string | undefined;
   /** The dims and attributes it reads, in order of first appearance (messages show their values). */
   reads: Expr[];
+  /** The optional inputs it reads: the check applies only while every one of them is present. */
+  optional: number[];
 }
 
 export interface Idents {

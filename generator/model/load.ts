@@ -257,3 +257,9 @@ export function listSpecFiles(opsDir: string): string[] {
 }
 
 export { formatPath };
+
+/** 1 where the YAML scalar at `p` is quoted (columns inside it start one later), else 0. */
+export function quoteOffset(spec: LoadedSpec, p: KeyPath): number {
+  const node = spec.doc.getIn(p, true) as { type?: string } | undefined;
+  return node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE' ? 1 : 0;
+}

@@ -6,7 +6,7 @@
 // render.ts turns a plan into the spec, a CPU and a CUDA kernel and a PyTorch reference that all
 // compute one closed form of the inputs and attributes, so every backend has a reference.
 
-import { DTYPES, type AttrType, type DType } from '../../generator/model/type-table.js';
+import { DTYPES, DTYPE_INFO, type AttrType, type DType } from '../../generator/model/type-table.js';
 import { rng } from '../helpers/references.js';
 import { roundScaled } from '../../generator/model/expr.js';
 
@@ -27,7 +27,13 @@ export type DimE =
   // rank(x); the dims x[start:end] (bounds of ints and ranks; null: missing): an entry of an
   // output's dims list, or one side of a check's == / != with another slice.
   | { k: 'rank'; input: string }
-  | { k: 'slice'; input: string; start: DimE | null; end: DimE | null };
+  | { k: 'slice'; input: string; start: DimE | null; end: DimE | null }
+  // sizeof(type) in the workspace: a type variable (its elements' bytes as `input`, a tensor of that
+  // type, holds them) or a dtype (`bytes`).
+  | { k: 'sizeof'; type: string; input?: string; bytes?: number };
+
+/** A dtype the attributes choose: a dtype, or `a if c else b` of choices (c reads attributes only). */
+export type ChoiceE = { k: 'dtype'; d: DType } | { k: 'if'; c: CondE; a: ChoiceE; b: ChoiceE };
 
 /** A condition: a comparison of dims, a bool attribute, a string attribute's value, not / and / or. */
 export type CondE =
@@ -109,7 +115,8 @@ export interface SpecPlan {
   domain: string | undefined;
   version: number;
   description: string;
-  vars: { name: string; dtypes: DType[] }[];
+  /** Type variables; `choice`: the attributes choose it (`TSel: 'float16 if fsel else float32'`), outputs only. */
+  vars: { name: string; dtypes: DType[]; choice?: ChoiceE }[];
   inputs: InPlan[];
   attrs: AttrPlan[];
   outputs: OutPlan[];
@@ -199,6 +206,9 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
       return dims[e.input]!.length;
     case 'slice':
       return undefined;
+    case 'sizeof':
+      // The largest a type variable may give: only the workspace reads it, whose sign is all that matters here.
+      return e.bytes ?? 8;
   }
 }
 
@@ -745,6 +755,7 @@ export function planSpec(seed: number): SpecPlan {
   };
   const rList = rng(seed * 104729 + 5);
   addListAttr(rList, p);
+  addSizeof(rng(seed * 67867967 + 19), p);
   addLets(rng(seed * 15485863 + 11), p);
   // Inputs that may be absent get a case with them, one without and a random one; others two random cases.
   const hasOptional = inputs.some((i) => i.optional);
@@ -757,7 +768,135 @@ export function planSpec(seed: number): SpecPlan {
   addConditions(rng(seed * 32452843 + 3), p);
   addRankGeneric(rng(seed * 49979687 + 7), p);
   addLongerList(rng(seed * 86028121 + 13), p);
+  addChosenDtype(rng(seed * 122949823 + 23), p);
+  addOptionalCheck(rng(seed * 179424673 + 29), p);
   return p;
+}
+
+/**
+ * From their own stream, most specs with an optional input of known rank: a check reading it,
+ * `opt[a] >= x[b] + K` with K the smallest opt[a] - x[b] of the cases that pass it (so some case
+ * meets it exactly), which holds while the input is absent.
+ */
+function addOptionalCheck(r: Rand, p: SpecPlan): void {
+  const opt = p.inputs.filter((i) => i.optional && i.rank !== null && i.rank > 0 && !i.ranks);
+  const req = p.inputs.filter((i) => !i.optional && i.rank !== null && i.rank > 0 && !i.ranks);
+  const present = (o: InPlan): CasePlan[] => p.tests.filter((t) => t.dims[o.name] !== undefined);
+  const o = opt.find((x) => present(x).length > 0);
+  if (!o || !req.length || !chance(r, 0.8)) return;
+  const x = pick(r, req);
+  const a: DimE = { k: 'dim', input: o.name, axis: int(r, 0, o.rank! - 1), rank: o.rank! };
+  const b: DimE = { k: 'dim', input: x.name, axis: int(r, -x.rank!, x.rank! - 1), rank: x.rank! };
+  const cases = present(o);
+  const k = Math.min(...cases.map((t) => (evalDim(a, t.dims, {}) ?? 0) - (evalDim(b, t.dims, {}) ?? 0)));
+  const c: CondE = { k: 'cmp', op: '>=', l: a, r: { k: 'bin', op: '+', l: b, r: { k: 'int', v: k } } };
+  if (cases.every((t) => evalCond(c, t.dims, {}) === true))
+    p.checks.push({ c, message: chance(r, 0.5) ? pick(r, STRINGS) : undefined });
+}
+
+const FSEL = 'fsel';
+
+/** The dtype a choice gives for a case's attributes (defaults filled in). */
+export function evalChoice(c: ChoiceE, attrs: Record<string, AttrValue>): DType {
+  while (c.k === 'if') c = evalCond(c.c, {}, attrs) ? c.a : c.b;
+  return c.d;
+}
+
+/**
+ * Odd seeds (those with no gradient op), from their own stream: one output's dtype is a type
+ * variable the attributes choose (`TSel2: 'float16 if fsel else float32'`, a nested choice of three
+ * sometimes), over a bool, string or int attribute; the cases fall on every side the attributes
+ * allow. Float outputs choose among floats and integer ones among integers.
+ */
+function addChosenDtype(r: Rand, p: SpecPlan): void {
+  // At most one optional input: the spec model's rule for a chosen variable (ONNX Runtime's typing).
+  if (p.seed % 2 === 0 || !p.tests.length || p.inputs.filter((i) => i.optional).length > 1 || !chance(r, 0.6)) return;
+  let flag = p.attrs.find((a) => a.type === 'bool');
+  if (!flag) {
+    flag = {
+      name: FSEL,
+      type: 'bool',
+      required: false,
+      default: chance(r, 0.5),
+      enum: undefined,
+      min: undefined,
+      max: undefined,
+      dim: false,
+    };
+    p.attrs.push(flag);
+  }
+  const ints = p.attrs.filter((a) => a.type === 'int' && a.min !== undefined);
+  const enums = p.attrs.filter((a) => a.type === 'string' && a.enum?.some((v) => /^[A-Za-z0-9_]*$/.test(String(v))));
+  const cond = (): CondE => {
+    const roll = r();
+    if (roll < 0.2 && enums.length) {
+      const a = pick(r, enums);
+      return {
+        k: 'is',
+        name: a.name,
+        value: String(
+          pick(
+            r,
+            a.enum!.filter((v) => /^[A-Za-z0-9_]*$/.test(String(v))),
+          ),
+        ),
+      };
+    }
+    if (roll < 0.4 && ints.length) {
+      const a = pick(r, ints);
+      return {
+        k: 'cmp',
+        op: pick(r, ['>', '<=', '!='] as const),
+        l: { k: 'attr', name: a.name },
+        r: { k: 'int', v: a.min! + 1 },
+      };
+    }
+    return roll < 0.6 ? { k: 'not', c: { k: 'flag', name: flag.name } } : { k: 'flag', name: flag.name };
+  };
+  const o = pick(r, p.outputs);
+  const before = dtypeOf(o.dtype, p.vars, Object.fromEntries(p.vars.map((v) => [v.name, v.dtypes[0]!])));
+  const family: DType[] =
+    before.startsWith('float') || before === 'bfloat16'
+      ? ['float32', 'float16', 'float64', 'bfloat16']
+      : ['int32', 'int64', 'int8', 'uint8'];
+  const [a, b, c] = family.sort(() => r() - 0.5);
+  const leaf = (d: DType): ChoiceE => ({ k: 'dtype', d });
+  const choice: ChoiceE = chance(r, 0.3)
+    ? { k: 'if', c: cond(), a: leaf(a!), b: { k: 'if', c: cond(), a: leaf(b!), b: leaf(c!) } }
+    : { k: 'if', c: cond(), a: leaf(a!), b: leaf(b!) };
+  const leaves = (x: ChoiceE): DType[] => (x.k === 'dtype' ? [x.d] : [...leaves(x.a), ...leaves(x.b)]);
+  const name = `TSel${p.vars.length}`;
+  p.vars.push({ name, dtypes: [...new Set(leaves(choice))], choice });
+  o.dtype = name;
+  // Both sides of the flag; half-precision outputs compare loosely, as drawn cases do.
+  for (const t of p.tests) {
+    if (chance(r, 0.5)) t.attrs[flag.name] = !(t.attrs[flag.name] ?? flag.default);
+    const full = Object.fromEntries(p.attrs.map((x) => [x.name, t.attrs[x.name] ?? x.default!]));
+    const d = evalChoice(choice, full);
+    if ((d === 'float16' || d === 'bfloat16') && t.rtol === undefined) {
+      t.rtol = 1e-2;
+      t.atol = 1e-2;
+    }
+  }
+}
+
+/**
+ * Most workspaces, from their own stream, read the bytes of a dtype: a type variable's (bound by a
+ * tensor input, whose elements the kernel measures) or a fixed dtype's. The kernels check the size
+ * they are given is exactly the spec's, so a backend sizing by the wrong dtype fails.
+ */
+function addSizeof(r: Rand, p: SpecPlan): void {
+  if (!p.workspace || !chance(r, 0.7)) return;
+  const bound = p.vars.flatMap((v) => {
+    const i = p.inputs.find((x) => !x.optional && !x.shapeOnly && x.dtype === v.name);
+    return i ? [{ k: 'sizeof', type: v.name, input: i.name } as DimE] : [];
+  });
+  const fixed = pick(r, DTYPES);
+  const size: DimE =
+    bound.length && chance(r, 0.75) ? pick(r, bound) : { k: 'sizeof', type: fixed, bytes: DTYPE_INFO[fixed].bytes };
+  p.workspace = chance(r, 0.5)
+    ? { k: 'bin', op: '*', l: size, r: p.workspace }
+    : { k: 'bin', op: '+', l: p.workspace, r: { k: 'bin', op: '*', l: size, r: { k: 'int', v: 3 } } };
 }
 
 /**

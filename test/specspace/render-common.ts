@@ -2,7 +2,7 @@
 // YAML, Python and C++.
 
 import type { AttrType } from '../../generator/model/type-table.js';
-import type { AttrValue, CondE, DimE } from './plan.js';
+import type { AttrValue, ChoiceE, CondE, DimE } from './plan.js';
 
 export const COEF = [0.125, 0.25, 0.5, 1];
 export const q = (s: string): string => JSON.stringify(s); // valid in YAML double quotes, C++ needs its own
@@ -60,6 +60,8 @@ export function dimText(e: DimE, top = true): string {
       return `rank(${e.input})`;
     case 'slice':
       return `${e.input}[${e.start ? dimText(e.start) : ''}:${e.end ? dimText(e.end) : ''}]`;
+    case 'sizeof':
+      return `sizeof(${e.type})`;
   }
 }
 
@@ -120,6 +122,8 @@ export function dimPy(e: DimE): string {
     case 'slice':
       // A tuple; a shape splices it: (a, *x[1:], b).
       return `tuple(int(d) for d in ${e.input}.shape[${e.start ? dimPy(e.start) : ''}:${e.end ? dimPy(e.end) : ''}])`;
+    case 'sizeof':
+      throw new Error('spec-space reads sizeof() in the workspace only');
   }
 }
 
@@ -154,6 +158,9 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `int64_t{${shapeOf(e.input)}.rank}`;
     case 'slice':
       throw new Error('spec-space draws no slice in a workspace');
+    case 'sizeof':
+      // In workspaceBytes(attrs, io), inside namespace form.
+      return e.input ? `static_cast<int64_t>(sizeof(elem_t<decltype(io.${e.input})>))` : `int64_t{${e.bytes}}`;
   }
 }
 
@@ -162,4 +169,16 @@ export function dimsYaml(dims: (DimE | '?')[], flow: boolean, indent: string): s
   const items = dims.map((d) => (d === '?' ? "'?'" : dimText(d)));
   if (flow || !items.length) return ` [${items.join(', ')}]`;
   return items.map((s) => `\n${indent}  - ${/^[0-9]+$/.test(s) || !/[:#]/.test(s) ? s : q(s)}`).join('');
+}
+
+/** A dtype choice as the spec writes it: `float16 if fsel else float32`. */
+export function choiceText(c: ChoiceE): string {
+  return c.k === 'dtype'
+    ? c.d
+    : `${c.a.k === 'if' ? `(${choiceText(c.a)})` : choiceText(c.a)} if ${condText(c.c)} else ${choiceText(c.b)}`;
+}
+
+/** A dtype choice as the reference's torch dtype. */
+export function choicePy(c: ChoiceE): string {
+  return c.k === 'dtype' ? `torch.${c.d}` : `(${choicePy(c.a)} if ${condPy(c.c)} else ${choicePy(c.b)})`;
 }

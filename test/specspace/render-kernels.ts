@@ -137,7 +137,8 @@ export function workspaceFn(p: SpecPlan): string {
   if (!p.workspace)
     return '/** No workspace. */\ntemplate <typename IoT>\ninline int64_t workspaceBytes(const Attrs&, const IoT&) { return 0; }';
   const usesAttrs = /"(attr|elem|len)"/.test(JSON.stringify(p.workspace));
-  const usesIo = JSON.stringify(p.workspace).includes('"dim"');
+  // Dims, and a type variable's sizeof (its tensor's elements); a dtype's sizeof is a constant.
+  const usesIo = /"k":"dim"|"k":"sizeof","type":"[^"]*","input"/.test(JSON.stringify(p.workspace));
   const usesOk = /ceil_div|"\/\/"/.test(JSON.stringify(p.workspace));
   return `/** Workspace bytes the spec declares: ${dimText(p.workspace)}. */
 template <typename IoT>
@@ -178,7 +179,8 @@ namespace {
 template <typename IoT>
 Status compute(const Attrs& attrs, const State& state, const IoT& io, const CpuContext& ctx) {
   const int64_t need = form::workspaceBytes(attrs, io);
-  if (ctx.workspaceSize < static_cast<size_t>(need)) return Status::Error("${p.name}: workspace of " + std::to_string(ctx.workspaceSize) + " bytes, needs " + std::to_string(need));
+  // Exactly the spec's size: a backend that allocates more (sizeof(T) of the wrong dtype) fails too.
+  if (ctx.workspaceSize != static_cast<size_t>(need)) return Status::Error("${p.name}: workspace of " + std::to_string(ctx.workspaceSize) + " bytes, the spec says " + std::to_string(need));
   if (need > 0) std::memset(ctx.workspace, 0xab, static_cast<size_t>(need));  // ASan catches a short allocation
   const double e = form::extra(attrs, state);
 ${stores.join('\n')}
@@ -259,7 +261,8 @@ ${kernels.join('\n\n')}
 template <typename IoT>
 Status launch(const Attrs& attrs, const State& state, const IoT& io, const CudaContext& ctx) {
   const int64_t need = form::workspaceBytes(attrs, io);
-  if (ctx.workspaceSize < static_cast<size_t>(need)) return Status::Error("${p.name}: workspace of " + std::to_string(ctx.workspaceSize) + " bytes, needs " + std::to_string(need));
+  // Exactly the spec's size: a backend that allocates more (sizeof(T) of the wrong dtype) fails too.
+  if (ctx.workspaceSize != static_cast<size_t>(need)) return Status::Error("${p.name}: workspace of " + std::to_string(ctx.workspaceSize) + " bytes, the spec says " + std::to_string(need));
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   if (need > 0 && cudaMemsetAsync(ctx.workspace, 0xab, static_cast<size_t>(need), stream) != cudaSuccess) return Status::Error("${p.name}: workspace not writable");
   const double e = form::extra(attrs, state);

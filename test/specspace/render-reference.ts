@@ -2,7 +2,7 @@
 
 import type { AttrType } from '../../generator/model/type-table.js';
 import type { AttrValue, SpecPlan } from './plan.js';
-import { COEF, dimPy, num, q } from './render-common.js';
+import { COEF, choicePy, dimPy, num, q } from './render-common.js';
 
 export function pyValue(type: AttrType, v: AttrValue): string {
   if (type === 'bool') return v ? 'True' : 'False';
@@ -46,7 +46,8 @@ export function reference(p: SpecPlan): string {
         ? `tuple(${o.shape.of}.shape)`
         : `(${o.shape.dims.map((d) => (d.k === 'slice' ? `*${dimPy(d)}` : dimPy(d))).join(', ')}${o.shape.dims.length === 1 ? ',' : ''})`;
     const varIn = p.inputs.find((i) => !i.optional && i.dtype === o.dtype);
-    const dtype = varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
+    const choice = p.vars.find((v) => v.name === o.dtype)?.choice;
+    const dtype = choice ? choicePy(choice) : varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
     const terms = p.inputs.map((inp, j) => {
       if (inp.shapeOnly) return `    v = v + 0.25 * _dimsum(${inp.name})`;
       const t = `v = _term(v, idx, ${num(o.weights[j]!)}, ${inp.name})`;

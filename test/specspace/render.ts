@@ -11,7 +11,7 @@
 
 import { toSnake } from '../../generator/model/names.js';
 import type { CasePlan, SpecPlan } from './plan.js';
-import { condText, dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
+import { choiceText, condText, dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
 import { anyFloat, gradCpu, gradCuda, gradHasCuda, gradPlan, gradReference, gradYaml } from './render-grad.js';
 import { cpuKernel, cudaKernel, formHeader } from './render-kernels.js';
 import { reference } from './render-reference.js';
@@ -31,7 +31,7 @@ function specYaml(p: SpecPlan, snake: string): string {
   if (p.description) L.push(`description: ${q(p.description)}`);
   if (p.vars.length) {
     L.push('types:');
-    for (const v of p.vars) L.push(`  ${v.name}: [${v.dtypes.join(', ')}]`);
+    for (const v of p.vars) L.push(`  ${v.name}: ${v.choice ? q(choiceText(v.choice)) : `[${v.dtypes.join(', ')}]`}`);
   }
   L.push('inputs:');
   for (const i of p.inputs) {

@@ -5,8 +5,9 @@
 // tables in generator/static/cpp/opforge/op_core.h; the header's fixed text is op_header.h.tmpl
 // beside it.
 
-import type { Expr, OpIR, TensorType } from '../../model/ir.js';
+import type { DtypeChoice, Expr, OpIR, TensorType } from '../../model/ir.js';
 import {
+  choiceConds,
   constraintInputs,
   constraintReads,
   coreHeaderPath,
@@ -76,7 +77,21 @@ function emitCore(op: OpIR): string {
     ...emitCheckShapes(op),
     ...emitShapes(op),
     ...emitDispatch(op),
+    ...emitChoices(op),
   });
+}
+
+/** inferTypes' choices: the dtype of each type variable the attributes choose, as nested conditionals. */
+function emitChoices(op: OpIR): Slots {
+  const chosen = op.typeVars.flatMap((v, k) => (v.choice ? [{ k, choice: v.choice }] : []));
+  const reads = exprReads(chosen.flatMap((c) => choiceConds(c.choice)));
+  const pick = (c: DtypeChoice): string =>
+    c.kind === 'dtype' ? dtypeEnum(c.dtype) : `(${cppExpr(c.cond, shapeEnv)} ? ${pick(c.yes)} : ${pick(c.no)})`;
+  const set = chosen.map((c) => `  chosen[${c.k}] = ${pick(c.choice)};  // ${op.typeVars[c.k]!.name}`);
+  return {
+    chooseAttrs: cppParam('attrs', reads.attrs),
+    choose: divisionGuarded(reads.division, 'a dtype choice', set),
+  };
 }
 
 const dtypeEnum = (d: DType): string => `DType::${DTYPE_INFO[d].cppEnum}`;
@@ -107,8 +122,9 @@ function emitFacts(op: OpIR): string {
     { type: INT, name: BINDINGS, value: String(op.bindings.length), comment: 'dtype combinations' },
   ];
   const typeVars = op.typeVars.map((v) => {
-    const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === v.name)!;
-    const row = [cppString(v.name), binder.index, v.dtypes.length, list(v.dtypes, dtypeEnum)];
+    // A variable the attributes choose has no binder (-1): chooseDtypes gives its dtype.
+    const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === v.name);
+    const row = [cppString(v.name), v.choice ? -1 : binder!.index, v.dtypes.length, list(v.dtypes, dtypeEnum)];
     return { value: list(row), comment: `${v.name}: ${v.dtypes.join(', ')}` };
   });
   const bindings = op.bindings.map((b) => ({
@@ -295,13 +311,14 @@ function emitCheckShapes(op: OpIR): Slots {
   generic(op.inputs.length);
   const reads = constraintReads(op.inputs.map((i) => i.constraint));
   const checks = exprReads(op.checks.map((c) => c.expr));
-  // The spec's checks, after every input's own: they may read any always-present input.
+  // The spec's checks, after every input's own; one reading an optional input applies when it is present.
   for (const c of op.checks) {
+    const when = c.optional.map((i) => `present[${i}] && `).join('');
     const values = c.reads.map((x) => `{${cppString(readLabel(op, x))}, shownField(${readValue(x)})}`);
     const failed = `checkFailed(kName, ${cppString(c.source)}, {${values.join(', ')}}, ${cppString(c.message ?? '')})`;
     const divides = exprReads([c.expr]).division;
     body.push(
-      `  if (!(${cppExpr(c.expr, shapeEnv)})) return ${divides ? `ok ? ${failed} : divisionByZero(kName, ${cppString(`check '${c.source}'`)})` : failed};`,
+      `  if (${when}!(${cppExpr(c.expr, shapeEnv)})) return ${divides ? `ok ? ${failed} : divisionByZero(kName, ${cppString(`check '${c.source}'`)})` : failed};`,
     );
   }
   return {
@@ -338,11 +355,11 @@ function emitShapes(op: OpIR): Slots {
   const ws = exprReads([op.workspace]);
   const params = (r: { attrs: boolean; dims: boolean }): string =>
     `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
-  const n = `  const int64_t n = ${cppExpr(op.workspace, shapeEnv)};`;
+  const n = `  const int64_t n = ${cppExpr(op.workspace, { ...shapeEnv, dtype: (i) => `types[${i}]` })};`;
   return {
     inferParams: params(out),
     infer: divisionGuarded(out.division, 'an output shape', infer),
-    workspaceParams: params(ws),
+    workspaceParams: `${params(ws)}, const DType* ${cppParam('types', ws.types)}`,
     workspace: divisionGuarded(ws.division, 'the workspace size', [n]),
   };
 }
@@ -366,7 +383,7 @@ function emitDispatch(op: OpIR): Slots {
 const RUN_CUDA = lines(
   docComment('Types raw tensors by dtype and calls the CUDA kernel.'),
   'inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {',
-  '  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
+  '  return withIo(attrs, in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
   '}',
 );
 

@@ -10,7 +10,7 @@ import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
-  firstInputOf,
+  outputDtypeArgs,
   opImports,
   opParams,
   pyGradient,
@@ -52,12 +52,11 @@ function opInfo(op: OpIR): string {
       ),
       outputs: pyTuple(
         op.outputs.map((o) => {
-          const tv = typeVarOf(o);
-          return pyCall(
-            '_rt.Output',
-            [o.name, allowedDtypes(o.type), tv === null ? null : firstInputOf(op, tv), o.differentiable],
-            { shape: pyOutputShape(o) },
-          );
+          const dt = outputDtypeArgs(op, o);
+          return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), dt.from, o.differentiable], {
+            shape: pyOutputShape(o),
+            ...dt.keywords,
+          });
         }),
         rows,
       ),

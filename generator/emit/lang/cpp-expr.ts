@@ -4,6 +4,7 @@
 import type { Expr, FloatRef } from '../../model/ir.js';
 import { exprChildren } from '../../model/expr.js';
 import { cppString } from './literals.js';
+import { workspaceOnly } from '../../model/ir-helpers.js';
 
 export interface CppExprEnv {
   /** C++ expression for dim `axis` of input `inputIndex` (negative: from the end). */
@@ -16,6 +17,8 @@ export interface CppExprEnv {
   attr(name: string): string;
   /** C++ expression of an attribute's field as stored (bool, float, std::string, std::vector). */
   attrList(name: string): string;
+  /** C++ expression for the DType of input `inputIndex` (sizeof in the workspace); absent elsewhere. */
+  dtype?(inputIndex: number): string;
   /** Name of the `bool` that division by zero (or a rounded float out of int64) clears. */
   okVar: string;
 }
@@ -44,6 +47,9 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return `static_cast<int64_t>(${cppElement(env.attrList(e.name), e.index)})`;
     case 'len':
       return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;
+    case 'sizeof':
+      if (!env.dtype) return workspaceOnly(e);
+      return `static_cast<int64_t>(opforge::dtypeSize(${env.dtype(e.inputIndex)}))`;
     case 'round':
       return `opforge::${e.fn}Scaled(${c(e.scale)}, ${cppFloatRef(e.factor, env)}, ${env.okVar})`;
     case 'binary': {

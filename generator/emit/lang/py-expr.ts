@@ -5,6 +5,7 @@
 // unknown). Conditions print as Python's own `and`, `or`, `not` and `a if c else b`.
 
 import type { Expr, FloatRef } from '../../model/ir.js';
+import { workspaceOnly } from '../../model/ir-helpers.js';
 import { type PyValue, pyTuple } from './python.js';
 
 export type PyHelperOp =
@@ -52,6 +53,8 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       return env.rank(e.inputIndex);
     case 'slice':
       throw new Error('slices of dims are compared in checks only, which the Python packages evaluate as data');
+    case 'sizeof':
+      return workspaceOnly(e);
     case 'attr':
     case 'flag':
       return env.attr(e.name);
@@ -102,30 +105,31 @@ function pyFloat(f: FloatRef, env: PyExprEnv): string {
  * comparisons, and, or.
  */
 export function pyExprData(e: Expr): PyValue {
+  // Each tuple is tagged with the IR node's own kind, except where the evaluator names it otherwise.
   switch (e.kind) {
     case 'int':
       return e.value;
     case 'dim':
-      return pyTuple(['dim', e.inputIndex, e.axis]);
+      return pyTuple([e.kind, e.inputIndex, e.axis]);
     case 'rank':
-      return pyTuple(['rank', e.inputIndex]);
+      return pyTuple([e.kind, e.inputIndex]);
     case 'slice':
       return pyTuple([
-        'slice',
+        e.kind,
         e.inputIndex,
         e.start === null ? null : pyExprData(e.start),
         e.end === null ? null : pyExprData(e.end),
       ]);
     case 'attr':
-      return pyTuple(['attr', e.name]);
     case 'flag':
-      return pyTuple(['flag', e.name]);
-    case 'is':
-      return pyTuple(['is', e.name, e.value]);
-    case 'elem':
-      return pyTuple(['elem', e.name, e.index]);
     case 'len':
-      return pyTuple(['len', e.name]);
+      return pyTuple([e.kind, e.name]);
+    case 'is':
+      return pyTuple([e.kind, e.name, e.value]);
+    case 'elem':
+      return pyTuple([e.kind, e.name, e.index]);
+    case 'sizeof':
+      return workspaceOnly(e);
     case 'round':
       return pyTuple([e.fn, pyExprData(e.scale), e.factor.name, e.factor.index ?? null]);
     case 'binary':
@@ -135,7 +139,7 @@ export function pyExprData(e: Expr): PyValue {
     case 'call':
       return pyTuple([e.fn, pyExprData(e.args[0]), pyExprData(e.args[1])]);
     case 'not':
-      return pyTuple(['not', pyExprData(e.arg)]);
+      return pyTuple([e.kind, pyExprData(e.arg)]);
     case 'cond':
       return pyTuple(['if', pyExprData(e.cond), pyExprData(e.yes), pyExprData(e.no)]);
   }

@@ -2,7 +2,8 @@
 // opforge_jax): attribute values and defaults, the gradient entries, the parameter list and the
 // docstring of the op's public function.
 
-import type { AttrValue, AttributeIR, GradientIR, OpIR } from '../../model/ir.js';
+import type { AttrValue, AttributeIR, DtypeChoice, GradientIR, OpIR, OutputIR } from '../../model/ir.js';
+import { pyExprData } from './py-expr.js';
 import { allowedDtypes } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText, plainFloat } from './literals.js';
@@ -39,6 +40,20 @@ export function firstInputOf(op: OpIR, typeVar: string): number {
   const i = op.inputs.findIndex((x) => x.type.kind === 'var' && x.type.name === typeVar);
   if (i < 0) throw new Error(`${op.name}: type variable ${typeVar} binds no input`);
   return i;
+}
+
+/**
+ * An output's `_rt.Output(name, dtypes, ...)` arguments for its dtype: `dtype_from`, the first input
+ * of its type variable (None for a fixed dtype or one the attributes choose), and, for a chosen one,
+ * `dtype_choice`: a dtype name or ('if', condition, yes, no), which _dims.chosen_dtype reads.
+ */
+export function outputDtypeArgs(op: OpIR, o: OutputIR): { from: number | null; keywords: Record<string, PyValue> } {
+  const tv = o.type.kind === 'var' ? op.typeVars.find((v) => v.name === (o.type as { name: string }).name) : undefined;
+  if (!tv) return { from: null, keywords: {} };
+  if (!tv.choice) return { from: firstInputOf(op, tv.name), keywords: {} };
+  const data = (c: DtypeChoice): PyValue =>
+    c.kind === 'dtype' ? c.dtype : pyTuple(['if', pyExprData(c.cond), data(c.yes), data(c.no)]);
+  return { from: null, keywords: { dtype_choice: data(tv.choice) } };
 }
 
 /** The type variable a tensor is typed by, or None. */

@@ -183,8 +183,12 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
   const ops = project.ops
     .map(
       ctx.perOp('node/index.d.ts', (op) => {
-        const tvs = op.typeVars.map((tv) => `${tv.name} extends ${tv.dtypes.map((d) => `'${d}'`).join(' | ')}`);
-        const typeOf = (t: OpIR['inputs'][number]['type']): string => (t.kind === 'fixed' ? `'${t.dtype}'` : t.name);
+        // A variable the attributes choose is no type parameter (nothing infers it): its outputs are the union.
+        const union = (ds: readonly string[]): string => ds.map((d) => `'${d}'`).join(' | ');
+        const chosen = new Set(op.typeVars.filter((tv) => tv.choice).map((tv) => tv.name));
+        const tvs = op.typeVars.filter((tv) => !tv.choice).map((tv) => `${tv.name} extends ${union(tv.dtypes)}`);
+        const typeOf = (t: OpIR['inputs'][number]['type']): string =>
+          t.kind === 'fixed' ? `'${t.dtype}'` : chosen.has(t.name) ? union(t.dtypes) : t.name;
         const attrs = op.attributes.map((a) => {
           const ts = a.enum ? a.enum.map(jsValue).join(' | ') : ATTR_INFO[a.type].ts;
           const doc = [a.description, a.default !== undefined ? `Default: ${JSON.stringify(a.default)}.` : 'Required.']

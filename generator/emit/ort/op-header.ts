@@ -51,8 +51,18 @@ const TEMPLATES = 'generator/static/cpp/opforge/ort';
 
 /** out/ort/<op>/<op>_ort.cpp (op.cpp.tmpl): the op's OrtCustomOp instances, per dtype binding and EP. */
 export function emitOpUnit(op: OpIR): string {
+  // One kernel per binding of the variables the inputs bind: ORT matches kernels by input types, and
+  // an output dtype the attributes choose is declared undefined (its kernel's type inference sets it).
+  const inputSide = (b: OpIR['bindings'][number]): string =>
+    op.typeVars
+      .filter((v) => !v.choice)
+      .map((v) => b.vars[v.name])
+      .join(',');
+  const kept = op.bindings.flatMap((b, k) =>
+    op.bindings.findIndex((c) => inputSide(c) === inputSide(b)) === k ? [k] : [],
+  );
   const add = (ep: string, name: string): string[] => [
-    `  static const CustomOp<Op, ${ep}> ${name}[] = ${braced(op.bindings.map((_, b) => `CustomOp<Op, ${ep}>(${b})`))};`,
+    `  static const CustomOp<Op, ${ep}> ${name}[] = ${braced(kept.map((b) => `CustomOp<Op, ${ep}>(${b})`))};`,
     `  for (const auto& op : ${name}) r.add(Op::kDomain, &op);`,
   ];
   const cuda = op.kernels.cuda !== undefined;

@@ -210,9 +210,13 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
               [...params('shape'), ...attrParams],
               [`  return bridge::inferShape<op::PaddleOp>(${attrs}, ${ins});`],
             ),
-            cppFn('std::vector<paddle::DataType>', 'InferDtype', params('dtype'), [
-              `  return bridge::inferDtype<op::PaddleOp>(${ins});`,
-            ]),
+            // The attributes too: they may choose an output's dtype.
+            cppFn(
+              'std::vector<paddle::DataType>',
+              'InferDtype',
+              [...params('dtype'), ...attrParams],
+              [`  return bridge::inferDtype<op::PaddleOp>(${attrs}, ${ins});`],
+            ),
           ),
         ),
         [pdBuildOp(op), ...pdFunctions(unit, 'Forward', 'InferShape', 'InferDtype')],

@@ -7,7 +7,7 @@ import type { OpIR, ProjectNames } from '../../model/ir.js';
 import { allowedDtypes, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
-import { argDocs, attrDict, firstInputOf, pyAttrValue, returnType, typeVarOf } from '../lang/py-op.js';
+import { argDocs, attrDict, outputDtypeArgs, pyAttrValue, returnType, typeVarOf } from '../lang/py-op.js';
 import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   type PyImport,
@@ -46,12 +46,11 @@ function opInfo(op: OpIR): string {
       ),
       outputs: pyTuple(
         op.outputs.map((o) => {
-          const tv = typeVarOf(o);
-          return pyCall(
-            '_rt.Output',
-            [o.name, allowedDtypes(o.type), tv === null ? null : firstInputOf(op, tv), o.differentiable],
-            { shape: pyOutputShape(o) },
-          );
+          const dt = outputDtypeArgs(op, o);
+          return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), dt.from, o.differentiable], {
+            shape: pyOutputShape(o),
+            ...dt.keywords,
+          });
         }),
         rows,
       ),

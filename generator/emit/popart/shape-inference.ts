@@ -6,9 +6,9 @@
 // and dims (the specs' expression trees, printed by py-expr.ts).
 
 import { visitExpr } from '../../model/expr.js';
-import { exprAttrName, shapeExprs } from '../../model/ir-helpers.js';
-import type { OpIR, ProjectIR } from '../../model/ir.js';
-import { DTYPE_INFO } from '../../model/type-table.js';
+import { choiceConds, exprAttrName, shapeExprs } from '../../model/ir-helpers.js';
+import type { DtypeChoice, OpIR, ProjectIR } from '../../model/ir.js';
+import { DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { type EmitContext, staticText } from '../emitter.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr } from '../lang/py-expr.js';
@@ -23,18 +23,24 @@ const env = {
 /** The attributes the output dims read (their defaults apply when a node omits them). */
 function attrsRead(op: OpIR): OpIR['attributes'] {
   const names = new Set<string>();
-  for (const o of op.outputs)
-    for (const e of shapeExprs(o.shape))
-      visitExpr(e, (x) => {
-        const name = exprAttrName(x);
-        if (name !== undefined) names.add(name);
-      });
+  const chosen = op.typeVars.flatMap((v) => (v.choice ? choiceConds(v.choice) : []));
+  for (const e of [...op.outputs.flatMap((o) => shapeExprs(o.shape)), ...chosen])
+    visitExpr(e, (x) => {
+      const name = exprAttrName(x);
+      if (name !== undefined) names.add(name);
+    });
   return op.attributes.filter((a) => names.has(a.name));
 }
 
 function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
-  if (o.type.kind === 'fixed') return `onnx.TensorProto.${DTYPE_INFO[o.type.dtype].onnx.name}`;
+  const proto = (d: DType): string => `onnx.TensorProto.${DTYPE_INFO[d].onnx.name}`;
+  if (o.type.kind === 'fixed') return proto(o.type.dtype);
   const name = o.type.name;
+  // Chosen by the attributes: Python's own conditional over them.
+  const choice = op.typeVars.find((v) => v.name === name)?.choice;
+  const pick = (c: DtypeChoice): string =>
+    c.kind === 'dtype' ? proto(c.dtype) : `(${pick(c.yes)} if ${pyExpr(c.cond, env)} else ${pick(c.no)})`;
+  if (choice) return pick(choice);
   const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === name)!;
   return `dtypes[${binder.index}]`;
 }

@@ -11,7 +11,7 @@ import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   argDocs,
   attrDict,
-  firstInputOf,
+  outputDtypeArgs,
   opParams,
   pyAttrValue,
   pyGradient,
@@ -127,12 +127,11 @@ function opInfo(op: OpIR): string {
         ),
         outputs: pyTuple(
           op.outputs.map((o) => {
-            const tv = typeVarOf(o);
-            return pyCall(
-              '_rt.Output',
-              [o.name, allowedDtypes(o.type), tv, tv === null ? null : firstInputOf(op, tv), o.differentiable],
-              { shape: pyOutputShape(o) },
-            );
+            const dt = outputDtypeArgs(op, o);
+            return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), typeVarOf(o), dt.from, o.differentiable], {
+              shape: pyOutputShape(o),
+              ...dt.keywords,
+            });
           }),
           rows,
         ),

@@ -28,8 +28,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& x, floa
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(alpha), {&x});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& x) {
-  return bridge::inferDtype<op::PaddleOp>({&x});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& x, float alpha) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(alpha), {&x});
 }
 
 }  // namespace custom_relu_paddle_unit

@@ -27,8 +27,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& grad_y,
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(alpha), {&grad_y, &x});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& grad_y, const paddle::DataType& x) {
-  return bridge::inferDtype<op::PaddleOp>({&grad_y, &x});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& grad_y, const paddle::DataType& x, float alpha) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(alpha), {&grad_y, &x});
 }
 
 }  // namespace custom_relu_grad_paddle_unit

@@ -28,8 +28,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& input, 
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(align_corners), {&input, &size_tensor});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& input, const paddle::DataType& size_tensor) {
-  return bridge::inferDtype<op::PaddleOp>({&input, &size_tensor});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& input, const paddle::DataType& size_tensor, bool align_corners) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(align_corners), {&input, &size_tensor});
 }
 
 }  // namespace dynamic_trt_resize_paddle_unit

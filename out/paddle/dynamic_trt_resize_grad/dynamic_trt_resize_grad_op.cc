@@ -27,8 +27,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& grad_ou
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(align_corners), {&grad_output, &input});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& grad_output, const paddle::DataType& input) {
-  return bridge::inferDtype<op::PaddleOp>({&grad_output, &input});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& grad_output, const paddle::DataType& input, bool align_corners) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(align_corners), {&grad_output, &input});
 }
 
 }  // namespace dynamic_trt_resize_grad_paddle_unit

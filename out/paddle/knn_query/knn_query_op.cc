@@ -27,8 +27,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& xyz, co
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& xyz, const paddle::DataType& offset, const paddle::DataType& new_xyz, const paddle::DataType& new_offset) {
-  return bridge::inferDtype<op::PaddleOp>({&xyz, &offset, &new_xyz, &new_offset});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& xyz, const paddle::DataType& offset, const paddle::DataType& new_xyz, const paddle::DataType& new_offset, int nsample) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(nsample), {&xyz, &offset, &new_xyz, &new_offset});
 }
 
 }  // namespace knn_query_paddle_unit

@@ -28,8 +28,8 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& input, 
   return bridge::inferShape<op::PaddleOp>(op::makeAttrs(alpha), {&input});
 }
 
-std::vector<paddle::DataType> InferDtype(const paddle::DataType& input) {
-  return bridge::inferDtype<op::PaddleOp>({&input});
+std::vector<paddle::DataType> InferDtype(const paddle::DataType& input, float alpha) {
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(alpha), {&input});
 }
 
 }  // namespace leaky_relu_paddle_unit

@@ -29,7 +29,7 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& a, cons
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& a, const paddle::DataType& b) {
-  return bridge::inferDtype<op::PaddleOp>({&a, &b});
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(), {&a, &b});
 }
 
 }  // namespace my_add_paddle_unit

@@ -28,7 +28,7 @@ std::vector<std::vector<int64_t>> InferShape(const std::vector<int64_t>& grad_c)
 }
 
 std::vector<paddle::DataType> InferDtype(const paddle::DataType& grad_c) {
-  return bridge::inferDtype<op::PaddleOp>({&grad_c});
+  return bridge::inferDtype<op::PaddleOp>(op::makeAttrs(), {&grad_c});
 }
 
 }  // namespace my_add_grad_paddle_unit

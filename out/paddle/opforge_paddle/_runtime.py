@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, chosen_dtype, named_error, output_dims, rank_ok, rank_text
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
 ITEMSIZE: Dict[str, int] = {'float32': 4, 'float16': 2, 'bfloat16': 2, 'float64': 8, 'int8': 1, 'uint8': 1, 'int32': 4, 'int64': 8, 'bool': 1}
@@ -61,6 +61,8 @@ class Output:
     differentiable: bool = True
     #: Its dims from the input dims and attributes, as _dims.py reads them.
     shape: Any = ()
+    #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
+    dtype_choice: Any = None
 
 
 @dataclass(frozen=True)
@@ -209,7 +211,10 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
     dims = output_dims(op, shapes, checked)
     sizes = []
     for o in op.outputs:
-        dt = o.dtypes[0] if o.dtype_from is None else types.get(op.inputs[o.dtype_from].type_var or "", o.dtypes[0])
+        if o.dtype_choice is not None:
+            dt = chosen_dtype(o.dtype_choice, checked)
+        else:
+            dt = o.dtypes[0] if o.dtype_from is None else types.get(op.inputs[o.dtype_from].type_var or "", o.dtypes[0])
         sizes.append(ITEMSIZE[dt])
     check_output_sizes(op, dims, sizes)
     check_static_training(op, inputs)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
+from ._dims import chosen_dtype
 from ._library import TORCH_VERSION, eager_impl
 from ._shapes import empty_outputs
 from ._spec import OpInfo
@@ -103,8 +104,10 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
     outs_t = outs if isinstance(outs, (tuple, list)) else (outs,)
     shapes = op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs)
     for o, value, shape in zip(op.outputs, outs_t, shapes):
-        if o.dtype_from is None:
-            dt: Optional[torch.dtype] = TORCH_DTYPES[o.dtypes[0]]
+        if o.dtype_choice is not None:
+            dt: Optional[torch.dtype] = TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)]
+        elif o.dtype_from is None:
+            dt = TORCH_DTYPES[o.dtypes[0]]
         else:
             src = args[o.dtype_from]
             dt = _value_dtype(src) if src is not None else None

@@ -177,10 +177,12 @@ def if_(c: Any, a: Callable[[], Any], b: Callable[[], Any]) -> Any:
     return None if x is None or y is None else torch.sym_ite(c, x, y)
 
 
-def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
+def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> List[torch.dtype]:
     out = []
     for o in op.outputs:
-        if o.dtype_from is None:
+        if o.dtype_choice is not None:
+            out.append(TORCH_DTYPES[_dims.chosen_dtype(o.dtype_choice, attrs)])
+        elif o.dtype_from is None:
             out.append(TORCH_DTYPES[o.dtypes[0]])
         else:
             src = tensors[o.dtype_from]
@@ -204,7 +206,7 @@ def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: 
     shapes = op.output_shapes([None if t is None else [int(d) for d in t.shape] if tracing else list(t.shape) for t in tensors], attrs)
     like_t = _first_present(tensors)
     outs = []
-    for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors)):
+    for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors, attrs)):
         if shape is None or any(d is None for d in shape):
             raise ValueError(f"{op.name}: cannot infer the shape of output {o.name!r} from the inputs")
         outs.append(like_t.new_zeros(shape, dtype=dt) if zeros else like_t.new_empty(shape, dtype=dt))

@@ -41,6 +41,8 @@ class Output:
     differentiable: bool = True
     #: Its dims from the input dims and attributes, as _dims.py reads them.
     shape: Any = ()
+    #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
+    dtype_choice: Any = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ struct AttrInfo {
 /** A type variable: the input that binds it (its first required one) and the dtypes it allows, in spec order. */
 struct TypeVarInfo {
   const char* name;
-  int binder;
+  int binder;  // the input whose dtype it takes; -1: the attributes choose it (the op's chooseDtypes)
   int numDtypes;
   DType dtypes[kNumDTypes];
 };
@@ -80,12 +80,13 @@ struct OpInfo {
 // Core can be declared before them and no op header lists its functions twice.
 namespace adl {
 template <class A> Status validate_(const A& a) { return validate(a); }
+template <class A> Status inferTypes_(const A& a, const DType* in, const bool* p, DType* out, int* b) { return inferTypes(a, in, p, out, b); }
 template <class A, class S> size_t serializedSize_(const A& a, const S& s) { return serializedSize(a, s); }
 template <class A, class S> void serialize_(const A& a, const S& s, void* b) { serialize(a, s, b); }
 template <class A, class S> Status deserialize_(const void* d, size_t n, A* a, S* s) { return deserialize(d, n, a, s); }
 template <class A> Status checkShapes_(const A& a, const Shape* in, const bool* p) { return checkShapes(a, in, p); }
 template <class A> Status inferShapes_(const A& a, const Shape* in, Shape* out) { return inferShapes(a, in, out); }
-template <class A> Status workspaceSize_(const A& a, const Shape* in, size_t* n) { return workspaceSize(a, in, n); }
+template <class A> Status workspaceSize_(const A& a, const Shape* in, const DType* t, size_t* n) { return workspaceSize(a, in, t, n); }
 template <class A, class S, class C>
 Status runCpu_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCpu(a, s, in, out, c); }
 template <class A, class S, class C>
@@ -93,7 +94,7 @@ Status runCuda_(const A& a, const S& s, const RawTensor* in, const RawTensor* ou
 template <class A, class S> Status configure_(const A& a, const Shape* in, S* s) { return configure(a, in, s); }
 }  // namespace adl
 
-template <const OpInfo& I> Status inferTypesOf(const DType*, const bool*, DType*, int*);
+template <const OpInfo& I> Status inferTypesOf(const DType*, const DType*, const bool*, DType*, int*);
 
 /**
  * An op core as a type: what every backend adapter is instantiated with. `struct Core :
@@ -139,10 +140,14 @@ struct CoreOf {
   static size_t serializedSize(const Attrs& a, const State& s) { return adl::serializedSize_(a, s); }
   static void serialize(const Attrs& a, const State& s, void* buffer) { adl::serialize_(a, s, buffer); }
   static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return adl::deserialize_(data, size, a, s); }
-  static Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<I>(in, present, out, binding); }
+  /** Input dtypes checked, output dtypes inferred (a type variable the attributes choose, from them). */
+  static Status inferTypes(const Attrs& a, const DType* in, const bool* present, DType* out, int* binding) { return adl::inferTypes_(a, in, present, out, binding); }
+  /** Whether type variable `var` is chosen by the attributes rather than taken from an input. */
+  static bool isChosen(int var) { return var >= 0 && I.typeVars[var].binder < 0; }
   static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return adl::checkShapes_(a, in, present); }
   static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return adl::inferShapes_(a, in, out); }
-  static Status workspaceSize(const Attrs& a, const Shape* in, size_t* bytes) { return adl::workspaceSize_(a, in, bytes); }
+  /** Scratch bytes for these input shapes and dtypes (`types[i]` of each present input: sizeof(T)). */
+  static Status workspaceSize(const Attrs& a, const Shape* in, const DType* types, size_t* bytes) { return adl::workspaceSize_(a, in, types, bytes); }
   static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return adl::runCpu_(a, s, in, out, c); }
   static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return adl::runCuda_(a, s, in, out, c); }
   static Status configure(const Attrs& a, const Shape* in, State* s) { return adl::configure_(a, in, s); }
@@ -250,19 +255,22 @@ inline std::string dtypeList(const TypeVarInfo& v) {
 
 /**
  * Checks input dtypes against the type constraints and infers output dtypes. Each type variable
- * takes its binder's dtype; binding is the mixed-radix index of the variables' dtypes (last
- * variable fastest), the order of the op's bindings and kernel overloads.
+ * takes its binder's dtype, or (binder -1) the one the attributes chose (`chosen[k]`); binding is
+ * the mixed-radix index of the variables' dtypes (last variable fastest), the order of the op's
+ * bindings and kernel overloads.
  */
 template <const OpInfo& I>
-Status inferTypesOf(const DType* inputs, const bool* present, DType* outputs, int* binding) {
+Status inferTypesOf(const DType* inputs, const DType* chosen, const bool* present, DType* outputs, int* binding) {
   static_assert(I.numTypeVars <= kMaxTypeVars, "too many type variables");
   DType vars[kMaxTypeVars] = {};
   int index = 0;
   for (int k = 0; k < I.numTypeVars; ++k) {
     const TypeVarInfo& v = I.typeVars[k];
-    vars[k] = inputs[v.binder];
+    vars[k] = v.binder >= 0 ? inputs[v.binder] : chosen[k];
     int ordinal = -1;
     for (int j = 0; j < v.numDtypes; ++j) if (v.dtypes[j] == vars[k]) ordinal = j;
+    if (ordinal < 0 && v.binder < 0)
+      return Status::Error(std::string(I.name) + ": the attributes choose dtype " + dtypeName(vars[k]) + " for " + v.name + ", which allows " + dtypeList(v));
     if (ordinal < 0)
       return Status::Error(std::string(I.name) + ": input " + I.inputNames[v.binder] + " has dtype " + dtypeName(vars[k]) + "; " + v.name + " allows " + dtypeList(v));
     index = index * v.numDtypes + ordinal;
@@ -286,7 +294,7 @@ Status inferTypesOf(const DType* inputs, const bool* present, DType* outputs, in
  * dtypes allowed, output dtypes the inferred ones. Sets the binding (the overload to call).
  */
 template <class Core>
-Status bindingOf(const RawTensor* inputs, const RawTensor* outputs, int* binding) {
+Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, const RawTensor* outputs, int* binding) {
   DType inDtypes[Core::kNumInputs] = {};
   bool present[Core::kNumInputs] = {};
   for (int i = 0; i < Core::kNumInputs; ++i) {
@@ -296,7 +304,7 @@ Status bindingOf(const RawTensor* inputs, const RawTensor* outputs, int* binding
   }
   DType outDtypes[Core::kNumOutputs] = {};
   *binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Core::inferTypes(inDtypes, present, outDtypes, binding));
+  OPFORGE_RETURN_IF_ERROR(Core::inferTypes(attrs, inDtypes, present, outDtypes, binding));
   for (int o = 0; o < Core::kNumOutputs; ++o) {
     if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(Core::kName) + ": output " + Core::kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
   }

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with {{torchPackage}})
-from ._dims import check_output_sizes, check_shapes, named_error, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, chosen_dtype, named_error, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -58,6 +58,8 @@ class Output:
     differentiable: bool = True
     #: Its dims from the input dims and attributes, as _dims.py reads them.
     shape: Any = ()
+    #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
+    dtype_choice: Any = None
 
 
 @dataclass(frozen=True)
@@ -317,7 +319,9 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
     dims = output_dims(op, shapes, attrs)
     dtypes = []
     for o in op.outputs:
-        if o.dtype_from is None:
+        if o.dtype_choice is not None:
+            dt = chosen_dtype(o.dtype_choice, attrs)
+        elif o.dtype_from is None:
             dt = o.dtypes[0]
         else:
             var = op.inputs[o.dtype_from].type_var

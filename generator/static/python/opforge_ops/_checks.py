@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from ._attrs import _coerce_attr, check_attrs, show  # noqa: F401  (this module's interface)
-from ._dims import check_output_sizes, check_shapes, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, chosen_dtype, output_dims, rank_ok, rank_text
 from ._library import _extension_has
 from ._spec import OpInfo
 from ._types import TORCH_DTYPES
@@ -47,12 +47,13 @@ def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dic
         return
     check_shapes(op, shapes, attrs)
     dims = output_dims(op, shapes, attrs)
-    sizes = [_ITEMSIZE[dt] for dt in _output_dtypes(op, tensors)]
+    sizes = [_ITEMSIZE[dt] for dt in _output_dtypes(op, tensors, attrs)]
     check_output_sizes(op, dims, sizes)
 
 
-def _output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> List[torch.dtype]:
-    return [TORCH_DTYPES[o.dtypes[0]] if o.dtype_from is None or tensors[o.dtype_from] is None else tensors[o.dtype_from].dtype
+def _output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> List[torch.dtype]:
+    return [TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)] if o.dtype_choice is not None
+            else TORCH_DTYPES[o.dtypes[0]] if o.dtype_from is None or tensors[o.dtype_from] is None else tensors[o.dtype_from].dtype
             for o in op.outputs]
 
 

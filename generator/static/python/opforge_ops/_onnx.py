@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ._dims import chosen_dtype
 from ._library import _lock
 from ._spec import OpInfo
 from ._types import ATTR_ONNX, ONNX_ELEM, ONNX_TYPE_STR
@@ -16,7 +17,10 @@ def onnx_infer_types(op: OpInfo, elem_types: Sequence[Optional[int]], shapes: Se
     out_shapes = op.output_shapes(shapes, attrs)
     result = []
     for o, shape in zip(op.outputs, out_shapes):
-        elem = ONNX_ELEM[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
+        if o.dtype_choice is not None:
+            elem: Optional[int] = ONNX_ELEM[chosen_dtype(o.dtype_choice, attrs)]
+        else:
+            elem = ONNX_ELEM[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
         result.append((elem, shape))
     return result
 

@@ -124,6 +124,14 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
     raise ValueError(f"unknown dim expression {e!r}")
 
 
+def chosen_dtype(choice: Any, attrs: Dict[str, Any]) -> str:
+    """The dtype a type variable the attributes choose takes: `choice` is a dtype name or
+    ("if", condition, yes, no), the condition an expression over attributes only."""
+    while isinstance(choice, tuple):
+        choice = choice[2] if evaluate(choice[1], (), attrs) else choice[3]
+    return choice
+
+
 def _slice(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Optional[Tuple[int, ...]]:
     """The dims of ("slice", input, start, end) as ints; None when the bounds fall outside them."""
     s = shapes[e[1]]
@@ -236,8 +244,11 @@ def _read(r: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
 def check_conditions(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """The spec's `checks:` (op.checks: (expression, source, message or None, reads) each, reads being
     (label, dim expression or attribute name)): ValueError naming the op, the check and the values
-    it read when one does not hold. A check that reads an unknown dim is left to run time."""
+    it read when one does not hold. A check that reads an unknown dim is left to run time; one that
+    reads an absent (optional) input holds."""
     for expr, source, message, reads in getattr(op, "checks", ()):
+        if any(not isinstance(r, str) and r[0] in ("dim", "rank", "slice") and shapes[r[1]] is None for _, r in reads):
+            continue
         try:
             holds = evaluate(expr, shapes, attrs)
         except _Unknown:

@@ -91,7 +91,11 @@ void visitFields(A& attrs, S& /*state*/, F&& f) {
 inline size_t serializedSize(const Attrs& a, const State& s) { return serializedSizeOf<Core>(a, s); }
 inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }
 inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }
-inline Status inferTypes(const DType* in, const bool* present, DType* out, int* binding) { return inferTypesOf<kInfo>(in, present, out, binding); }
+/** Checks input dtypes, infers output dtypes (opforge/op_core.h); chosen[k]: a variable the attributes choose. */
+inline Status inferTypes(const Attrs& /*attrs*/, const DType* in, const bool* present, DType* out, int* binding) {
+  DType chosen[kMaxTypeVars] = {};
+  return inferTypesOf<kInfo>(in, chosen, present, out, binding);
+}
 
 /** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
 inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present) {
@@ -105,17 +109,17 @@ inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, Shape* ou
   return Status::Ok();
 }
 
-/** Scratch bytes the kernel needs for these input shapes. */
-inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, size_t* bytes) {
+/** Scratch bytes the kernel needs for these input shapes and dtypes. */
+inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, const DType* /*types*/, size_t* bytes) {
   const int64_t n = int64_t{0};
   return workspaceBytes(kName, n, bytes);
 }
 
 /** Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload. */
 template <class Fn>
-Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {
+Status withIo(const Attrs& attrs, const RawTensor* in, const RawTensor* out, Fn&& fn) {
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(in, out, &binding));
+  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(attrs, in, out, &binding));
   switch (binding) {
     case 0: return fn(Io<float>{view<const float>(in[0]), view<float>(out[0])});
     case 1: return fn(Io<opforge::float16>{view<const opforge::float16>(in[0]), view<opforge::float16>(out[0])});
@@ -126,12 +130,12 @@ Status withIo(const RawTensor* in, const RawTensor* out, Fn&& fn) {
 
 /** Types raw tensors by dtype and calls the CPU kernel. */
 inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CpuContext& ctx) {
-  return withIo(in, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
+  return withIo(attrs, in, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
 }
 
 /** Types raw tensors by dtype and calls the CUDA kernel. */
 inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {
-  return withIo(in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
+  return withIo(attrs, in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
 }
 
 }  // namespace leaky_relu

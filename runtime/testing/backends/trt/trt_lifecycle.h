@@ -228,10 +228,14 @@ struct Case {
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
     // State (configure) and scratch space from the input shapes, as the plugins do.
     opforge::Shape shapes[Op::kNumInputs];
-    for (int i = 0; i < Op::kNumInputs; ++i) shapes[i] = in[i].shape;
+    opforge::DType dtypes[Op::kNumInputs] = {};
+    for (int i = 0; i < Op::kNumInputs; ++i) {
+      shapes[i] = in[i].shape;
+      dtypes[i] = in[i].dtype;
+    }
     if constexpr (Op::kHasConfigure) EXPECT(Op::configure(attrs, shapes, &state).ok(), "configure");
     size_t wsBytes = 0;
-    EXPECT(Op::workspaceSize(attrs, shapes, &wsBytes).ok(), "workspaceSize");
+    EXPECT(Op::workspaceSize(attrs, shapes, dtypes, &wsBytes).ok(), "workspaceSize");
     std::vector<uint8_t> ws(wsBytes);
     opforge::CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();

@@ -116,7 +116,7 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(dtypes, given, outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, outDtypes, &binding));
   OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given));
   Shape outShapes[kMaxTensors];
   OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, outShapes));
@@ -130,7 +130,7 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
                            ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
     }
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }

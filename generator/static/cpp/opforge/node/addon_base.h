@@ -392,14 +392,14 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
   }
   DType outT[Call<Core>::kOut] = {};
   int binding = -1;
-  s = Core::inferTypes(dtypes, present, outT, &binding);
+  s = Core::inferTypes(attrs, dtypes, present, outT, &binding);
   if (!s.ok()) { raise<Napi::TypeError>(env, s.message()); return false; }
   s = Core::checkShapes(attrs, shapes, present);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   Shape outShapes[Call<Core>::kOut];
   s = Core::inferShapes(attrs, shapes, outShapes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  s = Core::workspaceSize(attrs, shapes, &c->workspaceBytes);
+  s = Core::workspaceSize(attrs, shapes, dtypes, &c->workspaceBytes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   if constexpr (Core::kHasConfigure) {
     s = Core::configure(attrs, shapes, &c->state);

@@ -162,7 +162,7 @@ struct Kernel {
     }
     DType outTypes[kMaxTensors] = {};
     int binding = -1;
-    Status st = Op::inferTypes(dtypes, present, outTypes, &binding);
+    Status st = Op::inferTypes(attrs, dtypes, present, outTypes, &binding);
     if (st.ok()) st = Op::checkShapes(attrs, shapes, present);
     Shape outShapes[kMaxTensors];
     if (st.ok()) st = Op::inferShapes(attrs, shapes, outShapes);
@@ -173,10 +173,22 @@ struct Kernel {
       if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), outShapes[o].dims, static_cast<size_t>(outShapes[o].rank), &v))) return ok.status;
       void* data = nullptr;
       if (!ok(api().GetTensorMutableData(v, &data))) return ok.status;
+      // The buffer has the node's declared type: where the attributes choose the dtype it must be theirs.
+      if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o])) {
+        OrtTensorTypeAndShapeInfo* info = nullptr;
+        if (!ok(api().GetTensorTypeAndShape(v, &info))) return ok.status;
+        ONNXTensorElementDataType t = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+        const bool read = ok(api().GetTensorElementType(info, &t));
+        api().ReleaseTensorTypeAndShapeInfo(info);
+        if (!read) return ok.status;
+        if (t != toOrt(outTypes[o]))
+          return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " is declared with element type " + std::to_string(static_cast<int>(t)) +
+                                                 "; its attributes choose " + dtypeName(outTypes[o]));
+      }
       out[o] = RawTensor{outTypes[o], data, outShapes[o], true};
     }
     size_t wsBytes = 0;
-    st = Op::workspaceSize(attrs, shapes, &wsBytes);
+    st = Op::workspaceSize(attrs, shapes, dtypes, &wsBytes);
     typename Op::State state;
     if constexpr (Op::kHasConfigure) {
       if (st.ok()) st = Op::configure(attrs, shapes, &state);
@@ -199,8 +211,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
 #if ORT_API_VERSION >= 23
     // Set after the base constructor, which clears it. Not for ops with optional inputs: ORT's
     // shape-inference context (custom_ops.cc) dereferences the type of every node input, and an
-    // omitted optional input has none.
-    if (!hasOptionalInput()) this->InferOutputShapeFn = &inferOutputShapes;
+    // omitted optional input before a present one has none. Except where an output's dtype is
+    // chosen by the attributes (ORT needs this function to type it): the spec model allows one
+    // optional input there, which is never omitted before a present one.
+    if (!hasOptionalInput() || hasChosenOutput()) this->InferOutputShapeFn = &inferOutputShapes;
 #endif
   }
 
@@ -209,13 +223,23 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   size_t GetInputTypeCount() const { return Op::kNumInputs; }
   size_t GetOutputTypeCount() const { return Op::kNumOutputs; }
   ONNXTensorElementDataType GetInputType(size_t i) const { return toOrt(Op::bindingDtype(binding_, static_cast<int>(i))); }
-  ONNXTensorElementDataType GetOutputType(size_t o) const { return toOrt(Op::bindingDtype(binding_, Op::kNumInputs + static_cast<int>(o))); }
+  // An output whose dtype the attributes choose is undefined here: the kernel is matched by its
+  // inputs, and type inference (inferOutputShapes) or the model gives the output's type.
+  ONNXTensorElementDataType GetOutputType(size_t o) const {
+    const int port = Op::kNumInputs + static_cast<int>(o);
+    return Op::isChosen(Op::kPortVar[port]) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
+  }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
 
   static bool hasOptionalInput() {
     for (int i = 0; i < Op::kNumInputs; ++i) if (Op::kInputOptional[i]) return true;
+    return false;
+  }
+
+  static bool hasChosenOutput() {
+    for (int o = 0; o < Op::kNumOutputs; ++o) if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o])) return true;
     return false;
   }
 
@@ -287,16 +311,16 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
       if (!in.known) allConcrete = false;
       shapes[i] = in.shape;
     }
-    // ORT takes the element type along with the shape: the op core's type inference gives it.
-    DType outTypes[kMaxTensors] = {};
-    int binding = -1;
-    Status st = Op::inferTypes(dtypes, present, outTypes, &binding);
-    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     typename Op::Attrs attrs;
     ShapeInferSource source(ctx);
     AttrReader<ShapeInferSource> reader(source, Op::kName);
     if (!readAttrs<Op>(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
-    st = Op::validate(attrs);
+    Status st = Op::validate(attrs);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    // ORT takes the element type along with the shape: the op core's type inference gives it.
+    DType outTypes[kMaxTensors] = {};
+    int binding = -1;
+    st = Op::inferTypes(attrs, dtypes, present, outTypes, &binding);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     if (allConcrete) {
       st = Op::checkShapes(attrs, shapes, present);

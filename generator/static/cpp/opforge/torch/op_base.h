@@ -140,14 +140,14 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
   checkDevice<Core>(*device);
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  check(Core::inferTypes(dtypes, present, outDtypes, &binding));
+  check(Core::inferTypes(attrs, dtypes, present, outDtypes, &binding));
   check(Core::checkShapes(attrs, shapes, present));
   typename Core::State state;
   if constexpr (Core::kHasConfigure) check(Core::configure(attrs, shapes, &state));
   Shape outShapes[kMaxTensors];
   check(Core::inferShapes(attrs, shapes, outShapes));
   size_t workspaceBytes = 0;
-  check(Core::workspaceSize(attrs, shapes, &workspaceBytes));
+  check(Core::workspaceSize(attrs, shapes, dtypes, &workspaceBytes));
 
   // CPU tensors straight from the CPU allocator, as ATen's own kernels get theirs (at::empty
   // would go through the dispatcher once more); CUDA through at::empty (the caching allocator).

@@ -473,7 +473,7 @@ class PluginCore {
   }
 
   /** Output dtypes from input dtypes through the op core's type inference. */
-  static bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) {
+  bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) const {
     DType inT[Op::kNumInputs] = {};
     bool present[Op::kNumInputs] = {};
     if (!presence(nbInputs, present)) { logError(std::string(Op::kPluginName) + ": " + std::to_string(nbInputs) + " inputs connected"); return false; }
@@ -482,7 +482,7 @@ class PluginCore {
     }
     DType outT[Op::kNumOutputs] = {};
     int binding = -1;
-    const Status s = Op::inferTypes(inT, present, outT, &binding);
+    const Status s = Op::inferTypes(attrs_, inT, present, outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
     for (int o = 0; o < Op::kNumOutputs; ++o) {
       if (!toTrt(outT[o], &out[o])) {
@@ -499,7 +499,7 @@ class PluginCore {
    * position allows, and positions bound to one type variable agree (TensorRT asks in order,
    * so positions before `pos` are already decided).
    */
-  static bool supports(int32_t pos, const nvinfer1::TensorFormat* formats, const nvinfer1::DataType* types, int32_t nbInputs, int32_t nbOutputs) {
+  bool supports(int32_t pos, const nvinfer1::TensorFormat* formats, const nvinfer1::DataType* types, int32_t nbInputs, int32_t nbOutputs) const {
     if (nbOutputs != Op::kNumOutputs || pos < 0 || pos >= nbInputs + nbOutputs) return false;
     if (formats[pos] != nvinfer1::TensorFormat::kLINEAR) return false;
     const int port = pos < nbInputs ? pos : Op::kNumInputs + (pos - nbInputs);
@@ -507,6 +507,11 @@ class PluginCore {
     if (!fromTrt(types[pos], &t)) return false;
     if (!Op::portAllows(port, t)) return false;
     const int var = Op::kPortVar[port];
+    // An output whose dtype the attributes choose has that dtype only (the inputs come first: all decided).
+    if (Op::isChosen(var)) {
+      nvinfer1::DataType outs[Op::kNumOutputs] = {};
+      if (!outputTypes(types, nbInputs, outs) || outs[pos - nbInputs] != types[pos]) return false;
+    }
     for (int32_t p = 0; var >= 0 && p < pos; ++p) {
       const int q = p < nbInputs ? p : Op::kNumInputs + (p - nbInputs);
       if (Op::kPortVar[q] == var && types[p] != types[pos]) return false;
@@ -531,14 +536,15 @@ class PluginCore {
     return true;
   }
 
-  /** Scratch bytes for these input dims (max dims at build time); 0 when dims are not known. */
-  size_t workspace(const nvinfer1::Dims* dims, int32_t nbInputs) const {
+  /** Scratch bytes for these input dims (max dims at build time) and dtypes; 0 when dims are not known. */
+  size_t workspace(const nvinfer1::Dims* dims, const nvinfer1::DataType* types, int32_t nbInputs) const {
     Shape shapes[Op::kNumInputs];
     bool present[Op::kNumInputs] = {};
+    DType dtypes[Op::kNumInputs] = {};
     if (!inputShapes(dims, nbInputs, shapes, present)) return 0;
-    for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i])) return 0;
+    for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i]) || !fromTrt(types[i], &dtypes[i])) return 0;
     size_t bytes = 0;
-    if (!Op::workspaceSize(attrs_, shapes, &bytes).ok()) return 0;
+    if (!Op::workspaceSize(attrs_, shapes, dtypes, &bytes).ok()) return 0;
     return bytes;
   }
 
@@ -597,8 +603,10 @@ class PluginCore {
     CudaContext ctx;
     ctx.stream = stream;
     ctx.workspace = workspace;
+    DType dtypes[Op::kNumInputs] = {};
+    for (int i = 0; i < Op::kNumInputs; ++i) dtypes[i] = in[i].dtype;
     size_t bytes = 0;
-    s = Op::workspaceSize(attrs_, shapes, &bytes);
+    s = Op::workspaceSize(attrs_, shapes, dtypes, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
     // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.

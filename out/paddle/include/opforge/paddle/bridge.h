@@ -119,12 +119,12 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
   return Status::Ok();
 }
 
-/** InferDtypeFn: output dtypes from input dtypes (present[i] false for an absent optional input). */
+/** InferDtypeFn: output dtypes from input dtypes and attributes (present[i] false for an absent optional input). */
 template <class Op>
-Status inferDtypes(const DType* inputs, const bool* present, std::vector<DType>* outputs) {
+Status inferDtypes(const typename Op::Attrs& attrs, const DType* inputs, const bool* present, std::vector<DType>* outputs) {
   DType out[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(inputs, present, out, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, inputs, present, out, &binding));
   outputs->assign(out, out + Op::kNumOutputs);
   return Status::Ok();
 }
@@ -151,10 +151,10 @@ Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typen
     shapes[i] = inputs[i].shape;
   }
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(dtypes, present, p->outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, present, p->outDtypes, &binding));
   OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present));
   OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, p->outShapes));
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }

@@ -109,7 +109,7 @@ std::vector<std::vector<int64_t>> inferShape(const typename Op::Attrs& attrs, st
 
 /** InferDtypeFn body (inputs: null for an absent optional input). */
 template <class Op>
-std::vector<::paddle::DataType> inferDtype(std::initializer_list<const ::paddle::DataType*> inputs) {
+std::vector<::paddle::DataType> inferDtype(const typename Op::Attrs& attrs, std::initializer_list<const ::paddle::DataType*> inputs) {
   DType in[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
   bool known = true;
@@ -124,7 +124,7 @@ std::vector<::paddle::DataType> inferDtype(std::initializer_list<const ::paddle:
     ++i;
   }
   std::vector<DType> out;
-  if (!known || !inferDtypes<Op>(in, present, &out).ok()) {
+  if (!known || !inferDtypes<Op>(attrs, in, present, &out).ok()) {
     return std::vector<::paddle::DataType>(static_cast<size_t>(Op::kNumOutputs), fallback != nullptr ? *fallback : ::paddle::DataType::FLOAT32);
   }
   std::vector<::paddle::DataType> result;

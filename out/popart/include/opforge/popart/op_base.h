@@ -60,7 +60,7 @@ class CoreOp : public ::popart::Op {
     }
     DType outTypes[Desc::kNumOutputs] = {};
     int binding = -1;
-    throwIfError(Desc::inferTypes(inTypes, present, outTypes, &binding));
+    throwIfError(Desc::inferTypes(attrs_, inTypes, present, outTypes, &binding));
     // A dtype the IPU has no type for is refused here, by name, rather than mis-lowered.
     for (int i = 0; i < Desc::kNumInputs; ++i) {
       if (present[i] && poplarType(inTypes[i]) == nullptr) {

@@ -99,9 +99,13 @@ class HostOpx : public ::popart::popx::Opx {
     }
     typename Desc::State state;
     Shape shapes[Desc::kNumInputs];
-    for (int i = 0; i < Desc::kNumInputs; ++i) shapes[i] = in[i].shape;
+    DType dtypes[Desc::kNumInputs] = {};
+    for (int i = 0; i < Desc::kNumInputs; ++i) {
+      shapes[i] = in[i].shape;
+      dtypes[i] = in[i].dtype;
+    }
     size_t wsBytes = 0;
-    throwIfError(Desc::workspaceSize(op.attrs(), shapes, &wsBytes));
+    throwIfError(Desc::workspaceSize(op.attrs(), shapes, dtypes, &wsBytes));
     if constexpr (Desc::kHasConfigure) throwIfError(Desc::configure(op.attrs(), shapes, &state));
     const std::string handle = std::string("opforge.") + Desc::kName + "." + std::to_string(op.id);
     const typename Desc::Attrs attrs = op.attrs();

@@ -86,7 +86,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
     nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
-      if (index >= 0 && index < Op::kNumOutputs && Core::outputTypes(inputTypes, nbInputs, out)) return out[index];
+      if (index >= 0 && index < Op::kNumOutputs && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
     }
     return nbInputs > 0 ? inputTypes[0] : nvinfer1::DataType::kFLOAT;
@@ -125,7 +125,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
     nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
     nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].format; types[i] = inOut[i].type; }
-    return Core::supports(pos, formats, types, nbInputs, nbOutputs);
+    return core_.supports(pos, formats, types, nbInputs, nbOutputs);
   }
 
   void configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
@@ -148,8 +148,12 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
     if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
     try {
       nvinfer1::Dims dims[Op::kNumInputs] = {};
-      for (int32_t i = 0; i < nbInputs; ++i) dims[i] = inputs[i].dims;
-      return core_.workspace(dims, nbInputs);
+      nvinfer1::DataType types[Op::kNumInputs] = {};
+      for (int32_t i = 0; i < nbInputs; ++i) {
+        dims[i] = inputs[i].dims;
+        types[i] = inputs[i].type;
+      }
+      return core_.workspace(dims, types, nbInputs);
     } catch (...) {
       return 0;
     }
@@ -261,7 +265,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     try {
       nvinfer1::Dims dims[Op::kNumInputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], maxBatchSize, &dims[i])) return 0;
-      return core_.workspace(dims, nbInputs_);
+      return core_.workspace(dims, inTypes_, nbInputs_);
     } catch (...) {
       return 0;
     }
@@ -304,7 +308,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
     nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
-      if (index >= 0 && index < Op::kNumOutputs && Core::outputTypes(inputTypes, nbInputs, out)) return out[index];
+      if (index >= 0 && index < Op::kNumOutputs && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
     }
     return nbInputs > 0 ? inputTypes[0] : nvinfer1::DataType::kFLOAT;

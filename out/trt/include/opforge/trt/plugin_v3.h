@@ -54,7 +54,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs, const nvinfer1::DataType* inputTypes,
                              int32_t nbInputs) const noexcept override {
     if (nbOutputs != Op::kNumOutputs) return -1;
-    try { return Core::outputTypes(inputTypes, nbInputs, outputTypes) ? 0 : -1; } catch (...) { return -1; }
+    try { return core_.outputTypes(inputTypes, nbInputs, outputTypes) ? 0 : -1; } catch (...) { return -1; }
   }
 
   int32_t getOutputShapes(const nvinfer1::DimsExprs* inputs, int32_t nbInputs, const nvinfer1::DimsExprs* /*shapeInputs*/,
@@ -83,7 +83,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
     nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
     nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].desc.format; types[i] = inOut[i].desc.type; }
-    return Core::supports(pos, formats, types, nbInputs, nbOutputs);
+    return core_.supports(pos, formats, types, nbInputs, nbOutputs);
   }
 
   int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
@@ -111,8 +111,12 @@ class PluginV3 final : public nvinfer1::IPluginV3,
     if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
     try {
       nvinfer1::Dims dims[Op::kNumInputs] = {};
-      for (int32_t i = 0; i < nbInputs; ++i) dims[i] = inputs[i].max;
-      return core_.workspace(dims, nbInputs);
+      nvinfer1::DataType types[Op::kNumInputs] = {};
+      for (int32_t i = 0; i < nbInputs; ++i) {
+        dims[i] = inputs[i].max;
+        types[i] = inputs[i].desc.type;
+      }
+      return core_.workspace(dims, types, nbInputs);
     } catch (...) {
       return 0;
     }
