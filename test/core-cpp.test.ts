@@ -26,6 +26,23 @@ import { loadSpecs } from './unit/helpers/spec-project.js';
 
 const project = loadProject({ opsDir });
 
+/** The op cores of `p` written under build/<name>; that folder. */
+function writeCore(p: ProjectIR, name: string): string {
+  const dir = path.join(root, 'build', name);
+  for (const f of coreEmitter.emit(p)) {
+    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
+    writeFileSync(path.join(dir, f.path), f.content);
+  }
+  return dir;
+}
+
+/** `src` compiled against the op cores in `dir` with the test flags: the program's path. */
+function buildValues(dir: string, src: string): string {
+  const bin = path.join(dir, 'values');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  return bin;
+}
+
 function attrsInit(op: OpIR, values: Record<string, AttrValue>): string[] {
   return op.attributes.map((a) => `attrs.${a.name} = ${cppAttrValue(a, values[a.name]!)};`);
 }
@@ -186,11 +203,7 @@ test('output shapes of attributes only, of constants, of rank 0, attribute-only 
   // ConstFill: no attributes, a shape-only input, y [3]. No generated function may name a
   // parameter it does not read (inferShapes' inputs was always named: every -Werror build failed).
   const edges = loadProject({ opsDir: path.join(fixtures, 'edges', 'ops') });
-  const dir = path.join(root, 'build', 'edges-core');
-  for (const f of coreEmitter.emit(edges)) {
-    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
-    writeFileSync(path.join(dir, f.path), f.content);
-  }
+  const dir = writeCore(edges, 'edges-core');
   const header = (op: OpIR): string => coreEmitter.emit(edges).find((f) => f.path === coreHeaderPath(op).path)!.content;
   const segmentSum = edges.ops.find((o) => o.name === 'SegmentSum')!;
   assert.ok(
@@ -230,8 +243,7 @@ int main() {
 }
 `,
   );
-  const bin = path.join(dir, 'values');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  const bin = buildValues(dir, src);
   assert.is(sh(bin, []).trim(), '[5] [2, 2] [] 40 [3]');
 });
 
@@ -249,11 +261,7 @@ attributes:
 kernels: { cpu: kernels/k.cpp }
 `,
   });
-  const dir = path.join(root, 'build', 'bounds-core');
-  for (const f of coreEmitter.emit(op)) {
-    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
-    writeFileSync(path.join(dir, f.path), f.content);
-  }
+  const dir = writeCore(op, 'bounds-core');
   const src = path.join(dir, 'bounds.cpp');
   writeFileSync(
     src,
@@ -307,11 +315,7 @@ workspace: 'kernel[0] * len(pads) * 4'
 kernels: { cpu: kernels/k.cpp }
 `,
   });
-  const dir = path.join(root, 'build', 'list-attrs-core');
-  for (const f of coreEmitter.emit(pool)) {
-    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
-    writeFileSync(path.join(dir, f.path), f.content);
-  }
+  const dir = writeCore(pool, 'list-attrs-core');
   const src = path.join(dir, 'values.cpp');
   writeFileSync(
     src,
@@ -338,8 +342,7 @@ int main() {
 }
 `,
   );
-  const bin = path.join(dir, 'values');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  const bin = buildValues(dir, src);
   assert.equal(sh(bin, []).trim().split('|'), [
     '[4, 5] 80',
     'Pool: attribute stride must have exactly 2 elements, got 1',
@@ -379,11 +382,7 @@ workspace: "8 * x[0] if mode == 'max' else row * w[1]"
 kernels: { cpu: kernels/k.cpp }
 `,
   }).ops[0]!;
-  const dir = path.join(root, 'build', 'conditions-core');
-  for (const f of coreEmitter.emit({ ...project, ops: [op] })) {
-    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
-    writeFileSync(path.join(dir, f.path), f.content);
-  }
+  const dir = writeCore({ ...project, ops: [op] }, 'conditions-core');
   // Floats where a double product would round wrongly, tiny and huge ones, negative scales.
   const scales = [1.5, 0.3, 0.1, 1e-30, 3e38, 0.7, 2.5e-8, 1 / 3];
   const grid: {
@@ -451,8 +450,7 @@ ${cases.join('\n')}
 }
 `,
   );
-  const bin = path.join(dir, 'values');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  const bin = buildValues(dir, src);
   const got = sh(bin, []).trim().split('\n');
   const y = op.outputs[0]!.shape;
   assert.ok(y.kind === 'dims');
@@ -505,11 +503,7 @@ kernels: { cpu: kernels/k.cpp }
     op.checks.map((c) => c.optional),
     [[2], [2]],
   );
-  const dir = path.join(root, 'build', 'optional-checks-core');
-  for (const f of coreEmitter.emit({ ...project, ops: [op] })) {
-    mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
-    writeFileSync(path.join(dir, f.path), f.content);
-  }
+  const dir = writeCore({ ...project, ops: [op] }, 'optional-checks-core');
   const src = path.join(dir, 'values.cpp');
   writeFileSync(
     src,
@@ -548,8 +542,7 @@ int main() {
 }
 `,
   );
-  const bin = path.join(dir, 'values');
-  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  const bin = buildValues(dir, src);
   assert.equal(sh(bin, []).trim().split('\n'), [
     'absent: ok',
     '2-D: ok',

@@ -794,6 +794,27 @@ function addOptionalCheck(r: Rand, p: SpecPlan): void {
     p.checks.push({ c, message: chance(r, 0.5) ? pick(r, STRINGS) : undefined });
 }
 
+/** String attributes with a value a condition can compare with (one that reads as a word). */
+function comparableEnums(p: SpecPlan): AttrPlan[] {
+  return p.attrs.filter((a) => a.type === 'string' && a.enum?.some((v) => WORD.test(String(v))));
+}
+
+/** `a == 'v'` for one of the word-like values of string attribute `a`. */
+function isValue(r: Rand, a: AttrPlan): CondE {
+  return {
+    k: 'is',
+    name: a.name,
+    value: String(
+      pick(
+        r,
+        a.enum!.filter((v) => WORD.test(String(v))),
+      ),
+    ),
+  };
+}
+
+const WORD = /^[A-Za-z0-9_]*$/;
+
 const FSEL = 'fsel';
 
 /** The dtype a choice gives for a case's attributes (defaults filled in). */
@@ -826,21 +847,12 @@ function addChosenDtype(r: Rand, p: SpecPlan): void {
     p.attrs.push(flag);
   }
   const ints = p.attrs.filter((a) => a.type === 'int' && a.min !== undefined);
-  const enums = p.attrs.filter((a) => a.type === 'string' && a.enum?.some((v) => /^[A-Za-z0-9_]*$/.test(String(v))));
+  const enums = comparableEnums(p);
   const cond = (): CondE => {
     const roll = r();
     if (roll < 0.2 && enums.length) {
       const a = pick(r, enums);
-      return {
-        k: 'is',
-        name: a.name,
-        value: String(
-          pick(
-            r,
-            a.enum!.filter((v) => /^[A-Za-z0-9_]*$/.test(String(v))),
-          ),
-        ),
-      };
+      return isValue(r, a);
     }
     if (roll < 0.4 && ints.length) {
       const a = pick(r, ints);
@@ -1131,22 +1143,13 @@ function addConditions(r: Rand, p: SpecPlan): void {
     return ints.length && chance(r, 0.5) ? { k: 'attr', name: pick(r, ints).name } : { k: 'int', v: int(r, 0, 4) };
   };
   const flags = p.attrs.filter((a) => a.type === 'bool');
-  const enums = p.attrs.filter((a) => a.type === 'string' && a.enum?.some((v) => /^[A-Za-z0-9_]*$/.test(String(v))));
+  const enums = comparableEnums(p);
   const cond = (depth = 0): CondE => {
     const roll = r();
     if (roll < 0.15 && flags.length) return { k: 'flag', name: pick(r, flags).name };
     if (roll < 0.3 && enums.length) {
       const a = pick(r, enums);
-      return {
-        k: 'is',
-        name: a.name,
-        value: String(
-          pick(
-            r,
-            a.enum!.filter((v) => /^[A-Za-z0-9_]*$/.test(String(v))),
-          ),
-        ),
-      };
+      return isValue(r, a);
     }
     if (roll < 0.45 && depth < 2) return { k: 'not', c: cond(depth + 1) };
     if (roll < 0.6 && depth < 2)
@@ -1189,7 +1192,7 @@ function addConditions(r: Rand, p: SpecPlan): void {
   }
   // A tautology over an attribute where the spec has one to read (a string's value, a bool), so
   // that every kind of condition reaches every backend.
-  const safe = enums[0]?.enum?.find((v) => /^[A-Za-z0-9_]*$/.test(String(v)));
+  const safe = enums[0]?.enum?.find((v) => WORD.test(String(v)));
   const c: CondE = flags[0]
     ? { k: 'flag', name: flags[0].name }
     : enums[0]
