@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '11 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
+    '12 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBatchedRotatedNMS, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
   );
 });
 
@@ -61,6 +61,7 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
       'mmcv::MMCVRoiAlign',
       'mmdeploy::ScaledDotProductAttentionTRT',
       '::ScatterND',
+      'mmdeploy::TRTBatchedRotatedNMS',
       'mmdeploy::TRTBicubicInterpolate',
       'mmdeploy::TRTInstanceNormalization',
       'mmdeploy::grid_sampler',
@@ -153,6 +154,46 @@ test('rank-generic shapes: GatherTopk and grid_sampler splice dims; they and Sca
   assert.match(
     scatter.stderr,
     "ScatterND: check 'updates[rank(indices) - 1:] == data[indices[-1]:]' failed (updates[rank(indices) - 1:] = [3, 3], rank(indices) = 2, data[indices[-1]:] = [3, 2], indices[-1] = 1): each update is a slice of data after the indexed dims",
+  );
+});
+
+test('TRTBatchedRotatedNMS keeps a square and itself turned 45 degrees (IoU sqrt(2)/2) only above that threshold; its class rule is a check', () => {
+  // One class: A, B (A moved by 0.1: IoU 0.9, dropped) and C (A turned pi/4: the octagon, IoU 0.7071).
+  const nms = (iou: string) =>
+    run(
+      'TRTBatchedRotatedNMS',
+      '--input',
+      'boxes=1,3,1,5:0,0,2,2,0,0.1,0,2,2,0,0,0,2,2,0.7853981633974483',
+      '--input',
+      'scores=1,3,1:0.9,0.8,0.7',
+      ...['num_classes=1', 'keep_topk=3', 'background_label_id=-1', `iou_threshold=${iou}`].flatMap((a) => [
+        '--attr',
+        a,
+      ]),
+    );
+  for (const [iou, labels] of [
+    ['0.72', 'labels: [1, 3] 0 0 -1'],
+    ['0.70', 'labels: [1, 3] 0 -1 -1'],
+  ] as const) {
+    const r = nms(iou);
+    assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, labels, `iou_threshold ${iou}`);
+  }
+  const classes = run(
+    'TRTBatchedRotatedNMS',
+    '--input',
+    'boxes=1,3,2,5',
+    '--input',
+    'scores=1,3,3',
+    '--attr',
+    'num_classes=3',
+    '--attr',
+    'keep_topk=3',
+  );
+  assert.is(classes.status, 2, `${classes.stdout}${classes.stderr}`);
+  assert.match(
+    classes.stderr,
+    "TRTBatchedRotatedNMS: check 'boxes[2] == 1 or boxes[2] == num_classes' failed (boxes[2] = 2, num_classes = 3): one box per class or one shared by every class",
   );
 });
 

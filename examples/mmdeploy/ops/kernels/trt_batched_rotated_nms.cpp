@@ -1,0 +1,25 @@
+// CPU kernel of TRTBatchedRotatedNMS: selectClass() for every (image, class), then gatherImage()
+// for every image (both shared with CUDA), in the workspace the spec sizes.
+#include <string>
+
+#include "trt_batched_rotated_nms_impl.h"
+
+namespace opforge {
+namespace ops {
+namespace trt_batched_rotated_nms {
+
+Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext& ctx) {
+  const Params p = params(attrs, io.boxes.shape);
+  const int64_t bytes = workspaceBytes(p);
+  if (static_cast<int64_t>(ctx.workspaceSize) < bytes) return Status::Error(std::string(kName) + ": workspace too small");
+  auto* slotScore = static_cast<float*>(ctx.workspace);
+  auto* slotBox = reinterpret_cast<int32_t*>(slotScore + p.images * p.classes * p.k);
+  for (int64_t n = 0; n < p.images; ++n)
+    for (int64_t c = 0; c < p.classes; ++c) selectClass(p, io.boxes.data, io.scores.data, n, c, slotScore, slotBox);
+  for (int64_t n = 0; n < p.images; ++n) gatherImage(p, io.boxes.data, slotScore, slotBox, n, io.dets.data, io.labels.data);
+  return Status::Ok();
+}
+
+}  // namespace trt_batched_rotated_nms
+}  // namespace ops
+}  // namespace opforge
