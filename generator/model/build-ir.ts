@@ -555,12 +555,22 @@ export function compileDim(
     },
     slices: want === 'bool',
     sizeOf: sizes,
+    stateFields: stateFieldNames(spec),
   });
   const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.
   if (ok && lets.all.size && inlinedSize(e) > MAX_INLINED_NODES)
     return fail(`the expression has more than ${MAX_INLINED_NODES} operations once its lets are inlined`, 0);
   return ok ? e : undefined;
+}
+
+/** The `state` field names the spec declares (read from the raw spec: expressions compile before the IR's state). */
+function stateFieldNames(spec: LoadedSpec): string[] {
+  const state = (spec.value as { state?: unknown } | null)?.state;
+  if (!Array.isArray(state)) return [];
+  return state.flatMap((f) =>
+    f && typeof (f as { name?: unknown }).name === 'string' ? [(f as { name: string }).name] : [],
+  );
 }
 
 function checkKernel(rel: string, p: KeyPath, spec: LoadedSpec, ctx: BuildContext, err: ErrFn): string | undefined {

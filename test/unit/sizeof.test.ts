@@ -55,6 +55,13 @@ test('a let the workspace reads may use sizeof; shapes, checks and input constra
   assert.match(inCheck[0]!.message, 'sizeof() is read in `workspace` only');
 });
 
+test('a workspace naming a state field says expressions do not read state, where it is written', () => {
+  const bad = specErrors({ 'n.yaml': nms("'cols * 4'", 'state: [{ name: cols, type: int }]') });
+  assert.match(bad[0]!.message, '`cols` is a state field, which configure() fills at run time');
+  assert.is(bad[0]!.line, 10);
+  assert.is(bad[0]!.col, 13);
+});
+
 test('sizeof of an unknown name says what it may read, with a suggestion', () => {
   const bad = specErrors({ 'n.yaml': nms("'sizeof(TT) * 2'") });
   assert.match(bad[0]!.message, '`TT` is not a type variable or dtype; expected one of T, TI, float32');
