@@ -318,8 +318,7 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     if (!readAttrs<Op>(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
     Status st = Op::validate(attrs);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
-    // The element type goes into the info too, though ORT keeps only the dims (docs/ort.md); the op
-    // core's type inference also refuses a binding the kernels lack.
+    // ORT takes the element type along with the shape: the op core's type inference gives it.
     DType outTypes[kMaxTensors] = {};
     int binding = -1;
     st = Op::inferTypes(attrs, dtypes, present, outTypes, &binding);
