@@ -555,7 +555,7 @@ export function compileDim(
     },
     slices: want === 'bool',
     sizeOf: sizes,
-    stateFields: stateFieldNames(spec),
+    isStateField: (name) => stateFieldNames(spec).includes(name),
   });
   const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.

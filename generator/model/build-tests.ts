@@ -104,8 +104,7 @@ export function buildTest(
     else attrs[a.name] = a.default!;
   }
   for (const tv of typeVars)
-    if (tv.choice && typeVars.length && attributes.every((a) => attrs[a.name] !== undefined))
-      vars[tv.name] = evalChoice(tv.choice, attrs);
+    if (tv.choice && attributes.every((a) => attrs[a.name] !== undefined)) vars[tv.name] = evalChoice(tv.choice, attrs);
   const suffix = typeVars.map((tv) => DTYPE_INFO[vars[tv.name] ?? tv.dtypes[0] ?? 'float32'].short).join('_');
   return {
     index: i,

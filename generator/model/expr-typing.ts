@@ -35,8 +35,8 @@ export interface TypingContext {
   fail(message: string, pos: number, hint?: string): void;
   /** Whether slices of dims (compared with == or !=) may appear: in `checks:` only. */
   slices?: boolean;
-  /** The op's `state` fields: named in an expression, they get their own message (no expression reads them). */
-  stateFields?: readonly string[];
+  /** Whether a name is one of the op's `state` fields: asked on the error path only, for its own message. */
+  isStateField?: (name: string) => boolean;
   /**
    * `sizeof(X)` of a type variable or dtype name: its expression, an error message, or undefined
    * where sizes are not read (anywhere but `workspace` and lets).
@@ -120,7 +120,7 @@ export class ExprTyper {
     return this.bad(
       this.cx.inputs.some((x) => x.name === name)
         ? `\`${name}\` is an input; use ${name}[i] for one of its dims`
-        : this.cx.stateFields?.includes(name)
+        : this.cx.isStateField?.(name)
           ? `\`${name}\` is a state field, which configure() fills at run time; expressions read attributes, dims and lets (state it as a let)`
           : `\`${name}\` is not an attribute`,
       pos,

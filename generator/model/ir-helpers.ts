@@ -278,6 +278,15 @@ export function workspaceOnly(e: Extract<Expr, { kind: 'sizeof' }>): never {
   throw new Error(`sizeof(${e.typeVar}) is read in the workspace size only, which the C++ op core computes`);
 }
 
+/**
+ * The input that binds type variable `typeVar`: its first input (always a required one: optional
+ * inputs come last, and every variable an input binds has a required input). Undefined for a
+ * variable the attributes choose.
+ */
+export function binderOf(op: OpIR, typeVar: string): OpIR['inputs'][number] | undefined {
+  return op.inputs.find((x) => x.type.kind === 'var' && x.type.name === typeVar);
+}
+
 /** The conditions of a dtype choice (a type variable the attributes choose). */
 export function choiceConds(c: DtypeChoice): Expr[] {
   return c.kind === 'dtype' ? [] : [c.cond, ...choiceConds(c.yes), ...choiceConds(c.no)];

@@ -7,6 +7,7 @@
 
 import type { DtypeChoice, Expr, OpIR, TensorType } from '../../model/ir.js';
 import {
+  binderOf,
   choiceConds,
   constraintInputs,
   constraintReads,
@@ -122,9 +123,13 @@ function emitFacts(op: OpIR): string {
     { type: INT, name: BINDINGS, value: String(op.bindings.length), comment: 'dtype combinations' },
   ];
   const typeVars = op.typeVars.map((v) => {
-    // A variable the attributes choose has no binder (-1): chooseDtypes gives its dtype.
-    const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === v.name);
-    const row = [cppString(v.name), v.choice ? -1 : binder!.index, v.dtypes.length, list(v.dtypes, dtypeEnum)];
+    // A variable the attributes choose has no binder (-1): the op's inferTypes sets it from them.
+    const row = [
+      cppString(v.name),
+      v.choice ? -1 : binderOf(op, v.name)!.index,
+      v.dtypes.length,
+      list(v.dtypes, dtypeEnum),
+    ];
     return { value: list(row), comment: `${v.name}: ${v.dtypes.join(', ')}` };
   });
   const bindings = op.bindings.map((b) => ({

@@ -4,7 +4,7 @@
 
 import type { AttrValue, AttributeIR, DtypeChoice, GradientIR, OpIR, OutputIR } from '../../model/ir.js';
 import { pyExprData } from './py-expr.js';
-import { allowedDtypes } from '../../model/ir-helpers.js';
+import { allowedDtypes, binderOf } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText, plainFloat } from './literals.js';
 import {
@@ -37,8 +37,8 @@ export function pyAttrValue(type: AttributeIR['type'], v: AttrValue, asTuple = f
 
 /** The index of the first input typed by a type variable (where an output's dtype comes from). */
 export function firstInputOf(op: OpIR, typeVar: string): number {
-  const i = op.inputs.findIndex((x) => x.type.kind === 'var' && x.type.name === typeVar);
-  if (i < 0) throw new Error(`${op.name}: type variable ${typeVar} binds no input`);
+  const i = binderOf(op, typeVar)?.index;
+  if (i === undefined) throw new Error(`${op.name}: type variable ${typeVar} binds no input`);
   return i;
 }
 
@@ -48,7 +48,8 @@ export function firstInputOf(op: OpIR, typeVar: string): number {
  * `dtype_choice`: a dtype name or ('if', condition, yes, no), which _dims.chosen_dtype reads.
  */
 export function outputDtypeArgs(op: OpIR, o: OutputIR): { from: number | null; keywords: Record<string, PyValue> } {
-  const tv = o.type.kind === 'var' ? op.typeVars.find((v) => v.name === (o.type as { name: string }).name) : undefined;
+  const name = typeVarOf(o);
+  const tv = name === null ? undefined : op.typeVars.find((v) => v.name === name);
   if (!tv) return { from: null, keywords: {} };
   if (!tv.choice) return { from: firstInputOf(op, tv.name), keywords: {} };
   const data = (c: DtypeChoice): PyValue =>

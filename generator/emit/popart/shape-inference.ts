@@ -6,7 +6,7 @@
 // and dims (the specs' expression trees, printed by py-expr.ts).
 
 import { visitExpr } from '../../model/expr.js';
-import { choiceConds, exprAttrName, shapeExprs } from '../../model/ir-helpers.js';
+import { binderOf, choiceConds, exprAttrName, shapeExprs } from '../../model/ir-helpers.js';
 import type { DtypeChoice, OpIR, ProjectIR } from '../../model/ir.js';
 import { DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { type EmitContext, staticText } from '../emitter.js';
@@ -41,8 +41,7 @@ function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
   const pick = (c: DtypeChoice): string =>
     c.kind === 'dtype' ? proto(c.dtype) : `(${pick(c.yes)} if ${pyExpr(c.cond, env)} else ${pick(c.no)})`;
   if (choice) return pick(choice);
-  const binder = op.inputs.find((i) => !i.optional && i.type.kind === 'var' && i.type.name === name)!;
-  return `dtypes[${binder.index}]`;
+  return `dtypes[${binderOf(op, name)!.index}]`;
 }
 
 function emitClass(op: OpIR): string {

@@ -39,7 +39,7 @@ struct AttrInfo {
 /** A type variable: the input that binds it (its first required one) and the dtypes it allows, in spec order. */
 struct TypeVarInfo {
   const char* name;
-  int binder;  // the input whose dtype it takes; -1: the attributes choose it (the op's chooseDtypes)
+  int binder;  // the input whose dtype it takes; -1: the attributes choose it (the op's inferTypes)
   int numDtypes;
   DType dtypes[kNumDTypes];
 };
