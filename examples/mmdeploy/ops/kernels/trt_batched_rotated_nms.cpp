@@ -12,11 +12,10 @@ Status cpu(const Attrs& attrs, const State&, const Io& io, const CpuContext& ctx
   const Params p = params(attrs, io.boxes.shape);
   const int64_t bytes = workspaceBytes(p);
   if (static_cast<int64_t>(ctx.workspaceSize) < bytes) return Status::Error(std::string(kName) + ": workspace too small");
-  auto* slotScore = static_cast<float*>(ctx.workspace);
-  auto* slotBox = reinterpret_cast<int32_t*>(slotScore + p.images * p.classes * p.k);
+  const Slots s = slotsIn(p, ctx.workspace);
   for (int64_t n = 0; n < p.images; ++n)
-    for (int64_t c = 0; c < p.classes; ++c) selectClass(p, io.boxes.data, io.scores.data, n, c, slotScore, slotBox);
-  for (int64_t n = 0; n < p.images; ++n) gatherImage(p, io.boxes.data, slotScore, slotBox, n, io.dets.data, io.labels.data);
+    for (int64_t c = 0; c < p.classes; ++c) selectClass(p, io.boxes.data, io.scores.data, n, c, s.score, s.box);
+  for (int64_t n = 0; n < p.images; ++n) gatherImage(p, io.boxes.data, s.score, s.box, n, io.dets.data, io.labels.data);
   return Status::Ok();
 }
 

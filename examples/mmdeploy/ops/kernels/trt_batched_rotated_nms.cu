@@ -33,15 +33,14 @@ Status cuda(const Attrs& attrs, const State&, const Io& io, const CudaContext& c
   const Params p = params(attrs, io.boxes.shape);
   if (static_cast<int64_t>(ctx.workspaceSize) < workspaceBytes(p)) return Status::Error(std::string(kName) + ": workspace too small");
   if (p.images == 0) return Status::Ok();
-  auto* slotScore = static_cast<float*>(ctx.workspace);
-  auto* slotBox = reinterpret_cast<int32_t*>(slotScore + p.images * p.classes * p.k);
+  const Slots s = slotsIn(p, ctx.workspace);
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   if (p.k > 0) {
     selectKernel<<<cuda::gridFor(p.images * p.classes), cuda::kBlock, 0, stream>>>(p, io.boxes.data, io.scores.data,
-                                                                                    slotScore, slotBox);
+                                                                                    s.score, s.box);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
   }
-  gatherKernel<<<cuda::gridFor(p.images), cuda::kBlock, 0, stream>>>(p, io.boxes.data, slotScore, slotBox, io.dets.data,
+  gatherKernel<<<cuda::gridFor(p.images), cuda::kBlock, 0, stream>>>(p, io.boxes.data, s.score, s.box, io.dets.data,
                                                                      io.labels.data);
   return cuda::lastError(kName);
 }

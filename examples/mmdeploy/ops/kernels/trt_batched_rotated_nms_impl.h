@@ -36,6 +36,17 @@ inline int64_t workspaceBytes(const Params& p) {
   return p.images * p.classes * p.k * static_cast<int64_t>(sizeof(float) + sizeof(int32_t));
 }
 
+/** The workspace as the two steps read it: every slot's score, then every slot's box number. */
+struct Slots {
+  float* score;
+  int32_t* box;
+};
+
+inline Slots slotsIn(const Params& p, void* workspace) {
+  auto* score = static_cast<float*>(workspace);
+  return Slots{score, reinterpret_cast<int32_t*>(score + p.images * p.classes * p.k)};
+}
+
 struct Point {
   float x, y;
 };
