@@ -4,7 +4,7 @@
 // ONNX Runtime from Node and on the GPU machine.
 
 import onnxProto from 'onnx-proto';
-import { dtypeUnder } from '../generator/model/ir-helpers.js';
+import { dtypeUnder, presentOutputs } from '../generator/model/ir-helpers.js';
 import type { AttrValue, OpIR, TypeBinding } from '../generator/model/ir.js';
 import { type ATTR_INFO, DTYPE_INFO } from '../generator/model/type-table.js';
 
@@ -63,6 +63,7 @@ function valueInfo(
 export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
   const b = opts.binding ?? op.bindings[0]!;
   const omit = new Set(opts.omitInputs ?? []);
+  const outputs = presentOutputs(op, opts.attributes ?? {});
   const attrs = [
     ...op.attributes
       .filter((a) => opts.attributes?.[a.name] !== undefined)
@@ -74,7 +75,8 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
     opType: op.name,
     domain: op.domain,
     input: op.inputs.map((i) => (omit.has(i.name) ? '' : i.name)),
-    output: op.outputs.map((o) => o.name),
+    // The outputs these attributes ask for (`present:`).
+    output: outputs.map((o) => o.name),
     attribute: attrs,
   };
   const graph: onnxProto.onnx.IGraphProto = {
@@ -83,7 +85,7 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
     input: op.inputs
       .filter((i) => !omit.has(i.name))
       .map((i) => valueInfo(i.name, DTYPE_INFO[dtypeUnder(i.type, b)].onnx.value, opts.inputShapes?.[i.name])),
-    output: op.outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
+    output: outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
   };
   const opsets = [
     { domain: '', version: 17 },

@@ -224,6 +224,8 @@ function source(op: OpIR, value: string): GradSource | string {
   const i = op.inputs.findIndex((x) => x.name === value);
   if (i >= 0) return { kind: 'input', index: i };
   const k = op.outputs.findIndex((o) => o.name === value);
+  if (k >= 0 && op.outputs[k]!.present)
+    return `\`${value}\` is present only where \`${op.outputs[k]!.present!.source}\` holds; a gradient op reads outputs that always are`;
   if (k >= 0) return { kind: 'output', index: k };
   return `\`${value}\` is not an input or output of \`${op.name}\` (or grad(<output>))${hintText(
     value,

@@ -58,6 +58,7 @@ interface RawOutput {
   dtype: string;
   shape: string | DimSpec[];
   differentiable?: boolean;
+  present?: string;
   description?: string;
 }
 /** One `backward` entry as written: names, resolved against the gradient op by generator/model/backward.ts. */
@@ -452,6 +453,13 @@ function buildOutputs(
         [...p, 'differentiable'],
         `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`,
       );
+    const present =
+      o.present === undefined ? undefined : buildPresence(o, p, raws, { spec, errors, err, lets, exprAttrs });
+    if (o.present !== undefined && o.differentiable === true)
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but output \`${o.name}\` is present only where \`${o.present}\` holds: a gradient op reads gradients that always exist`,
+      );
     return {
       name: o.name,
       ident: idents(o.name),
@@ -459,10 +467,32 @@ function buildOutputs(
       type,
       rank,
       shape,
-      differentiable: anyFloat(type) && o.differentiable !== false,
+      differentiable: anyFloat(type) && o.differentiable !== false && o.present === undefined,
+      ...(present ? { present } : {}),
       description: o.description ?? '',
     };
   });
+}
+
+/**
+ * An output's `present:` condition, over attributes only (every backend knows them when it builds
+ * the graph: TensorRT's getNbOutputs, the ONNX node's output count). Outputs with one trail those
+ * without: nodes list outputs by position.
+ */
+function buildPresence(
+  o: RawOutput,
+  p: KeyPath,
+  raws: readonly RawOutput[],
+  { spec, errors, err, lets, exprAttrs }: Pick<Scope, 'spec' | 'errors' | 'err' | 'lets' | 'exprAttrs'>,
+): OutputIR['present'] {
+  const later = raws.findIndex((r, j) => j > (p[1] as number) && r.present === undefined);
+  if (later >= 0)
+    err(
+      [...p, 'present'],
+      `output \`${o.name}\` has \`present: ${o.present}\`, but output \`${raws[later]!.name}\` after it has none; outputs with \`present:\` come last (nodes list outputs by position)`,
+    );
+  const expr = compileDim(o.present!, [...p, 'present'], [], exprAttrs, spec, errors, lets, 'bool');
+  return expr ? { expr, source: o.present! } : undefined;
 }
 
 /** Some dtype the tensor may take is a float dtype (gradients are defined in those bindings). */

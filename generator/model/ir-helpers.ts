@@ -291,3 +291,18 @@ export function binderOf(op: OpIR, typeVar: string): OpIR['inputs'][number] | un
 export function choiceConds(c: DtypeChoice): Expr[] {
   return c.kind === 'dtype' ? [] : [c.cond, ...choiceConds(c.yes), ...choiceConds(c.no)];
 }
+
+/** Outputs every node has: those before the first with a `present:` condition (they trail). */
+export function minOutputs(op: OpIR): number {
+  const k = op.outputs.findIndex((o) => o.present);
+  return k < 0 ? op.outputs.length : k;
+}
+
+/** The outputs a node with these attribute values has (`present:`; unset attributes: their defaults), in order. */
+export function presentOutputs(
+  op: OpIR,
+  values: Readonly<Record<string, AttrValue | undefined>>,
+): OpIR['outputs'][number][] {
+  const attrs = exprAttrValues(op, values);
+  return op.outputs.filter((o) => !o.present || evalExpr(o.present.expr, [], attrs) !== 0);
+}

@@ -125,6 +125,11 @@ export interface OutputIR {
   shape: ShapeIR;
   /** Its gradient reaches the backward in every binding where it is a float (not marked `differentiable: false`). */
   differentiable: boolean;
+  /**
+   * Present only where this condition over attributes holds (`present: return_index`); absent:
+   * always present. Such outputs trail the others; a node lists the present ones in order.
+   */
+  present?: { expr: Expr; source: string };
   description: string;
 }
 

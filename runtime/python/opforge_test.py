@@ -229,17 +229,30 @@ def exporters(env: dict):
     return onnx, True
 
 
-def run_reference(op, res, d, k, inputs, attrs) -> None:
+def present(oo, op, attrs) -> list:
+    """The outputs a call with these attributes returns (the spec's `present:`), in order."""
+    return [o for o, p in zip(op.outputs, oo._runtime.present_flags(op, attrs)) if p]
+
+
+def named(outs, got, what) -> dict:
+    """{output: tensor} of what a call returned; a count other than the present outputs' is an error."""
+    if len(got) != len(outs):
+        raise ValueError(f"{what} returned {len(got)} outputs, the attributes ask for {len(outs)} "
+                         f"({', '.join(o.name for o in outs)})")
+    return dict(zip((o.name for o in outs), got))
+
+
+def run_reference(oo, op, res, d, k, inputs, attrs) -> None:
     """The spec's reference on the CPU with every attribute, and the package's output shapes."""
     try:
-        want = as_tuple(op.reference(*inputs, **attrs))
-        res["reference"] = {o.name: write(d, f"{k}.reference.{o.name}.bin", w) for o, w in zip(op.outputs, want)}
+        want = named(present(oo, op, attrs), as_tuple(op.reference(*inputs, **attrs)), "the reference")
+        res["reference"] = {n: write(d, f"{k}.reference.{n}.bin", w) for n, w in want.items()}
         res["python-shapes"] = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
     except Exception as e:  # noqa: BLE001
         res["reference"] = error(e)
 
 
-def run_extension(op, fn, res, d, k, inputs, given, devices) -> None:
+def run_extension(oo, op, fn, res, d, k, inputs, attrs, given, devices) -> None:
     """The compiled extension on each device, with only the case's attributes."""
     for dev in devices:
         tag = f"torch-{dev}"
@@ -250,7 +263,8 @@ def run_extension(op, fn, res, d, k, inputs, given, devices) -> None:
             got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
             if dev == "cuda":
                 torch.cuda.synchronize()
-            res[tag] = {o.name: write(d, f"{k}.{tag}.{o.name}.bin", g) for o, g in zip(op.outputs, got)}
+            res[tag] = {n: write(d, f"{k}.{tag}.{n}.bin", g)
+                        for n, g in named(present(oo, op, attrs), got, f"torch:{dev}").items()}
         except Exception as e:  # noqa: BLE001
             res[tag] = error(e)
 
@@ -274,10 +288,10 @@ def run_grads(op, fn, res, doc, inputs, attrs, given, devices) -> None:
                 res[tag] = error(e)
 
 
-def run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, given) -> None:
+def run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, attrs, given) -> None:
     """The case exported with the legacy exporter (and the dynamo one), and ONNX's output shapes."""
     names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
-    outs = [o.name for o in op.outputs]
+    outs = [o.name for o in present(oo, op, attrs)]
     try:
         f = io.BytesIO()
         kwargs = {"dynamo": False} if "dynamo" in torch.onnx.export.__code__.co_varnames else {}
@@ -347,16 +361,16 @@ def main(argv=None) -> int:
             continue
         attrs, given = doc["attributes"], doc["given"]
         if op.reference is not None:
-            run_reference(op, res, d, k, inputs, attrs)
+            run_reference(oo, op, res, d, k, inputs, attrs)
         if args.library:
-            run_extension(op, fn, res, d, k, inputs, given, devices)
+            run_extension(oo, op, fn, res, d, k, inputs, attrs, given, devices)
         if args.grad:
             run_grads(op, fn, res, doc, inputs, attrs, given, devices)
         if onnx is not None:
             if not args.library and op.reference is None:
                 res["ort-legacy"] = res["ort-dynamo"] = {"skip": "no reference and no compiled extension to trace"}
             else:
-                run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, given)
+                run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, attrs, given)
     if env.get("entry"):
         env["entry_bypassed"] = entry_bypassed(oo)
     print(json.dumps({"env": env, "cases": cases}))

@@ -30,6 +30,9 @@ export function compareOutputs(
 ): Comparison {
   let maxError = 0;
   let mismatch: string | undefined;
+  // An output the reference leaves out (`present:`) must be left out too.
+  const extra = Object.keys(got).filter((name) => !(name in want));
+  if (extra.length) return { maxError: NaN, mismatch: `output ${extra.join(', ')} given, but the reference has none` };
   for (const [name, w] of Object.entries(want)) {
     const g = got[name];
     if (!g) return { maxError: NaN, mismatch: `output ${name} missing (got ${Object.keys(got).join(', ') || 'none'})` };

@@ -87,6 +87,8 @@ export interface OutPlan {
   base: number;
   /** Per input (0 for shape-only inputs, which add their dims instead). */
   weights: number[];
+  /** The spec's `present:` condition over attributes (trailing outputs only; a later one implies the earlier). */
+  present?: CondE;
 }
 
 export interface StatePlan {
@@ -770,8 +772,48 @@ export function planSpec(seed: number): SpecPlan {
   addLongerList(rng(seed * 86028121 + 13), p);
   addChosenDtype(rng(seed * 122949823 + 23), p);
   addOptionalCheck(rng(seed * 179424673 + 29), p);
+  addPresence(rng(seed * 217645177 + 31), p);
   return p;
 }
+
+/**
+ * From their own stream, a third of the specs with two or more outputs: the last one or two are
+ * present only where a condition over the attributes holds (`present: psel`, `present: psel and
+ * mode == 'a'`): the second's condition is the first's `and` another, so present outputs come
+ * first. Attributes of their own (the others may choose dtypes); the first case has every output,
+ * the last none of the optional ones, the others a draw.
+ */
+function addPresence(r: Rand, p: SpecPlan): void {
+  if (p.outputs.length < 2 || p.tests.length < 2 || !chance(r, 0.35)) return;
+  const flag = (name: string): AttrPlan => ({
+    name,
+    type: 'bool',
+    required: false,
+    default: chance(r, 0.5),
+    enum: undefined,
+    min: undefined,
+    max: undefined,
+    dim: false,
+  });
+  const mode: AttrPlan = { ...flag('pmode'), type: 'string', default: 'a', enum: ['a', 'b c'] };
+  const first = flag(PSEL);
+  const count = p.outputs.length >= 3 && chance(r, 0.5) ? 2 : 1;
+  const second = chance(r, 0.5) ? mode : flag('pmore');
+  p.attrs.push(first, ...(count === 2 ? [second] : []));
+  const from = p.outputs.length - count;
+  const leaf = (a: AttrPlan): CondE =>
+    a.type === 'bool' ? { k: 'flag', name: a.name } : { k: 'is', name: a.name, value: 'a' };
+  p.outputs[from]!.present = leaf(first);
+  if (count === 2) p.outputs[from + 1]!.present = { k: 'logic', op: 'and', a: leaf(first), b: leaf(second) };
+  const on = (a: AttrPlan, yes: boolean): AttrValue => (a.type === 'bool' ? yes : yes ? 'a' : 'b c');
+  p.tests.forEach((t, k) => {
+    const all = k === 0 ? true : k === p.tests.length - 1 ? false : chance(r, 0.5);
+    t.attrs[first.name] = on(first, all || (k > 0 && k < p.tests.length - 1 && chance(r, 0.5)));
+    if (count === 2) t.attrs[second.name] = on(second, all || chance(r, 0.5));
+  });
+}
+
+const PSEL = 'psel';
 
 /**
  * From their own stream, most specs with an optional input of known rank: a check reading it,

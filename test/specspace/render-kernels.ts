@@ -160,7 +160,7 @@ export function ioType(p: SpecPlan, b: DType[]): string {
 export function cpuKernel(p: SpecPlan, snake: string): string {
   const stores = p.outputs.map(
     (o, k) =>
-      `  for (int64_t i = 0; i < io.${o.name}.numel(); ++i) io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`,
+      `  ${o.present ? `if (io.${o.name}.present()) ` : ''}for (int64_t i = 0; i < io.${o.name}.numel(); ++i) io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`,
   );
   const overloads = bindings(p).map(
     (b) =>
@@ -236,7 +236,7 @@ __global__ void output${k}(IoT io, double e) {
 }`,
   );
   const launches = p.outputs.map(
-    (o, k) => `  if (io.${o.name}.numel() > 0) {
+    (o, k) => `  if (${o.present ? `io.${o.name}.present() && ` : ''}io.${o.name}.numel() > 0) {
     output${k}<<<cuda::gridFor(io.${o.name}.numel()), cuda::kBlock, 0, stream>>>(io, e);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
   }`,

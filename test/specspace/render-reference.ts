@@ -2,7 +2,7 @@
 
 import type { AttrType } from '../../generator/model/type-table.js';
 import type { AttrValue, SpecPlan } from './plan.js';
-import { COEF, choicePy, dimPy, num, q } from './render-common.js';
+import { COEF, choicePy, condPy, dimPy, num, q } from './render-common.js';
 
 export function pyValue(type: AttrType, v: AttrValue): string {
   if (type === 'bool') return v ? 'True' : 'False';
@@ -63,6 +63,10 @@ ${terms.join('\n')}
     v = v + extra
     outs.append(_store(v, ${dtype}).reshape(shape))`;
   });
+  // Outputs the attributes leave out (`present:`) are not returned.
+  const presence = p.outputs.some((o) => o.present)
+    ? `    keep = [${p.outputs.map((o) => (o.present ? condPy(o.present) : 'True')).join(', ')}]\n    outs = [o for o, k in zip(outs, keep) if k]\n`
+    : '';
   return `"""PyTorch reference of ${p.name} (spec-space seed ${p.seed}): the closed form its kernels compute."""
 import torch
 
@@ -157,7 +161,7 @@ ${p.state.length ? `    dims = [int(d) for d in ${p.inputs[0]!.name}.shape]\n   
     extra = t + u
     outs = []
 ${outs.join('\n')}
-    return outs[0] if len(outs) == 1 else tuple(outs)
+${presence}    return outs[0] if len(outs) == 1 else tuple(outs)
 `;
 }
 

@@ -53,6 +53,7 @@ function specYaml(p: SpecPlan, snake: string): string {
     L.push(
       o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(o.shape.dims, p.flow, '    ')}`,
     );
+    if (o.present) L.push(`    present: ${q(condText(o.present))}`);
   }
   if (p.attrs.length) {
     L.push('attributes:');

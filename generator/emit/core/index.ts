@@ -16,6 +16,7 @@ import {
   dtypeUnder,
   exprAttrName,
   exprReads,
+  minOutputs,
   ioType,
   opHash,
   readLabel,
@@ -163,6 +164,7 @@ function emitFacts(op: OpIR): string {
     ...[op.typeVars.length, op.attributes.length].map(String),
     ...tables.map(([name]) => name),
     ...[op.kernels.cuda !== undefined, op.hasConfigure].map(String),
+    String(minOutputs(op)),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }
@@ -341,8 +343,17 @@ function readValue(e: Expr): string {
 
 /** inferShapes and workspaceSize: the spec's shape expressions compiled to C++. */
 function emitShapes(op: OpIR): Slots {
+  const presence = op.outputs.flatMap((o) => (o.present ? [o.present.expr] : []));
   const out = shapeReads(op.outputs.map((o) => o.shape));
-  const infer = op.outputs.map((o) => {
+  const cond = exprReads(presence);
+  out.attrs ||= cond.attrs;
+  out.division ||= cond.division;
+  // An absent output has no shape: its expressions are not evaluated (they may not hold then).
+  const inferOne = (o: OpIR['outputs'][number]): string => {
+    const line = inferLine(o);
+    return o.present ? `  if (${cppExpr(o.present.expr, shapeEnv)}) ${line.trimStart()}` : line;
+  };
+  const inferLine = (o: OpIR['outputs'][number]): string => {
     if (o.shape.kind === 'like')
       return `  outputs[${o.index}] = inputs[${o.shape.inputIndex}];  // shape of ${o.shape.input}`;
     if (o.shape.kind === 'splice') {
@@ -356,12 +367,21 @@ function emitShapes(op: OpIR): Slots {
     }
     const dims = list(o.shape.dims, (e) => cppExpr(e, shapeEnv));
     return `  OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, ${o.index}, ${dims}));${trailing(o.shape.source.join(', '))}`;
-  });
+  };
+  const infer = op.outputs.map(inferOne);
   const ws = exprReads([op.workspace]);
   const params = (r: { attrs: boolean; dims: boolean }): string =>
     `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
   const n = `  const int64_t n = ${cppExpr(op.workspace, { ...shapeEnv, dtype: (i) => `types[${i}]` })};`;
+  const present = op.outputs.flatMap((o) =>
+    o.present
+      ? [`  present[${o.index}] = ${cppExpr(o.present.expr, shapeEnv)};  // ${commentText(o.present.source)}`]
+      : [],
+  );
   return {
+    presentAttrs: cppParam('attrs', cond.attrs),
+    presentBuffer: cppParam('present', presence.length > 0),
+    presence: divisionGuarded(cond.division, "an output's presence", present),
     inferParams: params(out),
     infer: divisionGuarded(out.division, 'an output shape', infer),
     workspaceParams: `${params(ws)}, const DType* ${cppParam('types', ws.types)}`,

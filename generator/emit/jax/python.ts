@@ -11,14 +11,15 @@ import {
   argDocs,
   attrDict,
   outputDtypeArgs,
+  presentKeyword,
   opImports,
   opParams,
   pyGradient,
   returnType,
+  typingImport,
   typeVarOf,
 } from '../lang/py-op.js';
 import {
-  type PyImport,
   pyAssign,
   pyCall,
   pyCode,
@@ -56,6 +57,7 @@ function opInfo(op: OpIR): string {
           return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), dt.from, o.differentiable], {
             shape: pyOutputShape(o),
             ...dt.keywords,
+            ...presentKeyword(o),
           });
         }),
         rows,
@@ -95,12 +97,6 @@ function publicFn(op: OpIR): string {
   });
 }
 
-const TYPING: PyImport = {
-  module: 'typing',
-  names: ['Optional', 'Sequence', 'Tuple'],
-  comment: 'noqa: F401 (used by annotations)',
-};
-
 export function emitJaxModule(op: OpIR): string {
   return pyModule({
     doc: [
@@ -108,7 +104,7 @@ export function emitJaxModule(op: OpIR): string {
     ],
     imports: [
       { module: '__future__', names: ['annotations'] },
-      TYPING,
+      typingImport(op, ['Optional', 'Sequence', 'Tuple']),
       { module: 'jax' },
       { module: '..', names: ['_runtime as _rt'] },
     ],

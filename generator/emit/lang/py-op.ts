@@ -4,7 +4,7 @@
 
 import type { AttrValue, AttributeIR, DtypeChoice, GradientIR, OpIR, OutputIR } from '../../model/ir.js';
 import { pyExprData } from './py-expr.js';
-import { allowedDtypes, binderOf } from '../../model/ir-helpers.js';
+import { allowedDtypes, binderOf, minOutputs } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText, plainFloat } from './literals.js';
 import {
@@ -57,6 +57,11 @@ export function outputDtypeArgs(op: OpIR, o: OutputIR): { from: number | null; k
   return { from: null, keywords: { dtype_choice: data(tv.choice) } };
 }
 
+/** `present=` of an output with a `present:` condition (as _dims.evaluate reads it); nothing otherwise. */
+export function presentKeyword(o: OutputIR): Record<string, PyValue> {
+  return o.present ? { present: pyExprData(o.present.expr) } : {};
+}
+
 /** The type variable a tensor is typed by, or None. */
 export function typeVarOf(t: { type: OpIR['inputs'][number]['type'] }): string | null {
   return t.type.kind === 'var' ? t.type.name : null;
@@ -93,9 +98,17 @@ export function opParams(op: OpIR, tensorType: string | undefined): string {
   return pyParams(inputs, attrs);
 }
 
-/** `T` or `Tuple[T, T]` for the op's outputs. */
+/** The op module's `typing` import: `names`, and Union where returnType needs it. */
+export function typingImport(op: OpIR, names: readonly string[]): PyImport {
+  const union = minOutputs(op) < op.outputs.length ? ['Union'] : [];
+  return { module: 'typing', names: [...names, ...union], comment: 'noqa: F401 (used by annotations)' };
+}
+
+/** `T` or `Tuple[T, T]` for the op's outputs; a Union of those where the attributes leave some out. */
 export function returnType(op: OpIR, tensorType: string): string {
-  return op.outputs.length === 1 ? tensorType : `Tuple[${op.outputs.map(() => tensorType).join(', ')}]`;
+  const of = (n: number): string => (n === 1 ? tensorType : `Tuple[${Array(n).fill(tensorType).join(', ')}]`);
+  const counts = op.outputs.map((_, k) => k + 1).filter((n) => n >= Math.max(minOutputs(op), 1));
+  return counts.length === 1 ? of(counts[0]!) : `Union[${counts.map(of).join(', ')}]`;
 }
 
 /** What the op core holds an attribute as, where Python's own type is wider (said at the call's docs). */
@@ -127,7 +140,9 @@ export function argDocs(op: OpIR): string[] {
     ),
     '',
     'Returns:',
-    ...op.outputs.map((o) => row(o.name, dtypes(o), o.description)),
+    ...op.outputs.map((o) =>
+      row(o.name, `${dtypes(o)}${o.present ? `, only where ${commentText(o.present.source)}` : ''}`, o.description),
+    ),
     '',
   ];
 }

@@ -216,7 +216,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         const fn = (tensor: string, wrap: (r: string) => string): string =>
           lines(
             `  /** ${commentText(op.description || op.name)} */`,
-            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
+            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}${o.present ? '?' : ''}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
           );
         const promise = (r: string): string => `Promise<${r}>`;
         // One string per op (a fragment is text, cached across runs): the three parts as JSON.

@@ -7,7 +7,16 @@ import type { OpIR, ProjectNames } from '../../model/ir.js';
 import { allowedDtypes, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
-import { argDocs, attrDict, outputDtypeArgs, pyAttrValue, returnType, typeVarOf } from '../lang/py-op.js';
+import {
+  argDocs,
+  attrDict,
+  outputDtypeArgs,
+  presentKeyword,
+  pyAttrValue,
+  returnType,
+  typeVarOf,
+  typingImport,
+} from '../lang/py-op.js';
 import { pyAttr, pyChecks, pyInput, pyOutputShape } from '../lang/py-shared.js';
 import {
   type PyImport,
@@ -50,6 +59,7 @@ function opInfo(op: OpIR): string {
           return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), dt.from, o.differentiable], {
             shape: pyOutputShape(o),
             ...dt.keywords,
+            ...presentKeyword(o),
           });
         }),
         rows,
@@ -137,11 +147,7 @@ export function emitPaddleModule(op: OpIR): string {
     ],
     imports: [
       { module: '__future__', names: ['annotations'] },
-      {
-        module: 'typing',
-        names: ['Any', 'Callable', 'Optional', 'Sequence', 'Tuple'],
-        comment: 'noqa: F401 (used by annotations)',
-      },
+      typingImport(op, ['Any', 'Callable', 'Optional', 'Sequence', 'Tuple']),
       { module: '..', names: ['_runtime as _rt'] },
     ],
     blocks: [opInfo(op), binder(op)],

@@ -3,7 +3,7 @@
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { allowedDtypes, onnxOpName } from '../../model/ir-helpers.js';
+import { allowedDtypes, minOutputs, onnxOpName } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv, type PyHelperOp } from '../lang/py-expr.js';
@@ -13,10 +13,12 @@ import {
   attrDict,
   outputDtypeArgs,
   opParams,
+  presentKeyword,
   pyAttrValue,
   pyGradient,
   returnType,
   typeVarOf,
+  typingImport,
 } from '../lang/py-op.js';
 import {
   type PyImport,
@@ -131,6 +133,7 @@ function opInfo(op: OpIR): string {
             return pyCall('_rt.Output', [o.name, allowedDtypes(o.type), typeVarOf(o), dt.from, o.differentiable], {
               shape: pyOutputShape(o),
               ...dt.keywords,
+              ...presentKeyword(o),
             });
           }),
           rows,
@@ -162,6 +165,9 @@ function opInfo(op: OpIR): string {
 
 function publicFn(op: OpIR): string {
   const args = `_OP, ${pyLit(op.inputs.map((i) => pyCode(i.name)))}, ${attrDict(op)}`;
+  // The operator returns every output; the function the present ones (`present:`).
+  const kept = (call: string): string =>
+    minOutputs(op) === op.outputs.length ? call : `_rt.present_outputs(_OP, ${call}, ${attrDict(op)})`;
   return pyDef({
     name: op.ident.snake,
     params: opParams(op, 'torch.Tensor'),
@@ -171,7 +177,7 @@ function publicFn(op: OpIR): string {
       '',
       ...argDocs(op),
     ],
-    body: [...directCall(op, args), `return _rt.call(${args})`],
+    body: [...directCall(op, args, kept), `return ${kept(`_rt.call(${args})`)}`],
   });
 }
 
@@ -181,7 +187,7 @@ function publicFn(op: OpIR): string {
  * extension's own Autograd kernels train it on any torch version; failures re-run the checks,
  * and a failure they do not explain (an output that does not fit in memory) gets the op's name.
  */
-function directCall(op: OpIR, args: string): string[] {
+function directCall(op: OpIR, args: string, kept: (call: string) => string): string[] {
   const call = pyCall(
     '_DIRECT[0]',
     op.inputs.map((i) => pyCode(i.name)),
@@ -194,7 +200,7 @@ function directCall(op: OpIR, args: string): string[] {
   return [
     `if (${cond.join('\n        and ')}):`,
     '    try:',
-    `        return ${pyLit(call)}`,
+    `        return ${kept(pyLit(call))}`,
     "    except Exception as error__:  # the wrapper's own message when its checks find the fault",
     `        _rt.checked(${args})`,
     '        raise _rt.named_error(_OP, error__)',
@@ -210,6 +216,8 @@ function translationFn(op: OpIR): string {
       return [a.name, pyCall('_rt.onnx_list_attr', [a.type, a.name, v])] as const;
     return [a.name, v] as const;
   });
+  const optional = minOutputs(op) < op.outputs.length;
+  // With `present:` outputs the node has the present ones (node_outputs cuts it to them).
   const node = pyCall(
     `_rt.onnxscript_opset(_OP).${op.name}`,
     op.inputs.map((i) => pyCode(i.name)),
@@ -219,7 +227,9 @@ function translationFn(op: OpIR): string {
     name: 'onnx_translation',
     params: opParams(op, undefined),
     doc: [`For the dynamo exporter's custom_translation_table: one ${commentText(onnxOpName(op))} node.`],
-    body: [`return ${pyLit(node)}`],
+    body: optional
+      ? [`flags__ = _rt.present_flags(_OP, ${attrDict(op)})`, `return _rt.node_outputs(${pyLit(node)}, sum(flags__))`]
+      : [`return ${pyLit(node)}`],
   });
 }
 
@@ -227,7 +237,7 @@ export function opModule(op: OpIR): string {
   const desc = commentText(op.description);
   const imports: PyImport[] = [
     { module: '__future__', names: ['annotations'] },
-    { module: 'typing', names: ['Optional', 'Sequence', 'Tuple'], comment: 'noqa: F401 (used by annotations)' },
+    typingImport(op, ['Optional', 'Sequence', 'Tuple']),
     { module: 'torch' },
     { module: '..', names: ['_runtime as _rt'] },
   ];

@@ -219,6 +219,7 @@ function outputs(c, op, onDevice) {
   const made = new Array(op.outputs.length);
   for (let o = 0; o < op.outputs.length; o++) {
     const b = c.outputBase + o * c.tensorSlots;
+    if (/** @type {number} */ (S[b + 1]) < 0) continue; // left out by the attributes (`present:`)
     const dims = new Array(S[b + 1]);
     for (let d = 0; d < dims.length; d++) dims[d] = S[b + 2 + d];
     const dtype = /** @type {string} */ (c.dtypes[/** @type {number} */ (S[b])]);
@@ -237,7 +238,8 @@ function named(op, made, values) {
   /** @type {Record<string, Tensor>} */
   const r = {};
   for (let o = 0; o < made.length; o++) {
-    const t = /** @type {Tensor} */ (made[o]);
+    const t = /** @type {Tensor | undefined} */ (made[o]);
+    if (t === undefined) continue;
     const v = made.length === 1 ? values : /** @type {unknown[]} */ (values)[o];
     if (t.device === 'cuda') t.handle = v;
     else t.data = /** @type {ArrayLike<unknown>} */ (v);

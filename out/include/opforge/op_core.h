@@ -74,6 +74,7 @@ struct OpInfo {
   const AttrInfo* attributes;
   bool hasCuda;
   bool hasConfigure;
+  int minOutputs;  // outputs every node has; those after them have `present:` conditions (presentOutputs)
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -87,6 +88,7 @@ template <class A, class S> void serialize_(const A& a, const S& s, void* b) { s
 template <class A, class S> Status deserialize_(const void* d, size_t n, A* a, S* s) { return deserialize(d, n, a, s); }
 template <class A> Status checkShapes_(const A& a, const Shape* in, const bool* p) { return checkShapes(a, in, p); }
 template <class A> Status inferShapes_(const A& a, const Shape* in, Shape* out) { return inferShapes(a, in, out); }
+template <class A> Status presentOutputs_(const A& a, bool* p) { return presentOutputs(a, p); }
 template <class A> Status workspaceSize_(const A& a, const Shape* in, const DType* t, size_t* n) { return workspaceSize(a, in, t, n); }
 template <class A, class S, class C>
 Status runCpu_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCpu(a, s, in, out, c); }
@@ -126,6 +128,8 @@ struct CoreOf {
   static constexpr const AttrInfo* kAttributes = I.attributes;
   static constexpr bool kHasCuda = I.hasCuda;
   static constexpr bool kHasConfigure = I.hasConfigure;
+  /** Outputs every node has; the rest are present where their `present:` condition holds. */
+  static constexpr int kMinOutputs = I.minOutputs;
 
   /** The dtype of `port` under binding `b`. */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
@@ -147,6 +151,8 @@ struct CoreOf {
   static bool isChosen(int var) { return var >= 0 && I.typeVars[var].binder < 0; }
   static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return adl::checkShapes_(a, in, present); }
   static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return adl::inferShapes_(a, in, out); }
+  /** Which outputs a node with these attributes has, and how many (the present ones come first). */
+  static Status outputsPresent(const Attrs& a, bool* present, int* count);
   /** Scratch bytes for these input shapes and dtypes (`types[i]` of each present input: sizeof(T)). */
   static Status workspaceSize(const Attrs& a, const Shape* in, const DType* types, size_t* bytes) { return adl::workspaceSize_(a, in, types, bytes); }
   static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return adl::runCpu_(a, s, in, out, c); }
@@ -291,8 +297,29 @@ Status inferTypesOf(const DType* inputs, const DType* chosen, const bool* presen
 }
 
 /**
+ * The outputs a node with these attributes has: present[o] for each, and their count. A node lists
+ * outputs by position (ONNX, TensorRT), so the present ones must come first.
+ */
+template <const OpInfo& I, class A, class S>
+Status CoreOf<I, A, S>::outputsPresent(const A& a, bool* present, int* count) {
+  for (int o = 0; o < I.numOutputs; ++o) present[o] = true;
+  *count = I.numOutputs;
+  if (I.minOutputs == I.numOutputs) return Status::Ok();
+  OPFORGE_RETURN_IF_ERROR(adl::presentOutputs_(a, present));
+  int n = 0;
+  for (int o = 0; o < I.numOutputs; ++o) {
+    if (!present[o]) continue;
+    if (o != n) return Status::Error(std::string(I.name) + ": output " + I.outputNames[o] + " is present but output " + I.outputNames[n] + " before it is absent; a node lists its outputs by position");
+    ++n;
+  }
+  *count = n;
+  return Status::Ok();
+}
+
+/**
  * What a kernel call needs checked before its tensors are typed: required inputs present, input
- * dtypes allowed, output dtypes the inferred ones. Sets the binding (the overload to call).
+ * dtypes allowed, output dtypes the inferred ones, exactly the outputs the attributes ask for.
+ * Sets the binding (the overload to call).
  */
 template <class Core>
 Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, const RawTensor* outputs, int* binding) {
@@ -306,7 +333,12 @@ Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, con
   DType outDtypes[Core::kNumOutputs] = {};
   *binding = -1;
   OPFORGE_RETURN_IF_ERROR(Core::inferTypes(attrs, inDtypes, present, outDtypes, binding));
+  bool wanted[Core::kNumOutputs] = {};
+  int count = 0;
+  OPFORGE_RETURN_IF_ERROR(Core::outputsPresent(attrs, wanted, &count));
   for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (outputs[o].present != wanted[o]) return Status::Error(std::string(Core::kName) + ": output " + Core::kOutputNames[o] + (wanted[o] ? " is missing; the attributes ask for it" : " is given; the attributes leave it out"));
+    if (!wanted[o]) continue;
     if (outputs[o].dtype != outDtypes[o]) return Status::Error(std::string(Core::kName) + ": output " + Core::kOutputNames[o] + " has dtype " + dtypeName(outputs[o].dtype) + ", expected " + dtypeName(outDtypes[o]));
   }
   return Status::Ok();

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import check_output_sizes, check_shapes, chosen_dtype, named_error, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, chosen_dtype, evaluate, named_error, output_dims, rank_ok, rank_text
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
 ITEMSIZE: Dict[str, int] = {'float32': 4, 'float16': 2, 'bfloat16': 2, 'float64': 8, 'int8': 1, 'uint8': 1, 'int32': 4, 'int64': 8, 'bool': 1}
@@ -63,6 +63,8 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
+    present: Any = None
 
 
 @dataclass(frozen=True)
@@ -219,9 +221,14 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
     check_output_sizes(op, dims, sizes)
     check_static_training(op, inputs)
     try:
-        return raw(*inputs, *[_convert(a, checked[a.name]) for a in op.attributes])
+        result = raw(*inputs, *[_convert(a, checked[a.name]) for a in op.attributes])
     except Exception as e:
         raise named_error(op, e)
+    if all(o.present is None for o in op.outputs):
+        return result
+    # The Paddle op has every output (an absent one is empty); the function returns the present ones.
+    kept = [t for t, o in zip(result, op.outputs) if o.present is None or evaluate(o.present, (), checked)]
+    return kept[0] if len(kept) == 1 else type(result)(kept)
 
 
 def bind_all(ops: Sequence[OpInfo], binders: Dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]], module: Any) -> Dict[str, Callable[..., Any]]:

@@ -86,7 +86,8 @@ def _infer_in_context(op: OpInfo, ctx: Any) -> None:
         shapes.append(s)
     attrs = _onnx_attr_values(op, ctx.get_attribute)
     for i, (elem, dims) in enumerate(onnx_infer_types(op, elems, shapes, attrs)):
-        ctx.set_output_type(i, _make_type(elem, dims))
+        if i < ctx.get_num_outputs():  # a node lists the present outputs (`present:`)
+            ctx.set_output_type(i, _make_type(elem, dims))
 
 
 def onnx_schema(op: OpInfo) -> Any:
@@ -113,7 +114,7 @@ def onnx_schema(op: OpInfo) -> Any:
     schema = OpSchema(
         op.name, op.domain, op.version, op.doc,
         inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional) for i in op.inputs],
-        outputs=[param(o.name, type_str(o.dtypes, o.type_var)) for o in op.outputs],
+        outputs=[param(o.name, type_str(o.dtypes, o.type_var), o.present is not None) for o in op.outputs],
         type_constraints=[(name, [ONNX_TYPE_STR[d] for d in dts], "") for name, dts in op.type_vars],
         attributes=attributes,
     )

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import torch
 
 from ._autograd import _register_autograd
-from ._library import HAS_CUSTOM_OP, _extension_has, _faked, _lock, _no_impl, _python_defined
+from ._library import HAS_CUSTOM_OP, _extension_has, _faked, _lock, _no_impl, _python_defined, reference_impl
 from ._shapes import empty_outputs
 from ._spec import TORCH_NAMESPACE, OpInfo, _registry
 
@@ -43,7 +43,7 @@ def _register(qualname: str) -> bool:
             return True
         from_python = not _extension_has(op)
         if from_python:
-            impl = op.reference if op.reference is not None else _no_impl(op)
+            impl = reference_impl(op) or _no_impl(op)
             torch.library.custom_op(op.qualname, impl, mutates_args=(), schema=op.torch_schema)
             _python_defined.add(op.qualname)
 

@@ -43,6 +43,8 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
+    present: Any = None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with {{torchPackage}})
-from ._dims import check_output_sizes, check_shapes, chosen_dtype, named_error, output_dims, rank_ok, rank_text
+from ._dims import check_output_sizes, check_shapes, chosen_dtype, evaluate, named_error, output_dims, rank_ok, rank_text
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -60,6 +60,8 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
+    present: Any = None
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,9 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
             dt = dtype_name(src) if src is not None else o.dtypes[0]
         dtypes.append(jnp.dtype(dt))
     check_output_sizes(op, dims, [dt.itemsize for dt in dtypes])
-    return [jax.ShapeDtypeStruct(tuple(d), dt) for d, dt in zip(dims, dtypes)]
+    # The call has the outputs the attributes ask for (`present:`), which come first.
+    return [jax.ShapeDtypeStruct(tuple(d), dt) for d, dt, o in zip(dims, dtypes, op.outputs)
+            if o.present is None or evaluate(o.present, (), attrs)]
 
 
 def ffi(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> Tuple[jax.Array, ...]:
@@ -405,4 +409,4 @@ def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
         outs = _differentiable(op.snake)(_freeze(checked), *xs)
     except Exception as e:
         raise named_error(op, e)
-    return outs[0] if len(op.outputs) == 1 else tuple(outs)
+    return outs[0] if len(outs) == 1 else tuple(outs)

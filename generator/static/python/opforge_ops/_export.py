@@ -10,7 +10,7 @@ import torch
 
 from ._dims import chosen_dtype
 from ._library import TORCH_VERSION, eager_impl
-from ._shapes import empty_outputs
+from ._shapes import empty_outputs, present_flags, with_absent
 from ._spec import OpInfo
 from ._types import DTYPE_OF_JIT, LEGACY_SUFFIX, TORCH_DTYPES
 
@@ -99,10 +99,13 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
     for a in op.attributes:
         v = attrs[a.name]
         kwargs[f"{a.name}_{LEGACY_SUFFIX[a.type]}"] = int(v) if a.type == "bool" else v
-    outs = g.op(op.onnx_op, *onnx_inputs, outputs=len(op.outputs), **kwargs)
-    outs_t = outs if isinstance(outs, (tuple, list)) else (outs,)
+    # The node has the present outputs (`present:`); an absent one is None to the exporter (the
+    # function the model calls never returns it, so nothing uses it).
+    flags = present_flags(op, attrs)
+    outs = g.op(op.onnx_op, *onnx_inputs, outputs=sum(flags), **kwargs)
+    outs_t = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     shapes = op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs)
-    for o, value, shape in zip(op.outputs, outs_t, shapes):
+    for o, value, shape in zip([o for o, p in zip(op.outputs, flags) if p], outs_t, [s for s, p in zip(shapes, flags) if p]):
         if o.dtype_choice is not None:
             dt: Optional[torch.dtype] = TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)]
         elif o.dtype_from is None:
@@ -116,4 +119,4 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
         if shape is not None:
             t = t.with_sizes([d if isinstance(d, int) else None for d in shape])
         value.setType(t)
-    return outs
+    return outs if all(flags) else with_absent(outs_t, flags)

@@ -195,7 +195,24 @@ def _no_impl(op: OpInfo) -> Callable[..., Any]:
 
 
 def eager_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
-    """What runs the op on real tensors: the extension's op, else the reference, else None."""
+    """What runs the op on real tensors, with every output of the schema: the extension's op, else
+    the reference, else None."""
     if _extension_has(op):
         return getattr(getattr(torch.ops, TORCH_NAMESPACE), op.snake)
-    return op.reference
+    return reference_impl(op)
+
+
+def reference_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
+    """The reference as the operator: it returns the present outputs, the schema every output."""
+    ref = op.reference
+    if ref is None or all(o.present is None for o in op.outputs):
+        return ref
+    from ._shapes import full_outputs
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        n = len(op.inputs)
+        attrs = {a.name: a.default for a in op.attributes}
+        attrs.update(zip((a.name for a in op.attributes), args[n:]))
+        attrs.update(kwargs)
+        return full_outputs(op, ref(*args, **kwargs), list(args[:n]), attrs)
+    return run

@@ -196,8 +196,57 @@ def _first_present(tensors: Sequence[Optional[torch.Tensor]]) -> torch.Tensor:
     raise TypeError("no input tensor given")
 
 
+def present_flags(op: OpInfo, attrs: Dict[str, Any]) -> List[bool]:
+    """Which outputs a call with these attributes has (the spec's `present:` conditions)."""
+    return [o.present is None or bool(_dims.evaluate(o.present, (), attrs)) for o in op.outputs]
+
+
+def present_outputs(op: OpInfo, outs: Any, attrs: Dict[str, Any]) -> Any:
+    """What the op's function returns: the present outputs of the operator's full tuple (one alone
+    as itself). The operator's schema has every output; an absent one is an empty tensor there."""
+    kept = [t for t, p in zip(outs, present_flags(op, attrs)) if p]
+    return kept[0] if len(kept) == 1 else tuple(kept)
+
+
+def with_absent(outs: Any, flags: Sequence[bool]) -> Any:
+    """A node's outputs (the present ones) in the operator's places, None where one is absent: the
+    legacy exporter's symbolic returns one value per operator output."""
+    got = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    full = [got.pop(0) if p else None for p in flags]
+    return full[0] if len(full) == 1 else tuple(full)
+
+
+def node_outputs(outs: Any, count: int) -> Any:
+    """The dynamo exporter's node cut to its `count` present outputs, which it returns as a tuple
+    (one value too). The exporter gives a node every output of the OpSchema (the optional ones
+    too); it pairs a returned tuple with the operator's outputs by position, so the present ones,
+    which come first, find theirs and the absent ones, which nothing reads, none."""
+    got = tuple(outs) if isinstance(outs, (tuple, list)) else (outs,)
+    if len(got) > count:
+        node = got[0].producer()
+        if not hasattr(node, "resize_outputs"):
+            raise RuntimeError("exporting an op with `present:` outputs needs onnx-ir >= 0.1.13 (Node.resize_outputs)")
+        node.resize_outputs(count)
+    return got[:count]
+
+
+def full_outputs(op: OpInfo, result: Any, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
+    """A reference's result (the present outputs) as the operator returns it: every output, an
+    empty tensor of its dtype in place of each absent one."""
+    got = list(result) if isinstance(result, (tuple, list)) else [result]
+    flags = present_flags(op, attrs)
+    if len(got) != sum(flags):
+        raise ValueError(f"{op.name}: the reference returned {len(got)} outputs, the attributes ask for {sum(flags)}")
+    like_t = got[0]
+    outs = []
+    for p, dt in zip(flags, output_dtypes(op, tensors, attrs)):
+        outs.append(got.pop(0) if p else like_t.new_empty((0,), dtype=dt))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
 def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
-    """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts)."""
+    """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts); an absent
+    output (`present:`) is an empty tensor, as the compiled operator returns it."""
     # Under the legacy exporter's tracer, sizes are traced tensors; shape arithmetic on them (a
     # Python max() of two) leaves values torch 1.13's peephole pass fails on ("Argument passed to
     # at() was not in the map"). The exported node's shapes come from the symbolic: ints serve here.
@@ -205,7 +254,11 @@ def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: 
     shapes = op.output_shapes([None if t is None else [int(d) for d in t.shape] if tracing else list(t.shape) for t in tensors], attrs)
     like_t = _first_present(tensors)
     outs = []
-    for o, shape, dt in zip(op.outputs, shapes, output_dtypes(op, tensors, attrs)):
+    flags = present_flags(op, attrs)
+    for o, shape, dt, p in zip(op.outputs, shapes, output_dtypes(op, tensors, attrs), flags):
+        if not p:
+            outs.append(like_t.new_empty((0,), dtype=dt))
+            continue
         if shape is None or any(d is None for d in shape):
             raise ValueError(f"{op.name}: cannot infer the shape of output {o.name!r} from the inputs")
         outs.append(like_t.new_zeros(shape, dtype=dt) if zeros else like_t.new_empty(shape, dtype=dt))

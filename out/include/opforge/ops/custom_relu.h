@@ -44,7 +44,7 @@ inline constexpr AttrInfo kAttributes[1] = {{"alpha", AttrType::kFloat, false}};
 inline constexpr OpInfo kInfo = {
     kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 1, 1, kInputNames, kOutputNames,
     kInputOptional, kInputShapeOnly, kInputRank, kInputRanks, kInputLike, kOutputLike, kPortVar, kPortDtype,
-    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false};
+    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 1};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {
@@ -103,7 +103,12 @@ inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const boo
   return Status::Ok();
 }
 
-/** Output shapes from the spec's shape expressions. Call after checkShapes(). */
+/** Which outputs a node with these attributes has (present[o]); outputs without `present:` always are. */
+inline Status presentOutputs(const Attrs& /*attrs*/, bool* /*present*/) {
+  return Status::Ok();
+}
+
+/** Output shapes from the spec's shape expressions (absent outputs: none). Call after checkShapes(). */
 inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, Shape* outputs) {
   outputs[0] = inputs[0];  // shape of x
   return Status::Ok();

@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import { cppAttrValue } from '../../../../generator/emit/lang/literals.js';
 import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../../../../generator/model/ir.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
-import { dtypeUnder, evalOutputShape, exprAttrValues } from '../../../../generator/model/ir-helpers.js';
+import { dtypeUnder, evalOutputShape, exprAttrValues, presentOutputs } from '../../../../generator/model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../../../generator/model/type-table.js';
 import { trtPaths } from '../../../../generator/emit/trt/names.js';
 import { cppFloat, cppString } from '../../../../generator/emit/lang/literals.js';
@@ -90,7 +90,11 @@ function block(op: OpIR, t: TestCaseIR): string {
     return skip(what, 'an optional input left out before a given one cannot be expressed to TensorRT');
   // No float64 tensors in TensorRT, no int64 before 10, no bfloat16 before 9.
   const used = [
-    ...new Set([...op.inputs.filter((_, k) => present[k]), ...op.outputs].map((x) => dtypeUnder(x.type, t.binding))),
+    ...new Set(
+      [...op.inputs.filter((_, k) => present[k]), ...presentOutputs(op, t.attributes)].map((x) =>
+        dtypeUnder(x.type, t.binding),
+      ),
+    ),
   ];
   const none = used.filter((d) => trtSince(d) === null);
   if (none.length) return skip(what, `TensorRT has no ${none.join(', ')} tensors`);
@@ -107,7 +111,9 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const ns = `::opforge::trt::${op.ident.snake}`;
   const ints = exprAttrValues(op, t.attributes);
   const dims = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape ?? []);
-  const outShapes = op.outputs.map((o) => evalOutputShape(o.shape, dims, ints));
+  // The outputs the case's attributes ask for (`present:`): they come first.
+  const outputs = presentOutputs(op, t.attributes);
+  const outShapes = outputs.map((o) => evalOutputShape(o.shape, dims, ints));
   const L: string[] = [
     `  {  // ${op.name} case ${t.index} (${t.binding.suffix || 'fixed dtypes'})`,
     `    using Op = ${ns}::Op;`,
@@ -129,7 +135,7 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
       `    c.input(opforge::DType::${dt.cppEnum}, {${ti.shape.join(', ')}}, std::vector<double>${vals}, ${ti.range[0]}, ${ti.range[1]}, ${t.seed + k});`,
     );
   });
-  op.outputs.forEach((o, k) =>
+  outputs.forEach((o, k) =>
     L.push(
       `    c.output(opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}, {${outShapes[k]!.join(', ')}});`,
     ),
@@ -155,7 +161,7 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   // never configures nbDims < 0), so Paddle's static plugin cannot carry such a case.
   const scalar = [
     ...op.inputs.map((i, k) => (present[k] ? ([i.name, dims[k]!.length] as const) : null)),
-    ...op.outputs.map((o, k) => [o.name, outShapes[k]!.length] as const),
+    ...outputs.map((o, k) => [o.name, outShapes[k]!.length] as const),
   ].find((x) => x !== null && x[1] === 0);
   const v2static = scalar
     ? `    skipCase(${cppString(`${op.name} case ${t.index} V2Static`)}, ${cppString(`implicit batch cannot carry the rank-0 tensor ${scalar[0]}`)});`

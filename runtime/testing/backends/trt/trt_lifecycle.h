@@ -81,7 +81,7 @@ OPFORGE_TRT_V2_BEGIN
   auto* plugin = static_cast<nvinfer1::IPluginV2DynamicExt*>(p.get());
   std::vector<nvinfer1::PluginTensorDesc> d(Op::kNumInputs + Op::kNumOutputs);
   for (auto& x : d) { x.format = nvinfer1::TensorFormat::kLINEAR; x.type = nvinfer1::DataType::kFLOAT; x.scale = 1.f; }
-  const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kNumInputs, Op::kNumOutputs); });
+  const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kNumInputs, plugin->getNbOutputs()); });
 OPFORGE_TRT_V2_END
   // Compared as sets: `accepted` comes in opforge's dtype order, `got` in TensorRT's enum order.
   std::vector<nvinfer1::DataType> want = accepted;
@@ -226,6 +226,7 @@ struct Case {
     for (auto& b : ins) in.push_back({b.dtype, b.host.data(), b.shape, true});
     while (in.size() < static_cast<size_t>(Op::kNumInputs)) in.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left-out optional inputs
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
+    while (out.size() < static_cast<size_t>(Op::kNumOutputs)) out.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left out by the attributes
     // State (configure) and scratch space from the input shapes, as the plugins do.
     opforge::Shape shapes[Op::kNumInputs];
     opforge::DType dtypes[Op::kNumInputs] = {};

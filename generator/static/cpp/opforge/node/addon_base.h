@@ -405,9 +405,19 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
     s = Core::configure(attrs, shapes, &c->state);
     if (!s.ok()) { raise<Napi::Error>(env, s.message()); return false; }
   }
+  bool wanted[Call<Core>::kOut] = {};
+  int numWanted = 0;
+  s = Core::outputsPresent(attrs, wanted, &numWanted);
+  if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   Napi::Value values[Call<Core>::kOut];
   std::vector<DeviceBuffer*> made;  // released at once if a later output does not fit
   for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (!wanted[o]) {  // left out by the attributes (`present:`): rank -1 tells the JS side
+      slots[abi::kOutputBase + o * abi::kTensorSlots + 1] = -1;
+      c->out[o] = RawTensor{outT[o], nullptr, Shape{}, false};
+      values[o] = env.Undefined();
+      continue;
+    }
     const size_t n = static_cast<size_t>(outShapes[o].numel());
     writeOutput(slots + abi::kOutputBase + o * abi::kTensorSlots, outT[o], outShapes[o]);
     if (c->device) {

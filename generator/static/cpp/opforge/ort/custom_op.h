@@ -167,8 +167,21 @@ struct Kernel {
     Shape outShapes[kMaxTensors];
     if (st.ok()) st = Op::inferShapes(attrs, shapes, outShapes);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    // The node lists the outputs its attributes ask for (`present:`), no more, no fewer.
+    bool wanted[kMaxTensors] = {};
+    int numWanted = 0;
+    size_t numOutputs = 0;
+    st = Op::outputsPresent(attrs, wanted, &numWanted);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    if (!ok(api().KernelContext_GetOutputCount(ctx, &numOutputs))) return ok.status;
+    if (numOutputs != static_cast<size_t>(numWanted))
+      return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": the node has " + std::to_string(numOutputs) + " outputs; its attributes ask for " + std::to_string(numWanted));
     RawTensor out[kMaxTensors];
     for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (!wanted[o]) {
+        out[o] = RawTensor{outTypes[o], nullptr, Shape{}, false};
+        continue;
+      }
       OrtValue* v = nullptr;
       if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), outShapes[o].dims, static_cast<size_t>(outShapes[o].rank), &v))) return ok.status;
       void* data = nullptr;
@@ -231,6 +244,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+  }
+  // Outputs with `present:` (after the first kMinOutputs) are optional ONNX outputs.
+  OrtCustomOpInputOutputCharacteristic GetOutputCharacteristic(size_t o) const {
+    return static_cast<int>(o) >= Op::kMinOutputs ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
 
   static bool hasOptionalInput() {
@@ -328,7 +345,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     }
     Shape outs[kMaxTensors];
     if (!Op::inferShapes(attrs, shapes, outs).ok()) return nullptr;
-    for (int o = 0; o < Op::kNumOutputs; ++o) {
+    bool wanted[kMaxTensors] = {};
+    int numWanted = 0;
+    if (!Op::outputsPresent(attrs, wanted, &numWanted).ok()) return nullptr;  // the kernel reports it
+    for (int o = 0; o < numWanted; ++o) {
       int64_t dims[kMaxRank] = {};
       const char* names[kMaxRank] = {};
       bool settable = true;

@@ -105,9 +105,16 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
   if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present));
   Shape out[kMaxTensors];
   OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, out));
+  bool wanted[kMaxTensors] = {};
+  int numWanted = 0;
+  OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, wanted, &numWanted));
   outputs->assign(static_cast<size_t>(Op::kNumOutputs), std::vector<int64_t>());
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     std::vector<int64_t>& dims = (*outputs)[static_cast<size_t>(o)];
+    if (!wanted[o]) {  // left out by the attributes (`present:`): an empty tensor in its place
+      dims = {0};
+      continue;
+    }
     dims = toDims(out[o]);
     if (anyUnknown) {
       for (int d = 0; d < out[o].rank; ++d) {
@@ -133,6 +140,7 @@ template <class State>
 struct Plan {
   DType outDtypes[kMaxTensors] = {};
   Shape outShapes[kMaxTensors];
+  bool outPresent[kMaxTensors] = {};  // false: left out by the attributes (`present:`), an empty tensor
   size_t workspaceBytes = 0;
   State state;
 };
@@ -153,6 +161,11 @@ Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typen
   OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, present, p->outDtypes, &binding));
   OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present));
   OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, p->outShapes));
+  int numWanted = 0;
+  OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, p->outPresent, &numWanted));
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
+    if (!p->outPresent[o]) p->outShapes[o] = Shape{1, {0}};
+  }
   OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();

@@ -66,7 +66,12 @@ class CoreOp : public ::popart::Op {
         throw ::popart::error("{}: input {} has dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kInputNames[i], dtypeName(inTypes[i]));
       }
     }
-    for (int o = 0; o < Desc::kNumOutputs; ++o) {
+    // The node has the outputs its attributes ask for (`present:`), which come first.
+    bool wanted[Desc::kNumOutputs] = {};
+    int numWanted = 0;
+    throwIfError(Desc::outputsPresent(attrs_, wanted, &numWanted));
+    if (output->n() != numWanted) throw ::popart::error("{}: the node has {} outputs; its attributes ask for {}", Desc::kName, output->n(), numWanted);
+    for (int o = 0; o < numWanted; ++o) {
       if (poplarType(outTypes[o]) == nullptr) {
         throw ::popart::error("{}: output {} would have dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kOutputNames[o], dtypeName(outTypes[o]));
       }
@@ -74,7 +79,7 @@ class CoreOp : public ::popart::Op {
     throwIfError(Desc::checkShapes(attrs_, inShapes, present));
     Shape outShapes[Desc::kNumOutputs];
     throwIfError(Desc::inferShapes(attrs_, inShapes, outShapes));
-    for (int o = 0; o < Desc::kNumOutputs; ++o) {
+    for (int o = 0; o < numWanted; ++o) {
       outInfo(o) = ::popart::TensorInfo(toPopart(outTypes[o]), std::vector<int64_t>(outShapes[o].dims, outShapes[o].dims + outShapes[o].rank));
     }
   }

@@ -87,6 +87,8 @@ class HostOpx : public ::popart::popx::Opx {
     std::vector<poplar::Tensor> outs;
     std::vector<poplar::Graph::HostFunctionArgument> outArgs;
     for (int o = 0; o < Desc::kNumOutputs; ++o) {
+      out[o].present = hasOutput(o);  // false: left out by the attributes (`present:`)
+      if (!out[o].present) continue;
       const ::popart::TensorInfo& info = op.outInfo(o);
       fromPopart(info.dataType(), &out[o].dtype);
       out[o].shape = toShape(info.shape());
@@ -112,9 +114,9 @@ class HostOpx : public ::popart::popx::Opx {
     HostFunctions::instance().add(handle, [attrs, state, inTemplate, outTemplate, inIndex, wsBytes](
                                               const void* const* inPtrs, size_t nIn, void* const* outPtrs, size_t nOut) {
       std::vector<RawTensor> i = inTemplate, o = outTemplate;
-      if (nIn != inIndex.size() || nOut != o.size()) throw ::popart::error("{}: host function got {} inputs, {} outputs", Desc::kName, nIn, nOut);
+      if (nIn != inIndex.size() || nOut > o.size()) throw ::popart::error("{}: host function got {} inputs, {} outputs", Desc::kName, nIn, nOut);
       for (size_t k = 0; k < nIn; ++k) i[static_cast<size_t>(inIndex[k])].data = const_cast<void*>(inPtrs[k]);
-      for (size_t k = 0; k < nOut; ++k) o[k].data = outPtrs[k];
+      for (size_t k = 0; k < nOut; ++k) o[k].data = outPtrs[k];  // the present outputs come first
       std::vector<unsigned char> ws(wsBytes);
       CpuContext ctx;
       ctx.workspace = ws.empty() ? nullptr : ws.data();

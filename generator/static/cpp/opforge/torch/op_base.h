@@ -157,9 +157,20 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
     const at::IntArrayRef sizes(s.dims, static_cast<size_t>(s.rank));
     return cpu ? at::Tensor(at::detail::empty_cpu(sizes, type)) : at::empty(sizes, options.dtype(type));
   };
+  // An output the attributes leave out (`present:`) is an empty tensor: the schema's outputs are
+  // fixed, and the Python package's function returns only the present ones.
+  bool wanted[kMaxTensors] = {};
+  int count = 0;
+  check(Core::outputsPresent(attrs, wanted, &count));
   std::array<at::Tensor, Core::kNumOutputs> outputs;
   RawTensor rawOut[kMaxTensors];
   for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (!wanted[o]) {
+      outputs[o] = allocate(Shape{1, {0}}, toScalarType(outDtypes[o]));
+      rawOut[o].dtype = outDtypes[o];
+      rawOut[o].present = false;
+      continue;
+    }
     outputs[o] = allocate(outShapes[o], toScalarType(outDtypes[o]));
     rawOut[o].dtype = outDtypes[o];
     rawOut[o].data = outputs[o].data_ptr();

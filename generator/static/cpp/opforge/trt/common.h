@@ -472,6 +472,22 @@ class PluginCore {
     return true;
   }
 
+  /**
+   * The layer's output count: the outputs its attributes ask for (`present:`), which come first.
+   * 0 (with an error) when the attributes ask for a present output after an absent one.
+   */
+  int32_t numOutputs() const {
+    if constexpr (Op::kMinOutputs == Op::kNumOutputs) {
+      return Op::kNumOutputs;
+    } else {
+      bool wanted[Op::kNumOutputs] = {};
+      int n = 0;
+      const Status s = Op::outputsPresent(attrs_, wanted, &n);
+      if (!s.ok()) { logError(s.message()); return 0; }
+      return n;
+    }
+  }
+
   /** Output dtypes from input dtypes through the op core's type inference. */
   bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) const {
     DType inT[Op::kNumInputs] = {};
@@ -484,7 +500,7 @@ class PluginCore {
     int binding = -1;
     const Status s = Op::inferTypes(attrs_, inT, present, outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
-    for (int o = 0; o < Op::kNumOutputs; ++o) {
+    for (int o = 0; o < numOutputs(); ++o) {
       if (!toTrt(outT[o], &out[o])) {
         logError(std::string(Op::kPluginName) + ": " + trtName() + " has no tensor type for " +
                  (binding >= 0 && binding < Op::kNumBindings ? refusedBinding(binding, Op::kNumInputs + o) : std::string(dtypeName(outT[o])) + " (" + portName(Op::kNumInputs + o) + ")"));
@@ -500,7 +516,7 @@ class PluginCore {
    * so positions before `pos` are already decided).
    */
   bool supports(int32_t pos, const nvinfer1::TensorFormat* formats, const nvinfer1::DataType* types, int32_t nbInputs, int32_t nbOutputs) const {
-    if (nbOutputs != Op::kNumOutputs || pos < 0 || pos >= nbInputs + nbOutputs) return false;
+    if (nbOutputs != numOutputs() || pos < 0 || pos >= nbInputs + nbOutputs) return false;
     if (formats[pos] != nvinfer1::TensorFormat::kLINEAR) return false;
     const int port = pos < nbInputs ? pos : Op::kNumInputs + (pos - nbInputs);
     DType t;
@@ -573,7 +589,7 @@ class PluginCore {
   int32_t enqueue(const nvinfer1::Dims* inDims, const nvinfer1::DataType* inTypes, int32_t nbInputs,
                   const nvinfer1::Dims* outDims, const nvinfer1::DataType* outTypes, int32_t nbOutputs,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) {
-    if (nbOutputs != Op::kNumOutputs) { logError(std::string(Op::kPluginName) + ": wrong number of outputs"); return 1; }
+    if (nbOutputs != numOutputs()) { logError(std::string(Op::kPluginName) + ": wrong number of outputs"); return 1; }
     RawTensor in[Op::kNumInputs];
     RawTensor out[Op::kNumOutputs];
     Shape shapes[Op::kNumInputs];
@@ -587,6 +603,10 @@ class PluginCore {
       if (!fromTrt(inTypes[i], &in[i].dtype)) { logError(std::string(Op::kPluginName) + ": unsupported input dtype"); return 1; }
     }
     for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (o >= nbOutputs) {  // left out by the attributes (`present:`)
+        out[o].present = false;
+        continue;
+      }
       if (!toShape(outDims[o], &out[o].shape) || !fromTrt(outTypes[o], &out[o].dtype)) { logError(std::string(Op::kPluginName) + ": bad output descriptor"); return 1; }
       out[o].data = outputs[o];
     }
@@ -594,7 +614,7 @@ class PluginCore {
     Shape expected[Op::kNumOutputs];
     Status s = Op::inferShapes(attrs_, shapes, expected);
     if (!s.ok()) { logError(s.message()); return 1; }
-    for (int o = 0; o < Op::kNumOutputs; ++o) {
+    for (int o = 0; o < nbOutputs; ++o) {
       if (expected[o] != out[o].shape) {
         logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[o] + " has shape " + out[o].shape.str() + ", expected " + expected[o].str());
         return 1;
@@ -644,6 +664,7 @@ Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& stat
   }
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     out[o] = outputs[o];
+    if (!out[o].present) continue;
     outHost[o].resize(static_cast<size_t>(out[o].shape.numel()) * dtypeSize(out[o].dtype));
     out[o].data = outHost[o].data();
   }

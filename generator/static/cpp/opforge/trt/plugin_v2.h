@@ -72,7 +72,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   // IPluginV2
   const char* getPluginType() const noexcept override { return id_.type(); }
   const char* getPluginVersion() const noexcept override { return id_.version(); }
-  int32_t getNbOutputs() const noexcept override { return Op::kNumOutputs; }
+  int32_t getNbOutputs() const noexcept override { return core_.numOutputs(); }
   int32_t initialize() noexcept override { return 0; }
   void terminate() noexcept override {}
   size_t getSerializationSize() const noexcept override { return core_.serializedSize(); }
@@ -85,7 +85,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
     nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
-      if (index >= 0 && index < Op::kNumOutputs && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
+      if (index >= 0 && index < core_.numOutputs() && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
     }
     return nbInputs > 0 ? inputTypes[0] : nvinfer1::DataType::kFLOAT;
@@ -164,8 +164,9 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
       nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
       nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
-      for (int32_t o = 0; o < Op::kNumOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
-      return core_.enqueue(inDims, inTypes, nbInputs_, outDims, outTypes, Op::kNumOutputs, inputs, outputs, workspace, stream);
+      const int32_t nbOutputs = core_.numOutputs();
+      for (int32_t o = 0; o < nbOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
+      return core_.enqueue(inDims, inTypes, nbInputs_, outDims, outTypes, nbOutputs, inputs, outputs, workspace, stream);
     } catch (...) {
       logError(std::string(Op::kPluginName) + ": enqueue failed");
       return 1;
@@ -227,7 +228,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   // IPluginV2
   const char* getPluginType() const noexcept override { return id_.type(); }
   const char* getPluginVersion() const noexcept override { return id_.version(); }
-  int32_t getNbOutputs() const noexcept override { return Op::kNumOutputs; }
+  int32_t getNbOutputs() const noexcept override { return core_.numOutputs(); }
 
   nvinfer1::Dims getOutputDimensions(int32_t index, const nvinfer1::Dims* inputs, int32_t nbInputDims) noexcept override {
     nvinfer1::Dims out{};
@@ -275,8 +276,9 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     try {
       nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], batchSize, &inDims[i])) return 1;
-      for (int32_t o = 0; o < Op::kNumOutputs; ++o) if (!prepend(outDims_[o], batchSize, &outDims[o])) return 1;
-      return core_.enqueue(inDims, inTypes_, nbInputs_, outDims, outTypes_, Op::kNumOutputs, inputs, outputs, workspace, stream);
+      const int32_t nbOutputs = core_.numOutputs();
+      for (int32_t o = 0; o < nbOutputs; ++o) if (!prepend(outDims_[o], batchSize, &outDims[o])) return 1;
+      return core_.enqueue(inDims, inTypes_, nbInputs_, outDims, outTypes_, nbOutputs, inputs, outputs, workspace, stream);
     } catch (...) {
       logError(std::string(Op::kPluginName) + ": enqueue failed");
       return 1;
@@ -307,7 +309,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   nvinfer1::DataType getOutputDataType(int32_t index, const nvinfer1::DataType* inputTypes, int32_t nbInputs) const noexcept override {
     nvinfer1::DataType out[Op::kNumOutputs] = {};
     try {
-      if (index >= 0 && index < Op::kNumOutputs && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
+      if (index >= 0 && index < core_.numOutputs() && core_.outputTypes(inputTypes, nbInputs, out)) return out[index];
     } catch (...) {
     }
     return nbInputs > 0 ? inputTypes[0] : nvinfer1::DataType::kFLOAT;
@@ -324,7 +326,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   void configurePlugin(const nvinfer1::Dims* inputDims, int32_t nbInputs, const nvinfer1::Dims* outputDims, int32_t nbOutputs,
                        const nvinfer1::DataType* inputTypes, const nvinfer1::DataType* outputTypes, const bool* /*inputIsBroadcast*/,
                        const bool* /*outputIsBroadcast*/, nvinfer1::PluginFormat /*floatFormat*/, int32_t /*maxBatchSize*/) noexcept override {
-    if (nbInputs < 0 || nbInputs > Op::kNumInputs || nbOutputs != Op::kNumOutputs) {
+    if (nbInputs < 0 || nbInputs > Op::kNumInputs || nbOutputs != core_.numOutputs()) {
       logError(std::string(Op::kPluginName) + ": configured with the wrong number of tensors");
       return;
     }

@@ -112,8 +112,12 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
     shapes[i] = p->inputs[i].shape;
   }
   if (next != args.size()) return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, " + std::to_string(next) + " inputs are present");
-  if (rets.size() != static_cast<size_t>(Op::kNumOutputs)) {
-    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(rets.size()) + " results, the op " + std::to_string(Op::kNumOutputs) + " outputs");
+  // The call has the outputs the attributes ask for (`present:`), which come first.
+  bool wanted[kMaxTensors] = {};
+  int numWanted = 0;
+  OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, wanted, &numWanted));
+  if (rets.size() != static_cast<size_t>(numWanted)) {
+    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(rets.size()) + " results, the attributes ask for " + std::to_string(numWanted) + " outputs");
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
@@ -122,6 +126,10 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   Shape outShapes[kMaxTensors];
   OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, outShapes));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
+    if (!wanted[o]) {
+      p->outputs[o] = RawTensor{outDtypes[o], nullptr, Shape{}, false};
+      continue;
+    }
     auto r = rets.get<ffi::AnyBuffer>(static_cast<size_t>(o));
     if (!r.has_value()) return Status::Error(std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " is not a buffer");
     const std::string what = std::string("output ") + Op::kOutputNames[o];

@@ -73,9 +73,9 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     outs.push_back(::paddle::empty(toDims(p.outShapes[o]), toPaddle(p.outDtypes[o]), place));
     out[o].dtype = p.outDtypes[o];
-    out[o].data = outs.back().data();
+    out[o].data = p.outPresent[o] ? outs.back().data() : nullptr;
     out[o].shape = p.outShapes[o];
-    out[o].present = true;
+    out[o].present = p.outPresent[o];
   }
   ::paddle::Tensor scratch;
   void* workspace = nullptr;

@@ -49,18 +49,18 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   }
 
   // IPluginV3OneBuild
-  int32_t getNbOutputs() const noexcept override { return Op::kNumOutputs; }
+  int32_t getNbOutputs() const noexcept override { return core_.numOutputs(); }
 
   int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs, const nvinfer1::DataType* inputTypes,
                              int32_t nbInputs) const noexcept override {
-    if (nbOutputs != Op::kNumOutputs) return -1;
+    if (nbOutputs != core_.numOutputs()) return -1;
     try { return core_.outputTypes(inputTypes, nbInputs, outputTypes) ? 0 : -1; } catch (...) { return -1; }
   }
 
   int32_t getOutputShapes(const nvinfer1::DimsExprs* inputs, int32_t nbInputs, const nvinfer1::DimsExprs* /*shapeInputs*/,
                           int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
-    if (nbOutputs != Op::kNumOutputs) return -1;
+    if (nbOutputs != core_.numOutputs()) return -1;
     bool present[Op::kNumInputs] = {};
     if (!Core::presence(nbInputs, present)) return -1;
     try {
@@ -89,7 +89,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
                           const nvinfer1::DynamicPluginTensorDesc* /*out*/, int32_t nbOutputs) noexcept override {
     bool present[Op::kNumInputs] = {};
-    if (nbOutputs != Op::kNumOutputs || !Core::presence(nbInputs, present)) return -1;
+    if (nbOutputs != core_.numOutputs() || !Core::presence(nbInputs, present)) return -1;
     nbInputs_ = nbInputs;
     for (int32_t i = 0; i < nbInputs; ++i) {
       const int32_t rank = Op::kInputRank[i];
@@ -125,7 +125,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   // IPluginV3OneRuntime
   int32_t onShapeChange(const nvinfer1::PluginTensorDesc* in, int32_t nbInputs, const nvinfer1::PluginTensorDesc* /*out*/,
                         int32_t nbOutputs) noexcept override {
-    if (nbOutputs != Op::kNumOutputs || nbInputs > Op::kNumInputs || nbInputs < 0) return -1;
+    if (nbOutputs != core_.numOutputs() || nbInputs > Op::kNumInputs || nbInputs < 0) return -1;
     nbInputs_ = nbInputs;
     try {
       nvinfer1::Dims dims[Op::kNumInputs] = {};
@@ -146,8 +146,9 @@ class PluginV3 final : public nvinfer1::IPluginV3,
       nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
       const int32_t nbInputs = nbInputs_;
       for (int32_t i = 0; i < nbInputs; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
-      for (int32_t o = 0; o < Op::kNumOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
-      return core_.enqueue(inDims, inTypes, nbInputs, outDims, outTypes, Op::kNumOutputs, inputs, outputs, workspace, stream);
+      const int32_t nbOutputs = core_.numOutputs();
+      for (int32_t o = 0; o < nbOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
+      return core_.enqueue(inDims, inTypes, nbInputs, outDims, outTypes, nbOutputs, inputs, outputs, workspace, stream);
     } catch (...) {
       logError(std::string(Op::kPluginName) + ": enqueue failed");
       return 1;
