@@ -11,14 +11,14 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DTYPES, DTYPE_INFO } from '../generator/model/type-table.js';
-import { differentiableUnder, dtypeUnder } from '../generator/model/ir-helpers.js';
+import { differentiableUnder, dtypeUnder, presentOutputs } from '../generator/model/ir-helpers.js';
 import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
 import { NVCC } from './helpers/optional-tools.js';
 import { LEG_BACKENDS, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
 import { gradHasCuda, gradPlan } from './specspace/render.js';
-import { evalChoice, type SpecPlan } from './specspace/plan.js';
+import { evalChoice, evalCond, type SpecPlan } from './specspace/plan.js';
 import { cudaTrainingGaps } from '../generator/model/cuda-training.js';
 import type { ProjectIR } from '../generator/model/ir.js';
 import {
@@ -243,6 +243,22 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     ),
     'checks reading an optional input, with cases where it is present and absent',
   );
+  const presence = (p: SpecPlan): Set<number> =>
+    new Set(
+      p.tests.map(
+        (t) =>
+          p.outputs.filter(
+            (o) =>
+              !o.present ||
+              evalCond(o.present, {}, Object.fromEntries(p.attrs.map((a) => [a.name, t.attrs[a.name] ?? a.default!]))),
+          ).length,
+      ),
+    );
+  assert.ok(
+    ps.filter((p) => presence(p).size >= 2).length >= 3 &&
+      ps.some((p) => p.outputs.filter((o) => o.present).length === 2 && presence(p).size === 3),
+    'outputs the attributes leave out (`present:`), with cases on both sides; two such outputs with cases of 1, 2 and 3 outputs',
+  );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(
@@ -393,7 +409,7 @@ testWith(
     const empty = (_o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
     const bf16 = (o: OpIR, t: TestCaseIR) =>
       o.inputs.some((i) => t.inputs.some((x) => x.name === i.name) && dtypeUnder(i.type, t.binding) === 'bfloat16') ||
-      o.outputs.some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
+      presentOutputs(o, t.attributes).some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
     const emptyCases = project.ops.reduce((n, o) => n + o.tests.filter((t) => empty(o, t)).length, 0);
     const bf16Cases = project.ops.reduce((n, o) => n + o.tests.filter((t) => !empty(o, t) && bf16(o, t)).length, 0);
     const graded = project.ops.reduce(

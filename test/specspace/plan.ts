@@ -811,6 +811,12 @@ function addPresence(r: Rand, p: SpecPlan): void {
     t.attrs[first.name] = on(first, all || (k > 0 && k < p.tests.length - 1 && chance(r, 0.5)));
     if (count === 2) t.attrs[second.name] = on(second, all || chance(r, 0.5));
   });
+  // With two, a case of the first case's tensors with only the first of them.
+  if (count === 2) {
+    const t = JSON.parse(JSON.stringify(p.tests[0])) as CasePlan;
+    t.attrs[second.name] = on(second, false);
+    p.tests.push(t);
+  }
 }
 
 const PSEL = 'psel';

@@ -303,7 +303,10 @@ template <const OpInfo& I, class A, class S>
 Status CoreOf<I, A, S>::outputsPresent(const A& a, bool* present, int* count) {
   for (int o = 0; o < I.numOutputs; ++o) present[o] = true;
   *count = I.numOutputs;
-  if (I.minOutputs == I.numOutputs) return Status::Ok();
+  if constexpr (I.minOutputs == I.numOutputs) {
+    (void)a;
+    return Status::Ok();
+  }
   OPFORGE_RETURN_IF_ERROR(adl::presentOutputs_(a, present));
   int n = 0;
   for (int o = 0; o < I.numOutputs; ++o) {
