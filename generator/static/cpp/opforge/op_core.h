@@ -303,19 +303,20 @@ template <const OpInfo& I, class A, class S>
 Status CoreOf<I, A, S>::outputsPresent(const A& a, bool* present, int* count) {
   for (int o = 0; o < I.numOutputs; ++o) present[o] = true;
   *count = I.numOutputs;
-  if constexpr (I.minOutputs == I.numOutputs) {
+  if constexpr (I.minOutputs == I.numOutputs) {  // no `present:` (the else: nvcc warns of code it cannot reach)
     (void)a;
     return Status::Ok();
+  } else {
+    OPFORGE_RETURN_IF_ERROR(adl::presentOutputs_(a, present));
+    int n = 0;
+    for (int o = 0; o < I.numOutputs; ++o) {
+      if (!present[o]) continue;
+      if (o != n) return Status::Error(std::string(I.name) + ": output " + I.outputNames[o] + " is present but output " + I.outputNames[n] + " before it is absent; a node lists its outputs by position");
+      ++n;
+    }
+    *count = n;
+    return Status::Ok();
   }
-  OPFORGE_RETURN_IF_ERROR(adl::presentOutputs_(a, present));
-  int n = 0;
-  for (int o = 0; o < I.numOutputs; ++o) {
-    if (!present[o]) continue;
-    if (o != n) return Status::Error(std::string(I.name) + ": output " + I.outputNames[o] + " is present but output " + I.outputNames[n] + " before it is absent; a node lists its outputs by position");
-    ++n;
-  }
-  *count = n;
-  return Status::Ok();
 }
 
 /**
