@@ -195,8 +195,12 @@ function carried(op: OpIR, major: number): { refused: string[]; input0: string[]
   const refused: string[] = [];
   const input0 = new Set<string>();
   op.bindings.forEach((b: TypeBinding) => {
+    // Optional inputs and outputs with `present:` may be left out: they do not refuse a binding.
     const p = ports.findIndex(
-      (x, k) => !(k < op.inputs.length && op.inputs[k]!.optional) && !has(dtypeUnder(x.type, b)),
+      (x, k) =>
+        !(k < op.inputs.length && op.inputs[k]!.optional) &&
+        !(k >= op.inputs.length && op.outputs[k - op.inputs.length]!.present) &&
+        !has(dtypeUnder(x.type, b)),
     );
     if (p < 0) {
       input0.add(DTYPE_INFO[dtypeUnder(op.inputs[0]!.type, b)].trt!.name);

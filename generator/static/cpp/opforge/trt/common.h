@@ -432,10 +432,14 @@ class PluginCore {
   /** "TensorRT 8.6" for the headers this was compiled against. */
   static std::string trtName() { return "TensorRT " + std::to_string(NV_TENSORRT_MAJOR) + "." + std::to_string(NV_TENSORRT_MINOR); }
 
-  /** First port of binding b whose dtype this TensorRT lacks (optional inputs skipped when they may be left out); -1 if none. */
+  /**
+   * First port of binding b whose dtype this TensorRT lacks (optional inputs and outputs with
+   * `present:` skipped when they may be left out); -1 if none.
+   */
   static int uncarriedPort(int b, bool skipOptional) {
     for (int p = 0; p < Op::kNumInputs + Op::kNumOutputs; ++p) {
       if (skipOptional && p < Op::kNumInputs && Op::kInputOptional[p]) continue;
+      if (skipOptional && p >= Op::kNumInputs + Op::kMinOutputs) continue;
       nvinfer1::DataType t;
       if (!toTrt(Op::bindingDtype(b, p), &t)) return p;
     }
