@@ -243,6 +243,17 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     ),
     'checks reading an optional input, with cases where it is present and absent',
   );
+  coversPresence(ps);
+  assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
+  assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
+  assert.ok(
+    ps.some((p) => p.cuda),
+    'CUDA kernels',
+  );
+}
+
+/** Outputs the attributes leave out (`present:`), with cases on both sides. */
+function coversPresence(ps: readonly SpecPlan[]): void {
   const presence = (p: SpecPlan): Set<number> =>
     new Set(
       p.tests.map(
@@ -258,12 +269,6 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     ps.filter((p) => presence(p).size >= 2).length >= 3 &&
       ps.some((p) => p.outputs.filter((o) => o.present).length === 2 && presence(p).size === 3),
     'outputs the attributes leave out (`present:`), with cases on both sides; two such outputs with cases of 1, 2 and 3 outputs',
-  );
-  assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
-  assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
-  assert.ok(
-    ps.some((p) => p.cuda),
-    'CUDA kernels',
   );
 }
 
