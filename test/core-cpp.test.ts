@@ -558,6 +558,89 @@ int main() {
   ]);
 });
 
+test('present: outputs the attributes ask for, the order rule, and bindingOf refusing an output given or missing (-Werror)', () => {
+  const op = loadSpecs({
+    'maybe.yaml': `name: Maybe
+version: 1
+inputs: [{ name: x, dtype: float32, rank: 1 }]
+outputs:
+  - { name: y, dtype: float32, shape: x }
+  - { name: idx, dtype: int32, shape: [x[0] - 100], present: with_idx }
+  - { name: cnt, dtype: int32, shape: [1], present: with_cnt }
+attributes:
+  - { name: with_idx, type: bool, default: false }
+  - { name: with_cnt, type: bool, default: false }
+kernels: { cpu: kernels/k.cpp }
+`,
+  });
+  const dir = writeCore(op, 'present-core');
+  const src = path.join(dir, 'present.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/maybe.h"
+#include <cstdio>
+namespace m = opforge::ops::maybe;
+static void outputs(bool idx, bool cnt) {
+  m::Attrs a;
+  a.with_idx = idx;
+  a.with_cnt = cnt;
+  bool present[3] = {};
+  int n = -1;
+  const opforge::Status s = m::Core::outputsPresent(a, present, &n);
+  std::printf("%s|", s.ok() ? std::to_string(n).c_str() : s.message().c_str());
+}
+static void binding(bool idx, bool givenIdx) {
+  m::Attrs a;
+  a.with_idx = idx;
+  opforge::RawTensor in[1], out[3];
+  in[0].dtype = opforge::DType::kFloat32;
+  out[0].dtype = opforge::DType::kFloat32;
+  out[1].dtype = opforge::DType::kInt32;
+  out[1].present = givenIdx;
+  out[2].present = false;
+  int b = -1;
+  const opforge::Status s = opforge::bindingOf<m::Core>(a, in, out, &b);
+  std::printf("%s|", s.ok() ? "ok" : s.message().c_str());
+}
+int main() {
+  outputs(false, false);
+  outputs(true, false);
+  outputs(true, true);
+  outputs(false, true);
+  binding(true, true);
+  binding(false, false);
+  binding(true, false);
+  binding(false, true);
+  // An absent output's shape is not computed: x[0] - 100 would be negative here.
+  m::Attrs a;
+  opforge::Shape in[1], out[3];
+  in[0].rank = 1;
+  in[0].dims[0] = 4;
+  const opforge::Status s = m::inferShapes(a, in, out);
+  std::printf("%s|", s.ok() ? "ok" : s.message().c_str());
+  a.with_idx = true;
+  const opforge::Status t = m::inferShapes(a, in, out);
+  std::printf("%s|", t.ok() ? "ok" : t.message().c_str());
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'present');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.equal(sh(bin, []).split('|').slice(0, -1), [
+    '1',
+    '2',
+    '3',
+    'Maybe: output cnt is present but output idx before it is absent; a node lists its outputs by position',
+    'ok',
+    'ok',
+    'Maybe: output idx is missing; the attributes ask for it',
+    'Maybe: output idx is given; the attributes leave it out',
+    'ok',
+    'Maybe: output idx would have negative dim 0 (-96)',
+  ]);
+});
+
 test('KNNQuery: the heap (CUDA merges, any push order) keeps the same rows as the sorted list (CPU)', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-knn-'));
   const bin = path.join(dir, 'knn_topk');
