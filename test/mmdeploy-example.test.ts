@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '12 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBatchedRotatedNMS, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
+    '13 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBatchedNMS, TRTBatchedRotatedNMS, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
   );
 });
 
@@ -61,6 +61,7 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
       'mmcv::MMCVRoiAlign',
       'mmdeploy::ScaledDotProductAttentionTRT',
       '::ScatterND',
+      'mmdeploy::TRTBatchedNMS',
       'mmdeploy::TRTBatchedRotatedNMS',
       'mmdeploy::TRTBicubicInterpolate',
       'mmdeploy::TRTInstanceNormalization',
@@ -195,6 +196,27 @@ test('TRTBatchedRotatedNMS keeps a square and itself turned 45 degrees (IoU sqrt
     classes.stderr,
     "TRTBatchedRotatedNMS: check 'boxes[2] == 1 or boxes[2] == num_classes' failed (boxes[2] = 2, num_classes = 3): one box per class or one shared by every class",
   );
+});
+
+test('TRTBatchedNMS has the index output only with return_index, numbering per-class boxes class-major', () => {
+  // Two boxes, each with its own box per class (B = 2, C = 2); class 1's box 1 scores best.
+  const nms = (...attrs: string[]) =>
+    run(
+      'TRTBatchedNMS',
+      '--input',
+      'boxes=1,2,2,4:0,0,1,1,0,0,1,1,5,5,6,6,5,5,6,6',
+      '--input',
+      'scores=1,2,2:0.1,0.2,0.3,0.9',
+      ...['num_classes=2', 'keep_topk=3', 'background_label_id=-1', ...attrs].flatMap((a) => ['--attr', a]),
+    );
+  const without = nms();
+  assert.is(without.status, 0, `${without.stdout}${without.stderr}`);
+  assert.not.match(without.stdout, 'index:');
+  const withIndex = nms('return_index=1');
+  assert.is(withIndex.status, 0, `${withIndex.stdout}${withIndex.stderr}`);
+  // Best first: class 1 box 1 (index 1 * 2 + 1), class 0 box 1 (1), class 1 box 0 (2).
+  assert.match(withIndex.stdout, 'labels: [1, 3] 1 0 1');
+  assert.match(withIndex.stdout, 'index: [1, 3] 3 1 2');
 });
 
 firstLegTest('CUDA kernels compile with nvcc', () => clean(compileCuda(project)), [NVCC]);
