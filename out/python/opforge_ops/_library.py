@@ -11,7 +11,7 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import torch
 
@@ -203,6 +203,15 @@ def eager_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
     return reference_impl(op)
 
 
+def call_attrs(op: OpInfo, args: Sequence[Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """Every attribute of a call through the operator's schema (inputs, then attributes
+    positionally or by name): the given values over the spec's defaults."""
+    attrs = {a.name: a.default for a in op.attributes}
+    attrs.update(zip((a.name for a in op.attributes), args[len(op.inputs):]))
+    attrs.update(kwargs)
+    return attrs
+
+
 def reference_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
     """The reference as the operator: it returns the present outputs, the schema every output."""
     ref = op.reference
@@ -211,9 +220,6 @@ def reference_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
     from ._shapes import full_outputs
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        n = len(op.inputs)
-        attrs = {a.name: a.default for a in op.attributes}
-        attrs.update(zip((a.name for a in op.attributes), args[n:]))
-        attrs.update(kwargs)
-        return full_outputs(op, ref(*args, **kwargs), list(args[:n]), attrs)
+        inputs = list(args[:len(op.inputs)])
+        return full_outputs(op, ref(*args, **kwargs), inputs, call_attrs(op, args, kwargs))
     return run

@@ -9,7 +9,8 @@ from typing import Any, Callable
 import torch
 
 from ._autograd import _register_autograd
-from ._library import HAS_CUSTOM_OP, _extension_has, _faked, _lock, _no_impl, _python_defined, reference_impl
+from ._library import (HAS_CUSTOM_OP, _extension_has, _faked, _lock, _no_impl, _python_defined, call_attrs,
+                       reference_impl)
 from ._shapes import empty_outputs
 from ._spec import TORCH_NAMESPACE, OpInfo, _registry
 
@@ -47,11 +48,7 @@ def _register(qualname: str) -> bool:
             _python_defined.add(op.qualname)
 
         def fake(*args: Any, **kwargs: Any) -> Any:
-            n = len(op.inputs)
-            attrs = {a.name: a.default for a in op.attributes}
-            attrs.update(zip((a.name for a in op.attributes), args[n:]))
-            attrs.update(kwargs)
-            return empty_outputs(op, list(args[:n]), attrs)
+            return empty_outputs(op, list(args[:len(op.inputs)]), call_attrs(op, args, kwargs))
 
         torch.library.register_fake(op.qualname)(fake)
         if from_python:

@@ -40,9 +40,9 @@ from ._library import (HAS_CUSTOM_OP, TORCH_VERSION, _extension_has, _filled, _n
 from ._onnx import (infer_model_shapes, onnx_infer_types, onnx_list_attr, onnx_schema, onnxscript_opset,
                     register_onnx_schema)
 from ._register import ensure_registered, torch_op
-from ._shapes import (add, and_, ceil_div, ceil_scaled, compare, dim, empty_outputs, floor_scaled, floordiv, full_outputs, if_,
-                      like, max_, min_, mod, mul, node_outputs, not_, or_, output_dtypes, present_flags, present_outputs, rank, slice_of,
-                      splice, sub, with_absent)
+from ._shapes import (add, and_, ceil_div, ceil_scaled, compare, dim, empty_outputs, floor_scaled, floordiv, if_, like, max_,
+                      min_, mod, mul, node_outputs, not_, or_, output_dtypes, present_flags, present_outputs, rank, slice_of,
+                      splice, sub)
 from ._spec import TORCH_NAMESPACE, Attr, Gradient, Input, OpInfo, Output, TestCase, _registry
 # The dtype and attribute tables come from generator/model/type-table.ts (the one table every backend
 # reads), emitted as _types.py.

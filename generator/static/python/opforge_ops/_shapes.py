@@ -208,12 +208,17 @@ def present_outputs(op: OpInfo, outs: Any, attrs: Dict[str, Any]) -> Any:
     return kept[0] if len(kept) == 1 else tuple(kept)
 
 
+def _in_places(present: Any, flags: Sequence[bool], absent: Callable[[int], Any]) -> Any:
+    """The present outputs (in order) in the operator's places, absent(k) in each other place k."""
+    got = list(present) if isinstance(present, (tuple, list)) else [present]
+    full = [got.pop(0) if p else absent(k) for k, p in enumerate(flags)]
+    return full[0] if len(full) == 1 else tuple(full)
+
+
 def with_absent(outs: Any, flags: Sequence[bool]) -> Any:
     """A node's outputs (the present ones) in the operator's places, None where one is absent: the
     legacy exporter's symbolic returns one value per operator output."""
-    got = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-    full = [got.pop(0) if p else None for p in flags]
-    return full[0] if len(full) == 1 else tuple(full)
+    return _in_places(outs, flags, lambda _k: None)
 
 
 def node_outputs(outs: Any, count: int) -> Any:
@@ -237,11 +242,8 @@ def full_outputs(op: OpInfo, result: Any, tensors: Sequence[Optional[torch.Tenso
     flags = present_flags(op, attrs)
     if len(got) != sum(flags):
         raise ValueError(f"{op.name}: the reference returned {len(got)} outputs, the attributes ask for {sum(flags)}")
-    like_t = got[0]
-    outs = []
-    for p, dt in zip(flags, output_dtypes(op, tensors, attrs)):
-        outs.append(got.pop(0) if p else like_t.new_empty((0,), dtype=dt))
-    return outs[0] if len(outs) == 1 else tuple(outs)
+    dtypes = output_dtypes(op, tensors, attrs)
+    return _in_places(got, flags, lambda k: got[0].new_empty((0,), dtype=dtypes[k]))
 
 
 def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
