@@ -91,6 +91,20 @@ interface Ended {
   failed: number;
   ok: boolean;
   seconds: number;
+  /** CPU seconds (user + system) of the file and every process it waited for; NaN where unknown. */
+  cpu: number;
+}
+
+/** The CPU line bash's `times` prints for waited-for children ("0m1.5s 0m0.3s"), as seconds. */
+const TIMES_LINE = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/;
+
+/** Strips the two lines `times` printed last from a file's output; the children's user + system seconds. */
+function takeCpu(text: string): { text: string; cpu: number } {
+  const lines = text.trimEnd().split('\n');
+  const m = TIMES_LINE.exec(lines.at(-1) ?? '');
+  if (!m || !TIMES_LINE.test(lines.at(-2) ?? '')) return { text, cpu: Number.NaN };
+  const cpu = Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
+  return { text: lines.slice(0, -2).join('\n'), cpu };
 }
 
 /** The compiled test files a leg runs (relative to dist/test), matching its pattern. */
@@ -105,10 +119,19 @@ function runFile(file: string, env: NodeJS.ProcessEnv, label: string): Promise<E
   const dir = path.posix.dirname(file);
   const name = path.posix.basename(file).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return new Promise((resolve) => {
+    // Through bash, whose `times` adds the CPU of every process the file waited for: the figure the
+    // slowest-files line ranks by, since wall time depends on what ran beside the file.
     const child = spawn(
-      path.join(root, 'node_modules', '.bin', 'uvu'),
-      // The pattern is the file's own name: nothing else (declaration files, stale files) can match.
-      [path.join('dist', 'test', dir), `^${name}$`],
+      'bash',
+      [
+        '-c',
+        '"$@"; s=$?; times >&2; exit $s',
+        'bash',
+        path.join(root, 'node_modules', '.bin', 'uvu'),
+        // The pattern is the file's own name: nothing else (declaration files, stale files) can match.
+        path.join('dist', 'test', dir),
+        `^${name}$`,
+      ],
       { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let text = '';
@@ -120,7 +143,9 @@ function runFile(file: string, env: NodeJS.ProcessEnv, label: string): Promise<E
     });
     child.on('close', (code) => {
       const seconds = (performance.now() - t0) / 1000;
-      log(`\n---- ${label} (${seconds.toFixed(0)} s) ----\n${text.trimEnd()}`);
+      const { text: out, cpu } = takeCpu(text);
+      text = out;
+      log(`\n---- ${label} (${seconds.toFixed(0)} s, ${cpu.toFixed(0)} s CPU) ----\n${text.trimEnd()}`);
       // uvu's closing block: "Total: N", "Passed: N", "Skipped: N" (colour codes stripped).
       const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
@@ -128,7 +153,7 @@ function runFile(file: string, env: NodeJS.ProcessEnv, label: string): Promise<E
       const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       // uvu's Total leaves skipped tests out; a file that died before its block counts as one failure.
       const failed = total - passed || (code === 0 ? 0 : 1);
-      resolve({ passed, skipped, failed, ok: code === 0, seconds });
+      resolve({ passed, skipped, failed, ok: code === 0, seconds, cpu });
     });
   });
 }
@@ -169,16 +194,17 @@ function suiteJobs(legs: readonly Leg[]): SuiteJob[] {
 }
 
 /** Runs the jobs on `workers` at once (suite-schedule.ts decides which may start); the totals, and each job's time. */
-async function runJobs(jobs: SuiteJob[], workers: number): Promise<Ended & { took: [string, number][] }> {
+async function runJobs(jobs: SuiteJob[], workers: number): Promise<Ended & { took: [string, number, number][] }> {
   const waiting = [...jobs];
   const running = new Map<string, SuiteJob>();
   const ended = new Set<string>();
-  const total: Ended & { took: [string, number][] } = {
+  const total: Ended & { took: [string, number, number][] } = {
     passed: 0,
     skipped: 0,
     failed: 0,
     ok: true,
     seconds: 0,
+    cpu: 0,
     took: [],
   };
   await new Promise<void>((done) => {
@@ -196,7 +222,8 @@ async function runJobs(jobs: SuiteJob[], workers: number): Promise<Ended & { too
           total.skipped += r.skipped;
           total.failed += r.failed;
           total.ok &&= r.ok;
-          total.took.push([job.id, r.seconds]);
+          total.cpu += r.cpu;
+          total.took.push([job.id, r.seconds, r.cpu]);
           fill();
         });
       }
@@ -280,14 +307,15 @@ async function main(): Promise<number> {
   const workers = Number(process.env.OPFORGE_TEST_JOBS) || Math.max(1, os.availableParallelism());
   const t0 = performance.now();
   const r = await runJobs(suiteJobs(legs), workers);
-  const took = r.took.sort((a, b) => b[1] - a[1]);
+  // By CPU: a file's wall time depends on what ran beside it.
+  const took = r.took.sort((a, b) => b[2] - a[2] || b[1] - a[1]);
   log(
-    `\nslowest files: ${took
-      .slice(0, 12)
-      .map(([f, t]) => `${f} ${t.toFixed(0)} s`)
+    `\nslowest files (CPU; wall): ${took
+      .slice(0, 16)
+      .map(([f, t, c]) => `${f} ${c.toFixed(0)} s; ${t.toFixed(0)} s`)
       .join(', ')}`,
   );
-  log(`(${workers} at once: ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  log(`(${workers} at once: ${((performance.now() - t0) / 1000).toFixed(0)} s, ${r.cpu.toFixed(0)} s CPU)`);
   const { passed, skipped, failed, ok } = r;
   if (ownCache) rmSync(ownCache, { recursive: true, force: true });
   log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped (each said why above)` : ''}`);
