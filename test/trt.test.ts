@@ -23,7 +23,7 @@ import { runTrtLifecycle } from '../runtime/testing/backends/trt/lifecycle.js';
 import { ATTR_INFO } from '../generator/model/type-table.js';
 import { sh } from './helpers/cxx.js';
 import { NVCC, testNeeding, testUnless } from './helpers/optional-tools.js';
-import { FIXED_SEEDS, writeCorpus } from './specspace/corpus.js';
+import { BROAD_SEEDS, writeCorpus } from './specspace/corpus.js';
 import { opsDir, outDir, root } from './helpers/paths.js';
 
 const project = loadProject({ opsDir });
@@ -327,7 +327,7 @@ trtTest(
   async () => {
     const corpus = path.join(root, 'build', 'trt-test', `corpus-src-${tag}`);
     rmSync(corpus, { recursive: true, force: true });
-    writeCorpus(corpus, FIXED_SEEDS);
+    writeCorpus(corpus, BROAD_SEEDS);
     const { report, log } = await trtColumn(corpus, `corpus-${tag}`);
     assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
     assert.match(log, /checks, 0 failed/);

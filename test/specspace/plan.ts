@@ -1034,7 +1034,13 @@ function addRankGeneric(r: Rand, p: SpecPlan): void {
     p.outputs.every((o) => {
       if (o.shape.kind === 'like') return true;
       const d = evalDims(o.shape.dims, t.dims, full(t));
-      return d.length <= 8 && d.every((x) => x !== undefined && x >= 0) && numel(d as number[]) <= 4096;
+      // The schema counts a dims list's entries (at most 8) as well as the rank they give.
+      return (
+        o.shape.dims.length <= 8 &&
+        d.length <= 8 &&
+        d.every((x) => x !== undefined && x >= 0) &&
+        numel(d as number[]) <= 4096
+      );
     }),
   );
   if (!valid) {

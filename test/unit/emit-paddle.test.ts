@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { paddleEmitter } from '../../generator/emit/paddle/index.js';
 import { loadProject } from '../../generator/model/project.js';
-import { FIXED_SEEDS, writeCorpus } from '../specspace/corpus.js';
+import { BROAD_SEEDS, writeCorpus } from '../specspace/corpus.js';
 import { HOSTILE, fixtureProject } from './helpers/fixture-specs.js';
 import { assertFacts, emitChecked, file, loose, near, opText } from './helpers/emitted.js';
 
@@ -20,7 +20,7 @@ const files = emitChecked(paddleEmitter, project, [/^paddle\//, /^cmake\/opforge
 const op = opText(files, 'ScaleShift');
 
 test('Backward names only the parameters it reads (the rest commented out: -Wunused-parameter), over the spec-space corpus', () => {
-  const corpus = writeCorpus(mkdtempSync(path.join(os.tmpdir(), 'opforge-paddle-corpus-')), FIXED_SEEDS);
+  const corpus = writeCorpus(mkdtempSync(path.join(os.tmpdir(), 'opforge-paddle-corpus-')), BROAD_SEEDS);
   const out = paddleEmitter.emit(loadProject({ opsDir: corpus.opsDir }));
   let checked = 0;
   for (const f of out.filter((x) => x.path.endsWith('_op.cc'))) {

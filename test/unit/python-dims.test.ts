@@ -16,7 +16,7 @@ import { pyLit, pyList, pyTuple } from '../../generator/emit/lang/python.js';
 import { evalExpr } from '../../generator/model/expr.js';
 import type { Expr, ProjectIR } from '../../generator/model/ir.js';
 import { loadProject } from '../../generator/model/project.js';
-import { FIXED_SEEDS, writeCorpus } from '../specspace/corpus.js';
+import { BROAD_SEEDS, writeCorpus } from '../specspace/corpus.js';
 import { fixtureProject } from './helpers/fixture-specs.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-pydims-'));
@@ -66,7 +66,7 @@ function exprsOf(project: ProjectIR): { op: string; expr: Expr; inputs: number; 
 }
 
 test('every dim expression evaluates in _dims.py as in the spec model (fixture + 46 spec-space specs, random dims)', () => {
-  const corpus = writeCorpus(path.join(dir, 'corpus'), FIXED_SEEDS);
+  const corpus = writeCorpus(path.join(dir, 'corpus'), BROAD_SEEDS);
   const exprs = [...exprsOf(fixtureProject().project), ...exprsOf(loadProject({ opsDir: corpus.opsDir }))];
   assert.ok(exprs.length > 60, `${exprs.length} expressions`);
   const rand = random(7);
