@@ -14,7 +14,7 @@ import type { AttrReading } from './expr-attrs.js';
 import { anyFloat, compileDim, dtypesOf, type RawInput, type Scope } from './build-ir.js';
 
 export function buildInputs(raws: readonly RawInput[], scope: Scope): InputIR[] {
-  const inputs = raws.map((inp, i) => ownFacts(inp, i, scope));
+  const inputs = raws.map((inp, i) => ownFacts(inp, i, raws.length, scope));
   resolveLikeRanks(raws, inputs, scope);
   raws.forEach((inp, i) => {
     if (!Array.isArray(inp.shape)) return;
@@ -42,7 +42,7 @@ export function buildInputs(raws: readonly RawInput[], scope: Scope): InputIR[] 
 }
 
 /** An input's facts that read no other input: name, dtype, the rank it states, differentiability. */
-function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveType }: Scope): InputIR {
+function ownFacts(inp: RawInput, i: number, count: number, { err, checkIdent, claim, resolveType }: Scope): InputIR {
   const p: KeyPath = ['inputs', i];
   checkIdent([...p, 'name'], inp.name);
   claim([...p, 'name'], inp.name, 'input');
@@ -61,6 +61,7 @@ function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveTyp
     ranks = null;
   }
   if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
+  const variadic = variadicFacts(inp, i, count, err);
   // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
   // gradients in those bindings (an integer or bool binding of the same variable never does).
   const float = anyFloat(type);
@@ -79,9 +80,29 @@ function ownFacts(inp: RawInput, i: number, { err, checkIdent, claim, resolveTyp
     constraint: { kind: 'none' },
     optional: inp.optional ?? false,
     shapeOnly: inp.shape_only ?? false,
-    differentiable: float && !(inp.shape_only ?? false) && inp.differentiable !== false,
+    variadic,
+    differentiable: float && !(inp.shape_only ?? false) && !variadic && inp.differentiable !== false,
     description: inp.description ?? '',
   };
+}
+
+/**
+ * `variadic:` and `min_count:`: only the last input repeats (a node lists inputs by position, as
+ * ONNX's variadic inputs), never absent, always with data, and (for now) without gradients.
+ */
+function variadicFacts(inp: RawInput, i: number, count: number, err: Scope['err']): InputIR['variadic'] {
+  const p: KeyPath = ['inputs', i];
+  if (!inp.variadic) {
+    if (inp.min_count !== undefined) err([...p, 'min_count'], '`min_count` is for a variadic input (`variadic: true`)');
+    return null;
+  }
+  if (i !== count - 1)
+    err([...p, 'variadic'], `only the last input may be variadic; \`${inp.name}\` is input ${i} of ${count}`);
+  if (inp.optional) err([...p, 'optional'], 'a variadic input cannot be optional (give it `min_count: 1` or more)');
+  if (inp.shape_only) err([...p, 'shape_only'], 'a variadic input cannot be shape_only');
+  if (inp.differentiable === true)
+    err([...p, 'differentiable'], 'a variadic input takes no gradient: its members are not differentiable');
+  return { min: inp.min_count ?? 1 };
 }
 
 /**

@@ -50,6 +50,8 @@ export interface RawInput {
   shape?: string | DimSpec[];
   optional?: boolean;
   shape_only?: boolean;
+  variadic?: boolean;
+  min_count?: number;
   differentiable?: boolean;
   description?: string;
 }
@@ -86,9 +88,10 @@ interface RawState {
   type: AttrType;
   description?: string;
 }
-type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
+export type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
 export interface RawTest {
-  inputs: Record<string, RawTestInput>;
+  /** A variadic input: its members' list. */
+  inputs: Record<string, RawTestInput | RawTestInput[]>;
   attributes?: Record<string, unknown>;
   types?: Record<string, DType>;
   rtol?: number;
@@ -688,11 +691,13 @@ function exprLeaves(e: Expr): Expr[] {
         ? `d${x.inputIndex}.${x.axis}`
         : x.kind === 'rank'
           ? `r${x.inputIndex}`
-          : x.kind === 'slice'
-            ? `s${formatExpr(x)}`
-            : attr === undefined
-              ? undefined
-              : `a${attr}`;
+          : x.kind === 'count'
+            ? `c${x.inputIndex}`
+            : x.kind === 'slice'
+              ? `s${formatExpr(x)}`
+              : attr === undefined
+                ? undefined
+                : `a${attr}`;
     if (key && !seen.has(key)) seen.set(key, x);
   });
   return [...seen.values()];

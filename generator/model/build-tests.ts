@@ -5,7 +5,7 @@ import { DTYPE_INFO, type DType } from './type-table.js';
 
 import { checkAttrValue, normalizeAttrValue } from './build-attributes.js';
 import { evalChoice } from './dtype-choice.js';
-import type { ErrFn, RawTest } from './build-ir.js';
+import type { ErrFn, RawTest, RawTestInput } from './build-ir.js';
 
 export function buildTest(
   t: RawTest,
@@ -54,30 +54,37 @@ export function buildTest(
         ),
       });
   for (const inp of inputs) {
-    const v = t.inputs[inp.name];
-    if (v === undefined) {
+    const given = t.inputs[inp.name];
+    if (given === undefined) {
       if (!inp.optional) err([...p, 'inputs'], `missing input \`${inp.name}\``);
       continue;
     }
-    const shape = Array.isArray(v) ? v : v.shape;
-    const values = Array.isArray(v) ? undefined : v.values;
-    const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
-    if ((inp.rank !== null && shape.length !== inp.rank) || (inp.ranks && !inp.ranks.includes(shape.length)))
+    // A variadic input's case lists its members; any other input's is one tensor.
+    const listed = Array.isArray(given) && given.some((x) => typeof x !== 'number');
+    if (inp.variadic && !listed) {
       err(
         [...p, 'inputs', inp.name],
-        `input \`${inp.name}\` has rank ${inp.rank ?? inp.ranks!.join(' or ')}, the test gives ${shape.length} dims`,
+        `\`${inp.name}\` is variadic: give its members as a list, one entry (dims or {shape, values, range}) per member`,
       );
-    const numel = shape.reduce((a, b) => a * b, 1);
-    if (numel > 1 << 24) err([...p, 'inputs', inp.name], `test input has ${numel} elements; at most ${1 << 24}`);
-    if (values !== undefined && values.length !== numel)
-      err([...p, 'inputs', inp.name, 'values'], `${values.length} values for a shape of ${numel} elements`);
-    if (range[0] > range[1])
-      err([...p, 'inputs', inp.name, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
-    testInputs.push({
-      name: inp.name,
-      shape: [...shape],
-      values: values ? [...values] : undefined,
-      range: [range[0], range[1]],
+      continue;
+    }
+    if (!inp.variadic && listed) {
+      err(
+        [...p, 'inputs', inp.name],
+        `\`${inp.name}\` is one tensor, not variadic: give its dims or {shape, values, range}`,
+      );
+      continue;
+    }
+    const members = inp.variadic ? (given as RawTestInput[]) : [given as RawTestInput];
+    if (inp.variadic && members.length < inp.variadic.min)
+      err(
+        [...p, 'inputs', inp.name],
+        `\`${inp.name}\` takes at least ${inp.variadic.min} members (min_count), the test gives ${members.length}`,
+      );
+    members.forEach((v, m) => {
+      const at: KeyPath = inp.variadic ? [...p, 'inputs', inp.name, m] : [...p, 'inputs', inp.name];
+      const one = testInput(inp, v, at, err);
+      if (one) testInputs.push(inp.variadic ? { ...one, member: m } : one);
     });
   }
   const attrs: Record<string, AttrValue> = {};
@@ -124,4 +131,20 @@ function defaultRange(inp: InputIR): [number, number] {
   if (dt === 'uint8') return [0, 255];
   if (!DTYPE_INFO[dt].isFloat) return [-100, 100];
   return [-1, 1];
+}
+
+/** One tensor of a case (an input, or one member of a variadic input) checked against the input's rank. */
+function testInput(inp: InputIR, v: RawTestInput, at: KeyPath, err: ErrFn): TestInputIR | undefined {
+  const shape = Array.isArray(v) ? v : v.shape;
+  const values = Array.isArray(v) ? undefined : v.values;
+  const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
+  const what = inp.variadic ? `member ${at[at.length - 1]} of input \`${inp.name}\`` : `input \`${inp.name}\``;
+  if ((inp.rank !== null && shape.length !== inp.rank) || (inp.ranks && !inp.ranks.includes(shape.length)))
+    err(at, `${what} has rank ${inp.rank ?? inp.ranks!.join(' or ')}, the test gives ${shape.length} dims`);
+  const numel = shape.reduce((a, b) => a * b, 1);
+  if (numel > 1 << 24) err(at, `test input has ${numel} elements; at most ${1 << 24}`);
+  if (values !== undefined && values.length !== numel)
+    err([...at, 'values'], `${values.length} values for a shape of ${numel} elements`);
+  if (range[0] > range[1]) err([...at, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
+  return { name: inp.name, shape: [...shape], values: values ? [...values] : undefined, range: [range[0], range[1]] };
 }

@@ -248,6 +248,7 @@ export class ExprTyper {
 
   private call(r: Extract<RawExpr, { kind: 'call' }>): Typed {
     if (r.fn === 'rank') return this.rank(r);
+    if (r.fn === 'count') return this.count(r);
     if (r.fn === 'sizeof') return this.sizeOf(r);
     if (r.fn === 'len') {
       const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
@@ -255,9 +256,9 @@ export class ExprTyper {
     }
     if (!(EXPR_FUNCTIONS as readonly string[]).includes(r.fn))
       return this.bad(
-        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'len', 'rank', 'sizeof'].join(', ')}`,
+        `unknown function \`${r.fn}\`; expected ${[...EXPR_FUNCTIONS, 'count', 'len', 'rank', 'sizeof'].join(', ')}`,
         r.pos,
-        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'len', 'rank', 'sizeof']),
+        didYouMean(r.fn, [...EXPR_FUNCTIONS, 'count', 'len', 'rank', 'sizeof']),
       );
     if (r.fn === 'floor' || r.fn === 'ceil') {
       if (r.args.length !== 1) return this.bad(`${r.fn}() takes 1 argument, got ${r.args.length}`, r.pos);
@@ -289,6 +290,24 @@ export class ExprTyper {
       );
     const read = this.cx.sizeOf(arg.name);
     return 'error' in read ? this.bad(read.error, arg.pos, read.hint) : { t: 'int', e: read };
+  }
+
+  /** `count(x)`: the number of members of the variadic input x (its tensors in this call). */
+  private count(r: Extract<RawExpr, { kind: 'call' }>): Typed {
+    const arg = r.args[0];
+    if (r.args.length !== 1 || arg?.kind !== 'name')
+      return this.bad('count() takes the name of the variadic input: count(x)', r.pos);
+    const inp = this.cx.inputs.find((x) => x.name === arg.name);
+    if (inp?.variadic) return { t: 'int', e: { kind: 'count', input: inp.name, inputIndex: inp.index } };
+    if (inp) return this.bad(`\`${arg.name}\` is not variadic: count() reads a variadic input's members`, arg.pos);
+    return this.bad(
+      `\`${arg.name}\` is not an input that can be read here`,
+      arg.pos,
+      didYouMean(
+        arg.name,
+        this.cx.inputs.filter((x) => x.variadic).map((x) => x.name),
+      ),
+    );
   }
 
   /** `rank(x)`: the rank of an input this expression may read. */

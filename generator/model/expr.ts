@@ -293,6 +293,8 @@ export function formatExpr(e: Expr): string {
       return `${e.input}[${e.axis}]`;
     case 'rank':
       return `rank(${e.input})`;
+    case 'count':
+      return `count(${e.input})`;
     case 'slice': {
       // A bound is written bare, as in the spec: `x[:rank(y) - 1]`.
       const bound = (b: Expr | null): string =>
@@ -385,6 +387,10 @@ export function evalExpr(
       if (s === undefined) throw new RangeError(`input ${e.input} is not available`);
       return s.length;
     }
+    case 'count':
+      // The members are the tensors from the variadic input's index on.
+      if (dims.length <= e.inputIndex) throw new RangeError(`input ${e.input} is not available`);
+      return dims.length - e.inputIndex;
     case 'slice':
       throw new RangeError(`a slice (${formatExpr(e)}) has no single value: it is compared with another`);
     case 'sizeof': {

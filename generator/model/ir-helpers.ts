@@ -132,6 +132,7 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
     switch (e.kind) {
       case 'dim':
       case 'rank':
+      case 'count':
       case 'slice':
         r.dims = true;
         break;
@@ -269,7 +270,7 @@ export function exprAttrName(e: Expr): string | undefined {
 /** How a check's message names a value it read: `x[1]`, or the attribute's name. */
 export function readLabel(op: OpIR, e: Expr): string {
   if (e.kind === 'dim') return `${op.inputs[e.inputIndex]!.name}[${e.axis}]`;
-  if (e.kind === 'rank' || e.kind === 'slice') return formatExpr(e);
+  if (e.kind === 'rank' || e.kind === 'slice' || e.kind === 'count') return formatExpr(e);
   return exprAttrName(e) ?? '';
 }
 
@@ -305,4 +306,19 @@ export function presentOutputs(
 ): OpIR['outputs'][number][] {
   const attrs = exprAttrValues(op, values);
   return op.outputs.filter((o) => !o.present || evalExpr(o.present.expr, [], attrs) !== 0);
+}
+
+/** The op's variadic input (always its last), if it has one. */
+export function variadicInput(op: Pick<OpIR, 'inputs'>): OpIR['inputs'][number] | undefined {
+  const last = op.inputs[op.inputs.length - 1];
+  return last?.variadic ? last : undefined;
+}
+
+/** Whether an expression holds a node of `kind` anywhere. */
+export function exprHas(e: Expr, kind: Expr['kind']): boolean {
+  let found = false;
+  visitExpr(e, (x) => {
+    if (x.kind === kind) found = true;
+  });
+  return found;
 }

@@ -12,6 +12,9 @@ export type Expr =
   | { kind: 'dim'; input: string; inputIndex: number; axis: number }
   // The input's rank (a single declared rank is folded to an int).
   | { kind: 'rank'; input: string; inputIndex: number }
+  // The number of members of the variadic input (`count(feats)`); its dims, rank and slices read
+  // its first member, which is the tensor at `inputIndex`.
+  | { kind: 'count'; input: string; inputIndex: number }
   // The dims input[start:end] (Python's bounds; null: missing): a list, only ever an operand of a
   // `cmp` == or != with another slice, in `checks:` (GatherTopk: `indices[:-1] == data[:rank(indices) - 1]`).
   // A slice outside its input's dims makes either comparison false.
@@ -103,6 +106,11 @@ export interface InputIR {
   optional: boolean;
   /** The kernel reads only the dims, never the data. */
   shapeOnly: boolean;
+  /**
+   * The last input may be variadic: `min` or more tensors in its place (at most MAX_MEMBERS), each
+   * with this dtype, rank and constraint. A call's tensors are the other inputs, then the members.
+   */
+  variadic: { min: number } | null;
   /**
    * Gradients flow to it in every binding where its dtype is a float dtype (it may be one, and is
    * neither shape_only nor marked `differentiable: false`). An integer or bool binding of a mixed
@@ -206,6 +214,8 @@ export interface TypeBinding {
 
 export interface TestInputIR {
   name: string;
+  /** A variadic input's member (0, 1, ...), listed in order after the other inputs; absent for the others. */
+  member?: number;
   shape: number[];
   /** Explicit data, row-major; when absent, seeded random data in `range`. */
   values: number[] | undefined;

@@ -65,9 +65,11 @@ def write(d: str, name: str, t: torch.Tensor) -> dict:
     return {"dtype": NAMES[t.dtype], "dims": list(t.shape), "file": name}
 
 
-def read_inputs(d: str, doc: dict) -> List[Optional[torch.Tensor]]:
-    """A case's inputs in the op's order (None for an absent optional input)."""
-    return [None if f is None else read(d, f) for f in doc["inputs"].values()]
+def read_inputs(d: str, doc: dict) -> List[Any]:
+    """A case's inputs in the op's order (None for an absent optional input; a variadic input: the
+    list of its members)."""
+    return [None if f is None else [read(d, m) for m in f] if isinstance(f, list) else read(d, f)
+            for f in doc["inputs"].values()]
 
 
 def case_docs(cases_dir: str, ops: Sequence[Any]) -> Iterator[Tuple[Any, str, dict]]:

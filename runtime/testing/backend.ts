@@ -4,7 +4,7 @@
 // reasons (ctx.skipped) and what it found about the machine (ctx.env).
 
 import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
-import type { CaseDoc, HostTensor } from './cases.js';
+import type { CaseDoc, CaseInput, HostTensor } from './cases.js';
 import type { GotTensor } from './compare.js';
 import type { CaseResult } from './results.js';
 import type { KernelBuild } from '../kernels.js';
@@ -21,7 +21,8 @@ export type Outputs = Record<string, GotTensor>;
 export interface Case {
   op: OpIR;
   doc: CaseDoc;
-  inputs: (HostTensor | undefined)[];
+  /** In spec order; a variadic input's members as an array (cases.ts). */
+  inputs: CaseInput[];
   /** The case's folder under casesDir (inputs and every backend's outputs). */
   dir: string;
   baseline?: Record<string, HostTensor>;

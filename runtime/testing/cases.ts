@@ -66,31 +66,40 @@ function store(data: Data, i: number, dtype: DType, v: number): void {
   }
 }
 
-/** The case's inputs in spec order (undefined for an absent optional input). */
-export function makeInputs(op: OpIR, t: TestCaseIR): (HostTensor | undefined)[] {
+/** One input of a case: a tensor, a variadic input's members, or undefined for an absent optional input. */
+export type CaseInput = HostTensor | HostTensor[] | undefined;
+
+/** The tensors of a case's inputs in call order: the inputs, a variadic input's members in its place. */
+export function caseTensors(inputs: readonly CaseInput[]): (HostTensor | undefined)[] {
+  return inputs.flatMap((x) => (Array.isArray(x) ? x : [x]));
+}
+
+/** The case's inputs in spec order (undefined for an absent optional input; a variadic input: its members). */
+export function makeInputs(op: OpIR, t: TestCaseIR): CaseInput[] {
   const rnd = prng(t.seed);
-  return op.inputs.map((inp) => {
-    const given = t.inputs.find((x) => x.name === inp.name);
-    if (!given) return undefined;
+  return op.inputs.map((inp): CaseInput => {
+    const given = t.inputs.filter((x) => x.name === inp.name);
+    if (!given.length) return undefined;
     const dtype = dtypeUnder(inp.type, t.binding);
-    const n = given.shape.reduce((a, b) => a * b, 1);
-    const data = new ARRAYS[dtype](n);
-    const [lo, hi] = given.range;
-    for (let i = 0; i < n; i++) {
-      const u = rnd();
-      if (given.values) store(data, i, dtype, given.values[i]!);
-      else if (dtype === 'bool')
-        data[i] = u < 0.5 ? 1 : 0; // a range says nothing about bools: half each
-      else
-        store(
-          data,
-          i,
-          dtype,
-          DTYPE_INFO[dtype].isFloat ? lo + u * (hi - lo) : Math.floor(lo + u * (hi - lo + 1 - 1e-9)),
-        );
-    }
-    return { dtype, dims: [...given.shape], data };
+    const made = given.map((g) => makeTensor(g, dtype, rnd));
+    return inp.variadic ? made : made[0];
   });
+}
+
+/** One tensor of a case from its dims and explicit values or range (random draws from `rnd`, in order). */
+function makeTensor(given: TestCaseIR['inputs'][number], dtype: DType, rnd: () => number): HostTensor {
+  const n = given.shape.reduce((a, b) => a * b, 1);
+  const data = new ARRAYS[dtype](n);
+  const [lo, hi] = given.range;
+  for (let i = 0; i < n; i++) {
+    const u = rnd();
+    if (given.values) store(data, i, dtype, given.values[i]!);
+    else if (dtype === 'bool')
+      data[i] = u < 0.5 ? 1 : 0; // a range says nothing about bools: half each
+    else
+      store(data, i, dtype, DTYPE_INFO[dtype].isFloat ? lo + u * (hi - lo) : Math.floor(lo + u * (hi - lo + 1 - 1e-9)));
+  }
+  return { dtype, dims: [...given.shape], data };
 }
 
 /** Elements as numbers (16-bit floats decoded) or bigints (int64). */
@@ -129,11 +138,12 @@ export interface CaseDoc {
   given: Record<string, AttrValue>;
   rtol: number;
   atol: number;
-  inputs: Record<string, TensorFile | null>;
+  /** A variadic input: its members' files. */
+  inputs: Record<string, TensorFile | TensorFile[] | null>;
 }
 
 /** Writes <dir>/<snake>/<k>.json and its input files; returns the case doc. */
-export function writeCase(dir: string, op: OpIR, t: TestCaseIR, inputs: (HostTensor | undefined)[]): CaseDoc {
+export function writeCase(dir: string, op: OpIR, t: TestCaseIR, inputs: readonly CaseInput[]): CaseDoc {
   const d = path.join(dir, op.ident.snake);
   mkdirSync(d, { recursive: true });
   const doc: CaseDoc = {
@@ -144,10 +154,12 @@ export function writeCase(dir: string, op: OpIR, t: TestCaseIR, inputs: (HostTen
     rtol: t.rtol,
     atol: t.atol,
     inputs: Object.fromEntries(
-      op.inputs.map((inp, i) => [
-        inp.name,
-        inputs[i] ? writeTensor(d, `${t.index}.in.${inp.name}.bin`, inputs[i]!) : null,
-      ]),
+      op.inputs.map((inp, i) => {
+        const x = inputs[i];
+        const file = (h: HostTensor, m?: number): TensorFile =>
+          writeTensor(d, `${t.index}.in.${inp.name}${m === undefined ? '' : `.${m}`}.bin`, h);
+        return [inp.name, x === undefined ? null : Array.isArray(x) ? x.map(file) : file(x)];
+      }),
     ),
   };
   writeFileSync(path.join(d, `${t.index}.json`), `${JSON.stringify(doc)}\n`);

@@ -20,7 +20,10 @@ import {
   ioType,
   opHash,
   readLabel,
+  exprHas,
+  shapeExprs,
   shapeReads,
+  variadicInput,
 } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type AttrType, DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { lengthText } from '../../model/build-attributes.js';
@@ -165,6 +168,7 @@ function emitFacts(op: OpIR): string {
     ...tables.map(([name]) => name),
     ...[op.kernels.cuda !== undefined, op.hasConfigure].map(String),
     String(minOutputs(op)),
+    String(variadicInput(op)?.variadic?.min ?? 0),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }
@@ -204,6 +208,8 @@ function emitContract(op: OpIR): Slots {
     const note = [optional, p.description].filter(Boolean).join('; ');
     if (input && 'shapeOnly' in p && p.shapeOnly)
       return `  Shape ${p.name};  // shape only${note ? `; ${commentText(note)}` : ''}`;
+    if (input && 'variadic' in p && p.variadic)
+      return `  TensorList<const ${cppType(p.type)}> ${p.name};${trailing(['variadic: its members, in order', note].filter(Boolean).join('; '))}`;
     return `  TensorView<${input ? 'const ' : ''}${cppType(p.type)}> ${p.name};${trailing(note)}`;
   };
   const overloads = (fn: string, ctx: string, note: string): string[] => [
@@ -280,6 +286,7 @@ const shapeEnv = {
   dim: (i: number, axis: number) =>
     axis < 0 ? `inputs[${i}].dims[inputs[${i}].rank - ${-axis}]` : `inputs[${i}].dims[${axis}]`,
   rank: (i: number) => `int64_t{inputs[${i}].rank}`,
+  count: (i: number) => `int64_t{numIn - ${i}}`,
   shape: (i: number) => `inputs[${i}]`,
   attr: (name: string) => `static_cast<int64_t>(attrs.${name})`,
   attrList: (name: string) => `attrs.${name}`,
@@ -296,8 +303,9 @@ function divisionGuarded(divides: boolean, where: string, body: readonly string[
 function emitCheckShapes(op: OpIR): Slots {
   const body: string[] = [];
   let from = 0;
+  const variadic = variadicInput(op);
   const generic = (to: number): void => {
-    const end = to === op.inputs.length ? 'kNumInputs' : to;
+    const end = to === op.inputs.length ? (variadic ? 'numIn' : 'kNumInputs') : to;
     if (to > from) body.push(`  OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(${from}, ${end}, inputs, present));`);
     from = to;
   };
@@ -306,14 +314,17 @@ function emitCheckShapes(op: OpIR): Slots {
     // The inputs the constraint reads (a later one too) pass their own checks (rank) first.
     generic(Math.max(from, i.index + 1, ...constraintInputs(i.constraint).map((j) => j + 1)));
     const guard = i.optional ? `present[${i.index}] && ` : '';
-    i.constraint.dims.forEach((d, axis) => {
-      if (d.kind !== 'expr') return;
-      const got = `inputs[${i.index}].dims[${axis}]`;
+    // A variadic input's members are each held to the constraint (tensor m; the expressions read others).
+    const t = i.variadic ? 'm' : String(i.index);
+    const checks = i.constraint.dims.flatMap((d, axis) => {
+      if (d.kind !== 'expr') return [];
+      const got = `inputs[${t}].dims[${axis}]`;
       const what = `: dim ${axis} of input ${i.name} must equal ${commentText(d.source).replace(/["\\]/g, '')}, got `;
-      body.push(
-        `  if (${guard}${got} != ${cppExpr(d.expr, shapeEnv)}) return failGot(kName, ${cppString(what)}, ${got});`,
-      );
+      return [`if (${guard}${got} != ${cppExpr(d.expr, shapeEnv)}) return failGot(kName, ${cppString(what)}, ${got});`];
     });
+    if (i.variadic && checks.length)
+      body.push(`  for (int m = ${i.index}; m < numIn; ++m) {`, ...checks.map((c) => `    ${c}`), '  }');
+    else body.push(...checks.map((c) => `  ${c}`));
   }
   generic(op.inputs.length);
   const reads = constraintReads(op.inputs.map((i) => i.constraint));
@@ -330,6 +341,7 @@ function emitCheckShapes(op: OpIR): Slots {
   }
   return {
     checkAttrs: cppParam('attrs', reads.attrs || checks.attrs),
+    checkCount: cppParam('numIn', !!variadic),
     shapeChecks: divisionGuarded(reads.division || checks.division, 'an input shape constraint', body),
   };
 }
@@ -337,7 +349,7 @@ function emitCheckShapes(op: OpIR): Slots {
 /** The C++ value a check's message shows for a read: the dim, or the whole attribute as stored. */
 function readValue(e: Expr): string {
   if (e.kind === 'dim') return shapeEnv.dim(e.inputIndex, e.axis);
-  if (e.kind === 'rank' || e.kind === 'slice') return cppExpr(e, shapeEnv);
+  if (e.kind === 'rank' || e.kind === 'slice' || e.kind === 'count') return cppExpr(e, shapeEnv);
   return `attrs.${exprAttrName(e)}`;
 }
 
@@ -370,8 +382,9 @@ function emitShapes(op: OpIR): Slots {
   };
   const infer = op.outputs.map(inferOne);
   const ws = exprReads([op.workspace]);
-  const params = (r: { attrs: boolean; dims: boolean }): string =>
-    `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}`;
+  const counts = (es: readonly Expr[]): boolean => es.some((e) => exprHas(e, 'count'));
+  const params = (r: { attrs: boolean; dims: boolean }, types: string, count: boolean): string =>
+    `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}${types}, int ${cppParam('numIn', count)}`;
   const n = `  const int64_t n = ${cppExpr(op.workspace, { ...shapeEnv, dtype: (i) => `types[${i}]` })};`;
   const present = op.outputs.flatMap((o) =>
     o.present
@@ -382,9 +395,9 @@ function emitShapes(op: OpIR): Slots {
     presentAttrs: cppParam('attrs', cond.attrs),
     presentBuffer: cppParam('present', presence.length > 0),
     presence: divisionGuarded(cond.division, "an output's presence", present),
-    inferParams: params(out),
+    inferParams: params(out, '', counts(op.outputs.flatMap((o) => shapeExprs(o.shape)))),
     infer: divisionGuarded(out.division, 'an output shape', infer),
-    workspaceParams: `${params(ws)}, const DType* ${cppParam('types', ws.types)}`,
+    workspaceParams: params(ws, `, const DType* ${cppParam('types', ws.types)}`, counts([op.workspace])),
     workspace: divisionGuarded(ws.division, 'the workspace size', [n]),
   };
 }
@@ -394,10 +407,20 @@ function emitDispatch(op: OpIR): Slots {
   const cases = op.bindings.map((b, k) => {
     const cpp = (t: TensorType): string => DTYPE_INFO[dtypeUnder(t, b)].cpp;
     const views = [
-      ...op.inputs.map((i) => (i.shapeOnly ? `in[${i.index}].shape` : `view<const ${cpp(i.type)}>(in[${i.index}])`)),
+      ...op.inputs.map((i) =>
+        i.shapeOnly
+          ? `in[${i.index}].shape`
+          : i.variadic
+            ? `members.of(in + ${i.index}, numIn - ${i.index})`
+            : `view<const ${cpp(i.type)}>(in[${i.index}])`,
+      ),
       ...op.outputs.map((o) => `view<${cpp(o.type)}>(out[${o.index}])`),
     ];
-    return `    case ${k}: return fn(${ioType(op, b)}${braced(views)});`;
+    const call = `return fn(${ioType(op, b)}${braced(views)});`;
+    // A variadic input's views live in `members` while the kernel runs.
+    const v = variadicInput(op);
+    if (v) return `    case ${k}: {\n      Members<const ${cpp(v.type)}> members;\n      ${call}\n    }`;
+    return `    case ${k}: ${call}`;
   });
   return {
     cases: lines(cases),
@@ -407,8 +430,8 @@ function emitDispatch(op: OpIR): Slots {
 
 const RUN_CUDA = lines(
   docComment('Types raw tensors by dtype and calls the CUDA kernel.'),
-  'inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {',
-  '  return withIo(attrs, in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
+  'inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, int numIn, const RawTensor* out, const CudaContext& ctx) {',
+  '  return withIo(attrs, in, numIn, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });',
   '}',
 );
 

@@ -11,6 +11,8 @@ export interface CppExprEnv {
   dim(inputIndex: number, axis: number): string;
   /** C++ expression for the rank of input `inputIndex`, an int64_t. */
   rank(inputIndex: number): string;
+  /** C++ expression for the member count of the variadic input at `inputIndex`, an int64_t. */
+  count(inputIndex: number): string;
   /** C++ expression for the Shape of input `inputIndex` (checks' slices); absent where no check is compiled. */
   shape?(inputIndex: number): string;
   /** C++ expression for an int attribute. */
@@ -32,6 +34,8 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return env.dim(e.inputIndex, e.axis);
     case 'rank':
       return env.rank(e.inputIndex);
+    case 'count':
+      return env.count(e.inputIndex);
     case 'slice': {
       if (!env.shape) throw new Error('slices of dims are compiled in checks only');
       const bound = (b: Expr | null): string => (b === null ? 'opforge::kNoBound' : c(b));

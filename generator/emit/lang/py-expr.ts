@@ -30,6 +30,8 @@ export interface PyExprEnv {
   dim(inputIndex: number, axis: number): string;
   /** Python expression for the rank of input `inputIndex`. */
   rank(inputIndex: number): string;
+  /** Python expression for the member count of the variadic input at `inputIndex`. */
+  count(inputIndex: number): string;
   /** Python expression for an attribute (an int, bool, str, float, or a list that elem/len read). */
   attr(name: string): string;
   /**
@@ -51,6 +53,8 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       return env.dim(e.inputIndex, e.axis);
     case 'rank':
       return env.rank(e.inputIndex);
+    case 'count':
+      return env.count(e.inputIndex);
     case 'slice':
       throw new Error('slices of dims are compared in checks only, which the Python packages evaluate as data');
     case 'sizeof':
@@ -112,6 +116,7 @@ export function pyExprData(e: Expr): PyValue {
     case 'dim':
       return pyTuple([e.kind, e.inputIndex, e.axis]);
     case 'rank':
+    case 'count':
       return pyTuple([e.kind, e.inputIndex]);
     case 'slice':
       return pyTuple([

@@ -25,7 +25,7 @@ import { commentText, cppString, tsString } from '../lang/literals.js';
  * into both, so an addon built from another opforge's out/ is reported, not misread. Bump it when
  * the arguments or the scratch layout change.
  */
-const NODE_ABI_VERSION = 3;
+const NODE_ABI_VERSION = 4;
 
 export const nodeEmitter: Emitter = defineEmitter({
   name: 'node',
@@ -138,6 +138,7 @@ function opMeta(op: OpIR): string {
     dtypes: allowedDtypes(i.type),
     rank: i.ranks ?? i.rank,
     optional: i.optional,
+    ...(i.variadic ? { minCount: i.variadic.min } : {}),
   }));
   const attributes = places.map(({ attr: a, slot, arg }) => ({
     name: a.name,
@@ -209,7 +210,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
           ...op.inputs.map(
             (i) =>
               // Before a required `attrs` an optional input cannot be an optional parameter (TS1016): it is passed, maybe as undefined.
-              `${i.name}${i.optional && !anyRequired ? '?' : ''}: Tensor<${inputType(i.type)}>${i.optional ? ' | undefined' : ''}`,
+              `${i.name}${i.optional && !anyRequired ? '?' : ''}: ${i.variadic ? `readonly Tensor<${inputType(i.type)}>[]` : `Tensor<${inputType(i.type)}>`}${i.optional ? ' | undefined' : ''}`,
           ),
           `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
         ];

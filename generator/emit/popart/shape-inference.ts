@@ -17,6 +17,7 @@ import { pyAssign, pyCall, pyClass, pyCode, pyDef, pyDict, pyList, pyLit } from 
 const env = {
   dim: (i: number, axis: number) => `shapes[${i}][${axis}]`,
   rank: (i: number) => `len(shapes[${i}])`,
+  count: (i: number) => `(len(shapes) - ${i})`,
   attr: (name: string) => `attrs[${pyLit(name)}]`,
 };
 

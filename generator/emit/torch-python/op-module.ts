@@ -57,6 +57,8 @@ const HELPERS: Record<PyHelperOp, string> = {
 const RUNTIME_DIMS: PyExprEnv = {
   dim: (i, axis) => `_rt.dim(shapes, ${i}, ${axis})`,
   rank: (i) => `_rt.rank(shapes, ${i})`,
+  // A variadic input's members are the shapes from its index on.
+  count: (i) => `(len(shapes) - ${i})`,
   attr: (name) => `attrs[${JSON.stringify(name)}]`,
   helper: (op) => `_rt.${HELPERS[op]}`,
 };

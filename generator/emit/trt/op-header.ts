@@ -4,7 +4,7 @@
 // IExprBuilder calls, the CUDA path, and the creators.
 
 import type { CmpOp, Expr, OpIR, ShapePart } from '../../model/ir.js';
-import { cppParam, exprReads } from '../../model/ir-helpers.js';
+import { cppParam, exprHas, exprReads, shapeExprs } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { cppElement, cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
 import { lines } from '../emitter.js';
@@ -28,6 +28,9 @@ const ATTRS: CppExprEnv = {
     throw new Error('a folded condition reads no dims');
   },
   rank: (i) => `int64_t{in[${i}].nbDims}`,
+  count: () => {
+    throw new Error('a folded condition reads no dims');
+  },
   attr: (name) => `static_cast<int64_t>(attrs.${name})`,
   attrList: (name) => `attrs.${name}`,
   okVar: 'ok',
@@ -70,6 +73,8 @@ export function trtDimExpr(e: Expr): string {
         : `in[${e.inputIndex}].d[${e.axis}]`;
     case 'rank':
       return `::opforge::trt::constant(b, int64_t{in[${e.inputIndex}].nbDims})`;
+    case 'count':
+      return `::opforge::trt::constant(b, int64_t{numIn - ${e.inputIndex}})`;
     case 'attr':
       return `::opforge::trt::constant(b, attrs.${e.name})`;
     case 'elem':
@@ -169,6 +174,10 @@ function emitOutputDims(op: OpIR): Record<string, SlotValue> {
     attrs: cppParam('attrs', usesAttrs),
     in: cppParam('in', used.size > 0),
     present: cppParam('present', usesPresent),
+    numIn: cppParam(
+      'numIn',
+      op.outputs.some((o) => shapeExprs(o.shape).some((e) => exprHas(e, 'count'))),
+    ),
     b: cppParam('b', usesBuilder),
     guards: block(guards),
     cases: lines(...cases),

@@ -116,7 +116,9 @@ async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: 
     let got: Outputs;
     if (cuda) {
       const dev = bound.dev;
-      const res = fn(...c.inputs.map((t) => (t ? dev.toDevice(t) : undefined)), c.doc.given) as Record<string, unknown>;
+      const toDevice = (t: HostTensor | undefined): unknown => (t ? dev.toDevice(t) : undefined);
+      const args = c.inputs.map((t) => (Array.isArray(t) ? t.map(toDevice) : toDevice(t)));
+      const res = fn(...args, c.doc.given) as Record<string, unknown>;
       got = Object.fromEntries(Object.entries(res).map(([k, t]) => [k, dev.toHost(t)]));
     } else {
       got = fn(...c.inputs, c.doc.given);

@@ -75,7 +75,12 @@ export const ortBackend: TestBackend = {
       for (const c of ctx.cases) {
         const t = c.op.tests[c.doc.index]!;
         const inputShapes = Object.fromEntries(
-          c.op.inputs.flatMap((inp, i) => (c.inputs[i] ? [[inp.name, c.inputs[i]!.dims]] : [])),
+          c.op.inputs.flatMap((inp, i) => {
+            const x = c.inputs[i];
+            // TODO(variadic): the model's member inputs
+            if (Array.isArray(x)) throw new Error(`${c.op.name}: variadic inputs are not run by ONNX Runtime yet`);
+            return x ? [[inp.name, x.dims]] : [];
+          }),
         );
         const omitInputs = c.op.inputs.filter((_, i) => !c.inputs[i]).map((i) => i.name);
         const file = path.join(models, `${c.op.ident.snake}_${c.doc.index}.onnx`);

@@ -107,7 +107,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
     bool present[Op::kNumInputs] = {};
     if (outputIndex < 0 || outputIndex >= Op::kNumOutputs || !Core::presence(nbInputs, present)) return out;
     try {
-      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, exprBuilder, &out)) {
+      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, nbInputs, exprBuilder, &out)) {
         logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[outputIndex]);
         out.nbDims = -1;
       }
