@@ -158,13 +158,14 @@ test('list attributes print in every backend language (C++, Python, _dims.py dat
   const cpp = cppExpr(e, {
     dim: () => 'd',
     rank: () => 'r',
+    count: () => 'c',
     attr: (n) => `A(${n})`,
     attrList: (n) => `attrs.${n}`,
     okVar: 'ok',
   });
   assert.is(cpp, '(static_cast<int64_t>(attrs.stride[1]) + static_cast<int64_t>(attrs.pads.size()))');
   assert.is(
-    pyExpr(e, { dim: () => 'd', rank: () => 'r', attr: (n) => `attrs[${JSON.stringify(n)}]` }),
+    pyExpr(e, { dim: () => 'd', rank: () => 'r', count: () => 'c', attr: (n) => `attrs[${JSON.stringify(n)}]` }),
     '(attrs["stride"][1] + len(attrs["pads"]))',
   );
   assert.is(pyLit(pyExprData(e)), "('+', ('elem', 'stride', 1), ('len', 'pads'))");

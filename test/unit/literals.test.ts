@@ -128,13 +128,14 @@ test('dim expressions print as C++ and Python that compute what the spec says', 
     const e = resolve(parseExpr(src));
     const want = evalExpr(e, dims, { k });
     // Python: plain arithmetic, // floors as the spec's does.
-    const py = pyExpr(e, { dim: (i, x) => `d${i}_${x}`, rank: (i) => `r${i}`, attr: (n) => n });
+    const py = pyExpr(e, { dim: (i, x) => `d${i}_${x}`, rank: (i) => `r${i}`, count: (i) => `c${i}`, attr: (n) => n });
     const pyVal = evalPython(py, dims, k);
     assert.is(pyVal, want, `${src} -> ${py}`);
     // C++: the shape helpers by name, each dim and attribute read through the environment.
     const cpp = cppExpr(e, {
       dim: (i, x) => `in[${i}].dims[${x}]`,
       rank: (i) => `in[${i}].rank`,
+      count: (i) => `c${i}`,
       attr: (n) => `attrs.${n}`,
       attrList: (n) => `attrs.${n}`,
       okVar: 'ok',

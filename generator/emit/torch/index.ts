@@ -10,6 +10,7 @@ import {
   torchLibraryEnv,
   torchLibraryFile,
   torchLibraryTarget,
+  variadicInput,
 } from '../../model/ir-helpers.js';
 import type { AttrType } from '../../model/type-table.js';
 import {
@@ -71,7 +72,11 @@ const paramType = (a: AttributeIR): string => PARAM_TYPE[a.type];
 function kernelParams(op: OpIR): string[] {
   return [
     ...op.inputs.map((i) =>
-      i.optional ? `const c10::optional<at::Tensor>& ${i.name}` : `const at::Tensor& ${i.name}`,
+      i.variadic
+        ? `at::TensorList ${i.name}`
+        : i.optional
+          ? `const c10::optional<at::Tensor>& ${i.name}`
+          : `const at::Tensor& ${i.name}`,
     ),
     ...op.attributes.map((a) => `${paramType(a)} ${a.name}`),
   ];
@@ -91,11 +96,15 @@ function opSource(op: OpIR, project: ProjectIR): string {
   const multi = op.outputs.length > 1;
   const cls = `${op.ident.pascal}Function`;
   const args = [...op.inputs.map((i) => i.name), ...op.attributes.map((a) => a.name)].join(', ');
-  const run = `opforge::torch_ext::run<op::Core>(attrs, ${braced(op.inputs.map((i) => i.name))})`;
+  // A variadic input (Tensor[]) goes after the others, as its members.
+  const v = variadicInput(op);
+  const fixed = braced(op.inputs.filter((i) => !i.variadic).map((i) => i.name));
+  const run = `opforge::torch_ext::run<op::Core>(attrs, ${fixed}${v ? `, ${v.name}` : ''})`;
   const tuple = (r: string): string => `std::make_tuple(${op.outputs.map((o) => `${r}[${o.index}]`).join(', ')})`;
-  const needsGrad = op.inputs.map((i) =>
-    i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`,
-  );
+  // A variadic input's members take no gradient.
+  const needsGrad = op.inputs
+    .filter((i) => !i.variadic)
+    .map((i) => (i.optional ? `(${i.name}.has_value() && ${i.name}->requires_grad())` : `${i.name}.requires_grad()`));
   const gradOps = op.backward ? `the spec's backward (${[...new Set(op.backward.map((g) => g.op))].join(', ')})` : '';
   return fillTemplate('generator/static/cpp/opforge/torch/op.cpp.tmpl', {
     name: op.name,
@@ -119,7 +128,7 @@ function opSource(op: OpIR, project: ProjectIR): string {
     forwardType: multi ? VARIABLES : 'at::Tensor',
     forward: lines(...forward(op, args)),
     backward: lines(backwardBody(op, project, savedForBackward(op))),
-    needsGrad: needsGrad.join(' || '),
+    needsGrad: needsGrad.join(' || ') || 'false',
     args,
     apply: multi
       ? lines(`  const auto r = ${cls}::apply(${args});`, `  return ${tuple('r')};`)

@@ -28,7 +28,7 @@ function schemaDefault(a: AttributeIR, v: AttrValue): string {
  * every caller (eager, fake, reference) passes attributes by name.
  */
 export function torchSchemaArgs(op: OpIR): string {
-  const args = op.inputs.map((i) => `Tensor${i.optional ? '?' : ''} ${i.name}`);
+  const args = op.inputs.map((i) => `Tensor${i.variadic ? '[]' : i.optional ? '?' : ''} ${i.name}`);
   if (op.attributes.length > 0) {
     args.push('*');
     for (const a of op.attributes) {
