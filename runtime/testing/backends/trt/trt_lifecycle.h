@@ -236,12 +236,12 @@ struct Case {
     }
     if constexpr (Op::kHasConfigure) EXPECT(Op::configure(attrs, shapes, &state).ok(), "configure");
     size_t wsBytes = 0;
-    EXPECT(Op::workspaceSize(attrs, shapes, dtypes, &wsBytes).ok(), "workspaceSize");
+    EXPECT(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &wsBytes).ok(), "workspaceSize");
     std::vector<uint8_t> ws(wsBytes);
     opforge::CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();
     ctx.workspaceSize = wsBytes;
-    const opforge::Status s = Op::runCpu(attrs, state, in.data(), out.data(), ctx);
+    const opforge::Status s = Op::runCpu(attrs, state, in.data(), Op::kNumInputs, out.data(), ctx);
     EXPECT(s.ok(), ("runCpu: " + s.message()).c_str());
     for (auto& b : outs) expected.push_back(b.host);
   }

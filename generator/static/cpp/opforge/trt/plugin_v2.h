@@ -238,8 +238,8 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     if (index < 0 || index >= Op::kNumOutputs || !batched(inputs, nbInputDims, 1, shapes, present)) return out;
     try {
       Shape outShapes[Op::kNumOutputs];
-      Status s = Op::checkShapes(core_.attrs(), shapes, present);
-      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, outShapes);
+      Status s = Op::checkShapes(core_.attrs(), shapes, present, Op::kNumInputs);
+      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, Op::kNumInputs, outShapes);
       if (!s.ok()) { logError(s.message()); return out; }
       const Shape& o = outShapes[index];
       if (o.rank < 1) { logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[index] + " has no batch dim"); return out; }
