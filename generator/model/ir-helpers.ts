@@ -11,6 +11,7 @@ import type {
   ProjectNames,
   ShapeIR,
   TensorType,
+  TestCaseIR,
   TypeBinding,
 } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
@@ -321,4 +322,15 @@ export function exprHas(e: Expr, kind: Expr['kind']): boolean {
     if (x.kind === kind) found = true;
   });
   return found;
+}
+
+/**
+ * A case's input dims in tensor order (what evalExpr and evalOutputShape read): each input's ([]
+ * for an absent optional one), a variadic input's members from its index on.
+ */
+export function caseDims(op: OpIR, t: TestCaseIR): number[][] {
+  return op.inputs.flatMap((i) => {
+    const given = t.inputs.filter((x) => x.name === i.name).map((x) => [...x.shape]);
+    return i.variadic ? given : [given[0] ?? []];
+  });
 }

@@ -16,7 +16,14 @@ import { execa } from 'execa';
 import { cppAttrValue } from '../../../../generator/emit/lang/literals.js';
 import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../../../../generator/model/ir.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
-import { dtypeUnder, evalOutputShape, exprAttrValues, presentOutputs } from '../../../../generator/model/ir-helpers.js';
+import {
+  caseDims,
+  dtypeUnder,
+  evalOutputShape,
+  exprAttrValues,
+  presentOutputs,
+  variadicInput,
+} from '../../../../generator/model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../../../generator/model/type-table.js';
 import { trtPaths } from '../../../../generator/emit/trt/names.js';
 import { cppFloat, cppString } from '../../../../generator/emit/lang/literals.js';
@@ -110,7 +117,7 @@ function block(op: OpIR, t: TestCaseIR): string {
 function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   const ns = `::opforge::trt::${op.ident.snake}`;
   const ints = exprAttrValues(op, t.attributes);
-  const dims = op.inputs.map((i) => t.inputs.find((x) => x.name === i.name)?.shape ?? []);
+  const dims = caseDims(op, t);
   // The outputs the case's attributes ask for (`present:`): they come first.
   const outputs = presentOutputs(op, t.attributes);
   const outShapes = outputs.map((o) => evalOutputShape(o.shape, dims, ints));
@@ -123,17 +130,19 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   op.attributes.forEach((a, k) => L.push(...fieldCode(a, t.attributes[a.name]!, k)));
   const required = op.attributes.findIndex((a) => a.required);
   L.push(`    c.requiredField = ${required};`);
+  let tensor = 0; // a variadic input's members are inputs of their own, after the others
   op.inputs.forEach((inp, k) => {
     if (!present[k]) {
       L.push(`    // ${inp.name}: optional, left out (TensorRT connects ${present.filter(Boolean).length} inputs)`);
       return;
     }
-    const ti = t.inputs.find((x) => x.name === inp.name)!;
     const dt = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
-    const vals = ti.values ? `{${ti.values.join(', ')}}` : '{}';
-    L.push(
-      `    c.input(opforge::DType::${dt.cppEnum}, {${ti.shape.join(', ')}}, std::vector<double>${vals}, ${ti.range[0]}, ${ti.range[1]}, ${t.seed + k});`,
-    );
+    for (const ti of t.inputs.filter((x) => x.name === inp.name)) {
+      const vals = ti.values ? `{${ti.values.join(', ')}}` : '{}';
+      L.push(
+        `    c.input(opforge::DType::${dt.cppEnum}, {${ti.shape.join(', ')}}, std::vector<double>${vals}, ${ti.range[0]}, ${ti.range[1]}, ${t.seed + tensor++});`,
+      );
+    }
   });
   outputs.forEach((o, k) =>
     L.push(
@@ -161,6 +170,7 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   // never configures nbDims < 0), so Paddle's static plugin cannot carry such a case.
   const scalar = [
     ...op.inputs.map((i, k) => (present[k] ? ([i.name, dims[k]!.length] as const) : null)),
+    ...dims.slice(op.inputs.length).map((d) => [variadicInput(op)!.name, d.length] as const),
     ...outputs.map((o, k) => [o.name, outShapes[k]!.length] as const),
   ].find((x) => x !== null && x[1] === 0);
   const v2static = scalar

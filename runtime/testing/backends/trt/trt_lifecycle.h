@@ -79,9 +79,10 @@ OPFORGE_TRT_V2_END
   }
 OPFORGE_TRT_V2_BEGIN
   auto* plugin = static_cast<nvinfer1::IPluginV2DynamicExt*>(p.get());
-  std::vector<nvinfer1::PluginTensorDesc> d(Op::kNumInputs + Op::kNumOutputs);
+  // The fewest inputs a node has: every input, or the fixed ones and min_count members.
+  std::vector<nvinfer1::PluginTensorDesc> d(Op::kMinInputs + Op::kNumOutputs);
   for (auto& x : d) { x.format = nvinfer1::TensorFormat::kLINEAR; x.type = nvinfer1::DataType::kFLOAT; x.scale = 1.f; }
-  const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kNumInputs, plugin->getNbOutputs()); });
+  const auto got = acceptedTypes([&](nvinfer1::DataType t) { d[0].type = t; return plugin->supportsFormatCombination(0, d.data(), Op::kMinInputs, plugin->getNbOutputs()); });
 OPFORGE_TRT_V2_END
   // Compared as sets: `accepted` comes in opforge's dtype order, `got` in TensorRT's enum order.
   std::vector<nvinfer1::DataType> want = accepted;
@@ -225,23 +226,24 @@ struct Case {
     std::vector<opforge::RawTensor> in, out;
     for (auto& b : ins) in.push_back({b.dtype, b.host.data(), b.shape, true});
     while (in.size() < static_cast<size_t>(Op::kNumInputs)) in.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left-out optional inputs
+    const int numIn = static_cast<int>(in.size());  // every input, or the fixed ones and the members
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
     while (out.size() < static_cast<size_t>(Op::kNumOutputs)) out.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left out by the attributes
     // State (configure) and scratch space from the input shapes, as the plugins do.
-    opforge::Shape shapes[Op::kNumInputs];
-    opforge::DType dtypes[Op::kNumInputs] = {};
-    for (int i = 0; i < Op::kNumInputs; ++i) {
+    opforge::Shape shapes[Op::kMaxInputs];
+    opforge::DType dtypes[Op::kMaxInputs] = {};
+    for (int i = 0; i < numIn; ++i) {
       shapes[i] = in[i].shape;
       dtypes[i] = in[i].dtype;
     }
     if constexpr (Op::kHasConfigure) EXPECT(Op::configure(attrs, shapes, &state).ok(), "configure");
     size_t wsBytes = 0;
-    EXPECT(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &wsBytes).ok(), "workspaceSize");
+    EXPECT(Op::workspaceSize(attrs, shapes, dtypes, numIn, &wsBytes).ok(), "workspaceSize");
     std::vector<uint8_t> ws(wsBytes);
     opforge::CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();
     ctx.workspaceSize = wsBytes;
-    const opforge::Status s = Op::runCpu(attrs, state, in.data(), Op::kNumInputs, out.data(), ctx);
+    const opforge::Status s = Op::runCpu(attrs, state, in.data(), numIn, out.data(), ctx);
     EXPECT(s.ok(), ("runCpu: " + s.message()).c_str());
     for (auto& b : outs) expected.push_back(b.host);
   }
