@@ -71,14 +71,14 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
     opforge::Shape in[op::kNumInputs];
     bool present[op::kNumInputs];
     ${op.inputs.map((_i, k) => `present[${k}] = ${shapes[k] ? 'true' : 'false'}; in[${k}].rank = ${dims[k]!.length};${dims[k]!.map((d, j) => ` in[${k}].dims[${j}] = ${d};`).join('')}`).join('\n    ')}
-    CHECK(op::checkShapes(attrs, in, present).ok());
+    CHECK(op::checkShapes(attrs, in, present, op::kNumInputs).ok());
     opforge::Shape out[op::kNumOutputs];
-    CHECK(op::inferShapes(attrs, in, out).ok());
+    CHECK(op::inferShapes(attrs, in, op::kNumInputs, out).ok());
     ${expected.map((e, k) => `CHECK(out[${k}].rank == ${e.length});${e.map((d, j) => ` CHECK(out[${k}].dims[${j}] == ${d});`).join('')}`).join('\n    ')}
     opforge::DType inDt[op::kNumInputs] = {${inDt.join(', ')}};
     opforge::DType outDt[op::kNumOutputs];
     int binding = -1;
-    CHECK(op::inferTypes(attrs, inDt, present, outDt, &binding).ok());
+    CHECK(op::inferTypes(attrs, inDt, present, op::kNumInputs, outDt, &binding).ok());
     CHECK(binding == ${binding});
     ${outDt.map((d, k) => `CHECK(outDt[${k}] == ${d});`).join(' ')}
     // Wrong rank and wrong dtype are reported, not accepted.
@@ -87,10 +87,10 @@ function caseBlock(op: OpIR, t: TestCaseIR): string {
       .slice(0, 1)
       .map(
         (i) =>
-          `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present).ok()); }`,
+          `{ opforge::Shape bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = in[k]; bad[${i.index}].rank = ${i.rank! + 1}; CHECK(!op::checkShapes(attrs, bad, present, op::kNumInputs).ok()); }`,
       )
       .join('')}
-    { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(attrs, bad, present, outDt, &binding).ok()); }
+    { opforge::DType bad[op::kNumInputs]; for (int k = 0; k < op::kNumInputs; ++k) bad[k] = inDt[k]; bad[0] = opforge::DType::kBool; CHECK(!op::inferTypes(attrs, bad, present, op::kNumInputs, outDt, &binding).ok()); }
   }`;
 }
 
@@ -208,12 +208,12 @@ test('output shapes of attributes only, of constants, of rank 0, attribute-only 
   const segmentSum = edges.ops.find((o) => o.name === 'SegmentSum')!;
   assert.ok(
     header(segmentSum).includes(
-      'inline Status inferShapes(const Attrs& attrs, const Shape* /*inputs*/, Shape* outputs)',
+      'inline Status inferShapes(const Attrs& attrs, const Shape* /*inputs*/, int /*numIn*/, Shape* outputs)',
     ),
   );
   assert.ok(
     header(segmentSum).includes(
-      'inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, const DType* /*types*/, size_t* bytes)',
+      'inline Status workspaceSize(const Attrs& attrs, const Shape* /*inputs*/, const DType* /*types*/, int /*numIn*/, size_t* bytes)',
     ),
   );
   runCoreChecks(edges, path.join(dir, 'include'));
@@ -232,12 +232,12 @@ int main() {
   in[0].rank = 3; in[0].dims[0] = 2; in[0].dims[1] = 3; in[0].dims[2] = 4;
   opforge::Shape out[3];
   size_t ws = 0;
-  if (!ss::inferShapes(a, in, out).ok() || !ss::workspaceSize(a, in, nullptr, &ws).ok()) return 1;
+  if (!ss::inferShapes(a, in, ss::kNumInputs, out).ok() || !ss::workspaceSize(a, in, nullptr, ss::kNumInputs, &ws).ok()) return 1;
   namespace cf = opforge::ops::const_fill;
   opforge::Shape like[1];
   like[0].rank = 1; like[0].dims[0] = 9;
   opforge::Shape y[1];
-  if (!cf::inferShapes(cf::Attrs{}, like, y).ok()) return 1;
+  if (!cf::inferShapes(cf::Attrs{}, like, cf::kNumInputs, y).ok()) return 1;
   std::printf("%s %s %s %zu %s\\n", out[0].str().c_str(), out[1].str().c_str(), out[2].str().c_str(), ws, y[0].str().c_str());
   return 0;
 }
@@ -331,7 +331,7 @@ int main() {
   in[0].rank = 2; in[0].dims[0] = 2; in[0].dims[1] = 13;
   opforge::Shape out[1];
   size_t ws = 0;
-  if (!p::validate(a).ok() || !p::inferShapes(a, in, out).ok() || !p::workspaceSize(a, in, nullptr, &ws).ok()) return 1;
+  if (!p::validate(a).ok() || !p::inferShapes(a, in, p::kNumInputs, out).ok() || !p::workspaceSize(a, in, nullptr, p::kNumInputs, &ws).ok()) return 1;
   p::Attrs shortStride = a;
   shortStride.stride = {2};
   p::Attrs longKernel = a;
@@ -434,14 +434,14 @@ static void run(int64_t x0, int64_t x1, int64_t x2, int64_t w0, int64_t w1, floa
   in[0].rank = 3; in[0].dims[0] = x0; in[0].dims[1] = x1; in[0].dims[2] = x2;
   in[1].rank = 2; in[1].dims[0] = w0; in[1].dims[1] = w1;
   const bool present[2] = {true, true};
-  opforge::Status s = c::checkShapes(a, in, present);
+  opforge::Status s = c::checkShapes(a, in, present, c::kNumInputs);
   if (!s.ok()) { std::printf("%s\\n", s.message().c_str()); return; }
   opforge::Shape out[1];
   size_t ws = 0;
-  s = c::inferShapes(a, in, out);
+  s = c::inferShapes(a, in, c::kNumInputs, out);
   if (!s.ok()) { std::printf("%s\\n", s.message().c_str()); return; }
   const opforge::DType types[2] = {t, opforge::DType::kFloat32};
-  if (!c::workspaceSize(a, in, types, &ws).ok()) { std::printf("workspace\\n"); return; }
+  if (!c::workspaceSize(a, in, types, c::kNumInputs, &ws).ok()) { std::printf("workspace\\n"); return; }
   std::printf("%s %zu\\n", out[0].str().c_str(), ws);
 }
 int main() {
@@ -517,7 +517,7 @@ static void shapes(const char* what, bool present, int rank, int64_t m0, int64_t
   in[1].rank = 3; in[1].dims[0] = 2; in[1].dims[1] = 5; in[1].dims[2] = 8;
   in[2].rank = rank; in[2].dims[0] = m0; in[2].dims[1] = m1; in[2].dims[2] = m2;
   const bool given[3] = {true, true, present};
-  const opforge::Status st = s::checkShapes(a, in, given);
+  const opforge::Status st = s::checkShapes(a, in, given, s::kNumInputs);
   std::printf("%s: %s\\n", what, st.ok() ? "ok" : st.message().c_str());
 }
 static void types(bool half, bool wide) {
@@ -527,7 +527,7 @@ static void types(bool half, bool wide) {
   const bool given[3] = {true, true, false};
   opforge::DType out[1];
   int binding = -1;
-  const opforge::Status st = s::inferTypes(a, in, given, out, &binding);
+  const opforge::Status st = s::inferTypes(a, in, given, s::kNumInputs, out, &binding);
   std::printf("%d%d: %s %d\\n", half, wide, st.ok() ? opforge::dtypeName(out[0]) : st.message().c_str(), binding);
 }
 int main() {
@@ -555,6 +555,116 @@ int main() {
     '10: float16 0',
     '01: float64 1',
     '11: float16 0',
+  ]);
+});
+
+test('variadic inputs: members checked one by one, count() in shapes and checks, the kernel sees every member in order (-Werror)', () => {
+  const op = loadSpecs({
+    'weighted_sum.yaml': `name: WeightedSum
+version: 1
+types: { T: [float32, float64] }
+inputs:
+  - { name: bias, dtype: T, rank: 1 }
+  - { name: xs, dtype: T, variadic: true, min_count: 2, shape: bias }
+outputs:
+  - { name: y, dtype: T, shape: bias }
+  - { name: counts, dtype: int64, shape: [count(xs) * 2] }
+attributes:
+  - { name: weights, type: floats, default: [] }
+checks:
+  - len(weights) == 0 or len(weights) == count(xs)
+kernels: { cpu: kernels/k.cpp }
+`,
+  });
+  const dir = writeCore(op, 'variadic-core');
+  const src = path.join(dir, 'variadic.cpp');
+  writeFileSync(
+    src,
+    `#include "opforge/ops/weighted_sum.h"
+#include <cstdio>
+namespace ws = opforge::ops::weighted_sum;
+namespace opforge { namespace ops { namespace weighted_sum {
+// y = bias + sum_m weight_m * member_m: a dropped, repeated or reordered member changes y.
+template <typename T> Status sum(const Attrs& a, const Io<T>& io) {
+  for (int64_t i = 0; i < io.y.numel(); ++i) {
+    T acc = io.bias.data[i];
+    for (int m = 0; m < io.xs.size(); ++m) acc += static_cast<T>(a.weights.empty() ? 1.f : a.weights[m]) * io.xs[m].data[i];
+    io.y.data[i] = acc;
+  }
+  for (int64_t m = 0; m < io.counts.numel(); ++m) io.counts.data[m] = io.xs.size();
+  return Status::Ok();
+}
+Status cpu(const Attrs& a, const State&, const Io<float>& io, const CpuContext&) { return sum(a, io); }
+Status cpu(const Attrs& a, const State&, const Io<double>& io, const CpuContext&) { return sum(a, io); }
+}}}
+static const char* shown(const opforge::Status& s) {
+  static std::string keep;
+  keep = s.ok() ? "ok" : s.message();
+  return keep.c_str();
+}
+int main() {
+  float bias[2] = {1, 2}, x0[2] = {3, 4}, x1[2] = {5, 6}, x2[2] = {7, 8};
+  float* data[4] = {bias, x0, x1, x2};
+  opforge::RawTensor in[4];
+  opforge::Shape shapes[4];
+  bool present[4] = {true, true, true, true};
+  opforge::DType dtypes[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    in[i].dtype = dtypes[i] = opforge::DType::kFloat32;
+    in[i].data = data[i];
+    in[i].shape.rank = shapes[i].rank = 1;
+    in[i].shape.dims[0] = shapes[i].dims[0] = 2;
+  }
+  ws::Attrs a;
+  a.weights = {1.f, 10.f, 100.f};
+  std::printf("%s|", shown(ws::Core::checkShapes(a, shapes, present, 4)));
+  opforge::Shape outShapes[2];
+  std::printf("%s|", shown(ws::inferShapes(a, shapes, 4, outShapes)));
+  std::printf("%s|", outShapes[1].str().c_str());
+  float y[2] = {};
+  int64_t counts[6] = {};
+  opforge::RawTensor out[2];
+  out[0].dtype = opforge::DType::kFloat32;
+  out[0].data = y;
+  out[0].shape = outShapes[0];
+  out[1].dtype = opforge::DType::kInt64;
+  out[1].data = counts;
+  out[1].shape = outShapes[1];
+  opforge::CpuContext ctx;
+  std::printf("%s|", shown(ws::runCpu(a, ws::State{}, in, 4, out, ctx)));
+  std::printf("%g %g|%lld|", y[0], y[1], static_cast<long long>(counts[5]));
+  // Too few members, too many, a weight per member missing, a member of another shape or dtype.
+  std::printf("%s|", shown(ws::Core::checkShapes(a, shapes, present, 2)));
+  std::printf("%s|", shown(ws::Core::checkCount(1 + 33)));
+  ws::Attrs two;
+  two.weights = {1.f, 2.f};
+  std::printf("%s|", shown(ws::Core::checkShapes(two, shapes, present, 4)));
+  shapes[3].dims[0] = 3;
+  std::printf("%s|", shown(ws::Core::checkShapes(a, shapes, present, 4)));
+  shapes[3].dims[0] = 2;
+  dtypes[2] = opforge::DType::kFloat64;
+  opforge::DType outDt[2] = {};
+  int binding = -1;
+  std::printf("%s|", shown(ws::inferTypes(a, dtypes, present, 4, outDt, &binding)));
+  return 0;
+}
+`,
+  );
+  const bin = path.join(dir, 'variadic');
+  sh('g++', [...CXXFLAGS, `-I${path.join(dir, 'include')}`, src, '-o', bin]);
+  assert.equal(sh(bin, []).split('|').slice(0, -1), [
+    'ok',
+    'ok',
+    '[6]',
+    'ok',
+    // 1 + 3 + 10*5 + 100*7 and 2 + 4 + 10*6 + 100*8: every member, each with its own weight.
+    '754 866',
+    '3',
+    'WeightedSum: input xs has 1 members; it takes 2 to 32',
+    'WeightedSum: input xs has 33 members; it takes 2 to 32',
+    "WeightedSum: check 'len(weights) == 0 or len(weights) == count(xs)' failed (weights = [1, 2], count(xs) = 3)",
+    'WeightedSum: input xs (member 2) must have the shape of bias [2], got [3]',
+    'WeightedSum: input xs (member 1) has dtype float64, expected float32',
   ]);
 });
 
@@ -599,7 +709,7 @@ static void binding(bool idx, bool givenIdx) {
   out[1].present = givenIdx;
   out[2].present = false;
   int b = -1;
-  const opforge::Status s = opforge::bindingOf<m::Core>(a, in, out, &b);
+  const opforge::Status s = opforge::bindingOf<m::Core>(a, in, m::kNumInputs, out, &b);
   std::printf("%s|", s.ok() ? "ok" : s.message().c_str());
 }
 int main() {
@@ -616,10 +726,10 @@ int main() {
   opforge::Shape in[1], out[3];
   in[0].rank = 1;
   in[0].dims[0] = 4;
-  const opforge::Status s = m::inferShapes(a, in, out);
+  const opforge::Status s = m::inferShapes(a, in, m::kNumInputs, out);
   std::printf("%s|", s.ok() ? "ok" : s.message().c_str());
   a.with_idx = true;
-  const opforge::Status t = m::inferShapes(a, in, out);
+  const opforge::Status t = m::inferShapes(a, in, m::kNumInputs, out);
   std::printf("%s|", t.ok() ? "ok" : t.message().c_str());
   return 0;
 }

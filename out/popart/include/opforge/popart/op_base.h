@@ -42,29 +42,34 @@ class CoreOp : public ::popart::Op {
   std::unique_ptr<::popart::Op> clone() const final { return std::make_unique<CoreOp>(*this); }
 
   /** Output infos from the op core: dtype constraints, shape checks, shape expressions. */
+  /** The node's input tensors: every input, or the fixed ones and a variadic input's members. */
+  int numIn() const { return Desc::kVariadic ? input->maxIndex() + 1 : Desc::kNumInputs; }
+
   void setup() final {
-    DType inTypes[Desc::kNumInputs] = {};
-    bool present[Desc::kNumInputs] = {};
-    Shape inShapes[Desc::kNumInputs];
-    for (int i = 0; i < Desc::kNumInputs; ++i) {
+    DType inTypes[Desc::kMaxInputs] = {};
+    bool present[Desc::kMaxInputs] = {};
+    Shape inShapes[Desc::kMaxInputs];
+    const int n = numIn();
+    throwIfError(Desc::checkCount(n));
+    for (int i = 0; i < n; ++i) {
       present[i] = hasInput(i);
       if (!present[i]) continue;
       const ::popart::TensorInfo& info = inInfo(i);
       if (!fromPopart(info.dataType(), &inTypes[i])) {
-        throw ::popart::error("{}: input {} has dtype {}, which opforge does not support", Desc::kName, Desc::kInputNames[i], info.data_type());
+        throw ::popart::error("{}: {} has dtype {}, which opforge does not support", Desc::kName, Desc::inputName(i), info.data_type());
       }
       const std::vector<int64_t>& dims = info.shape();
-      if (dims.size() > static_cast<size_t>(kMaxRank)) throw ::popart::error("{}: input {} has rank {} > {}", Desc::kName, Desc::kInputNames[i], dims.size(), kMaxRank);
+      if (dims.size() > static_cast<size_t>(kMaxRank)) throw ::popart::error("{}: {} has rank {} > {}", Desc::kName, Desc::inputName(i), dims.size(), kMaxRank);
       inShapes[i].rank = static_cast<int32_t>(dims.size());
       for (size_t d = 0; d < dims.size(); ++d) inShapes[i].dims[d] = dims[d];
     }
     DType outTypes[Desc::kNumOutputs] = {};
     int binding = -1;
-    throwIfError(Desc::inferTypes(attrs_, inTypes, present, outTypes, &binding));
+    throwIfError(Desc::inferTypes(attrs_, inTypes, present, n, outTypes, &binding));
     // A dtype the IPU has no type for is refused here, by name, rather than mis-lowered.
-    for (int i = 0; i < Desc::kNumInputs; ++i) {
+    for (int i = 0; i < n; ++i) {
       if (present[i] && poplarType(inTypes[i]) == nullptr) {
-        throw ::popart::error("{}: input {} has dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kInputNames[i], dtypeName(inTypes[i]));
+        throw ::popart::error("{}: {} has dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::inputName(i), dtypeName(inTypes[i]));
       }
     }
     // The node has the outputs its attributes ask for (`present:`), which come first.
@@ -77,9 +82,9 @@ class CoreOp : public ::popart::Op {
         throw ::popart::error("{}: output {} would have dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kOutputNames[o], dtypeName(outTypes[o]));
       }
     }
-    throwIfError(Desc::checkShapes(attrs_, inShapes, present));
+    throwIfError(Desc::checkShapes(attrs_, inShapes, present, n));
     Shape outShapes[Desc::kNumOutputs];
-    throwIfError(Desc::inferShapes(attrs_, inShapes, outShapes));
+    throwIfError(Desc::inferShapes(attrs_, inShapes, n, outShapes));
     for (int o = 0; o < numWanted; ++o) {
       outInfo(o) = ::popart::TensorInfo(toPopart(outTypes[o]), std::vector<int64_t>(outShapes[o].dims, outShapes[o].dims + outShapes[o].rank));
     }

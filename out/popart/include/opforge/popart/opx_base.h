@@ -69,11 +69,12 @@ class HostOpx : public ::popart::popx::Opx {
   void grow(poplar::program::Sequence& prog) const final {
     const CoreOp<Desc>& op = getOp<CoreOp<Desc>>();
     // Everything but the data is fixed at compile time: plan the run once.
-    RawTensor in[Desc::kNumInputs];
+    const int numIn = op.numIn();
+    RawTensor in[Desc::kMaxInputs];
     std::vector<poplar::Tensor> ins;
     std::vector<poplar::Graph::HostFunctionArgument> inArgs;
     std::vector<int> inIndex;
-    for (int i = 0; i < Desc::kNumInputs; ++i) {
+    for (int i = 0; i < numIn; ++i) {
       in[i].present = hasInput(i);
       if (!in[i].present) continue;
       const ::popart::TensorInfo& info = op.inInfo(i);
@@ -100,19 +101,19 @@ class HostOpx : public ::popart::popx::Opx {
       setOutTensor(o, t);
     }
     typename Desc::State state;
-    Shape shapes[Desc::kNumInputs];
-    DType dtypes[Desc::kNumInputs] = {};
-    for (int i = 0; i < Desc::kNumInputs; ++i) {
+    Shape shapes[Desc::kMaxInputs];
+    DType dtypes[Desc::kMaxInputs] = {};
+    for (int i = 0; i < numIn; ++i) {
       shapes[i] = in[i].shape;
       dtypes[i] = in[i].dtype;
     }
     size_t wsBytes = 0;
-    throwIfError(Desc::workspaceSize(op.attrs(), shapes, dtypes, &wsBytes));
+    throwIfError(Desc::workspaceSize(op.attrs(), shapes, dtypes, numIn, &wsBytes));
     if constexpr (Desc::kHasConfigure) throwIfError(Desc::configure(op.attrs(), shapes, &state));
     const std::string handle = std::string("opforge.") + Desc::kName + "." + std::to_string(op.id);
     const typename Desc::Attrs attrs = op.attrs();
-    std::vector<RawTensor> inTemplate(in, in + Desc::kNumInputs), outTemplate(out, out + Desc::kNumOutputs);
-    HostFunctions::instance().add(handle, [attrs, state, inTemplate, outTemplate, inIndex, wsBytes](
+    std::vector<RawTensor> inTemplate(in, in + numIn), outTemplate(out, out + Desc::kNumOutputs);
+    HostFunctions::instance().add(handle, [attrs, state, inTemplate, outTemplate, inIndex, wsBytes, numIn](
                                               const void* const* inPtrs, size_t nIn, void* const* outPtrs, size_t nOut) {
       std::vector<RawTensor> i = inTemplate, o = outTemplate;
       if (nIn != inIndex.size() || nOut > o.size()) throw ::popart::error("{}: host function got {} inputs, {} outputs", Desc::kName, nIn, nOut);
@@ -122,7 +123,7 @@ class HostOpx : public ::popart::popx::Opx {
       CpuContext ctx;
       ctx.workspace = ws.empty() ? nullptr : ws.data();
       ctx.workspaceSize = wsBytes;
-      throwIfError(Desc::runCpu(attrs, state, i.data(), o.data(), ctx));
+      throwIfError(Desc::runCpu(attrs, state, i.data(), numIn, o.data(), ctx));
     });
     poplar::HostFunction hf = graph().addHostFunction(handle, inArgs, outArgs);
     prog.add(poplar::program::Call(hf, ins, outs));

@@ -319,7 +319,7 @@ constexpr const char* kSerializedField = "opforge.serialized";
 // ---- The op instance every plugin generation wraps ----------------------------------------
 
 template <class Op>
-Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs,
+Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs, int numIn,
                  const RawTensor* outputs, const CudaContext& ctx);
 
 /**
@@ -409,8 +409,17 @@ class PluginCore {
     return s.ok();
   }
 
-  /** Which inputs are present when TensorRT connects nbInputs of them (absent optionals are trailing). */
+  /**
+   * Which inputs are present when TensorRT connects nbInputs of them (absent optionals are
+   * trailing). A variadic input's members follow the other inputs, all of which must then be
+   * connected: a missing optional one could not be told from a member.
+   */
   static bool presence(int32_t nbInputs, bool* present) {
+    if constexpr (Op::kVariadic) {
+      if (nbInputs < Op::kMinInputs || nbInputs > Op::kMaxInputs) return false;
+      for (int i = 0; i < nbInputs; ++i) present[i] = true;
+      return true;
+    }
     if (nbInputs > Op::kNumInputs || nbInputs < 0) return false;
     for (int i = 0; i < Op::kNumInputs; ++i) {
       present[i] = i < nbInputs;
@@ -424,6 +433,12 @@ class PluginCore {
   // from the type table). A dtype binding of the op that needs one is refused: never offered by
   // supportsFormatCombination, logged once when the op is created, and when no binding is left
   // the op cannot run on this TensorRT at all and creation fails.
+
+  /** How many tensors the op core's arrays hold for nbInputs connected: the inputs (absent ones flagged), or every member too. */
+  static int tensorCount(int32_t nbInputs) { return Op::kVariadic ? nbInputs : Op::kNumInputs; }
+
+  /** The port of position `pos` (inputs, then outputs) when nbInputs inputs are connected. */
+  static int portAt(int32_t pos, int32_t nbInputs) { return pos < nbInputs ? Op::portOf(pos) : Op::kNumInputs + (pos - nbInputs); }
 
   /** "input x" / "output y" of a port (inputs then outputs). */
   static std::string portName(int port) {
@@ -495,15 +510,15 @@ class PluginCore {
 
   /** Output dtypes from input dtypes through the op core's type inference. */
   bool outputTypes(const nvinfer1::DataType* in, int32_t nbInputs, nvinfer1::DataType* out) const {
-    DType inT[Op::kNumInputs] = {};
-    bool present[Op::kNumInputs] = {};
+    DType inT[Op::kMaxInputs] = {};
+    bool present[Op::kMaxInputs] = {};
     if (!presence(nbInputs, present)) { logError(std::string(Op::kPluginName) + ": " + std::to_string(nbInputs) + " inputs connected"); return false; }
     for (int32_t i = 0; i < nbInputs; ++i) {
-      if (!fromTrt(in[i], &inT[i])) { logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " has a dtype the op does not support"); return false; }
+      if (!fromTrt(in[i], &inT[i])) { logError(std::string(Op::kPluginName) + ": " + Op::inputName(i) + " has a dtype the op does not support"); return false; }
     }
     DType outT[Op::kNumOutputs] = {};
     int binding = -1;
-    const Status s = Op::inferTypes(attrs_, inT, present, outT, &binding);
+    const Status s = Op::inferTypes(attrs_, inT, present, tensorCount(nbInputs), outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
     for (int o = 0; o < numOutputs(); ++o) {
       if (!toTrt(outT[o], &out[o])) {
@@ -523,7 +538,7 @@ class PluginCore {
   bool supports(int32_t pos, const nvinfer1::TensorFormat* formats, const nvinfer1::DataType* types, int32_t nbInputs, int32_t nbOutputs) const {
     if (nbOutputs != numOutputs() || pos < 0 || pos >= nbInputs + nbOutputs) return false;
     if (formats[pos] != nvinfer1::TensorFormat::kLINEAR) return false;
-    const int port = pos < nbInputs ? pos : Op::kNumInputs + (pos - nbInputs);
+    const int port = portAt(pos, nbInputs);
     DType t;
     if (!fromTrt(types[pos], &t)) return false;
     if (!Op::portAllows(port, t)) return false;
@@ -534,7 +549,7 @@ class PluginCore {
       if (!outputTypes(types, nbInputs, outs) || outs[pos - nbInputs] != types[pos]) return false;
     }
     for (int32_t p = 0; var >= 0 && p < pos; ++p) {
-      const int q = p < nbInputs ? p : Op::kNumInputs + (p - nbInputs);
+      const int q = portAt(p, nbInputs);
       if (Op::kPortVar[q] == var && types[p] != types[pos]) return false;
     }
     // Some dtype binding must give every position so far exactly its type, with a TensorRT type
@@ -543,7 +558,7 @@ class PluginCore {
       bool match = true;
       for (int32_t p = 0; match && p <= pos; ++p) {
         nvinfer1::DataType want;
-        match = toTrt(Op::bindingDtype(b, p < nbInputs ? p : Op::kNumInputs + (p - nbInputs)), &want) && want == types[p];
+        match = toTrt(Op::bindingDtype(b, portAt(p, nbInputs)), &want) && want == types[p];
       }
       if (match) return true;
     }
@@ -559,29 +574,30 @@ class PluginCore {
 
   /** Scratch bytes for these input dims (max dims at build time) and dtypes; 0 when dims are not known. */
   size_t workspace(const nvinfer1::Dims* dims, const nvinfer1::DataType* types, int32_t nbInputs) const {
-    Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs] = {};
-    DType dtypes[Op::kNumInputs] = {};
+    Shape shapes[Op::kMaxInputs];
+    bool present[Op::kMaxInputs] = {};
+    DType dtypes[Op::kMaxInputs] = {};
     if (!inputShapes(dims, nbInputs, shapes, present)) return 0;
     for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i]) || !fromTrt(types[i], &dtypes[i])) return 0;
     size_t bytes = 0;
-    if (!Op::workspaceSize(attrs_, shapes, dtypes, &bytes).ok()) return 0;
+    if (!Op::workspaceSize(attrs_, shapes, dtypes, tensorCount(nbInputs), &bytes).ok()) return 0;
     return bytes;
   }
 
-  /** Checks concrete shapes and, for ops with state, runs configure() when they change. */
-  bool prepare(const Shape* shapes, const bool* present) {
-    Status s = Op::checkShapes(attrs_, shapes, present);
+  /** Checks concrete shapes (numIn tensors) and, for ops with state, runs configure() when they change. */
+  bool prepare(const Shape* shapes, const bool* present, int numIn) {
+    Status s = Op::checkShapes(attrs_, shapes, present, numIn);
     if (!s.ok()) { logError(s.message()); return false; }
     if constexpr (!Op::kHasConfigure) {
       return true;
     } else {
-      bool same = configured_;
-      for (int i = 0; same && i < Op::kNumInputs; ++i) same = configuredShapes_[i] == shapes[i];
+      bool same = configured_ && configuredCount_ == numIn;
+      for (int i = 0; same && i < numIn; ++i) same = configuredShapes_[i] == shapes[i];
       if (same) return true;
       s = Op::configure(attrs_, shapes, &state_);
       if (!s.ok()) { logError(s.message()); return false; }
-      for (int i = 0; i < Op::kNumInputs; ++i) configuredShapes_[i] = shapes[i];
+      for (int i = 0; i < numIn; ++i) configuredShapes_[i] = shapes[i];
+      configuredCount_ = numIn;
       configured_ = true;
       return true;
     }
@@ -595,12 +611,13 @@ class PluginCore {
                   const nvinfer1::Dims* outDims, const nvinfer1::DataType* outTypes, int32_t nbOutputs,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) {
     if (nbOutputs != numOutputs()) { logError(std::string(Op::kPluginName) + ": wrong number of outputs"); return 1; }
-    RawTensor in[Op::kNumInputs];
+    RawTensor in[Op::kMaxInputs];
     RawTensor out[Op::kNumOutputs];
-    Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs] = {};
+    Shape shapes[Op::kMaxInputs];
+    bool present[Op::kMaxInputs] = {};
     if (!inputShapes(inDims, nbInputs, shapes, present)) { logError(std::string(Op::kPluginName) + ": bad input dims"); return 1; }
-    for (int i = 0; i < Op::kNumInputs; ++i) {
+    const int numIn = tensorCount(nbInputs);
+    for (int i = 0; i < numIn; ++i) {
       in[i].present = present[i];
       if (!present[i]) continue;
       in[i].shape = shapes[i];
@@ -615,9 +632,9 @@ class PluginCore {
       if (!toShape(outDims[o], &out[o].shape) || !fromTrt(outTypes[o], &out[o].dtype)) { logError(std::string(Op::kPluginName) + ": bad output descriptor"); return 1; }
       out[o].data = outputs[o];
     }
-    if (!prepare(shapes, present)) return 1;
+    if (!prepare(shapes, present, numIn)) return 1;
     Shape expected[Op::kNumOutputs];
-    Status s = Op::inferShapes(attrs_, shapes, expected);
+    Status s = Op::inferShapes(attrs_, shapes, numIn, expected);
     if (!s.ok()) { logError(s.message()); return 1; }
     for (int o = 0; o < nbOutputs; ++o) {
       if (expected[o] != out[o].shape) {
@@ -628,15 +645,15 @@ class PluginCore {
     CudaContext ctx;
     ctx.stream = stream;
     ctx.workspace = workspace;
-    DType dtypes[Op::kNumInputs] = {};
-    for (int i = 0; i < Op::kNumInputs; ++i) dtypes[i] = in[i].dtype;
+    DType dtypes[Op::kMaxInputs] = {};
+    for (int i = 0; i < numIn; ++i) dtypes[i] = in[i].dtype;
     size_t bytes = 0;
-    s = Op::workspaceSize(attrs_, shapes, dtypes, &bytes);
+    s = Op::workspaceSize(attrs_, shapes, dtypes, numIn, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
     // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.
-    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, out, ctx);
-    else s = runOnHost<Op>(attrs_, state_, in, out, ctx);
+    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, numIn, out, ctx);
+    else s = runOnHost<Op>(attrs_, state_, in, numIn, out, ctx);
     if (!s.ok()) { logError(s.message()); return 1; }
     return 0;
   }
@@ -645,7 +662,8 @@ class PluginCore {
   Attrs attrs_;
   State state_;
   bool configured_ = false;
-  Shape configuredShapes_[Op::kNumInputs];
+  Shape configuredShapes_[Op::kMaxInputs];
+  int configuredCount_ = 0;
 };
 
 /**
@@ -653,13 +671,13 @@ class PluginCore {
  * copies the outputs back, synchronizing `ctx.stream`. Correct, not fast.
  */
 template <class Op>
-Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs,
+Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* inputs, int numIn,
                  const RawTensor* outputs, const CudaContext& ctx) {
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
-  std::vector<std::vector<uint8_t>> inHost(Op::kNumInputs), outHost(Op::kNumOutputs);
-  RawTensor in[Op::kNumInputs];
+  std::vector<std::vector<uint8_t>> inHost(static_cast<size_t>(numIn)), outHost(Op::kNumOutputs);
+  RawTensor in[Op::kMaxInputs];
   RawTensor out[Op::kNumOutputs];
-  for (int i = 0; i < Op::kNumInputs; ++i) {
+  for (int i = 0; i < numIn; ++i) {
     in[i] = inputs[i];
     if (!in[i].present) continue;
     inHost[i].resize(static_cast<size_t>(in[i].shape.numel()) * dtypeSize(in[i].dtype));
@@ -678,7 +696,7 @@ Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& stat
   CpuContext cpu;
   cpu.workspace = scratch.empty() ? nullptr : scratch.data();
   cpu.workspaceSize = scratch.size();
-  OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, out, cpu));
+  OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, numIn, out, cpu));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!outHost[o].empty() && cudaMemcpyAsync(outputs[o].data, outHost[o].data(), outHost[o].size(), cudaMemcpyHostToDevice, stream) != cudaSuccess)
       return Status::Error(std::string(Op::kPluginName) + ": copying an output to the device failed");

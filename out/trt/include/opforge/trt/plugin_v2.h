@@ -105,10 +105,10 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
                                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
     nvinfer1::DimsExprs out{};
     out.nbDims = -1;
-    bool present[Op::kNumInputs] = {};
+    bool present[Op::kMaxInputs] = {};
     if (outputIndex < 0 || outputIndex >= Op::kNumOutputs || !Core::presence(nbInputs, present)) return out;
     try {
-      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, exprBuilder, &out)) {
+      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, nbInputs, exprBuilder, &out)) {
         logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[outputIndex]);
         out.nbDims = -1;
       }
@@ -121,34 +121,34 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   bool supportsFormatCombination(int32_t pos, const nvinfer1::PluginTensorDesc* inOut, int32_t nbInputs,
                                  int32_t nbOutputs) noexcept override {
     const int32_t n = nbInputs + nbOutputs;
-    if (pos < 0 || pos >= n || n > Op::kNumInputs + Op::kNumOutputs) return false;
-    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
-    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
+    if (pos < 0 || pos >= n || n > Op::kMaxInputs + Op::kNumOutputs) return false;
+    nvinfer1::TensorFormat formats[Op::kMaxInputs + Op::kNumOutputs] = {};
+    nvinfer1::DataType types[Op::kMaxInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].format; types[i] = inOut[i].type; }
     return core_.supports(pos, formats, types, nbInputs, nbOutputs);
   }
 
   void configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
                        const nvinfer1::DynamicPluginTensorDesc* /*out*/, int32_t /*nbOutputs*/) noexcept override {
-    if (nbInputs >= 0 && nbInputs <= Op::kNumInputs) nbInputs_ = nbInputs;
-    for (int32_t i = 0; i < nbInputs && i < Op::kNumInputs; ++i) {
-      const int32_t rank = Op::kInputRank[i];
+    if (nbInputs >= 0 && nbInputs <= Op::kMaxInputs) nbInputs_ = nbInputs;
+    for (int32_t i = 0; i < nbInputs && i < Op::kMaxInputs; ++i) {
+      const int32_t rank = Op::kInputRank[Op::portOf(i)];
       if (rank >= 0 && in[i].desc.dims.nbDims != rank) {
-        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + std::to_string(rank));
+        logError(std::string(Op::kPluginName) + ": " + Op::inputName(i) + " must have rank " + std::to_string(rank));
       }
-      const uint32_t ranks = Op::kInputRanks[i];
+      const uint32_t ranks = Op::kInputRanks[Op::portOf(i)];
       if (ranks != 0 && !rankAllowed(ranks, in[i].desc.dims.nbDims)) {
-        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + rankList(ranks));
+        logError(std::string(Op::kPluginName) + ": " + Op::inputName(i) + " must have rank " + rankList(ranks));
       }
     }
   }
 
   size_t getWorkspaceSize(const nvinfer1::PluginTensorDesc* inputs, int32_t nbInputs, const nvinfer1::PluginTensorDesc* /*outputs*/,
                           int32_t /*nbOutputs*/) const noexcept override {
-    if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
+    if (nbInputs > Op::kMaxInputs || nbInputs < 0) return 0;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs] = {};
-      nvinfer1::DataType types[Op::kNumInputs] = {};
+      nvinfer1::Dims dims[Op::kMaxInputs] = {};
+      nvinfer1::DataType types[Op::kMaxInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) {
         dims[i] = inputs[i].dims;
         types[i] = inputs[i].type;
@@ -162,8 +162,8 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
   int32_t enqueue(const nvinfer1::PluginTensorDesc* inputDesc, const nvinfer1::PluginTensorDesc* outputDesc,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
-      nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
+      nvinfer1::Dims inDims[Op::kMaxInputs] = {}, outDims[Op::kNumOutputs] = {};
+      nvinfer1::DataType inTypes[Op::kMaxInputs] = {}, outTypes[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
       const int32_t nbOutputs = core_.numOutputs();
       for (int32_t o = 0; o < nbOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
@@ -210,7 +210,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     auto p = std::unique_ptr<PluginV2Static>(new PluginV2Static(std::move(core), std::move(id)));
     int32_t nbIn = 0;
     r.pod(nbIn);
-    if (!r.ok() || nbIn < 0 || nbIn > Op::kNumInputs) { logError(std::string(Op::kPluginName) + ": corrupted static plugin config"); return nullptr; }
+    if (!r.ok() || nbIn < 0 || nbIn > Op::kMaxInputs) { logError(std::string(Op::kPluginName) + ": corrupted static plugin config"); return nullptr; }
     p->nbInputs_ = nbIn;
     for (int32_t i = 0; i < nbIn; ++i) readDesc(r, &p->inDims_[i], &p->inTypes_[i]);
     for (int32_t o = 0; o < Op::kNumOutputs; ++o) readDesc(r, &p->outDims_[o], &p->outTypes_[o]);
@@ -234,13 +234,14 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   nvinfer1::Dims getOutputDimensions(int32_t index, const nvinfer1::Dims* inputs, int32_t nbInputDims) noexcept override {
     nvinfer1::Dims out{};
     out.nbDims = -1;
-    Shape shapes[Op::kNumInputs];
-    bool present[Op::kNumInputs] = {};
+    Shape shapes[Op::kMaxInputs];
+    bool present[Op::kMaxInputs] = {};
     if (index < 0 || index >= Op::kNumOutputs || !batched(inputs, nbInputDims, 1, shapes, present)) return out;
     try {
       Shape outShapes[Op::kNumOutputs];
-      Status s = Op::checkShapes(core_.attrs(), shapes, present);
-      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, outShapes);
+      const int numIn = Core::tensorCount(nbInputDims);
+      Status s = Op::checkShapes(core_.attrs(), shapes, present, numIn);
+      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, numIn, outShapes);
       if (!s.ok()) { logError(s.message()); return out; }
       const Shape& o = outShapes[index];
       if (o.rank < 1) { logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[index] + " has no batch dim"); return out; }
@@ -264,7 +265,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
 
   size_t getWorkspaceSize(int32_t maxBatchSize) const noexcept override {
     try {
-      nvinfer1::Dims dims[Op::kNumInputs] = {};
+      nvinfer1::Dims dims[Op::kMaxInputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], maxBatchSize, &dims[i])) return 0;
       return core_.workspace(dims, inTypes_, nbInputs_);
     } catch (...) {
@@ -275,7 +276,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   int32_t enqueue(int32_t batchSize, const void* const* inputs, void* const* outputs, void* workspace,
                   cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
+      nvinfer1::Dims inDims[Op::kMaxInputs] = {}, outDims[Op::kNumOutputs] = {};
       for (int32_t i = 0; i < nbInputs_; ++i) if (!prepend(inDims_[i], batchSize, &inDims[i])) return 1;
       const int32_t nbOutputs = core_.numOutputs();
       for (int32_t o = 0; o < nbOutputs; ++o) if (!prepend(outDims_[o], batchSize, &outDims[o])) return 1;
@@ -327,7 +328,7 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   void configurePlugin(const nvinfer1::Dims* inputDims, int32_t nbInputs, const nvinfer1::Dims* outputDims, int32_t nbOutputs,
                        const nvinfer1::DataType* inputTypes, const nvinfer1::DataType* outputTypes, const bool* /*inputIsBroadcast*/,
                        const bool* /*outputIsBroadcast*/, nvinfer1::PluginFormat /*floatFormat*/, int32_t /*maxBatchSize*/) noexcept override {
-    if (nbInputs < 0 || nbInputs > Op::kNumInputs || nbOutputs != core_.numOutputs()) {
+    if (nbInputs < 0 || nbInputs > Op::kMaxInputs || nbOutputs != core_.numOutputs()) {
       logError(std::string(Op::kPluginName) + ": configured with the wrong number of tensors");
       return;
     }
@@ -396,8 +397,8 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
   Core core_;
   V2Identity id_;
   int32_t nbInputs_ = 0;
-  nvinfer1::Dims inDims_[Op::kNumInputs] = {};
-  nvinfer1::DataType inTypes_[Op::kNumInputs] = {};
+  nvinfer1::Dims inDims_[Op::kMaxInputs] = {};
+  nvinfer1::DataType inTypes_[Op::kMaxInputs] = {};
   nvinfer1::Dims outDims_[Op::kNumOutputs] = {};
   nvinfer1::DataType outTypes_[Op::kNumOutputs] = {};
 };

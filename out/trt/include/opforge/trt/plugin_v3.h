@@ -61,11 +61,11 @@ class PluginV3 final : public nvinfer1::IPluginV3,
                           int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
     if (nbOutputs != core_.numOutputs()) return -1;
-    bool present[Op::kNumInputs] = {};
+    bool present[Op::kMaxInputs] = {};
     if (!Core::presence(nbInputs, present)) return -1;
     try {
       for (int32_t o = 0; o < nbOutputs; ++o) {
-        if (!Op::outputDims(core_.attrs(), o, inputs, present, exprBuilder, &outputs[o])) {
+        if (!Op::outputDims(core_.attrs(), o, inputs, present, nbInputs, exprBuilder, &outputs[o])) {
           logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[o]);
           return -1;
         }
@@ -79,27 +79,27 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   bool supportsFormatCombination(int32_t pos, const nvinfer1::DynamicPluginTensorDesc* inOut, int32_t nbInputs,
                                  int32_t nbOutputs) noexcept override {
     const int32_t n = nbInputs + nbOutputs;
-    if (pos < 0 || pos >= n || n > Op::kNumInputs + Op::kNumOutputs) return false;
-    nvinfer1::TensorFormat formats[Op::kNumInputs + Op::kNumOutputs] = {};
-    nvinfer1::DataType types[Op::kNumInputs + Op::kNumOutputs] = {};
+    if (pos < 0 || pos >= n || n > Op::kMaxInputs + Op::kNumOutputs) return false;
+    nvinfer1::TensorFormat formats[Op::kMaxInputs + Op::kNumOutputs] = {};
+    nvinfer1::DataType types[Op::kMaxInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].desc.format; types[i] = inOut[i].desc.type; }
     return core_.supports(pos, formats, types, nbInputs, nbOutputs);
   }
 
   int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
                           const nvinfer1::DynamicPluginTensorDesc* /*out*/, int32_t nbOutputs) noexcept override {
-    bool present[Op::kNumInputs] = {};
+    bool present[Op::kMaxInputs] = {};
     if (nbOutputs != core_.numOutputs() || !Core::presence(nbInputs, present)) return -1;
     nbInputs_ = nbInputs;
     for (int32_t i = 0; i < nbInputs; ++i) {
-      const int32_t rank = Op::kInputRank[i];
+      const int32_t rank = Op::kInputRank[Op::portOf(i)];
       if (rank >= 0 && in[i].desc.dims.nbDims != rank) {
-        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + std::to_string(rank));
+        logError(std::string(Op::kPluginName) + ": " + Op::inputName(i) + " must have rank " + std::to_string(rank));
         return -1;
       }
-      const uint32_t ranks = Op::kInputRanks[i];
+      const uint32_t ranks = Op::kInputRanks[Op::portOf(i)];
       if (ranks != 0 && !rankAllowed(ranks, in[i].desc.dims.nbDims)) {
-        logError(std::string(Op::kPluginName) + ": input " + Op::kInputNames[i] + " must have rank " + rankList(ranks));
+        logError(std::string(Op::kPluginName) + ": " + Op::inputName(i) + " must have rank " + rankList(ranks));
         return -1;
       }
     }
@@ -108,10 +108,10 @@ class PluginV3 final : public nvinfer1::IPluginV3,
 
   size_t getWorkspaceSize(const nvinfer1::DynamicPluginTensorDesc* inputs, int32_t nbInputs,
                           const nvinfer1::DynamicPluginTensorDesc* /*outputs*/, int32_t /*nbOutputs*/) const noexcept override {
-    if (nbInputs > Op::kNumInputs || nbInputs < 0) return 0;
+    if (nbInputs > Op::kMaxInputs || nbInputs < 0) return 0;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs] = {};
-      nvinfer1::DataType types[Op::kNumInputs] = {};
+      nvinfer1::Dims dims[Op::kMaxInputs] = {};
+      nvinfer1::DataType types[Op::kMaxInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) {
         dims[i] = inputs[i].max;
         types[i] = inputs[i].desc.type;
@@ -125,15 +125,15 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   // IPluginV3OneRuntime
   int32_t onShapeChange(const nvinfer1::PluginTensorDesc* in, int32_t nbInputs, const nvinfer1::PluginTensorDesc* /*out*/,
                         int32_t nbOutputs) noexcept override {
-    if (nbOutputs != core_.numOutputs() || nbInputs > Op::kNumInputs || nbInputs < 0) return -1;
+    if (nbOutputs != core_.numOutputs() || nbInputs > Op::kMaxInputs || nbInputs < 0) return -1;
     nbInputs_ = nbInputs;
     try {
-      nvinfer1::Dims dims[Op::kNumInputs] = {};
+      nvinfer1::Dims dims[Op::kMaxInputs] = {};
       for (int32_t i = 0; i < nbInputs; ++i) dims[i] = in[i].dims;
-      Shape shapes[Op::kNumInputs];
-      bool present[Op::kNumInputs] = {};
+      Shape shapes[Op::kMaxInputs];
+      bool present[Op::kMaxInputs] = {};
       if (!Core::inputShapes(dims, nbInputs, shapes, present)) return -1;
-      return core_.prepare(shapes, present) ? 0 : -1;
+      return core_.prepare(shapes, present, Core::tensorCount(nbInputs)) ? 0 : -1;
     } catch (...) {
       return -1;
     }
@@ -142,8 +142,8 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   int32_t enqueue(const nvinfer1::PluginTensorDesc* inputDesc, const nvinfer1::PluginTensorDesc* outputDesc,
                   const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) noexcept override {
     try {
-      nvinfer1::Dims inDims[Op::kNumInputs] = {}, outDims[Op::kNumOutputs] = {};
-      nvinfer1::DataType inTypes[Op::kNumInputs] = {}, outTypes[Op::kNumOutputs] = {};
+      nvinfer1::Dims inDims[Op::kMaxInputs] = {}, outDims[Op::kNumOutputs] = {};
+      nvinfer1::DataType inTypes[Op::kMaxInputs] = {}, outTypes[Op::kNumOutputs] = {};
       const int32_t nbInputs = nbInputs_;
       for (int32_t i = 0; i < nbInputs; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
       const int32_t nbOutputs = core_.numOutputs();
