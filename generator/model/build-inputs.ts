@@ -60,7 +60,8 @@ function ownFacts(inp: RawInput, i: number, count: number, { err, checkIdent, cl
     rank = n;
     ranks = null;
   }
-  if (inp.optional && inp.shape_only) err([...p, 'optional'], 'a shape_only input cannot be optional');
+  if (inp.optional && inp.shape_only)
+    err([...p, 'optional'], '`optional: true`, but a shape_only input cannot be optional');
   const variadic = variadicFacts(inp, i, count, err);
   // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
   // gradients in those bindings (an integer or bool binding of the same variable never does).
@@ -93,15 +94,26 @@ function ownFacts(inp: RawInput, i: number, count: number, { err, checkIdent, cl
 function variadicFacts(inp: RawInput, i: number, count: number, err: Scope['err']): InputIR['variadic'] {
   const p: KeyPath = ['inputs', i];
   if (!inp.variadic) {
-    if (inp.min_count !== undefined) err([...p, 'min_count'], '`min_count` is for a variadic input (`variadic: true`)');
+    if (inp.min_count !== undefined)
+      err(
+        [...p, 'min_count'],
+        `\`min_count: ${inp.min_count}\`, but \`${inp.name}\` is not variadic (\`variadic: true\`)`,
+      );
     return null;
   }
   if (i !== count - 1)
-    err([...p, 'variadic'], `only the last input may be variadic; \`${inp.name}\` is input ${i} of ${count}`);
-  if (inp.optional) err([...p, 'optional'], 'a variadic input cannot be optional (give it `min_count: 1` or more)');
-  if (inp.shape_only) err([...p, 'shape_only'], 'a variadic input cannot be shape_only');
+    err(
+      [...p, 'variadic'],
+      `\`variadic: true\` on input \`${inp.name}\` (input ${i} of ${count}), but only the last input may be variadic`,
+    );
+  if (inp.optional)
+    err(
+      [...p, 'optional'],
+      '`optional: true`, but a variadic input is never absent (it has `min_count` members, 1 or more)',
+    );
+  if (inp.shape_only) err([...p, 'shape_only'], '`shape_only: true`, but a variadic input cannot be shape_only');
   if (inp.differentiable === true)
-    err([...p, 'differentiable'], 'a variadic input takes no gradient: its members are not differentiable');
+    err([...p, 'differentiable'], '`differentiable: true`, but a variadic input takes no gradient');
   return { min: inp.min_count ?? 1 };
 }
 
