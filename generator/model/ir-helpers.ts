@@ -125,17 +125,21 @@ export interface ExprReads {
   division: boolean;
   /** An input's dtype (sizeof(T), in the workspace). */
   types: boolean;
+  /** A variadic input's member count (count(x)): the number of tensors, not their dims. */
+  counts: boolean;
 }
 
 export function exprReads(exprs: Iterable<Expr>): ExprReads {
-  const r: ExprReads = { dims: false, attrs: false, division: false, types: false };
+  const r: ExprReads = { dims: false, attrs: false, division: false, types: false, counts: false };
   const walk = (e: Expr): void => {
     switch (e.kind) {
       case 'dim':
       case 'rank':
-      case 'count':
       case 'slice':
         r.dims = true;
+        break;
+      case 'count':
+        r.counts = true;
         break;
       case 'attr':
       case 'elem':

@@ -27,6 +27,8 @@ export type DimE =
   // rank(x); the dims x[start:end] (bounds of ints and ranks; null: missing): an entry of an
   // output's dims list, or one side of a check's == / != with another slice.
   | { k: 'rank'; input: string }
+  // count(x): a variadic input's members (a case's dims record holds it as `x#count`: [n]).
+  | { k: 'count'; input: string }
   | { k: 'slice'; input: string; start: DimE | null; end: DimE | null }
   // sizeof(type) in the workspace: a type variable (its elements' bytes as `input`, a tensor of that
   // type, holds them) or a dtype (`bytes`).
@@ -55,6 +57,8 @@ export interface InPlan {
   shapeOnly: boolean;
   /** `rank: [rank, rank + 1]` (widenRank): the spec lists two ranks, and the last case uses the higher. */
   ranks?: [number, number];
+  /** `variadic: true` with `min_count: min` (addVariadic): the last input, its members all of its dims. */
+  variadic?: { min: number };
 }
 
 export interface AttrPlan {
@@ -206,6 +210,8 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
     }
     case 'rank':
       return dims[e.input]!.length;
+    case 'count':
+      return dims[countKey(e.input)]![0];
     case 'slice':
       return undefined;
     case 'sizeof':
@@ -773,7 +779,38 @@ export function planSpec(seed: number): SpecPlan {
   addChosenDtype(rng(seed * 122949823 + 23), p);
   addOptionalCheck(rng(seed * 179424673 + 29), p);
   addPresence(rng(seed * 217645177 + 31), p);
+  addVariadic(rng(seed * 275604541 + 37), p);
   return p;
+}
+
+/** The key of a case's dims record holding count(x) of variadic input x, as [n]. */
+export const countKey = (input: string): string => `${input}#count`;
+
+/**
+ * From their own stream, a quarter of the specs whose last input is required and holds data: it
+ * becomes variadic (`min_count` 1 or 2), each case giving it min_count to min_count + 2 members of
+ * its dims; count() then joins a check (`count(x) >= min_count`) or an output's dims (appended,
+ * where that output has room for one more dim).
+ */
+function addVariadic(r: Rand, p: SpecPlan): void {
+  const last = p.inputs[p.inputs.length - 1];
+  if (!last || last.optional || last.shapeOnly || !p.tests.length || !chance(r, 0.25)) return;
+  const min = int(r, 1, 2);
+  last.variadic = { min };
+  for (const t of p.tests) t.dims[countKey(last.name)] = [int(r, min, min + 2)];
+  const count: DimE = { k: 'count', input: last.name };
+  const room = p.outputs.filter(
+    (o) =>
+      o.shape.kind === 'dims' &&
+      o.shape.dims.length < 8 &&
+      p.tests.every((t) => {
+        const attrs = Object.fromEntries(p.attrs.map((x) => [x.name, t.attrs[x.name] ?? x.default!]));
+        const d = evalDims((o.shape as { dims: DimE[] }).dims, t.dims, attrs);
+        return d.every((x) => x !== undefined) && numel(d as number[]) * (min + 2) <= 4096;
+      }),
+  );
+  if (room.length && chance(r, 0.6)) (pick(r, room).shape as { dims: DimE[] }).dims.push(count);
+  else p.checks.push({ c: { k: 'cmp', op: '>=', l: count, r: { k: 'int', v: min } }, message: undefined });
 }
 
 /**

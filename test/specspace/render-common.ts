@@ -58,6 +58,8 @@ export function dimText(e: DimE, top = true): string {
       return `${e.fn}(${dimText(e.scale, false)} * ${e.name})`;
     case 'rank':
       return `rank(${e.input})`;
+    case 'count':
+      return `count(${e.input})`;
     case 'slice':
       return `${e.input}[${e.start ? dimText(e.start) : ''}:${e.end ? dimText(e.end) : ''}]`;
     case 'sizeof':
@@ -119,6 +121,9 @@ export function dimPy(e: DimE): string {
       return `_scaled(${q(e.fn)}, ${dimPy(e.scale)}, ${e.name})`;
     case 'rank':
       return `${e.input}.dim()`;
+    case 'count':
+      // The reference names a variadic input's list `<x>_all` and its first member `<x>`.
+      return `len(${e.input}_all)`;
     case 'slice':
       // A tuple; a shape splices it: (a, *x[1:], b).
       return `tuple(int(d) for d in ${e.input}.shape[${e.start ? dimPy(e.start) : ''}:${e.end ? dimPy(e.end) : ''}])`;
@@ -156,6 +161,8 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `opforge::${e.fn}Scaled(${dimCpp(e.scale, shapeOf)}, attrs.${e.name}, ok)`;
     case 'rank':
       return `int64_t{${shapeOf(e.input)}.rank}`;
+    case 'count':
+      throw new Error('spec-space reads count() in checks and output dims only');
     case 'slice':
       throw new Error('spec-space draws no slice in a workspace');
     case 'sizeof':

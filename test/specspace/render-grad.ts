@@ -22,7 +22,7 @@ export function gradPlan(p: SpecPlan): GradPlan | undefined {
   if (p.seed % 2 !== 0) return undefined;
   const ins = p.inputs
     .map((i, index) => ({ ...i, index }))
-    .filter((i) => !i.optional && !i.shapeOnly && anyFloat(p, i.dtype));
+    .filter((i) => !i.optional && !i.shapeOnly && !i.variadic && anyFloat(p, i.dtype));
   // Outputs the attributes may leave out carry no gradient (the spec model's rule).
   const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => anyFloat(p, o.dtype) && !o.present);
   if (!ins.length || !outs.length) return undefined;

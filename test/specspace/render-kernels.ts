@@ -21,6 +21,14 @@ export function valueFn(p: SpecPlan, o: OutPlan, k: number): string {
       body.push(`  v += 0.25 * static_cast<double>(dimSum(io.${inp.name}));`);
       return;
     }
+    if (inp.variadic) {
+      // Member m weighs (m + 1) times the input's weight: a dropped or reordered member shows.
+      body.push(
+        `  for (int m = 0; m < io.${inp.name}.size(); ++m)`,
+        `    if (io.${inp.name}[m].numel() > 0) v += ${num(o.weights[j]!)} * (m + 1) * num(io.${inp.name}[m].data[i % io.${inp.name}[m].numel()]);`,
+      );
+      return;
+    }
     const term = `if (io.${inp.name}.numel() > 0) v += ${num(o.weights[j]!)} * num(io.${inp.name}.data[i % io.${inp.name}.numel()]);`;
     body.push(inp.optional ? `  if (io.${inp.name}.present()) {\n    v += 3.0;\n    ${term}\n  }` : `  ${term}`);
   });
@@ -129,7 +137,13 @@ ${workspaceFn(p)}
 export function shapeAccess(p: SpecPlan, ioShapes: boolean): (input: string) => string {
   return (name) => {
     const i = p.inputs.find((x) => x.name === name)!;
-    return ioShapes ? (i.shapeOnly ? `io.${name}` : `io.${name}.shape`) : `inputs[${p.inputs.indexOf(i)}]`;
+    return ioShapes
+      ? i.shapeOnly
+        ? `io.${name}`
+        : i.variadic
+          ? `io.${name}[0].shape`
+          : `io.${name}.shape`
+      : `inputs[${p.inputs.indexOf(i)}]`;
   };
 }
 

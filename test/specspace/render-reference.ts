@@ -50,6 +50,8 @@ export function reference(p: SpecPlan): string {
     const dtype = choice ? choicePy(choice) : varIn ? `${varIn.name}.dtype` : `torch.${o.dtype}`;
     const terms = p.inputs.map((inp, j) => {
       if (inp.shapeOnly) return `    v = v + 0.25 * _dimsum(${inp.name})`;
+      if (inp.variadic)
+        return `    for m, x in enumerate(${inp.name}_all):\n        v = _term(v, idx, ${num(o.weights[j]!)} * (m + 1), x)`;
       const t = `v = _term(v, idx, ${num(o.weights[j]!)}, ${inp.name})`;
       return inp.optional ? `    if ${inp.name} is not None:\n        v = v + 3.0\n        ${t}` : `    ${t}`;
     });
@@ -154,7 +156,12 @@ def _store(v, dtype):
 
 
 def reference(${[...params, ...(kw.length ? ['*', ...kw] : [])].join(', ')}):
-    t = 0.0
+${p.inputs
+  .filter((i) => i.variadic)
+  .map(
+    (i) => `    ${i.name}_all, ${i.name} = list(${i.name}), ${i.name}[0]  # the members; the first, which dims read\n`,
+  )
+  .join('')}    t = 0.0
 ${p.attrs.map((a, k) => `    t += ${num(COEF[k % 4]!)} * ${ENC_PY[a.type]}(${a.name})`).join('\n')}
     u = 0.0
 ${p.state.length ? `    dims = [int(d) for d in ${p.inputs[0]!.name}.shape]\n    r = len(dims)\n${stateLines.join('\n')}\n` : ''}${p.state.map((s, k) => `    u += ${num(COEF[(k + 1) % 4]!)} * ${ENC_PY[s.type]}(${s.type === 'float' ? s.name : s.type === 'floats' ? `[_f32(x) for x in ${s.name}]` : s.name})`).join('\n')}

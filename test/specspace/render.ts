@@ -10,7 +10,7 @@
 // odd). Every attribute and state value enters the sum, so a wrong value shows in the output.
 
 import { toSnake } from '../../generator/model/names.js';
-import type { CasePlan, SpecPlan } from './plan.js';
+import { type CasePlan, countKey, type SpecPlan } from './plan.js';
 import { choiceText, condText, dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
 import { anyFloat, gradCpu, gradCuda, gradHasCuda, gradPlan, gradReference, gradYaml } from './render-grad.js';
 import { cpuKernel, cudaKernel, formHeader } from './render-kernels.js';
@@ -44,6 +44,7 @@ function specYaml(p: SpecPlan, snake: string): string {
     }
     if (i.optional) L.push('    optional: true');
     if (i.shapeOnly) L.push('    shape_only: true');
+    if (i.variadic) L.push('    variadic: true', `    min_count: ${i.variadic.min}`);
     // With a backward, optional float inputs take no gradient (the gradient op reads only required ones).
     if (g && i.optional && anyFloat(p, i.dtype)) L.push('    differentiable: false');
   }
@@ -111,9 +112,14 @@ function caseYaml(p: SpecPlan, t: CasePlan): string[] {
     const d = t.dims[i.name];
     if (!d) continue;
     const shape = `[${d.join(', ')}]`;
-    if (t.values[i.name]) L.push(`      ${i.name}: { shape: ${shape}, values: [${t.values[i.name]!.join(', ')}] }`);
-    else if (t.ranges[i.name]) L.push(`      ${i.name}: { shape: ${shape}, range: [${t.ranges[i.name]!.join(', ')}] }`);
-    else L.push(`      ${i.name}: ${shape}`);
+    const one = t.values[i.name]
+      ? `{ shape: ${shape}, values: [${t.values[i.name]!.join(', ')}] }`
+      : t.ranges[i.name]
+        ? `{ shape: ${shape}, range: [${t.ranges[i.name]!.join(', ')}] }`
+        : shape;
+    // A variadic input's members, each of its dims (random data differs from member to member).
+    if (i.variadic) L.push(`      ${i.name}: [${Array(t.dims[countKey(i.name)]![0]).fill(one).join(', ')}]`);
+    else L.push(`      ${i.name}: ${one}`);
   }
   if (Object.keys(t.types).length)
     L.push(

@@ -20,8 +20,6 @@ import {
   ioType,
   opHash,
   readLabel,
-  exprHas,
-  shapeExprs,
   shapeReads,
   variadicInput,
 } from '../../model/ir-helpers.js';
@@ -382,9 +380,8 @@ function emitShapes(op: OpIR): Slots {
   };
   const infer = op.outputs.map(inferOne);
   const ws = exprReads([op.workspace]);
-  const counts = (es: readonly Expr[]): boolean => es.some((e) => exprHas(e, 'count'));
-  const params = (r: { attrs: boolean; dims: boolean }, types: string, count: boolean): string =>
-    `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}${types}, int ${cppParam('numIn', count)}`;
+  const params = (r: { attrs: boolean; dims: boolean; counts: boolean }, types: string): string =>
+    `const Attrs& ${cppParam('attrs', r.attrs)}, const Shape* ${cppParam('inputs', r.dims)}${types}, int ${cppParam('numIn', r.counts)}`;
   const n = `  const int64_t n = ${cppExpr(op.workspace, { ...shapeEnv, dtype: (i) => `types[${i}]` })};`;
   const present = op.outputs.flatMap((o) =>
     o.present
@@ -395,9 +392,9 @@ function emitShapes(op: OpIR): Slots {
     presentAttrs: cppParam('attrs', cond.attrs),
     presentBuffer: cppParam('present', presence.length > 0),
     presence: divisionGuarded(cond.division, "an output's presence", present),
-    inferParams: params(out, '', counts(op.outputs.flatMap((o) => shapeExprs(o.shape)))),
+    inferParams: params(out, ''),
     infer: divisionGuarded(out.division, 'an output shape', infer),
-    workspaceParams: params(ws, `, const DType* ${cppParam('types', ws.types)}`, counts([op.workspace])),
+    workspaceParams: params(ws, `, const DType* ${cppParam('types', ws.types)}`),
     workspace: divisionGuarded(ws.division, 'the workspace size', [n]),
   };
 }

@@ -39,7 +39,7 @@ const ATTRS: CppExprEnv = {
 /** A condition C++ can decide from the attributes alone (no dims, nothing that can fail). */
 function foldable(e: Expr): boolean {
   const r = exprReads([e]);
-  return !r.dims && !r.division;
+  return !r.dims && !r.counts && !r.division;
 }
 
 /** Comparisons from IExprBuilder's two: the operation, whether its operands swap, whether it is negated. */
