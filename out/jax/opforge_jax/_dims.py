@@ -78,6 +78,9 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
         if s is None:
             raise _Unknown()
         return len(s)
+    if kind == "count":
+        # A variadic input's members are the shapes from its index on.
+        return len(shapes) - e[1]
     if kind == "slice":
         return _slice(e, shapes, attrs)
     if kind in ("==", "!=") and isinstance(e[1], tuple) and e[1][0] == "slice":
