@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Case, Outputs, TestBackend, TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import type { HostTensor } from '../../cases.js';
+import type { OpIR } from '../../../../generator/model/ir.js';
 import { firstLines, shapeMismatch } from '../../outputs.js';
 import type { PyCase } from '../pytorch/build.js';
 
@@ -161,7 +162,7 @@ async function runModel(
     const s = await ort.session(file, { root: ctx.root, outDir: ctx.outDir, customOpLibraries: [ort.library] });
     try {
       const feeds = caseFeeds(
-        c,
+        c.op,
         caseTensors(ort, c),
         s.inputs.map((i) => i.name),
       );
@@ -191,7 +192,7 @@ async function runModel(
 }
 
 /** A case's tensor under the name its one-node model (op-model.ts) gives it. */
-interface NamedTensor {
+export interface NamedTensor {
   name: string;
   tensor: HostTensor;
   /** Which member of a variadic input it is. */
@@ -214,7 +215,11 @@ function caseTensors(ort: OrtKit, c: Case): NamedTensor[] {
  * names, or, where an exporter named them otherwise, to the graph inputs no other input takes, in
  * order; a model that cannot take every member is an error, never a call with members dropped.
  */
-function caseFeeds(c: Case, tensors: readonly NamedTensor[], graph: readonly string[]): Record<string, HostTensor> {
+export function caseFeeds(
+  op: OpIR,
+  tensors: readonly NamedTensor[],
+  graph: readonly string[],
+): Record<string, HostTensor> {
   const names = new Set(graph);
   const fixed = tensors.filter((x) => x.member === undefined);
   const members = tensors.filter((x) => x.member !== undefined);
@@ -227,10 +232,10 @@ function caseFeeds(c: Case, tensors: readonly NamedTensor[], graph: readonly str
     return feeds;
   }
   const rest = graph.filter((n) => !fixed.some((x) => x.name === n));
-  const input = c.op.inputs[c.op.inputs.length - 1]!.name;
+  const input = op.inputs[op.inputs.length - 1]!.name;
   if (rest.length !== members.length)
     throw new Error(
-      `${c.op.name}: the model's inputs [${graph.join(', ')}] do not take the ${members.length} members of input ${input}`,
+      `${op.name}: the model's inputs [${graph.join(', ')}] do not take the ${members.length} members of input ${input}`,
     );
   rest.forEach((n, k) => {
     feeds[n] = members[k]!.tensor;
