@@ -2,7 +2,7 @@
 // inputs and outputs are the op's, the node is in the op's domain, and the opset imports are
 // ai.onnx 17 and the op's domain at its spec version (IR version 8). Used to run the ops through
 // ONNX Runtime from Node and on the GPU machine. A variadic input is one graph input per member
-// (`xs_0`, `xs_1`, ...), listed after the other inputs as the node takes them.
+// (`xs.0`, `xs.1`, ...), listed after the other inputs as the node takes them.
 
 import onnxProto from 'onnx-proto';
 import { dtypeUnder, presentOutputs, variadicInput } from '../generator/model/ir-helpers.js';
@@ -62,38 +62,34 @@ function valueInfo(
   return { name, type: { tensorType: { elemType, ...(shape ? { shape } : {}) } } };
 }
 
-/** The graph input of member `m` of variadic input `name`. */
+/**
+ * The graph input of member `m` of variadic input `name`: `xs.0`, as the PyTorch side's exported
+ * models name the members too. Spec names are identifiers, so no other input has such a name.
+ */
 export function memberInputName(name: string, m: number): string {
-  return `${name}_${m}`;
+  return `${name}.${m}`;
 }
 
 /** One graph input of an op's model: the input it feeds, and which member of a variadic one. */
-export interface GraphInput {
+interface GraphInput {
   name: string;
   input: OpIR['inputs'][number];
   member?: number;
 }
 
-/**
- * The graph inputs of an op's one-node model, in the node's order: each input given, a variadic
- * input's `members` in its place. A member's name taken by another input is an error, not a
- * model that feeds one tensor twice.
- */
-export function graphInputs(op: OpIR, members: number, omitInputs: readonly string[] = []): GraphInput[] {
+/** The graph inputs of an op's one-node model, in the node's order: each input given, a variadic input's `members` in its place. */
+function graphInputs(op: OpIR, members: number, omitInputs: readonly string[] = []): GraphInput[] {
   const v = variadicInput(op);
   // Fewer members than min_count is allowed: tests write such models for ONNX Runtime to refuse.
   if (v && !(Number.isInteger(members) && members >= 0))
     throw new Error(`${op.name}: input ${v.name} cannot have ${members} members`);
-  const list = op.inputs
+  return op.inputs
     .filter((i) => !omitInputs.includes(i.name))
     .flatMap((input): GraphInput[] =>
       input === v
         ? Array.from({ length: members }, (_, m) => ({ name: memberInputName(input.name, m), input, member: m }))
         : [{ name: input.name, input }],
     );
-  const clash = list.find((g, k) => list.findIndex((h) => h.name === g.name) !== k);
-  if (clash) throw new Error(`${op.name}: graph input ${clash.name} would name two tensors`);
-  return list;
 }
 
 /** Serialized ModelProto with one node of `op`. */

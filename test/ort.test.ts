@@ -332,7 +332,7 @@ test('a variadic input: every member in order, their count, graph shapes and the
     );
   const bias = (dtype = 'float32'): T => tensor(dtype, [2, 3], [0.5, 1, 2, -3, 4, 7]);
   const feedsOf = (ms: T[], b = bias(ms[0]!.dtype)): Record<string, Tensor> =>
-    Object.fromEntries([['bias', b], ...ms.map((x, m) => [`xs_${m}`, x])]) as Record<string, Tensor>;
+    Object.fromEntries([['bias', b], ...ms.map((x, m) => [`xs.${m}`, x])]) as Record<string, Tensor>;
   const openModel = (name: string, opts: OpModelOptions, edit?: (m: onnxProto.onnx.ModelProto) => void) => {
     let bytes = opModel(op, opts);
     if (edit) {
@@ -345,7 +345,7 @@ test('a variadic input: every member in order, their count, graph shapes and the
     return session(file, { root: fx, customOpLibraries: [lib] });
   };
   const shapes = (n: number, dims: (number | string)[] = [2, 3]): Record<string, (number | string)[]> =>
-    Object.fromEntries([['bias', dims], ...Array.from({ length: n }, (_, m) => [`xs_${m}`, dims])]);
+    Object.fromEntries([['bias', dims], ...Array.from({ length: n }, (_, m) => [`xs.${m}`, dims])]);
   // y = bias + sum (m + 1) * xs[m]: a member dropped, repeated or moved changes y; index counts them.
   for (const [n, binding] of [
     [2, f32],
@@ -359,7 +359,7 @@ test('a variadic input: every member in order, their count, graph shapes and the
     try {
       assert.equal(
         s.inputs.map((i) => i.name),
-        ['bias', ...ms.map((_, m) => `xs_${m}`)],
+        ['bias', ...ms.map((_, m) => `xs.${m}`)],
       );
       assert.equal(
         s.outputs.map((o) => o.dims),

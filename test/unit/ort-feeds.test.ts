@@ -1,5 +1,5 @@
 // The ort columns' feeds (runtime/testing/backends/ort/index.ts caseFeeds): a variadic input's
-// members go to the graph inputs of their names (xs_0, ...), or, in a model an exporter named
+// members go to the graph inputs of their names (xs.0, ...), or, in a model an exporter named
 // otherwise, to the graph inputs no other input takes, in order; a model that cannot take every
 // member is an error rather than a run with members dropped.
 
@@ -35,28 +35,28 @@ tests:
 const t = (v: number): HostTensor => ({ dtype: 'float32', dims: [1], data: Float32Array.of(v) });
 const tensors: NamedTensor[] = [
   { name: 'bias', tensor: t(0) },
-  { name: 'xs_0', tensor: t(1), member: 0 },
-  { name: 'xs_1', tensor: t(2), member: 1 },
-  { name: 'xs_2', tensor: t(3), member: 2 },
+  { name: 'xs.0', tensor: t(1), member: 0 },
+  { name: 'xs.1', tensor: t(2), member: 1 },
+  { name: 'xs.2', tensor: t(3), member: 2 },
 ];
 const fed = (graph: string[]): [string, number][] =>
   Object.entries(caseFeeds(op, tensors, graph)).map(([n, x]) => [n, x.data[0] as number]);
 
 test('members by their names, in any graph order', () => {
-  assert.equal(fed(['xs_2', 'bias', 'xs_0', 'xs_1']), [
+  assert.equal(fed(['xs.2', 'bias', 'xs.0', 'xs.1']), [
     ['bias', 0],
-    ['xs_0', 1],
-    ['xs_1', 2],
-    ['xs_2', 3],
+    ['xs.0', 1],
+    ['xs.1', 2],
+    ['xs.2', 3],
   ]);
 });
 
 test("an exporter's own names: the graph inputs no other input takes, in order", () => {
-  assert.equal(fed(['bias', 'onnx::xs.1', 'onnx::xs.2', 'onnx::xs.3']), [
+  assert.equal(fed(['bias', 'onnx::xs_1', 'onnx::xs_2', 'onnx::xs_3']), [
     ['bias', 0],
-    ['onnx::xs.1', 1],
-    ['onnx::xs.2', 2],
-    ['onnx::xs.3', 3],
+    ['onnx::xs_1', 1],
+    ['onnx::xs_2', 2],
+    ['onnx::xs_3', 3],
   ]);
 });
 
@@ -65,7 +65,7 @@ test('a model that cannot take every member is an error, never a call with membe
     () => fed(['bias', 'a', 'b']),
     /Gather: the model's inputs \[bias, a, b\] do not take the 3 members of input xs/,
   );
-  assert.throws(() => fed(['bias', 'xs_0', 'xs_1']), /do not take the 3 members/);
+  assert.throws(() => fed(['bias', 'xs.0', 'xs.1']), /do not take the 3 members/);
 });
 
 test.run();

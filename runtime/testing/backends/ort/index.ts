@@ -199,7 +199,7 @@ export interface NamedTensor {
   member?: number;
 }
 
-/** The case's tensors in the node's order: the inputs given, a variadic input's members as xs_0, xs_1, ... */
+/** The case's tensors in the node's order: the inputs given, a variadic input's members as xs.0, xs.1, ... */
 function caseTensors(ort: OrtKit, c: Case): NamedTensor[] {
   return c.op.inputs.flatMap((inp, i): NamedTensor[] => {
     const x = c.inputs[i];
@@ -212,7 +212,7 @@ function caseTensors(ort: OrtKit, c: Case): NamedTensor[] {
 /**
  * The feeds of a model whose graph inputs are `graph`. An input the model does not take is not fed
  * (an exporter may leave an unused one out). A variadic input's members go to the inputs of their
- * names, or, where an exporter named them otherwise, to the graph inputs no other input takes, in
+ * names (xs.0, ...), or, where an exporter named them otherwise, to the graph inputs no other input takes, in
  * order; a model that cannot take every member is an error, never a call with members dropped.
  */
 export function caseFeeds(
