@@ -4,9 +4,11 @@
 // spec test cases and random shapes, as one-node ONNX models, run in onnxruntime-node's bundled
 // libonnxruntime.so.1 through runtime/ort.ts session() and match independent references
 // (test/helpers/references.ts). Bad attributes, dtypes and shapes are ORT errors naming the op.
+// Fixture projects: an optional input; a variadic input (its members as graph inputs of their own).
 
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import onnxProto from 'onnx-proto';
 import { test } from 'uvu';
 import { NVCC, testNeeding } from './helpers/optional-tools.js';
 import * as assert from 'uvu/assert';
@@ -19,7 +21,7 @@ import { opModel, type OpModelOptions } from '../runtime/op-model.js';
 import { buildOrtLibrary, ortIncludeDir, ortVersion, session, type OrtSession, type Tensor } from '../runtime/ort.js';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
-import { caseInputs, mismatch, randomCases, reference, tensor, type T } from './helpers/references.js';
+import { caseInputs, mismatch, num, randomCases, reference, tensor, type T } from './helpers/references.js';
 
 const project = loadProject({ opsDir });
 const files = ortEmitter.emit(project);
@@ -264,14 +266,19 @@ test('bad shapes are errors naming the op at run time; unsupported dtypes fail t
   );
 });
 
-test('an optional input (omitted or given), string and ints attributes, and a spec version above 1 (fixture project)', async () => {
-  const fx = path.join(buildDir, 'optional-project');
+/** Generates and builds a fixture project under buildDir; its one op and custom-op library. */
+async function fixtureProject(name: string, dir: string): Promise<{ op: OpIR; lib: string; fx: string }> {
+  const fx = path.join(buildDir, dir);
   rmSync(path.join(fx, 'ops'), { recursive: true, force: true });
   mkdirSync(fx, { recursive: true });
-  cpSync(path.join(fixtures, 'ort-optional', 'ops'), path.join(fx, 'ops'), { recursive: true });
+  cpSync(path.join(fixtures, name, 'ops'), path.join(fx, 'ops'), { recursive: true });
   sh(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'gen', '--quiet'], { cwd: fx });
   const lib = await buildOrtLibrary({ root: fx, buildDir: path.join(fx, 'build') });
-  const op = loadProject({ opsDir: path.join(fx, 'ops') }).ops[0]!;
+  return { op: loadProject({ opsDir: path.join(fx, 'ops') }).ops[0]!, lib, fx };
+}
+
+test('an optional input (omitted or given), string and ints attributes, and a spec version above 1 (fixture project)', async () => {
+  const { op, lib, fx } = await fixtureProject('ort-optional', 'optional-project');
   const x = tensor('float32', [2], [1, 2]) as unknown as Tensor;
   const bias = tensor('float32', [2], [10, 20]) as unknown as Tensor;
   const run = async (name: string, opts: OpModelOptions, feeds: Record<string, Tensor>): Promise<number[]> => {
@@ -312,6 +319,106 @@ test('an optional input (omitted or given), string and ints attributes, and a sp
   // The op exists from its spec version (2) on: a model importing the domain at version 1 does not find it.
   assert.match(await err('opt_old_opset', { omitInputs: ['bias'], opsetVersion: op.version - 1 }), /OptBias/);
   assert.equal(await run('opt_new_opset', { omitInputs: ['bias'], opsetVersion: op.version + 1 }, { x }), [1, 2]);
+});
+
+test('a variadic input: every member in order, their count, graph shapes and the count and dtype checks (fixture project)', async () => {
+  const { op, lib, fx } = await fixtureProject('ort-variadic', 'variadic-project');
+  const [f32, i32] = ['float32', 'int32'].map((d) => op.bindings.find((b) => b.vars.T === d)!);
+  const xs = (m: number, dtype = 'float32', dims = [2, 3]): T =>
+    tensor(
+      dtype,
+      dims,
+      Array.from({ length: dims[0]! * dims[1]! }, (_, i) => 10 * m + i + 1),
+    );
+  const bias = (dtype = 'float32'): T => tensor(dtype, [2, 3], [0.5, 1, 2, -3, 4, 7]);
+  const feedsOf = (ms: T[], b = bias(ms[0]!.dtype)): Record<string, Tensor> =>
+    Object.fromEntries([['bias', b], ...ms.map((x, m) => [`xs.${m}`, x])]) as Record<string, Tensor>;
+  const openModel = (name: string, opts: OpModelOptions, edit?: (m: onnxProto.onnx.ModelProto) => void) => {
+    let bytes = opModel(op, opts);
+    if (edit) {
+      const m = onnxProto.onnx.ModelProto.decode(bytes);
+      edit(m);
+      bytes = onnxProto.onnx.ModelProto.encode(m).finish();
+    }
+    const file = path.join(modelDir, `${name}.onnx`);
+    writeFileSync(file, bytes);
+    return session(file, { root: fx, customOpLibraries: [lib] });
+  };
+  const shapes = (n: number, dims: (number | string)[] = [2, 3]): Record<string, (number | string)[]> =>
+    Object.fromEntries([['bias', dims], ...Array.from({ length: n }, (_, m) => [`xs.${m}`, dims])]);
+  // y = bias + sum (m + 1) * xs[m]: a member dropped, repeated or moved changes y; index counts them.
+  for (const [n, binding] of [
+    [2, f32],
+    [3, i32],
+    [5, f32],
+    [32, f32],
+  ] as const) {
+    const dtype = binding!.vars.T!;
+    const ms = Array.from({ length: n }, (_, m) => xs(m, dtype));
+    const s = await openModel(`variadic_${n}_${dtype}`, { binding, members: n, inputShapes: shapes(n) });
+    try {
+      assert.equal(
+        s.inputs.map((i) => i.name),
+        ['bias', ...ms.map((_, m) => `xs.${m}`)],
+      );
+      assert.equal(
+        s.outputs.map((o) => o.dims),
+        [[2, 3], [n]],
+        'graph shapes: y like member 0, index [count(xs)]',
+      );
+      const got = s.run(feedsOf(ms)) as unknown as Record<string, T>;
+      const want = num(bias(dtype)).map((b, i) => ms.reduce((acc, x, m) => acc + (m + 1) * num(x)[i]!, b));
+      assert.equal(num(got.y!), want, `${n} members, ${dtype}`);
+      assert.equal(got.index!.dims, [n]);
+      assert.equal(num(got.index!), [...Array(n).keys()]);
+    } finally {
+      s.close();
+    }
+  }
+  // Symbolic dims: y keeps member 0's symbols; index's dim is the node's member count.
+  const sym = await openModel('variadic_symbolic', { binding: f32, members: 3, inputShapes: shapes(3, ['N', 'C']) });
+  assert.equal(
+    sym.outputs.map((o) => o.dims),
+    [['N', 'C'], [3]],
+  );
+  sym.close();
+  const err = async (
+    name: string,
+    opts: OpModelOptions,
+    ms: T[],
+    edit?: (m: onnxProto.onnx.ModelProto) => void,
+  ): Promise<string> => {
+    try {
+      const s = await openModel(name, { binding: f32, ...opts }, edit);
+      try {
+        s.run(feedsOf(ms, bias()));
+      } finally {
+        s.close();
+      }
+    } catch (e) {
+      return String(e);
+    }
+    return 'no error';
+  };
+  // ORT holds a node to min_count; the op core to kMaxMembers (ORT has no upper bound).
+  assert.match(await err('variadic_too_few', { members: 1 }, [xs(0)]), /MemberSum/);
+  const many = Array.from({ length: 33 }, () => xs(0));
+  assert.match(
+    await err('variadic_too_many', { members: 33 }, many),
+    /MemberSum: input xs has 33 members; it takes 2 to 32/,
+  );
+  // A member of another dtype than the first: ORT's homogeneity check refuses the node.
+  assert.match(
+    await err('variadic_mixed_dtypes', { members: 3 }, [xs(0), xs(1), xs(2, 'int32')], (m) => {
+      m.graph!.input![3]!.type!.tensorType!.elemType = onnxProto.onnx.TensorProto.DataType.INT32;
+    }),
+    /MemberSum/,
+  );
+  // A member of another shape: the op core names it.
+  assert.match(
+    await err('variadic_bad_member_shape', { members: 3 }, [xs(0), xs(1), xs(2, 'float32', [3, 2])]),
+    /MemberSum: input xs \(member 2\) must have the shape of bias \[2, 3\], got \[3, 2\]/,
+  );
 });
 
 test.run();

@@ -83,4 +83,20 @@ test('kernels per binding, and both ops registered with the CUDA one only where 
   assert.match(cmake, /opforge_ort_add_op\(\s*plain_copy\s*\)/);
 });
 
+test('a variadic last input: an ONNX variadic input, homogeneous, of at least min_count members', () => {
+  // The op core's tables say whether the last input is variadic (kVariadic, kMinMembers); the base
+  // declares it to ORT and takes the node's input count as the call's (the core checks it first).
+  assert.match(
+    customOp,
+    /if \(Op::kVariadic && static_cast<int>\(i\) == Op::kNumInputs - 1\) return INPUT_OUTPUT_VARIADIC;/,
+  );
+  assert.match(customOp, /int GetVariadicInputMinArity\(\) const \{ return Op::kMinMembers; \}/);
+  assert.match(customOp, /bool GetVariadicInputHomogeneity\(\) const \{ return true; \}/);
+  assert.match(customOp, /\*numIn = static_cast<int>\(nodeInputs[^;]*;\s*return Op::checkCount\(\*numIn\);/);
+  // Per-call input arrays hold every member: sized by the op's kMaxInputs, not a fixed 32.
+  assert.match(customOp, /RawTensor in\[Op::kMaxInputs\];/);
+  assert.match(customOp, /InputInfo ins\[Op::kMaxInputs\];/);
+  assert.not.match(customOp, /kMaxTensors/);
+});
+
 test.run();

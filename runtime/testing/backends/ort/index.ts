@@ -1,6 +1,7 @@
 // The ONNX Runtime columns: ort runs a one-node model per case with the generated custom-op
 // library; ort-legacy and ort-dynamo run the models PyTorch's two exporters wrote (the PyTorch
 // side exported them). Each also holds the shapes ONNX inference claimed to the dims written.
+// A variadic input's members are graph inputs of their own, after the other inputs.
 
 import { testUnityBatch } from '../../unity-batch.js';
 import { machineCacheDir } from '../../../machine-cache.js';
@@ -8,6 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Case, Outputs, TestBackend, TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
+import type { HostTensor } from '../../cases.js';
+import type { OpIR } from '../../../../generator/model/ir.js';
 import { firstLines, shapeMismatch } from '../../outputs.js';
 import type { PyCase } from '../pytorch/build.js';
 
@@ -15,6 +18,7 @@ interface OrtKit {
   library: string;
   session: typeof import('../../../ort.js').session;
   opModel: typeof import('../../../op-model.js').opModel;
+  memberInputName: typeof import('../../../op-model.js').memberInputName;
 }
 type ExportCell = { model: string; shapes: PyCase['python-shapes'] } | { error: string } | { skip: string };
 
@@ -74,19 +78,20 @@ export const ortBackend: TestBackend = {
       mkdirSync(models, { recursive: true });
       for (const c of ctx.cases) {
         const t = c.op.tests[c.doc.index]!;
-        const inputShapes = Object.fromEntries(
-          c.op.inputs.flatMap((inp, i) => {
-            const x = c.inputs[i];
-            // TODO(variadic): the model's member inputs
-            if (Array.isArray(x)) throw new Error(`${c.op.name}: variadic inputs are not run by ONNX Runtime yet`);
-            return x ? [[inp.name, x.dims]] : [];
-          }),
-        );
+        const tensors = caseTensors(ort, c);
+        const inputShapes = Object.fromEntries(tensors.map((x) => [x.name, x.tensor.dims]));
         const omitInputs = c.op.inputs.filter((_, i) => !c.inputs[i]).map((i) => i.name);
+        const members = c.inputs.find((x) => Array.isArray(x))?.length;
         const file = path.join(models, `${c.op.ident.snake}_${c.doc.index}.onnx`);
         writeFileSync(
           file,
-          ort.opModel(c.op, { binding: t.binding, attributes: c.doc.given, inputShapes, omitInputs }),
+          ort.opModel(c.op, {
+            binding: t.binding,
+            attributes: c.doc.given,
+            inputShapes,
+            omitInputs,
+            ...(members === undefined ? {} : { members }),
+          }),
         );
         await runModel(ctx, ort, c, 'ort', file);
       }
@@ -129,7 +134,8 @@ async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
     if ('error' in b) throw b.error;
     const { library } = b;
     ctx.env.onnxruntime = await m.ortVersion();
-    return { library, session: m.session, opModel: (await import('../../../op-model.js')).opModel };
+    const { opModel, memberInputName } = await import('../../../op-model.js');
+    return { library, session: m.session, opModel, memberInputName };
   } catch (e) {
     ctx.results.push(
       ...buildFailureResults(
@@ -155,9 +161,10 @@ async function runModel(
   try {
     const s = await ort.session(file, { root: ctx.root, outDir: ctx.outDir, customOpLibraries: [ort.library] });
     try {
-      const names = new Set(s.inputs.map((i) => i.name));
-      const feeds = Object.fromEntries(
-        c.op.inputs.flatMap((inp, i) => (c.inputs[i] && names.has(inp.name) ? [[inp.name, c.inputs[i]!]] : [])),
+      const feeds = caseFeeds(
+        c.op,
+        caseTensors(ort, c),
+        s.inputs.map((i) => i.name),
       );
       const got = s.run(feeds as Parameters<typeof s.run>[0]) as Outputs;
       const outs = c.op.outputs.map((o) => o.name);
@@ -182,4 +189,56 @@ async function runModel(
   } catch (e) {
     ctx.results.push({ op: c.op.name, case: c.doc.index, backend, status: 'fail', message: firstLines(e) });
   }
+}
+
+/** A case's tensor under the name its one-node model (op-model.ts) gives it. */
+export interface NamedTensor {
+  name: string;
+  tensor: HostTensor;
+  /** Which member of a variadic input it is. */
+  member?: number;
+}
+
+/** The case's tensors in the node's order: the inputs given, a variadic input's members as xs.0, xs.1, ... */
+function caseTensors(ort: OrtKit, c: Case): NamedTensor[] {
+  return c.op.inputs.flatMap((inp, i): NamedTensor[] => {
+    const x = c.inputs[i];
+    if (x === undefined) return [];
+    if (!Array.isArray(x)) return [{ name: inp.name, tensor: x }];
+    return x.map((tensor, member) => ({ name: ort.memberInputName(inp.name, member), tensor, member }));
+  });
+}
+
+/**
+ * The feeds of a model whose graph inputs are `graph`. An input the model does not take is not fed
+ * (an exporter may leave an unused one out). A variadic input's members go to the inputs of their
+ * names (xs.0, ...), or, where an exporter named them otherwise, to the graph inputs no other input takes, in
+ * order; a model that cannot take every member is an error, never a call with members dropped.
+ */
+export function caseFeeds(
+  op: OpIR,
+  tensors: readonly NamedTensor[],
+  graph: readonly string[],
+): Record<string, HostTensor> {
+  const names = new Set(graph);
+  const fixed = tensors.filter((x) => x.member === undefined);
+  const members = tensors.filter((x) => x.member !== undefined);
+  const feeds: Record<string, HostTensor> = Object.fromEntries(
+    fixed.filter((x) => names.has(x.name)).map((x) => [x.name, x.tensor]),
+  );
+  if (members.length === 0) return feeds;
+  if (members.every((x) => names.has(x.name))) {
+    for (const x of members) feeds[x.name] = x.tensor;
+    return feeds;
+  }
+  const rest = graph.filter((n) => !fixed.some((x) => x.name === n));
+  const input = op.inputs[op.inputs.length - 1]!.name;
+  if (rest.length !== members.length)
+    throw new Error(
+      `${op.name}: the model's inputs [${graph.join(', ')}] do not take the ${members.length} members of input ${input}`,
+    );
+  rest.forEach((n, k) => {
+    feeds[n] = members[k]!.tensor;
+  });
+  return feeds;
 }

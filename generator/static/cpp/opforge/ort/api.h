@@ -23,9 +23,6 @@
 namespace opforge {
 namespace ort {
 
-/** Schema limit on inputs and outputs (per-call arrays live on the stack). */
-constexpr int kMaxTensors = 32;
-
 /** The API the runtime handed to RegisterCustomOps. */
 inline const OrtApi*& apiSlot() {
   static const OrtApi* api = nullptr;

@@ -4,6 +4,10 @@
 // generated per-op descriptor (out/ort/<op>/<op>_ort.h) supplies only what the op core's tables
 // (names, port dtypes per binding, ranks, attributes) do not: where computed output dims come from.
 //
+// A variadic last input is an ONNX variadic input (INPUT_OUTPUT_VARIADIC, homogeneous, at least
+// Op::kMinMembers): a node's inputs are the other inputs, then the members, which is the op core's
+// tensor order, so the node's input count is the call's numIn.
+//
 // Only the ORT C API is called (through the OrtApi the runtime hands RegisterCustomOps), so the
 // library does not link libonnxruntime and works with any runtime at least as new as the headers.
 #pragma once
@@ -12,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,25 +47,44 @@ inline OrtStatus* readTypeAndShape(const OrtTensorTypeAndShapeInfo* info, DType*
   return nullptr;
 }
 
-/** A kernel input as a RawTensor; absent optional inputs come back with present = false. */
-inline OrtStatus* readInput(OrtKernelContext* ctx, size_t index, size_t count, const char* op, const char* name, RawTensor* t) {
+/** Tensor `t` of a node as a RawTensor (Op::inputName(t) names it); absent optional inputs come back with present = false. */
+template <class Op>
+OrtStatus* readInput(OrtKernelContext* ctx, int t, size_t count, RawTensor* out) {
   const OrtValue* v = nullptr;
-  if (index < count && !okAndRelease(api().KernelContext_GetInput(ctx, index, &v))) v = nullptr;
-  if (v == nullptr) { t->present = false; t->data = nullptr; return nullptr; }
+  if (static_cast<size_t>(t) < count && !okAndRelease(api().KernelContext_GetInput(ctx, static_cast<size_t>(t), &v))) v = nullptr;
+  if (v == nullptr) { out->present = false; out->data = nullptr; return nullptr; }
   OrtTensorTypeAndShapeInfo* info = nullptr;
   Check ok;
   if (!ok(api().GetTensorTypeAndShape(v, &info))) return ok.status;
   bool known = false;
-  const std::string what = std::string(op) + ": input " + name;
-  OrtStatus* s = readTypeAndShape(info, &t->dtype, &known, &t->shape, what.c_str());
+  const std::string what = std::string(Op::kName) + ": " + Op::inputName(t);
+  OrtStatus* s = readTypeAndShape(info, &out->dtype, &known, &out->shape, what.c_str());
   api().ReleaseTensorTypeAndShapeInfo(info);
   if (s != nullptr) return s;
   if (!known) return error(ORT_INVALID_ARGUMENT, what + " has an element type opforge does not support");
   void* data = nullptr;
   if (!ok(api().GetTensorMutableData(const_cast<OrtValue*>(v), &data))) return ok.status;
-  t->data = data;
-  t->present = true;
+  out->data = data;
+  out->present = true;
   return nullptr;
+}
+
+/**
+ * How many tensors a node hands the op core: kNumInputs (trailing optional inputs the node leaves
+ * out are read as absent), or with a variadic input every input of the node. ORT holds a node to
+ * the least count (GetVariadicInputMinArity) but not the most, so the core's check comes before any
+ * per-tensor array, all Op::kMaxInputs long, is filled.
+ */
+template <class Op>
+Status tensorCount(size_t nodeInputs, int* numIn) {
+  if constexpr (Op::kVariadic) {
+    constexpr size_t kMaxInt = static_cast<size_t>(std::numeric_limits<int>::max());
+    *numIn = static_cast<int>(nodeInputs < kMaxInt ? nodeInputs : kMaxInt);
+    return Op::checkCount(*numIn);
+  } else {
+    *numIn = Op::kNumInputs;
+    return Status::Ok();
+  }
 }
 
 // ---- Kernels ----------------------------------------------------------------------
@@ -69,12 +93,12 @@ inline OrtStatus* readInput(OrtKernelContext* ctx, size_t index, size_t count, c
 struct CpuEp {
   static constexpr const char* kProvider = "CPUExecutionProvider";
   template <class Op>
-  static Status run(OrtKernelContext* /*ctx*/, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, const RawTensor* out, size_t wsBytes) {
+  static Status run(OrtKernelContext* /*ctx*/, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
     std::vector<uint8_t> ws(wsBytes);
     CpuContext c;
     c.workspace = ws.empty() ? nullptr : ws.data();
     c.workspaceSize = wsBytes;
-    return Op::runCpu(attrs, state, in, Op::kNumInputs, out, c);
+    return Op::runCpu(attrs, state, in, numIn, out, c);
   }
 };
 
@@ -85,10 +109,10 @@ struct CpuEp {
 struct CudaEp {
   static constexpr const char* kProvider = "CUDAExecutionProvider";
   template <class Op>
-  static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, const RawTensor* out, size_t wsBytes) {
+  static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
     CudaContext c;
     if (!okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &c.stream))) return Status::Error(std::string(Op::kName) + ": no CUDA compute stream");
-    if (wsBytes == 0) return Op::runCuda(attrs, state, in, Op::kNumInputs, out, c);
+    if (wsBytes == 0) return Op::runCuda(attrs, state, in, numIn, out, c);
     OrtMemoryInfo* mem = nullptr;
     OrtAllocator* alloc = nullptr;
     if (!okAndRelease(api().CreateMemoryInfo("Cuda", OrtArenaAllocator, deviceOf(ctx), OrtMemTypeDefault, &mem))) return Status::Error(std::string(Op::kName) + ": cannot describe CUDA memory");
@@ -96,7 +120,7 @@ struct CudaEp {
     if (okAndRelease(api().KernelContext_GetAllocator(ctx, mem, &alloc)) &&
         okAndRelease(api().KernelContext_GetScratchBuffer(ctx, mem, wsBytes, &c.workspace)) && c.workspace != nullptr) {
       c.workspaceSize = wsBytes;
-      s = Op::runCuda(attrs, state, in, Op::kNumInputs, out, c);
+      s = Op::runCuda(attrs, state, in, numIn, out, c);
       okAndRelease(api().AllocatorFree(alloc, c.workspace));
     }
     if (alloc != nullptr) api().ReleaseAllocator(alloc);
@@ -149,26 +173,29 @@ struct Kernel {
     size_t count = 0;
     Check ok;
     if (!ok(api().KernelContext_GetInputCount(ctx, &count))) return ok.status;
-    RawTensor in[kMaxTensors];
-    Shape shapes[kMaxTensors];
-    DType dtypes[kMaxTensors] = {};
-    bool present[kMaxTensors] = {};
-    for (int i = 0; i < Op::kNumInputs; ++i) {
-      if (OrtStatus* s = readInput(ctx, static_cast<size_t>(i), count, Op::kName, Op::kInputNames[i], &in[i])) return s;
-      if (!in[i].present && !Op::kInputOptional[i]) return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is required");
-      shapes[i] = in[i].shape;
-      dtypes[i] = in[i].dtype;
-      present[i] = in[i].present;
+    int numIn = 0;
+    Status st = tensorCount<Op>(count, &numIn);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    RawTensor in[Op::kMaxInputs];
+    Shape shapes[Op::kMaxInputs];
+    DType dtypes[Op::kMaxInputs] = {};
+    bool present[Op::kMaxInputs] = {};
+    for (int t = 0; t < numIn; ++t) {
+      if (OrtStatus* s = readInput<Op>(ctx, t, count, &in[t])) return s;
+      if (!in[t].present && !Op::kInputOptional[Op::portOf(t)]) return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": " + Op::inputName(t) + " is required");
+      shapes[t] = in[t].shape;
+      dtypes[t] = in[t].dtype;
+      present[t] = in[t].present;
     }
-    DType outTypes[kMaxTensors] = {};
+    DType outTypes[Op::kNumOutputs] = {};
     int binding = -1;
-    Status st = Op::inferTypes(attrs, dtypes, present, Op::kNumInputs, outTypes, &binding);
-    if (st.ok()) st = Op::checkShapes(attrs, shapes, present, Op::kNumInputs);
-    Shape outShapes[kMaxTensors];
-    if (st.ok()) st = Op::inferShapes(attrs, shapes, Op::kNumInputs, outShapes);
+    st = Op::inferTypes(attrs, dtypes, present, numIn, outTypes, &binding);
+    if (st.ok()) st = Op::checkShapes(attrs, shapes, present, numIn);
+    Shape outShapes[Op::kNumOutputs];
+    if (st.ok()) st = Op::inferShapes(attrs, shapes, numIn, outShapes);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     // The node lists the outputs its attributes ask for (`present:`), no more, no fewer.
-    bool wanted[kMaxTensors] = {};
+    bool wanted[Op::kNumOutputs] = {};
     int numWanted = 0;
     size_t numOutputs = 0;
     st = Op::outputsPresent(attrs, wanted, &numWanted);
@@ -176,7 +203,7 @@ struct Kernel {
     if (!ok(api().KernelContext_GetOutputCount(ctx, &numOutputs))) return ok.status;
     if (numOutputs != static_cast<size_t>(numWanted))
       return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": the node has " + std::to_string(numOutputs) + " outputs; its attributes ask for " + std::to_string(numWanted));
-    RawTensor out[kMaxTensors];
+    RawTensor out[Op::kNumOutputs];
     for (int o = 0; o < Op::kNumOutputs; ++o) {
       if (!wanted[o]) {
         out[o] = RawTensor{outTypes[o], nullptr, Shape{}, false};
@@ -201,12 +228,12 @@ struct Kernel {
       out[o] = RawTensor{outTypes[o], data, outShapes[o], true};
     }
     size_t wsBytes = 0;
-    st = Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &wsBytes);
+    st = Op::workspaceSize(attrs, shapes, dtypes, numIn, &wsBytes);
     typename Op::State state;
     if constexpr (Op::kHasConfigure) {
       if (st.ok()) st = Op::configure(attrs, shapes, &state);
     }
-    if (st.ok()) st = Ep::template run<Op>(ctx, attrs, state, in, out, wsBytes);
+    if (st.ok()) st = Ep::template run<Op>(ctx, attrs, state, in, numIn, out, wsBytes);
     return st.ok() ? nullptr : error(ORT_RUNTIME_EXCEPTION, st.message());
   }
 };
@@ -243,8 +270,13 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     return Op::isChosen(Op::kPortVar[port]) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
   }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
+    if (Op::kVariadic && static_cast<int>(i) == Op::kNumInputs - 1) return INPUT_OUTPUT_VARIADIC;
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
+  // Asked only of a variadic input (OrtCustomOp version >= 14; the headers' floor is 17). Its
+  // members share one dtype, so ORT's type check of the node holds every member to the first's.
+  int GetVariadicInputMinArity() const { return Op::kMinMembers; }
+  bool GetVariadicInputHomogeneity() const { return true; }
   // Outputs with `present:` (after the first kMinOutputs) are optional ONNX outputs.
   OrtCustomOpInputOutputCharacteristic GetOutputCharacteristic(size_t o) const {
     return static_cast<int>(o) >= Op::kMinOutputs ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
@@ -302,50 +334,53 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     size_t count = 0;
     Check ok;
     if (!ok(api().ShapeInferContext_GetInputCount(ctx, &count))) return ok.status;
-    InputInfo ins[kMaxTensors];
+    int numIn = 0;
+    Status st = tensorCount<Op>(count, &numIn);
+    if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
+    InputInfo ins[Op::kMaxInputs];
     bool allConcrete = true;
-    bool present[kMaxTensors] = {};
-    Shape shapes[kMaxTensors];
-    DType dtypes[kMaxTensors] = {};
-    for (int i = 0; i < Op::kNumInputs; ++i) {
-      present[i] = static_cast<size_t>(i) < count;
-      if (!present[i]) continue;
+    bool present[Op::kMaxInputs] = {};
+    Shape shapes[Op::kMaxInputs];
+    DType dtypes[Op::kMaxInputs] = {};
+    for (int t = 0; t < numIn; ++t) {
+      present[t] = static_cast<size_t>(t) < count;
+      if (!present[t]) continue;
       OrtTensorTypeAndShapeInfo* info = nullptr;  // owned by the context: not released here
-      if (!okAndRelease(api().ShapeInferContext_GetInputTypeShape(ctx, static_cast<size_t>(i), &info)) || info == nullptr) return nullptr;
+      if (!okAndRelease(api().ShapeInferContext_GetInputTypeShape(ctx, static_cast<size_t>(t), &info)) || info == nullptr) return nullptr;
       bool dtKnown = false;
-      OrtStatus* s = readTypeAndShape(info, &dtypes[i], &dtKnown, &ins[i].shape, "input");
+      OrtStatus* s = readTypeAndShape(info, &dtypes[t], &dtKnown, &ins[t].shape, "input");
       if (!dtKnown) return nullptr;  // not an opforge dtype: kernel matching reports it
       const char* syms[kMaxRank] = {};
-      if (s == nullptr && ins[i].shape.rank > 0) s = api().GetSymbolicDimensions(info, syms, static_cast<size_t>(ins[i].shape.rank));
+      if (s == nullptr && ins[t].shape.rank > 0) s = api().GetSymbolicDimensions(info, syms, static_cast<size_t>(ins[t].shape.rank));
       if (s != nullptr) { api().ReleaseStatus(s); return nullptr; }  // leave shapes to run time
-      InputInfo& in = ins[i];
-      in.known = in.shape.rank > 0 || Op::kInputRank[i] == 0;
+      InputInfo& in = ins[t];
+      in.known = in.shape.rank > 0 || Op::kInputRank[Op::portOf(t)] == 0;
       for (int d = 0; d < in.shape.rank; ++d) {
         in.symbolic[d] = in.shape.dims[d] < 0;
         if (syms[d] != nullptr && syms[d][0] != '\0') { in.symbolic[d] = true; in.symbols[d] = syms[d]; }
         if (in.symbolic[d]) { allConcrete = false; in.shape.dims[d] = 1; }  // placeholder for the core
       }
       if (!in.known) allConcrete = false;
-      shapes[i] = in.shape;
+      shapes[t] = in.shape;
     }
     typename Op::Attrs attrs;
     ShapeInferSource source(ctx);
     AttrReader<ShapeInferSource> reader(source, Op::kName);
     if (!readAttrs<Op>(reader, &attrs)) return error(ORT_INVALID_ARGUMENT, reader.error());
-    Status st = Op::validate(attrs);
+    st = Op::validate(attrs);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     // ORT takes the element type along with the shape: the op core's type inference gives it.
-    DType outTypes[kMaxTensors] = {};
+    DType outTypes[Op::kNumOutputs] = {};
     int binding = -1;
-    st = Op::inferTypes(attrs, dtypes, present, Op::kNumInputs, outTypes, &binding);
+    st = Op::inferTypes(attrs, dtypes, present, numIn, outTypes, &binding);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     if (allConcrete) {
-      st = Op::checkShapes(attrs, shapes, present, Op::kNumInputs);
+      st = Op::checkShapes(attrs, shapes, present, numIn);
       if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     }
-    Shape outs[kMaxTensors];
-    if (!Op::inferShapes(attrs, shapes, Op::kNumInputs, outs).ok()) return nullptr;
-    bool wanted[kMaxTensors] = {};
+    Shape outs[Op::kNumOutputs];
+    if (!Op::inferShapes(attrs, shapes, numIn, outs).ok()) return nullptr;
+    bool wanted[Op::kNumOutputs] = {};
     int numWanted = 0;
     if (!Op::outputsPresent(attrs, wanted, &numWanted).ok()) return nullptr;  // the kernel reports it
     for (int o = 0; o < numWanted; ++o) {
