@@ -96,9 +96,15 @@ function outputShapesFn(op: OpIR): string {
 }
 
 function testCase(op: OpIR, t: TestCaseIR): PyValue {
+  const entry = (ti: TestCaseIR['inputs'][number]): PyValue => [
+    ti.shape,
+    ti.values?.map(pyFloat),
+    ti.range.map(pyFloat),
+  ];
   const inputs = op.inputs.map((inp) => {
-    const ti = t.inputs.find((x) => x.name === inp.name);
-    return ti && [ti.shape, ti.values?.map(pyFloat), ti.range.map(pyFloat)];
+    const given = t.inputs.filter((x) => x.name === inp.name);
+    if (inp.variadic) return pyTuple(given.map(entry));
+    return given[0] && entry(given[0]);
   });
   const attributes = Object.fromEntries(
     Object.entries(t.attributes).map(([k, v]) => [k, pyAttrValue(op.attributes.find((x) => x.name === k)!.type, v)]),
@@ -219,10 +225,11 @@ function translationFn(op: OpIR): string {
     return [a.name, v] as const;
   });
   const optional = minOutputs(op) < op.outputs.length;
-  // With `present:` outputs the node has the present ones (node_outputs cuts it to them).
+  // With `present:` outputs the node has the present ones (node_outputs cuts it to them). A
+  // variadic input's members are the node's last inputs, one each (the exporter gives a list).
   const node = pyCall(
     `_rt.onnxscript_opset(_OP).${op.name}`,
-    op.inputs.map((i) => pyCode(i.name)),
+    op.inputs.map((i) => pyCode(i.variadic ? `*${i.name}` : i.name)),
     Object.fromEntries(attrs),
   );
   return pyDef({
