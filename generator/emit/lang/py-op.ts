@@ -88,11 +88,7 @@ export function opParams(op: OpIR, tensorType: string | undefined): string {
         ? { name: i.name, ...(i.optional ? { default: null } : {}) }
         : {
             name: i.name,
-            type: i.variadic
-              ? `Sequence[${tensorType}]`
-              : i.optional
-                ? `Optional[${tensorType}]`
-                : tensorType,
+            type: i.variadic ? `Sequence[${tensorType}]` : i.optional ? `Optional[${tensorType}]` : tensorType,
             ...(i.optional ? { default: null } : {}),
           },
   );

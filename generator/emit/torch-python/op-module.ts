@@ -3,7 +3,7 @@
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { allowedDtypes, minOutputs, onnxOpName } from '../../model/ir-helpers.js';
+import { allowedDtypes, minOutputs, onnxOpName, variadicInput } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv, type PyHelperOp } from '../lang/py-expr.js';
@@ -226,12 +226,17 @@ function translationFn(op: OpIR): string {
   });
   const optional = minOutputs(op) < op.outputs.length;
   // With `present:` outputs the node has the present ones (node_outputs cuts it to them). A
-  // variadic input's members are the node's last inputs, one each (the exporter gives a list).
-  const node = pyCall(
-    `_rt.onnxscript_opset(_OP).${op.name}`,
-    op.inputs.map((i) => pyCode(i.variadic ? `*${i.name}` : i.name)),
-    Object.fromEntries(attrs),
-  );
+  // variadic input comes as a list, its members the node's last inputs. Such an op's inputs go by
+  // name: torch's exporter (2.13) binds a variadic parameter to every positional argument, the
+  // inputs before it too, which would repeat them on the node.
+  const inputs = op.inputs.map((i) => [i.name, pyCode(i.name)] as const);
+  const node = variadicInput(op)
+    ? pyCall(`_rt.onnxscript_opset(_OP).${op.name}`, [], Object.fromEntries([...inputs, ...attrs]))
+    : pyCall(
+        `_rt.onnxscript_opset(_OP).${op.name}`,
+        inputs.map(([, v]) => v),
+        Object.fromEntries(attrs),
+      );
   return pyDef({
     name: 'onnx_translation',
     params: opParams(op, undefined),

@@ -31,28 +31,29 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> None:
             if not spec.min_count <= len(given) <= MAX_MEMBERS:
                 raise ValueError(f"{op.name}: input {spec.name!r} has {len(given)} members; it takes {spec.min_count} to {MAX_MEMBERS}")
             for m, t in enumerate(given):
-                _check_tensor(op, spec, f"input {spec.name!r} (member {m})", t, bound)
+                _check_tensor(op, spec, f"{spec.name!r} (member {m})", t, bound)
         elif given is None:
             if not spec.optional:
                 raise TypeError(f"{op.name}: input {spec.name!r} is required")
         else:
-            _check_tensor(op, spec, f"input {spec.name!r}", given, bound)
+            _check_tensor(op, spec, repr(spec.name), given, bound)
 
 
-def _check_tensor(op: OpInfo, spec: Input, label: str, t: Any, bound: Dict[str, Tuple[str, str]]) -> None:
-    """One tensor of a call: `label` names it, `bound` holds the dtype each type variable took and where."""
+def _check_tensor(op: OpInfo, spec: Input, name: str, t: Any, bound: Dict[str, Tuple[str, str]]) -> None:
+    """One tensor of a call: `name` names it ('x', or 'xs' (member 2)), `bound` holds the dtype each
+    type variable took and where."""
     if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{op.name}: {label} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}")
+        raise TypeError(f"{op.name}: input {name} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}")
     dt = _DTYPE_OF_TORCH.get(t.dtype)
     if dt not in spec.dtypes:
-        raise TypeError(f"{op.name}: {label} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
+        raise TypeError(f"{op.name}: input {name} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
     if spec.type_var is not None:
         # A variadic input's members bind its type variable too: they have one dtype.
-        prev = bound.setdefault(spec.type_var, (dt, label))
+        prev = bound.setdefault(spec.type_var, (dt, name))
         if prev[0] != dt:
-            raise TypeError(f"{op.name}: {prev[1]} and {label} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+            raise TypeError(f"{op.name}: inputs {prev[1]} and {name} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
     if not rank_ok(spec.rank, t.dim()):
-        raise ValueError(f"{op.name}: {label} must have rank {rank_text(spec.rank)}, got {t.dim()}")
+        raise ValueError(f"{op.name}: input {name} must have rank {rank_text(spec.rank)}, got {t.dim()}")
 
 
 def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:
