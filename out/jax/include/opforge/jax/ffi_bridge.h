@@ -121,10 +121,10 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, Op::kNumInputs, outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given, Op::kNumInputs));
   Shape outShapes[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, Op::kNumInputs, outShapes));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!wanted[o]) {
       p->outputs[o] = RawTensor{outDtypes[o], nullptr, Shape{}, false};
@@ -139,7 +139,7 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
                            ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
     }
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
@@ -158,7 +158,7 @@ ffi::Error runCpu(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi:
     ctx.workspace = std::align(kWorkspaceAlignment, p.workspaceBytes, raw, space);
     ctx.workspaceSize = p.workspaceBytes;
   }
-  return toError(Op::runCpu(attrs, p.state, p.inputs, p.outputs, ctx));
+  return toError(Op::runCpu(attrs, p.state, p.inputs, Op::kNumInputs, p.outputs, ctx));
 }
 
 #ifdef OPFORGE_JAX_WITH_CUDA
@@ -190,7 +190,7 @@ ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi
       ctx.workspace = ws.has_value() ? *ws : owned;
       ctx.workspaceSize = p.workspaceBytes;
     }
-    const Status s = Op::runCuda(attrs, p.state, p.inputs, p.outputs, ctx);
+    const Status s = Op::runCuda(attrs, p.state, p.inputs, Op::kNumInputs, p.outputs, ctx);
     if (owned != nullptr) cudaFreeAsync(owned, stream);
     return toError(s);
   } else {

@@ -103,9 +103,9 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
       }
     }
   }
-  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present));
+  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present, Op::kNumInputs));
   Shape out[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, out));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, Op::kNumInputs, out));
   bool wanted[kMaxTensors] = {};
   int numWanted = 0;
   OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, wanted, &numWanted));
@@ -131,7 +131,7 @@ template <class Op>
 Status inferDtypes(const typename Op::Attrs& attrs, const DType* inputs, const bool* present, std::vector<DType>* outputs) {
   DType out[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, inputs, present, out, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, inputs, present, Op::kNumInputs, out, &binding));
   outputs->assign(out, out + Op::kNumOutputs);
   return Status::Ok();
 }
@@ -160,14 +160,14 @@ Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typen
   }
   int binding = -1;
   OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, present, p->outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present));
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, p->outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present, Op::kNumInputs));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, Op::kNumInputs, p->outShapes));
   int numWanted = 0;
   OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, p->outPresent, &numWanted));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!p->outPresent[o]) p->outShapes[o] = Shape{1, {0}};
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
@@ -179,7 +179,7 @@ Status runCpu(const typename Op::Attrs& attrs, const Plan<typename Op::State>& p
   CpuContext ctx;
   ctx.workspace = workspace;
   ctx.workspaceSize = p.workspaceBytes;
-  return Op::runCpu(attrs, p.state, inputs, outputs, ctx);
+  return Op::runCpu(attrs, p.state, inputs, Op::kNumInputs, outputs, ctx);
 }
 
 /**
@@ -194,7 +194,7 @@ Status runCuda(const typename Op::Attrs& attrs, const Plan<typename Op::State>& 
     ctx.stream = stream;
     ctx.workspace = workspace;
     ctx.workspaceSize = p.workspaceBytes;
-    return Op::runCuda(attrs, p.state, inputs, outputs, ctx);
+    return Op::runCuda(attrs, p.state, inputs, Op::kNumInputs, outputs, ctx);
   } else {
     (void)attrs; (void)p; (void)inputs; (void)outputs; (void)workspace; (void)stream;
     return Status::Error(std::string(Op::kName) + ": the spec has no CUDA kernel; place the op's inputs on the CPU");
