@@ -3,7 +3,8 @@
 // every spec case; every op exports through the legacy exporter as one custom node with the
 // right attributes, opset import and inferred shapes (test/python/torch_ops_check.py).
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
@@ -13,6 +14,7 @@ import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
 import { forgetOtherTorch } from '../runtime/testing/backends/pytorch/build.js';
 import { PYTHON, TORCH_TAG, python, testWith } from './helpers/python.js';
+import { runTests } from './helpers/run-tests.js';
 
 const buildDir = path.join(root, 'build', 'torch');
 const modelsDir = path.join(root, 'build', 'models');
@@ -387,6 +389,73 @@ testWith(
     assert.match(r.stdout, 'torch.ops entry True');
     assert.match(r.stdout, 'torch.ops packet builtin_function_or_method');
     assert.match(r.stdout, 'same True');
+  },
+);
+
+testWith(
+  ['torch'],
+  'a variadic input (test/fixtures/variadic): node, torch and grad agree on every case; members out of order fail by case; both exports list the members',
+  async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-variadic-'));
+    cpSync(path.join(root, 'test', 'fixtures', 'variadic', 'ops'), path.join(dir, 'ops'), { recursive: true });
+    const report = await runTests({ root: dir, backends: ['node', 'torch', 'grad'], python: PYTHON });
+    assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status !== 'ok')));
+    const cells = (backend: string, status: string) =>
+      report.results.filter((r) => r.backend === backend && r.status === status).map((r) => `${r.op} ${r.case}`);
+    const all = [
+      'ScaleSum 0',
+      'ScaleSum 1',
+      'ScaleSum 2',
+      'ScaleSumGrad 0',
+      'WeightedSum 0',
+      'WeightedSum 1',
+      'WeightedSum 2',
+    ];
+    assert.equal(cells('torch', 'ok').sort(), all);
+    assert.equal(cells('node', 'ok').sort(), all);
+    // ScaleSum's backward (its other input) is checked against autograd of the reference and by gradcheck.
+    assert.equal(
+      cells('grad', 'ok')
+        .filter((c) => c.startsWith('ScaleSum '))
+        .sort(),
+      all.slice(0, 3),
+    );
+
+    // The members, their order and count through the package, its checks, torch.compile and both
+    // exporters: with the extension and with the reference alone.
+    const library = path.join(dir, 'build', 'torch', 'libopforge_torch.so');
+    for (const args of [[library], []]) {
+      const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'variadic_check.py'), ...args], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          PYTHONDONTWRITEBYTECODE: '1',
+          PYTHONPATH: path.join(dir, 'out', 'python'),
+          OPFORGE_TORCH_NO_EXTENSION: '1',
+        },
+      });
+      assert.is(r.status, 0, r.stderr);
+      const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { ok: number; failed: number; backend: string };
+      assert.equal(
+        [summary.failed, summary.ok, summary.backend],
+        [0, 5, args.length ? 'extension' : 'reference'],
+        r.stderr,
+      );
+    }
+
+    // A kernel that takes the members last to first: the cases whose weights differ per member fail
+    // (case 0, weights all 1, cannot tell). The torch column only: this process keeps the Node
+    // addon it loaded above (a native module loads once per path).
+    const kernel = path.join(dir, 'ops', 'kernels', 'weighted_sum.cpp');
+    const text = readFileSync(kernel, 'utf8');
+    const reversed = text.replace('acc += w * io.xs[m].data[i];', 'acc += w * io.xs[io.xs.size() - 1 - m].data[i];');
+    assert.ok(reversed !== text);
+    writeFileSync(kernel, reversed);
+    const bad = await runTests({ root: dir, backends: ['torch'], python: PYTHON, only: ['WeightedSum'] });
+    assert.equal(
+      bad.results.filter((r) => r.status === 'fail').map((r) => `${r.backend} ${r.case}`),
+      ['torch 1', 'torch 2'],
+    );
   },
 );
 

@@ -30,7 +30,7 @@
 namespace {
 
 /** The argument types opforge's schemas use (generator/emit/torch/schema.ts). */
-enum class Kind : std::uint8_t { kTensor, kOptionalTensor, kBool, kInt, kFloat, kStr, kInts, kFloats };
+enum class Kind : std::uint8_t { kTensor, kOptionalTensor, kTensors, kBool, kInt, kFloat, kStr, kInts, kFloats };
 
 struct Signature {
   c10::OperatorHandle handle;
@@ -65,6 +65,7 @@ bool kindOf(const c10::TypePtr& t, Kind* out) {
     }
     case c10::TypeKind::ListType: {
       const auto elem = t->containedTypes().at(0)->kind();
+      if (elem == c10::TypeKind::TensorType) { *out = Kind::kTensors; return true; }  // a variadic input
       if (elem == c10::TypeKind::IntType) { *out = Kind::kInts; return true; }
       if (elem == c10::TypeKind::FloatType) { *out = Kind::kFloats; return true; }
       return false;
@@ -120,6 +121,19 @@ bool convert(Kind kind, PyObject* v, c10::IValue* out) {
         return true;
       }
       return convert(Kind::kTensor, v, out);
+    case Kind::kTensors: {
+      if (!isSequence(v)) return false;
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+      PyObject** items = PySequence_Fast_ITEMS(v);
+      c10::List<at::Tensor> list;
+      list.reserve(static_cast<std::size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!THPVariable_CheckExact(items[i])) return false;
+        list.push_back(THPVariable_Unpack(items[i]));
+      }
+      *out = std::move(list);
+      return true;
+    }
     case Kind::kBool:
       if (!PyBool_Check(v)) return false;
       *out = v == Py_True;

@@ -18,7 +18,7 @@ import importlib
 import json
 import os
 import sys
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -95,6 +95,23 @@ def error(e: BaseException) -> dict:
     return {"error": f"{type(e).__name__}: {' | '.join(m for m in msg[:4] if m)}"[:1500]}
 
 
+def each(x: Any, f: Callable[[torch.Tensor], Any]) -> Any:
+    """f of an input: None stays None, a variadic input's list is f of each member."""
+    return None if x is None else [f(m) for m in x] if isinstance(x, list) else f(x)
+
+
+def tensor_names(op, inputs: Sequence[Any]) -> List[str]:
+    """The graph input names of an exported case: each present input's, and for a variadic input's
+    members `name.m` (spec names are identifiers: no dot), in the node's order."""
+    names: List[str] = []
+    for info, x in zip(op.inputs, inputs):
+        if isinstance(x, list):
+            names.extend(f"{info.name}.{m}" for m in range(len(x)))
+        elif x is not None:
+            names.append(info.name)
+    return names
+
+
 def grad_inputs(op, inputs: Sequence[Optional[torch.Tensor]]) -> List[int]:
     """The inputs that take a gradient in this case: declared differentiable and, in the case's
     binding, a float tensor (an integer binding of a mixed type variable never takes one)."""
@@ -120,7 +137,7 @@ def reference_gradients(op, inputs: Sequence[Optional[torch.Tensor]], attrs: Dic
     diff = grad_inputs(op, inputs)
     if not diff:
         return {}
-    xr = [None if t is None else (t.double() if t.is_floating_point() else t).detach().clone().requires_grad_(i in diff)
+    xr = [each(t, lambda x, i=i: (x.double() if x.is_floating_point() else x).detach().clone().requires_grad_(i in diff))
           for i, t in enumerate(inputs)]
     ref = as_tuple(op.reference(*xr, **attrs))
     live = [k for k in cotangents if ref[k].requires_grad]  # e.g. an empty input reaches no output

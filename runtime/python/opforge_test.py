@@ -29,8 +29,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
-    as_tuple, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, read_inputs,
-    reference_gradients, write)
+    as_tuple, case_docs, compare_gradients, cotangents, each, error, grad_inputs, import_package, read_inputs,
+    reference_gradients, tensor_names, write)
 
 
 class OpModule(torch.nn.Module):
@@ -61,7 +61,7 @@ def check_no_backward(op, fn, inputs, given, dev):
     the graph (a grad_fn, never a silent zero for the inputs' gradients), and asking for the
     gradient must raise the named error."""
     diff = grad_inputs(op, inputs)
-    x = [None if t is None else t.to(dev).detach().requires_grad_(i in diff) for i, t in enumerate(inputs)]
+    x = [each(t, lambda v, i=i: v.to(dev).detach().requires_grad_(i in diff)) for i, t in enumerate(inputs)]
     out = as_tuple(fn(*x, **given))
     carried = [(info, o) for info, o in zip(op.outputs, out) if info.differentiable and o.is_floating_point()]
     if not carried:
@@ -87,7 +87,7 @@ def check_grad(op, fn, inputs, attrs, given, doc, dev):
     outs_diff = [k for k, o in enumerate(op.outputs) if o.differentiable]
     if not diff or not outs_diff:
         return {"skip": "no differentiable input or output"}
-    x = [None if t is None else t.to(dev).detach().requires_grad_(i in diff) for i, t in enumerate(inputs)]
+    x = [each(t, lambda v, i=i: v.to(dev).detach().requires_grad_(i in diff)) for i, t in enumerate(inputs)]
     out = as_tuple(fn(*x, **given))
     # The upstream gradient as the op sees it (rounded to each output's dtype) goes to both sides.
     ups = cotangents([(out[k].shape, out[k].dtype) for k in outs_diff], doc.get("seed", 0))
@@ -101,7 +101,7 @@ def check_grad(op, fn, inputs, attrs, given, doc, dev):
     # gradcheck in float64: every differentiable input's dtype must allow it.
     if all("float64" in op.inputs[i].dtypes for i in diff):
         # Every float input that shares a dtype with them goes to float64 too (e.g. a shape_only size tensor).
-        base = [None if t is None else (t.double() if t.is_floating_point() and "float64" in op.inputs[i].dtypes else t).to(dev)
+        base = [each(t, lambda v, i=i: (v.double() if v.is_floating_point() and "float64" in op.inputs[i].dtypes else v).to(dev))
                 for i, t in enumerate(inputs)]
 
         def f(*d):
@@ -247,7 +247,7 @@ def run_reference(oo, op, res, d, k, inputs, attrs) -> None:
     try:
         want = named(present(oo, op, attrs), as_tuple(op.reference(*inputs, **attrs)), "the reference")
         res["reference"] = {n: write(d, f"{k}.reference.{n}.bin", w) for n, w in want.items()}
-        res["python-shapes"] = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
+        res["python-shapes"] = op.output_shapes([None if t is None else list(t.shape) for t in op.tensors(inputs)], attrs)
     except Exception as e:  # noqa: BLE001
         res["reference"] = error(e)
 
@@ -260,7 +260,7 @@ def run_extension(oo, op, fn, res, d, k, inputs, attrs, given, devices) -> None:
             res[tag] = {"skip": "the spec names no kernels.cuda"}
             continue
         try:
-            got = as_tuple(fn(*[None if t is None else t.to(dev) for t in inputs], **given))
+            got = as_tuple(fn(*[each(t, lambda v: v.to(dev)) for t in inputs], **given))
             if dev == "cuda":
                 torch.cuda.synchronize()
             res[tag] = {n: write(d, f"{k}.{tag}.{n}.bin", g)
@@ -290,7 +290,7 @@ def run_grads(op, fn, res, doc, inputs, attrs, given, devices) -> None:
 
 def run_exports(oo, onnx, dynamo, op, fn, res, d, k, inputs, attrs, given) -> None:
     """The case exported with the legacy exporter (and the dynamo one), and ONNX's output shapes."""
-    names = [i.name for i, t in zip(op.inputs, inputs) if t is not None]
+    names = tensor_names(op, inputs)
     outs = [o.name for o in present(oo, op, attrs)]
     try:
         f = io.BytesIO()

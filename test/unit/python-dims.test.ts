@@ -216,7 +216,7 @@ for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0
 test('shape checks: constraints, shaped-like, unknown (-1) dims skipped, output dims beyond int64 and byte sizes refused', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import check_shapes, output_dims, check_output_sizes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=False)
 op = N(name="Op", inputs=(I("x", 2, (None, ("*", ("attr", "k"), 2)), ("?", "k * 2")), I("y", None, 0)),
        outputs=(N(name="o", shape=(("dim", 0, 0), ("*", ("dim", 0, 1), ("attr", "k")))),))
 def run(f):
@@ -252,10 +252,40 @@ run(lambda: check_output_sizes(op, [(0, 2**61)], [2]))`);
   ]);
 });
 
+test('a variadic input: each member checked as the input and named by its place; count() and outputs read every member', () => {
+  // WeightedSum's facts: xs (input 1, variadic) is shaped like bias; counts has count(xs) dims; a
+  // check reads count(xs). The call's shapes are bias, then the members.
+  const out = python(`from types import SimpleNamespace as N
+from pkg._dims import check_shapes, output_dims
+I = lambda name, rank, shape=None, variadic=False: N(name=name, rank=rank, shape=shape, shape_source=None, variadic=variadic)
+op = N(name="Op", inputs=(I("bias", None), I("xs", None, 0, True)),
+       outputs=(N(name="y", shape=0), N(name="counts", shape=(("count", 1),))),
+       checks=((("==", ("len", "w"), ("count", 1)), "len(w) == count(xs)", None, (("w", "w"), ("count(xs)", ("count", 1)))),))
+def run(f):
+    try:
+        print(f())
+    except ValueError as e:
+        print("ValueError", e)
+run(lambda: check_shapes(op, [(3, 4), (3, 4), (3, 4), (3, 4)], {"w": [1, 2, 3]}))
+run(lambda: output_dims(op, [(3, 4), (3, 4), (3, 4), (3, 4)], {"w": [1, 2, 3]}))
+run(lambda: output_dims(op, [(3, 4), (3, 4)], {"w": [1]}))
+run(lambda: check_shapes(op, [(3, 4), (3, 4), (3, 4), (3, 5)], {"w": [1, 2, 3]}))
+run(lambda: check_shapes(op, [(3, 4), (3, 4), (3, -2)], {"w": [1, 2]}))
+run(lambda: check_shapes(op, [(3, 4), (3, 4), (3, 4)], {"w": [1, 2, 3]}))`);
+  assert.equal(out.trim().split('\n'), [
+    'None',
+    '[(3, 4), (3,)]',
+    '[(3, 4), (1,)]',
+    "ValueError Op: input 'xs' (member 2) must have the shape of 'bias' [3, 4], got [3, 5]",
+    "ValueError Op: input 'xs' (member 1) has a negative dim: [3, -2]",
+    "ValueError Op: check 'len(w) == count(xs)' failed (w = [1, 2, 3], count(xs) = 2)",
+  ]);
+});
+
 test('shape checks: a constraint reads a later input, whose own checks (negative dims) come first', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import check_shapes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=False)
 op = N(name="Op", inputs=(I("offset", 2, (None, ("*", ("dim", 1, 2), 2)), ("?", "weight[2] * 2")), I("weight", 3)))
 for shapes in [[(1, 6), (4, 4, 3)], [(1, 5), (4, 4, 3)], [(1, 6), (4, 4, -2)], [(1, 6), (4, 4, -1)]]:
     try:
@@ -315,7 +345,7 @@ test('while torch.compile traces, shape messages give dims as ?: dynamo cannot t
 import sys, types
 sys.modules["torch"] = types.SimpleNamespace(compiler=types.SimpleNamespace(is_compiling=lambda: True))
 from pkg._dims import check_shapes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=False)
 op = N(name="Op", inputs=(I("a", 2), I("b", 2, 0)))
 try:
     check_shapes(op, [(2, 3), (2, 4)], {})

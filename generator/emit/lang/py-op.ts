@@ -5,6 +5,7 @@
 import type { AttrValue, AttributeIR, DtypeChoice, GradientIR, OpIR, OutputIR } from '../../model/ir.js';
 import { pyExprData } from './py-expr.js';
 import { allowedDtypes, binderOf, minOutputs } from '../../model/ir-helpers.js';
+import { MAX_MEMBERS } from '../../model/limits.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText, plainFloat } from './literals.js';
 import {
@@ -76,7 +77,10 @@ export function pyGradient(g: GradientIR): PyValue {
   });
 }
 
-/** The public function's parameters: the inputs (optional ones default to None), then the attributes keyword-only. */
+/**
+ * The public function's parameters: the inputs (optional ones default to None, a variadic one is a
+ * sequence of tensors), then the attributes keyword-only.
+ */
 export function opParams(op: OpIR, tensorType: string | undefined): string {
   const inputs = op.inputs.map(
     (i): PyParam =>
@@ -84,7 +88,7 @@ export function opParams(op: OpIR, tensorType: string | undefined): string {
         ? { name: i.name, ...(i.optional ? { default: null } : {}) }
         : {
             name: i.name,
-            type: i.optional ? `Optional[${tensorType}]` : tensorType,
+            type: i.variadic ? `Sequence[${tensorType}]` : i.optional ? `Optional[${tensorType}]` : tensorType,
             ...(i.optional ? { default: null } : {}),
           },
   );
@@ -131,7 +135,7 @@ export function argDocs(op: OpIR): string[] {
     ...op.inputs.map((i) =>
       row(
         i.name,
-        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}`,
+        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}${i.variadic ? `, ${i.variadic.min} to ${MAX_MEMBERS} tensors of one dtype` : ''}`,
         i.description,
       ),
     ),

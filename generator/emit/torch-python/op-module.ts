@@ -3,7 +3,7 @@
 // dynamo exporter's onnxscript translation. Behaviour lives in the shared _runtime.py.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { allowedDtypes, minOutputs, onnxOpName } from '../../model/ir-helpers.js';
+import { allowedDtypes, minOutputs, onnxOpName, variadicInput } from '../../model/ir-helpers.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { commentText } from '../lang/literals.js';
 import { pyExpr, type PyExprEnv, type PyHelperOp } from '../lang/py-expr.js';
@@ -96,9 +96,15 @@ function outputShapesFn(op: OpIR): string {
 }
 
 function testCase(op: OpIR, t: TestCaseIR): PyValue {
+  const entry = (ti: TestCaseIR['inputs'][number]): PyValue => [
+    ti.shape,
+    ti.values?.map(pyFloat),
+    ti.range.map(pyFloat),
+  ];
   const inputs = op.inputs.map((inp) => {
-    const ti = t.inputs.find((x) => x.name === inp.name);
-    return ti && [ti.shape, ti.values?.map(pyFloat), ti.range.map(pyFloat)];
+    const given = t.inputs.filter((x) => x.name === inp.name);
+    if (inp.variadic) return pyTuple(given.map(entry));
+    return given[0] && entry(given[0]);
   });
   const attributes = Object.fromEntries(
     Object.entries(t.attributes).map(([k, v]) => [k, pyAttrValue(op.attributes.find((x) => x.name === k)!.type, v)]),
@@ -219,12 +225,18 @@ function translationFn(op: OpIR): string {
     return [a.name, v] as const;
   });
   const optional = minOutputs(op) < op.outputs.length;
-  // With `present:` outputs the node has the present ones (node_outputs cuts it to them).
-  const node = pyCall(
-    `_rt.onnxscript_opset(_OP).${op.name}`,
-    op.inputs.map((i) => pyCode(i.name)),
-    Object.fromEntries(attrs),
-  );
+  // With `present:` outputs the node has the present ones (node_outputs cuts it to them). A
+  // variadic input comes as a list, its members the node's last inputs. Such an op's inputs go by
+  // name: torch's exporter (2.13) binds a variadic parameter to every positional argument, the
+  // inputs before it too, which would repeat them on the node.
+  const inputs = op.inputs.map((i) => [i.name, pyCode(i.name)] as const);
+  const node = variadicInput(op)
+    ? pyCall(`_rt.onnxscript_opset(_OP).${op.name}`, [], Object.fromEntries([...inputs, ...attrs]))
+    : pyCall(
+        `_rt.onnxscript_opset(_OP).${op.name}`,
+        inputs.map(([, v]) => v),
+        Object.fromEntries(attrs),
+      );
   return pyDef({
     name: 'onnx_translation',
     params: opParams(op, undefined),

@@ -218,12 +218,13 @@ function gradientCall(g: GradientIR, project: ProjectIR, saved: Saved): string {
  */
 function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | null)[] {
   const anySaved = saved.inputs.length + saved.outputs.length > 0;
+  const arity = gradientCount(op);
   if (op.backward)
     return [
       anySaved ? '    const torch::autograd::variable_list saved = ctx->get_saved_variables();' : null,
-      saved.attrs.length || anySaved ? null : '    (void)ctx;',
+      saved.attrs.length || anySaved || variadicInput(op) ? null : '    (void)ctx;',
       saved.sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
-      `    torch::autograd::variable_list d(${op.inputs.length + op.attributes.length});  // one per forward argument`,
+      `    torch::autograd::variable_list d(${arity});  // one per forward argument${variadicInput(op) ? ' (each member one)' : ''}`,
       ...op.backward.map((g) => gradientCall(g, project, saved)),
       '    return d;',
     ];
@@ -232,10 +233,22 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
   if (op.inputs.some((i) => i.differentiable))
     return ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};'];
   return [
-    '    (void)ctx;',
+    variadicInput(op) ? null : '    (void)ctx;',
     '    (void)grads;',
-    `    return torch::autograd::variable_list(${op.inputs.length + op.attributes.length});  // no differentiable input`,
+    `    return torch::autograd::variable_list(${arity});  // no differentiable input`,
   ];
+}
+
+/** The key of saved_data holding the member count (not an identifier: no attribute has it). */
+const MEMBERS_KEY = '"opforge:members"';
+
+/**
+ * How many gradients the Function's backward returns: torch::autograd::Function counts each
+ * argument once, and each member of a TensorList argument once.
+ */
+function gradientCount(op: OpIR): string {
+  const fixed = op.inputs.length + op.attributes.length;
+  return variadicInput(op) ? `${fixed - 1} + ctx->saved_data[${MEMBERS_KEY}].toInt()` : `${fixed}`;
 }
 
 /** The Function's forward: below autograd, saving what the gradient ops read. */
@@ -243,6 +256,7 @@ function forward(op: OpIR, args: string): (string | null | string[])[] {
   const multi = op.outputs.length > 1;
   const { inputs: savedIn, outputs: savedOut, attrs: savedAttrs } = savedForBackward(op);
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
+  const v = variadicInput(op);
   const toSave = [
     ...savedIn.map((i) =>
       op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name,
@@ -250,7 +264,7 @@ function forward(op: OpIR, args: string): (string | null | string[])[] {
     ...savedOut.map((o) => `outs[${o}]`),
   ];
   return [
-    toSave.length + savedAttrs.length + nonDiff.length ? null : '    (void)ctx;',
+    toSave.length + savedAttrs.length + nonDiff.length || v ? null : '    (void)ctx;',
     BELOW_GUARD,
     multi
       ? [
@@ -262,6 +276,8 @@ function forward(op: OpIR, args: string): (string | null | string[])[] {
     savedAttrs.map(
       (f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`,
     ),
+    // The backward returns a gradient (none) per member: it needs their count, not the members.
+    v ? `    ctx->saved_data[${MEMBERS_KEY}] = static_cast<int64_t>(${v.name}.size());` : null,
     nonDiff.length ? `    ctx->mark_non_differentiable(${braced(nonDiff)});` : null,
     `    return ${multi ? 'outs' : 'outs[0]'};`,
   ];

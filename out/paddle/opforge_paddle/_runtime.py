@@ -50,6 +50,10 @@ class Input:
     shape: Any = None
     #: The spec's text of each constrained dim (quoted by errors).
     shape_source: Optional[Tuple[str, ...]] = None
+    #: The last input may be variadic: a list of min_count or more tensors (at most MAX_MEMBERS) in
+    #: its place, each checked as this input; a call's tensors are the others, then the members.
+    variadic: bool = False
+    min_count: int = 1
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ def _as_tuple(x: Any) -> Tuple[Any, ...]:
 
 def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], outputs: Sequence[torch.Tensor],
                     grad_outputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any],
-                    needs: Sequence[bool]) -> List[Optional[torch.Tensor]]:
-    """The gradient of each input (None where not needed or not differentiable), by running the
-    spec's gradient ops through opforge_ops (so the compiled extension runs them when loaded)."""
+                    needs: Sequence[Any]) -> List[Optional[torch.Tensor]]:
+    """The gradient of each input (None where not needed or not differentiable, as a variadic input
+    never is), by running the spec's gradient ops through opforge_ops (so the compiled extension
+    runs them when loaded)."""
     n = len(op.inputs)
     wanted = [bool(needs[i]) and op.inputs[i].differentiable for i in range(n)]
     grads: List[Optional[torch.Tensor]] = [None] * n
@@ -50,20 +51,30 @@ def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], output
 
 
 def _save_for_backward(ctx: Any, op: OpInfo, inputs: Sequence[Any], outs: Tuple[Any, ...], attrs: Dict[str, Any]) -> None:
-    """What a backward needs, saved the same way by both autograd paths below."""
+    """What a backward needs, saved the same way by both autograd paths below. `inputs` has one
+    entry per input; a variadic input's members are not kept (no gradient op may read them), only
+    their count, as torch wants a gradient (None) per member."""
     ctx.opforge_attrs = attrs
-    ctx.opforge_absent = [x is None for x in inputs]
-    ctx.save_for_backward(*[x for x in inputs if x is not None], *outs)
+    fixed = inputs[:len(op.inputs) - 1] if op.variadic else inputs
+    ctx.opforge_members = len(inputs[-1]) if op.variadic else 0
+    ctx.opforge_absent = [x is None for x in fixed]
+    ctx.save_for_backward(*[x for x in fixed if x is not None], *outs)
     ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
 
 
-def _saved_gradients(ctx: Any, op: OpInfo, grads: Sequence[Any]) -> List[Optional[torch.Tensor]]:
-    """The input gradients from what _save_for_backward kept."""
+def _saved_gradients(ctx: Any, op: OpInfo, grads: Sequence[Any], needs: Sequence[Any]) -> List[Any]:
+    """The input gradients from what _save_for_backward kept (`needs`: one entry per input); a
+    variadic input's is a None per member."""
     saved = list(ctx.saved_tensors)
     split = len(saved) - len(op.outputs)
     it = iter(saved[:split])
-    inputs = [None if absent else next(it) for absent in ctx.opforge_absent]
-    return input_gradients(op, inputs, saved[split:], grads, ctx.opforge_attrs, ctx.needs_input_grad[:len(op.inputs)])
+    inputs: List[Any] = [None if absent else next(it) for absent in ctx.opforge_absent]
+    if op.variadic:
+        inputs.append(None)
+    result: List[Any] = input_gradients(op, inputs, saved[split:], grads, ctx.opforge_attrs, needs)
+    if op.variadic:
+        result[-1] = [None] * ctx.opforge_members
+    return result
 
 
 def _register_autograd(op: OpInfo) -> None:
@@ -77,7 +88,8 @@ def _register_autograd(op: OpInfo) -> None:
         _save_for_backward(ctx, op, inputs[:n], _as_tuple(output), attrs)
 
     def backward(ctx: Any, *grads: Any) -> Any:
-        return tuple(_saved_gradients(ctx, op, grads))
+        # torch.library gives needs_input_grad in the inputs' structure (a list for a Tensor[]).
+        return tuple(_saved_gradients(ctx, op, grads, ctx.needs_input_grad[:n]))
 
     torch.library.register_autograd(op.qualname, backward, setup_context=setup_context)
 
@@ -90,15 +102,21 @@ def training_function(op: OpInfo) -> type:
     n = len(op.inputs)
     names = [a.name for a in op.attributes]
 
+    # apply() takes the call's tensors (OpInfo.tensors: a variadic input's members one by one, as
+    # an autograd.Function tracks only tensor arguments), then the attributes.
     def forward(ctx: Any, *args: Any) -> Any:
         impl = eager_impl(op)
-        attrs = dict(zip(names, args[n:]))
-        out = (impl if impl is not None else _no_impl(op))(*args[:n], **attrs)
-        _save_for_backward(ctx, op, args[:n], _as_tuple(out), attrs)
+        split = len(args) - len(names)
+        inputs = op.grouped(args[:split])
+        attrs = dict(zip(names, args[split:]))
+        out = (impl if impl is not None else _no_impl(op))(*inputs, **attrs)
+        _save_for_backward(ctx, op, inputs, _as_tuple(out), attrs)
         return out
 
     def backward(ctx: Any, *grads: Any) -> Any:
-        return (*_saved_gradients(ctx, op, grads), *([None] * len(names)))
+        needs = op.grouped(ctx.needs_input_grad[:len(ctx.needs_input_grad) - len(names)])
+        per_input = _saved_gradients(ctx, op, grads, needs)
+        return (*op.tensors(per_input), *([None] * len(names)))
 
     fn = _trainers[op.qualname] = type(f"{op.name}Training", (torch.autograd.Function,), {
         "forward": staticmethod(forward),

@@ -8,10 +8,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from ._attrs import _coerce_attr, check_attrs, show  # noqa: F401  (this module's interface)
+from ._attrs import MAX_MEMBERS, _coerce_attr, check_attrs, show  # noqa: F401  (this module's interface)
 from ._dims import check_output_sizes, check_shapes, chosen_dtype, output_dims, rank_ok, rank_text
 from ._library import _extension_has
-from ._spec import OpInfo
+from ._spec import Input, OpInfo
 from ._types import TORCH_DTYPES
 
 
@@ -20,29 +20,47 @@ _DTYPE_OF_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 _ITEMSIZE = {dt: torch.empty((), dtype=dt).element_size() for dt in TORCH_DTYPES.values()}
 
 
-def check_inputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
+def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> None:
+    """Per input (a variadic input: a list of tensors, each member checked as the input): present
+    where required, a tensor, its dtype, the dtype its type variable has, its rank."""
     bound: Dict[str, Tuple[str, str]] = {}
-    for spec, t in zip(op.inputs, tensors):
-        if t is None:
+    for spec, given in zip(op.inputs, inputs):
+        if spec.variadic:
+            if not isinstance(given, (list, tuple)):
+                raise TypeError(f"{op.name}: input {spec.name!r} is variadic: give a list or tuple of tensors, "
+                                f"got {type(given).__module__}.{type(given).__name__}")
+            if not spec.min_count <= len(given) <= MAX_MEMBERS:
+                raise ValueError(f"{op.name}: input {spec.name!r} has {len(given)} members; it takes {spec.min_count} to {MAX_MEMBERS}")
+            for m, t in enumerate(given):
+                _check_tensor(op, spec, f"{spec.name!r} (member {m})", t, bound)
+        elif given is None:
             if not spec.optional:
                 raise TypeError(f"{op.name}: input {spec.name!r} is required")
-            continue
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{op.name}: input {spec.name!r} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}")
-        dt = _DTYPE_OF_TORCH.get(t.dtype)
-        if dt not in spec.dtypes:
-            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
-        if spec.type_var is not None:
-            prev = bound.setdefault(spec.type_var, (dt, spec.name))
-            if prev[0] != dt:
-                raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
-        if not rank_ok(spec.rank, t.dim()):
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {t.dim()}")
+        else:
+            _check_tensor(op, spec, repr(spec.name), given, bound)
+
+
+def _check_tensor(op: OpInfo, spec: Input, name: str, t: Any, bound: Dict[str, Tuple[str, str]]) -> None:
+    """One tensor of a call: `name` names it ('x', or 'xs' (member 2)), `bound` holds the dtype each
+    type variable took and where."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{op.name}: input {name} must be a torch.Tensor, got {type(t).__module__}.{type(t).__name__}")
+    dt = _DTYPE_OF_TORCH.get(t.dtype)
+    if dt not in spec.dtypes:
+        raise TypeError(f"{op.name}: input {name} has dtype {t.dtype}, expected one of {list(spec.dtypes)}")
+    if spec.type_var is not None:
+        # A variadic input's members bind its type variable too: they have one dtype.
+        prev = bound.setdefault(spec.type_var, (dt, name))
+        if prev[0] != dt:
+            raise TypeError(f"{op.name}: inputs {prev[1]} and {name} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+    if not rank_ok(spec.rank, t.dim()):
+        raise ValueError(f"{op.name}: input {name} must have rank {rank_text(spec.rank)}, got {t.dim()}")
 
 
 def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> None:
     """The dims the spec constrains and every output's byte size, where the dims are plain ints
-    (symbolic ones, under torch.compile or export, are the op core's to check when it runs)."""
+    (symbolic ones, under torch.compile or export, are the op core's to check when it runs).
+    `tensors` are the call's (OpInfo.tensors: a variadic input's members in its place)."""
     shapes = [None if t is None else tuple(t.shape) for t in tensors]
     if any(s is not None and not all(type(d) is int for d in s) for s in shapes):
         return
@@ -74,10 +92,11 @@ def check_device(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]]) -> None:
         raise RuntimeError(no_cuda_kernel_message(op))
 
 
-def checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Dict[str, Any]:
+def checked(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Dict[str, Any]:
     """The wrapper's checks (its own messages); the attribute values with defaults filled in."""
     values = check_attrs(op, attrs)
     check_inputs(op, inputs)
-    check_dims(op, inputs, values)
-    check_device(op, inputs)
+    tensors = op.tensors(inputs)
+    check_dims(op, tensors, values)
+    check_device(op, tensors)
     return values

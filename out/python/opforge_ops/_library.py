@@ -220,6 +220,6 @@ def reference_impl(op: OpInfo) -> Optional[Callable[..., Any]]:
     from ._shapes import full_outputs
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        inputs = list(args[:len(op.inputs)])
-        return full_outputs(op, ref(*args, **kwargs), inputs, call_attrs(op, args, kwargs))
+        tensors = op.tensors(args[:len(op.inputs)])
+        return full_outputs(op, ref(*args, **kwargs), tensors, call_attrs(op, args, kwargs))
     return run

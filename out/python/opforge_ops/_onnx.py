@@ -77,9 +77,14 @@ def _make_type(elem: Optional[int], dims: Optional[Sequence[Any]]) -> Any:
     return tp
 
 
+def _node_arity(op: OpInfo, given: int) -> int:
+    """How many of a node's inputs the spec reads: each input, or every member of a variadic one."""
+    return given if op.variadic else len(op.inputs)
+
+
 def _infer_in_context(op: OpInfo, ctx: Any) -> None:
     elems, shapes = [], []
-    for i in range(len(op.inputs)):
+    for i in range(_node_arity(op, ctx.get_num_inputs())):
         tp = ctx.get_input_type(i) if i < ctx.get_num_inputs() else None
         e, s = _type_dims(tp)
         elems.append(e)
@@ -95,7 +100,11 @@ def onnx_schema(op: OpInfo) -> Any:
     import onnx
     from onnx.defs import OpSchema
 
-    def param(name: str, type_str: str, optional: bool = False) -> Any:
+    def param(name: str, type_str: str, optional: bool = False, min_arity: int = 0) -> Any:
+        if min_arity:
+            # One type for every member (homogeneous), as the op core binds them.
+            return OpSchema.FormalParameter(name, type_str, "", param_option=OpSchema.FormalParameterOption.Variadic,
+                                            is_homogeneous=True, min_arity=min_arity)
         opt = OpSchema.FormalParameterOption.Optional if optional else OpSchema.FormalParameterOption.Single
         return OpSchema.FormalParameter(name, type_str, "", param_option=opt)
 
@@ -113,7 +122,7 @@ def onnx_schema(op: OpInfo) -> Any:
             attributes.append(OpSchema.Attribute(a.name, proto, a.description))
     schema = OpSchema(
         op.name, op.domain, op.version, op.doc,
-        inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional) for i in op.inputs],
+        inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional, i.min_count if i.variadic else 0) for i in op.inputs],
         outputs=[param(o.name, type_str(o.dtypes, o.type_var), o.present is not None) for o in op.outputs],
         type_constraints=[(name, [ONNX_TYPE_STR[d] for d in dts], "") for name, dts in op.type_vars],
         attributes=attributes,
@@ -192,7 +201,7 @@ def infer_model_shapes(ops: Dict[Tuple[str, str], OpInfo], model: Any) -> Any:
             if op is None:
                 continue
             elems, shapes = [], []
-            for i in range(len(op.inputs)):
+            for i in range(_node_arity(op, len(node.input))):
                 name = node.input[i] if i < len(node.input) else ""
                 e, s = _type_dims(types.get(name)) if name else (None, None)
                 elems.append(e)

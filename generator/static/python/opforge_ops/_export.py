@@ -43,15 +43,19 @@ def legacy_function(op: OpInfo) -> type:
 
 
 def make_function(op: OpInfo) -> type:
-    """The torch.autograd.Function the legacy exporter turns into one `domain::Name` node."""
-    n = len(op.inputs)
+    """The torch.autograd.Function the legacy exporter turns into one `domain::Name` node. It takes
+    the call's tensors (OpInfo.tensors: a variadic input's members one by one, each an input of the
+    node as ONNX lists them), then the attributes."""
+    names = [a.name for a in op.attributes]
 
     def forward(ctx: Any, *args: Any) -> Any:
         impl = eager_impl(op)
+        split = len(args) - len(names)
+        attrs = dict(zip(names, args[split:]))
         if impl is not None and not torch.onnx.is_in_onnx_export():
-            return impl(*args[:n], **dict(zip((a.name for a in op.attributes), args[n:])))
+            return impl(*op.grouped(args[:split]), **attrs)
         # Exporting needs only shapes and dtypes: no kernel runs (or needs to exist) to export a model.
-        return empty_outputs(op, list(args[:n]), dict(zip((a.name for a in op.attributes), args[n:])), zeros=True)
+        return empty_outputs(op, list(args[:split]), attrs, zeros=True)
 
     def symbolic(g: Any, *args: Any) -> Any:
         return legacy_symbolic(op, g, args)
@@ -81,7 +85,8 @@ def _value_dtype(v: Any) -> Optional[torch.dtype]:
 
 
 def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
-    n = len(op.inputs)
+    """The node from the Function's arguments: the call's tensors (members included), then the attributes."""
+    n = len(args) - len(op.attributes)
     values = list(args[:n])
     attrs = dict(zip((a.name for a in op.attributes), args[n:]))
     # Trailing absent optional inputs are dropped; an absent one before a present one becomes "".

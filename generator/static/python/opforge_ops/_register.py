@@ -48,7 +48,8 @@ def _register(qualname: str) -> bool:
             _python_defined.add(op.qualname)
 
         def fake(*args: Any, **kwargs: Any) -> Any:
-            return empty_outputs(op, list(args[:len(op.inputs)]), call_attrs(op, args, kwargs))
+            # A Tensor[] argument comes as a list of fake tensors: the shapes read its members.
+            return empty_outputs(op, op.tensors(args[:len(op.inputs)]), call_attrs(op, args, kwargs))
 
         torch.library.register_fake(op.qualname)(fake)
         if from_python:

@@ -105,8 +105,9 @@ def _fill_slot(op: OpInfo) -> None:
     _filled.add(op.qualname)
 
 
-def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
-    """The checked path: every call the generated direct test turns away (and each op's first)."""
+def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
+    """The checked path: every call the generated direct test turns away (and each op's first).
+    `inputs` has one entry per input: a tensor, None (absent) or, for a variadic input, a list."""
     # Not while torch.compile traces: dynamo cannot trace making the entry's Op; the op's first
     # eager call fills the slot (registration itself is done by _call_checked, which dynamo can trace).
     if compiling():
@@ -119,16 +120,18 @@ def call(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, 
         raise named_error(op, e)
 
 
-def _call_checked(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> Any:
+def _call_checked(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
     values = checked(op, inputs, attrs)
+    # An autograd.Function sees only tensor arguments: it takes a variadic input's members one by one.
+    tensors = op.tensors(inputs)
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         # The legacy (TorchScript) exporter: the autograd.Function's symbolic emits the node.
-        return legacy_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
+        return legacy_function(op).apply(*tensors, *(values[a.name] for a in op.attributes))
     if HAS_CUSTOM_OP:
         return torch_op(op)(*inputs, **values)
-    if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in inputs):
+    if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors):
         # Training on torch < 2.4: the spec's backward through an autograd.Function.
-        return training_function(op).apply(*inputs, *(values[a.name] for a in op.attributes))
+        return training_function(op).apply(*tensors, *(values[a.name] for a in op.attributes))
     impl = eager_impl(op)
     if impl is None:
         return _no_impl(op)()

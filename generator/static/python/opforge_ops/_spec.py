@@ -27,6 +27,10 @@ class Input:
     shape: Any = None
     #: The spec's text of each constrained dim (quoted by errors).
     shape_source: Optional[Tuple[str, ...]] = None
+    #: The last input may be variadic: a list of min_count or more tensors (at most MAX_MEMBERS) in
+    #: its place, each checked as this input; a call's tensors are the others, then the members.
+    variadic: bool = False
+    min_count: int = 1
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,8 @@ class Attr:
 
 @dataclass(frozen=True)
 class TestCase:
-    #: Per input: (shape, explicit values or None, (low, high)); None for an absent optional input.
+    #: Per input: (shape, explicit values or None, (low, high)); None for an absent optional input;
+    #: for a variadic input, a tuple of those, one per member.
     inputs: Tuple[Optional[Tuple[Tuple[int, ...], Optional[Tuple[float, ...]], Tuple[float, float]]], ...]
     dtypes: Dict[str, str]
     attributes: Dict[str, Any]
@@ -106,8 +111,8 @@ class OpInfo:
     type_vars: Tuple[Tuple[str, Tuple[str, ...]], ...]
     #: TORCH_LIBRARY schema without the name: "(Tensor x, float alpha=0.0) -> Tensor".
     torch_schema: str
-    #: shapes (per input: a list of dims - int, SymInt, str symbol or None - or None) and
-    #: attribute values -> one such list (or None) per output.
+    #: shapes (per tensor of the call, see tensors(): a list of dims - int, SymInt, str symbol or
+    #: None - or None) and attribute values -> one such list (or None) per output.
     output_shapes: Callable[[Sequence[Optional[Sequence[Any]]], Dict[str, Any]], List[Optional[List[Any]]]]
     #: The spec's PyTorch reference, or None.
     reference: Optional[Callable[..., Any]]
@@ -123,6 +128,29 @@ class OpInfo:
 
     def __post_init__(self) -> None:
         _registry[self.qualname] = self  # by name, for _register (which torch.compile runs by name)
+
+    @property
+    def variadic(self) -> Optional[Input]:
+        """The variadic input (always the last), or None."""
+        return self.inputs[-1] if self.inputs and self.inputs[-1].variadic else None
+
+    def tensors(self, inputs: Sequence[Any]) -> List[Any]:
+        """A call's tensors in the op core's order, which shape functions and ONNX nodes index: the
+        inputs, with a variadic input's members in its place (the call's checks have seen it is a
+        list: a tensor here would be split into its rows)."""
+        if self.variadic is None:
+            return list(inputs)
+        members = inputs[len(self.inputs) - 1]
+        if not isinstance(members, (list, tuple)):
+            raise TypeError(f"{self.name}: input {self.variadic.name!r} is variadic: give a list of tensors")
+        return [*inputs[:len(self.inputs) - 1], *members]
+
+    def grouped(self, tensors: Sequence[Any]) -> List[Any]:
+        """The inverse of tensors(): one entry per input, a variadic input's members as a list."""
+        if self.variadic is None:
+            return list(tensors)
+        p = len(self.inputs) - 1
+        return [*tensors[:p], list(tensors[p:])]
 
     @property
     def qualname(self) -> str:

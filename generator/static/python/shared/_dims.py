@@ -174,23 +174,39 @@ def rank_text(rank: Any) -> str:
     return ", ".join(map(str, rank[:-1])) + f" or {rank[-1]}"
 
 
+def tensor_label(op: Any, t: int) -> str:
+    """Tensor t of a call as messages name it (the op core's too): "input 'x'", or a variadic
+    input's member, "input 'xs' (member 2)" (the members follow the other inputs)."""
+    i = min(t, len(op.inputs) - 1)
+    spec = op.inputs[i]
+    return f"input {spec.name!r}" + (f" (member {t - i})" if spec.variadic else "")
+
+
+def _tensor_specs(op: Any, shapes: Shapes) -> List[Tuple[Any, str, Optional[Sequence[Optional[int]]]]]:
+    """(input, label, dims) per tensor of a call: a variadic input's members are each checked as it."""
+    last = len(op.inputs) - 1
+    return [(op.inputs[min(t, last)], tensor_label(op, t), s) for t, s in enumerate(shapes)]
+
+
 def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """Raises ValueError naming the op and the input when a present input's dims break the spec:
     a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
-    packages' own check (before this one)."""
+    packages' own check (before this one). `shapes` has one entry per tensor of the call (a
+    variadic input's members after the other inputs)."""
+    tensors = _tensor_specs(op, shapes)
     # Every input's own checks first: a constraint may read a later input.
-    for spec, s in zip(op.inputs, shapes):
+    for spec, label, s in tensors:
         if s is None:
             continue
-        where = f"{op.name}: input {spec.name!r}"
+        where = f"{op.name}: {label}"
         if any(d is not None and d < -1 for d in s):
             raise ValueError(f"{where} has a negative dim: {_v(list(s))}")
         if spec.rank is None and len(s) > MAX_RANK:
             raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
-    for spec, s in zip(op.inputs, shapes):
+    for spec, label, s in tensors:
         if s is None:
             continue
-        where = f"{op.name}: input {spec.name!r}"
+        where = f"{op.name}: {label}"
         c = spec.shape
         if c is None:
             continue
@@ -214,7 +230,7 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             if s[axis] != want:
                 src = spec.shape_source[axis]
                 shown = src if _compiling() or src == str(want) else f"{src} (= {want})"
-                raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {_v(s[axis])}")
+                raise ValueError(f"{op.name}: dim {axis} of {label} must equal {shown}, got {_v(s[axis])}")
     check_conditions(op, shapes, attrs)
 
 
