@@ -10,3 +10,5 @@ export const MAX_STRING = 4096;
 export const MAX_LIST = 1024;
 /** Dims of a tensor (kMaxRank in opforge/core.h). */
 export const MAX_RANK = 8;
+/** Members of a variadic input in one call (kMaxMembers in opforge/core.h). */
+export const MAX_MEMBERS = 32;

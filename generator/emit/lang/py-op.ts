@@ -76,17 +76,18 @@ export function pyGradient(g: GradientIR): PyValue {
   });
 }
 
-/** The public function's parameters: the inputs (optional ones default to None), then the attributes keyword-only. */
+/**
+ * The public function's parameters: the inputs (optional ones default to None; a variadic one is a
+ * sequence of tensors), then the attributes keyword-only.
+ */
 export function opParams(op: OpIR, tensorType: string | undefined): string {
+  const typeOf = (i: OpIR['inputs'][number], t: string): string =>
+    i.variadic ? `Sequence[${t}]` : i.optional ? `Optional[${t}]` : t;
   const inputs = op.inputs.map(
     (i): PyParam =>
       tensorType === undefined
         ? { name: i.name, ...(i.optional ? { default: null } : {}) }
-        : {
-            name: i.name,
-            type: i.optional ? `Optional[${tensorType}]` : tensorType,
-            ...(i.optional ? { default: null } : {}),
-          },
+        : { name: i.name, type: typeOf(i, tensorType), ...(i.optional ? { default: null } : {}) },
   );
   const attrs = op.attributes.map(
     (a): PyParam => ({
@@ -131,7 +132,7 @@ export function argDocs(op: OpIR): string[] {
     ...op.inputs.map((i) =>
       row(
         i.name,
-        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}`,
+        `${i.variadic ? `a list of ${i.variadic.min} or more tensors (members), each ` : ''}${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}`,
         i.description,
       ),
     ),

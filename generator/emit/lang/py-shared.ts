@@ -3,7 +3,7 @@
 // and the facts they read, as each package's op modules state them.
 
 import type { AttributeIR, InputIR, OpIR, OutputIR } from '../../model/ir.js';
-import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_RANK, MAX_STRING } from '../../model/limits.js';
+import { FLOAT32_MAX, INT32_MAX, MAX_LIST, MAX_MEMBERS, MAX_RANK, MAX_STRING } from '../../model/limits.js';
 import { type GeneratedFile, projectFile, staticFile } from '../emitter.js';
 import { pyExprData } from './py-expr.js';
 import { pyAttrValue } from './py-op.js';
@@ -22,6 +22,7 @@ export function sharedPythonFiles(dir: string): GeneratedFile[] {
     `MAX_STRING = ${MAX_STRING}`,
     `MAX_LIST = ${MAX_LIST}`,
     `MAX_RANK = ${MAX_RANK}`,
+    `MAX_MEMBERS = ${MAX_MEMBERS}`,
   ].join('\n');
   return [
     projectFile(`${dir}/_attrs.py`, fillTemplate(ATTRS, { limits }), ATTRS),
@@ -67,12 +68,18 @@ export function pyOutputShape(o: OutputIR): PyValue {
   );
 }
 
-/** `_rt.Input(...)`: the facts both Python packages state about an input (the same positional fields). */
+/**
+ * `_rt.Input(...)`: the facts every Python package states about an input (the same fields);
+ * `variadic` is a variadic input's least member count.
+ */
 export function pyInput(i: InputIR, typeVar: string | null): PyValue {
   return pyCall(
     '_rt.Input',
     [i.name, allowedDtypes(i.type), typeVar, i.ranks ? pyTuple(i.ranks) : i.rank, i.optional, i.differentiable],
-    i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) },
+    {
+      ...(i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) }),
+      ...(i.variadic ? { variadic: i.variadic.min } : {}),
+    },
   );
 }
 
