@@ -120,7 +120,11 @@ def reference_gradients(op, inputs: Sequence[Optional[torch.Tensor]], attrs: Dic
     diff = grad_inputs(op, inputs)
     if not diff:
         return {}
-    xr = [None if t is None else (t.double() if t.is_floating_point() else t).detach().clone().requires_grad_(i in diff)
+    def f64(t: torch.Tensor) -> torch.Tensor:
+        return (t.double() if t.is_floating_point() else t).detach().clone()
+
+    # A variadic input (a list of members) takes no gradient.
+    xr = [None if t is None else [f64(m) for m in t] if isinstance(t, list) else f64(t).requires_grad_(i in diff)
           for i, t in enumerate(inputs)]
     ref = as_tuple(op.reference(*xr, **attrs))
     live = [k for k in cotangents if ref[k].requires_grad]  # e.g. an empty input reaches no output

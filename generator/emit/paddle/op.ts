@@ -127,7 +127,7 @@ export function emitPaddleHeader(op: OpIR): string {
 export function pdBuildOp(op: OpIR): string {
   return lines(
     `PD_BUILD_OP(${paddleOpType(op)})`,
-    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
+    `    .Inputs({${op.inputs.map(inputSlot).join(', ')}})`,
     `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
     op.attributes.length
       ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
@@ -135,12 +135,31 @@ export function pdBuildOp(op: OpIR): string {
   );
 }
 
+/** An input's entry of Inputs(): its name, paddle::Optional(name), or paddle::Vec(name) for a variadic one. */
+function inputSlot(i: InputIR): string {
+  return i.optional
+    ? `paddle::Optional(${cppString(i.name)})`
+    : i.variadic
+      ? `paddle::Vec(${cppString(i.name)})`
+      : cppString(i.name);
+}
+
+/** An input's parameter: a variadic input's members come as one std::vector. */
 function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
   const t = kind === 'kernel' ? 'paddle::Tensor' : kind === 'shape' ? 'std::vector<int64_t>' : 'paddle::DataType';
+  if (i.variadic) return `const std::vector<${t}>& ${i.name}`;
   return i.optional ? `const paddle::optional<${t}>& ${i.name}` : `const ${t}& ${i.name}`;
 }
 
-const inputArg = (i: InputIR): string => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`);
+/**
+ * The bridge's tensor arguments: a braced list of pointers to the inputs (null: an absent optional
+ * one), then a variadic input's vector of members, which the bridge appends (tensor order).
+ */
+function bridgeArgs(inputs: readonly InputIR[]): string {
+  const variadic = inputs.find((i) => i.variadic);
+  const fixed = braced(inputs.filter((i) => !i.variadic).map((i) => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`)));
+  return variadic ? `${fixed}, ${variadic.name}` : fixed;
+}
 
 /** The namespace of an op unit's Paddle functions (Forward, InferShape, InferDtype, Backward). */
 function unitNamespace(op: OpIR): string {
@@ -172,7 +191,7 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
   const type = paddleOpType(op);
   const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
   const attrs = `op::makeAttrs(${op.attributes.map((a) => a.name).join(', ')})`;
-  const ins = braced(op.inputs.map(inputArg));
+  const ins = bridgeArgs(op.inputs);
   const params = (kind: 'kernel' | 'shape' | 'dtype'): string[] => op.inputs.map((i) => inputParam(i, kind));
   const unit = unitNamespace(op);
   return cppUnit({
