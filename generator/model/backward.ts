@@ -89,6 +89,17 @@ function bindInputs(op: OpIR, grad: OpIR, g: RawGradient, p: KeyPath, fail: Err)
       fail([...p, 'inputs', name], src);
       continue;
     }
+    // A variadic input's members travel as one list: only into a variadic input of the gradient op.
+    const variadic = src.kind === 'input' && !!op.inputs[src.index]!.variadic;
+    if (variadic !== !!grad.inputs[j]!.variadic) {
+      fail(
+        [...p, 'inputs', name],
+        variadic
+          ? `\`${value}\` is variadic: bind it to a variadic input of \`${g.op}\` (\`${name}\` is one tensor)`
+          : `\`${g.op}\`'s input \`${name}\` is variadic: bind it to a variadic input of \`${op.name}\``,
+      );
+      continue;
+    }
     inputs[j] = src;
   }
   grad.inputs.forEach((x, j) => {

@@ -284,16 +284,23 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
         ? op.outputs[s.index]!.name
         : `${op.outputs[s.index]!.name}_grad`;
   const optional = (s: GradSource): boolean => s.kind === 'input' && op.inputs[s.index]!.optional;
+  // A variadic input (the gradient op's variadic input reads it: backward.ts) comes as one vector.
+  const variadic = (s: GradSource | undefined): boolean => s?.kind === 'input' && !!op.inputs[s.index]!.variadic;
   const slot = (s: GradSource): string => {
-    const n = cppString(s.kind === 'input' ? op.inputs[s.index]!.name : op.outputs[s.index]!.name);
-    return s.kind === 'grad' ? `paddle::Grad(${n})` : optional(s) ? `paddle::Optional(${n})` : n;
+    if (s.kind === 'input') return inputSlot(op.inputs[s.index]!);
+    const n = cppString(op.outputs[s.index]!.name);
+    return s.kind === 'grad' ? `paddle::Grad(${n})` : n;
   };
   const gradIndex = (i: number): number => covered.slice(0, i).filter(Boolean).length;
   const read = new Set(op.backward!.flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined).map(key)));
   const gradOf = sources.filter((s) => s.kind === 'input' && covered[s.index]);
   // A parameter the function does not read keeps its name in a comment (-Wunused-parameter).
   const param = (type: string, s: GradSource, uses: boolean): string => {
-    const t = optional(s) ? `const paddle::optional<${type}>&` : `const ${type}&`;
+    const t = variadic(s)
+      ? `const std::vector<${type}>&`
+      : optional(s)
+        ? `const paddle::optional<${type}>&`
+        : `const ${type}&`;
     return uses ? `${t} ${varName(s)}` : `${t} /*${varName(s)}*/`;
   };
   const params = [
@@ -309,11 +316,13 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   op.backward!.forEach((g, k) => {
     const gop = ops.find((o) => o.name === g.op);
     if (!gop) throw new Error(`${op.name}: gradient op ${g.op} is not in the project`);
-    const args = g.inputs.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
+    const fixed = g.inputs.filter((s) => !variadic(s));
+    const members = g.inputs.find(variadic);
+    const args = fixed.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
     const attrs = gop.attributes.map((a, j) => g.attributes[j] ?? paddleLiteral(a, a.default!));
     body.push(`  {  // ${g.op}`);
     body.push(
-      `    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}});`,
+      `    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}}${members ? `, ${varName(members)}` : ''});`,
     );
     g.outputs.forEach((i, j) => {
       if (i !== undefined) body.push(`    grads[${gradIndex(i)}] = g${k}[${j}];  // d${op.inputs[i]!.name}`);
