@@ -216,7 +216,7 @@ for given in [dict(), dict(w=(4, 5)), dict(w=[1, 2, 3]), dict(w=[]), dict(f=[1.0
 test('shape checks: constraints, shaped-like, unknown (-1) dims skipped, output dims beyond int64 and byte sizes refused', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import check_shapes, output_dims, check_output_sizes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=None)
 op = N(name="Op", inputs=(I("x", 2, (None, ("*", ("attr", "k"), 2)), ("?", "k * 2")), I("y", None, 0)),
        outputs=(N(name="o", shape=(("dim", 0, 0), ("*", ("dim", 0, 1), ("attr", "k")))),))
 def run(f):
@@ -255,7 +255,7 @@ run(lambda: check_output_sizes(op, [(0, 2**61)], [2]))`);
 test('shape checks: a constraint reads a later input, whose own checks (negative dims) come first', () => {
   const out = python(`from types import SimpleNamespace as N
 from pkg._dims import check_shapes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=None)
 op = N(name="Op", inputs=(I("offset", 2, (None, ("*", ("dim", 1, 2), 2)), ("?", "weight[2] * 2")), I("weight", 3)))
 for shapes in [[(1, 6), (4, 4, 3)], [(1, 5), (4, 4, 3)], [(1, 6), (4, 4, -2)], [(1, 6), (4, 4, -1)]]:
     try:
@@ -315,7 +315,7 @@ test('while torch.compile traces, shape messages give dims as ?: dynamo cannot t
 import sys, types
 sys.modules["torch"] = types.SimpleNamespace(compiler=types.SimpleNamespace(is_compiling=lambda: True))
 from pkg._dims import check_shapes
-I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src)
+I = lambda name, rank, shape=None, src=None: N(name=name, rank=rank, shape=shape, shape_source=src, variadic=None)
 op = N(name="Op", inputs=(I("a", 2), I("b", 2, 0)))
 try:
     check_shapes(op, [(2, 3), (2, 4)], {})

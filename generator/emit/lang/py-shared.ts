@@ -125,7 +125,9 @@ export function pyChecks(op: OpIR): Record<string, PyValue> {
         c.reads.map((r) =>
           pyTuple([
             readLabel(op, r),
-            r.kind === 'dim' || r.kind === 'rank' || r.kind === 'slice' ? pyExprData(r) : readLabel(op, r),
+            r.kind === 'dim' || r.kind === 'rank' || r.kind === 'slice' || r.kind === 'count'
+              ? pyExprData(r)
+              : readLabel(op, r),
           ]),
         ),
       ),

@@ -157,7 +157,9 @@ function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
  */
 function bridgeArgs(inputs: readonly InputIR[]): string {
   const variadic = inputs.find((i) => i.variadic);
-  const fixed = braced(inputs.filter((i) => !i.variadic).map((i) => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`)));
+  const fixed = braced(
+    inputs.filter((i) => !i.variadic).map((i) => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`)),
+  );
   return variadic ? `${fixed}, ${variadic.name}` : fixed;
 }
 
