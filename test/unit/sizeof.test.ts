@@ -32,11 +32,11 @@ test('sizeof(T) reads the first always-present input of type T; sizeof(dtype) is
   assert.throws(() => evalExpr(op.workspace, dims, {}), /sizeof\(T\) is not available/);
   const h = file(coreEmitter.emit(loadSpecs({ 'n.yaml': nms("'sizeof(T) * boxes[1]'") })), 'include/opforge/ops/nms.h');
   // The shape-only `scores` is T's first input: its dtype is what a backend hands in.
-  assert.match(h, 'const DType* types, size_t* bytes)');
+  assert.match(h, 'const DType* types, int /*numIn*/, size_t* bytes)');
   assert.match(h, '(static_cast<int64_t>(opforge::dtypeSize(types[0])) * inputs[1].dims[1])');
   // Without sizeof the parameter is unnamed (-Werror=unused-parameter).
   const plain = file(coreEmitter.emit(loadSpecs({ 'n.yaml': nms('boxes[1]') })), 'include/opforge/ops/nms.h');
-  assert.match(plain, 'const DType* /*types*/, size_t* bytes)');
+  assert.match(plain, 'const DType* /*types*/, int /*numIn*/, size_t* bytes)');
 });
 
 test('a let the workspace reads may use sizeof; shapes, checks and input constraints may not', () => {
