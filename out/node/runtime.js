@@ -8,7 +8,8 @@
 import { markAsUntransferable } from 'node:worker_threads';
 
 /**
- * @typedef {{ name: string, dtypes: string[], rank: number | number[] | null, optional: boolean }} InputDesc
+ * @typedef {{ name: string, dtypes: string[], rank: number | number[] | null, optional: boolean, minCount?: number }} InputDesc
+ *   minCount: a variadic input (the last), passed as an array of at least that many tensors
  * @typedef {boolean | number | string | number[]} AttrValue
  * @typedef {{ name: string, type: 'bool' | 'int' | 'float' | 'string' | 'ints' | 'floats', required: boolean,
  *   default: AttrValue | undefined, enum: (string | number)[] | undefined, min: number | undefined,
@@ -18,13 +19,13 @@ import { markAsUntransferable } from 'node:worker_threads';
  *   arity: number, attributes: AttrDesc[] }} OpDesc
  * @typedef {{ dtype: string, dims: number[], data?: ArrayLike<unknown>, device?: 'cuda', handle?: unknown }} Tensor
  * @typedef {{ version: number, scratch: ArrayBuffer, tensorSlots: number, inputBase: number,
- *   outputBase: number, attrBase: number, poolExhausted: number }} Abi
+ *   outputBase: number, attrBase: number, poolExhausted: number, maxMembers: number }} Abi
  * @typedef {{ abi?: Abi, set_pool(pool: ArrayBuffer): void, cuda_available(): boolean,
  *   built_with_cuda?: boolean, to_device(t: Tensor): Tensor, to_host(t: Tensor): Tensor,
  *   free(t: Tensor): void } & Record<string, unknown>} Addon
  * @typedef {Record<string, Function>} TypedArrays  dtype name -> typed-array constructor, in the op core's DType order
  * @typedef {{ addon: Addon, slots: Float64Array, arrays: TypedArrays, dtypes: string[], tensorSlots: number,
- *   inputBase: number, outputBase: number, attrBase: number, poolExhausted: number }} Connection
+ *   inputBase: number, outputBase: number, attrBase: number, poolExhausted: number, maxMembers: number }} Connection
  */
 
 /**
@@ -91,7 +92,7 @@ export function connect(addon, version, arrays) {
       throw new Error(
         'opforge: the loaded addon does not match out/node/index.js (built from another out/?); run `opforge build`',
       );
-    const { scratch, tensorSlots, inputBase, outputBase, attrBase, poolExhausted } = addon.abi;
+    const { scratch, tensorSlots, inputBase, outputBase, attrBase, poolExhausted, maxMembers } = addon.abi;
     c = {
       addon,
       slots: new Float64Array(scratch),
@@ -102,6 +103,7 @@ export function connect(addon, version, arrays) {
       outputBase,
       attrBase,
       poolExhausted,
+      maxMembers,
     };
     markAsUntransferable(scratch);
     addon.set_pool(newPool());
@@ -152,13 +154,34 @@ export function call(c, op, inputs, attrs, isAsync) {
     else args[a.arg] = v;
   }
   let onDevice = false;
+  // The tensors in call order: the inputs, then a variadic input's members (their own slots).
+  /** @type {{ spec: InputDesc, t: unknown, where: string, arg: number, member: number }[]} */
+  const tensors = [];
   for (let i = 0; i < op.inputs.length; i++) {
     const spec = /** @type {InputDesc} */ (op.inputs[i]);
-    const t = inputs[i];
     const where = `${op.name}: input ${spec.name}`;
+    if (spec.minCount === undefined) {
+      tensors.push({ spec, t: inputs[i], where, arg: i, member: -1 });
+      continue;
+    }
+    const list = inputs[i];
+    if (!Array.isArray(list)) throw new TypeError(`${where} is variadic: pass an array of tensors`);
+    if (list.length < spec.minCount || list.length > c.maxMembers)
+      throw new RangeError(`${where} has ${list.length} members; it takes ${spec.minCount} to ${c.maxMembers}`);
+    args[i] = new Array(list.length);
+    list.forEach((t, m) => tensors.push({ spec, t, where: `${where} (member ${m})`, arg: i, member: m }));
+  }
+  for (let k = 0; k < tensors.length; k++) {
+    const { spec, t: given, where, arg, member } = /** @type {(typeof tensors)[number]} */ (tensors[k]);
+    const list = /** @type {unknown[]} */ (member < 0 ? args : args[arg]);
+    /** @param {unknown} v */
+    const put = (v) => {
+      list[member < 0 ? arg : member] = v;
+    };
+    const t = /** @type {Tensor | undefined | null} */ (given);
     if (t === undefined || t === null) {
       if (!spec.optional) throw new TypeError(`${where} is required`);
-      args[i] = undefined;
+      put(undefined);
       continue;
     }
     if (typeof t !== 'object' || !Array.isArray(t.dims))
@@ -182,16 +205,16 @@ export function call(c, op, inputs, attrs, isAsync) {
     if (t.device !== undefined) {
       if (t.device !== 'cuda' || t.handle === undefined)
         throw new TypeError(`${where}: a device tensor comes from toDevice() or a CUDA op`);
-      args[i] = t.handle;
+      put(t.handle);
       onDevice = true;
     } else {
       const Array_ = /** @type {Function} */ (c.arrays[t.dtype]);
       if (!(t.data instanceof Array_)) throw new TypeError(`${where}: ${t.dtype} data must be a ${Array_.name}`);
       if (t.data.length !== n)
         throw new RangeError(`${where} has ${t.data.length} elements, dims [${dims.join(', ')}] need ${n}`);
-      args[i] = t.data;
+      put(t.data);
     }
-    const b = c.inputBase + i * c.tensorSlots;
+    const b = c.inputBase + k * c.tensorSlots;
     S[b] = c.dtypes.indexOf(t.dtype);
     S[b + 1] = dims.length;
     for (let d = 0; d < dims.length; d++) S[b + 2 + d] = /** @type {number} */ (dims[d]);

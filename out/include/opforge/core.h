@@ -176,6 +176,33 @@ inline TensorView<T> view(const RawTensor& t) {
   return v;
 }
 
+/** The most tensors a variadic input takes in one call. */
+constexpr int kMaxMembers = 32;
+
+/**
+ * A variadic input's members as the kernel sees them: size() views, in order. The views live on the
+ * host (a CUDA kernel copies the pointers it needs, e.g. into a struct passed by value).
+ */
+template <typename T>
+struct TensorList {
+  const TensorView<T>* items = nullptr;
+  int count = 0;
+  int size() const { return count; }
+  const TensorView<T>& operator[](int i) const { return items[i]; }
+  const TensorView<T>* begin() const { return items; }
+  const TensorView<T>* end() const { return items + count; }
+};
+
+/** Storage for a TensorList's views: the members typed from the raw tensors a backend handed over. */
+template <typename T>
+struct Members {
+  TensorView<T> views[kMaxMembers];
+  TensorList<T> of(const RawTensor* raw, int n) {
+    for (int i = 0; i < n; ++i) views[i] = view<T>(raw[i]);
+    return {views, n};
+  }
+};
+
 /** Result of a call: ok, or an error message. Host-only. */
 class Status {
  public:

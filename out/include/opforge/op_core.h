@@ -75,6 +75,7 @@ struct OpInfo {
   bool hasCuda;
   bool hasConfigure;
   int minOutputs;  // outputs every node has; those after them have `present:` conditions (presentOutputs)
+  int minMembers;  // the last input is variadic with at least this many members; 0: no variadic input
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -82,22 +83,22 @@ struct OpInfo {
 // Core can be declared before them and no op header lists its functions twice.
 namespace adl {
 template <class A> Status validate_(const A& a) { return validate(a); }
-template <class A> Status inferTypes_(const A& a, const DType* in, const bool* p, DType* out, int* b) { return inferTypes(a, in, p, out, b); }
+template <class A> Status inferTypes_(const A& a, const DType* in, const bool* p, int n, DType* out, int* b) { return inferTypes(a, in, p, n, out, b); }
 template <class A, class S> size_t serializedSize_(const A& a, const S& s) { return serializedSize(a, s); }
 template <class A, class S> void serialize_(const A& a, const S& s, void* b) { serialize(a, s, b); }
 template <class A, class S> Status deserialize_(const void* d, size_t n, A* a, S* s) { return deserialize(d, n, a, s); }
-template <class A> Status checkShapes_(const A& a, const Shape* in, const bool* p) { return checkShapes(a, in, p); }
-template <class A> Status inferShapes_(const A& a, const Shape* in, Shape* out) { return inferShapes(a, in, out); }
+template <class A> Status checkShapes_(const A& a, const Shape* in, const bool* p, int n) { return checkShapes(a, in, p, n); }
+template <class A> Status inferShapes_(const A& a, const Shape* in, int n, Shape* out) { return inferShapes(a, in, n, out); }
 template <class A> Status presentOutputs_(const A& a, bool* p) { return presentOutputs(a, p); }
-template <class A> Status workspaceSize_(const A& a, const Shape* in, const DType* t, size_t* n) { return workspaceSize(a, in, t, n); }
+template <class A> Status workspaceSize_(const A& a, const Shape* in, const DType* t, int n, size_t* b) { return workspaceSize(a, in, t, n, b); }
 template <class A, class S, class C>
-Status runCpu_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCpu(a, s, in, out, c); }
+Status runCpu_(const A& a, const S& s, const RawTensor* in, int n, const RawTensor* out, const C& c) { return runCpu(a, s, in, n, out, c); }
 template <class A, class S, class C>
-Status runCuda_(const A& a, const S& s, const RawTensor* in, const RawTensor* out, const C& c) { return runCuda(a, s, in, out, c); }
+Status runCuda_(const A& a, const S& s, const RawTensor* in, int n, const RawTensor* out, const C& c) { return runCuda(a, s, in, n, out, c); }
 template <class A, class S> Status configure_(const A& a, const Shape* in, S* s) { return configure(a, in, s); }
 }  // namespace adl
 
-template <const OpInfo& I> Status inferTypesOf(const DType*, const DType*, const bool*, DType*, int*);
+template <const OpInfo& I> Status inferTypesOf(const DType*, int, const DType*, const bool*, DType*, int*);
 
 /**
  * An op core as a type: what every backend adapter is instantiated with. `struct Core :
@@ -130,6 +131,30 @@ struct CoreOf {
   static constexpr bool kHasConfigure = I.hasConfigure;
   /** Outputs every node has; the rest are present where their `present:` condition holds. */
   static constexpr int kMinOutputs = I.minOutputs;
+  /**
+   * A variadic last input: a call's tensors are the other inputs, then kMinMembers or more members
+   * (at most kMaxMembers); every array of input tensors, shapes, dtypes and flags is in that order,
+   * numIn long. Without one, numIn is kNumInputs.
+   */
+  static constexpr bool kVariadic = I.minMembers > 0;
+  static constexpr int kMinMembers = I.minMembers;
+  static constexpr int kMinInputs = kVariadic ? I.numInputs - 1 + I.minMembers : I.numInputs;
+  static constexpr int kMaxInputs = kVariadic ? I.numInputs - 1 + kMaxMembers : I.numInputs;
+  /** The input (port) tensor `t` of a call belongs to: itself, or the variadic input for its members. */
+  static constexpr int portOf(int t) { return t < I.numInputs ? t : I.numInputs - 1; }
+  /** Tensor `t` as messages name it: `input x`, or `input feats (member 2)`. */
+  static std::string inputName(int t) {
+    const int p = portOf(t);
+    std::string s = std::string("input ") + I.inputNames[p];
+    if (kVariadic && p == I.numInputs - 1) s += " (member " + std::to_string(t - p) + ")";
+    return s;
+  }
+  /** Whether a call may have `numIn` input tensors; the error names the op and the counts. */
+  static Status checkCount(int numIn) {
+    if (numIn >= kMinInputs && numIn <= kMaxInputs) return Status::Ok();
+    if (!kVariadic) return Status::Error(std::string(I.name) + ": " + std::to_string(numIn) + " inputs given, expected " + std::to_string(I.numInputs));
+    return Status::Error(std::string(I.name) + ": input " + I.inputNames[I.numInputs - 1] + " has " + std::to_string(numIn - I.numInputs + 1) + " members; it takes " + std::to_string(I.minMembers) + " to " + std::to_string(kMaxMembers));
+  }
 
   /** The dtype of `port` under binding `b`. */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
@@ -146,17 +171,21 @@ struct CoreOf {
   static void serialize(const Attrs& a, const State& s, void* buffer) { adl::serialize_(a, s, buffer); }
   static Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return adl::deserialize_(data, size, a, s); }
   /** Input dtypes checked, output dtypes inferred (a type variable the attributes choose, from them). */
-  static Status inferTypes(const Attrs& a, const DType* in, const bool* present, DType* out, int* binding) { return adl::inferTypes_(a, in, present, out, binding); }
+  static Status inferTypes(const Attrs& a, const DType* in, const bool* present, int numIn, DType* out, int* binding) { return adl::inferTypes_(a, in, present, numIn, out, binding); }
   /** Whether type variable `var` is chosen by the attributes rather than taken from an input. */
   static bool isChosen(int var) { return var >= 0 && I.typeVars[var].binder < 0; }
-  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present) { return adl::checkShapes_(a, in, present); }
-  static Status inferShapes(const Attrs& a, const Shape* in, Shape* out) { return adl::inferShapes_(a, in, out); }
+  /** The input count first: every array a backend hands over is numIn long. */
+  static Status checkShapes(const Attrs& a, const Shape* in, const bool* present, int numIn) {
+    OPFORGE_RETURN_IF_ERROR(checkCount(numIn));
+    return adl::checkShapes_(a, in, present, numIn);
+  }
+  static Status inferShapes(const Attrs& a, const Shape* in, int numIn, Shape* out) { return adl::inferShapes_(a, in, numIn, out); }
   /** Which outputs a node with these attributes has, and how many (the present ones come first). */
   static Status outputsPresent(const Attrs& a, bool* present, int* count);
   /** Scratch bytes for these input shapes and dtypes (`types[i]` of each present input: sizeof(T)). */
-  static Status workspaceSize(const Attrs& a, const Shape* in, const DType* types, size_t* bytes) { return adl::workspaceSize_(a, in, types, bytes); }
-  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CpuContext& c) { return adl::runCpu_(a, s, in, out, c); }
-  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, const RawTensor* out, const CudaContext& c) { return adl::runCuda_(a, s, in, out, c); }
+  static Status workspaceSize(const Attrs& a, const Shape* in, const DType* types, int numIn, size_t* bytes) { return adl::workspaceSize_(a, in, types, numIn, bytes); }
+  static Status runCpu(const Attrs& a, const State& s, const RawTensor* in, int numIn, const RawTensor* out, const CpuContext& c) { return adl::runCpu_(a, s, in, numIn, out, c); }
+  static Status runCuda(const Attrs& a, const State& s, const RawTensor* in, int numIn, const RawTensor* out, const CudaContext& c) { return adl::runCuda_(a, s, in, numIn, out, c); }
   static Status configure(const Attrs& a, const Shape* in, State* s) { return adl::configure_(a, in, s); }
 };
 
@@ -267,7 +296,7 @@ inline std::string dtypeList(const TypeVarInfo& v) {
  * bindings and kernel overloads.
  */
 template <const OpInfo& I>
-Status inferTypesOf(const DType* inputs, const DType* chosen, const bool* present, DType* outputs, int* binding) {
+Status inferTypesOf(const DType* inputs, int numIn, const DType* chosen, const bool* present, DType* outputs, int* binding) {
   static_assert(I.numTypeVars <= kMaxTypeVars, "too many type variables");
   DType vars[kMaxTypeVars] = {};
   int index = 0;
@@ -282,11 +311,14 @@ Status inferTypesOf(const DType* inputs, const DType* chosen, const bool* presen
       return Status::Error(std::string(I.name) + ": input " + I.inputNames[v.binder] + " has dtype " + dtypeName(vars[k]) + "; " + v.name + " allows " + dtypeList(v));
     index = index * v.numDtypes + ordinal;
   }
-  for (int i = 0; i < I.numInputs; ++i) {
-    if (I.inputOptional[i] && !present[i]) continue;
+  for (int t = 0; t < numIn; ++t) {
+    const int i = t < I.numInputs ? t : I.numInputs - 1;  // a variadic input's members: its port
+    if (I.inputOptional[i] && !present[t]) continue;
     const DType want = I.portVar[i] >= 0 ? vars[I.portVar[i]] : I.portDtype[i];
-    if (inputs[i] != want)
-      return Status::Error(std::string(I.name) + ": input " + I.inputNames[i] + " has dtype " + dtypeName(inputs[i]) + ", expected " + dtypeName(want));
+    if (inputs[t] != want) {
+      const std::string member = t > i ? " (member " + std::to_string(t - i) + ")" : "";
+      return Status::Error(std::string(I.name) + ": input " + I.inputNames[i] + member + " has dtype " + dtypeName(inputs[t]) + ", expected " + dtypeName(want));
+    }
   }
   for (int o = 0; o < I.numOutputs; ++o) {
     const int p = I.numInputs + o;
@@ -326,17 +358,18 @@ Status CoreOf<I, A, S>::outputsPresent(const A& a, bool* present, int* count) {
  * Sets the binding (the overload to call).
  */
 template <class Core>
-Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, const RawTensor* outputs, int* binding) {
-  DType inDtypes[Core::kNumInputs] = {};
-  bool present[Core::kNumInputs] = {};
-  for (int i = 0; i < Core::kNumInputs; ++i) {
+Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, int numIn, const RawTensor* outputs, int* binding) {
+  OPFORGE_RETURN_IF_ERROR(Core::checkCount(numIn));
+  DType inDtypes[Core::kMaxInputs] = {};
+  bool present[Core::kMaxInputs] = {};
+  for (int i = 0; i < numIn; ++i) {
     inDtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
-    if (!present[i] && !Core::kInputOptional[i]) return Status::Error(std::string(Core::kName) + ": input " + Core::kInputNames[i] + " is required");
+    if (!present[i] && !Core::kInputOptional[Core::portOf(i)]) return Status::Error(std::string(Core::kName) + ": " + Core::inputName(i) + " is required");
   }
   DType outDtypes[Core::kNumOutputs] = {};
   *binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Core::inferTypes(attrs, inDtypes, present, outDtypes, binding));
+  OPFORGE_RETURN_IF_ERROR(Core::inferTypes(attrs, inDtypes, present, numIn, outDtypes, binding));
   bool wanted[Core::kNumOutputs] = {};
   int count = 0;
   OPFORGE_RETURN_IF_ERROR(Core::outputsPresent(attrs, wanted, &count));
@@ -377,10 +410,11 @@ inline std::string rankList(uint32_t mask) {
 template <class Core>
 Status checkInputShapes(int from, int to, const Shape* inputs, const bool* present) {
   const OpInfo& I = Core::kInfo;
-  for (int i = from; i < to; ++i) {
-    if (I.inputOptional[i] && !present[i]) continue;
-    const Shape& s = inputs[i];
-    const std::string name = std::string(I.name) + ": input " + I.inputNames[i];
+  for (int t = from; t < to; ++t) {
+    const int i = Core::portOf(t);  // a variadic input's members: each checked as the input
+    if (I.inputOptional[i] && !present[t]) continue;
+    const Shape& s = inputs[t];
+    const std::string name = std::string(I.name) + ": " + Core::inputName(t);
     if (I.inputRank[i] >= 0 && s.rank != I.inputRank[i]) return Status::Error(name + " must have rank " + std::to_string(I.inputRank[i]) + ", got " + std::to_string(s.rank));
     if (I.inputRanks[i] != 0 && !rankAllowed(I.inputRanks[i], s.rank)) return Status::Error(name + " must have rank " + rankList(I.inputRanks[i]) + ", got " + std::to_string(s.rank));
     if (I.inputRank[i] < 0 && (s.rank < 0 || s.rank > kMaxRank)) return Status::Error(name + " has rank " + std::to_string(s.rank) + ", at most " + std::to_string(kMaxRank) + " is supported");

@@ -18,6 +18,7 @@ FLOAT32_MAX = 3.4028234663852886e+38
 MAX_STRING = 4096
 MAX_LIST = 1024
 MAX_RANK = 8
+MAX_MEMBERS = 32
 # Formatted here, once: dynamo cannot trace a format spec in an f-string (BUILD_STRING).
 _FLOAT32_MAX_TEXT = f"{FLOAT32_MAX:.7g}"
 

@@ -25,7 +25,7 @@ import struct
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ._attrs import MAX_RANK, _compiling
+from ._attrs import MAX_MEMBERS, MAX_RANK, _compiling
 
 INT64_MAX = 2**63 - 1
 
@@ -78,6 +78,9 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
         if s is None:
             raise _Unknown()
         return len(s)
+    if kind == "count":
+        # A variadic input's members are the shapes from its index on.
+        return len(shapes) - e[1]
     if kind == "slice":
         return _slice(e, shapes, attrs)
     if kind in ("==", "!=") and isinstance(e[1], tuple) and e[1][0] == "slice":
@@ -172,23 +175,58 @@ def rank_text(rank: Any) -> str:
     return ", ".join(map(str, rank[:-1])) + f" or {rank[-1]}"
 
 
+def variadic_index(op: Any) -> Optional[int]:
+    """The index of the op's variadic input (always its last), or None."""
+    last = op.inputs[-1] if op.inputs else None
+    return len(op.inputs) - 1 if last is not None and last.variadic is not None else None
+
+
+def tensor_inputs(op: Any, n: int) -> List[Tuple[Any, str]]:
+    """A call's n tensors (the inputs, then a variadic input's members) as (the input's facts, the
+    name messages give it: 'x', or 'xs' (member 2) as the op core names a member)."""
+    p = variadic_index(op)
+    if p is None:
+        return [(spec, repr(spec.name)) for spec in op.inputs[:n]]
+    spec = op.inputs[p]
+    return [(s, repr(s.name)) for s in op.inputs[:p]] + [(spec, f"{spec.name!r} (member {m})") for m in range(n - p)]
+
+
+def flatten_inputs(op: Any, inputs: Sequence[Any]) -> List[Any]:
+    """The op's inputs (a variadic input's value: a list or tuple of its members) in tensor order:
+    the other inputs, then the members. TypeError naming the op when a variadic input's value is not
+    a list or tuple, or has too few or too many members (MAX_MEMBERS, as the op core)."""
+    if len(inputs) != len(op.inputs):
+        raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
+    p = variadic_index(op)
+    if p is None:
+        return list(inputs)
+    spec, members = op.inputs[p], inputs[p]
+    if not isinstance(members, (list, tuple)):
+        raise TypeError(f"{op.name}: input {spec.name!r} is variadic: pass a list of tensors, got {type(members).__module__}.{type(members).__name__}")
+    if not spec.variadic <= len(members) <= MAX_MEMBERS:
+        raise ValueError(f"{op.name}: input {spec.name!r} has {len(members)} members; it takes {spec.variadic} to {MAX_MEMBERS}")
+    return list(inputs[:p]) + list(members)
+
+
 def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
     """Raises ValueError naming the op and the input when a present input's dims break the spec:
     a negative dim, the shape of the input it must be shaped like, a dim expression. Ranks are the
-    packages' own check (before this one)."""
+    packages' own check (before this one). `shapes` are in tensor order (a variadic input's
+    members after the other inputs, each held to its constraint)."""
+    tensors = tensor_inputs(op, len(shapes))
     # Every input's own checks first: a constraint may read a later input.
-    for spec, s in zip(op.inputs, shapes):
+    for (spec, label), s in zip(tensors, shapes):
         if s is None:
             continue
-        where = f"{op.name}: input {spec.name!r}"
+        where = f"{op.name}: input {label}"
         if any(d is not None and d < -1 for d in s):
             raise ValueError(f"{where} has a negative dim: {_v(list(s))}")
         if spec.rank is None and len(s) > MAX_RANK:
             raise ValueError(f"{where} has rank {len(s)}, at most {MAX_RANK} is supported")
-    for spec, s in zip(op.inputs, shapes):
+    for (spec, label), s in zip(tensors, shapes):
         if s is None:
             continue
-        where = f"{op.name}: input {spec.name!r}"
+        where = f"{op.name}: input {label}"
         c = spec.shape
         if c is None:
             continue
@@ -212,7 +250,7 @@ def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:
             if s[axis] != want:
                 src = spec.shape_source[axis]
                 shown = src if _compiling() or src == str(want) else f"{src} (= {want})"
-                raise ValueError(f"{op.name}: dim {axis} of input {spec.name!r} must equal {shown}, got {_v(s[axis])}")
+                raise ValueError(f"{op.name}: dim {axis} of input {label} must equal {shown}, got {_v(s[axis])}")
     check_conditions(op, shapes, attrs)
 
 

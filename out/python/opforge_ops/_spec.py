@@ -28,6 +28,8 @@ class Input:
     shape: Any = None
     #: The spec's text of each constrained dim (quoted by errors).
     shape_source: Optional[Tuple[str, ...]] = None
+    #: A variadic input (the last): its least member count (None: one tensor); a call passes a list.
+    variadic: Optional[int] = None
 
 
 @dataclass(frozen=True)

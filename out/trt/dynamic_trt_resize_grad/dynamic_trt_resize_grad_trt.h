@@ -23,7 +23,7 @@ struct Op : ::opforge::ops::dynamic_trt_resize_grad::Core {
 
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& /*attrs*/, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
-                         nvinfer1::IExprBuilder& /*b*/, nvinfer1::DimsExprs* out) {
+                         int32_t /*numIn*/, nvinfer1::IExprBuilder& /*b*/, nvinfer1::DimsExprs* out) {
     if (in[1].nbDims != 4) return false;  // input
     switch (index) {
       case 0:  // grad_input: shaped like input

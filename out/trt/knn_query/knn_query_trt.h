@@ -23,7 +23,7 @@ struct Op : ::opforge::ops::knn_query::Core {
 
   /** Output dims from the spec's shape expressions, as IExprBuilder expressions. */
   static bool outputDims(const Attrs& attrs, int32_t index, const nvinfer1::DimsExprs* in, const bool* /*present*/,
-                         nvinfer1::IExprBuilder& b, nvinfer1::DimsExprs* out) {
+                         int32_t /*numIn*/, nvinfer1::IExprBuilder& b, nvinfer1::DimsExprs* out) {
     if (in[2].nbDims != 2) return false;  // new_xyz
     switch (index) {
       case 0:  // idx: new_xyz[0], nsample

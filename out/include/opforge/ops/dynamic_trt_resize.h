@@ -44,7 +44,7 @@ inline constexpr AttrInfo kAttributes[1] = {{"align_corners", AttrType::kBool, f
 inline constexpr OpInfo kInfo = {
     kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 1, 1, kInputNames, kOutputNames,
     kInputOptional, kInputShapeOnly, kInputRank, kInputRanks, kInputLike, kOutputLike, kPortVar, kPortDtype,
-    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 1};
+    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 1, 0};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {
@@ -92,13 +92,13 @@ inline size_t serializedSize(const Attrs& a, const State& s) { return serialized
 inline void serialize(const Attrs& a, const State& s, void* buffer) { serializeTo<Core>(a, s, buffer); }
 inline Status deserialize(const void* data, size_t size, Attrs* a, State* s) { return deserializeFrom<Core>(data, size, a, s); }
 /** Checks input dtypes, infers output dtypes (opforge/op_core.h); chosen[k]: a variable the attributes choose. */
-inline Status inferTypes(const Attrs& /*attrs*/, const DType* in, const bool* present, DType* out, int* binding) {
+inline Status inferTypes(const Attrs& /*attrs*/, const DType* in, const bool* present, int numIn, DType* out, int* binding) {
   DType chosen[kMaxTypeVars] = {};
-  return inferTypesOf<kInfo>(in, chosen, present, out, binding);
+  return inferTypesOf<kInfo>(in, numIn, chosen, present, out, binding);
 }
 
 /** Checks input ranks and every dim the spec constrains. present[i] is false for an absent optional input. */
-inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present) {
+inline Status checkShapes(const Attrs& /*attrs*/, const Shape* inputs, const bool* present, int /*numIn*/) {
   OPFORGE_RETURN_IF_ERROR(checkInputShapes<Core>(0, kNumInputs, inputs, present));
   return Status::Ok();
 }
@@ -109,22 +109,22 @@ inline Status presentOutputs(const Attrs& /*attrs*/, bool* /*present*/) {
 }
 
 /** Output shapes from the spec's shape expressions (absent outputs: none). Call after checkShapes(). */
-inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, Shape* outputs) {
+inline Status inferShapes(const Attrs& /*attrs*/, const Shape* inputs, int /*numIn*/, Shape* outputs) {
   OPFORGE_RETURN_IF_ERROR(computedOutput<Core>(outputs, 0, {inputs[0].dims[0], inputs[0].dims[1], inputs[1].dims[2], inputs[1].dims[3]}));  // input[0], input[1], size_tensor[2], size_tensor[3]
   return Status::Ok();
 }
 
 /** Scratch bytes the kernel needs for these input shapes and dtypes. */
-inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, const DType* /*types*/, size_t* bytes) {
+inline Status workspaceSize(const Attrs& /*attrs*/, const Shape* /*inputs*/, const DType* /*types*/, int /*numIn*/, size_t* bytes) {
   const int64_t n = int64_t{0};
   return workspaceBytes(kName, n, bytes);
 }
 
 /** Checks dtypes (shapes must have been checked) and calls fn with the Io of the matching kernel overload. */
 template <class Fn>
-Status withIo(const Attrs& attrs, const RawTensor* in, const RawTensor* out, Fn&& fn) {
+Status withIo(const Attrs& attrs, const RawTensor* in, int numIn, const RawTensor* out, Fn&& fn) {
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(attrs, in, out, &binding));
+  OPFORGE_RETURN_IF_ERROR(bindingOf<Core>(attrs, in, numIn, out, &binding));
   switch (binding) {
     case 0: return fn(Io<float>{view<const float>(in[0]), in[1].shape, view<float>(out[0])});
     case 1: return fn(Io<opforge::float16>{view<const opforge::float16>(in[0]), in[1].shape, view<opforge::float16>(out[0])});
@@ -134,13 +134,13 @@ Status withIo(const Attrs& attrs, const RawTensor* in, const RawTensor* out, Fn&
 }
 
 /** Types raw tensors by dtype and calls the CPU kernel. */
-inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CpuContext& ctx) {
-  return withIo(attrs, in, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
+inline Status runCpu(const Attrs& attrs, const State& state, const RawTensor* in, int numIn, const RawTensor* out, const CpuContext& ctx) {
+  return withIo(attrs, in, numIn, out, [&](const auto& io) { return cpu(attrs, state, io, ctx); });
 }
 
 /** Types raw tensors by dtype and calls the CUDA kernel. */
-inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, const RawTensor* out, const CudaContext& ctx) {
-  return withIo(attrs, in, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
+inline Status runCuda(const Attrs& attrs, const State& state, const RawTensor* in, int numIn, const RawTensor* out, const CudaContext& ctx) {
+  return withIo(attrs, in, numIn, out, [&](const auto& io) { return cuda(attrs, state, io, ctx); });
 }
 
 }  // namespace dynamic_trt_resize

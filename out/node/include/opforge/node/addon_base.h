@@ -41,8 +41,8 @@ void raise(Napi::Env env, const std::string& message) {
 }
 
 
-/** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
-constexpr int kMaxTensors = 32;
+/** Schema limit on inputs and outputs (and a variadic input's members): per-call arrays live on the stack. */
+constexpr int kMaxTensors = 32 + kMaxMembers;
 
 // ---- device memory ---------------------------------------------------------------------
 // A device tensor is { dtype, dims, device: 'cuda', handle } whose handle owns a DeviceBuffer;
@@ -343,14 +343,43 @@ inline bool readInput(Napi::Env env, const double* slots, napi_value arg, const 
 /** One call of op core `Core` (the op header's `Core` type), prepared on the JS thread. */
 template <class Core>
 struct Call {
-  static constexpr int kIn = Core::kNumInputs, kOut = Core::kNumOutputs;
+  static constexpr int kIn = Core::kMaxInputs, kOut = Core::kNumOutputs;
   typename Core::Attrs attrs;
   typename Core::State state;
   bool device = false;
   RawTensor in[kIn];
+  int numIn = Core::kNumInputs;  // the inputs, then a variadic input's members
   RawTensor out[kOut];
   size_t workspaceBytes = 0;
 };
+
+/**
+ * The JS value of tensor `t` of a call: argument t, or for a variadic input's members element
+ * t - P of the array argument P (its members; index.js checked that it is one).
+ */
+template <class Core>
+napi_value tensorArg(const Napi::CallbackInfo& info, int t) {
+  constexpr int p = Core::kNumInputs - 1;
+  if (!Core::kVariadic || t < p) return info[t];
+  return info[p].As<Napi::Array>().Get(static_cast<uint32_t>(t - p));
+}
+
+/** How many tensors a call passes: kNumInputs, or the fixed inputs and the members of the array argument. */
+template <class Core>
+bool tensorCount(const Napi::CallbackInfo& info, int* numIn) {
+  *numIn = Core::kNumInputs;
+  if constexpr (Core::kVariadic) {
+    constexpr int p = Core::kNumInputs - 1;
+    if (!info[p].IsArray()) {
+      raise<Napi::TypeError>(info.Env(), std::string(Core::kName) + ": input " + Core::kInputNames[p] + " is variadic: pass an array of tensors");
+      return false;
+    }
+    *numIn = p + static_cast<int>(info[p].As<Napi::Array>().Length());
+  }
+  Status s = Core::checkCount(*numIn);
+  if (!s.ok()) { raise<Napi::RangeError>(info.Env(), s.message()); return false; }
+  return true;
+}
 
 /** Writes an output's dtype code, rank and dims into its scratch slots. */
 inline void writeOutput(double* slots, DType t, const Shape& s) {
@@ -374,9 +403,11 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
   DType dtypes[Call<Core>::kIn] = {};
   bool present[Call<Core>::kIn] = {};
   int host = 0, dev = 0;
-  for (int i = 0; i < Core::kNumInputs; ++i) {
+  if (!tensorCount<Core>(info, &c->numIn)) return false;
+  const int numIn = c->numIn;
+  for (int i = 0; i < numIn; ++i) {
     bool onDevice = false;
-    if (!readInput(env, slots + abi::kInputBase + i * abi::kTensorSlots, info[i], Core::kName, Core::kInputNames[i], &c->in[i], &onDevice)) return false;
+    if (!readInput(env, slots + abi::kInputBase + i * abi::kTensorSlots, tensorArg<Core>(info, i), Core::kName, Core::kInputNames[Core::portOf(i)], &c->in[i], &onDevice)) return false;
     shapes[i] = c->in[i].shape;
     dtypes[i] = c->in[i].dtype;
     present[i] = c->in[i].present;
@@ -393,14 +424,14 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
   }
   DType outT[Call<Core>::kOut] = {};
   int binding = -1;
-  s = Core::inferTypes(attrs, dtypes, present, outT, &binding);
+  s = Core::inferTypes(attrs, dtypes, present, numIn, outT, &binding);
   if (!s.ok()) { raise<Napi::TypeError>(env, s.message()); return false; }
-  s = Core::checkShapes(attrs, shapes, present);
+  s = Core::checkShapes(attrs, shapes, present, numIn);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   Shape outShapes[Call<Core>::kOut];
-  s = Core::inferShapes(attrs, shapes, outShapes);
+  s = Core::inferShapes(attrs, shapes, numIn, outShapes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
-  s = Core::workspaceSize(attrs, shapes, dtypes, &c->workspaceBytes);
+  s = Core::workspaceSize(attrs, shapes, dtypes, numIn, &c->workspaceBytes);
   if (!s.ok()) { raise<Napi::RangeError>(env, s.message()); return false; }
   if constexpr (Core::kHasConfigure) {
     s = Core::configure(attrs, shapes, &c->state);
@@ -462,7 +493,7 @@ Status execute(const Call<Core>& c, bool wait) {
     CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();
     ctx.workspaceSize = c.workspaceBytes;
-    return Core::runCpu(c.attrs, c.state, c.in, c.out, ctx);
+    return Core::runCpu(c.attrs, c.state, c.in, c.numIn, c.out, ctx);
   }
 #ifdef OPFORGE_WITH_CUDA
   if constexpr (Core::kHasCuda) {
@@ -472,7 +503,7 @@ Status execute(const Call<Core>& c, bool wait) {
     ctx.workspaceSize = c.workspaceBytes;
     const std::string name(Core::kName);
     if (c.workspaceBytes > 0) OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMallocAsync(&ctx.workspace, c.workspaceBytes, stream()), (name + ": workspace").c_str()));
-    Status s = Core::runCuda(c.attrs, c.state, c.in, c.out, ctx);
+    Status s = Core::runCuda(c.attrs, c.state, c.in, c.numIn, c.out, ctx);
     if (s.ok()) s = cudaStatus(cudaGetLastError(), (name + ": kernel launch").c_str());
     if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
     if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), (name + ": kernel").c_str());
@@ -503,8 +534,8 @@ class RunWorker : public Napi::AsyncWorker {
       : Napi::AsyncWorker(info.Env()), call_(std::move(call)), deferred_(Napi::Promise::Deferred::New(info.Env())),
         result_(Napi::Persistent(result)) {
     // The kernel reads the inputs' memory later: keep their TypedArrays or handles alive until then.
-    for (int i = 0; i < Core::kNumInputs; ++i) {
-      if (call_->in[i].present) inputs_[i] = Napi::Persistent(info[i]);
+    for (int i = 0; i < call_->numIn; ++i) {
+      if (call_->in[i].present) inputs_[i] = Napi::Persistent(Napi::Value(info.Env(), tensorArg<Core>(info, i)));
     }
   }
   Napi::Promise promise() const { return deferred_.Promise(); }

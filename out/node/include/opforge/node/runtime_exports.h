@@ -103,6 +103,7 @@ inline void exportRuntime(Napi::Env env, Napi::Object exports, int abiVersion) {
   a.Set("outputBase", abi::kOutputBase);
   a.Set("attrBase", abi::kAttrBase);
   a.Set("poolExhausted", abi::kPoolExhausted);
+  a.Set("maxMembers", kMaxMembers);
   exports.Set("abi", a);
   exports.Set("set_pool", Napi::Function::New(env, setPool));
   exports.Set("cuda_available", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Napi::Boolean::New(i.Env(), cudaAvailable()); }));

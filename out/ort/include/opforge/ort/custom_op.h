@@ -75,7 +75,7 @@ struct CpuEp {
     CpuContext c;
     c.workspace = ws.empty() ? nullptr : ws.data();
     c.workspaceSize = wsBytes;
-    return Op::runCpu(attrs, state, in, out, c);
+    return Op::runCpu(attrs, state, in, Op::kNumInputs, out, c);
   }
 };
 
@@ -89,7 +89,7 @@ struct CudaEp {
   static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, const RawTensor* out, size_t wsBytes) {
     CudaContext c;
     if (!okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &c.stream))) return Status::Error(std::string(Op::kName) + ": no CUDA compute stream");
-    if (wsBytes == 0) return Op::runCuda(attrs, state, in, out, c);
+    if (wsBytes == 0) return Op::runCuda(attrs, state, in, Op::kNumInputs, out, c);
     OrtMemoryInfo* mem = nullptr;
     OrtAllocator* alloc = nullptr;
     if (!okAndRelease(api().CreateMemoryInfo("Cuda", OrtArenaAllocator, deviceOf(ctx), OrtMemTypeDefault, &mem))) return Status::Error(std::string(Op::kName) + ": cannot describe CUDA memory");
@@ -97,7 +97,7 @@ struct CudaEp {
     if (okAndRelease(api().KernelContext_GetAllocator(ctx, mem, &alloc)) &&
         okAndRelease(api().KernelContext_GetScratchBuffer(ctx, mem, wsBytes, &c.workspace)) && c.workspace != nullptr) {
       c.workspaceSize = wsBytes;
-      s = Op::runCuda(attrs, state, in, out, c);
+      s = Op::runCuda(attrs, state, in, Op::kNumInputs, out, c);
       okAndRelease(api().AllocatorFree(alloc, c.workspace));
     }
     if (alloc != nullptr) api().ReleaseAllocator(alloc);
@@ -163,10 +163,10 @@ struct Kernel {
     }
     DType outTypes[kMaxTensors] = {};
     int binding = -1;
-    Status st = Op::inferTypes(attrs, dtypes, present, outTypes, &binding);
-    if (st.ok()) st = Op::checkShapes(attrs, shapes, present);
+    Status st = Op::inferTypes(attrs, dtypes, present, Op::kNumInputs, outTypes, &binding);
+    if (st.ok()) st = Op::checkShapes(attrs, shapes, present, Op::kNumInputs);
     Shape outShapes[kMaxTensors];
-    if (st.ok()) st = Op::inferShapes(attrs, shapes, outShapes);
+    if (st.ok()) st = Op::inferShapes(attrs, shapes, Op::kNumInputs, outShapes);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     // The node lists the outputs its attributes ask for (`present:`), no more, no fewer.
     bool wanted[kMaxTensors] = {};
@@ -202,7 +202,7 @@ struct Kernel {
       out[o] = RawTensor{outTypes[o], data, outShapes[o], true};
     }
     size_t wsBytes = 0;
-    st = Op::workspaceSize(attrs, shapes, dtypes, &wsBytes);
+    st = Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &wsBytes);
     typename Op::State state;
     if constexpr (Op::kHasConfigure) {
       if (st.ok()) st = Op::configure(attrs, shapes, &state);
@@ -338,14 +338,14 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     // ORT takes the element type along with the shape: the op core's type inference gives it.
     DType outTypes[kMaxTensors] = {};
     int binding = -1;
-    st = Op::inferTypes(attrs, dtypes, present, outTypes, &binding);
+    st = Op::inferTypes(attrs, dtypes, present, Op::kNumInputs, outTypes, &binding);
     if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     if (allConcrete) {
-      st = Op::checkShapes(attrs, shapes, present);
+      st = Op::checkShapes(attrs, shapes, present, Op::kNumInputs);
       if (!st.ok()) return error(ORT_INVALID_ARGUMENT, st.message());
     }
     Shape outs[kMaxTensors];
-    if (!Op::inferShapes(attrs, shapes, outs).ok()) return nullptr;
+    if (!Op::inferShapes(attrs, shapes, Op::kNumInputs, outs).ok()) return nullptr;
     bool wanted[kMaxTensors] = {};
     int numWanted = 0;
     if (!Op::outputsPresent(attrs, wanted, &numWanted).ok()) return nullptr;  // the kernel reports it

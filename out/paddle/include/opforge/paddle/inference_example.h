@@ -103,8 +103,8 @@ int runExample(int argc, char** argv, size_t numFeeds, const typename Core::Attr
     return 1;
   }
   opforge::Shape outShapes[Core::kNumOutputs];
-  opforge::Status s = Core::checkShapes(attrs, in, present);
-  if (s.ok()) s = Core::inferShapes(attrs, in, outShapes);
+  opforge::Status s = Core::checkShapes(attrs, in, present, Core::kNumInputs);
+  if (s.ok()) s = Core::inferShapes(attrs, in, Core::kNumInputs, outShapes);
   if (!s.ok()) {
     std::cerr << s.message() << "\n";
     return 1;

@@ -60,7 +60,7 @@ class CoreOp : public ::popart::Op {
     }
     DType outTypes[Desc::kNumOutputs] = {};
     int binding = -1;
-    throwIfError(Desc::inferTypes(attrs_, inTypes, present, outTypes, &binding));
+    throwIfError(Desc::inferTypes(attrs_, inTypes, present, Desc::kNumInputs, outTypes, &binding));
     // A dtype the IPU has no type for is refused here, by name, rather than mis-lowered.
     for (int i = 0; i < Desc::kNumInputs; ++i) {
       if (present[i] && poplarType(inTypes[i]) == nullptr) {
@@ -77,9 +77,9 @@ class CoreOp : public ::popart::Op {
         throw ::popart::error("{}: output {} would have dtype {}, which PopART cannot lower to the IPU (no Poplar type)", Desc::kName, Desc::kOutputNames[o], dtypeName(outTypes[o]));
       }
     }
-    throwIfError(Desc::checkShapes(attrs_, inShapes, present));
+    throwIfError(Desc::checkShapes(attrs_, inShapes, present, Desc::kNumInputs));
     Shape outShapes[Desc::kNumOutputs];
-    throwIfError(Desc::inferShapes(attrs_, inShapes, outShapes));
+    throwIfError(Desc::inferShapes(attrs_, inShapes, Desc::kNumInputs, outShapes));
     for (int o = 0; o < numWanted; ++o) {
       outInfo(o) = ::popart::TensorInfo(toPopart(outTypes[o]), std::vector<int64_t>(outShapes[o].dims, outShapes[o].dims + outShapes[o].rank));
     }

@@ -107,7 +107,7 @@ class HostOpx : public ::popart::popx::Opx {
       dtypes[i] = in[i].dtype;
     }
     size_t wsBytes = 0;
-    throwIfError(Desc::workspaceSize(op.attrs(), shapes, dtypes, &wsBytes));
+    throwIfError(Desc::workspaceSize(op.attrs(), shapes, dtypes, Desc::kNumInputs, &wsBytes));
     if constexpr (Desc::kHasConfigure) throwIfError(Desc::configure(op.attrs(), shapes, &state));
     const std::string handle = std::string("opforge.") + Desc::kName + "." + std::to_string(op.id);
     const typename Desc::Attrs attrs = op.attrs();
@@ -122,7 +122,7 @@ class HostOpx : public ::popart::popx::Opx {
       CpuContext ctx;
       ctx.workspace = ws.empty() ? nullptr : ws.data();
       ctx.workspaceSize = wsBytes;
-      throwIfError(Desc::runCpu(attrs, state, i.data(), o.data(), ctx));
+      throwIfError(Desc::runCpu(attrs, state, i.data(), Desc::kNumInputs, o.data(), ctx));
     });
     poplar::HostFunction hf = graph().addHostFunction(handle, inArgs, outArgs);
     prog.add(poplar::program::Call(hf, ins, outs));

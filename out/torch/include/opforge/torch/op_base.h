@@ -26,8 +26,8 @@ namespace opforge {
 namespace torch_ext {
 
 
-/** Schema limit on inputs and outputs: lets the per-call arrays live on the stack. */
-constexpr int kMaxTensors = 32;
+/** Schema limit on inputs and outputs (and a variadic input's members): per-call arrays live on the stack. */
+constexpr int kMaxTensors = 32 + kMaxMembers;
 
 inline bool toDType(at::ScalarType t, DType* out) {
   switch (t) {
@@ -100,28 +100,33 @@ void checkDevice(const at::Device& device) {
  * this runs on every call, and small tensors spend most of a call outside the kernel.
  */
 template <class Core>
-std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given) {
+std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given,
+                                              at::TensorList members = {}) {
   constexpr const char* kOp = Core::kName;
   check(Core::validate(attrs));
-  static_assert(Core::kNumInputs <= kMaxTensors && Core::kNumOutputs <= kMaxTensors, "too many tensors");
-  TORCH_CHECK(static_cast<int>(given.size()) == Core::kNumInputs, kOp, ": wrong number of inputs");
+  static_assert(Core::kMaxInputs <= kMaxTensors && Core::kNumOutputs <= kMaxTensors, "too many tensors");
+  // A variadic input (Tensor[] in the schema) comes as `members`, after the other inputs.
+  const int fixed = Core::kVariadic ? Core::kNumInputs - 1 : Core::kNumInputs;
+  TORCH_CHECK(static_cast<int>(given.size()) == fixed, kOp, ": wrong number of inputs");
+  const int numIn = fixed + static_cast<int>(members.size());
+  check(Core::checkCount(numIn));
   // Contiguous copies (or the tensors themselves) stay alive until the kernel has been launched.
-  std::array<at::Tensor, Core::kNumInputs> inputs;
+  std::array<at::Tensor, Core::kMaxInputs> inputs;
   RawTensor raw[kMaxTensors];
   Shape shapes[kMaxTensors];
   DType dtypes[kMaxTensors] = {};
   bool present[kMaxTensors] = {};
   c10::optional<at::Device> device;
   int i = 0;
-  for (const auto& g : given) {
-    if (g.has_value() && g->defined()) {
+  auto take = [&](const at::Tensor* g) {
+    if (g != nullptr && g->defined()) {
       const at::Tensor& t = *g;
-      TORCH_CHECK(toDType(t.scalar_type(), &dtypes[i]), kOp, ": input ", Core::kInputNames[i],
+      TORCH_CHECK(toDType(t.scalar_type(), &dtypes[i]), kOp, ": ", Core::inputName(i),
                   " has unsupported dtype ", t.scalar_type());
-      TORCH_CHECK(t.dim() <= kMaxRank, kOp, ": input ", Core::kInputNames[i], " has rank ", t.dim(),
+      TORCH_CHECK(t.dim() <= kMaxRank, kOp, ": ", Core::inputName(i), " has rank ", t.dim(),
                   ", more than ", kMaxRank);
       if (!device) device = t.device();
-      TORCH_CHECK(t.device() == *device, kOp, ": input ", Core::kInputNames[i], " is on ", t.device(),
+      TORCH_CHECK(t.device() == *device, kOp, ": ", Core::inputName(i), " is on ", t.device(),
                   ", the other inputs on ", *device);
       inputs[i] = t.contiguous();
       shapes[i].rank = static_cast<int32_t>(t.dim());
@@ -136,19 +141,21 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
       raw[i].data = nullptr;
     }
     ++i;
-  }
+  };
+  for (const auto& g : given) take(g.has_value() ? &*g : nullptr);
+  for (const at::Tensor& m : members) take(&m);
   TORCH_CHECK(device.has_value(), kOp, ": needs at least one input tensor");
   checkDevice<Core>(*device);
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  check(Core::inferTypes(attrs, dtypes, present, outDtypes, &binding));
-  check(Core::checkShapes(attrs, shapes, present));
+  check(Core::inferTypes(attrs, dtypes, present, numIn, outDtypes, &binding));
+  check(Core::checkShapes(attrs, shapes, present, numIn));
   typename Core::State state;
   if constexpr (Core::kHasConfigure) check(Core::configure(attrs, shapes, &state));
   Shape outShapes[kMaxTensors];
-  check(Core::inferShapes(attrs, shapes, outShapes));
+  check(Core::inferShapes(attrs, shapes, numIn, outShapes));
   size_t workspaceBytes = 0;
-  check(Core::workspaceSize(attrs, shapes, dtypes, &workspaceBytes));
+  check(Core::workspaceSize(attrs, shapes, dtypes, numIn, &workspaceBytes));
 
   // CPU tensors straight from the CPU allocator, as ATen's own kernels get theirs (at::empty
   // would go through the dispatcher once more); CUDA through at::empty (the caching allocator).
@@ -189,7 +196,7 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
     CpuContext ctx;
     ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
     ctx.workspaceSize = workspaceBytes;
-    check(Core::runCpu(attrs, state, raw, rawOut, ctx));
+    check(Core::runCpu(attrs, state, raw, numIn, rawOut, ctx));
   } else {
     // CUDA, with a CUDA kernel and a CUDA build: checkDevice() refused everything else.
 #ifdef OPFORGE_WITH_CUDA
@@ -199,7 +206,7 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
       ctx.stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
       ctx.workspace = workspaceBytes > 0 ? workspace.data_ptr() : nullptr;
       ctx.workspaceSize = workspaceBytes;
-      check(Core::runCuda(attrs, state, raw, rawOut, ctx));
+      check(Core::runCuda(attrs, state, raw, numIn, rawOut, ctx));
     }
 #endif
   }

@@ -503,7 +503,7 @@ class PluginCore {
     }
     DType outT[Op::kNumOutputs] = {};
     int binding = -1;
-    const Status s = Op::inferTypes(attrs_, inT, present, outT, &binding);
+    const Status s = Op::inferTypes(attrs_, inT, present, Op::kNumInputs, outT, &binding);
     if (!s.ok()) { logError(s.message()); return false; }
     for (int o = 0; o < numOutputs(); ++o) {
       if (!toTrt(outT[o], &out[o])) {
@@ -565,13 +565,13 @@ class PluginCore {
     if (!inputShapes(dims, nbInputs, shapes, present)) return 0;
     for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i]) || !fromTrt(types[i], &dtypes[i])) return 0;
     size_t bytes = 0;
-    if (!Op::workspaceSize(attrs_, shapes, dtypes, &bytes).ok()) return 0;
+    if (!Op::workspaceSize(attrs_, shapes, dtypes, Op::kNumInputs, &bytes).ok()) return 0;
     return bytes;
   }
 
   /** Checks concrete shapes and, for ops with state, runs configure() when they change. */
   bool prepare(const Shape* shapes, const bool* present) {
-    Status s = Op::checkShapes(attrs_, shapes, present);
+    Status s = Op::checkShapes(attrs_, shapes, present, Op::kNumInputs);
     if (!s.ok()) { logError(s.message()); return false; }
     if constexpr (!Op::kHasConfigure) {
       return true;
@@ -617,7 +617,7 @@ class PluginCore {
     }
     if (!prepare(shapes, present)) return 1;
     Shape expected[Op::kNumOutputs];
-    Status s = Op::inferShapes(attrs_, shapes, expected);
+    Status s = Op::inferShapes(attrs_, shapes, Op::kNumInputs, expected);
     if (!s.ok()) { logError(s.message()); return 1; }
     for (int o = 0; o < nbOutputs; ++o) {
       if (expected[o] != out[o].shape) {
@@ -631,11 +631,11 @@ class PluginCore {
     DType dtypes[Op::kNumInputs] = {};
     for (int i = 0; i < Op::kNumInputs; ++i) dtypes[i] = in[i].dtype;
     size_t bytes = 0;
-    s = Op::workspaceSize(attrs_, shapes, dtypes, &bytes);
+    s = Op::workspaceSize(attrs_, shapes, dtypes, Op::kNumInputs, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
     // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.
-    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, out, ctx);
+    if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, Op::kNumInputs, out, ctx);
     else s = runOnHost<Op>(attrs_, state_, in, out, ctx);
     if (!s.ok()) { logError(s.message()); return 1; }
     return 0;
@@ -678,7 +678,7 @@ Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& stat
   CpuContext cpu;
   cpu.workspace = scratch.empty() ? nullptr : scratch.data();
   cpu.workspaceSize = scratch.size();
-  OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, out, cpu));
+  OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, Op::kNumInputs, out, cpu));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!outHost[o].empty() && cudaMemcpyAsync(outputs[o].data, outHost[o].data(), outHost[o].size(), cudaMemcpyHostToDevice, stream) != cudaSuccess)
       return Status::Error(std::string(Op::kPluginName) + ": copying an output to the device failed");

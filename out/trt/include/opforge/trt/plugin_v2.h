@@ -108,7 +108,7 @@ class PluginV2Dynamic final : public nvinfer1::IPluginV2DynamicExt {
     bool present[Op::kNumInputs] = {};
     if (outputIndex < 0 || outputIndex >= Op::kNumOutputs || !Core::presence(nbInputs, present)) return out;
     try {
-      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, exprBuilder, &out)) {
+      if (!Op::outputDims(core_.attrs(), outputIndex, inputs, present, nbInputs, exprBuilder, &out)) {
         logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[outputIndex]);
         out.nbDims = -1;
       }
@@ -239,8 +239,8 @@ class PluginV2Static final : public nvinfer1::IPluginV2Ext {
     if (index < 0 || index >= Op::kNumOutputs || !batched(inputs, nbInputDims, 1, shapes, present)) return out;
     try {
       Shape outShapes[Op::kNumOutputs];
-      Status s = Op::checkShapes(core_.attrs(), shapes, present);
-      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, outShapes);
+      Status s = Op::checkShapes(core_.attrs(), shapes, present, Op::kNumInputs);
+      if (s.ok()) s = Op::inferShapes(core_.attrs(), shapes, Op::kNumInputs, outShapes);
       if (!s.ok()) { logError(s.message()); return out; }
       const Shape& o = outShapes[index];
       if (o.rank < 1) { logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[index] + " has no batch dim"); return out; }

@@ -65,7 +65,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
     if (!Core::presence(nbInputs, present)) return -1;
     try {
       for (int32_t o = 0; o < nbOutputs; ++o) {
-        if (!Op::outputDims(core_.attrs(), o, inputs, present, exprBuilder, &outputs[o])) {
+        if (!Op::outputDims(core_.attrs(), o, inputs, present, nbInputs, exprBuilder, &outputs[o])) {
           logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[o]);
           return -1;
         }
