@@ -88,7 +88,10 @@ Status gather(std::initializer_list<const T*> inputs, const std::vector<T>& memb
   OPFORGE_RETURN_IF_ERROR(Op::checkCount(*numIn));
   int t = 0;
   for (const T* x : inputs) all[t++] = x;
-  for (const T& m : members) all[t++] = &m;
+  // Only a variadic op has members (checkCount refused any other's): no store past kNumInputs to compile.
+  if constexpr (Op::kVariadic) {
+    for (const T& m : members) all[t++] = &m;
+  }
   return Status::Ok();
 }
 

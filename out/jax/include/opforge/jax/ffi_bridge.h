@@ -110,11 +110,14 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
     return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, " + std::to_string(operands) + " inputs are present");
   }
   // The operands left are the members: counted before the arrays are filled.
-  p->numIn = Op::kVariadic ? fixed + static_cast<int>(args.size() - operands) : fixed;
-  OPFORGE_RETURN_IF_ERROR(Op::checkCount(p->numIn));
+  const int numIn = Op::kVariadic ? fixed + static_cast<int>(args.size() - operands) : fixed;
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(numIn));
+  p->numIn = numIn;
+  if constexpr (Op::kVariadic) {
+    for (int t = fixed; t < numIn; ++t) given[t] = true;
+  }
   size_t next = 0;
-  for (int t = 0; t < p->numIn; ++t) {
-    if (t >= fixed) given[t] = true;
+  for (int t = 0; t < numIn; ++t) {
     p->inputs[t].present = given[t];
     if (!given[t]) continue;
     auto b = args.get<ffi::AnyBuffer>(next++);
@@ -132,10 +135,10 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, p->numIn, outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given, p->numIn));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, numIn, outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given, numIn));
   Shape outShapes[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, p->numIn, outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, numIn, outShapes));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!wanted[o]) {
       p->outputs[o] = RawTensor{outDtypes[o], nullptr, Shape{}, false};
@@ -150,7 +153,7 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
                            ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
     }
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, p->numIn, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, numIn, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
