@@ -17,6 +17,7 @@ import { loadProject } from '../generator/model/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, testWith } from './helpers/python.js';
 import { sh } from './helpers/cxx.js';
+import { assertColumn, variadicCheck, variadicProject } from './helpers/variadic.js';
 
 const hasJax = hasModule('jax');
 const buildDir = path.join(root, 'build', 'jax-run');
@@ -94,6 +95,41 @@ testWith(['jax'], 'jit, vmap, grad, export and the errors (test/python/jax_api_c
   for (const k of ['mismatch', 'loaded', 'jit', 'vmap', 'grad', 'no backward', 'export', 'errors'])
     assert.match(r.stdout, new RegExp(`^${k}:`, 'm'));
 });
+
+testWith(
+  ['jax', 'torch'],
+  'a variadic input (test/fixtures/variadic-grad): jax and jax-grad on every case, and values by hand',
+  async () => {
+    // node runs too: the baseline of any case the reference does not check.
+    // Built in the project's own build/ (a fresh folder each run: CMake's cache names its source).
+    const dir = variadicProject();
+    const build = path.join(dir, 'build');
+    const r = await runTests({ root: dir, backends: ['node', 'jax'], python: PYTHON });
+    assertColumn(r, 'jax');
+    // The gradient reads the members (MemberMixGrad takes them); the gradient op has no backward.
+    assertColumn(r, 'jax-grad');
+    const raised = r.results.filter((x) => x.backend === 'jax-grad' && x.raised).map((x) => `${x.op}#${x.case}`);
+    assert.equal(raised, ['MemberMixGrad#0', 'MemberMixGrad#1']);
+    // jit, vmap, grad and the errors, the handler's own count check included.
+    const out = variadicCheck(
+      'jax',
+      path.join(dir, 'out', 'jax'),
+      path.join(build, 'jax', 'jax', 'libopforge_jax_ops.so'),
+    );
+    for (const k of [
+      'jit',
+      'weights',
+      'order',
+      'vmap',
+      'grad',
+      'one member',
+      '33 members',
+      'member dtype',
+      'handler: one member',
+    ])
+      assert.match(out, new RegExp(`^${k}:`, 'm'));
+  },
+);
 
 testWith(
   ['jax'],

@@ -18,6 +18,7 @@ import { runPaddle } from '../runtime/testing/backends/paddle/build.js';
 import { loadProject } from '../generator/model/project.js';
 import { root } from './helpers/paths.js';
 import { PYTHON } from './helpers/python.js';
+import { assertColumn, variadicCheck, variadicProject } from './helpers/variadic.js';
 
 const paddle =
   spawnSync(PYTHON, ['-c', 'import paddle; print(paddle.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
@@ -75,6 +76,42 @@ if (paddle) {
       r.results.filter((x) => x.backend === 'paddle' && x.status === 'ok').every((x) => x.compared === 'reference'),
     );
     assert.is(r.env.paddle, paddle);
+  });
+
+  test('a variadic input (test/fixtures/variadic-grad): paddle, paddle-grad, paddle-infer, and the CMake library by hand', async () => {
+    // node runs too: the baseline of any case the reference does not check.
+    const dir = variadicProject();
+    const r = await runTests({ root: dir, backends: ['node', 'paddle'], python: PYTHON });
+    assertColumn(r, 'paddle');
+    assertColumn(r, 'paddle-infer');
+    // MemberMix's grad op reads the members (paddle::Vec); the static training graph too.
+    assertColumn(r, 'paddle-grad', ['MemberMix#0', 'MemberMix#1', 'MemberMix#2', 'MemberMix#3']);
+    // The library with the project's warnings as errors, loaded by opforge_paddle.load.
+    const build = path.join(dir, 'build', 'cmake');
+    const c = spawnSync(
+      'cmake',
+      ['-S', path.join(dir, 'out'), '-B', build, '-DWITH_PADDLE=ON', `-DPADDLE_PYTHON=${PYTHON}`],
+      { encoding: 'utf8' },
+    );
+    assert.is(c.status, 0, c.stdout + c.stderr);
+    const b = spawnSync('cmake', ['--build', build, '--target', 'opforge_paddle_ops', '-j', '2'], { encoding: 'utf8' });
+    assert.is(b.status, 0, b.stdout.slice(-4000) + b.stderr.slice(-4000));
+    const out = variadicCheck(
+      'paddle',
+      path.join(dir, 'out', 'paddle'),
+      path.join(build, 'paddle', 'libopforge_paddle_ops.so'),
+    );
+    for (const k of [
+      'dygraph',
+      'weights',
+      'order',
+      'paddle.grad',
+      'static',
+      'one member',
+      'member shape',
+      'kernel: one member',
+    ])
+      assert.match(out, new RegExp(`^${k}:`, 'm'));
   });
 
   test('a deliberately wrong InferShape is caught by paddle-infer, naming the op, output and dims', async () => {

@@ -89,17 +89,15 @@ function bindInputs(op: OpIR, grad: OpIR, g: RawGradient, p: KeyPath, fail: Err)
       fail([...p, 'inputs', name], src);
       continue;
     }
-    // A variadic input is a list of tensors: the backward keeps none of them and feeds none (the
-    // members take no gradient, and a gradient op's input slot holds one tensor).
-    if (src.kind === 'input' && op.inputs[src.index]!.variadic) {
+    // A variadic input's members travel as one list: only into a variadic input of the gradient op.
+    const variadic = src.kind === 'input' && !!op.inputs[src.index]!.variadic;
+    if (variadic !== !!grad.inputs[j]!.variadic) {
       fail(
         [...p, 'inputs', name],
-        `\`${value}\` is variadic: a gradient op cannot read its members (the backward keeps the other inputs, the outputs and their gradients)`,
+        variadic
+          ? `\`${value}\` is variadic: bind it to a variadic input of \`${g.op}\` (\`${name}\` is one tensor)`
+          : `\`${g.op}\`'s input \`${name}\` is variadic: bind it to a variadic input of \`${op.name}\``,
       );
-      continue;
-    }
-    if (grad.inputs[j]!.variadic) {
-      fail([...p, 'inputs', name], `\`${g.op}\`.${name} is variadic: a gradient op's inputs are single tensors`);
       continue;
     }
     inputs[j] = src;

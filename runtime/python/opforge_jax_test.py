@@ -28,7 +28,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
-    as_tuple, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read, reference_gradients,
+    as_tuple, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read_inputs, reference_gradients,
     write)
 
 import jax  # noqa: E402
@@ -72,7 +72,8 @@ def check_vmap(fn, xs, given, outs, rtol: float, atol: float) -> None:
             args[i] = p
         return as_tuple(fn(*args, **given))
 
-    batched = jax.jit(jax.vmap(one))(*[jnp.stack([xs[i], xs[i]]) for i in present])
+    # A variadic input's members (a list) are batched each.
+    batched = jax.jit(jax.vmap(one))(*[jax.tree_util.tree_map(lambda a: jnp.stack([a, a]), xs[i]) for i in present])
     for k, (b, o) in enumerate(zip(batched, outs)):
         for j in range(2):
             got, want = np.asarray(jax.device_get(b[j])), np.asarray(jax.device_get(o))
@@ -172,9 +173,10 @@ def main(argv=None) -> int:
             k = doc["index"]
             res = {"op": op.name, "case": k}
             cases.append(res)
-            inputs = [None if f is None else read(d, f) for f in doc["inputs"].values()]
+            inputs = read_inputs(d, doc)
             given = doc["given"]
-            xs = [None if t is None else to_jax(t, device) for t in inputs]
+            # A variadic input: the list of its members.
+            xs = [None if t is None else [to_jax(m, device) for m in t] if isinstance(t, list) else to_jax(t, device) for t in inputs]
             try:
                 outs = run_jit(fn, xs, given)
                 res["jax"] = {o.name: write(d, f"{k}.jax.{o.name}.bin", to_torch(t)) for o, t in zip(op.outputs, outs)}

@@ -55,6 +55,18 @@ def to_paddle(t: torch.Tensor, stop_gradient: bool = True) -> paddle.Tensor:
     return p
 
 
+def to_paddle_input(t, stop_gradient: bool = True):
+    """A case's input for the op: None, a tensor, or (a variadic input) the list of its members'."""
+    if t is None:
+        return None
+    return [to_paddle(m, stop_gradient) for m in t] if isinstance(t, list) else to_paddle(t, stop_gradient)
+
+
+def tensors_of(inputs) -> list:
+    """Every present tensor of a case's inputs, a variadic input's members each."""
+    return [m for t in inputs if t is not None for m in (t if isinstance(t, list) else [t])]
+
+
 def to_torch(p: paddle.Tensor) -> torch.Tensor:
     if p.dtype == paddle.bfloat16:
         return torch.from_numpy(p.astype(paddle.float32).numpy()).to(torch.bfloat16)
@@ -204,7 +216,7 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
     diff = grad_inputs(op, inputs)
     if not diff:
         return {"skip": "no input takes a gradient with this case's dtypes"}
-    xs = [None if t is None else to_paddle(t, stop_gradient=i not in diff) for i, t in enumerate(inputs)]
+    xs = [to_paddle_input(t, stop_gradient=i not in diff) for i, t in enumerate(inputs)]
     outs = fn(*xs, *attr_args(op, attrs))
     outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
     carry = [k for k, (o, info) in enumerate(zip(outs, op.outputs)) if info.differentiable and o.is_floating_point() and o.size > 0]
@@ -216,7 +228,7 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
     want = reference_gradients(op, inputs, attrs, dict(zip(carry, ups)))
     worst = compare_gradients(op, {i: None if g is None else to_torch(g) for i, g in zip(diff, got)}, want, doc["rtol"], doc["atol"])
     typed = [u.to(torch_dtype(outs[k])) for u, k in zip(ups, carry)]
-    if any(t is not None and t.dtype == torch.bfloat16 for t in [*inputs, *typed]):
+    if any(t.dtype == torch.bfloat16 for t in [*tensors_of(inputs), *typed]):
         return {"maxError": worst, "static": "skipped: bfloat16 (the executor's feeds are numpy arrays)"}
     if any(t is None for t in inputs):
         # Paddle 3.3.1's PIR builds a custom grad op with fewer gradient outputs than its forward's
@@ -239,14 +251,18 @@ def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
-            xs = [None if t is None else paddle.static.data(f"x{i}", list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")]) for i, t in enumerate(inputs)]
+            data = lambda name, t: paddle.static.data(name, list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")])  # noqa: E731
+            # A variadic input: one feed per member (x<i>_<m>), passed on as a list.
+            xs = [None if t is None else [data(f"x{i}_{m}", v) for m, v in enumerate(t)] if isinstance(t, list) else data(f"x{i}", t)
+                  for i, t in enumerate(inputs)]
             for i in diff:
                 xs[i].stop_gradient = False
             outs = fn(*xs, *attr_args(op, attrs))
             outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
             us = [paddle.static.data(f"u{j}", list(u.shape), PADDLE[str(u.dtype).replace("torch.", "")]) for j, u in enumerate(ups)]
             grads = paddle.static.gradients([outs[k] for k in carry], [xs[i] for i in diff], target_gradients=us)
-        feed = {f"x{i}": t.numpy() for i, t in enumerate(inputs) if t is not None}
+        feed = {f"x{i}": t.numpy() for i, t in enumerate(inputs) if t is not None and not isinstance(t, list)}
+        feed.update({f"x{i}_{m}": v.numpy() for i, t in enumerate(inputs) if isinstance(t, list) for m, v in enumerate(t)})
         feed.update({f"u{j}": u.numpy() for j, u in enumerate(ups)})
         fetch = [g for g in grads if g is not None]
         exe = paddle.static.Executor(paddle.CPUPlace())
@@ -269,10 +285,15 @@ def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:
 def op_layer(fn, present, attrs, d: str) -> paddle.nn.Layer:
     """A Layer whose forward takes the present inputs by name (to_static's input_spec needs named
     parameters, not *args) and calls the op with None for the absent ones and every attribute. It
-    is written to a file: dy2static reads the forward's source."""
-    names = [f"x{i}" for i, p in enumerate(present) if p]
-    args = ", ".join(f"x{i}" if p else "None" for i, p in enumerate(present))
-    path = os.path.join(d, f"layer_{'_'.join('1' if p else '0' for p in present)}.py")
+    is written to a file: dy2static reads the forward's source. present[i]: False (absent), True,
+    or a variadic input's member count (its members are parameters x<i>_<m>, passed as a list)."""
+    def params(i, p):
+        return [f"x{i}_{m}" for m in range(p)] if not isinstance(p, bool) else [f"x{i}"] if p else []
+
+    names = [n for i, p in enumerate(present) for n in params(i, p)]
+    args = ", ".join(("[" + ", ".join(params(i, p)) + "]") if not isinstance(p, bool) else f"x{i}" if p else "None"
+                     for i, p in enumerate(present))
+    path = os.path.join(d, f"layer_{'_'.join(str(int(p)) if isinstance(p, bool) else f'v{p}' for p in present)}.py")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("import paddle\n\n\nclass OpLayer(paddle.nn.Layer):\n"
                  f"    def forward(self, {', '.join(names)}):\n        return self.fn({args}, *self.attrs)\n")
@@ -287,14 +308,17 @@ def op_layer(fn, present, attrs, d: str) -> paddle.nn.Layer:
 def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
     """jit.save of a Layer calling the op, run by the inference predictor: outputs equal to dygraph,
     and the saved graph's output shapes (the generated InferShape) equal to the kernel's dims."""
-    if any(t is not None and t.dtype == torch.bfloat16 for t in [*inputs, *dygraph]):
+    if any(t.dtype == torch.bfloat16 for t in [*tensors_of(inputs), *dygraph]):
         return {"skip": "bfloat16: the inference predictor's tensors go through numpy, which has no bfloat16"}
-    present = [t is not None for t in inputs]
+    present = [len(t) if isinstance(t, list) else t is not None for t in inputs]
+    # The graph's inputs by name: a variadic input's members as <name>__<m> (no spec name has a
+    # double underscore), in order.
+    feeds = [(f"{op.inputs[i].name}__{m}", v) for i, t in enumerate(inputs) if isinstance(t, list) for m, v in enumerate(t)]
+    feeds = [(op.inputs[i].name, t) for i, t in enumerate(inputs) if t is not None and not isinstance(t, list)] + feeds
     # An inference graph takes no gradients: stop_gradient says so (a rank-0 input that takes one is
     # refused in a static graph, docs/paddle-popart.md).
-    specs = [paddle.static.InputSpec(shape=list(t.shape), dtype=PADDLE[str(t.dtype).replace("torch.", "")], name=op.inputs[i].name,
-                                     stop_gradient=True)
-             for i, t in enumerate(inputs) if t is not None]
+    specs = [paddle.static.InputSpec(shape=list(t.shape), dtype=PADDLE[str(t.dtype).replace("torch.", "")], name=name, stop_gradient=True)
+             for name, t in feeds]
     # The saved model is read once, by the predictor: removed after, so the case folder holds only
     # outputs (what opforge test keeps and hashes).
     tmp = tempfile.mkdtemp(dir=d)
@@ -313,8 +337,8 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
         config.disable_gpu()
         config.disable_glog_info()
         predictor = paddle.inference.create_predictor(config)
-        for i, t in ((i, t) for i, t in enumerate(inputs) if t is not None):
-            h = predictor.get_input_handle(op.inputs[i].name)
+        for name, t in feeds:
+            h = predictor.get_input_handle(name)
             h.reshape(list(t.shape))
             h.copy_from_cpu(t.numpy())
         predictor.run()
@@ -374,7 +398,7 @@ def main(argv=None) -> int:
             continue
         inputs = read_inputs(d, doc)
         attrs = doc["attributes"]
-        if any(t is not None and t.numel() == 0 for t in inputs):
+        if any(t.numel() == 0 for t in tensors_of(inputs)):
             # Paddle 3.3 hands a custom op an empty tensor without its dtype and dims (float32,
             # rank 0): the op core then refuses it. Not an op's fault; said by name.
             for col in ("paddle", "paddle-grad", "paddle-infer"):
@@ -382,7 +406,7 @@ def main(argv=None) -> int:
             continue
         dygraph = None
         try:
-            outs = fn(*[None if t is None else to_paddle(t) for t in inputs], *attr_args(op, attrs))
+            outs = fn(*[to_paddle_input(t) for t in inputs], *attr_args(op, attrs))
             outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
             dygraph = [to_torch(o) for o in outs]
             res["paddle"] = {o.name: write(d, f"{k}.paddle.{o.name}.bin", t) for o, t in zip(op.outputs, dygraph)}

@@ -234,6 +234,7 @@ test('_dims.py evaluates conditions and rounded floats as the spec model does, a
 sys.path.insert(0, "generator/static/python/shared")
 sys.modules["_attrs"] = type(sys)("_attrs")
 sys.modules["_attrs"].MAX_RANK = 8
+sys.modules["_attrs"].MAX_MEMBERS = 32
 sys.modules["_attrs"]._compiling = lambda: False
 import importlib.util
 spec = importlib.util.spec_from_file_location("_dims", "generator/static/python/shared/_dims.py", submodule_search_locations=None)
@@ -250,6 +251,7 @@ print(json.dumps([[_dims.evaluate(e, g["dims"], g["attrs"]) for e in exprs] for 
   const message = python(`import sys
 sys.modules["_attrs"] = type(sys)("_attrs")
 sys.modules["_attrs"].MAX_RANK = 8
+sys.modules["_attrs"].MAX_MEMBERS = 32
 sys.modules["_attrs"]._compiling = lambda: False
 src = open("generator/static/python/shared/_dims.py").read().replace("from ._attrs import", "from _attrs import")
 _dims = type(sys)("_dims"); exec(compile(src, "_dims.py", "exec"), _dims.__dict__)

@@ -68,7 +68,10 @@ export function pyOutputShape(o: OutputIR): PyValue {
   );
 }
 
-/** `_rt.Input(...)`: the facts both Python packages state about an input (the same positional fields). */
+/**
+ * `_rt.Input(...)`: the facts every Python package states about an input (the same fields);
+ * `variadic` is a variadic input's least member count.
+ */
 export function pyInput(i: InputIR, typeVar: string | null): PyValue {
   return pyCall(
     '_rt.Input',

@@ -127,7 +127,7 @@ export function emitPaddleHeader(op: OpIR): string {
 export function pdBuildOp(op: OpIR): string {
   return lines(
     `PD_BUILD_OP(${paddleOpType(op)})`,
-    `    .Inputs({${op.inputs.map((i) => (i.optional ? `paddle::Optional(${cppString(i.name)})` : cppString(i.name))).join(', ')}})`,
+    `    .Inputs({${op.inputs.map(inputSlot).join(', ')}})`,
     `    .Outputs({${op.outputs.map((o) => cppString(o.name)).join(', ')}})`,
     op.attributes.length
       ? `    .Attrs({${op.attributes.map((a) => cppString(paddleAttrString(a))).join(', ')}})`
@@ -135,12 +135,33 @@ export function pdBuildOp(op: OpIR): string {
   );
 }
 
+/** An input's entry of Inputs(): its name, paddle::Optional(name), or paddle::Vec(name) for a variadic one. */
+function inputSlot(i: InputIR): string {
+  return i.optional
+    ? `paddle::Optional(${cppString(i.name)})`
+    : i.variadic
+      ? `paddle::Vec(${cppString(i.name)})`
+      : cppString(i.name);
+}
+
+/** An input's parameter: a variadic input's members come as one std::vector. */
 function inputParam(i: InputIR, kind: 'kernel' | 'shape' | 'dtype'): string {
   const t = kind === 'kernel' ? 'paddle::Tensor' : kind === 'shape' ? 'std::vector<int64_t>' : 'paddle::DataType';
+  if (i.variadic) return `const std::vector<${t}>& ${i.name}`;
   return i.optional ? `const paddle::optional<${t}>& ${i.name}` : `const ${t}& ${i.name}`;
 }
 
-const inputArg = (i: InputIR): string => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`);
+/**
+ * The bridge's tensor arguments: a braced list of pointers to the inputs (null: an absent optional
+ * one), then a variadic input's vector of members, which the bridge appends (tensor order).
+ */
+function bridgeArgs(inputs: readonly InputIR[]): string {
+  const variadic = inputs.find((i) => i.variadic);
+  const fixed = braced(
+    inputs.filter((i) => !i.variadic).map((i) => (i.optional ? `${i.name}.get_ptr()` : `&${i.name}`)),
+  );
+  return variadic ? `${fixed}, ${variadic.name}` : fixed;
+}
 
 /** The namespace of an op unit's Paddle functions (Forward, InferShape, InferDtype, Backward). */
 function unitNamespace(op: OpIR): string {
@@ -172,7 +193,7 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
   const type = paddleOpType(op);
   const attrParams = op.attributes.map((a) => `${paddleAttrParam(a)} ${a.name}`);
   const attrs = `op::makeAttrs(${op.attributes.map((a) => a.name).join(', ')})`;
-  const ins = braced(op.inputs.map(inputArg));
+  const ins = bridgeArgs(op.inputs);
   const params = (kind: 'kernel' | 'shape' | 'dtype'): string[] => op.inputs.map((i) => inputParam(i, kind));
   const unit = unitNamespace(op);
   return cppUnit({
@@ -265,16 +286,23 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
         ? op.outputs[s.index]!.name
         : `${op.outputs[s.index]!.name}_grad`;
   const optional = (s: GradSource): boolean => s.kind === 'input' && op.inputs[s.index]!.optional;
+  // A variadic input (the gradient op's variadic input reads it: backward.ts) comes as one vector.
+  const variadic = (s: GradSource | undefined): boolean => s?.kind === 'input' && !!op.inputs[s.index]!.variadic;
   const slot = (s: GradSource): string => {
-    const n = cppString(s.kind === 'input' ? op.inputs[s.index]!.name : op.outputs[s.index]!.name);
-    return s.kind === 'grad' ? `paddle::Grad(${n})` : optional(s) ? `paddle::Optional(${n})` : n;
+    if (s.kind === 'input') return inputSlot(op.inputs[s.index]!);
+    const n = cppString(op.outputs[s.index]!.name);
+    return s.kind === 'grad' ? `paddle::Grad(${n})` : n;
   };
   const gradIndex = (i: number): number => covered.slice(0, i).filter(Boolean).length;
   const read = new Set(op.backward!.flatMap((g) => g.inputs.filter((s): s is GradSource => s !== undefined).map(key)));
   const gradOf = sources.filter((s) => s.kind === 'input' && covered[s.index]);
   // A parameter the function does not read keeps its name in a comment (-Wunused-parameter).
   const param = (type: string, s: GradSource, uses: boolean): string => {
-    const t = optional(s) ? `const paddle::optional<${type}>&` : `const ${type}&`;
+    const t = variadic(s)
+      ? `const std::vector<${type}>&`
+      : optional(s)
+        ? `const paddle::optional<${type}>&`
+        : `const ${type}&`;
     return uses ? `${t} ${varName(s)}` : `${t} /*${varName(s)}*/`;
   };
   const params = [
@@ -290,11 +318,13 @@ function emitGradOp(op: OpIR, ops: readonly OpIR[]): string {
   op.backward!.forEach((g, k) => {
     const gop = ops.find((o) => o.name === g.op);
     if (!gop) throw new Error(`${op.name}: gradient op ${g.op} is not in the project`);
-    const args = g.inputs.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
+    const fixed = g.inputs.filter((s) => !variadic(s));
+    const members = g.inputs.find(variadic);
+    const args = fixed.map((s) => (s ? (optional(s) ? `${varName(s)}.get_ptr()` : `&${varName(s)}`) : 'nullptr'));
     const attrs = gop.attributes.map((a, j) => g.attributes[j] ?? paddleLiteral(a, a.default!));
     body.push(`  {  // ${g.op}`);
     body.push(
-      `    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}});`,
+      `    const std::vector<paddle::Tensor> g${k} = bridge::compute<${paddleNamespace(gop)}::PaddleOp>(${paddleNamespace(gop)}::makeAttrs(${attrs.join(', ')}), {${args.join(', ')}}${members ? `, ${varName(members)}` : ''});`,
     );
     g.outputs.forEach((i, j) => {
       if (i !== undefined) body.push(`    grads[${gradIndex(i)}] = g${k}[${j}];  // d${op.inputs[i]!.name}`);

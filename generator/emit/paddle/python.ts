@@ -87,7 +87,8 @@ function params(op: OpIR): string {
   const missing = { default: pyCode('_rt.MISSING') };
   const inputs = op.inputs.map((i): PyParam => {
     if (i.optional) defaulted = true;
-    return { name: i.name, type: 'Any', ...(i.optional ? { default: null } : defaulted ? missing : {}) };
+    const type = i.variadic ? 'Sequence[Any]' : 'Any';
+    return { name: i.name, type, ...(i.optional ? { default: null } : defaulted ? missing : {}) };
   });
   const attrs = op.attributes.map((a): PyParam => {
     if (a.default !== undefined) defaulted = true;

@@ -24,7 +24,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
-from ._dims import check_output_sizes, check_shapes, chosen_dtype, evaluate, named_error, output_dims, rank_ok, rank_text
+from ._dims import (check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
+                    rank_text, tensor_inputs, variadic_index)
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
 PRESENT_ATTR = "opforge.present"
@@ -146,36 +147,42 @@ _SCALARS = (int, float)
 
 def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> List[Optional[jax.Array]]:
     """Arrays (jax.Array, tracers, numpy arrays and scalars, Python scalars) with allowed dtypes,
-    consistent type variables and the spec's ranks; call() checks the dims the spec constrains."""
-    if len(inputs) != len(op.inputs):
-        raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
+    consistent type variables and the spec's ranks; call() checks the dims the spec constrains.
+    `inputs` has one entry per input (a variadic input's: a list or tuple of its members); the
+    result is in tensor order, the members after the other inputs, as the custom call takes them."""
+    flat = flatten_inputs(op, inputs)
     out: List[Optional[jax.Array]] = []
     bound: Dict[str, Tuple[str, str]] = {}
-    for spec, t in zip(op.inputs, inputs):
+    for (spec, label), t in zip(tensor_inputs(op, len(flat)), flat):
         if t is None:
             if not spec.optional:
-                raise TypeError(f"{op.name}: input {spec.name!r} is required")
+                raise TypeError(f"{op.name}: input {label} is required")
             out.append(None)
             continue
         if isinstance(t, _SCALARS):
             t = jnp.asarray(t)
         elif not isinstance(t, (jax.Array, np.ndarray, np.generic)):
-            raise TypeError(f"{op.name}: input {spec.name!r} must be a jax.Array or a numpy array, got {type(t).__module__}.{type(t).__name__}")
+            raise TypeError(f"{op.name}: input {label} must be a jax.Array or a numpy array, got {type(t).__module__}.{type(t).__name__}")
         try:
             dt = dtype_name(t)
         except TypeError:
-            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {t.dtype}, expected one of {list(spec.dtypes)}") from None
+            raise TypeError(f"{op.name}: input {label} has dtype {t.dtype}, expected one of {list(spec.dtypes)}") from None
         if dt not in spec.dtypes:
             hint = " (64-bit dtypes need jax.config.update('jax_enable_x64', True))" if any(d.endswith("64") for d in spec.dtypes) and not jax.config.jax_enable_x64 else ""
-            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {dt}, expected one of {list(spec.dtypes)}{hint}")
+            raise TypeError(f"{op.name}: input {label} has dtype {dt}, expected one of {list(spec.dtypes)}{hint}")
         if spec.type_var is not None:
-            prev = bound.setdefault(spec.type_var, (dt, spec.name))
+            prev = bound.setdefault(spec.type_var, (dt, label))
             if prev[0] != dt:
-                raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+                raise TypeError(f"{op.name}: inputs {prev[1]} and {label} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
         if not rank_ok(spec.rank, len(t.shape)):
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {len(t.shape)}")
+            raise ValueError(f"{op.name}: input {label} must have rank {rank_text(spec.rank)}, got {len(t.shape)}")
         out.append(t if isinstance(t, jax.Array) else jnp.asarray(t))
     return out
+
+
+def port_value(op: OpInfo, xs: Sequence[Any], i: int) -> Any:
+    """Input i of the op from tensors in tensor order: the tensor, or a variadic input's members' list."""
+    return list(xs[i:]) if i == variadic_index(op) else xs[i]
 
 
 # ---- the compiled library: version check, loading, registration -------------------------
@@ -313,7 +320,8 @@ def _encode(op: OpInfo, attrs: Dict[str, Any], present: Sequence[bool]) -> Dict[
         else:
             out[a.name] = v
     if any(i.optional for i in op.inputs):
-        out[PRESENT_ATTR] = sum(1 << i for i, p in enumerate(present) if p)
+        # One bit per input; a variadic input's members (after the inputs) are always present.
+        out[PRESENT_ATTR] = sum(1 << i for i, p in enumerate(present[:len(op.inputs)]) if p)
     return out
 
 
@@ -332,7 +340,7 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
             dt = o.dtypes[0]
         else:
             var = op.inputs[o.dtype_from].type_var
-            src = next((x for x, i in zip(xs, op.inputs) if x is not None and i.type_var == var), None)
+            src = next((x for x, (i, _) in zip(xs, tensor_inputs(op, len(xs))) if x is not None and i.type_var == var), None)
             dt = dtype_name(src) if src is not None else o.dtypes[0]
         dtypes.append(jnp.dtype(dt))
     check_output_sizes(op, dims, [dt.itemsize for dt in dtypes])
@@ -342,7 +350,8 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
 
 
 def ffi(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> Tuple[jax.Array, ...]:
-    """The op's custom call on checked inputs and attributes: every output, as a tuple."""
+    """The op's custom call on checked inputs (tensor order: its operands are the present ones, a
+    variadic input's members last) and attributes: every output, as a tuple."""
     load_library()
     # Inside custom_vjp a Python-scalar primal arrives as a bare typed scalar, not an array.
     xs = [x if x is None or isinstance(x, jax.Array) else jnp.asarray(x) for x in xs]
@@ -357,10 +366,11 @@ def _is_float(x: Any) -> bool:
 
 def input_gradients(op: OpInfo, xs: Sequence[Optional[jax.Array]], outs: Sequence[jax.Array], cts: Sequence[Any],
                     attrs: Dict[str, Any]) -> List[Any]:
-    """The cotangent of each input from the spec's gradient ops (custom calls too): zeros for a float
-    input no gradient reaches, float0 for the others (JAX's cotangent of an integer input)."""
+    """The cotangent of each input tensor (tensor order) from the spec's gradient ops (custom calls
+    too): zeros for a float input no gradient reaches (a variadic input's members), float0 for the
+    others (JAX's cotangent of an integer input)."""
     grads: List[Any] = [None if x is None else jnp.zeros_like(x) if _is_float(x) else np.zeros(x.shape, dtype=jax.dtypes.float0) for x in xs]
-    wanted = [_is_float(x) and op.inputs[i].differentiable for i, x in enumerate(xs)]
+    wanted = [_is_float(x) and spec.differentiable for (spec, _), x in zip(tensor_inputs(op, len(xs)), xs)]
     if not any(wanted):
         return grads
     if op.backward is None:
@@ -371,7 +381,8 @@ def input_gradients(op: OpInfo, xs: Sequence[Optional[jax.Array]], outs: Sequenc
         if not any(i is not None and wanted[i] for i in g.outputs):
             continue
         gop = _registry[g.op]
-        args = [None if s is None else (xs[s[1]] if s[0] == "input" else outs[s[1]] if s[0] == "output" else gouts[s[1]]) for s in g.inputs]
+        args = [None if s is None else (port_value(op, xs, s[1]) if s[0] == "input" else outs[s[1]] if s[0] == "output" else gouts[s[1]])
+                for s in g.inputs]
         try:
             gattrs = check_attrs(gop, {a.name: attrs[f] for a, f in zip(gop.attributes, g.attributes) if f is not None})
             res = ffi(gop, check_inputs(gop, args), gattrs)
@@ -386,7 +397,8 @@ def input_gradients(op: OpInfo, xs: Sequence[Optional[jax.Array]], outs: Sequenc
 
 @functools.lru_cache(maxsize=None)
 def _differentiable(snake: str) -> Callable[..., Tuple[jax.Array, ...]]:
-    """The op as a jax.custom_vjp function of (attribute key, *inputs): forward and backward are custom calls."""
+    """The op as a jax.custom_vjp function of (attribute key, *tensors in tensor order): forward and
+    backward are custom calls."""
     op = _registry[snake]
 
     @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))

@@ -25,7 +25,7 @@ import struct
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ._attrs import MAX_RANK, _compiling
+from ._attrs import MAX_MEMBERS, MAX_RANK, _compiling
 
 INT64_MAX = 2**63 - 1
 
@@ -187,6 +187,37 @@ def _tensor_specs(op: Any, shapes: Shapes) -> List[Tuple[Any, str, Optional[Sequ
     """(input, label, dims) per tensor of a call: a variadic input's members are each checked as it."""
     last = len(op.inputs) - 1
     return [(op.inputs[min(t, last)], tensor_label(op, t), s) for t, s in enumerate(shapes)]
+def variadic_index(op: Any) -> Optional[int]:
+    """The index of the op's variadic input (always its last), or None."""
+    last = op.inputs[-1] if op.inputs else None
+    return len(op.inputs) - 1 if last is not None and last.variadic else None
+
+
+def tensor_inputs(op: Any, n: int) -> List[Tuple[Any, str]]:
+    """A call's n tensors (the inputs, then a variadic input's members) as (the input's facts, the
+    name messages give it: 'x', or 'xs' (member 2) as the op core names a member)."""
+    p = variadic_index(op)
+    if p is None:
+        return [(spec, repr(spec.name)) for spec in op.inputs[:n]]
+    spec = op.inputs[p]
+    return [(s, repr(s.name)) for s in op.inputs[:p]] + [(spec, f"{spec.name!r} (member {m})") for m in range(n - p)]
+
+
+def flatten_inputs(op: Any, inputs: Sequence[Any]) -> List[Any]:
+    """The op's inputs (a variadic input's value: a list or tuple of its members) in tensor order:
+    the other inputs, then the members. TypeError naming the op when a variadic input's value is not
+    a list or tuple, or has too few or too many members (MAX_MEMBERS, as the op core)."""
+    if len(inputs) != len(op.inputs):
+        raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
+    p = variadic_index(op)
+    if p is None:
+        return list(inputs)
+    spec, members = op.inputs[p], inputs[p]
+    if not isinstance(members, (list, tuple)):
+        raise TypeError(f"{op.name}: input {spec.name!r} is variadic: pass a list of tensors, got {type(members).__module__}.{type(members).__name__}")
+    if not spec.min_count <= len(members) <= MAX_MEMBERS:
+        raise ValueError(f"{op.name}: input {spec.name!r} has {len(members)} members; it takes {spec.min_count} to {MAX_MEMBERS}")
+    return list(inputs[:p]) + list(members)
 
 
 def check_shapes(op: Any, shapes: Shapes, attrs: Dict[str, Any]) -> None:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import check_output_sizes, check_shapes, chosen_dtype, evaluate, named_error, output_dims, rank_ok, rank_text
+from ._dims import (check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
+                    rank_text, tensor_inputs, variadic_index)
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
 ITEMSIZE: Dict[str, int] = {'float32': 4, 'float16': 2, 'bfloat16': 2, 'float64': 8, 'int8': 1, 'uint8': 1, 'int32': 4, 'int64': 8, 'bool': 1}
@@ -145,31 +146,37 @@ def _dims(x: Any) -> List[int]:
 
 
 def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> Tuple[List[Optional[List[int]]], Dict[str, str]]:
-    """Each present input's dims, and each type variable's dtype: the tensor kind of the mode, None
-    only for optional inputs, allowed dtypes, type variables that agree, the spec's ranks."""
+    """Each present input's dims (tensor order: a variadic input's members after the other inputs),
+    and each type variable's dtype: the tensor kind of the mode, None only for optional inputs, a
+    variadic input as a list of MIN..32 members, allowed dtypes, type variables that agree, the
+    spec's ranks."""
     if len(inputs) != len(op.inputs):
         raise TypeError(f"{op.name}: takes {len(op.inputs)} inputs, got {len(inputs)}")
+    p = variadic_index(op)
+    if p is not None and inputs[p] is MISSING:
+        raise TypeError(f"{op.name}: input {op.inputs[p].name!r} is required")
+    flat = flatten_inputs(op, inputs)
     kinds, kind_name, mode = tensor_kind()
     shapes: List[Optional[List[int]]] = []
     bound: Dict[str, Tuple[str, str]] = {}
-    for spec, t in zip(op.inputs, inputs):
+    for (spec, label), t in zip(tensor_inputs(op, len(flat)), flat):
         if t is MISSING or t is None:
             if t is MISSING or not spec.optional:
-                raise TypeError(f"{op.name}: input {spec.name!r} is required" + ("" if t is MISSING else f" (a {kind_name} in {mode}), got None"))
+                raise TypeError(f"{op.name}: input {label} is required" + ("" if t is MISSING else f" (a {kind_name} in {mode}), got None"))
             shapes.append(None)
             continue
         if not isinstance(t, kinds):
-            raise TypeError(f"{op.name}: input {spec.name!r} must be a {kind_name} in {mode}, got {_type_name(t)}")
+            raise TypeError(f"{op.name}: input {label} must be a {kind_name} in {mode}, got {_type_name(t)}")
         dt = dtype_name(t)
         if dt not in spec.dtypes:
-            raise TypeError(f"{op.name}: input {spec.name!r} has dtype {dt}, expected one of {list(spec.dtypes)}")
+            raise TypeError(f"{op.name}: input {label} has dtype {dt}, expected one of {list(spec.dtypes)}")
         if spec.type_var is not None:
-            prev = bound.setdefault(spec.type_var, (dt, spec.name))
+            prev = bound.setdefault(spec.type_var, (dt, label))
             if prev[0] != dt:
-                raise TypeError(f"{op.name}: inputs {prev[1]!r} and {spec.name!r} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
+                raise TypeError(f"{op.name}: inputs {prev[1]} and {label} share type {spec.type_var} but have dtypes {prev[0]} and {dt}")
         dims = _dims(t)
         if not rank_ok(spec.rank, len(dims)):
-            raise ValueError(f"{op.name}: input {spec.name!r} must have rank {rank_text(spec.rank)}, got {len(dims)} (dims {dims})")
+            raise ValueError(f"{op.name}: input {label} must have rank {rank_text(spec.rank)}, got {len(dims)} (dims {dims})")
         shapes.append(dims)
     return shapes, {k: v[0] for k, v in bound.items()}
 
@@ -225,7 +232,9 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
     check_output_sizes(op, dims, sizes)
     check_static_training(op, inputs)
     try:
-        result = raw(*inputs, *[_convert(a, checked[a.name]) for a in op.attributes])
+        # A variadic input goes to Paddle as a list (paddle::Vec), whatever sequence it came as.
+        given = [list(t) if i == variadic_index(op) else t for i, t in enumerate(inputs)]
+        result = raw(*given, *[_convert(a, checked[a.name]) for a in op.attributes])
     except Exception as e:
         raise named_error(op, e)
     if all(o.present is None for o in op.outputs):

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -76,24 +77,45 @@ inline Status toShape(const char* op, const char* what, const std::vector<int64_
 
 inline std::vector<int64_t> toDims(const Shape& s) { return std::vector<int64_t>(s.dims, s.dims + s.rank); }
 
+/**
+ * A call's tensors in tensor order into `all`: the inputs (null: an absent optional one), then a
+ * variadic input's members (Paddle passes them as one std::vector, paddle::Vec). The count is
+ * checked against the op's before `all` (Op::kMaxInputs long) is filled.
+ */
+template <class Op, class T>
+Status gather(std::initializer_list<const T*> inputs, const std::vector<T>& members, const T** all, int* numIn) {
+  *numIn = static_cast<int>(inputs.size() + members.size());
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(*numIn));
+  int t = 0;
+  for (const T* x : inputs) all[t++] = x;
+  // Only a variadic op has members (checkCount refused any other's): no store past kNumInputs to compile.
+  if constexpr (Op::kVariadic) {
+    for (const T& m : members) all[t++] = &m;
+  }
+  return Status::Ok();
+}
+
 /** Widens Paddle's 32-bit integer list attribute (`std::vector<int>`) to the op core's int64_t. */
 inline std::vector<int64_t> widen(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
 
 /**
- * InferShapeFn: output dims from input dims (inputs[i] null for an absent optional input).
- * Paddle's static-graph pass gives -1 for dims known only at run time: those inputs are checked
- * at run time instead, and every output dim that depends on one is -1 too.
+ * InferShapeFn: output dims from the dims of numIn input tensors (tensor order: a variadic input's
+ * members last; inputs[i] null for an absent optional input). Paddle's static-graph pass gives -1
+ * for dims known only at run time: those inputs are checked at run time instead, and every output
+ * dim that depends on one is -1 too.
  */
 template <class Op>
-Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* const* inputs, std::vector<std::vector<int64_t>>* outputs) {
-  Shape in[kMaxTensors];
-  Shape known[kMaxTensors];
-  bool present[kMaxTensors] = {};
+Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* const* inputs, std::vector<std::vector<int64_t>>* outputs,
+                   int numIn = Op::kNumInputs) {
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(numIn));
+  Shape in[Op::kMaxInputs];
+  Shape known[Op::kMaxInputs];
+  bool present[Op::kMaxInputs] = {};
   bool anyUnknown = false;
-  for (int i = 0; i < Op::kNumInputs; ++i) {
+  for (int i = 0; i < numIn; ++i) {
     present[i] = inputs[i] != nullptr;
     if (!present[i]) continue;
-    OPFORGE_RETURN_IF_ERROR(toShape(Op::kName, (std::string("input ") + Op::kInputNames[i]).c_str(), *inputs[i], &in[i]));
+    OPFORGE_RETURN_IF_ERROR(toShape(Op::kName, Op::inputName(i).c_str(), *inputs[i], &in[i]));
     known[i] = in[i];
     for (int d = 0; d < in[i].rank; ++d) {
       if (in[i].dims[d] < 0) {
@@ -102,9 +124,9 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
       }
     }
   }
-  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present, Op::kNumInputs));
+  if (!anyUnknown) OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, in, present, numIn));
   Shape out[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, Op::kNumInputs, out));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, known, numIn, out));
   bool wanted[kMaxTensors] = {};
   int numWanted = 0;
   OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, wanted, &numWanted));
@@ -125,12 +147,17 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
   return Status::Ok();
 }
 
-/** InferDtypeFn: output dtypes from input dtypes and attributes (present[i] false for an absent optional input). */
+/**
+ * InferDtypeFn: output dtypes from the dtypes of numIn input tensors (tensor order) and attributes
+ * (present[i] false for an absent optional input).
+ */
 template <class Op>
-Status inferDtypes(const typename Op::Attrs& attrs, const DType* inputs, const bool* present, std::vector<DType>* outputs) {
+Status inferDtypes(const typename Op::Attrs& attrs, const DType* inputs, const bool* present, std::vector<DType>* outputs,
+                   int numIn = Op::kNumInputs) {
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(numIn));
   DType out[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, inputs, present, Op::kNumInputs, out, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, inputs, present, numIn, out, &binding));
   outputs->assign(out, out + Op::kNumOutputs);
   return Status::Ok();
 }
@@ -143,30 +170,37 @@ struct Plan {
   bool outPresent[kMaxTensors] = {};  // false: left out by the attributes (`present:`), an empty tensor
   size_t workspaceBytes = 0;
   State state;
+  /** The input tensors the kernel gets: the inputs, then a variadic input's members. */
+  int numIn = 0;
 };
 
-/** Validates attributes, checks dtypes and shapes, infers outputs, sizes scratch, configures state. */
+/**
+ * Validates attributes, checks dtypes and shapes of numIn input tensors (tensor order), infers
+ * outputs, sizes scratch, configures state.
+ */
 template <class Op>
-Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typename Op::State>* p) {
+Status plan(const typename Op::Attrs& attrs, const RawTensor* inputs, Plan<typename Op::State>* p, int numIn = Op::kNumInputs) {
   OPFORGE_RETURN_IF_ERROR(Op::validate(attrs));
-  DType dtypes[kMaxTensors] = {};
-  bool present[kMaxTensors] = {};
-  Shape shapes[kMaxTensors];
-  for (int i = 0; i < Op::kNumInputs; ++i) {
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(numIn));
+  p->numIn = numIn;
+  DType dtypes[Op::kMaxInputs] = {};
+  bool present[Op::kMaxInputs] = {};
+  Shape shapes[Op::kMaxInputs];
+  for (int i = 0; i < numIn; ++i) {
     dtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
     shapes[i] = inputs[i].shape;
   }
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, present, p->outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present, Op::kNumInputs));
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, Op::kNumInputs, p->outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, present, numIn, p->outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, present, numIn));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, numIn, p->outShapes));
   int numWanted = 0;
   OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, p->outPresent, &numWanted));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!p->outPresent[o]) p->outShapes[o] = Shape{1, {0}};
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, numIn, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
@@ -178,7 +212,7 @@ Status runCpu(const typename Op::Attrs& attrs, const Plan<typename Op::State>& p
   CpuContext ctx;
   ctx.workspace = workspace;
   ctx.workspaceSize = p.workspaceBytes;
-  return Op::runCpu(attrs, p.state, inputs, Op::kNumInputs, outputs, ctx);
+  return Op::runCpu(attrs, p.state, inputs, p.numIn, outputs, ctx);
 }
 
 /**
@@ -193,7 +227,7 @@ Status runCuda(const typename Op::Attrs& attrs, const Plan<typename Op::State>& 
     ctx.stream = stream;
     ctx.workspace = workspace;
     ctx.workspaceSize = p.workspaceBytes;
-    return Op::runCuda(attrs, p.state, inputs, Op::kNumInputs, outputs, ctx);
+    return Op::runCuda(attrs, p.state, inputs, p.numIn, outputs, ctx);
   } else {
     (void)attrs; (void)p; (void)inputs; (void)outputs; (void)workspace; (void)stream;
     return Status::Error(std::string(Op::kName) + ": the spec has no CUDA kernel; place the op's inputs on the CPU");

@@ -39,16 +39,22 @@ inline void throwIfError(const Status& s) {
   if (!s.ok()) fail(s.message());
 }
 
-/** KernelFn body: runs the op on its inputs' device (CPU kernel, or CUDA kernel on the tensors' stream). */
+/**
+ * KernelFn body: runs the op on its inputs' device (CPU kernel, or CUDA kernel on the tensors'
+ * stream). `members`: a variadic input's (paddle::Vec), after the other inputs.
+ */
 template <class Op>
-std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::initializer_list<const ::paddle::Tensor*> inputs) {
-  RawTensor in[kMaxTensors];
+std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::initializer_list<const ::paddle::Tensor*> inputs,
+                                      const std::vector<::paddle::Tensor>& members = {}) {
+  const ::paddle::Tensor* given[Op::kMaxInputs] = {};
+  int numIn = 0;
+  throwIfError(gather<Op>(inputs, members, given, &numIn));
+  RawTensor in[Op::kMaxInputs];
   const ::paddle::Tensor* first = nullptr;
-  int i = 0;
-  for (const ::paddle::Tensor* t : inputs) {
+  for (int i = 0; i < numIn; ++i) {
+    const ::paddle::Tensor* t = given[i];
     RawTensor& r = in[i];
-    const std::string what = std::string("input ") + Op::kInputNames[i];
-    ++i;
+    const std::string what = Op::inputName(i);
     if (t == nullptr || !t->initialized()) {
       r.present = false;
       continue;
@@ -64,7 +70,7 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
     }
   }
   Plan<typename Op::State> p;
-  throwIfError(plan<Op>(attrs, in, &p));
+  throwIfError(plan<Op>(attrs, in, &p, numIn));
   const ::paddle::Place place = first != nullptr ? first->place() : ::paddle::Place(::paddle::CPUPlace());
   std::vector<::paddle::Tensor> outs;
   outs.reserve(static_cast<size_t>(Op::kNumOutputs));
@@ -98,32 +104,38 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
 // exception ends the process (std::terminate). A call the op core refuses gets placeholder outputs
 // (unknown dims, the first input's dtype) and the kernel raises the op's error when the graph runs.
 
-/** InferShapeFn body (inputs: null for an absent optional input). */
+/** InferShapeFn body (inputs: null for an absent optional input; then a variadic input's members). */
 template <class Op>
-std::vector<std::vector<int64_t>> inferShape(const typename Op::Attrs& attrs, std::initializer_list<const std::vector<int64_t>*> inputs) {
+std::vector<std::vector<int64_t>> inferShape(const typename Op::Attrs& attrs, std::initializer_list<const std::vector<int64_t>*> inputs,
+                                             const std::vector<std::vector<int64_t>>& members = {}) {
+  const std::vector<int64_t>* given[Op::kMaxInputs] = {};
+  int numIn = 0;
   std::vector<std::vector<int64_t>> out;
-  if (!inferShapes<Op>(attrs, inputs.begin(), &out).ok()) out.assign(static_cast<size_t>(Op::kNumOutputs), std::vector<int64_t>{kUnknownDim});
+  if (!gather<Op>(inputs, members, given, &numIn).ok() || !inferShapes<Op>(attrs, given, &out, numIn).ok())
+    out.assign(static_cast<size_t>(Op::kNumOutputs), std::vector<int64_t>{kUnknownDim});
   return out;
 }
 
-/** InferDtypeFn body (inputs: null for an absent optional input). */
+/** InferDtypeFn body (inputs: null for an absent optional input; then a variadic input's members). */
 template <class Op>
-std::vector<::paddle::DataType> inferDtype(const typename Op::Attrs& attrs, std::initializer_list<const ::paddle::DataType*> inputs) {
-  DType in[kMaxTensors] = {};
-  bool present[kMaxTensors] = {};
-  bool known = true;
+std::vector<::paddle::DataType> inferDtype(const typename Op::Attrs& attrs, std::initializer_list<const ::paddle::DataType*> inputs,
+                                           const std::vector<::paddle::DataType>& members = {}) {
+  const ::paddle::DataType* given[Op::kMaxInputs] = {};
+  int numIn = 0;
+  const bool counted = gather<Op>(inputs, members, given, &numIn).ok();
+  DType in[Op::kMaxInputs] = {};
+  bool present[Op::kMaxInputs] = {};
+  bool known = counted;
   const ::paddle::DataType* fallback = nullptr;  // the placeholder dtype: the first present input's
-  int i = 0;
-  for (const ::paddle::DataType* t : inputs) {
-    present[i] = t != nullptr;
+  for (int i = 0; i < numIn && counted; ++i) {
+    present[i] = given[i] != nullptr;
     if (present[i]) {
-      if (fallback == nullptr) fallback = t;
-      known = known && fromPaddle(*t, &in[i]);
+      if (fallback == nullptr) fallback = given[i];
+      known = known && fromPaddle(*given[i], &in[i]);
     }
-    ++i;
   }
   std::vector<DType> out;
-  if (!known || !inferDtypes<Op>(attrs, in, present, &out).ok()) {
+  if (!known || !inferDtypes<Op>(attrs, in, present, &out, numIn).ok()) {
     return std::vector<::paddle::DataType>(static_cast<size_t>(Op::kNumOutputs), fallback != nullptr ? *fallback : ::paddle::DataType::FLOAT32);
   }
   std::vector<::paddle::DataType> result;

@@ -79,7 +79,9 @@ inline Status toRaw(const char* op, const std::string& what, const ffi::AnyBuffe
 /** Everything a run needs besides the buffers, from the op core: output dtypes and dims, workspace bytes, state. */
 template <class Op>
 struct Plan {
-  RawTensor inputs[kMaxTensors];
+  RawTensor inputs[Op::kMaxInputs];
+  /** The call's input tensors: the inputs, then a variadic input's members (Op::kNumInputs without one). */
+  int numIn = Op::kNumInputs;
   RawTensor outputs[kMaxTensors];
   size_t workspaceBytes = 0;
   typename Op::State state;
@@ -88,30 +90,42 @@ struct Plan {
 /**
  * The call's buffers against the op core: `present` says which inputs the Python side passed (an
  * absent optional input has no buffer), the outputs must have the dtypes and dims the core infers
- * (opforge_jax computes them from the same spec; a mismatch is a bug, said by name).
+ * (opforge_jax computes them from the same spec; a mismatch is a bug, said by name). A variadic
+ * input's members are the operands after the other inputs' (its bit in `present` is not read).
  */
 template <class Op>
 Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::RemainingRets rets, uint64_t present, Plan<Op>* p) {
   OPFORGE_RETURN_IF_ERROR(Op::validate(attrs));
-  size_t next = 0;
-  DType dtypes[kMaxTensors] = {};
-  bool given[kMaxTensors] = {};
-  Shape shapes[kMaxTensors];
-  for (int i = 0; i < Op::kNumInputs; ++i) {
+  DType dtypes[Op::kMaxInputs] = {};
+  bool given[Op::kMaxInputs] = {};
+  Shape shapes[Op::kMaxInputs];
+  const int fixed = Op::kVariadic ? Op::kNumInputs - 1 : Op::kNumInputs;
+  size_t operands = 0;  // of the inputs before a variadic one
+  for (int i = 0; i < fixed; ++i) {
     given[i] = ((present >> i) & 1u) != 0;
-    p->inputs[i].present = given[i];
-    if (!given[i]) {
-      if (!Op::kInputOptional[i]) return Status::Error(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is required");
-      continue;
-    }
-    if (next >= args.size()) return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, fewer than its present inputs");
-    auto b = args.get<ffi::AnyBuffer>(next++);
-    if (!b.has_value()) return Status::Error(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is not a buffer");
-    OPFORGE_RETURN_IF_ERROR(toRaw(Op::kName, std::string("input ") + Op::kInputNames[i], *b, &p->inputs[i]));
-    dtypes[i] = p->inputs[i].dtype;
-    shapes[i] = p->inputs[i].shape;
+    if (given[i]) ++operands;
+    else if (!Op::kInputOptional[i]) return Status::Error(std::string(Op::kName) + ": input " + Op::kInputNames[i] + " is required");
   }
-  if (next != args.size()) return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, " + std::to_string(next) + " inputs are present");
+  if (operands > args.size() || (!Op::kVariadic && operands != args.size())) {
+    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(args.size()) + " operands, " + std::to_string(operands) + " inputs are present");
+  }
+  // The operands left are the members: counted before the arrays are filled.
+  const int numIn = Op::kVariadic ? fixed + static_cast<int>(args.size() - operands) : fixed;
+  OPFORGE_RETURN_IF_ERROR(Op::checkCount(numIn));
+  p->numIn = numIn;
+  if constexpr (Op::kVariadic) {
+    for (int t = fixed; t < numIn; ++t) given[t] = true;
+  }
+  size_t next = 0;
+  for (int t = 0; t < numIn; ++t) {
+    p->inputs[t].present = given[t];
+    if (!given[t]) continue;
+    auto b = args.get<ffi::AnyBuffer>(next++);
+    if (!b.has_value()) return Status::Error(std::string(Op::kName) + ": " + Op::inputName(t) + " is not a buffer");
+    OPFORGE_RETURN_IF_ERROR(toRaw(Op::kName, Op::inputName(t), *b, &p->inputs[t]));
+    dtypes[t] = p->inputs[t].dtype;
+    shapes[t] = p->inputs[t].shape;
+  }
   // The call has the outputs the attributes ask for (`present:`), which come first.
   bool wanted[kMaxTensors] = {};
   int numWanted = 0;
@@ -121,10 +135,10 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
-  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, Op::kNumInputs, outDtypes, &binding));
-  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given, Op::kNumInputs));
+  OPFORGE_RETURN_IF_ERROR(Op::inferTypes(attrs, dtypes, given, numIn, outDtypes, &binding));
+  OPFORGE_RETURN_IF_ERROR(Op::checkShapes(attrs, shapes, given, numIn));
   Shape outShapes[kMaxTensors];
-  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, Op::kNumInputs, outShapes));
+  OPFORGE_RETURN_IF_ERROR(Op::inferShapes(attrs, shapes, numIn, outShapes));
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!wanted[o]) {
       p->outputs[o] = RawTensor{outDtypes[o], nullptr, Shape{}, false};
@@ -139,7 +153,7 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
                            ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
     }
   }
-  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, Op::kNumInputs, &p->workspaceBytes));
+  OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, numIn, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
 }
@@ -158,7 +172,7 @@ ffi::Error runCpu(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi:
     ctx.workspace = std::align(kWorkspaceAlignment, p.workspaceBytes, raw, space);
     ctx.workspaceSize = p.workspaceBytes;
   }
-  return toError(Op::runCpu(attrs, p.state, p.inputs, Op::kNumInputs, p.outputs, ctx));
+  return toError(Op::runCpu(attrs, p.state, p.inputs, p.numIn, p.outputs, ctx));
 }
 
 #ifdef OPFORGE_JAX_WITH_CUDA
@@ -190,7 +204,7 @@ ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi
       ctx.workspace = ws.has_value() ? *ws : owned;
       ctx.workspaceSize = p.workspaceBytes;
     }
-    const Status s = Op::runCuda(attrs, p.state, p.inputs, Op::kNumInputs, p.outputs, ctx);
+    const Status s = Op::runCuda(attrs, p.state, p.inputs, p.numIn, p.outputs, ctx);
     if (owned != nullptr) cudaFreeAsync(owned, stream);
     return toError(s);
   } else {
