@@ -247,7 +247,9 @@ def run_reference(oo, op, res, d, k, inputs, attrs) -> None:
     try:
         want = named(present(oo, op, attrs), as_tuple(op.reference(*inputs, **attrs)), "the reference")
         res["reference"] = {n: write(d, f"{k}.reference.{n}.bin", w) for n, w in want.items()}
-        res["python-shapes"] = op.output_shapes([None if t is None else list(t.shape) for t in inputs], attrs)
+        # A variadic input's members in its place, one shape each, as output_shapes reads them.
+        shapes = [None if t is None else list(t.shape) for i in inputs for t in (i if isinstance(i, list) else [i])]
+        res["python-shapes"] = op.output_shapes(shapes, attrs)
     except Exception as e:  # noqa: BLE001
         res["reference"] = error(e)
 
