@@ -45,7 +45,7 @@ test('opforge check passes in the example as committed', () => {
   assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
   assert.match(
     r.stdout,
-    '13 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBatchedNMS, TRTBatchedRotatedNMS, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
+    '15 op(s) valid (GatherTopk, GridPriorsTRT, MMCVDeformConv2d, MMCVModulatedDeformConv2d, MMCVMultiLevelRoiAlign, MMCVMultiLevelRotatedRoiAlign, MMCVMultiScaleDeformableAttention, MMCVRoiAlign, ScaledDotProductAttentionTRT, ScatterND, TRTBatchedNMS, TRTBatchedRotatedNMS, TRTBicubicInterpolate, TRTInstanceNormalization, grid_sampler)',
   );
 });
 
@@ -57,6 +57,8 @@ test('each op keeps MMDeploy’s op type and ONNX domain', () => {
       'mmdeploy::GridPriorsTRT',
       'mmdeploy::MMCVDeformConv2d',
       'mmdeploy::MMCVModulatedDeformConv2d',
+      'mmdeploy::MMCVMultiLevelRoiAlign',
+      'mmdeploy::MMCVMultiLevelRotatedRoiAlign',
       'mmdeploy::MMCVMultiScaleDeformableAttention',
       'mmcv::MMCVRoiAlign',
       'mmdeploy::ScaledDotProductAttentionTRT',
