@@ -183,22 +183,27 @@ function savedForBackward(op: OpIR): Saved {
 }
 
 /** A gradient op input in backward(): an incoming gradient, or the saved tensor (an absent optional input is None). */
-function slotOf(saved: Saved, s: GradSource): string {
+function slotOf(saved: Saved, s: GradSource, op: OpIR): string {
+  if (s.kind === 'input' && op.inputs[s.index]!.variadic) {
+    // The members were saved last, after the other inputs and the outputs: one list argument.
+    const from = saved.inputs.filter((i) => !op.inputs[i]!.variadic).length + saved.outputs.length;
+    return `std::vector<at::Tensor>(saved.begin() + ${from}, saved.end())`;
+  }
   return s.kind === 'grad'
     ? `grads[${s.index}]`
     : s.kind === 'input'
-      ? `opforge::torch_ext::tensorOrNone(saved[${saved.inputs.indexOf(s.index)}])`
-      : `saved[${saved.inputs.length + saved.outputs.indexOf(s.index)}]`;
+      ? `opforge::torch_ext::tensorOrNone(saved[${saved.inputs.filter((i) => !op.inputs[i]!.variadic).indexOf(s.index)}])`
+      : `saved[${saved.inputs.filter((i) => !op.inputs[i]!.variadic).length + saved.outputs.indexOf(s.index)}]`;
 }
 
 /**
  * One gradient op's call in backward(), through the boxed dispatcher: its inputs from the slots,
  * its attributes from saved_data or its defaults; its outputs land in the forward inputs' gradients.
  */
-function gradientCall(g: GradientIR, project: ProjectIR, saved: Saved): string {
+function gradientCall(g: GradientIR, project: ProjectIR, saved: Saved, op: OpIR): string {
   const gop = project.ops.find((o) => o.name === g.op)!;
   const stack = [
-    ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slotOf(saved, s))),
+    ...g.inputs.map((s) => (s === undefined ? 'c10::IValue()' : slotOf(saved, s, op))),
     ...gop.attributes.map((a, k) => {
       const f = g.attributes[k];
       return f !== undefined ? `ctx->saved_data[${cppString(f)}]` : ivalueOf(a, a.default!);
@@ -225,7 +230,7 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
       saved.attrs.length || anySaved || variadicInput(op) ? null : '    (void)ctx;',
       saved.sources.some((s) => s.kind === 'grad') ? null : '    (void)grads;',
       `    torch::autograd::variable_list d(${arity});  // one per forward argument${variadicInput(op) ? ' (each member one)' : ''}`,
-      ...op.backward.map((g) => gradientCall(g, project, saved)),
+      ...op.backward.map((g) => gradientCall(g, project, saved, op)),
       '    return d;',
     ];
   // No backward declared: asking for a gradient through a differentiable input is the user's error, said at run time.
@@ -258,11 +263,13 @@ function forward(op: OpIR, args: string): (string | null | string[])[] {
   const nonDiff = op.outputs.filter((o) => !o.differentiable).map((o) => `outs[${o.index}]`);
   const v = variadicInput(op);
   const toSave = [
-    ...savedIn.map((i) =>
-      op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name,
-    ),
+    ...savedIn
+      .filter((i) => !op.inputs[i]!.variadic)
+      .map((i) => (op.inputs[i]!.optional ? `${op.inputs[i]!.name}.value_or(at::Tensor())` : op.inputs[i]!.name)),
     ...savedOut.map((o) => `outs[${o}]`),
   ];
+  // A gradient op that reads the members gets them saved last (slotOf reads them from there).
+  const savesMembers = !!v && savedIn.includes(v.index);
   return [
     toSave.length + savedAttrs.length + nonDiff.length || v ? null : '    (void)ctx;',
     BELOW_GUARD,
@@ -272,7 +279,15 @@ function forward(op: OpIR, args: string): (string | null | string[])[] {
           `    ${VARIABLES} outs${braced(op.outputs.map((o) => `std::get<${o.index}>(r)`))};`,
         ]
       : `    ${VARIABLES} outs{below().call(${args})};`,
-    toSave.length ? `    ctx->save_for_backward(${braced(toSave)});` : null,
+    savesMembers
+      ? [
+          `    ${VARIABLES} saved${braced(toSave)};`,
+          `    saved.insert(saved.end(), ${v!.name}.begin(), ${v!.name}.end());`,
+          '    ctx->save_for_backward(saved);',
+        ]
+      : toSave.length
+        ? `    ctx->save_for_backward(${braced(toSave)});`
+        : null,
     savedAttrs.map(
       (f) => `    ctx->saved_data[${cppString(f)}] = ${savedAttr(op.attributes.find((a) => a.name === f)!)};`,
     ),

@@ -52,13 +52,15 @@ def input_gradients(op: OpInfo, inputs: Sequence[Optional[torch.Tensor]], output
 
 def _save_for_backward(ctx: Any, op: OpInfo, inputs: Sequence[Any], outs: Tuple[Any, ...], attrs: Dict[str, Any]) -> None:
     """What a backward needs, saved the same way by both autograd paths below. `inputs` has one
-    entry per input; a variadic input's members are not kept (no gradient op may read them), only
-    their count, as torch wants a gradient (None) per member."""
+    entry per input; a variadic input's members are kept after the outputs (a gradient op may take
+    them into a variadic input of its own), and their count, as torch wants a gradient (None) per
+    member."""
     ctx.opforge_attrs = attrs
     fixed = inputs[:len(op.inputs) - 1] if op.variadic else inputs
-    ctx.opforge_members = len(inputs[-1]) if op.variadic else 0
+    members = list(inputs[-1]) if op.variadic else []
+    ctx.opforge_members = len(members)
     ctx.opforge_absent = [x is None for x in fixed]
-    ctx.save_for_backward(*[x for x in fixed if x is not None], *outs)
+    ctx.save_for_backward(*[x for x in fixed if x is not None], *outs, *members)
     ctx.mark_non_differentiable(*[o for o, info in zip(outs, op.outputs) if not info.differentiable])
 
 
@@ -66,11 +68,13 @@ def _saved_gradients(ctx: Any, op: OpInfo, grads: Sequence[Any], needs: Sequence
     """The input gradients from what _save_for_backward kept (`needs`: one entry per input); a
     variadic input's is a None per member."""
     saved = list(ctx.saved_tensors)
+    members = saved[len(saved) - ctx.opforge_members:] if ctx.opforge_members else []
+    saved = saved[:len(saved) - len(members)]
     split = len(saved) - len(op.outputs)
     it = iter(saved[:split])
     inputs: List[Any] = [None if absent else next(it) for absent in ctx.opforge_absent]
     if op.variadic:
-        inputs.append(None)
+        inputs.append(members)
     result: List[Any] = input_gradients(op, inputs, saved[split:], grads, ctx.opforge_attrs, needs)
     if op.variadic:
         result[-1] = [None] * ctx.opforge_members
