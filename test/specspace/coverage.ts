@@ -8,7 +8,7 @@ import { differentiableUnder } from '../../generator/model/ir-helpers.js';
 import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import { cudaTrainingGaps } from '../../generator/model/cuda-training.js';
 import { DTYPES, DTYPE_INFO } from '../../generator/model/type-table.js';
-import { evalChoice, evalCond, type SpecPlan } from './plan.js';
+import { countKey, evalChoice, evalCond, type SpecPlan } from './plan.js';
 import { gradHasCuda, gradPlan } from './render.js';
 
 /** Every dtype is some case's input and some case's output. */
@@ -208,11 +208,29 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
     'checks reading an optional input, with cases where it is present and absent',
   );
   coversPresence(ps);
+  coversVariadic(ps);
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(
     ps.some((p) => p.cuda),
     'CUDA kernels',
+  );
+}
+
+/** Variadic inputs: min_count 1 and 2, cases of different member counts, count() in a check and in an output's dims. */
+function coversVariadic(ps: readonly SpecPlan[]): void {
+  const vs = ps.filter((p) => p.inputs.some((i) => i.variadic));
+  const counts = (p: SpecPlan): Set<number> => {
+    const v = p.inputs.find((i) => i.variadic)!;
+    return new Set(p.tests.map((t) => t.dims[countKey(v.name)]![0]!));
+  };
+  assert.ok(
+    vs.some((p) => p.inputs.some((i) => i.variadic?.min === 1)) &&
+      vs.some((p) => p.inputs.some((i) => i.variadic?.min === 2)) &&
+      vs.some((p) => counts(p).size >= 2) &&
+      vs.some((p) => p.checks.some((c) => JSON.stringify(c.c).includes('"k":"count"'))) &&
+      vs.some((p) => JSON.stringify(p.outputs.map((o) => o.shape)).includes('"k":"count"')),
+    'variadic inputs: min_count 1 and 2, cases of different member counts, count() in a check and in output dims',
   );
 }
 
