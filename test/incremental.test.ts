@@ -12,6 +12,8 @@ import {
   writeFileSync,
   appendFileSync,
   existsSync,
+  readdirSync,
+  utimesSync,
 } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
@@ -222,7 +224,10 @@ test('fresh processes (the opforge command): fragments and file hashes come from
 
 test('specs are known by stat once settled: only an edited spec is read; a same-size edit is noticed', async () => {
   const { readInputs, readStamp, RACY_MS } = await import('../generator/output/stamp.js');
-  // Every spec here was just written: none of their stats is trusted yet (each would be read).
+  // Every spec just touched: none of their stats is trusted yet (each would be read). Touched here,
+  // not left from the tests before: on a busy machine those writes may already have settled.
+  const now = new Date();
+  for (const f of readdirSync(ops).filter((n) => n.endsWith('.yaml'))) utimesSync(path.join(ops, f), now, now);
   assert.is(gen().mode, 'up-to-date');
   const fresh = readStamp(out)!;
   assert.ok(

@@ -69,26 +69,28 @@ export function nextJob<J extends Job>(
 }
 
 /**
- * Seconds per file on CI's kind of machine (2 cores), from the suite's `slowest files` lines
- * (docs/testing.md): only the order matters. Files not named here count as WEIGHT_UNKNOWN.
+ * CPU seconds per file on CI's kind of machine (2 cores), from the suite's `slowest files` line
+ * (docs/testing.md, 2026-11-29): only the order matters. Files not named here count as WEIGHT_UNKNOWN.
  */
 export const WEIGHTS: Readonly<Record<string, number>> = {
-  specspace: 680,
-  'hostile-calls': 340,
-  installed: 320,
-  'opforge-test': 280,
-  torch: 175,
-  'op-sets': 170,
-  'benchmarks-smoke': 165,
-  'paddle-run': 130,
-  grad: 130,
-  'mmdeploy-example': 120,
-  'user-ops': 100,
-  'kernel-compiled-once': 90,
-  jax: 80,
-  'legacy:specspace': 142,
-  'legacy:op-sets': 109,
-  'legacy:opforge-test': 102,
-  'legacy:user-ops': 25,
+  installed: 506,
+  'hostile-calls': 478,
+  specspace: 453,
+  'opforge-test': 444,
+  'mmdeploy-example': 377,
+  'op-sets': 303,
+  torch: 272,
+  'paddle-run': 209,
+  'user-ops': 183,
+  grad: 161,
+  ort: 151,
+  'node-binding': 120,
+  'benchmarks-smoke': 86,
+  'kernel-compiled-once': 80,
+  jax: 75,
+  'legacy:opforge-test': 165,
+  'legacy:op-sets': 133,
+  'legacy:specspace': 107,
+  'legacy:user-ops': 40,
 };
 export const WEIGHT_UNKNOWN = 30;
