@@ -310,7 +310,8 @@ Status inferTypesOf(const DType* inputs, int numIn, const DType* chosen, const b
       return Status::Error(std::string(I.name) + ": input " + I.inputNames[v.binder] + " has dtype " + dtypeName(vars[k]) + "; " + v.name + " allows " + dtypeList(v));
     index = index * v.numDtypes + ordinal;
   }
-  for (int t = 0; t < numIn; ++t) {
+  const int n = I.minMembers > 0 ? numIn : I.numInputs;  // constant without a variadic input
+  for (int t = 0; t < n; ++t) {
     const int i = t < I.numInputs ? t : I.numInputs - 1;  // a variadic input's members: its port
     if (I.inputOptional[i] && !present[t]) continue;
     const DType want = I.portVar[i] >= 0 ? vars[I.portVar[i]] : I.portDtype[i];
@@ -361,7 +362,10 @@ Status bindingOf(const typename Core::Attrs& attrs, const RawTensor* inputs, int
   OPFORGE_RETURN_IF_ERROR(Core::checkCount(numIn));
   DType inDtypes[Core::kMaxInputs] = {};
   bool present[Core::kMaxInputs] = {};
-  for (int i = 0; i < numIn; ++i) {
+  // A constant bound where the count is fixed (checkCount made sure): the compiler sees the
+  // caller's array is never overrun (-Warray-bounds under -O3).
+  const int n = Core::kVariadic ? numIn : Core::kNumInputs;
+  for (int i = 0; i < n; ++i) {
     inDtypes[i] = inputs[i].dtype;
     present[i] = inputs[i].present;
     if (!present[i] && !Core::kInputOptional[Core::portOf(i)]) return Status::Error(std::string(Core::kName) + ": " + Core::inputName(i) + " is required");
