@@ -179,26 +179,28 @@ inline TensorView<T> view(const RawTensor& t) {
 constexpr int kMaxMembers = 32;
 
 /**
- * A variadic input's members as the kernel sees them: size() views, in order. The views live on the
- * host (a CUDA kernel copies the pointers it needs, e.g. into a struct passed by value).
+ * A variadic input's members as the kernel sees them: size() views, in order, held by value, so
+ * an Io passed to a CUDA kernel carries them (about 2.8 KB for kMaxMembers; CUDA allows 32 KB of
+ * kernel parameters from Volta on).
  */
 template <typename T>
 struct TensorList {
-  const TensorView<T>* items = nullptr;
+  TensorView<T> items[kMaxMembers];
   int count = 0;
-  int size() const { return count; }
-  const TensorView<T>& operator[](int i) const { return items[i]; }
-  const TensorView<T>* begin() const { return items; }
-  const TensorView<T>* end() const { return items + count; }
+  OPFORGE_HD int size() const { return count; }
+  OPFORGE_HD const TensorView<T>& operator[](int i) const { return items[i]; }
+  OPFORGE_HD const TensorView<T>* begin() const { return items; }
+  OPFORGE_HD const TensorView<T>* end() const { return items + count; }
 };
 
-/** Storage for a TensorList's views: the members typed from the raw tensors a backend handed over. */
+/** A TensorList typed from the raw tensors a backend handed over (the members, n of them). */
 template <typename T>
 struct Members {
-  TensorView<T> views[kMaxMembers];
-  TensorList<T> of(const RawTensor* raw, int n) {
-    for (int i = 0; i < n; ++i) views[i] = view<T>(raw[i]);
-    return {views, n};
+  TensorList<T> of(const RawTensor* raw, int n) const {
+    TensorList<T> list;
+    for (int i = 0; i < n; ++i) list.items[i] = view<T>(raw[i]);
+    list.count = n;
+    return list;
   }
 };
 
