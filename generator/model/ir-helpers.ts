@@ -237,6 +237,14 @@ export function onnxOpName(op: OpIR): string {
   return `${op.domain || 'onnx'}::${op.name}`;
 }
 
+/**
+ * The error of a gradient asked of an op whose spec declares no backward, as the compiled backends
+ * raise it (the Python packages' no_backward_message says the same).
+ */
+export function noBackwardMessage(op: OpIR): string {
+  return `${op.name}: a gradient was requested through ${onnxOpName(op)}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
+}
+
 /** The inputs an input's constraint reads. */
 export function constraintInputs(c: InputConstraint): number[] {
   if (c.kind === 'like') return [c.inputIndex];

@@ -6,8 +6,9 @@ For every case (<cases>/<snake>/<k>.json):
   - paddle: the op in dygraph through the checked functions users call (out/paddle/opforge_paddle's
     wrap over the JIT-built module), every attribute given:
     <k>.paddle.<output>.bin, compared by Node with the baseline like every backend;
-  - paddle-grad (ops with a backward): paddle.grad through the generated PD_BUILD_GRAD_OP against
-    torch.autograd of the spec's reference in float64, within the case's tolerance;
+  - paddle-grad: paddle.grad through the generated PD_BUILD_GRAD_OP against torch.autograd of the
+    spec's reference in float64, within the case's tolerance; for an op without a backward, that
+    paddle.grad and paddle.static.gradients raise the op's own error;
   - paddle-infer: a Layer calling the op, paddle.jit.save'd (static graph; PIR on Paddle 3) and run
     by paddle.inference's predictor on the CPU: equal to dygraph, and the static graph's output
     shapes (the generated InferShape) equal to the dims the kernel wrote.
@@ -243,6 +244,49 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
     return {"maxError": worst, "static": "equal to dygraph"}
 
 
+def check_no_backward(op, fn, inputs, attrs) -> dict:
+    """An op whose spec declares no backward: paddle.grad in dygraph and paddle.static.gradients in
+    a static graph both raise the op's own error (its refusing grad op), not Paddle's "has no grad op"."""
+    diff = grad_inputs(op, inputs)
+    if not diff:
+        return {"skip": "no input takes a gradient with this case's dtypes"}
+    expected = f"{op.name}: a gradient was requested through"
+
+    def refused(what, run) -> None:
+        try:
+            run()
+        except Exception as e:  # noqa: BLE001 - Paddle wraps the kernel's error in its own types
+            if expected not in str(e):
+                raise AssertionError(f"{what}: another error than the op's no-backward one: {str(e)[:300]}") from e
+            return
+        raise AssertionError(f"{what}: a gradient through the op was computed, but its spec declares no backward")
+
+    def carried(outs) -> list:
+        outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
+        return [o for o, info in zip(outs, op.outputs) if info.differentiable and o.is_floating_point()]
+
+    xs = [to_paddle_input(t, stop_gradient=i not in diff) for i, t in enumerate(inputs)]
+    outs = carried(fn(*xs, *attr_args(op, attrs)))
+    if not outs:
+        return {"skip": "no output carries a gradient with this case's dtypes"}
+    refused("paddle.grad (dygraph)", lambda: paddle.grad(outs, [xs[i] for i in diff], allow_unused=True))
+    if any(t.dtype == torch.bfloat16 for t in tensors_of(inputs)) or any(inputs[i].dim() == 0 for i in diff):
+        return {"maxError": 0.0, "noBackward": "dygraph; the static graph skipped: bfloat16 or a rank-0 input"}
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+            data = lambda name, t: paddle.static.data(name, list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")])  # noqa: E731
+            sx = [None if t is None else [data(f"x{i}_{m}", v) for m, v in enumerate(t)] if isinstance(t, list) else data(f"x{i}", t)
+                  for i, t in enumerate(inputs)]
+            for i in diff:
+                sx[i].stop_gradient = False
+            souts = carried(fn(*sx, *attr_args(op, attrs)))
+            refused("paddle.static.gradients", lambda: paddle.static.gradients(souts, [sx[i] for i in diff]))
+    finally:
+        paddle.disable_static()
+    return {"maxError": 0.0, "noBackward": "dygraph and static graph"}
+
+
 def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:
     """The same gradients from a static graph (PIR on Paddle 3: the grad op's InferShapeFn and
     InferDtypeFn build it), run by the executor: equal to dygraph's. bfloat16 cases are left to
@@ -413,9 +457,9 @@ def main(argv=None) -> int:
         except Exception as e:  # noqa: BLE001
             traceback.print_exc(file=sys.stderr)
             res["paddle"] = error(e)
-        if args.grad and op.backward is not None:
+        if args.grad:
             try:
-                res["paddle-grad"] = check_grad(op, fn, inputs, attrs, doc)
+                res["paddle-grad"] = check_grad(op, fn, inputs, attrs, doc) if op.backward is not None else check_no_backward(op, fn, inputs, attrs)
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc(file=sys.stderr)
                 res["paddle-grad"] = error(e)

@@ -61,6 +61,24 @@ class Huge:
         return f"zeros({list(self.shape)}, {self.dtype})"
 
 
+class Members(list):
+    """A variadic input's value: its members (numpy arrays, or hostile values in their place), passed
+    as a list, or as a tuple where `as_tuple` (the bindings take either)."""
+
+    as_tuple = False
+
+    def form(self, items: List[Any]) -> Any:
+        return tuple(items) if self.as_tuple else list(items)
+
+
+MAX_MEMBERS = 32  # the op core's kMaxMembers
+
+
+def leaves(v: Any) -> List[Any]:
+    """An input's tensors: a variadic input's members, else the value itself."""
+    return list(v) if isinstance(v, Members) else [v]
+
+
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--binding", required=True, choices=sorted(MODES))
@@ -111,6 +129,10 @@ class Call:
             self.faults[name] = "invalid" if invalid else "uncertain"
 
     @property
+    def has_huge(self) -> bool:
+        return any(isinstance(v, Huge) for x in self.inputs for v in leaves(x))
+
+    @property
     def targets(self) -> List[str]:
         return list(self.faults)
 
@@ -126,10 +148,14 @@ class Call:
         def short(v: Any) -> str:
             if isinstance(v, np.ndarray):
                 return f"ndarray{list(v.shape)}:{v.dtype}"
+            if isinstance(v, Members):
+                inner = ", ".join(short(m) for m in v)
+                return f"({inner})" if v.as_tuple else f"[{inner}]"
             r = repr(v)
             return r if len(r) < 60 else r[:57] + "..."
 
         ins = ", ".join(f"{i.name}={short(v)}" for i, v in zip(self.op.inputs, self.inputs))
+        ins = ins if len(ins) < 600 else ins[:597] + "..."
         at = ", ".join(f"{k}={short(v)}" for k, v in self.attrs.items())
         ex = "".join(f", +{short(v)}" for v in self.extra_pos) + "".join(f", {k}={short(v)}" for k, v in self.extra_kw.items())
         return f"{self.op.name}#{self.case_index}({ins}; {at}{ex}) mutations={self.mutations}"
@@ -163,6 +189,9 @@ def valid_call(op: Any, rng: random.Random, nrng: np.random.Generator) -> Call:
         if spec is None:
             c.inputs.append(None)
             continue
+        if getattr(inp, "variadic", False):
+            c.inputs.append(Members(make_array(nrng, *m, case_dtype(op, inp, case)) for m in spec))
+            continue
         shape, values, bounds = spec
         c.inputs.append(make_array(nrng, shape, values, bounds, case_dtype(op, inp, case)))
     c.attrs = dict(case.attributes)
@@ -194,29 +223,67 @@ def wrong_kinds(binding: str, arr: np.ndarray) -> List[Tuple[str, Callable[[], A
     return kinds
 
 
-def huge_fault(c: Call, inp: Any, arr: np.ndarray) -> None:
+def huge_fault(c: Call, inp: Any, arr: np.ndarray, member: bool) -> None:
     """A huge zero-size input replaces the value (of the binding's tensor kind) keeping its dtype
-    and rank: still invalid where those were wrong, else uncertain."""
+    and rank: still invalid where those were wrong, else uncertain. A member replaces only itself:
+    what the other members' mutations made invalid stays so."""
     wrong = str(arr.dtype) not in inp.dtypes or (inp.rank is not None and arr.ndim != inp.rank)
-    c.faults[inp.name] = "invalid" if wrong else "uncertain"
+    if member:
+        c.fault(inp.name, wrong)
+    else:
+        c.faults[inp.name] = "invalid" if wrong else "uncertain"
 
 
 def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random.Generator) -> None:
     op = c.op
-    present = [i for i, v in enumerate(c.inputs) if isinstance(v, np.ndarray)]
+    present = [i for i, v in enumerate(c.inputs) if isinstance(v, (np.ndarray, Members))]
     choices: List[str] = []
     if present:
         choices += ["dtype", "rank", "dim", "huge", "kind"]
+    if any(isinstance(v, Members) for v in c.inputs):
+        choices += ["members", "members"]
     if op.attributes:
         choices += ["attr-type", "attr-range", "attr-harmless", "attr-harmless", "missing-attr"]
     choices += ["unknown-kw", "extra-pos"]
     if present:
         choices.append("missing-input")
     kind = rng.choice(choices)
+    if kind == "members":
+        mutate_members(c, rng)
+        return
     if kind in ("dtype", "rank", "dim", "huge", "kind", "missing-input"):
         i = rng.choice(present)
         inp = op.inputs[i]
-        arr = c.inputs[i]
+        slot = c.inputs[i]
+        member: Optional[int] = None
+        if isinstance(slot, Members) and kind != "missing-input":
+            # One member mutated (the whole list: "members" above, or missing below).
+            at = [k for k, m in enumerate(slot) if isinstance(m, np.ndarray)]
+            if not at:
+                return
+            member = rng.choice(at)
+            arr = slot[member]
+        else:
+            arr = slot
+        if not isinstance(arr, (np.ndarray, Members)):
+            return
+
+        def put(v: Any) -> None:
+            if member is None:
+                c.inputs[i] = v
+            else:
+                slot[member] = v
+
+        where = inp.name if member is None else f"{inp.name}[{member}]"
+        if kind == "missing-input":
+            if c.extra_pos:
+                return  # the extra positional argument would take its place
+            c.inputs[i] = ABSENT
+            c.mutations.append(f"{inp.name}: missing")
+            c.faults.pop(inp.name, None)
+            if not inp.optional:  # an optional input left out is None
+                c.faults[inp.name] = "invalid"
+            return
         if not isinstance(arr, np.ndarray):
             return
         if kind == "dtype":
@@ -224,19 +291,20 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             if not wrong:
                 return
             d = rng.choice(wrong)
-            c.inputs[i] = arr.astype(d)
-            c.mutations.append(f"{inp.name}: dtype {d}")
+            put(arr.astype(d))
+            c.mutations.append(f"{where}: dtype {d}")
             c.fault(inp.name, True)
         elif kind == "rank":
             if inp.rank is None:
                 return
             if arr.ndim >= 2 and rng.random() < 0.5:
-                c.inputs[i] = arr.reshape(arr.shape[:-2] + (arr.shape[-2] * arr.shape[-1],))
+                new = arr.reshape(arr.shape[:-2] + (arr.shape[-2] * arr.shape[-1],))
             elif arr.ndim == 1 and arr.size == 1 and rng.random() < 0.5:
-                c.inputs[i] = arr.reshape(())
+                new = arr.reshape(())
             else:
-                c.inputs[i] = arr.reshape(arr.shape + (1,))
-            c.mutations.append(f"{inp.name}: rank {c.inputs[i].ndim}")
+                new = arr.reshape(arr.shape + (1,))
+            put(new)
+            c.mutations.append(f"{where}: rank {new.ndim}")
             c.fault(inp.name, True)
         elif kind == "dim":
             # One dim one larger: wrong where the spec constrains it (a fixed dim, another input's),
@@ -249,8 +317,8 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
             pad = [(0, 0)] * arr.ndim
             pad[d] = (0, 1)
             # ("edge" cannot extend an array with a zero dim)
-            c.inputs[i] = np.pad(arr, pad, mode="edge" if arr.size else "constant")
-            c.mutations.append(f"{inp.name}: dim {d} = {shape[d]}")
+            put(np.pad(arr, pad, mode="edge" if arr.size else "constant"))
+            c.mutations.append(f"{where}: dim {d} = {shape[d]}")
             c.fault(inp.name, False)
         elif kind == "huge":
             if arr.ndim == 0 or inp.optional:
@@ -266,9 +334,9 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                 # Leading zero, ones, the last two dims 2**31: an output taking those two dims
                 # (a resize's size tensor) is 2**62 elements, its byte size beyond int64.
                 shape = [0] + [1] * (arr.ndim - 3) + [2**31, 2**31]
-                c.inputs[i] = Huge(shape, str(arr.dtype))
-                c.mutations.append(f"{inp.name}: zero-size {shape}")
-                huge_fault(c, inp, arr)
+                put(Huge(shape, str(arr.dtype)))
+                c.mutations.append(f"{where}: zero-size {shape}")
+                huge_fault(c, inp, arr, member is not None)
                 return
             for d in range(arr.ndim):
                 # 2**36 or more: an output taking such a dim, and no zero, is beyond the driver's
@@ -279,26 +347,18 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
                     n = 1
                 total *= max(n, 1)
                 shape.append(n)
-            c.inputs[i] = Huge(shape, str(arr.dtype))
-            c.mutations.append(f"{inp.name}: zero-size {shape}")
-            huge_fault(c, inp, arr)
+            put(Huge(shape, str(arr.dtype)))
+            c.mutations.append(f"{where}: zero-size {shape}")
+            huge_fault(c, inp, arr, member is not None)
         elif kind == "kind":
             label, value, harmless = rng.choice(wrong_kinds(binding, arr))
             if binding == "paddle" and label == "dygraph" and mode == "dygraph":
                 return  # a dygraph tensor is the right kind there
-            c.inputs[i] = value()
-            c.mutations.append(f"{inp.name}: {label}")
-            if label == "None" and inp.optional:
+            put(value())
+            c.mutations.append(f"{where}: {label}")
+            if label == "None" and inp.optional and member is None:
                 c.faults.pop(inp.name, None)  # an optional input left out: valid
             elif not harmless:
-                c.faults[inp.name] = "invalid"
-        elif kind == "missing-input":
-            if c.extra_pos:
-                return  # the extra positional argument would take its place
-            c.inputs[i] = ABSENT
-            c.mutations.append(f"{inp.name}: missing")
-            c.faults.pop(inp.name, None)
-            if not inp.optional:  # an optional input left out is None
                 c.faults[inp.name] = "invalid"
         return
     if kind in ("attr-type", "attr-range", "attr-harmless", "missing-attr"):
@@ -351,6 +411,55 @@ def mutate(c: Call, binding: str, mode: str, rng: random.Random, nrng: np.random
         c.extra_pos.append(rng.choice((1, 0.5, "extra", None)))
         c.mutations.append(f"extra positional {c.extra_pos[-1]!r}")
         c.faults["positional"] = "invalid"  # Python's "takes 2 positional arguments but 3 were given"
+
+
+def mutate_members(c: Call, rng: random.Random) -> None:
+    """The member list of a variadic input: fewer members (below its min_count: invalid; else an
+    attribute list or check sized by count() may now disagree: uncertain), more (beyond 32:
+    invalid), none, one tensor in place of the list, one member of another of the input's dtypes
+    (the members share one), or a tuple for the list (harmless)."""
+    i = rng.choice([k for k, v in enumerate(c.inputs) if isinstance(v, Members)])
+    inp, ms = c.op.inputs[i], c.inputs[i]
+    arrays = [m for m in ms if isinstance(m, np.ndarray)]
+    how = rng.choice(("fewer", "fewer", "more", "more", "none", "tensor", "mixed-dtype", "tuple"))
+    if how == "fewer":
+        if not ms:
+            return
+        del ms[rng.randrange(len(ms))]
+        c.mutations.append(f"{inp.name}: {len(ms)} members")
+        c.fault(inp.name, len(ms) < inp.min_count)
+    elif how == "more":
+        if not arrays:
+            return
+        extra = rng.choice((1, 1, 2, MAX_MEMBERS))
+        ms.extend(rng.choice(arrays).copy() for _ in range(extra))
+        c.mutations.append(f"{inp.name}: {len(ms)} members")
+        c.fault(inp.name, len(ms) > MAX_MEMBERS)
+    elif how == "none":
+        c.inputs[i] = Members()
+        c.mutations.append(f"{inp.name}: no members")
+        c.faults[inp.name] = "invalid"
+    elif how == "tensor":
+        if not arrays:
+            return
+        c.inputs[i] = arrays[0]
+        c.mutations.append(f"{inp.name}: one tensor, not a list")
+        c.faults[inp.name] = "invalid"
+    elif how == "mixed-dtype":
+        others = [k for k, m in enumerate(ms) if isinstance(m, np.ndarray)]
+        if len(others) < 2:
+            return
+        k = rng.choice(others[1:])
+        dtypes = [d for d in inp.dtypes if d != str(ms[others[0]].dtype) and d != "bfloat16"]
+        if not dtypes:
+            return
+        d = rng.choice(dtypes)
+        ms[k] = ms[k].astype(d)
+        c.mutations.append(f"{inp.name}[{k}]: dtype {d} (member {others[0]}: {ms[others[0]].dtype})")
+        c.fault(inp.name, True)
+    else:
+        ms.as_tuple = True
+        c.mutations.append(f"{inp.name}: a tuple")
 
 
 def harmless_attr(a: Any, v: Any, rng: random.Random) -> Any:
@@ -423,6 +532,8 @@ def to_torch(v: Any) -> Any:
 
     if v is ABSENT:
         return None
+    if isinstance(v, Members):
+        return v.form([to_torch(m) for m in v])
     if isinstance(v, np.ndarray):
         return torch.from_numpy(v.copy())
     if isinstance(v, Huge):
@@ -467,8 +578,11 @@ def reference_outputs(c: Call) -> List[np.ndarray]:
 
 def grad_inputs(c: Call) -> List[int]:
     """The inputs a gradient mode differentiates: every float one (arrays, huge zero-size ones, Python floats)."""
-    return [i for i, v in enumerate(c.inputs)
-            if (isinstance(v, (np.ndarray, Huge)) and np.dtype(v.dtype).kind == "f") or type(v) is float]
+    return [i for i, v in enumerate(c.inputs) if (isinstance(v, Members) and v and all(float_value(m) for m in v)) or float_value(v)]
+
+
+def float_value(v: Any) -> bool:
+    return (isinstance(v, (np.ndarray, Huge)) and np.dtype(v.dtype).kind == "f") or type(v) is float
 
 
 def reference_grads(c: Call, diff: List[int]) -> List[Any]:
@@ -477,10 +591,17 @@ def reference_grads(c: Call, diff: List[int]) -> List[Any]:
     import torch
 
     ins = [to_torch(v) for v in c.inputs]
-    src = []
+    src, owner = [], []
     for i in diff:
-        ins[i] = ins[i].detach().double().requires_grad_(True)
-        src.append(ins[i])
+        if isinstance(c.inputs[i], Members):
+            # Each member, in order: the bindings give a variadic input's gradients flattened.
+            ins[i] = [m.detach().double().requires_grad_(True) for m in ins[i]]
+            src += ins[i]
+            owner += [i] * len(ins[i])
+        else:
+            ins[i] = ins[i].detach().double().requires_grad_(True)
+            src.append(ins[i])
+            owner.append(i)
     outs = c.op.reference(*ins, **reference_attrs(c))
     if not isinstance(outs, (tuple, list)):
         outs = (outs,)
@@ -489,13 +610,13 @@ def reference_grads(c: Call, diff: List[int]) -> List[Any]:
     if not terms or not src:
         return zeros
     gs = torch.autograd.grad(sum(terms), src, allow_unused=True)
-    return [z if g is None or not c.op.inputs[i].differentiable else as_numpy(g.detach()) for g, z, i in zip(gs, zeros, diff)]
+    return [z if g is None or not c.op.inputs[i].differentiable else as_numpy(g.detach()) for g, z, i in zip(gs, zeros, owner)]
 
 
 def tolerance(c: Call, got: np.ndarray) -> Tuple[float, float]:
     case = c.op.tests[c.case_index]
     rtol, atol = case.rtol, case.atol
-    if got.dtype == np.float16 or any(isinstance(v, np.ndarray) and v.dtype == np.float16 for v in c.inputs):
+    if got.dtype == np.float16 or any(isinstance(v, np.ndarray) and v.dtype == np.float16 for x in c.inputs for v in leaves(x)):
         rtol, atol = max(rtol, 2e-2), max(atol, 2e-2)
     return rtol, atol
 
@@ -605,6 +726,8 @@ class TorchBinding(Binding):
         self.compiled: Dict[Any, Any] = {}
 
     def convert(self, v: Any) -> Any:
+        if isinstance(v, Members):
+            return v.form([self.convert(m) for m in v])
         if isinstance(v, np.ndarray):
             return self.torch.from_numpy(v.copy())
         if isinstance(v, Huge):
@@ -662,6 +785,8 @@ class JaxBinding(Binding):
         self.jit_grad = False
 
     def convert(self, v: Any) -> Any:
+        if isinstance(v, Members):
+            return v.form([self.convert(m) for m in v])
         if isinstance(v, np.ndarray):
             return self.jnp.asarray(v)
         if isinstance(v, Huge):
@@ -673,7 +798,16 @@ class JaxBinding(Binding):
         return v
 
     def is_value(self, v: Any) -> bool:
+        """A traced argument: an array, a Python float in grad mode, or a variadic input's list
+        (a pytree) whose members are all arrays."""
+        if isinstance(v, (list, tuple)) and v:
+            return all(isinstance(m, (self.jax.Array, np.ndarray)) for m in v)
         return isinstance(v, (self.jax.Array, np.ndarray)) or (isinstance(v, float) and self.mode == "grad")
+
+    def floating(self, v: Any) -> bool:
+        if isinstance(v, (list, tuple)):
+            return all(self.floating(m) for m in v)
+        return (hasattr(v, "dtype") and self.jnp.issubdtype(v.dtype, self.jnp.floating)) or isinstance(v, float)
 
     def ops(self, spec_ops: Dict[str, Any]) -> Dict[str, Any]:
         return {k: v for k, v in spec_ops.items() if k in self.pkg.OPS}
@@ -702,8 +836,13 @@ class JaxBinding(Binding):
             outs = body()  # nothing to map over (every input given by name or of another kind)
         elif self.mode == "vmap":
             # Two copies of every array along a new leading axis: both results equal the reference's.
-            batched = [self.jnp.stack([v, v]) if hasattr(v, "shape") else v for v in vals]
-            axes = [0 if hasattr(v, "shape") else None for v in vals]
+            def twice(v: Any) -> Any:
+                if isinstance(v, (list, tuple)):
+                    return type(v)(twice(m) for m in v)
+                return self.jnp.stack([v, v]) if hasattr(v, "shape") else v
+
+            batched = [twice(v) for v in vals]
+            axes = [0 if hasattr(v, "shape") or isinstance(v, (list, tuple)) else None for v in vals]
             outs = jax.vmap(body, in_axes=tuple(axes))(*batched)
             outs = outs if isinstance(outs, (tuple, list)) else (outs,)
             firsts = [as_numpy(o[0]) for o in outs]
@@ -713,7 +852,7 @@ class JaxBinding(Binding):
             return firsts, None
         else:
             # grad of sum(float outputs) with respect to every float input, under jit half the time.
-            diff = [k for k, i in enumerate(at) if (hasattr(vals[k], "dtype") and self.jnp.issubdtype(vals[k].dtype, self.jnp.floating)) or isinstance(vals[k], float)]
+            diff = [k for k in range(len(at)) if self.floating(vals[k])]
             if not diff:
                 outs = body(*vals)
                 outs = outs if isinstance(outs, (tuple, list)) else (outs,)
@@ -729,7 +868,9 @@ class JaxBinding(Binding):
             if self.jit_grad:
                 g = jax.jit(g)
             grads, outs = g(*vals)
-            return [as_numpy(o) for o in outs], [as_numpy(x) for x in grads]
+            # A variadic input's gradient is a list: flattened, as reference_grads gives it.
+            flat = [m for x in grads for m in (x if isinstance(x, (list, tuple)) else [x])]
+            return [as_numpy(o) for o in outs], [as_numpy(x) for x in flat]
         outs = outs if isinstance(outs, (tuple, list)) else (outs,)
         return [as_numpy(o) for o in outs], None
 
@@ -778,6 +919,8 @@ class PaddleBinding(Binding):
 
     def convert(self, v: Any, static: bool) -> Any:
         paddle = self.paddle
+        if isinstance(v, Members):
+            return v.form([self.convert(m, static) for m in v])
         if isinstance(v, np.ndarray) and not static:
             return paddle.to_tensor(v)
         if isinstance(v, Huge) and not static:
@@ -828,11 +971,9 @@ class PaddleBinding(Binding):
         fn = getattr(self.mod, c.op.snake)
         if self.mode == "dygraph":
             xs = setup(lambda: [self.convert(v, False) for v in c.inputs])
-            diff = []
             for k, (x, v) in enumerate(zip(xs, c.inputs)):
                 if isinstance(v, np.ndarray) and v.dtype.kind == "f" and c.op.inputs[k].differentiable and c.op.backward:
                     x.stop_gradient = False
-                    diff.append(k)
             args, kw = self.positional(c, xs)
             outs = fn(*args, **kw)
             outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
@@ -843,29 +984,32 @@ class PaddleBinding(Binding):
             feed: Dict[str, np.ndarray] = {}
             diff: List[int] = []
             with paddle.static.program_guard(main, startup):
-                xs = []
-                for k, v in enumerate(c.inputs):
+
+                def place(name: str, v: Any) -> Any:
+                    """The static graph's value for v: a fed placeholder for an array."""
                     if isinstance(v, np.ndarray):
-                        name = f"in{k}"
                         # Paddle holds at most 9 dims: a rank-10 mutation cannot be declared.
-                        x = setup(lambda: paddle.static.data(name, list(v.shape), str(v.dtype)))
-                        # Not a rank-0 input: the binding refuses its gradient in a PIR static
-                        # graph by design (docs/paddle-popart.md), and says how to reshape it.
-                        if self.mode == "static-train" and v.dtype.kind == "f" and c.op.inputs[k].differentiable and v.ndim > 0:
-                            x.stop_gradient = False
-                            diff.append(k)
                         feed[name] = v
-                        xs.append(x)
-                    elif isinstance(v, Huge):
-                        name = f"in{k}"
-                        xs.append(setup(lambda: paddle.static.data(name, list(v.shape), v.dtype)))
+                        return setup(lambda: paddle.static.data(name, list(v.shape), str(v.dtype)))
+                    if isinstance(v, Huge):
+                        x = setup(lambda: paddle.static.data(name, list(v.shape), v.dtype))
                         paddle.disable_static()
                         try:
                             feed[name] = setup(lambda: paddle.zeros(list(v.shape), v.dtype))
                         finally:
                             paddle.enable_static()
-                    else:
-                        xs.append(setup(lambda: self.convert(v, True)))
+                        return x
+                    if isinstance(v, Members):
+                        return v.form([place(f"{name}_{j}", m) for j, m in enumerate(v)])
+                    return setup(lambda: self.convert(v, True))
+
+                xs = [place(f"in{k}", v) for k, v in enumerate(c.inputs)]
+                diff = self.grad_inputs(c) if self.mode == "static-train" else []
+                for k in diff:
+                    # Not a rank-0 input: the binding refuses its gradient in a PIR static graph
+                    # by design (docs/paddle-popart.md), and says how to reshape it.
+                    for x in leaves(xs[k]) if isinstance(c.inputs[k], Members) else [xs[k]]:
+                        x.stop_gradient = False
                 args, kw = self.positional(c, xs)
                 outs = fn(*args, **kw)
                 outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
@@ -874,7 +1018,8 @@ class PaddleBinding(Binding):
                     fl = [o for o, spec in zip(outs, c.op.outputs) if "float" in str(o.dtype) and spec.differentiable]
                     if fl:
                         loss = paddle.add_n([paddle.sum(paddle.cast(o, "float64")) for o in fl])
-                        fetch += paddle.static.gradients([loss], [xs[k] for k in diff])
+                        wrt = [x for k in diff for x in (list(xs[k]) if isinstance(c.inputs[k], Members) else [xs[k]])]
+                        fetch += paddle.static.gradients([loss], wrt)
                     else:
                         diff = []
             exe = paddle.static.Executor(paddle.CPUPlace())
@@ -882,7 +1027,7 @@ class PaddleBinding(Binding):
             try:
                 got = exe.run(main, feed=feed, fetch_list=fetch)
             except TypeError as e:
-                if any(isinstance(v, Huge) for v in c.inputs) and "Convert data of type" in str(e):
+                if c.has_huge and "Convert data of type" in str(e):
                     # The executor takes no tensor as a feed, and numpy cannot hold the huge
                     # zero-size input: the graph was built (the binding's checks ran), it cannot run.
                     raise SetupError(f"cannot feed the huge zero-size input: {e}") from e
@@ -893,7 +1038,11 @@ class PaddleBinding(Binding):
             paddle.disable_static()
 
     def grad_inputs(self, c: Call) -> List[int]:
-        return [k for k, v in enumerate(c.inputs) if isinstance(v, np.ndarray) and v.dtype.kind == "f" and c.op.inputs[k].differentiable and v.ndim > 0]
+        def ok(v: Any) -> bool:
+            return isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.ndim > 0
+
+        return [k for k, v in enumerate(c.inputs) if c.op.inputs[k].differentiable
+                and (all(ok(m) for m in v) and len(v) > 0 if isinstance(v, Members) else ok(v))]
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -987,8 +1136,8 @@ def main() -> int:
         if isinstance(binding, JaxBinding):
             binding.jit_grad = rng.random() < 0.5
         if a.binding == "paddle":
-            for inp, v in zip(op.inputs, c.inputs):
-                if isinstance(v, np.ndarray) and v.size == 0 and v.dtype != np.float32:
+            for inp, x in zip(op.inputs, c.inputs):
+                if any(isinstance(v, np.ndarray) and v.size == 0 and v.dtype != np.float32 for v in leaves(x)):
                     # Paddle's kernels see a zero-size tensor as float32 whatever its dtype (the
                     # op's dtype check then refuses it): docs/security.md.
                     c.fault(inp.name, False)
@@ -1018,7 +1167,7 @@ def main() -> int:
                 if len(counts["rejected_examples"]) < 20:
                     counts["rejected_examples"].append({"call": n, "what": desc, "message": clip(msg)})
                 continue
-            if any(isinstance(v, Huge) for v in c.inputs) and allocation_failure(e, msg) and (
+            if c.has_huge and allocation_failure(e, msg) and (
                     a.mode in RUN_ELSEWHERE or names_in(msg, op.name)):
                 # A valid call whose outputs do not fit in memory: the binding names the op (no
                 # argument is wrong); where a compiled graph or an executor runs the op after the
@@ -1038,7 +1187,7 @@ def main() -> int:
         try:
             want = reference_outputs(c)
         except Exception as e:  # noqa: BLE001
-            if any(isinstance(v, Huge) for v in c.inputs):
+            if c.has_huge:
                 # A zero-size input the reference's PyTorch cannot make, or takes no zero-size
                 # input for (interpolate): nothing to compare with.
                 counts["no_reference"] = counts.get("no_reference", 0) + 1
@@ -1052,7 +1201,7 @@ def main() -> int:
                 gw = reference_grads(c, diff)
                 problem = compare(c, grads, gw, "gradient")
             except Exception as e:  # noqa: BLE001
-                if any(isinstance(v, Huge) for v in c.inputs):
+                if c.has_huge:
                     counts["no_reference"] = counts.get("no_reference", 0) + 1
                     continue  # (as for the outputs above)
                 problem = f"gradients accepted, but the reference's fail ({type(e).__name__}: {str(e)[:200]})"

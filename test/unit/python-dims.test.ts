@@ -354,4 +354,33 @@ except ValueError as e:
   assert.equal(out.trim(), "Op: input 'b' must have the shape of 'a' [?], got [?]");
 });
 
+test('float32() rounds as struct.pack("<f") does (ties to even, subnormals, -0.0, overflow) without struct, which torch.compile cannot trace', () => {
+  const out = python(`
+import math, random, struct
+from pkg._dims import float32
+def ref(f):
+    try:
+        return struct.unpack("<f", struct.pack("<f", f))[0]
+    except OverflowError:
+        return "overflow"
+def got(f):
+    try:
+        return float32(f)
+    except OverflowError:
+        return "overflow"
+rnd = random.Random(7)
+cases = [0.1, -0.1, 1e-45, 7e-46, 2.1e-45, 3.4028235e38, 3.4028236e38, 3.40282357e38, 1e39, -1e39,
+         1.1754942e-38, 5e-324, -5e-324, 0.0, -0.0, math.inf, -math.inf, 1.0000000596046448, 1.0000001788139343]
+for _ in range(100000):
+    b = struct.unpack("<f", rnd.getrandbits(32).to_bytes(4, "little"))[0]
+    if math.isfinite(b) and b != 0:
+        half = math.ldexp(1, math.frexp(b)[1] - 25)  # half a float32 step near b: the ties
+        cases.append(b + rnd.choice((0, half, -half, math.ulp(b), -math.ulp(b))))
+    cases.append(struct.unpack("<d", rnd.getrandbits(64).to_bytes(8, "little"))[0])
+bad = [f for f in cases if not (ref(f) == got(f) or (f != f and got(f) != got(f)))
+       or (ref(f) == 0 and math.copysign(1, ref(f)) != math.copysign(1, got(f)))]
+print(len(cases), bad[:5])`);
+  assert.match(out.trim(), /^\d+ \[\]$/, out);
+});
+
 test.run();

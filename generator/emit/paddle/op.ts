@@ -3,7 +3,7 @@
 // PD_BUILD_OP with Inputs, Outputs, Attrs, SetKernelFn, SetInferShapeFn, SetInferDtypeFn).
 
 import type { AttrValue, AttributeIR, GradSource, InputIR, OpIR } from '../../model/ir.js';
-import { coreHeaderPath, cppNamespace, paddleOpType } from '../../model/ir-helpers.js';
+import { coreHeaderPath, cppNamespace, noBackwardMessage, paddleOpType } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { ATTR_INFO } from '../../model/type-table.js';
 import { lines, paragraphs } from '../emitter.js';
@@ -241,7 +241,7 @@ export function emitPaddleOp(op: OpIR, ops: readonly OpIR[] = []): string {
           ),
         ),
         [pdBuildOp(op), ...pdFunctions(unit, 'Forward', 'InferShape', 'InferDtype')],
-        op.backward ? emitGradOp(op, ops) : null,
+        op.backward ? emitGradOp(op, ops) : emitRefusedGradOp(op),
       ),
     ],
   });
@@ -253,6 +253,41 @@ function paddleLiteral(a: AttributeIR, v: AttrValue): string {
   if (a.type === 'ints')
     return `std::vector<int>{${(v as number[]).map((x) => `static_cast<int>(${cppAttrValue({ type: 'int' }, x)})`).join(', ')}}`;
   return cppAttrValue(a, v);
+}
+
+/**
+ * An op whose spec declares no backward, with inputs that would take a gradient: a grad op that
+ * refuses, with the message every backend gives. Without one Paddle's own error ("has no grad op,
+ * consider enable prim") names neither the op nor the spec. PIR runs its InferShapeFn when
+ * paddle.static.gradients builds the backward; dygraph runs its kernel in backward().
+ */
+function emitRefusedGradOp(op: OpIR): string | null {
+  const wrt = op.inputs.filter((i) => i.differentiable && !i.variadic);
+  const from = op.outputs.filter((o) => o.differentiable);
+  if (wrt.length === 0 || from.length === 0) return null;
+  const unit = unitNamespace(op);
+  const message = 'bridge::fail(kNoBackward);';
+  const params = (type: string): string[] => from.map((o) => `const ${type}& /*${o.name}_grad*/`);
+  return paragraphs(
+    namespaceBlock(
+      unit,
+      paragraphs(
+        [
+          docComment('The spec declares no backward: a gradient through the op is refused.'),
+          `constexpr const char* kNoBackward = ${cppString(noBackwardMessage(op))};`,
+        ],
+        cppFn('std::vector<paddle::Tensor>', 'Backward', params('paddle::Tensor'), [`  ${message}`]),
+        cppFn('std::vector<std::vector<int64_t>>', 'GradInferShape', params('std::vector<int64_t>'), [`  ${message}`]),
+        cppFn('std::vector<paddle::DataType>', 'GradInferDtype', params('paddle::DataType'), [`  ${message}`]),
+      ),
+    ),
+    [
+      `PD_BUILD_GRAD_OP(${paddleOpType(op)})`,
+      `    .Inputs(${braced(from.map((o) => `paddle::Grad(${cppString(o.name)})`))})`,
+      `    .Outputs(${braced(wrt.map((i) => `paddle::Grad(${cppString(i.name)})`))})`,
+      ...pdFunctions(unit, 'Backward', 'GradInferShape', 'GradInferDtype'),
+    ],
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import type { AttributeIR, AttrValue, GradientIR, GradSource, OpIR, ProjectIR } from '../../model/ir.js';
 import {
-  onnxOpName,
+  noBackwardMessage,
   torchEntryModule,
   torchLibraryEnv,
   torchLibraryFile,
@@ -234,7 +234,7 @@ function backwardBody(op: OpIR, project: ProjectIR, saved: Saved): (string | nul
       '    return d;',
     ];
   // No backward declared: asking for a gradient through a differentiable input is the user's error, said at run time.
-  const message = `${op.name}: a gradient was requested through ${onnxOpName(op)}, but its spec (${op.source.relFile}) declares no \`backward\`: add one (docs/spec.md, "backward"), or mark the inputs \`differentiable: false\` if the op is constant in them`;
+  const message = noBackwardMessage(op);
   if (op.inputs.some((i) => i.differentiable))
     return ['    (void)ctx;', '    (void)grads;', `    TORCH_CHECK(false, ${cppString(message)});`, '    return {};'];
   return [

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import operator
-import struct
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -40,9 +39,22 @@ class _DivByZero(Exception):
     pass
 
 
+_FLOAT32_MAX = math.ldexp(2**24 - 1, 104)
+
+
 def float32(f: float) -> float:
-    """The float32 nearest to f: what the op core stores for a float attribute."""
-    return struct.unpack("<f", struct.pack("<f", f))[0]
+    """The float32 nearest to f (ties to even): what the op core stores for a float attribute.
+    OverflowError where that is beyond float32's range, as struct.pack("<f") says. Arithmetic
+    rather than struct, which torch.compile cannot trace (its polyfill of struct.pack recurses)."""
+    if f != f or f == 0 or f in (math.inf, -math.inf):
+        return f
+    _, e = math.frexp(f)
+    # The spacing of float32 values near f: 24 significant bits, or a subnormal's 2**-149.
+    q = e - 24 if e >= -125 else -149
+    r = math.copysign(math.ldexp(round(math.ldexp(f, -q)), q), f)  # (a negative underflow is -0.0)
+    if abs(r) > _FLOAT32_MAX:
+        raise OverflowError("float too large to pack with f format")
+    return r
 
 
 def scaled(fn: str, a: int, f: float) -> int:

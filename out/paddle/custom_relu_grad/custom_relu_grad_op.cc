@@ -40,3 +40,29 @@ PD_BUILD_OP(custom_relu_bwd)
     .SetKernelFn(PD_KERNEL(custom_relu_grad_paddle_unit::Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_grad_paddle_unit::InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_grad_paddle_unit::InferDtype));
+
+namespace custom_relu_grad_paddle_unit {
+
+/** The spec declares no backward: a gradient through the op is refused. */
+constexpr const char* kNoBackward = "CustomReluGrad: a gradient was requested through custom::CustomReluGrad, but its spec (ops/custom_relu_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them";
+
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& /*grad_x_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& /*grad_x_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& /*grad_x_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+}  // namespace custom_relu_grad_paddle_unit
+
+PD_BUILD_GRAD_OP(custom_relu_bwd)
+    .Inputs({paddle::Grad("grad_x")})
+    .Outputs({paddle::Grad("grad_y"), paddle::Grad("x")})
+    .SetKernelFn(PD_KERNEL(custom_relu_grad_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(custom_relu_grad_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(custom_relu_grad_paddle_unit::GradInferDtype));

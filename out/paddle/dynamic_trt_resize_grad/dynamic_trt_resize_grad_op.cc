@@ -40,3 +40,29 @@ PD_BUILD_OP(dynamic_trt_resize_bwd)
     .SetKernelFn(PD_KERNEL(dynamic_trt_resize_grad_paddle_unit::Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(dynamic_trt_resize_grad_paddle_unit::InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(dynamic_trt_resize_grad_paddle_unit::InferDtype));
+
+namespace dynamic_trt_resize_grad_paddle_unit {
+
+/** The spec declares no backward: a gradient through the op is refused. */
+constexpr const char* kNoBackward = "DynamicTRTResizeGrad: a gradient was requested through custom::DynamicTRTResizeGrad, but its spec (ops/dynamic_trt_resize_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them";
+
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+}  // namespace dynamic_trt_resize_grad_paddle_unit
+
+PD_BUILD_GRAD_OP(dynamic_trt_resize_bwd)
+    .Inputs({paddle::Grad("grad_input")})
+    .Outputs({paddle::Grad("grad_output")})
+    .SetKernelFn(PD_KERNEL(dynamic_trt_resize_grad_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(dynamic_trt_resize_grad_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(dynamic_trt_resize_grad_paddle_unit::GradInferDtype));

@@ -40,3 +40,29 @@ PD_BUILD_OP(leaky_relu_bwd)
     .SetKernelFn(PD_KERNEL(leaky_relu_grad_paddle_unit::Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(leaky_relu_grad_paddle_unit::InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(leaky_relu_grad_paddle_unit::InferDtype));
+
+namespace leaky_relu_grad_paddle_unit {
+
+/** The spec declares no backward: a gradient through the op is refused. */
+constexpr const char* kNoBackward = "LeakyReluGrad: a gradient was requested through custom::LeakyReluGrad, but its spec (ops/leaky_relu_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them";
+
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& /*grad_input_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+}  // namespace leaky_relu_grad_paddle_unit
+
+PD_BUILD_GRAD_OP(leaky_relu_bwd)
+    .Inputs({paddle::Grad("grad_input")})
+    .Outputs({paddle::Grad("grad_output"), paddle::Grad("input")})
+    .SetKernelFn(PD_KERNEL(leaky_relu_grad_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(leaky_relu_grad_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(leaky_relu_grad_paddle_unit::GradInferDtype));

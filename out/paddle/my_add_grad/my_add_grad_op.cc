@@ -39,3 +39,29 @@ PD_BUILD_OP(my_add_bwd)
     .SetKernelFn(PD_KERNEL(my_add_grad_paddle_unit::Forward))
     .SetInferShapeFn(PD_INFER_SHAPE(my_add_grad_paddle_unit::InferShape))
     .SetInferDtypeFn(PD_INFER_DTYPE(my_add_grad_paddle_unit::InferDtype));
+
+namespace my_add_grad_paddle_unit {
+
+/** The spec declares no backward: a gradient through the op is refused. */
+constexpr const char* kNoBackward = "MyAddGrad: a gradient was requested through custom::MyAddGrad, but its spec (ops/my_add_grad.yaml) declares no `backward`: add one (docs/spec.md, \"backward\"), or mark the inputs `differentiable: false` if the op is constant in them";
+
+std::vector<paddle::Tensor> Backward(const paddle::Tensor& /*grad_a_grad*/, const paddle::Tensor& /*grad_b_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<std::vector<int64_t>> GradInferShape(const std::vector<int64_t>& /*grad_a_grad*/, const std::vector<int64_t>& /*grad_b_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+std::vector<paddle::DataType> GradInferDtype(const paddle::DataType& /*grad_a_grad*/, const paddle::DataType& /*grad_b_grad*/) {
+  bridge::fail(kNoBackward);
+}
+
+}  // namespace my_add_grad_paddle_unit
+
+PD_BUILD_GRAD_OP(my_add_bwd)
+    .Inputs({paddle::Grad("grad_a"), paddle::Grad("grad_b")})
+    .Outputs({paddle::Grad("grad_c")})
+    .SetKernelFn(PD_KERNEL(my_add_grad_paddle_unit::Backward))
+    .SetInferShapeFn(PD_INFER_SHAPE(my_add_grad_paddle_unit::GradInferShape))
+    .SetInferDtypeFn(PD_INFER_DTYPE(my_add_grad_paddle_unit::GradInferDtype));

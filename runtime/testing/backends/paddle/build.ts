@@ -17,7 +17,7 @@ export type PaddleCell =
   | Record<string, { dtype: string; dims: number[]; file: string }>
   | { skip: string }
   | { error: string }
-  | { maxError: number; static?: string };
+  | { maxError: number; static?: string; noBackward?: string };
 export interface PaddleRun {
   env: { paddle: string; module?: string; builtin_clashes?: string[] };
   cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[];

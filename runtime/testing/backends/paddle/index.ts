@@ -131,6 +131,13 @@ function recordCase(ctx: TestContext, c: Case, p: PaddleRun['cases'][number] | u
     const r = { op: c.op.name, case: c.doc.index, backend: b };
     if ('skip' in o) ctx.results.push({ ...r, status: 'skip', message: String(o.skip) });
     else if ('error' in o) ctx.results.push({ ...r, status: 'fail', message: String(o.error) });
+    else if ('noBackward' in o && o.noBackward)
+      ctx.results.push({
+        ...r,
+        status: 'ok',
+        raised: true,
+        message: `no backward: asking for a gradient raises the named error (${o.noBackward})`,
+      });
     // paddle-grad says whether its static-graph check ran (and why not, by name).
     else if ('maxError' in o)
       ctx.results.push({
