@@ -16,8 +16,7 @@ import { NVCC } from './helpers/optional-tools.js';
 import { LEG_BACKENDS, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { FIXED_SEEDS, writeCorpus, type Corpus } from './specspace/corpus.js';
-import { checkCoverage, cudaTrainingGapsPlanned } from './specspace/coverage.js';
-import { gradPlan } from './specspace/render.js';
+import { checkCoverage } from './specspace/coverage.js';
 import {
   compileCuda,
   describeFailures,
@@ -42,12 +41,9 @@ test.before(() => {
 });
 
 test('the fixed corpus covers the spec space (coverage.ts), and its snake: forms and CUDA training gaps reach the files and `opforge check`', () => {
-  const ps = corpus.plans;
-  checkCoverage(ps, project.ops);
-  const grads = ps.filter((p) => gradPlan(p));
-  for (const p of ps.filter((q) => q.snake))
+  const gaps = checkCoverage(corpus.plans, project.ops);
+  for (const p of corpus.plans.filter((q) => q.snake))
     assert.ok(existsSync(path.join(dir, 'out', 'include', 'opforge', 'ops', `${p.snake}.h`)), `${p.snake}.h`);
-  const gaps = cudaTrainingGapsPlanned(grads, project.ops);
   const check = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'opforge.js'), 'check'], {
     cwd: dir,
     encoding: 'utf8',

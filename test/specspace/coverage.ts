@@ -276,7 +276,7 @@ function backwardsAndSnakeOverrides(ps: readonly SpecPlan[], grads: readonly Spe
  * The ops that cannot train on CUDA (seeds divisible by 3: their gradient op has no CUDA kernel)
  * are exactly those planned so; some can. Their names, for the test of `opforge check`'s warnings.
  */
-export function cudaTrainingGapsPlanned(grads: readonly SpecPlan[], ops: readonly OpIR[]): string[] {
+function cudaTrainingGapsPlanned(grads: readonly SpecPlan[], ops: readonly OpIR[]): string[] {
   const gaps = cudaTrainingGaps({ ops } as ProjectIR).map((g) => g.op);
   assert.equal(
     gaps,
@@ -314,8 +314,11 @@ function mixedVariablesReachFloatBindings(ops: readonly OpIR[]): void {
   );
 }
 
-/** Every family above, on a corpus's plans and the IR of its specs (which include the gradient ops). */
-export function checkCoverage(ps: readonly SpecPlan[], ops: readonly OpIR[]): void {
+/**
+ * Every family above, on a corpus's plans and the IR of its specs (which include the gradient ops);
+ * the ops that cannot train on CUDA, for the test of `opforge check`'s warnings.
+ */
+export function checkCoverage(ps: readonly SpecPlan[], ops: readonly OpIR[]): string[] {
   coversEveryDtype(ps);
   coversEveryAttributeKind(ps);
   coversInputsAndOutputShapes(ps);
@@ -323,6 +326,7 @@ export function checkCoverage(ps: readonly SpecPlan[], ops: readonly OpIR[]): vo
   // Even seeds with a differentiable input and output also get a gradient op (render.ts, gradPlan).
   const grads = ps.filter((p) => gradPlan(p));
   backwardsAndSnakeOverrides(ps, grads, ops);
-  cudaTrainingGapsPlanned(grads, ops);
+  const gaps = cudaTrainingGapsPlanned(grads, ops);
   mixedVariablesReachFloatBindings(ops);
+  return gaps;
 }

@@ -18,6 +18,7 @@ import { rng } from '../helpers/references.js';
 import { writeCorpus } from './corpus.js';
 import { checkCoverage } from './coverage.js';
 import type { SpecPlan } from './plan.js';
+import { gradPlan } from './render.js';
 
 function range(text: string): number[] {
   return text.split(',').flatMap((part) => {
@@ -49,10 +50,8 @@ function main(): void {
     const corpus = writeCorpus(dir, [...new Set([...range(values.pool), ...keep])]);
     const ops = loadProject({ opsDir: corpus.opsDir, root: dir }).ops;
     const byName = new Map(ops.map((o) => [o.name, o]));
-    const opsOf = (p: SpecPlan): OpIR[] => [
-      byName.get(p.name)!,
-      ...(byName.has(`${p.name}Grad`) ? [byName.get(`${p.name}Grad`)!] : []),
-    ];
+    // A seed's op and, where render.ts gives it one, its gradient op.
+    const opsOf = (p: SpecPlan): OpIR[] => [p.name, gradPlan(p)?.name].flatMap((n) => (n ? [byName.get(n)!] : []));
     const cost = (p: SpecPlan): number => opsOf(p).reduce((n, o) => n + 4 + o.bindings.length + o.tests.length, 0);
     const total = (ps: readonly SpecPlan[]): number => ps.reduce((n, p) => n + cost(p), 0);
     if (!covers(corpus.plans, opsOf)) throw new Error('the pool itself does not cover the spec space');
