@@ -12,6 +12,7 @@ import { exprAttrName } from './ir-helpers.js';
 import type {
   AttributeIR,
   CheckIR,
+  DataDimIR,
   Expr,
   InputIR,
   OpIR,
@@ -111,6 +112,7 @@ export interface RawSpec {
   state?: RawState[];
   workspace?: DimSpec;
   let?: Record<string, DimSpec>;
+  data_dims?: Record<string, DimSpec>;
   checks?: (string | { check: string; message?: string })[];
   kernels: { cpu: string; cuda?: string; reference?: string };
   tests?: RawTest[];
@@ -163,7 +165,15 @@ export function buildOp(
   // Shape expressions may not read dims of optional inputs (they may be absent).
   const readable = inputs.filter((x) => !x.optional);
 
-  const outputs = buildOutputs(raw.outputs, inputs, readable, scope);
+  const dataDims = buildDataDims(raw.data_dims, readable, scope);
+  const outputs = buildOutputs(raw.outputs, inputs, readable, scope, dataDims);
+  dataDims.forEach((d) => {
+    if (!outputs.some((o) => o.dataDims.some((x) => x.dim === d.index)))
+      err(['data_dims', d.name], `data dim \`${d.name}\` is named by no output's dims`, {
+        at: 'key',
+        hint: `name it as an entry of an output's shape, e.g. [${d.name}]`,
+      });
+  });
   checkTypeVarsInferable(types.vars, types.used, types.chosen, inputs, err);
   if (types.chosen.size && inputs.filter((x) => x.optional).length > 1)
     err(
@@ -233,6 +243,7 @@ export function buildOp(
       state,
       workspace,
       checks,
+      dataDims,
       kernels,
       tests,
       hasConfigure: state.length > 0,
@@ -418,11 +429,30 @@ export interface Scope {
   lets: LetScope;
 }
 
+/**
+ * `data_dims:`: each name's bound, a dim expression over the inputs every expression may read,
+ * attributes and lets. Claimed before the lets, whose clashes are reported at the let.
+ */
+function buildDataDims(
+  raw: RawSpec['data_dims'],
+  readable: readonly InputIR[],
+  { spec, errors, checkIdent, claim, exprAttrs, lets }: Scope,
+): DataDimIR[] {
+  return Object.entries(raw ?? {}).map(([name, source], index) => {
+    const p: KeyPath = ['data_dims', name];
+    checkIdent(p, name);
+    claim(p, name, 'data dim', 'key');
+    const bound = compileDim(source, p, readable, exprAttrs, spec, errors, lets) ?? { kind: 'int', value: 0 };
+    return { name, ident: idents(name), index, bound, source: String(source) };
+  });
+}
+
 function buildOutputs(
   raws: readonly RawOutput[],
   inputs: readonly InputIR[],
   readable: readonly InputIR[],
   { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
+  dataDims: readonly DataDimIR[],
 ): OutputIR[] {
   return raws.map((o, i): OutputIR => {
     const p: KeyPath = ['outputs', i];
@@ -431,6 +461,7 @@ function buildOutputs(
     const type = resolveType([...p, 'dtype'], o.dtype);
     let shape: ShapeIR = { kind: 'dims', dims: [], source: [] };
     let rank: number | null = 0;
+    let data: OutputIR['dataDims'] = [];
     if (typeof o.shape === 'string') {
       const j = inputs.findIndex((x) => x.name === o.shape);
       if (j < 0)
@@ -447,10 +478,16 @@ function buildOutputs(
         rank = inputs[j]!.rank;
       }
     } else {
-      const built = buildOutputDims(o.shape, p, readable, { spec, errors, err, exprAttrs, lets });
+      const built = buildOutputDims(o.shape, p, readable, { spec, errors, err, exprAttrs, lets, dataDims });
       shape = built.shape;
       rank = built.rank;
+      data = built.data;
     }
+    if (data.length && o.differentiable === true)
+      err(
+        [...p, 'differentiable'],
+        `\`differentiable: true\`, but output \`${o.name}\` has a dim the kernel decides (\`${dataDims[data[0]!.dim]!.name}\`): such outputs carry no gradient`,
+      );
     if (o.differentiable === true && !anyFloat(type))
       err(
         [...p, 'differentiable'],
@@ -470,8 +507,9 @@ function buildOutputs(
       type,
       rank,
       shape,
-      differentiable: anyFloat(type) && o.differentiable !== false && o.present === undefined,
+      differentiable: anyFloat(type) && o.differentiable !== false && o.present === undefined && !data.length,
       ...(present ? { present } : {}),
+      dataDims: data,
       description: o.description ?? '',
     };
   });

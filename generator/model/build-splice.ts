@@ -8,7 +8,7 @@ import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
 import { sliceRange, visitExpr } from './expr.js';
 import type { ExprAttrs } from './expr-attrs.js';
-import type { Expr, InputIR, ShapeIR, ShapePart } from './ir.js';
+import type { DataDimIR, Expr, InputIR, OutputIR, ShapeIR, ShapePart } from './ir.js';
 import type { LetScope } from './lets.js';
 import type { LoadedSpec } from './load.js';
 import { compileDim, type DimSpec, type ErrFn } from './build-ir.js';
@@ -19,6 +19,8 @@ interface SpliceScope {
   err: ErrFn;
   exprAttrs: ExprAttrs;
   lets: LetScope;
+  /** The spec's `data_dims:` (only an output's dims list names them). */
+  dataDims?: readonly DataDimIR[];
 }
 
 /** `name[...]` with a colon at the top level of the brackets: the name, and each bound's text and offset. */
@@ -63,15 +65,31 @@ export function sliceText(entry: string): SliceText | undefined {
   };
 }
 
-/** An output's dims list: `dims` when every entry is an expression, `splice` when one is a slice. */
+/**
+ * An output's dims list: `dims` when every entry is an expression, `splice` when one is a slice.
+ * An entry naming a data dim (as a whole) is its bound, and `data` says at which axis.
+ */
 export function buildOutputDims(
   list: readonly DimSpec[],
   p: KeyPath,
   readable: readonly InputIR[],
   scope: SpliceScope,
-): { shape: ShapeIR; rank: number | null } {
+): { shape: ShapeIR; rank: number | null; data: OutputIR['dataDims'] } {
   const { spec, errors, err, exprAttrs, lets } = scope;
   const source = list.map(String);
+  const data: OutputIR['dataDims'] = [];
+  list.forEach((d, axis) => {
+    const dd = typeof d === 'string' ? scope.dataDims?.find((x) => x.name === d.trim()) : undefined;
+    if (!dd) return;
+    if (data.some((x) => x.dim === dd.index))
+      err([...p, 'shape', axis], `data dim \`${dd.name}\` names two dims of one output`);
+    data.push({ axis, dim: dd.index });
+  });
+  if (data.length && list.some((d) => typeof d === 'string' && sliceText(d)))
+    err(
+      [...p, 'shape'],
+      'an output with a dim the kernel decides takes no slice of dims: write each dim (the kernel writes it contiguously in its actual dims)',
+    );
   const parts: ShapePart[] = list.map((d, k) => {
     const at: KeyPath = [...p, 'shape', k];
     if (d === '?') {
@@ -84,14 +102,16 @@ export function buildOutputDims(
       );
       return { kind: 'dim', expr: { kind: 'int', value: 0 } };
     }
+    const dd = data.find((x) => x.axis === k);
+    if (dd) return { kind: 'dim', expr: scope.dataDims![dd.dim]!.bound };
     const slice = typeof d === 'string' ? sliceText(d) : undefined;
     if (slice) return buildSlice(slice, d as string, at, readable, scope);
     const e = compileDim(d, at, readable, exprAttrs, spec, errors, lets);
     return { kind: 'dim', expr: e ?? { kind: 'int', value: 0 } };
   });
   if (parts.every((x) => x.kind === 'dim'))
-    return { shape: { kind: 'dims', dims: parts.map((x) => x.expr), source }, rank: parts.length };
-  return { shape: { kind: 'splice', parts, source }, rank: splicedRank(parts, readable) };
+    return { shape: { kind: 'dims', dims: parts.map((x) => x.expr), source }, rank: parts.length, data };
+  return { shape: { kind: 'splice', parts, source }, rank: splicedRank(parts, readable), data };
 }
 
 function buildSlice(

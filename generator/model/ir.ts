@@ -138,7 +138,26 @@ export interface OutputIR {
    * always present. Such outputs trail the others; a node lists the present ones in order.
    */
   present?: { expr: Expr; source: string };
+  /**
+   * The dims the kernel decides (`data_dims`), by axis: `shape`'s dims at those axes are their
+   * bounds, what the output is allocated at. Empty for every other output.
+   */
+  dataDims: { axis: number; dim: number }[];
   description: string;
+}
+
+/**
+ * A dim the kernel decides at run time (`data_dims:`): NonZero's count, the boxes NMS keeps. The
+ * kernel writes the outputs that name it contiguously in their actual dims and sets its value.
+ */
+export interface DataDimIR {
+  name: string;
+  ident: Idents;
+  index: number;
+  /** The upper bound, over input dims, attributes and lets: what its outputs are allocated at. */
+  bound: Expr;
+  /** The bound as the spec writes it (messages, docs). */
+  source: string;
 }
 
 /** What a gradient op's input is bound to: a forward input, a forward output, or the gradient flowing into an output. */
@@ -284,6 +303,8 @@ export interface OpIR {
   workspace: Expr;
   /** The spec's `checks:`: conditions every backend verifies after the inputs' own checks. */
   checks: CheckIR[];
+  /** The spec's `data_dims:`, in the spec's order (empty: every output dim follows from the inputs). */
+  dataDims: DataDimIR[];
   kernels: {
     /** Paths relative to the project root (forward slashes). */
     cpu: string;

@@ -25,6 +25,7 @@ import {
 } from '../../model/ir-helpers.js';
 import { ATTR_INFO, type AttrType, DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { lengthText } from '../../model/build-attributes.js';
+import { MAX_RANK } from '../../model/limits.js';
 import {
   CACHE_FILE,
   defineEmitter,
@@ -123,6 +124,9 @@ function emitFacts(op: OpIR): string {
     { type: INT, name: IN, value: String(op.inputs.length) },
     { type: INT, name: OUT, value: String(op.outputs.length) },
     { type: INT, name: BINDINGS, value: String(op.bindings.length), comment: 'dtype combinations' },
+    ...(op.dataDims.length
+      ? [{ type: INT, name: 'kNumDataDims', value: String(op.dataDims.length), comment: 'dims the kernel decides' }]
+      : []),
   ];
   const typeVars = op.typeVars.map((v) => {
     // A variable the attributes choose has no binder (-1): the op's inferTypes sets it from them.
@@ -155,20 +159,39 @@ function emitFacts(op: OpIR): string {
     ['kBindingNames', CHARS, BINDINGS, op.bindings.map((b) => cppString(b.suffix))],
     ['kBindingDtypes', 'DType', `${BINDINGS} * (${PORTS})`, bindings, 'each binding: every port'],
     ['kAttributes', 'AttrInfo', undefined, attrs],
+    ...dataDimTables(op),
   ];
   const printed = tables.map(([name, type, size, rows, comment]) => {
     const t = table({ prefix: 'inline ', type, name, rows, ...(size ? { size } : {}) });
     return comment && !t.includes('\n') ? `${t}${trailing(comment)}` : t;
   });
+  // The data dims' facts come last in OpInfo (below), after what every op has.
+  const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims']);
   const info = [
-    ...scalars.map((c) => c.name),
+    ...scalars.map((c) => c.name).filter((n) => !dataFacts.has(n)),
     ...[op.typeVars.length, op.attributes.length].map(String),
-    ...tables.map(([name]) => name),
+    ...tables.map(([name]) => name).filter((n) => !dataFacts.has(n)),
     ...[op.kernels.cuda !== undefined, op.hasConfigure].map(String),
     String(minOutputs(op)),
     String(variadicInput(op)?.variadic?.min ?? 0),
+    ...(op.dataDims.length ? ['kNumDataDims', 'kDataDimNames', 'kOutputDataDims'] : ['0', 'nullptr', 'nullptr']),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
+}
+
+/** The data dims' names and, per output and axis (kMaxRank a row), the data dim there or -1. */
+function dataDimTables(op: OpIR): [string, string, string | undefined, readonly (string | TableRow)[], string?][] {
+  if (!op.dataDims.length) return [];
+  const rows = op.outputs.map((o) => {
+    const row = Array.from({ length: MAX_RANK }, (_, axis) =>
+      String(o.dataDims.find((d) => d.axis === axis)?.dim ?? -1),
+    );
+    return { value: row.join(', '), comment: o.name };
+  });
+  return [
+    ['kDataDimNames', CHARS, 'kNumDataDims', op.dataDims.map((d) => cppString(d.name))],
+    ['kOutputDataDims', 'int8_t', `${OUT} * kMaxRank`, rows, 'each output: the data dim at each axis; -1: none'],
+  ];
 }
 
 type Slots = Record<string, SlotValue>;
@@ -219,7 +242,14 @@ function emitContract(op: OpIR): Slots {
   const cuda = op.kernels.cuda;
   return {
     typeVars: op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
-    ioFields: block([...op.inputs.map((i) => field(i, true)), ...op.outputs.map((o) => field(o, false))]),
+    ioFields: block([
+      ...op.inputs.map((i) => field(i, true)),
+      ...op.outputs.map((o) => field(o, false)),
+      ...op.dataDims.map(
+        (d) =>
+          `  DataDim ${d.name};${trailing(`decided by the kernel, at most ${d.source}: set it (on the kernel's device)`)}`,
+      ),
+    ]),
     kernels: lines(
       overloads('cpu', 'CpuContext', `CPU kernel, in ${op.kernels.cpu}`),
       cuda ? overloads('cuda', 'CudaContext', `CUDA kernel, in ${cuda}: ${CUDA_NOTE}`) : [],
@@ -412,6 +442,7 @@ function emitDispatch(op: OpIR): Slots {
             : `view<const ${cpp(i.type)}>(in[${i.index}])`,
       ),
       ...op.outputs.map((o) => `view<${cpp(o.type)}>(out[${o.index}])`),
+      ...op.dataDims.map((d) => `dataDim<Core>(out, ${d.index})`),
     ];
     const call = `return fn(${ioType(op, b)}${braced(views)});`;
     // A variadic input's views live in `members` while the kernel runs.

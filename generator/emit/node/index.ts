@@ -25,7 +25,7 @@ import { commentText, cppString, tsString } from '../lang/literals.js';
  * into both, so an addon built from another opforge's out/ is reported, not misread. Bump it when
  * the arguments or the scratch layout change.
  */
-const NODE_ABI_VERSION = 4;
+const NODE_ABI_VERSION = 5;
 
 export const nodeEmitter: Emitter = defineEmitter({
   name: 'node',
@@ -159,6 +159,10 @@ function opMeta(op: OpIR): string {
     { inputs },
     { outputs: op.outputs.map((o) => o.name), arity: op.inputs.length + places.filter((p) => p.arg >= 0).length },
     { attributes },
+    // [output, axis, data dim] per dim the kernel decides: the addon returns their values last.
+    ...(op.dataDims.length
+      ? [{ dataDims: op.outputs.flatMap((o) => o.dataDims.map((d) => [o.index, d.axis, d.dim])) }]
+      : []),
   ];
   return lines(`  ${op.ident.camel}: {`, ...fields.map((f) => `    ${jsFields(f)},`), '  },');
 }
