@@ -63,6 +63,11 @@ export function presentKeyword(o: OutputIR): Record<string, PyValue> {
   return o.present ? { present: pyExprData(o.present.expr) } : {};
 }
 
+/** An output's `data_dims=((axis, data dim), ...)`: the dims its kernel decides (none: no keyword). */
+export function dataDimsKeyword(o: OutputIR): Record<string, PyValue> {
+  return o.dataDims.length ? { data_dims: pyTuple(o.dataDims.map((d) => pyTuple([d.axis, d.dim]))) } : {};
+}
+
 /** The type variable a tensor is typed by, or None. */
 export function typeVarOf(t: { type: OpIR['inputs'][number]['type'] }): string | null {
   return t.type.kind === 'var' ? t.type.name : null;

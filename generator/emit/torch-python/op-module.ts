@@ -13,6 +13,7 @@ import {
   attrDict,
   outputDtypeArgs,
   opParams,
+  dataDimsKeyword,
   presentKeyword,
   pyAttrValue,
   pyGradient,
@@ -142,6 +143,7 @@ function opInfo(op: OpIR): string {
               shape: pyOutputShape(o),
               ...dt.keywords,
               ...presentKeyword(o),
+              ...dataDimsKeyword(o),
             });
           }),
           rows,

@@ -164,7 +164,7 @@ struct CoreOf {
    */
   static constexpr int kNumDataDims = I.numDataDims;
   /** The data dim at `axis` of output `o`, or -1. */
-  static constexpr int dataDimAt(int o, int axis) { return I.outputDataDims[o * kMaxRank + axis]; }
+  static constexpr int dataDimAt(int o, int axis) { return I.numDataDims == 0 ? -1 : I.outputDataDims[o * kMaxRank + axis]; }
 
   /** The dtype of `port` under binding `b`. */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }

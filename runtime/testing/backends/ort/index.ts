@@ -179,7 +179,7 @@ async function runModel(
         shapeMismatch(
           backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model',
           inferred,
-          outs,
+          c.op.outputs,
           got,
         ),
       );

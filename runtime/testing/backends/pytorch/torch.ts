@@ -33,7 +33,7 @@ export const torchBackend: TestBackend = {
           shapeMismatch(
             'opforge_ops output_shapes (fake tensors, export)',
             p?.['python-shapes'],
-            c.op.outputs.map((x) => x.name),
+            c.op.outputs,
             got,
           ),
         );
