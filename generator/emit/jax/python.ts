@@ -11,6 +11,7 @@ import {
   argDocs,
   attrDict,
   outputDtypeArgs,
+  dataDimsKeyword,
   presentKeyword,
   opImports,
   opParams,
@@ -58,6 +59,7 @@ function opInfo(op: OpIR): string {
             shape: pyOutputShape(o),
             ...dt.keywords,
             ...presentKeyword(o),
+            ...dataDimsKeyword(o),
           });
         }),
         rows,
@@ -71,6 +73,7 @@ function opInfo(op: OpIR): string {
       backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
       spec: op.source.relFile,
       ...pyChecks(op),
+      ...(op.dataDims.length ? { data_dims: op.dataDims.map((d) => d.name) } : {}),
     },
     rows,
   );
