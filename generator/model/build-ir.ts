@@ -627,12 +627,19 @@ export function compileDim(
     slices: want === 'bool',
     sizeOf: sizes,
     isStateField: (name) => stateFieldNames(spec).includes(name),
+    isDataDim: (name) => Object.hasOwn(dataDimsOf(spec), name),
   });
   const e = typer.top(raw, want);
   // Lets reading lets twice double at every step: refuse what no printer should have to walk.
   if (ok && lets.all.size && inlinedSize(e) > MAX_INLINED_NODES)
     return fail(`the expression has more than ${MAX_INLINED_NODES} operations once its lets are inlined`, 0);
   return ok ? e : undefined;
+}
+
+/** The spec's `data_dims:` as written (an output dims list reads them before any expression does). */
+function dataDimsOf(spec: LoadedSpec): Record<string, unknown> {
+  const d = (spec.value as { data_dims?: unknown } | null)?.data_dims;
+  return d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
 }
 
 /** The `state` field names the spec declares (read from the raw spec: expressions compile before the IR's state). */

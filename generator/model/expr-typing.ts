@@ -37,6 +37,8 @@ export interface TypingContext {
   slices?: boolean;
   /** Whether a name is one of the op's `state` fields: asked on the error path only, for its own message. */
   isStateField?: (name: string) => boolean;
+  /** Whether `name` is a dim the kernel decides (`data_dims:`), which expressions cannot read. */
+  isDataDim?: (name: string) => boolean;
   /**
    * `sizeof(X)` of a type variable or dtype name: its expression, an error message, or undefined
    * where sizes are not read (anywhere but `workspace` and lets).
@@ -122,7 +124,9 @@ export class ExprTyper {
         ? `\`${name}\` is an input; use ${name}[i] for one of its dims`
         : this.cx.isStateField?.(name)
           ? `\`${name}\` is a state field, which configure() fills at run time; expressions read attributes, dims and lets (state it as a let)`
-          : `\`${name}\` is not an attribute`,
+          : this.cx.isDataDim?.(name)
+            ? `\`${name}\` is a dim the kernel decides (\`data_dims\`): an output's dims list names it as a whole entry, and no expression reads it (its bound is known, its value only after the kernel has run)`
+            : `\`${name}\` is not an attribute`,
       pos,
       didYouMean(
         name,

@@ -28,7 +28,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   opforgeNodeExportLeakyReluGrad(env, exports);
   opforgeNodeExportMyAdd(env, exports);
   opforgeNodeExportMyAddGrad(env, exports);
-  opforge::node::exportRuntime(env, exports, 4);
+  opforge::node::exportRuntime(env, exports, 5);
   return exports;
 }
 

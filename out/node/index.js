@@ -7,7 +7,7 @@ import { call, connect } from './runtime.js';
 export { device } from './runtime.js';
 
 /** The call ABI this file speaks (addon_base.h); the addon must report the same. */
-const ABI_VERSION = 4;
+const ABI_VERSION = 5;
 
 /** The typed array of each dtype, in the op core's DType order. */
 const ARRAYS = {

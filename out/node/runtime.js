@@ -16,7 +16,8 @@ import { markAsUntransferable } from 'node:worker_threads';
  *   max: number | undefined, minExclusive?: true, maxExclusive?: true, length?: number[], slot: number,
  *   arg: number }} AttrDesc
  * @typedef {{ name: string, fn: string, fnAsync: string, inputs: InputDesc[], outputs: string[],
- *   arity: number, attributes: AttrDesc[] }} OpDesc
+ *   arity: number, attributes: AttrDesc[], dataDims?: [number, number, number][] }} OpDesc
+ *   dataDims: [output, axis, data dim] per dim the kernel decides (the addon returns their values last)
  * @typedef {{ dtype: string, dims: number[], data?: ArrayLike<unknown>, device?: 'cuda', handle?: unknown }} Tensor
  * @typedef {{ version: number, scratch: ArrayBuffer, tensorSlots: number, inputBase: number,
  *   outputBase: number, attrBase: number, poolExhausted: number, maxMembers: number }} Abi
@@ -261,15 +262,37 @@ function outputs(c, op, onDevice) {
 function named(op, made, values) {
   /** @type {Record<string, Tensor>} */
   const r = {};
+  if (op.dataDims) exactDims(op.dataDims, made, /** @type {unknown[]} */ (values));
+  const many = made.length > 1 || op.dataDims !== undefined;
   for (let o = 0; o < made.length; o++) {
     const t = /** @type {Tensor | undefined} */ (made[o]);
     if (t === undefined) continue;
-    const v = made.length === 1 ? values : /** @type {unknown[]} */ (values)[o];
+    let v = many ? /** @type {unknown[]} */ (values)[o] : values;
+    // Allocated at the bound: a host output is the leading part of its array (a view, no copy).
+    if (op.dataDims && t.device !== 'cuda')
+      v = /** @type {Uint8Array} */ (v).subarray(
+        0,
+        t.dims.reduce((n, d) => n * d, 1),
+      );
     if (t.device === 'cuda') t.handle = v;
     else t.data = /** @type {ArrayLike<unknown>} */ (v);
     r[/** @type {string} */ (op.outputs[o])] = t;
   }
   return r;
+}
+
+/**
+ * The dims the kernel decided, from the values the addon returns after the outputs.
+ * @param {[number, number, number][]} dataDims
+ * @param {Tensor[]} made
+ * @param {unknown[]} values
+ */
+function exactDims(dataDims, made, values) {
+  const sizes = /** @type {Float64Array} */ (values[made.length]);
+  for (const [o, axis, d] of dataDims) {
+    const t = made[o];
+    if (t !== undefined) t.dims[axis] = /** @type {number} */ (sizes[d]);
+  }
 }
 
 /**

@@ -205,6 +205,18 @@ struct Members {
   }
 };
 
+/**
+ * A dim the kernel decides (the spec's `data_dims:`): the kernel stores its actual value, at most
+ * `bound`, in `*value`, which lies on the kernel's device (a CUDA kernel writes it from device
+ * code, or copies it there on the stream). The outputs naming it were allocated at the bound; the
+ * kernel writes them contiguously in their actual dims.
+ */
+struct DataDim {
+  int64_t* value = nullptr;
+  int64_t bound = 0;
+  OPFORGE_HD void set(int64_t n) const { *value = n; }
+};
+
 /** Result of a call: ok, or an error message. Host-only. */
 class Status {
  public:

@@ -76,6 +76,9 @@ struct OpInfo {
   bool hasConfigure;
   int minOutputs;  // outputs every node has; those after them have `present:` conditions (presentOutputs)
   int minMembers;  // the last input is variadic with at least this many members; 0: no variadic input
+  int numDataDims;  // dims the kernel decides (`data_dims:`); a call's raw outputs end with one int64 slot each
+  const char* const* dataDimNames;
+  const int8_t* outputDataDims;  // [output][axis], kMaxRank a row: the data dim at that axis, or -1
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -155,6 +158,14 @@ struct CoreOf {
     if (!kVariadic) return Status::Error(std::string(I.name) + ": " + std::to_string(numIn) + " inputs given, expected " + std::to_string(I.numInputs));
     return Status::Error(std::string(I.name) + ": input " + I.inputNames[I.numInputs - 1] + " has " + std::to_string(numIn - I.numInputs + 1) + " members; it takes " + std::to_string(I.minMembers) + " to " + std::to_string(kMaxMembers));
   }
+
+  /**
+   * Dims the kernel decides: a call's raw outputs are the kNumOutputs outputs (allocated at the
+   * bounds), then one rank-0 int64 slot per data dim, on the kernel's device, which it sets.
+   */
+  static constexpr int kNumDataDims = I.numDataDims;
+  /** The data dim at `axis` of output `o`, or -1. */
+  static constexpr int dataDimAt(int o, int axis) { return I.numDataDims == 0 ? -1 : I.outputDataDims[o * kMaxRank + axis]; }
 
   /** The dtype of `port` under binding `b`. */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
@@ -427,6 +438,42 @@ Status checkInputShapes(int from, int to, const Shape* inputs, const bool* prese
     if (like >= 0 && s != inputs[like]) return Status::Error(name + " must have the shape of " + I.inputNames[like] + " " + inputs[like].str() + ", got " + s.str());
   }
   return Status::Ok();
+}
+
+// ---- Dims the kernel decides ------------------------------------------------------------------
+
+/**
+ * Data dim `d` as the kernel gets it: its slot (raw output kNumOutputs + d) and its bound, the dim
+ * the first present output naming it was allocated at.
+ */
+template <class Core>
+DataDim dataDim(const RawTensor* out, int d) {
+  DataDim v;
+  v.value = static_cast<int64_t*>(out[Core::kNumOutputs + d].data);
+  for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (!out[o].present) continue;
+    for (int axis = 0; axis < out[o].shape.rank; ++axis)
+      if (Core::dataDimAt(o, axis) == d) {
+        v.bound = out[o].shape.dims[axis];
+        return v;
+      }
+  }
+  return v;
+}
+
+/** The value a kernel set for data dim `d`, read back: the error names the op, the dim and its bound. */
+template <class Core>
+Status checkDataDim(int d, int64_t value, int64_t bound) {
+  if (value >= 0 && value <= bound) return Status::Ok();
+  return Status::Error(std::string(Core::kName) + ": the kernel set " + Core::kInfo.dataDimNames[d] + " to " + std::to_string(value) + ", outside 0.." + std::to_string(bound) + " (its bound)");
+}
+
+/** Outputs' actual shapes: each data dim's axis set to its value (outputs allocated at the bounds). */
+template <class Core>
+void exactShapes(Shape* out, const int64_t* values) {
+  for (int o = 0; o < Core::kNumOutputs; ++o)
+    for (int axis = 0; axis < out[o].rank; ++axis)
+      if (Core::dataDimAt(o, axis) >= 0) out[o].dims[axis] = values[Core::dataDimAt(o, axis)];
 }
 
 /** An output whose dims were computed must have none negative. */

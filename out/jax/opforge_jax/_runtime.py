@@ -68,6 +68,8 @@ class Output:
     dtype_choice: Any = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
+    #: The dims its kernel decides: (axis, data dim) each; the output is padded to `shape`'s bounds.
+    data_dims: Tuple[Tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,12 @@ class OpInfo:
     spec: str = ""
     #: The spec's `checks:` (_dims.check_conditions reads them).
     checks: Tuple[Any, ...] = ()
+    #: The spec's `data_dims:` by name: the function returns their values after the outputs.
+    data_dims: Tuple[str, ...] = ()
+
+    @property
+    def num_data_dims(self) -> int:
+        return len(self.data_dims)
 
     def __post_init__(self) -> None:
         _registry[self.snake] = self
@@ -344,9 +352,10 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
             dt = dtype_name(src) if src is not None else o.dtypes[0]
         dtypes.append(jnp.dtype(dt))
     check_output_sizes(op, dims, [dt.itemsize for dt in dtypes])
-    # The call has the outputs the attributes ask for (`present:`), which come first.
+    # The call has the outputs the attributes ask for (`present:`), which come first; then, for
+    # the dims the kernel decides, their values (the outputs are padded to the bounds).
     return [jax.ShapeDtypeStruct(tuple(d), dt) for d, dt, o in zip(dims, dtypes, op.outputs)
-            if o.present is None or evaluate(o.present, (), attrs)]
+            if o.present is None or evaluate(o.present, (), attrs)] + [jax.ShapeDtypeStruct((), jnp.int64)] * op.num_data_dims
 
 
 def ffi(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str, Any]) -> Tuple[jax.Array, ...]:

@@ -12,7 +12,7 @@ import torch
 from ._dims import chosen_dtype
 from ._library import TORCH_VERSION, eager_impl
 from ._shapes import empty_outputs, present_flags, with_absent
-from ._spec import OpInfo
+from ._spec import OpInfo, unknown_data_dims
 from ._types import DTYPE_OF_JIT, LEGACY_SUFFIX, TORCH_DTYPES
 
 
@@ -110,7 +110,7 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
     flags = present_flags(op, attrs)
     outs = g.op(op.onnx_op, *onnx_inputs, outputs=sum(flags), **kwargs)
     outs_t = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-    shapes = op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs)
+    shapes = unknown_data_dims(op, op.output_shapes([None if v is None else _value_dims(v) for v in args[:n]], attrs))
     for o, value, shape in zip([o for o, p in zip(op.outputs, flags) if p], outs_t, [s for s, p in zip(shapes, flags) if p]):
         if o.dtype_choice is not None:
             dt: Optional[torch.dtype] = TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)]

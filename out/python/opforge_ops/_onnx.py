@@ -8,14 +8,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._dims import chosen_dtype
 from ._library import _lock
-from ._spec import OpInfo
+from ._spec import OpInfo, unknown_data_dims
 from ._types import ATTR_ONNX, ONNX_ELEM, ONNX_TYPE_STR
 
 
 def onnx_infer_types(op: OpInfo, elem_types: Sequence[Optional[int]], shapes: Sequence[Optional[Sequence[Any]]],
                      attrs: Dict[str, Any]) -> List[Tuple[Optional[int], Optional[List[Any]]]]:
     """(elem_type, dims) per output from input elem types and dims (int, dim_param str or None)."""
-    out_shapes = op.output_shapes(shapes, attrs)
+    out_shapes = unknown_data_dims(op, op.output_shapes(shapes, attrs))
     result = []
     for o, shape in zip(op.outputs, out_shapes):
         if o.dtype_choice is not None:

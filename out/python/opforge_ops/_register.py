@@ -50,7 +50,7 @@ def _register(qualname: str) -> bool:
 
         def fake(*args: Any, **kwargs: Any) -> Any:
             # A Tensor[] argument comes as a list of fake tensors: the shapes read its members.
-            return empty_outputs(op, op.tensors(args[:len(op.inputs)]), call_attrs(op, args, kwargs))
+            return empty_outputs(op, op.tensors(args[:len(op.inputs)]), call_attrs(op, args, kwargs), dynamic=True)
 
         torch.library.register_fake(op.qualname)(fake)
         if from_python:

@@ -247,9 +247,12 @@ def full_outputs(op: OpInfo, result: Any, tensors: Sequence[Optional[torch.Tenso
     return _in_places(got, flags, lambda k: got[0].new_empty((0,), dtype=dtypes[k]))
 
 
-def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False) -> Any:
+def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any], zeros: bool = False,
+                  dynamic: bool = False) -> Any:
     """Outputs of the inferred shapes and dtypes (works on fake tensors with SymInts); an absent
-    output (`present:`) is an empty tensor, as the compiled operator returns it."""
+    output (`present:`) is an empty tensor, as the compiled operator returns it. `dynamic` (a fake
+    implementation): a dim the kernel decides is an unbacked size, one per data dim, at most its
+    bound where that is known (torch.library.get_ctx().new_dynamic_size); else it is the bound."""
     # Under the legacy exporter's tracer, sizes are traced tensors; shape arithmetic on them (a
     # Python max() of two) leaves values torch 1.13's peephole pass fails on ("Argument passed to
     # at() was not in the map"). The exported node's shapes come from the symbolic: ints serve here.
@@ -258,11 +261,19 @@ def empty_outputs(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: 
     like_t = _first_present(tensors)
     outs = []
     flags = present_flags(op, attrs)
+    sizes: Dict[int, Any] = {}
     for o, shape, dt, p in zip(op.outputs, shapes, output_dtypes(op, tensors, attrs), flags):
         if not p:
             outs.append(like_t.new_empty((0,), dtype=dt))
             continue
         if shape is None or any(d is None for d in shape):
             raise ValueError(f"{op.name}: cannot infer the shape of output {o.name!r} from the inputs")
+        if dynamic and o.data_dims:
+            shape = list(shape)
+            for axis, d in o.data_dims:
+                if d not in sizes:
+                    bound = shape[axis]
+                    sizes[d] = torch.library.get_ctx().new_dynamic_size(min=0, max=bound if isinstance(bound, int) else None)
+                shape[axis] = sizes[d]
         outs.append(like_t.new_zeros(shape, dtype=dt) if zeros else like_t.new_empty(shape, dtype=dt))
     return outs[0] if len(outs) == 1 else tuple(outs)

@@ -49,6 +49,8 @@ class Output:
     dtype_choice: Any = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
+    #: The dims its kernel decides (`data_dims:`): (axis, data dim) each; `shape` gives their bounds.
+    data_dims: Tuple[Tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,3 +163,16 @@ class OpInfo:
     def onnx_op(self) -> str:
         # The default domain is '' in the spec and `onnx::` to torch's g.op.
         return f"{self.domain or 'onnx'}::{self.name}"
+
+
+def unknown_data_dims(op: Any, shapes: List[Any]) -> List[Any]:
+    """Output shapes as a graph declares them: a dim the kernel decides is unknown (None) there,
+    not its bound (output_shapes gives the bounds, what the outputs are allocated at)."""
+    out = list(shapes)
+    for k, o in enumerate(op.outputs):
+        if o.data_dims and out[k] is not None:
+            dims = list(out[k])
+            for axis, _ in o.data_dims:
+                dims[axis] = None
+            out[k] = dims
+    return out

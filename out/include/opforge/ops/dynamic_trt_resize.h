@@ -44,7 +44,7 @@ inline constexpr AttrInfo kAttributes[1] = {{"align_corners", AttrType::kBool, f
 inline constexpr OpInfo kInfo = {
     kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 1, 1, kInputNames, kOutputNames,
     kInputOptional, kInputShapeOnly, kInputRank, kInputRanks, kInputLike, kOutputLike, kPortVar, kPortDtype,
-    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 1, 0};
+    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 1, 0, 0, nullptr, nullptr};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {

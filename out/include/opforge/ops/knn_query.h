@@ -41,7 +41,7 @@ inline constexpr AttrInfo kAttributes[1] = {{"nsample", AttrType::kInt, true}};
 inline constexpr OpInfo kInfo = {
     kName, kDomain, kVersion, kHash, kNumInputs, kNumOutputs, kNumBindings, 0, 1, kInputNames, kOutputNames,
     kInputOptional, kInputShapeOnly, kInputRank, kInputRanks, kInputLike, kOutputLike, kPortVar, kPortDtype,
-    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 2, 0};
+    kTypeVars, kBindingNames, kBindingDtypes, kAttributes, true, false, 2, 0, 0, nullptr, nullptr};
 
 /** Attributes, initialized to the spec's defaults. */
 struct Attrs {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "opforge/core.h"
 #include "opforge/jax/dtype.h"
+#include "opforge/op_core.h"
 
 #ifdef OPFORGE_JAX_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -130,8 +132,10 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
   bool wanted[kMaxTensors] = {};
   int numWanted = 0;
   OPFORGE_RETURN_IF_ERROR(Op::outputsPresent(attrs, wanted, &numWanted));
-  if (rets.size() != static_cast<size_t>(numWanted)) {
-    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(rets.size()) + " results, the attributes ask for " + std::to_string(numWanted) + " outputs");
+  // Then one rank-0 int64 result per dim the kernel decides: its value (the outputs are padded to the bound).
+  if (rets.size() != static_cast<size_t>(numWanted + Op::kNumDataDims)) {
+    return Status::Error(std::string(Op::kName) + ": the call has " + std::to_string(rets.size()) + " results, the attributes ask for " + std::to_string(numWanted) + " outputs" +
+                         (Op::kNumDataDims > 0 ? " and " + std::to_string(Op::kNumDataDims) + " data dims" : std::string()));
   }
   DType outDtypes[kMaxTensors] = {};
   int binding = -1;
@@ -153,9 +157,31 @@ Status plan(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi::Remai
                            ", the op core infers " + dtypeName(outDtypes[o]) + outShapes[o].str());
     }
   }
+  for (int d = 0; d < Op::kNumDataDims; ++d) {
+    auto r = rets.get<ffi::AnyBuffer>(static_cast<size_t>(numWanted + d));
+    const std::string what = std::string("data dim ") + Op::kInfo.dataDimNames[d];
+    if (!r.has_value()) return Status::Error(std::string(Op::kName) + ": " + what + " is not a buffer");
+    RawTensor& t = p->outputs[Op::kNumOutputs + d];
+    OPFORGE_RETURN_IF_ERROR(toRaw(Op::kName, what, **r, &t));
+    if (t.dtype != DType::kInt64 || t.shape.rank != 0) return Status::Error(std::string(Op::kName) + ": " + what + " was declared " + dtypeName(t.dtype) + t.shape.str() + ", not a rank-0 int64");
+  }
   OPFORGE_RETURN_IF_ERROR(Op::workspaceSize(attrs, shapes, dtypes, numIn, &p->workspaceBytes));
   if constexpr (Op::kHasConfigure) OPFORGE_RETURN_IF_ERROR(Op::configure(attrs, shapes, &p->state));
   return Status::Ok();
+}
+
+/** The bytes of output `o` as allocated (its bound dims). */
+template <class Op>
+size_t boundBytes(const Plan<Op>& p, int o) {
+  return static_cast<size_t>(p.outputs[o].shape.numel()) * dtypeSize(p.outputs[o].dtype);
+}
+
+/** Whether output `o` has a dim the kernel decides (it is padded: zeros past the kernel's rows). */
+template <class Op>
+bool padded(int o) {
+  for (int axis = 0; axis < kMaxRank; ++axis)
+    if (Op::dataDimAt(o, axis) >= 0) return true;
+  return false;
 }
 
 /** Runs the CPU kernel; its workspace is host memory owned by the call (XLA's scratch allocator is device memory). */
@@ -172,7 +198,14 @@ ffi::Error runCpu(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi:
     ctx.workspace = std::align(kWorkspaceAlignment, p.workspaceBytes, raw, space);
     ctx.workspaceSize = p.workspaceBytes;
   }
-  return toError(Op::runCpu(attrs, p.state, p.inputs, p.numIn, p.outputs, ctx));
+  // Padded outputs are zeros past what the kernel writes; data dims -1 until it sets them.
+  for (int o = 0; o < Op::kNumOutputs; ++o)
+    if (padded<Op>(o) && p.outputs[o].present) std::memset(p.outputs[o].data, 0, boundBytes(p, o));
+  for (int d = 0; d < Op::kNumDataDims; ++d) *static_cast<int64_t*>(p.outputs[Op::kNumOutputs + d].data) = -1;
+  OPFORGE_JAX_RETURN_IF_ERROR(Op::runCpu(attrs, p.state, p.inputs, p.numIn, p.outputs, ctx));
+  for (int d = 0; d < Op::kNumDataDims; ++d)
+    OPFORGE_JAX_RETURN_IF_ERROR(checkDataDim<Op>(d, *static_cast<int64_t*>(p.outputs[Op::kNumOutputs + d].data), dataDim<Op>(p.outputs, d).bound));
+  return ffi::Error::Success();
 }
 
 #ifdef OPFORGE_JAX_WITH_CUDA
@@ -204,6 +237,11 @@ ffi::Error runCuda(const typename Op::Attrs& attrs, ffi::RemainingArgs args, ffi
       ctx.workspace = ws.has_value() ? *ws : owned;
       ctx.workspaceSize = p.workspaceBytes;
     }
+    // Padded outputs are zeros past what the kernel writes; data dims -1 until it sets them (the
+    // kernel's value stays on the device: JAX reads it as an array, unchecked here).
+    for (int o = 0; o < Op::kNumOutputs; ++o)
+      if (padded<Op>(o) && p.outputs[o].present) cudaMemsetAsync(p.outputs[o].data, 0, boundBytes(p, o), stream);
+    for (int d = 0; d < Op::kNumDataDims; ++d) cudaMemsetAsync(p.outputs[Op::kNumOutputs + d].data, 0xff, sizeof(int64_t), stream);
     const Status s = Op::runCuda(attrs, p.state, p.inputs, p.numIn, p.outputs, ctx);
     if (owned != nullptr) cudaFreeAsync(owned, stream);
     return toError(s);

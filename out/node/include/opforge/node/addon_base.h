@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "opforge/core.h"
+#include "opforge/op_core.h"
 
 #ifdef OPFORGE_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -349,9 +350,38 @@ struct Call {
   bool device = false;
   RawTensor in[kIn];
   int numIn = Core::kNumInputs;  // the inputs, then a variadic input's members
-  RawTensor out[kOut];
+  /** The outputs, then one slot per data dim (op_core.h: the kernel sets it). */
+  RawTensor out[kOut + Core::kNumDataDims];
   size_t workspaceBytes = 0;
+  /** Data dims: where a CPU kernel sets them; a CUDA kernel's are in `dataDimsDevice`. */
+  int64_t dataDims[Core::kNumDataDims > 0 ? Core::kNumDataDims : 1] = {};
+  std::shared_ptr<DeviceBuffer> dataDimsDevice;
+  /** The Float64Array the values go to, for index.js (the last element of the result). */
+  double* dataDimsOut = nullptr;
 };
+
+/**
+ * After a run: each data dim the kernel set, read back (from the device: synchronized), checked
+ * against its bound, into the result's Float64Array, from which index.js gives the outputs their
+ * actual dims.
+ */
+template <class Core>
+Status readDataDims(Call<Core>& c) {
+  if constexpr (Core::kNumDataDims > 0) {
+#ifdef OPFORGE_WITH_CUDA
+    if (c.device) {
+      OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaMemcpyAsync(c.dataDims, c.dataDimsDevice->ptr, sizeof(c.dataDims), cudaMemcpyDeviceToHost, stream()), "data dims"));
+      OPFORGE_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream()), (std::string(Core::kName) + ": kernel").c_str()));
+    }
+#endif
+    for (int d = 0; d < Core::kNumDataDims; ++d) {
+      OPFORGE_RETURN_IF_ERROR(checkDataDim<Core>(d, c.dataDims[d], dataDim<Core>(c.out, d).bound));
+      c.dataDimsOut[d] = static_cast<double>(c.dataDims[d]);
+    }
+  }
+  (void)c;
+  return Status::Ok();
+}
 
 /**
  * The JS value of tensor `t` of a call: argument t, or for a variadic input's members element
@@ -472,7 +502,30 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
     if (values[o].IsUndefined()) { raise<Napi::Error>(env, std::string(Core::kName) + ": could not allocate an output"); return false; }
     c->out[o] = RawTensor{outT[o], static_cast<uint8_t*>(buf.Data()) + offset, outShapes[o], true};
   }
-  if constexpr (Core::kNumOutputs == 1) {
+  if constexpr (Core::kNumDataDims > 0) {
+    // The slots the kernel sets (-1 until it does), and the values for index.js after the run.
+    for (int d = 0; d < Core::kNumDataDims; ++d) c->dataDims[d] = -1;
+    void* where = c->dataDims;
+    if (c->device) {
+      std::unique_ptr<DeviceBuffer> buf;
+      s = deviceAlloc(sizeof(c->dataDims), &buf);
+#ifdef OPFORGE_WITH_CUDA
+      if (s.ok()) s = cudaStatus(cudaMemcpyAsync(buf->ptr, c->dataDims, sizeof(c->dataDims), cudaMemcpyHostToDevice, stream()), "data dims");
+#endif
+      if (!s.ok()) { raise<Napi::Error>(env, std::string(Core::kName) + ": " + s.message()); return false; }
+      where = buf->ptr;
+      c->dataDimsDevice = std::move(buf);
+    }
+    for (int d = 0; d < Core::kNumDataDims; ++d)
+      c->out[Core::kNumOutputs + d] = RawTensor{DType::kInt64, static_cast<int64_t*>(where) + d, Shape{}, true};
+    Napi::Float64Array sizes = Napi::Float64Array::New(env, Core::kNumDataDims);
+    c->dataDimsOut = sizes.Data();
+    // Always an array: the outputs, then the data dims' values.
+    Napi::Array arr = Napi::Array::New(env, Core::kNumOutputs + 1);
+    for (int o = 0; o < Core::kNumOutputs; ++o) arr.Set(o, values[o]);
+    arr.Set(Core::kNumOutputs, sizes);
+    *result = arr;
+  } else if constexpr (Core::kNumOutputs == 1) {
     *result = values[0];
   } else {
     Napi::Array arr = Napi::Array::New(env, Core::kNumOutputs);
@@ -487,13 +540,14 @@ bool prepare(const Napi::CallbackInfo& info, double* slots, const typename Core:
  * queued on the binding's stream; `wait` synchronizes so kernel faults surface here.
  */
 template <class Core>
-Status execute(const Call<Core>& c, bool wait) {
+Status execute(Call<Core>& c, bool wait) {
   if (!c.device) {
     std::vector<uint8_t> ws(c.workspaceBytes);
     CpuContext ctx;
     ctx.workspace = ws.empty() ? nullptr : ws.data();
     ctx.workspaceSize = c.workspaceBytes;
-    return Core::runCpu(c.attrs, c.state, c.in, c.numIn, c.out, ctx);
+    OPFORGE_RETURN_IF_ERROR(Core::runCpu(c.attrs, c.state, c.in, c.numIn, c.out, ctx));
+    return readDataDims(c);
   }
 #ifdef OPFORGE_WITH_CUDA
   if constexpr (Core::kHasCuda) {
@@ -507,6 +561,7 @@ Status execute(const Call<Core>& c, bool wait) {
     if (s.ok()) s = cudaStatus(cudaGetLastError(), (name + ": kernel launch").c_str());
     if (ctx.workspace != nullptr) cudaFreeAsync(ctx.workspace, stream());  // stream-ordered: after the kernel
     if (s.ok() && wait) s = cudaStatus(cudaStreamSynchronize(stream()), (name + ": kernel").c_str());
+    if (s.ok()) s = readDataDims(c);  // (synchronizes where the op has data dims)
     return s;
   }
 #endif

@@ -93,6 +93,7 @@ Status tensorCount(size_t nodeInputs, int* numIn) {
 /** Where a kernel runs: the CPU EP with host scratch memory. */
 struct CpuEp {
   static constexpr const char* kProvider = "CPUExecutionProvider";
+  static constexpr bool kHost = true;
   template <class Op>
   static Status run(OrtKernelContext* /*ctx*/, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
     std::vector<uint8_t> ws(wsBytes);
@@ -109,6 +110,7 @@ struct CpuEp {
  */
 struct CudaEp {
   static constexpr const char* kProvider = "CUDAExecutionProvider";
+  static constexpr bool kHost = false;
   template <class Op>
   static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
     CudaContext c;
@@ -204,10 +206,24 @@ struct Kernel {
     if (!ok(api().KernelContext_GetOutputCount(ctx, &numOutputs))) return ok.status;
     if (numOutputs != static_cast<size_t>(numWanted))
       return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": the node has " + std::to_string(numOutputs) + " outputs; its attributes ask for " + std::to_string(numWanted));
-    RawTensor out[Op::kNumOutputs];
+    // The outputs, then a slot per dim the kernel decides. An output naming one is written to
+    // scratch memory of its bound, and copied to ORT's output of its actual dims after the run.
+    RawTensor out[Op::kNumOutputs + Op::kNumDataDims];
+    int64_t dataDims[Op::kNumDataDims > 0 ? Op::kNumDataDims : 1] = {};
+    std::vector<uint8_t> bounded[Op::kNumOutputs];
+    for (int d = 0; d < Op::kNumDataDims; ++d) {
+      dataDims[d] = -1;
+      out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, &dataDims[d], Shape{}, true};
+    }
     for (int o = 0; o < Op::kNumOutputs; ++o) {
       if (!wanted[o]) {
         out[o] = RawTensor{outTypes[o], nullptr, Shape{}, false};
+        continue;
+      }
+      if (hasDataDim(o)) {
+        if (!Ep::kHost) return error(ORT_NOT_IMPLEMENTED, std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " has a dim the kernel decides, which the " + Ep::kProvider + " does not run yet");
+        bounded[o].resize(static_cast<size_t>(outShapes[o].numel()) * dtypeSize(outTypes[o]));
+        out[o] = RawTensor{outTypes[o], bounded[o].data(), outShapes[o], true};
         continue;
       }
       OrtValue* v = nullptr;
@@ -235,7 +251,37 @@ struct Kernel {
       if (st.ok()) st = Op::configure(attrs, shapes, &state);
     }
     if (st.ok()) st = Ep::template run<Op>(ctx, attrs, state, in, numIn, out, wsBytes);
-    return st.ok() ? nullptr : error(ORT_RUNTIME_EXCEPTION, st.message());
+    if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
+    if constexpr (Op::kNumDataDims > 0) return exactOutputs(ctx, out, dataDims, bounded);
+    return nullptr;
+  }
+
+  static bool hasDataDim(int o) {
+    for (int axis = 0; axis < kMaxRank; ++axis)
+      if (Op::dataDimAt(o, axis) >= 0) return true;
+    return false;
+  }
+
+  /** The outputs naming a dim the kernel decides, at their actual dims: copied from the scratch the kernel wrote. */
+  static OrtStatusPtr exactOutputs(OrtKernelContext* ctx, const RawTensor* out, const int64_t* dataDims, const std::vector<uint8_t>* bounded) {
+    Check ok;
+    for (int d = 0; d < Op::kNumDataDims; ++d) {
+      const Status st = checkDataDim<Op>(d, dataDims[d], dataDim<Op>(out, d).bound);
+      if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
+    }
+    Shape exact[Op::kNumOutputs];
+    for (int o = 0; o < Op::kNumOutputs; ++o) exact[o] = out[o].shape;
+    exactShapes<Op>(exact, dataDims);
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (!out[o].present || !hasDataDim(o)) continue;
+      OrtValue* v = nullptr;
+      void* data = nullptr;
+      if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), exact[o].dims, static_cast<size_t>(exact[o].rank), &v))) return ok.status;
+      if (!ok(api().GetTensorMutableData(v, &data))) return ok.status;
+      const size_t bytes = static_cast<size_t>(exact[o].numel()) * dtypeSize(out[o].dtype);
+      if (bytes > 0) std::memcpy(data, bounded[o].data(), bytes);  // the leading part: written contiguously so
+    }
+    return nullptr;
   }
 };
 
@@ -391,6 +437,7 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
       for (int d = 0; d < outs[o].rank && settable; ++d) {
         dims[d] = outs[o].dims[d];
         names[d] = "";
+        if (Op::dataDimAt(o, d) >= 0) { dims[d] = -1; continue; }  // the kernel decides it: unknown until it runs
         if (allConcrete) continue;
         const int like = Op::kOutputLike[o];
         const DimSource src = like >= 0 ? DimSource{like, d, true} : Op::kOutputDims[o][d];

@@ -139,6 +139,9 @@ Status inferShapes(const typename Op::Attrs& attrs, const std::vector<int64_t>* 
       continue;
     }
     dims = toDims(out[o]);
+    // A dim the kernel decides is unknown to the graph (-1, as Paddle's own nonzero declares it).
+    for (int d = 0; d < out[o].rank; ++d)
+      if (Op::dataDimAt(o, d) >= 0) dims[static_cast<size_t>(d)] = kUnknownDim;
     if (anyUnknown) {
       for (int d = 0; d < out[o].rank; ++d) {
         if (!outputDimKnown(Op::kDimDeps, Op::kNumDimDeps, o, d, in)) dims[static_cast<size_t>(d)] = kUnknownDim;

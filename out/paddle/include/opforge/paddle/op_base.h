@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -38,6 +39,35 @@ namespace paddle_bridge {
 
 inline void throwIfError(const Status& s) {
   if (!s.ok()) fail(s.message());
+}
+
+/**
+ * After a run with dims the kernel decides: each value checked against its bound, and each output
+ * naming one the leading part of its bound-sized tensor in its actual dims (the kernel wrote it
+ * contiguously so).
+ */
+template <class Op>
+void exactOutputs(const ::paddle::Tensor& values, const RawTensor* out, std::vector<::paddle::Tensor>* outs) {
+  int64_t v[Op::kNumDataDims] = {};
+  for (int d = 0; d < Op::kNumDataDims; ++d) {
+    v[d] = values.data<int64_t>()[d];
+    throwIfError(checkDataDim<Op>(d, v[d], dataDim<Op>(out, d).bound));
+  }
+  Shape shapes[Op::kNumOutputs];
+  for (int o = 0; o < Op::kNumOutputs; ++o) shapes[o] = out[o].shape;
+  exactShapes<Op>(shapes, v);
+  for (int o = 0; o < Op::kNumOutputs; ++o) {
+    if (!out[o].present || shapes[o] == out[o].shape) continue;
+    ::paddle::Tensor& t = (*outs)[static_cast<size_t>(o)];
+    ::paddle::Tensor exact = ::paddle::empty(toDims(shapes[o]), t.dtype(), t.place());
+    const size_t bytes = static_cast<size_t>(shapes[o].numel()) * dtypeSize(out[o].dtype);
+    if (bytes > 0 && t.is_cpu()) std::memcpy(exact.data(), t.data(), bytes);
+#if defined(PADDLE_WITH_CUDA)
+    if (bytes > 0 && t.is_gpu() && cudaMemcpyAsync(exact.data(), t.data(), bytes, cudaMemcpyDeviceToDevice, t.stream()) != cudaSuccess)
+      fail(std::string(Op::kName) + ": copying output " + Op::kOutputNames[o] + " to its actual dims failed");
+#endif
+    t = exact;
+  }
 }
 
 /**
@@ -83,6 +113,15 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
     out[o].shape = p.outShapes[o];
     out[o].present = p.outPresent[o];
   }
+  // Dims the kernel decides: an int64 slot each on the inputs' device, -1 until the kernel sets it.
+  ::paddle::Tensor dataDims;
+  if constexpr (Op::kNumDataDims > 0) {
+    dataDims = ::paddle::empty({Op::kNumDataDims}, ::paddle::DataType::INT64, ::paddle::CPUPlace());
+    for (int d = 0; d < Op::kNumDataDims; ++d) dataDims.data<int64_t>()[d] = -1;
+    if (!(first == nullptr || first->is_cpu())) dataDims = dataDims.copy_to(place, true);
+    for (int d = 0; d < Op::kNumDataDims; ++d)
+      out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, dataDims.data<int64_t>() + d, Shape{}, true};
+  }
   ::paddle::Tensor scratch;
   void* workspace = nullptr;
   if (p.workspaceBytes > 0) {
@@ -98,6 +137,7 @@ std::vector<::paddle::Tensor> compute(const typename Op::Attrs& attrs, std::init
   } else {
     fail(std::string(Op::kName) + ": inputs on " + place.DebugString() + "; opforge runs on CPU and (built with PADDLE_WITH_CUDA) GPU");
   }
+  if constexpr (Op::kNumDataDims > 0) exactOutputs<Op>(dataDims.is_cpu() ? dataDims : dataDims.copy_to(::paddle::CPUPlace(), true), out, &outs);
   return outs;
 }
 

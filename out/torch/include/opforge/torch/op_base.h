@@ -99,6 +99,28 @@ void checkDevice(const at::Device& device) {
  * allocates outputs and runs the kernel on the inputs' device. Fixed-size arrays, not vectors:
  * this runs on every call, and small tensors spend most of a call outside the kernel.
  */
+/**
+ * After a run with dims the kernel decides: each value checked against its bound, and each output
+ * naming one the leading part of its bound-sized allocation in its actual dims (a view: the kernel
+ * wrote it contiguously so).
+ */
+template <class Core>
+void exactOutputs(const at::Tensor& values, const RawTensor* rawOut, std::array<at::Tensor, Core::kNumOutputs>* outputs) {
+  int64_t v[Core::kNumDataDims > 0 ? Core::kNumDataDims : 1] = {};
+  for (int d = 0; d < Core::kNumDataDims; ++d) {
+    v[d] = values.data_ptr<int64_t>()[d];
+    check(checkDataDim<Core>(d, v[d], dataDim<Core>(rawOut, d).bound));
+  }
+  Shape shapes[Core::kNumOutputs];
+  for (int o = 0; o < Core::kNumOutputs; ++o) shapes[o] = rawOut[o].shape;
+  exactShapes<Core>(shapes, v);
+  for (int o = 0; o < Core::kNumOutputs; ++o) {
+    if (!rawOut[o].present || shapes[o] == rawOut[o].shape) continue;
+    at::Tensor& t = (*outputs)[o];
+    t = t.view({-1}).narrow(0, 0, shapes[o].numel()).view(at::IntArrayRef(shapes[o].dims, static_cast<size_t>(shapes[o].rank)));
+  }
+}
+
 template <class Core>
 std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs, std::initializer_list<c10::optional<at::Tensor>> given,
                                               at::TensorList members = {}) {
@@ -184,6 +206,13 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
     rawOut[o].data = outputs[o].data_ptr();
     rawOut[o].shape = outShapes[o];
   }
+  // Dims the kernel decides: one int64 slot each on the device, -1 until the kernel sets it.
+  at::Tensor dataDims;
+  if constexpr (Core::kNumDataDims > 0) {
+    dataDims = at::full({Core::kNumDataDims}, -1, options.dtype(at::kLong));
+    for (int d = 0; d < Core::kNumDataDims; ++d)
+      rawOut[Core::kNumOutputs + d] = RawTensor{DType::kInt64, dataDims.data_ptr<int64_t>() + d, Shape{}, true};
+  }
   at::Tensor workspace;
   if (workspaceBytes > 0) {
     Shape bytes;
@@ -210,6 +239,7 @@ std::array<at::Tensor, Core::kNumOutputs> run(const typename Core::Attrs& attrs,
     }
 #endif
   }
+  if constexpr (Core::kNumDataDims > 0) exactOutputs<Core>(dataDims.cpu(), rawOut, &outputs);  // (a CUDA run: synchronized)
   return outputs;
 }
 
