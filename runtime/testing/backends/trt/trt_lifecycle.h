@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +70,12 @@ OPFORGE_TRT_V2_END
 #endif
   opforge::trt::loggerFinder().store(nullptr);
   const std::string& log = finder.logger.text;
+  if constexpr (Op::kNumDataDims > 0) {
+    // An IPluginV2 cannot declare a dim the kernel decides: refused by name, whatever the dtypes.
+    EXPECT(p == nullptr && log.find("data_dims") != std::string::npos, ("V2Dynamic refuses an op with dims the kernel decides; log was: " + log).c_str());
+    std::printf("%s %s on TensorRT %d: V2 refused (data dims)\n", p == nullptr ? "ok  " : "FAIL", name, NV_TENSORRT_MAJOR);
+    return;
+  }
   EXPECT((p != nullptr) == creatable, creatable ? "V2Dynamic created on this TensorRT" : "V2Dynamic creation refused: no dtype binding this TensorRT can carry");
   for (const std::string& m : logged) EXPECT(log.find(m) != std::string::npos, ("logs \"" + m + "\"; log was: " + log).c_str());
   if (logged.empty()) EXPECT(log.find("has no tensor type") == std::string::npos, ("logs no refused dtype; log was: " + log).c_str());
@@ -114,13 +121,36 @@ class ConstExpr final : public nvinfer1::IDimensionExpr {
  private:
   ConstImpl impl_;
 };
+#if NV_TENSORRT_MAJOR >= 10
+/** A size tensor's dim (declareSizeTensor): not a constant; the checks read isSizeTensor(). */
+class SizeImpl final : public nvinfer1::apiv::VDimensionExpr {
+ public:
+  bool isConstant() const override { return false; }
+  int64_t getConstantValue() const override { return -1; }
+  bool isSizeTensor() const override { return true; }
+};
+class SizeExpr final : public nvinfer1::IDimensionExpr {
+ public:
+  SizeExpr() { mImpl = &impl_; }
+  ~SizeExpr() noexcept override = default;
+ private:
+  SizeImpl impl_;
+};
+#endif
 class BuilderImpl final : public nvinfer1::apiv::VExprBuilder {
  public:
   std::deque<ConstExpr> pool;
   const nvinfer1::IDimensionExpr* make(int64_t v) { pool.emplace_back(v); return &pool.back(); }
 #if NV_TENSORRT_MAJOR >= 10
   const nvinfer1::IDimensionExpr* constant(int64_t v) override { return make(v); }
-  const nvinfer1::IDimensionExpr* declareSizeTensor(int32_t, const nvinfer1::IDimensionExpr&, const nvinfer1::IDimensionExpr&) override { return nullptr; }
+  std::deque<SizeExpr> sizes;
+  /** Size tensors declared: output index, and the opt and upper values (constants here). */
+  std::vector<std::array<int64_t, 3>> declared;
+  const nvinfer1::IDimensionExpr* declareSizeTensor(int32_t o, const nvinfer1::IDimensionExpr& opt, const nvinfer1::IDimensionExpr& upper) override {
+    declared.push_back({o, opt.getConstantValue(), upper.getConstantValue()});
+    sizes.emplace_back();
+    return &sizes.back();
+  }
 #else
   const nvinfer1::IDimensionExpr* constant(int32_t v) override { return make(v); }
 #endif
@@ -144,6 +174,7 @@ class Builder final : public nvinfer1::IExprBuilder {
  public:
   Builder() { mImpl = &impl_; }
   ~Builder() noexcept override = default;
+  const BuilderImpl& impl() const { return impl_; }
  private:
   BuilderImpl impl_;
 };
@@ -183,6 +214,9 @@ struct Case {
   std::vector<nvinfer1::PluginField> fields;
   std::vector<Buf> ins, outs;
   std::vector<std::vector<uint8_t>> expected;
+  /** Dims the kernel decides: the values the CPU kernel set, and each output's elements at its actual dims. */
+  std::vector<int64_t> dataValues;
+  std::vector<int64_t> exactNumel;
   Case(const char* n, double r, double a) : name(n), rtol(r), atol(a) {}
 
   static opforge::Shape shape(std::initializer_list<int64_t> d) { opforge::Shape s; for (int64_t x : d) s.dims[s.rank++] = x; return s; }
@@ -229,6 +263,8 @@ struct Case {
     const int numIn = static_cast<int>(in.size());  // every input, or the fixed ones and the members
     for (auto& b : outs) out.push_back({b.dtype, b.host.data(), b.shape, true});
     while (out.size() < static_cast<size_t>(Op::kNumOutputs)) out.push_back({opforge::DType::kFloat32, nullptr, opforge::Shape{}, false});  // left out by the attributes
+    dataValues.assign(Op::kNumDataDims, -1);
+    for (int d = 0; d < Op::kNumDataDims; ++d) out.push_back({opforge::DType::kInt64, &dataValues[d], opforge::Shape{}, true});
     // State (configure) and scratch space from the input shapes, as the plugins do.
     opforge::Shape shapes[Op::kMaxInputs];
     opforge::DType dtypes[Op::kMaxInputs] = {};
@@ -246,6 +282,30 @@ struct Case {
     const opforge::Status s = Op::runCpu(attrs, state, in.data(), numIn, out.data(), ctx);
     EXPECT(s.ok(), ("runCpu: " + s.message()).c_str());
     for (auto& b : outs) expected.push_back(b.host);
+    opforge::Shape exact[Op::kNumOutputs];
+    for (int o = 0; o < Op::kNumOutputs; ++o) exact[o] = out[o].shape;
+    for (int d = 0; d < Op::kNumDataDims; ++d) EXPECT(opforge::checkDataDim<Op>(d, dataValues[d], opforge::dataDim<Op>(out.data(), d).bound).ok(), "the CPU kernel sets each data dim within its bound");
+    if constexpr (Op::kNumDataDims > 0) opforge::exactShapes<Op>(exact, dataValues.data());
+    for (size_t o = 0; o < outs.size(); ++o) exactNumel.push_back(exact[o].numel());
+  }
+
+  /**
+   * IPluginV3's outputs: the spec's, then one int32 size tensor (0-D) per data dim, expected to
+   * hold the CPU kernel's value. Undone by dropSizeTensors() (the V2 plugins have none).
+   */
+  template <class Op> void addSizeTensors() {
+    for (int d = 0; d < Op::kNumDataDims; ++d) {
+      Buf b{opforge::DType::kInt32, opforge::Shape{}, std::vector<uint8_t>(4)};
+      const int32_t v = static_cast<int32_t>(dataValues[d]);
+      std::vector<uint8_t> want(4);
+      std::memcpy(want.data(), &v, 4);
+      outs.push_back(std::move(b));
+      expected.push_back(want);
+      exactNumel.push_back(1);
+    }
+  }
+  template <class Op> void dropSizeTensors() {
+    for (int d = 0; d < Op::kNumDataDims; ++d) { outs.pop_back(); expected.pop_back(); exactNumel.pop_back(); }
   }
 
   /** Device buffers, enqueue through fn, compare with the reference. */
@@ -267,7 +327,7 @@ struct Case {
       std::vector<uint8_t> g(outs[o].host.size());
       cudaMemcpy(g.data(), dout[o], g.size(), cudaMemcpyDeviceToHost);
       const size_t es = opforge::dtypeSize(outs[o].dtype);
-      for (int64_t i = 0; i < outs[o].shape.numel(); ++i) {
+      for (int64_t i = 0; i < (o < exactNumel.size() ? exactNumel[o] : outs[o].shape.numel()); ++i) {
         const double want = toDouble(outs[o].dtype, expected[o].data() + i * es), got = toDouble(outs[o].dtype, g.data() + i * es);
         ++total;
         if (std::isinf(want) && want == got) continue;
@@ -307,6 +367,12 @@ struct Case {
 #if NV_TENSORRT_MAJOR >= 10
   /** IPluginV3: the TensorRT 10/11 lifecycle, build phase then runtime phase. */
   template <class Op> void runV3() {
+    addSizeTensors<Op>();
+    runV3Lifecycle<Op>();
+    dropSizeTensors<Op>();
+  }
+
+  template <class Op> void runV3Lifecycle() {
     opforge::trt::CreatorV3<Op> creator;
     const nvinfer1::PluginFieldCollection* names = creator.getFieldNames();
     EXPECT(names != nullptr && names->nbFields == Op::kNumAttributes, "V3 getFieldNames");
@@ -330,8 +396,22 @@ struct Case {
     EXPECT(build->getOutputShapes(in.data(), static_cast<int32_t>(in.size()), nullptr, 0, out.data(), static_cast<int32_t>(out.size()), b) == 0, "V3 getOutputShapes");
     for (size_t o = 0; o < outs.size(); ++o) {
       bool same = out[o].nbDims == outs[o].shape.rank;
-      for (int d = 0; same && d < out[o].nbDims; ++d) same = out[o].d[d] && out[o].d[d]->isConstant() && out[o].d[d]->getConstantValue() == outs[o].shape.dims[d];
+      for (int d = 0; same && d < out[o].nbDims; ++d) {
+        // A dim the kernel decides is a size tensor, declared with its bound as the upper limit.
+        if (o < static_cast<size_t>(Op::kNumOutputs) && Op::dataDimAt(static_cast<int>(o), d) >= 0) same = out[o].d[d] && out[o].d[d]->isSizeTensor();
+        else same = out[o].d[d] && out[o].d[d]->isConstant() && out[o].d[d]->getConstantValue() == outs[o].shape.dims[d];
+      }
       EXPECT(same, "V3 output dims match the spec");
+    }
+    const int32_t specOutputs = static_cast<int32_t>(outs.size()) - Op::kNumDataDims;
+    EXPECT(b.impl().declared.size() == static_cast<size_t>(Op::kNumDataDims), "V3 declares one size tensor per data dim");
+    for (const auto& x : b.impl().declared) {
+      const int d = static_cast<int>(x[0]) - specOutputs;
+      bool bounded = false;
+      for (int32_t o = 0; o < specOutputs; ++o)
+        for (int a = 0; a < outs[o].shape.rank; ++a)
+          if (Op::dataDimAt(o, a) == d && outs[o].shape.dims[a] == x[2]) bounded = true;
+      EXPECT(d >= 0 && d < Op::kNumDataDims && bounded && x[1] == x[2] / 2, "V3 size tensor: output index, bound as upper, half of it as opt");
     }
     auto dyn = dynDescs();
     const int32_t nIn = static_cast<int32_t>(ins.size()), nOut = static_cast<int32_t>(outs.size());
@@ -386,6 +466,10 @@ OPFORGE_TRT_V2_BEGIN
     rejectsBadFields([&](const nvinfer1::PluginFieldCollection* c) { Ptr p(creator.createPlugin(name, c), destroy); return p != nullptr; });
     nvinfer1::PluginFieldCollection c = fc();
     Ptr built(creator.createPlugin(name, &c), destroy);
+    if constexpr (Op::kNumDataDims > 0) {
+      EXPECT(built == nullptr, "V2Dynamic refuses an op with dims the kernel decides");
+      return;
+    }
     EXPECT(built != nullptr, "V2Dynamic createPlugin");
     if (!built) return;
     auto* p = static_cast<nvinfer1::IPluginV2DynamicExt*>(built.get());
@@ -440,6 +524,10 @@ OPFORGE_TRT_V2_BEGIN
     auto destroy = [](nvinfer1::IPluginV2* p) { if (p) p->destroy(); };
     nvinfer1::PluginFieldCollection c = fc();
     Ptr built(creator.createPlugin(name, &c), destroy);
+    if constexpr (Op::kNumDataDims > 0) {
+      EXPECT(built == nullptr, "V2Static refuses an op with dims the kernel decides");
+      return;
+    }
     EXPECT(built != nullptr && std::strcmp(built->getPluginType(), Op::kPaddleStaticName) == 0, "V2Static createPlugin");
     if (!built) return;
     auto* p = static_cast<nvinfer1::IPluginV2Ext*>(built.get());
