@@ -73,8 +73,14 @@ test("PD_BUILD_GRAD_OP from the spec's backward: the tensors the gradient ops re
   );
   assert.match(cc('MyAdd'), 'return bridge::gradShapes({&a, &b});');
   assert.match(cc('MyAdd'), 'grads[0] = g0[0];  // da\n    grads[1] = g0[1];  // db');
-  // Ops without a backward (the gradient ops) or declared non-differentiable (KNNQuery): no grad op.
-  for (const n of ['KNNQuery', 'MyAddGrad', 'DynamicTRTResizeGrad']) assert.not.match(cc(n), 'PD_BUILD_GRAD_OP', n);
+  // Ops without a backward whose inputs would take a gradient (the gradient ops): a grad op that
+  // raises the op's own error; declared non-differentiable (KNNQuery): none.
+  assert.not.match(cc('KNNQuery'), 'PD_BUILD_GRAD_OP');
+  for (const n of ['MyAddGrad', 'DynamicTRTResizeGrad']) {
+    assert.match(cc(n), 'PD_BUILD_GRAD_OP(', n);
+    assert.match(cc(n), `constexpr const char* kNoBackward = "${n}: a gradient was requested through`, n);
+    assert.match(cc(n), '  bridge::fail(kNoBackward);', n);
+  }
 });
 
 test('PD_BUILD_OP per op: snake_case type, spec inputs/outputs, Attrs in Paddle type strings, the three functions', () => {
