@@ -46,6 +46,10 @@ class CoreOp : public ::popart::Op {
   int numIn() const { return Desc::kVariadic ? input->maxIndex() + 1 : Desc::kNumInputs; }
 
   void setup() final {
+    if constexpr (Desc::kNumDataDims > 0) {
+      // PopART sizes every tensor when it builds the graph: no output of a size the kernel decides.
+      throw ::popart::error("{}: has dims the kernel decides (data_dims), which PopART cannot express: its graphs have static shapes", Desc::kName);
+    }
     DType inTypes[Desc::kMaxInputs] = {};
     bool present[Desc::kMaxInputs] = {};
     Shape inShapes[Desc::kMaxInputs];

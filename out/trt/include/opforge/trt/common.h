@@ -581,7 +581,7 @@ class PluginCore {
     for (int32_t i = 0; i < nbInputs; ++i) if (!allKnown(dims[i]) || !fromTrt(types[i], &dtypes[i])) return 0;
     size_t bytes = 0;
     if (!Op::workspaceSize(attrs_, shapes, dtypes, tensorCount(nbInputs), &bytes).ok()) return 0;
-    return bytes;
+    return withDataDims(bytes);
   }
 
   /** Checks concrete shapes (numIn tensors) and, for ops with state, runs configure() when they change. */
@@ -609,10 +609,12 @@ class PluginCore {
    */
   int32_t enqueue(const nvinfer1::Dims* inDims, const nvinfer1::DataType* inTypes, int32_t nbInputs,
                   const nvinfer1::Dims* outDims, const nvinfer1::DataType* outTypes, int32_t nbOutputs,
-                  const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream) {
+                  const void* const* inputs, void* const* outputs, void* workspace, cudaStream_t stream,
+                  void* const* sizeTensors = nullptr) {
     if (nbOutputs != numOutputs()) { logError(std::string(Op::kPluginName) + ": wrong number of outputs"); return 1; }
+    if (Op::kNumDataDims > 0 && sizeTensors == nullptr) { logError(std::string(Op::kPluginName) + ": " + kNoDataDims); return 1; }
     RawTensor in[Op::kMaxInputs];
-    RawTensor out[Op::kNumOutputs];
+    RawTensor out[Op::kNumOutputs + Op::kNumDataDims];
     Shape shapes[Op::kMaxInputs];
     bool present[Op::kMaxInputs] = {};
     if (!inputShapes(inDims, nbInputs, shapes, present)) { logError(std::string(Op::kPluginName) + ": bad input dims"); return 1; }
@@ -637,10 +639,15 @@ class PluginCore {
     Status s = Op::inferShapes(attrs_, shapes, numIn, expected);
     if (!s.ok()) { logError(s.message()); return 1; }
     for (int o = 0; o < nbOutputs; ++o) {
-      if (expected[o] != out[o].shape) {
+      // A dim the kernel decides: TensorRT allocated its bound (the descriptor may say otherwise).
+      Shape given = out[o].shape;
+      for (int d = 0; d < expected[o].rank && d < given.rank; ++d)
+        if (Op::dataDimAt(o, d) >= 0) given.dims[d] = expected[o].dims[d];
+      if (expected[o] != given) {
         logError(std::string(Op::kPluginName) + ": output " + Op::kOutputNames[o] + " has shape " + out[o].shape.str() + ", expected " + expected[o].str());
         return 1;
       }
+      out[o].shape = expected[o];
     }
     CudaContext ctx;
     ctx.stream = stream;
@@ -651,12 +658,36 @@ class PluginCore {
     s = Op::workspaceSize(attrs_, shapes, dtypes, numIn, &bytes);
     if (!s.ok()) { logError(s.message()); return 1; }
     ctx.workspaceSize = bytes;
+    // Each data dim's int64 slot: after the kernel's workspace (getWorkspaceSize counts them).
+    auto* slots = static_cast<int64_t*>(dataDimSlots(workspace, bytes));
+    for (int d = 0; d < Op::kNumDataDims; ++d) out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, slots + d, Shape{}, true};
     // The op's CUDA kernel; an op without one runs its CPU kernel on host copies.
     if constexpr (Op::kHasCuda) s = Op::runCuda(attrs_, state_, in, numIn, out, ctx);
     else s = runOnHost<Op>(attrs_, state_, in, numIn, out, ctx);
     if (!s.ok()) { logError(s.message()); return 1; }
+    // TensorRT's size tensors are int32 (every 10.x takes that): the low half of each little-endian
+    // int64 value, which is at most its bound.
+    for (int d = 0; d < Op::kNumDataDims; ++d)
+      if (cudaMemcpyAsync(sizeTensors[d], slots + d, sizeof(int32_t), cudaMemcpyDeviceToDevice, stream) != cudaSuccess) {
+        logError(std::string(Op::kPluginName) + ": writing size tensor " + Op::kInfo.dataDimNames[d] + " failed");
+        return 1;
+      }
     return 0;
   }
+
+  /** Where the data dims' slots start: after `bytes` of kernel workspace, 8-byte aligned. */
+  static void* dataDimSlots(void* workspace, size_t bytes) {
+    return static_cast<uint8_t*>(workspace) + ((bytes + 7) & ~size_t(7));
+  }
+
+  /** The workspace the kernel needs and, after it, the data dims' slots. */
+  static size_t withDataDims(size_t bytes) {
+    return Op::kNumDataDims == 0 ? bytes : ((bytes + 7) & ~size_t(7)) + sizeof(int64_t) * Op::kNumDataDims;
+  }
+
+  /** What an IPluginV2 says of an op with dims the kernel decides. */
+  static constexpr const char* kNoDataDims =
+      "has dims the kernel decides (data_dims), which an IPluginV2 cannot declare: use its IPluginV3 (TensorRT 10+), which declares them as size tensors";
 
  private:
   Attrs attrs_;
@@ -676,7 +707,13 @@ Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& stat
   const auto stream = static_cast<cudaStream_t>(ctx.stream);
   std::vector<std::vector<uint8_t>> inHost(static_cast<size_t>(numIn)), outHost(Op::kNumOutputs);
   RawTensor in[Op::kMaxInputs];
-  RawTensor out[Op::kNumOutputs];
+  RawTensor out[Op::kNumOutputs + Op::kNumDataDims];
+  // Dims the kernel decides: set on the host, copied to their device slots with the outputs.
+  int64_t dataDims[Op::kNumDataDims > 0 ? Op::kNumDataDims : 1] = {};
+  for (int d = 0; d < Op::kNumDataDims; ++d) {
+    dataDims[d] = -1;
+    out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, &dataDims[d], Shape{}, true};
+  }
   for (int i = 0; i < numIn; ++i) {
     in[i] = inputs[i];
     if (!in[i].present) continue;
@@ -697,6 +734,11 @@ Status runOnHost(const typename Op::Attrs& attrs, const typename Op::State& stat
   cpu.workspace = scratch.empty() ? nullptr : scratch.data();
   cpu.workspaceSize = scratch.size();
   OPFORGE_RETURN_IF_ERROR(Op::runCpu(attrs, state, in, numIn, out, cpu));
+  for (int d = 0; d < Op::kNumDataDims; ++d) {
+    OPFORGE_RETURN_IF_ERROR(checkDataDim<Op>(d, dataDims[d], dataDim<Op>(out, d).bound));
+    if (cudaMemcpyAsync(outputs[Op::kNumOutputs + d].data, &dataDims[d], sizeof(int64_t), cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      return Status::Error(std::string(Op::kPluginName) + ": copying a data dim to the device failed");
+  }
   for (int o = 0; o < Op::kNumOutputs; ++o) {
     if (!outHost[o].empty() && cudaMemcpyAsync(outputs[o].data, outHost[o].data(), outHost[o].size(), cudaMemcpyHostToDevice, stream) != cudaSuccess)
       return Status::Error(std::string(Op::kPluginName) + ": copying an output to the device failed");

@@ -413,6 +413,10 @@ class CreatorV2 final : public nvinfer1::IPluginCreator {
 
   nvinfer1::IPluginV2* createPlugin(const char* /*name*/, const nvinfer1::PluginFieldCollection* fc) noexcept override {
     try {
+      if constexpr (Op::kNumDataDims > 0) {
+        logError(std::string(v2Name<Op>(N)) + ": " + PluginCore<Op>::kNoDataDims);
+        return nullptr;
+      }
       typename Op::Attrs attrs;
       if (!PluginCore<Op>::fromFields(fc, v2Name<Op>(N), &attrs) || !PluginCore<Op>::checkDtypes()) return nullptr;
       auto* p = new Plugin(PluginCore<Op>(std::move(attrs)), identity());
@@ -425,6 +429,10 @@ class CreatorV2 final : public nvinfer1::IPluginCreator {
 
   nvinfer1::IPluginV2* deserializePlugin(const char* /*name*/, const void* serialData, size_t serialLength) noexcept override {
     try {
+      if constexpr (Op::kNumDataDims > 0) {
+        logError(std::string(v2Name<Op>(N)) + ": " + PluginCore<Op>::kNoDataDims);
+        return nullptr;
+      }
       return Plugin::deserialize(serialData, serialLength, identity());
     } catch (...) {
       logError(std::string(v2Name<Op>(N)) + ": deserializePlugin failed");

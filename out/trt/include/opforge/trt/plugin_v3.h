@@ -49,27 +49,47 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   }
 
   // IPluginV3OneBuild
-  int32_t getNbOutputs() const noexcept override { return core_.numOutputs(); }
+  /** The outputs the attributes ask for, then one size tensor per dim the kernel decides. */
+  int32_t getNbOutputs() const noexcept override { return core_.numOutputs() + Op::kNumDataDims; }
 
   int32_t getOutputDataTypes(nvinfer1::DataType* outputTypes, int32_t nbOutputs, const nvinfer1::DataType* inputTypes,
                              int32_t nbInputs) const noexcept override {
-    if (nbOutputs != core_.numOutputs()) return -1;
+    if (nbOutputs != getNbOutputs()) return -1;
+    // Size tensors are int32: TensorRT 10.0 to 10.14 take no other (the value is at most its bound).
+    for (int32_t d = 0; d < Op::kNumDataDims; ++d) outputTypes[core_.numOutputs() + d] = nvinfer1::DataType::kINT32;
     try { return core_.outputTypes(inputTypes, nbInputs, outputTypes) ? 0 : -1; } catch (...) { return -1; }
   }
 
   int32_t getOutputShapes(const nvinfer1::DimsExprs* inputs, int32_t nbInputs, const nvinfer1::DimsExprs* /*shapeInputs*/,
                           int32_t /*nbShapeInputs*/, nvinfer1::DimsExprs* outputs, int32_t nbOutputs,
                           nvinfer1::IExprBuilder& exprBuilder) noexcept override {
-    if (nbOutputs != core_.numOutputs()) return -1;
+    if (nbOutputs != getNbOutputs()) return -1;
     bool present[Op::kMaxInputs] = {};
     if (!Core::presence(nbInputs, present)) return -1;
+    const int32_t n = core_.numOutputs();
     try {
-      for (int32_t o = 0; o < nbOutputs; ++o) {
+      for (int32_t o = 0; o < n; ++o) {
         if (!Op::outputDims(core_.attrs(), o, inputs, present, nbInputs, exprBuilder, &outputs[o])) {
           logError(std::string(Op::kPluginName) + ": cannot infer the dims of output " + Op::kOutputNames[o]);
           return -1;
         }
       }
+      // A dim the kernel decides: a size tensor (0-D, output n + d), its bound the upper limit and
+      // half of it the value TensorRT tunes for, as TensorRT's NonZero sample does.
+      const nvinfer1::IDimensionExpr* sizes[Op::kNumDataDims > 0 ? Op::kNumDataDims : 1] = {};
+      for (int32_t o = 0; o < n; ++o)
+        for (int32_t axis = 0; axis < outputs[o].nbDims; ++axis) {
+          const int d = Op::dataDimAt(o, axis);
+          if (d < 0) continue;
+          if (sizes[d] == nullptr) {
+            const nvinfer1::IDimensionExpr* upper = outputs[o].d[axis];
+            const nvinfer1::IDimensionExpr* opt = exprBuilder.operation(nvinfer1::DimensionOperation::kFLOOR_DIV, *upper, *exprBuilder.constant(2));
+            sizes[d] = opt == nullptr ? nullptr : exprBuilder.declareSizeTensor(n + d, *opt, *upper);
+            if (sizes[d] == nullptr) { logError(std::string(Op::kPluginName) + ": cannot declare size tensor " + Op::kInfo.dataDimNames[d]); return -1; }
+          }
+          outputs[o].d[axis] = sizes[d];
+        }
+      for (int32_t d = 0; d < Op::kNumDataDims; ++d) outputs[n + d].nbDims = 0;
     } catch (...) {
       return -1;
     }
@@ -79,17 +99,19 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   bool supportsFormatCombination(int32_t pos, const nvinfer1::DynamicPluginTensorDesc* inOut, int32_t nbInputs,
                                  int32_t nbOutputs) noexcept override {
     const int32_t n = nbInputs + nbOutputs;
-    if (pos < 0 || pos >= n || n > Op::kMaxInputs + Op::kNumOutputs) return false;
+    if (pos < 0 || pos >= n || n > Op::kMaxInputs + Op::kNumOutputs + Op::kNumDataDims || nbOutputs != getNbOutputs()) return false;
+    const int32_t sized = nbInputs + core_.numOutputs();  // the size tensors' first position
+    if (pos >= sized) return inOut[pos].desc.format == nvinfer1::TensorFormat::kLINEAR && inOut[pos].desc.type == nvinfer1::DataType::kINT32;
     nvinfer1::TensorFormat formats[Op::kMaxInputs + Op::kNumOutputs] = {};
     nvinfer1::DataType types[Op::kMaxInputs + Op::kNumOutputs] = {};
     for (int32_t i = 0; i <= pos; ++i) { formats[i] = inOut[i].desc.format; types[i] = inOut[i].desc.type; }
-    return core_.supports(pos, formats, types, nbInputs, nbOutputs);
+    return core_.supports(pos, formats, types, nbInputs, core_.numOutputs());
   }
 
   int32_t configurePlugin(const nvinfer1::DynamicPluginTensorDesc* in, int32_t nbInputs,
                           const nvinfer1::DynamicPluginTensorDesc* /*out*/, int32_t nbOutputs) noexcept override {
     bool present[Op::kMaxInputs] = {};
-    if (nbOutputs != core_.numOutputs() || !Core::presence(nbInputs, present)) return -1;
+    if (nbOutputs != getNbOutputs() || !Core::presence(nbInputs, present)) return -1;
     nbInputs_ = nbInputs;
     for (int32_t i = 0; i < nbInputs; ++i) {
       const int32_t rank = Op::kInputRank[Op::portOf(i)];
@@ -125,7 +147,7 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   // IPluginV3OneRuntime
   int32_t onShapeChange(const nvinfer1::PluginTensorDesc* in, int32_t nbInputs, const nvinfer1::PluginTensorDesc* /*out*/,
                         int32_t nbOutputs) noexcept override {
-    if (nbOutputs != core_.numOutputs() || nbInputs > Op::kMaxInputs || nbInputs < 0) return -1;
+    if (nbOutputs != getNbOutputs() || nbInputs > Op::kMaxInputs || nbInputs < 0) return -1;
     nbInputs_ = nbInputs;
     try {
       nvinfer1::Dims dims[Op::kMaxInputs] = {};
@@ -148,7 +170,8 @@ class PluginV3 final : public nvinfer1::IPluginV3,
       for (int32_t i = 0; i < nbInputs; ++i) { inDims[i] = inputDesc[i].dims; inTypes[i] = inputDesc[i].type; }
       const int32_t nbOutputs = core_.numOutputs();
       for (int32_t o = 0; o < nbOutputs; ++o) { outDims[o] = outputDesc[o].dims; outTypes[o] = outputDesc[o].type; }
-      return core_.enqueue(inDims, inTypes, nbInputs, outDims, outTypes, nbOutputs, inputs, outputs, workspace, stream);
+      // The size tensors follow the outputs.
+      return core_.enqueue(inDims, inTypes, nbInputs, outDims, outTypes, nbOutputs, inputs, outputs, workspace, stream, outputs + nbOutputs);
     } catch (...) {
       logError(std::string(Op::kPluginName) + ": enqueue failed");
       return 1;
