@@ -93,6 +93,8 @@ export interface OutPlan {
   weights: number[];
   /** The spec's `present:` condition over attributes (trailing outputs only; a later one implies the earlier). */
   present?: CondE;
+  /** A dim the kernel decides (`data_dims`, addDataDims): `shape.dims[axis]` is its bound. */
+  dataDim?: { name: string; axis: number };
 }
 
 export interface StatePlan {
@@ -780,7 +782,26 @@ export function planSpec(seed: number): SpecPlan {
   addOptionalCheck(rng(seed * 179424673 + 29), p);
   addPresence(rng(seed * 217645177 + 31), p);
   addVariadic(rng(seed * 275604541 + 37), p);
+  addDataDim(rng(seed * 314606869 + 41), p);
   return p;
+}
+
+/** The name of the spec-space's data dim (no attribute, input, output or let is called so). */
+export const DATA_DIM = 'kept';
+
+/**
+ * From its own stream, a fifth of the specs: one dim of one output (always present, a dims list
+ * without slices) becomes a dim the kernel decides, `kept`, bounded by the dim's expression; the
+ * kernels keep half of it (rounded down), the reference likewise.
+ */
+function addDataDim(r: Rand, p: SpecPlan): void {
+  if (!chance(r, 0.2)) return;
+  const room = p.outputs.filter(
+    (o) => !o.present && o.shape.kind === 'dims' && o.shape.dims.length > 0 && o.shape.dims.every((d) => d.k !== 'slice'),
+  );
+  if (!room.length) return;
+  const o = pick(r, room);
+  o.dataDim = { name: DATA_DIM, axis: int(r, 0, (o.shape as { dims: DimE[] }).dims.length - 1) };
 }
 
 /** The key of a case's dims record holding count(x) of variadic input x, as [n]. */

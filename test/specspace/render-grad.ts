@@ -24,7 +24,10 @@ export function gradPlan(p: SpecPlan): GradPlan | undefined {
     .map((i, index) => ({ ...i, index }))
     .filter((i) => !i.optional && !i.shapeOnly && !i.variadic && anyFloat(p, i.dtype));
   // Outputs the attributes may leave out carry no gradient (the spec model's rule).
-  const outs = p.outputs.map((o, index) => ({ ...o, index })).filter((o) => anyFloat(p, o.dtype) && !o.present);
+  // Nor do outputs with a dim the kernel decides.
+  const outs = p.outputs
+    .map((o, index) => ({ ...o, index }))
+    .filter((o) => anyFloat(p, o.dtype) && !o.present && !o.dataDim);
   if (!ins.length || !outs.length) return undefined;
   const used = new Set([...ins.map((i) => i.dtype), ...outs.map((o) => o.dtype)]);
   return { name: `${p.name}Grad`, vars: p.vars.filter((v) => used.has(v.name)), outs, ins };

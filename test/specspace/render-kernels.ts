@@ -172,10 +172,14 @@ export function ioType(p: SpecPlan, b: DType[]): string {
 }
 
 export function cpuKernel(p: SpecPlan, snake: string): string {
-  const stores = p.outputs.map(
-    (o, k) =>
-      `  ${o.present ? `if (io.${o.name}.present()) ` : ''}for (int64_t i = 0; i < io.${o.name}.numel(); ++i) io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`,
-  );
+  const stores = p.outputs.map((o, k) => {
+    const store = `io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`;
+    // A dim the kernel decides: half its bound kept, the leading part of the closed form written.
+    if (o.dataDim)
+      return `  io.${o.dataDim.name}.set(io.${o.dataDim.name}.bound / 2);
+  for (int64_t i = 0; i < ${keptNumel(o)}; ++i) ${store}`;
+    return `  ${o.present ? `if (io.${o.name}.present()) ` : ''}for (int64_t i = 0; i < io.${o.name}.numel(); ++i) ${store}`;
+  });
   const overloads = bindings(p).map(
     (b) =>
       `Status cpu(const Attrs& attrs, const State& state, const ${ioType(p, b)}& io, const CpuContext& ctx) { return compute(attrs, state, io, ctx); }`,
@@ -240,17 +244,28 @@ ${needsSum ? '  int64_t sum = 0;\n  for (int d = 0; d < r; ++d) sum += inputs[0]
 `;
 }
 
+/** The elements of output `o` the kernels write: all, or with a data dim at half its bound, the leading part. */
+function keptNumel(o: OutPlan): string {
+  const d = o.dataDim!.name;
+  return `(io.${d}.bound > 0 ? io.${o.name}.numel() / io.${d}.bound * (io.${d}.bound / 2) : 0)`;
+}
+
 export function cudaKernel(p: SpecPlan, snake: string): string {
   const kernels = p.outputs.map(
     (o, k) => `template <typename IoT>
 __global__ void output${k}(IoT io, double e) {
-  const int64_t n = io.${o.name}.numel();
+  const int64_t n = ${o.dataDim ? keptNumel(o) : `io.${o.name}.numel()`};${o.dataDim ? `
+  if (blockIdx.x == 0 && threadIdx.x == 0) io.${o.dataDim.name}.set(io.${o.dataDim.name}.bound / 2);` : ''}
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));
 }`,
   );
-  const launches = p.outputs.map(
-    (o, k) => `  if (${o.present ? `io.${o.name}.present() && ` : ''}io.${o.name}.numel() > 0) {
+  // An output with a data dim launches even when empty: its kernel sets the value.
+  const launches = p.outputs.map((o, k) =>
+    o.dataDim
+      ? `  output${k}<<<cuda::gridFor(io.${o.name}.numel() > 0 ? io.${o.name}.numel() : 1), cuda::kBlock, 0, stream>>>(io, e);
+  OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));`
+      : `  if (${o.present ? `io.${o.name}.present() && ` : ''}io.${o.name}.numel() > 0) {
     output${k}<<<cuda::gridFor(io.${o.name}.numel()), cuda::kBlock, 0, stream>>>(io, e);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
   }`,

@@ -63,7 +63,7 @@ export function reference(p: SpecPlan): string {
     v = v + 0.25 * (idx % 7).to(torch.float64)
 ${terms.join('\n')}
     v = v + extra
-    outs.append(_store(v, ${dtype}).reshape(shape))`;
+    outs.append(${o.dataDim ? `_kept(_store(v, ${dtype}), shape, ${o.dataDim.axis})` : `_store(v, ${dtype}).reshape(shape)`})`;
   });
   // Outputs the attributes leave out (`present:`) are not returned.
   const presence = p.outputs.some((o) => o.present)
@@ -73,6 +73,13 @@ ${terms.join('\n')}
 import torch
 
 _WRAP = {torch.int8: (-128, 256), torch.uint8: (0, 256), torch.int32: (-2 ** 31, 2 ** 32)}
+
+
+def _kept(flat, shape, axis):
+    """A dim the kernel decides (data_dims): half its bound kept, the leading part of the closed form."""
+    shape = list(shape)
+    shape[axis] = shape[axis] // 2
+    return flat[:_numel(shape)].reshape(shape)
 
 
 def _f32(v):

@@ -10,7 +10,7 @@
 // odd). Every attribute and state value enters the sum, so a wrong value shows in the output.
 
 import { toSnake } from '../../generator/model/names.js';
-import { type CasePlan, countKey, type SpecPlan } from './plan.js';
+import { type CasePlan, countKey, type DimE, type SpecPlan } from './plan.js';
 import { choiceText, condText, dimText, dimsYaml, q, type RenderedSpec, yamlValue } from './render-common.js';
 import { anyFloat, gradCpu, gradCuda, gradHasCuda, gradPlan, gradReference, gradYaml } from './render-grad.js';
 import { cpuKernel, cudaKernel, formHeader } from './render-kernels.js';
@@ -51,11 +51,19 @@ function specYaml(p: SpecPlan, snake: string): string {
   L.push('outputs:');
   for (const o of p.outputs) {
     L.push(`  - name: ${o.name}`, `    dtype: ${o.dtype}`);
+    // A data dim's entry is its name (a let-like reference prints as its name).
+    const dims =
+      o.shape.kind === 'dims' && o.dataDim
+        ? o.shape.dims.map((d, a): DimE => (a === o.dataDim!.axis ? { k: 'let', name: o.dataDim!.name, e: d } : d))
+        : undefined;
     L.push(
-      o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(o.shape.dims, p.flow, '    ')}`,
+      o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(dims ?? o.shape.dims, p.flow, '    ')}`,
     );
     if (o.present) L.push(`    present: ${q(condText(o.present))}`);
   }
+  const dd = p.outputs.find((o) => o.dataDim);
+  if (dd?.dataDim && dd.shape.kind === 'dims')
+    L.push('data_dims:', `  ${dd.dataDim.name}: ${q(dimText(dd.shape.dims[dd.dataDim.axis]!))}`);
   if (p.attrs.length) {
     L.push('attributes:');
     for (const a of p.attrs) {
