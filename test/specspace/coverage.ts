@@ -209,6 +209,10 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
   );
   coversPresence(ps);
   coversVariadic(ps);
+  assert.ok(
+    ps.some((p) => p.outputs.some((o) => o.dataDim)),
+    'a dim the kernel decides (data_dims)',
+  );
   assert.ok(ps.some((p) => p.domain?.includes('.')) && ps.some((p) => p.version > 1), 'dotted domain, version > 1');
   assert.ok(ps.some((p) => p.flow) && ps.some((p) => !p.flow), 'flow and block dims lists');
   assert.ok(

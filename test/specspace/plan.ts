@@ -797,7 +797,8 @@ export const DATA_DIM = 'kept';
 function addDataDim(r: Rand, p: SpecPlan): void {
   if (!chance(r, 0.2)) return;
   const room = p.outputs.filter(
-    (o) => !o.present && o.shape.kind === 'dims' && o.shape.dims.length > 0 && o.shape.dims.every((d) => d.k !== 'slice'),
+    (o) =>
+      !o.present && o.shape.kind === 'dims' && o.shape.dims.length > 0 && o.shape.dims.every((d) => d.k !== 'slice'),
   );
   if (!room.length) return;
   const o = pick(r, room);

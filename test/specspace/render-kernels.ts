@@ -254,8 +254,12 @@ export function cudaKernel(p: SpecPlan, snake: string): string {
   const kernels = p.outputs.map(
     (o, k) => `template <typename IoT>
 __global__ void output${k}(IoT io, double e) {
-  const int64_t n = ${o.dataDim ? keptNumel(o) : `io.${o.name}.numel()`};${o.dataDim ? `
-  if (blockIdx.x == 0 && threadIdx.x == 0) io.${o.dataDim.name}.set(io.${o.dataDim.name}.bound / 2);` : ''}
+  const int64_t n = ${o.dataDim ? keptNumel(o) : `io.${o.name}.numel()`};${
+    o.dataDim
+      ? `
+  if (blockIdx.x == 0 && threadIdx.x == 0) io.${o.dataDim.name}.set(io.${o.dataDim.name}.bound / 2);`
+      : ''
+  }
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));
 }`,

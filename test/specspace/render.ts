@@ -57,7 +57,9 @@ function specYaml(p: SpecPlan, snake: string): string {
         ? o.shape.dims.map((d, a): DimE => (a === o.dataDim!.axis ? { k: 'let', name: o.dataDim!.name, e: d } : d))
         : undefined;
     L.push(
-      o.shape.kind === 'like' ? `    shape: ${o.shape.of}` : `    shape:${dimsYaml(dims ?? o.shape.dims, p.flow, '    ')}`,
+      o.shape.kind === 'like'
+        ? `    shape: ${o.shape.of}`
+        : `    shape:${dimsYaml(dims ?? o.shape.dims, p.flow, '    ')}`,
     );
     if (o.present) L.push(`    present: ${q(condText(o.present))}`);
   }

@@ -30,12 +30,7 @@ export const torchBackend: TestBackend = {
           c,
           column,
           got,
-          shapeMismatch(
-            'opforge_ops output_shapes (fake tensors, export)',
-            p?.['python-shapes'],
-            c.op.outputs,
-            got,
-          ),
+          shapeMismatch('opforge_ops output_shapes (fake tensors, export)', p?.['python-shapes'], c.op.outputs, got),
         );
       }
     }

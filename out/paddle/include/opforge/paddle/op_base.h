@@ -18,6 +18,7 @@
 #endif
 
 #include "opforge/core.h"
+#include "opforge/op_core.h"
 #include "opforge/paddle/bridge.h"
 #include "opforge/paddle/dtype.h"
 

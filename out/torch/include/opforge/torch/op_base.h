@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "opforge/core.h"
+#include "opforge/op_core.h"
 
 #ifdef OPFORGE_WITH_CUDA
 #include <c10/cuda/CUDAGuard.h>
