@@ -167,7 +167,6 @@ async function runModel(
         s.inputs.map((i) => i.name),
       );
       const got = s.run(feeds as Parameters<typeof s.run>[0]) as Outputs;
-      const outs = c.op.outputs.map((o) => o.name);
       // ORT's C API gives no dims both for a rank-0 output and for one it could not infer (ops
       // with optional inputs get no inference, docs/ort.md; rank-0 inputs leave some unknown), so
       // an empty list is no evidence either way.
