@@ -332,7 +332,8 @@ trtTest(
     assert.ok(report.ok, JSON.stringify(report.results.filter((r) => r.status === 'fail')));
     assert.match(log, /checks, 0 failed/);
     // Seeds 6 and 24 have rank-0 tensors: Paddle's static plugin cannot be configured for them.
-    assert.match(log, /skip SpecOp24Nd case 0 V2Static: implicit batch cannot carry the rank-0 tensor x2/);
+    // (Any of its cases: the driver's shards share the log, and a line may be cut by another's.)
+    assert.match(log, /skip SpecOp24Nd case \d+ V2Static: implicit batch cannot carry the rank-0 tensor x2/);
     assert.ok(report.results.filter((r) => r.backend === 'trt' && r.status === 'ok').length >= 40);
   },
 );
