@@ -244,6 +244,16 @@ def check_grad(op, fn, inputs, attrs, doc) -> dict:
     return {"maxError": worst, "static": "equal to dygraph"}
 
 
+def static_inputs(inputs) -> list:
+    """A static graph's placeholders for a case's inputs (inside a program_guard): `x<i>`, None for
+    an absent one, and a variadic input's members one feed each (`x<i>_<m>`), passed on as a list."""
+    def data(name, t):
+        return paddle.static.data(name, list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")])
+
+    return [None if t is None else [data(f"x{i}_{m}", v) for m, v in enumerate(t)] if isinstance(t, list) else data(f"x{i}", t)
+            for i, t in enumerate(inputs)]
+
+
 def check_no_backward(op, fn, inputs, attrs) -> dict:
     """An op whose spec declares no backward: paddle.grad in dygraph and paddle.static.gradients in
     a static graph both raise the op's own error (its refusing grad op), not Paddle's "has no grad op"."""
@@ -275,9 +285,7 @@ def check_no_backward(op, fn, inputs, attrs) -> dict:
     paddle.enable_static()
     try:
         with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
-            data = lambda name, t: paddle.static.data(name, list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")])  # noqa: E731
-            sx = [None if t is None else [data(f"x{i}_{m}", v) for m, v in enumerate(t)] if isinstance(t, list) else data(f"x{i}", t)
-                  for i, t in enumerate(inputs)]
+            sx = static_inputs(inputs)
             for i in diff:
                 sx[i].stop_gradient = False
             souts = carried(fn(*sx, *attr_args(op, attrs)))
@@ -295,10 +303,7 @@ def check_static_grad(op, fn, inputs, attrs, diff, carry, ups, dygraph) -> None:
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
-            data = lambda name, t: paddle.static.data(name, list(t.shape), PADDLE[str(t.dtype).replace("torch.", "")])  # noqa: E731
-            # A variadic input: one feed per member (x<i>_<m>), passed on as a list.
-            xs = [None if t is None else [data(f"x{i}_{m}", v) for m, v in enumerate(t)] if isinstance(t, list) else data(f"x{i}", t)
-                  for i, t in enumerate(inputs)]
+            xs = static_inputs(inputs)
             for i in diff:
                 xs[i].stop_gradient = False
             outs = fn(*xs, *attr_args(op, attrs))

@@ -1005,11 +1005,12 @@ class PaddleBinding(Binding):
 
                 xs = [place(f"in{k}", v) for k, v in enumerate(c.inputs)]
                 diff = self.grad_inputs(c) if self.mode == "static-train" else []
-                for k in diff:
-                    # Not a rank-0 input: the binding refuses its gradient in a PIR static graph
-                    # by design (docs/paddle-popart.md), and says how to reshape it.
-                    for x in leaves(xs[k]) if isinstance(c.inputs[k], Members) else [xs[k]]:
-                        x.stop_gradient = False
+                # The placeholders taking a gradient, a variadic input's members each. Not rank 0:
+                # the binding refuses that gradient in a PIR static graph by design
+                # (docs/paddle-popart.md), and says how to reshape it.
+                wrt = [x for k in diff for x in (list(xs[k]) if isinstance(c.inputs[k], Members) else [xs[k]])]
+                for x in wrt:
+                    x.stop_gradient = False
                 args, kw = self.positional(c, xs)
                 outs = fn(*args, **kw)
                 outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
@@ -1018,7 +1019,6 @@ class PaddleBinding(Binding):
                     fl = [o for o, spec in zip(outs, c.op.outputs) if "float" in str(o.dtype) and spec.differentiable]
                     if fl:
                         loss = paddle.add_n([paddle.sum(paddle.cast(o, "float64")) for o in fl])
-                        wrt = [x for k in diff for x in (list(xs[k]) if isinstance(c.inputs[k], Members) else [xs[k]])]
                         fetch += paddle.static.gradients([loss], wrt)
                     else:
                         diff = []

@@ -184,16 +184,15 @@ function savedForBackward(op: OpIR): Saved {
 
 /** A gradient op input in backward(): an incoming gradient, or the saved tensor (an absent optional input is None). */
 function slotOf(saved: Saved, s: GradSource, op: OpIR): string {
-  if (s.kind === 'input' && op.inputs[s.index]!.variadic) {
-    // The members were saved last, after the other inputs and the outputs: one list argument.
-    const from = saved.inputs.filter((i) => !op.inputs[i]!.variadic).length + saved.outputs.length;
-    return `std::vector<at::Tensor>(saved.begin() + ${from}, saved.end())`;
-  }
+  // The saved list: the inputs but a variadic one, the outputs, then the members (forward()).
+  const fixed = saved.inputs.filter((i) => !op.inputs[i]!.variadic);
+  if (s.kind === 'input' && op.inputs[s.index]!.variadic)
+    return `std::vector<at::Tensor>(saved.begin() + ${fixed.length + saved.outputs.length}, saved.end())`;
   return s.kind === 'grad'
     ? `grads[${s.index}]`
     : s.kind === 'input'
-      ? `opforge::torch_ext::tensorOrNone(saved[${saved.inputs.filter((i) => !op.inputs[i]!.variadic).indexOf(s.index)}])`
-      : `saved[${saved.inputs.filter((i) => !op.inputs[i]!.variadic).length + saved.outputs.indexOf(s.index)}]`;
+      ? `opforge::torch_ext::tensorOrNone(saved[${fixed.indexOf(s.index)}])`
+      : `saved[${fixed.length + saved.outputs.indexOf(s.index)}]`;
 }
 
 /**
