@@ -4,7 +4,7 @@
 // has; and a kernel that sets a value beyond its bound, or none, is the op's error on each, not a
 // silently wrong size.
 
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -15,11 +15,22 @@ import { fixtures } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
+let made: string | undefined;
+
+/**
+ * The fixture's project, made once for the file: the wrong-kernel test edits one kernel of the
+ * project the first test built, so its run rebuilds that kernel and relinks, not every binding.
+ */
 function project(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-datadep-'));
-  cpSync(path.join(fixtures, 'datadep', 'ops'), path.join(dir, 'ops'), { recursive: true });
-  return dir;
+  if (!made) {
+    made = mkdtempSync(path.join(os.tmpdir(), 'opforge-datadep-'));
+    cpSync(path.join(fixtures, 'datadep', 'ops'), path.join(made, 'ops'), { recursive: true });
+  }
+  return made;
 }
+test.after(() => {
+  if (made) rmSync(made, { recursive: true, force: true });
+});
 
 /** The columns this machine runs (each must pass every case of every op, but the skips named). */
 function columns(): string[] {
@@ -73,7 +84,10 @@ testWith(['torch'], 'NonZero, Nms and BatchedNms agree with their references on 
 async function wrongCount(replacement: string): Promise<TestReport> {
   const dir = project();
   const kernel = path.join(dir, 'ops', 'kernels', 'non_zero.cpp');
-  writeFileSync(kernel, readFileSync(kernel, 'utf8').replace('io.nnz.set(n);', replacement));
+  const text = readFileSync(kernel, 'utf8');
+  const wrong = text.replace('io.nnz.set(n);', replacement);
+  assert.ok(wrong !== text, 'non_zero.cpp sets nnz as expected');
+  writeFileSync(kernel, wrong);
   return runTests({
     root: dir,
     python: PYTHON,

@@ -71,6 +71,7 @@ function suite(env: Record<string, string | undefined>): { status: number | null
     'VIRTUAL_ENV',
     'CONDA_PREFIX',
     'OPFORGE_CACHE_DIR',
+    'OPFORGE_TEST_PYTHON_PROBE',
   ])
     delete e[k];
   Object.assign(e, {

@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { loadProject } from '../generator/model/project.js';
 import { sh } from './helpers/cxx.js';
 import { root, opsDir, outDir } from './helpers/paths.js';
-import { forgetOtherTorch } from '../runtime/testing/backends/pytorch/build.js';
+import { buildTorchExtension, forgetOtherTorch } from '../runtime/testing/backends/pytorch/build.js';
+import { machineCacheDir } from '../runtime/machine-cache.js';
 import { PYTHON, TORCH_TAG, python, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
@@ -103,7 +104,7 @@ testWith(['torch'], 'without the extension the package runs the reference and st
 testWith(
   ['torch'],
   'every attribute type and an optional input (fixture project): build, parity, legacy export',
-  () => {
+  async () => {
     // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
     // shape expression over an attribute (ceil_div(x[1], stride)).
     const fixture = path.join(root, 'test', 'fixtures', 'adapters');
@@ -118,17 +119,7 @@ testWith(
       '--out',
       out,
     ]);
-    const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-    sh('cmake', [
-      '-S',
-      path.join(out, 'torch'),
-      '-B',
-      build,
-      '-DCMAKE_BUILD_TYPE=Release',
-      `-DCMAKE_PREFIX_PATH=${prefix}`,
-      `-DPython3_EXECUTABLE=${PYTHON}`,
-    ]);
-    sh('cmake', ['--build', build, '-j2']);
+    await buildFixture(fixture, out, build);
     const r = spawnSync(
       PYTHON,
       [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
@@ -149,8 +140,26 @@ testWith(
   },
 );
 
+/**
+ * Builds a generated fixture's extension (-Werror, from out/) as `opforge test` does: its op units
+ * in unity batches without the precompiled header, and the machine's Python entry where one was
+ * built from the same source. The first test builds the seed ops as a user's cmake does.
+ */
+async function buildFixture(fixture: string, out: string, build: string): Promise<string> {
+  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
+  return buildTorchExtension({
+    root: fixture,
+    outDir: out,
+    buildDir: build,
+    prefix,
+    python: PYTHON,
+    cuda: false,
+    entryCacheDir: machineCacheDir(),
+  });
+}
+
 /** Generates a fixture project into build/, builds its extension (-Werror) and runs the checks on it. */
-function fixtureCheck(name: string): { summary: Summary; log: string; status: number | null } {
+async function fixtureCheck(name: string): Promise<{ summary: Summary; log: string; status: number | null }> {
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
   const build = path.join(root, 'build', `${name}-torch-${TORCH_TAG}`);
@@ -163,17 +172,7 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
     '--out',
     out,
   ]);
-  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  sh('cmake', [
-    '-S',
-    path.join(out, 'torch'),
-    '-B',
-    build,
-    '-DCMAKE_BUILD_TYPE=Release',
-    `-DCMAKE_PREFIX_PATH=${prefix}`,
-    `-DPython3_EXECUTABLE=${PYTHON}`,
-  ]);
-  sh('cmake', ['--build', build, '-j2']);
+  await buildFixture(fixture, out, build);
   const r = spawnSync(
     PYTHON,
     [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
@@ -194,13 +193,13 @@ function fixtureCheck(name: string): { summary: Summary; log: string; status: nu
 testWith(
   ['torch'],
   'edge-case shapes (fixture edges): outputs of attributes only, constants and rank 0 build -Werror and match the reference',
-  () => {
+  async () => {
     // SegmentSum: y [num_segments], hist [2, 2], total [], workspace num_segments * 8; ConstFill:
     // no attributes, y [3]. The op core used to name inferShapes' unused `inputs`: no build at all.
     // ListScale: floats/ints attributes with non-empty defaults; the extension used to append the
     // given floats to the default (scales=[2.0] ran as [1.0, 2.0]); its n output reports the lengths.
     const project = loadProject({ opsDir: path.join(root, 'test', 'fixtures', 'edges', 'ops') });
-    const r = fixtureCheck('edges');
+    const r = await fixtureCheck('edges');
     assert.is(r.status, 0, r.log);
     const outputs = project.ops.reduce((n, op) => n + op.tests.length * op.outputs.length, 0);
     assert.is(r.summary.checks.parity, outputs, r.log);

@@ -3,15 +3,25 @@
 import { spawnSync } from 'node:child_process';
 import type { test } from 'uvu';
 import { findPython } from '../../runtime/python-env.js';
+import { type PythonProbe, readProbe } from './python-probe.js';
 import { type OptionalTool, testNeeding, testUnless } from './optional-tools.js';
 
 export { testUnless };
 
 export const PYTHON = findPython().python;
 
+/**
+ * What `npm test`'s runner found PYTHON to import, once for every file of its leg
+ * (python-probe.ts): each import of torch or paddle costs seconds of CPU. Undefined when a file runs
+ * alone or with another Python; then each question is asked here.
+ */
+const PROBED: PythonProbe | undefined = readProbe(process.env, PYTHON);
+
 /** The torch version PYTHON imports ('' without torch). */
 export const TORCH_VERSION =
-  spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  PROBED?.torch ??
+  spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout?.trim() ??
+  '';
 
 /** TORCH_VERSION as a directory-name suffix: build dirs per torch, so the two test legs never share a CMake cache. */
 export const TORCH_TAG = (TORCH_VERSION || 'none').replace(/[^A-Za-z0-9.]+/g, '_');
@@ -36,7 +46,7 @@ const importable = new Map<string, boolean>();
 
 /** PYTHON imports `module` (asked once). */
 export function hasModule(module: string): boolean {
-  let ok = importable.get(module);
+  let ok = importable.get(module) ?? PROBED?.modules[module];
   if (ok === undefined) {
     ok = spawnSync(PYTHON, ['-c', `import ${module}`], { stdio: 'ignore' }).status === 0;
     importable.set(module, ok);

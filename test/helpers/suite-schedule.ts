@@ -89,8 +89,6 @@ export const WEIGHTS: Readonly<Record<string, number>> = {
   'kernel-compiled-once': 80,
   jax: 75,
   'legacy:opforge-test': 165,
-  'legacy:op-sets': 133,
   'legacy:specspace': 107,
-  'legacy:user-ops': 40,
 };
 export const WEIGHT_UNKNOWN = 30;

@@ -3,9 +3,12 @@
 // kernel's output becomes the baseline the other columns are held to.
 
 import { testUnityBatch } from '../../unity-batch.js';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, load } from '../../../index.js';
+import { addonPath, build, load } from '../../../index.js';
 import { onDevice, type Case, type Outputs, type TestBackend, type TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import type { HostTensor } from '../../cases.js';
@@ -70,6 +73,31 @@ export const nodeBackend: TestBackend = {
   },
 };
 
+/**
+ * The addon as this build left it. Node keeps a loaded addon by its path for the life of the
+ * process, so a second run in one process (runTests called again after a kernel edit) would call
+ * the first build's code and report its results: it loads a copy named by the addon's content
+ * instead, beside it, and a rebuilt addon is a new file.
+ */
+function loadAsBuilt(buildDir: string): unknown {
+  const built = addonPath(path.resolve(buildDir));
+  if (!existsSync(built)) return load(buildDir); // load's error names what to do
+  const bytes = readFileSync(built);
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const copy = path.join(path.dirname(built), `.loaded-${hash}.node`);
+  if (!existsSync(copy)) {
+    // Written aside and renamed: a concurrent run loads all of it or writes its own.
+    const tmp = `${copy}.${process.pid}`;
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, copy);
+  }
+  // Earlier builds' copies go (one still loaded elsewhere stays mapped there).
+  for (const f of readdirSync(path.dirname(built)))
+    if (/^\.loaded-[0-9a-f]{16}\.node$/.test(f) && f !== path.basename(copy))
+      rmSync(path.join(path.dirname(built), f), { force: true });
+  return createRequire(import.meta.url)(copy);
+}
+
 /** Builds and loads the addon; undefined (with the reason recorded) when it cannot run here. */
 async function bindAddon(ctx: TestContext, column: string): Promise<NodeBinding | undefined> {
   const cuda = ctx.device === 'cuda';
@@ -79,7 +107,7 @@ async function bindAddon(ctx: TestContext, column: string): Promise<NodeBinding 
     if ('error' in b) throw b.error;
     const { buildDir } = b;
     const mod = (await import(pathToFileURL(path.join(ctx.outDir, 'node', 'index.js')).href)) as NodeModule;
-    const addon = load(buildDir);
+    const addon = loadAsBuilt(buildDir);
     bound = { sync: mod.bind(addon), async: mod.bindAsync(addon), dev: mod.device(addon) };
   } catch (e) {
     ctx.results.push(...buildFailureResults(e, ctx.ops, [column], ctx.root, ctx.project.ops));
