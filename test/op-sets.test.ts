@@ -135,8 +135,7 @@ testWith(
 
 testWith(['torch'], 'a reference importing a missing module fails its own op alone, naming op and module', () => {
   const dir = betaProject();
-  const ref = path.join(dir, 'ops', 'kernels', 'knn_query_ref.py');
-  writeFileSync(ref, `import ${MISSING}\n${readFileSync(ref, 'utf8')}`);
+  edit(dir, 'knn_query_ref.py', (t) => `import ${MISSING}\n${t}`);
   const named = new RegExp(
     `KNNQuery: its reference \\(ops/kernels/knn_query_ref\\.py\\) imports the module \`${MISSING}\`, which is not installed`,
   );

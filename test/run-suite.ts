@@ -48,9 +48,14 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function hasTorch(python: string): string | undefined {
-  const r = spawnSync(python, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : undefined;
+/**
+ * Asks the Python a leg's env finds what it imports, once (python-probe.ts), and hands the answer
+ * to the leg's files in that env; its torch version, undefined where torch is not importable.
+ */
+function probeLeg(env: NodeJS.ProcessEnv): string | undefined {
+  const probe = probePython(findPython(env).python);
+  env[PROBE_ENV] = JSON.stringify(probe);
+  return probe.modules.torch ? probe.torch : undefined;
 }
 
 /** .venv with the pinned requirements (made or refreshed when the file changed); undefined when that fails. */
@@ -254,9 +259,10 @@ async function main(): Promise<number> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.OPFORGE_PYTHON;
   if (process.env.OPFORGE_PYTHON) {
+    const env: NodeJS.ProcessEnv = { ...process.env };
     legs.push({
-      name: `OPFORGE_PYTHON=${process.env.OPFORGE_PYTHON} (torch ${hasTorch(process.env.OPFORGE_PYTHON) ?? 'not importable'})`,
-      env: { ...process.env },
+      name: `OPFORGE_PYTHON=${process.env.OPFORGE_PYTHON} (torch ${probeLeg(env) ?? 'not importable'})`,
+      env,
       pattern,
     });
   } else {
@@ -270,21 +276,24 @@ async function main(): Promise<number> {
       };
       delete env.CONDA_PREFIX;
       legs.push({
-        name: `the venv ${path.relative(root, venv)} (torch ${hasTorch(py) ?? 'not importable'})`,
+        name: `the venv ${path.relative(root, venv)} (torch ${probeLeg(env) ?? 'not importable'})`,
         env,
         pattern,
       });
     } else {
       required.push(`the venv ${venv} could not be made (above: why, and what to install)`);
+      const env: NodeJS.ProcessEnv = { ...base };
+      probeLeg(env);
       legs.push({
         name: 'no Python side installed: torch, Paddle and JAX columns report themselves skipped',
-        env: base,
+        env,
         pattern,
       });
     }
   }
   const legacy = process.env.OPFORGE_TEST_LEGACY_PYTHON ?? '/usr/bin/python3';
-  const legacyTorch = process.env.OPFORGE_TEST_LEGACY === '0' ? undefined : hasTorch(legacy);
+  const legacyEnv: NodeJS.ProcessEnv = { ...base, OPFORGE_PYTHON: legacy, OPFORGE_TEST_LEG: 'oldest-torch' };
+  const legacyTorch = process.env.OPFORGE_TEST_LEGACY === '0' ? undefined : probeLeg(legacyEnv);
   if (legacyTorch) {
     // Anchored: only the top-level files of that name, never a test/unit/ file ending like one.
     const files = `^(${PYTHON_FILES.join('|')})\\.test\\.js$`;
@@ -293,7 +302,7 @@ async function main(): Promise<number> {
     if (chosen.length)
       legs.push({
         name: `oldest torch: ${legacy} (torch ${legacyTorch}): ${chosen.join(', ')}`,
-        env: { ...base, OPFORGE_PYTHON: legacy, OPFORGE_TEST_LEG: 'oldest-torch' },
+        env: legacyEnv,
         pattern: pattern === '\\.test\\.js$' ? files : pattern,
       });
   } else if (process.env.OPFORGE_TEST_LEGACY !== '0') {
@@ -306,10 +315,7 @@ async function main(): Promise<number> {
     if (ownCache) rmSync(ownCache, { recursive: true, force: true });
     return 1;
   }
-  for (const leg of legs) {
-    log(`leg: ${leg.name}`);
-    leg.env[PROBE_ENV] = JSON.stringify(probePython(findPython(leg.env).python));
-  }
+  for (const leg of legs) log(`leg: ${leg.name}`);
   // Files at once: one per core (OPFORGE_TEST_JOBS overrides), since a file's builds leave a
   // core idle while its Python harness or a link runs.
   const workers = Number(process.env.OPFORGE_TEST_JOBS) || Math.max(1, os.availableParallelism());

@@ -107,62 +107,28 @@ testWith(
   async () => {
     // test/fixtures/adapters: StridedScale has an optional input, all six attribute types and a
     // shape expression over an attribute (ceil_div(x[1], stride)).
-    const fixture = path.join(root, 'test', 'fixtures', 'adapters');
-    const out = path.join(root, 'build', 'adapters-out');
-    const build = path.join(root, 'build', `adapters-torch-${TORCH_TAG}`);
-    sh(process.execPath, [
-      path.join(root, 'dist', 'cli', 'opforge.js'),
-      'gen',
-      '--quiet',
-      '--ops',
-      path.join(fixture, 'ops'),
-      '--out',
-      out,
-    ]);
-    await buildFixture(fixture, out, build);
-    const r = spawnSync(
-      PYTHON,
-      [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
-      {
-        encoding: 'utf8',
-        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
-      },
-    );
-    assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
-    const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as Summary;
+    const r = await fixtureCheck('adapters');
+    assert.is(r.status, 0, r.log);
+    const { summary } = r;
     // 2 cases: parity of y, one node each, 6 attributes each with name, type and value checked; the
     // Python entry converts every attribute type and the optional input as torch.ops does (bit for bit).
     assert.equal(
       [summary.checks.parity, summary.checks.node, summary.checks.attr, summary.checks.shape, summary.checks.entry],
       [2, 2, 12, 2, 2],
-      r.stdout,
+      r.log,
     );
   },
 );
 
 /**
- * Builds a generated fixture's extension (-Werror, from out/) as `opforge test` does: its op units
- * in unity batches without the precompiled header, and the machine's Python entry where one was
- * built from the same source. The first test builds the seed ops as a user's cmake does.
+ * Generates a fixture project into build/, builds its extension (-Werror, from out/) as `opforge
+ * test` does (op units in unity batches, the machine's Python entry where one was built from the
+ * same source; the first test builds the seed ops as a user's cmake does) and runs the checks on it.
  */
-async function buildFixture(fixture: string, out: string, build: string): Promise<string> {
-  const prefix = python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim();
-  return buildTorchExtension({
-    root: fixture,
-    outDir: out,
-    buildDir: build,
-    prefix,
-    python: PYTHON,
-    cuda: false,
-    entryCacheDir: machineCacheDir(),
-  });
-}
-
-/** Generates a fixture project into build/, builds its extension (-Werror) and runs the checks on it. */
 async function fixtureCheck(name: string): Promise<{ summary: Summary; log: string; status: number | null }> {
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
-  const build = path.join(root, 'build', `${name}-torch-${TORCH_TAG}`);
+  const build = path.join(root, 'build', `${name}-torch-build-${TORCH_TAG}`);
   sh(process.execPath, [
     path.join(root, 'dist', 'cli', 'opforge.js'),
     'gen',
@@ -172,16 +138,20 @@ async function fixtureCheck(name: string): Promise<{ summary: Summary; log: stri
     '--out',
     out,
   ]);
-  await buildFixture(fixture, out, build);
-  const r = spawnSync(
-    PYTHON,
-    [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', path.join(build, 'libopforge_torch.so')],
-    {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
-    },
-  );
+  const library = await buildTorchExtension({
+    root: fixture,
+    outDir: out,
+    buildDir: build,
+    prefix: python('import torch.utils; print(torch.utils.cmake_prefix_path)').trim(),
+    python: PYTHON,
+    cuda: false,
+    entryCacheDir: machineCacheDir(),
+  });
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', library], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+  });
   const lines = r.stdout.trim().split('\n');
   return {
     summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary,
