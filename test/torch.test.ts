@@ -126,6 +126,33 @@ testWith(
  * same source; the first test builds the seed ops as a user's cmake does) and runs the checks on it.
  */
 async function fixtureCheck(name: string): Promise<{ summary: Summary; log: string; status: number | null }> {
+  const { out, library } = await fixtureBuild(name);
+  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', library], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
+  });
+  const lines = r.stdout.trim().split('\n');
+  return {
+    summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary,
+    log: `${r.stdout}\n${r.stderr}`,
+    status: r.status,
+  };
+}
+
+const fixtureBuilds = new Map<string, Promise<{ out: string; library: string }>>();
+
+/** A fixture's generated out/ and built extension, made once per file run (later tests reuse it). */
+function fixtureBuild(name: string): Promise<{ out: string; library: string }> {
+  let built = fixtureBuilds.get(name);
+  if (built === undefined) {
+    built = buildFixture(name);
+    fixtureBuilds.set(name, built);
+  }
+  return built;
+}
+
+async function buildFixture(name: string): Promise<{ out: string; library: string }> {
   const fixture = path.join(root, 'test', 'fixtures', name);
   const out = path.join(root, 'build', `${name}-torch-out`);
   const build = path.join(root, 'build', `${name}-torch-build-${TORCH_TAG}`);
@@ -147,17 +174,7 @@ async function fixtureCheck(name: string): Promise<{ summary: Summary; log: stri
     cuda: false,
     entryCacheDir: machineCacheDir(),
   });
-  const r = spawnSync(PYTHON, [path.join(root, 'test', 'python', 'torch_ops_check.py'), '--library', library], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: path.join(out, 'python') },
-  });
-  const lines = r.stdout.trim().split('\n');
-  return {
-    summary: JSON.parse(lines[lines.length - 1] ?? '{}') as Summary,
-    log: `${r.stdout}\n${r.stderr}`,
-    status: r.status,
-  };
+  return { out, library };
 }
 
 testWith(
@@ -186,7 +203,7 @@ testWith(
 testWith(
   ['torch'],
   "CUDA tensors to an op without kernels.cuda: a clear error naming the op, not the dispatcher's (checked on the CPU)",
-  () => {
+  async () => {
     // Every op registers for the CUDA key (before, only ops with kernels.cuda, and only in a CUDA
     // build: CUDA tensors met "Could not run 'opforge::...' with arguments from the 'CUDA' backend").
     // No GPU here: the registration, the Python layer's check (a stand-in with a CUDA device) and the
@@ -229,11 +246,9 @@ print(json.dumps(result))
           .split('\n')
           .pop()!,
       );
-    const edges = check(
-      path.join(root, 'build', 'edges-torch-out', 'python'),
-      path.join(root, 'build', `edges-torch-${TORCH_TAG}`, 'libopforge_torch.so'),
-      ['const_fill', 'segment_sum'],
-    );
+    // The edges fixture's build from the test above (built here when run alone).
+    const edgesBuild = await fixtureBuild('edges');
+    const edges = check(path.join(edgesBuild.out, 'python'), edgesBuild.library, ['const_fill', 'segment_sum']);
     const message =
       'ConstFill has no CUDA kernel (its spec names no kernels.cuda), so it runs on the CPU only: move the inputs to the CPU (.cpu()) or add a CUDA kernel to the spec';
     assert.equal(edges.const_fill, {
