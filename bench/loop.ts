@@ -8,7 +8,7 @@
 // each beside what it is held to, measured in the same run: one compile of that kernel with the
 // flags the build used (its compile_commands.json entry), and a bare `python -c "import torch"`.
 // Every compiler invocation goes through a launcher that logs it (CMAKE_<LANG>_COMPILER_LAUNCHER,
-// CUDACXX for the TensorRT lifecycle driver's nvcc, CXX for Paddle's JIT loader): the table counts
+// CUDACXX for the TensorRT lifecycle driver's nvcc): the table counts
 // invocations and how often each kernel was compiled. A column this machine cannot run (no
 // TensorRT headers, a Python package missing) is named and left out.
 // Usage: node dist/bench/loop.js [--repeats 3] [--columns node,torch,...] [--jobs N] [--write] [--keep]
@@ -110,8 +110,6 @@ async function environment(): Promise<NodeJS.ProcessEnv> {
     CCACHE_DISABLE: '1',
     CMAKE_CXX_COMPILER_LAUNCHER: launch,
     CMAKE_CUDA_COMPILER_LAUNCHER: launch,
-    // Paddle's JIT loader compiles and links with $CXX (setuptools): its compiles are counted too.
-    CXX: logger(path.join(tmp, 'cxx'), which(process.env.CXX ?? 'c++')),
     ...(nvcc ? { CUDACXX: logger(path.join(tmp, 'nvcc'), which(nvcc)) } : {}),
   };
   if (!env.TENSORRT_INCLUDE_DIR && existsSync(path.join(repo, '.thirdparty', 'trt-10.16', 'include')))
@@ -192,11 +190,8 @@ function compileOnce(app: string): number {
     (x) => path.resolve(x.directory, x.file) === path.join(app, KERNEL),
   );
   if (!e) throw new Error(`${KERNEL} is not in ${db}`);
-  // Without the launcher and the logging CXX (wrappers: the compiler is what they run), to a scratch object.
-  const cmd = e.command
-    .replace(/^\S*launch\s+/, '')
-    .replace(/^(\S*)\s/, (_, c: string) => `${c === path.join(tmp, 'cxx') ? which(process.env.CXX ?? 'c++') : c} `)
-    .replace(/ -o \S+/, ` -o ${path.join(tmp, 'once.o')}`);
+  // Without the launcher (a wrapper: the compiler is what it runs), to a scratch object.
+  const cmd = e.command.replace(/^\S*launch\s+/, '').replace(/ -o \S+/, ` -o ${path.join(tmp, 'once.o')}`);
   const t = performance.now();
   const r = spawnSync('sh', ['-c', cmd], { cwd: e.directory, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd}\n${r.stderr}`);

@@ -1,8 +1,8 @@
 // Each kernel compiled once per device configuration: a cold `opforge test` of a small
 // project outside ops/ through every backend that links kernels, with a launcher that logs every
 // compiler invocation (CMAKE_CXX_COMPILER_LAUNCHER, the path ccache takes; CUDACXX for the
-// TensorRT lifecycle driver's nvcc). The Node addon, the JAX library, the ONNX Runtime library and
-// the TensorRT driver link the objects of one kernel build; the PyTorch extension's build (configured here, not
+// TensorRT lifecycle driver's nvcc). The Node addon, the JAX library, the Paddle op library, the
+// ONNX Runtime library and the TensorRT driver link the objects of one kernel build; the PyTorch extension's build (configured here, not
 // compiled: its torch headers cost a minute on CI) lists no kernel source of its own and links
 // those objects. Then a kernel edit: one compile of that kernel, and a rerun with nothing changed:
 // no compile at all. Every case still agrees with the reference.
@@ -77,14 +77,16 @@ test.after(() => {
 
 testWith(
   ['torch'],
-  'a cold opforge test compiles each kernel once for the Node addon, JAX, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing',
+  'a cold opforge test compiles each kernel once for the Node addon, JAX, Paddle, ONNX Runtime and TensorRT; an edit recompiles that kernel once; no change compiles nothing',
   async () => {
     const trt = trtIncludeDir() !== undefined && !!process.env.CUDACXX;
-    // The JAX library (CMake, where jax is installed) links the same objects.
+    // The JAX and Paddle libraries (CMake, where jax and paddle are installed) link the same objects.
     const jax = hasModule('jax');
+    const paddle = hasModule('paddle');
     const backends: Backend[] = [
       'node',
       ...(jax ? ['jax' as const] : []),
+      ...(paddle ? ['paddle' as const] : []),
       'ort',
       'serialize',
       ...(trt ? ['trt' as const] : []),
@@ -92,8 +94,15 @@ testWith(
     const cold = await runOpforgeTest(project, { backends });
     for (const r of cold.reports) assert.is(r.failures.length, 0, describeFailures(r));
     assert.equal(
-      cold.report.backends.filter((b) => b !== 'jax-grad'),
-      ['node', ...(jax ? ['jax'] : []), 'ort', 'serialize', ...(trt ? ['trt'] : [])],
+      cold.report.backends.filter((b) => b !== 'jax-grad' && b !== 'paddle-grad'),
+      [
+        'node',
+        ...(jax ? ['jax'] : []),
+        ...(paddle ? ['paddle', 'paddle-infer'] : []),
+        'ort',
+        'serialize',
+        ...(trt ? ['trt'] : []),
+      ],
     );
     // The CPU kernels once each; the CUDA kernels (no CUDA kernel build on the CPU) only by the
     // TensorRT driver, once each.

@@ -1,7 +1,8 @@
 // Paddle for real (the pip wheel in the test venv): the generated PD_BUILD_OP / PD_BUILD_GRAD_OP
-// code built with Paddle's JIT loader, through `opforge test`'s paddle, paddle-grad and
-// paddle-infer columns; a deliberately wrong InferShape is caught; wrong calls from Paddle raise
-// errors naming the op; the op library built with CMake against the wheel and loaded by
+// code in the op library CMake builds against the wheel, through `opforge test`'s paddle,
+// paddle-grad and paddle-infer columns; a deliberately wrong InferShape is caught; wrong calls
+// from Paddle raise errors naming the op (the ops built by Paddle's JIT loader, the other way users
+// build them); the library built by hand with CMake as a user does and loaded by
 // opforge_paddle.load, whose checked functions turn hostile calls into errors naming the op and
 // the argument. Without paddle the columns are skipped with the reason and the install
 // command (checked too). The spec-space corpus and the user-ops fixture run these columns in
@@ -14,7 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runTests } from './helpers/run-tests.js';
-import { runPaddle } from '../runtime/testing/backends/paddle/build.js';
+import { cachedValues } from '../runtime/cmake-cache.js';
+import { buildPaddleLibrary, runPaddle } from '../runtime/testing/backends/paddle/build.js';
 import { loadProject } from '../generator/model/project.js';
 import { differentiableUnder } from '../generator/model/ir-helpers.js';
 import { root } from './helpers/paths.js';
@@ -146,11 +148,20 @@ if (paddle) {
     assert.ok(wrong !== text, 'the InferShape was not found to edit');
     writeFileSync(unit, wrong);
     const project = loadProject({ opsDir: path.join(dir, 'ops'), root: dir });
-    const pd = await runPaddle({
-      python: PYTHON,
+    // The library again (its op unit recompiled, the kernel build's objects as opforge test linked them).
+    const kernels = cachedValues(path.join(dir, 'build', 'paddle'), ['OPFORGE_KERNELS']).OPFORGE_KERNELS;
+    assert.ok(kernels, 'opforge test configured the Paddle build with the kernel build');
+    const library = await buildPaddleLibrary({
       root: dir,
       outDir: path.join(dir, 'out'),
       buildDir: path.join(dir, 'build', 'paddle'),
+      python: PYTHON,
+      kernels: { OPFORGE_KERNELS: kernels },
+    });
+    const pd = await runPaddle({
+      python: PYTHON,
+      outDir: path.join(dir, 'out'),
+      library,
       casesDir: path.join(dir, 'build', 'test', 'cases'),
       ops: project.ops,
       grad: false,
@@ -172,7 +183,7 @@ if (paddle) {
       encoding: 'utf8',
     });
     assert.is(g.status, 0, g.stderr);
-    // The op units through Paddle's JIT loader, as opforge test builds them (one unity unit).
+    // The op units through Paddle's JIT loader (one unity unit), the way users build without CMake.
     const script = `
 import os, numpy as np, paddle, sys
 from paddle.utils.cpp_extension import load

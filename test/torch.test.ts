@@ -94,6 +94,36 @@ testWith(
   },
 );
 
+testWith(
+  ['torch'],
+  'importing the package loads no dynamo; its registration is still marked constant for dynamo',
+  () => {
+    // torch.compiler.assume_constant_result imports all of dynamo (2.5 s per import of the package)
+    // to set one attribute; the package sets it itself (generator/static/python/opforge_ops/_register.py).
+    // If a torch marks functions otherwise, the second line fails, and ops first called inside a
+    // torch.compile(fullgraph=True) region would stop compiling.
+    const out = python(
+      `
+import sys, json, torch, opforge_ops
+from opforge_ops import _register
+loaded = "torch._dynamo" in sys.modules
+api = hasattr(getattr(torch, "compiler", None), "assume_constant_result")
+f = lambda: 0
+if api:
+    torch.compiler.assume_constant_result(f)
+print(json.dumps({"dynamo_loaded": loaded, "api": api, "attr": getattr(f, "_dynamo_marked_constant", None),
+                  "marked": getattr(_register._register, "_dynamo_marked_constant", None)}))
+`,
+      [],
+      { PYTHONPATH: path.join(outDir, 'python') },
+    );
+    const r = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    assert.is(r.dynamo_loaded, false, out);
+    // (torch 1.13 of the oldest-torch leg has no torch.compiler, and nothing to mark.)
+    if (r.api) assert.equal({ attr: r.attr, marked: r.marked }, { attr: true, marked: true }, out);
+  },
+);
+
 testWith(['torch'], 'without the extension the package runs the reference and still exports', () => {
   const r = runCheck(['--no-legacy']);
   assert.is(r.status, 0, r.log);

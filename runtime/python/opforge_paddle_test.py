@@ -1,10 +1,10 @@
 """The Paddle side of `opforge test` (runtime/testing/backends/paddle/build.ts): runs the case files Node wrote
-through the generated Paddle custom ops (out/paddle), built with Paddle's own JIT loader
-(paddle.utils.cpp_extension.load) against the installed wheel.
+through the generated Paddle custom ops (out/paddle), in the op library CMake built against the
+installed wheel, loaded with the generated package's opforge_paddle.load as users load it.
 
 For every case (<cases>/<snake>/<k>.json):
   - paddle: the op in dygraph through the checked functions users call (out/paddle/opforge_paddle's
-    wrap over the JIT-built module), every attribute given:
+    load of the library), every attribute given:
     <k>.paddle.<output>.bin, compared by Node with the baseline like every backend;
   - paddle-grad: paddle.grad through the generated PD_BUILD_GRAD_OP against torch.autograd of the
     spec's reference in float64, within the case's tolerance; for an op without a backward, that
@@ -14,18 +14,16 @@ For every case (<cases>/<snake>/<k>.json):
     shapes (the generated InferShape) equal to the dims the kernel wrote.
 Prints one JSON document: the environment and per case what was written, checked or the error.
 
-Usage: python opforge_paddle_test.py --cases DIR --root PROJECT --out OUT --build DIR [--infer] [--grad]
+Usage: python opforge_paddle_test.py --cases DIR --out OUT --library LIB [--infer] [--grad]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import shutil
 import tempfile
@@ -78,119 +76,13 @@ def torch_dtype(p: paddle.Tensor) -> torch.dtype:
     return DTYPES[str(p.dtype).replace("paddle.", "")]
 
 
-def tree_digest(digest, bases) -> None:
-    """Every file under `bases`, names and bytes, into `digest`."""
-    for base in bases:
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames.sort()
-            for f in sorted(filenames):
-                with open(os.path.join(dirpath, f), "rb") as fh:
-                    digest.update(f.encode() + b"\0" + fh.read())
-
-
-def digest_of(path: str) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()[:16]
-
-
-def write_if_changed(path: str, text: str) -> None:
-    """Writes `path` only when its text differs: the loader rebuilds what is newer than its module."""
-    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-
-
-# -g0: the loader takes Python's -g, and debug info for Paddle's headers is half the unit's
-# compile time (42 s of CPU against 22 s for the seed ops); nothing here is run in a debugger.
-CFLAGS = ["-std=c++17", "-g0"]
-
-
-def build(root: str, out: str, build_dir: str, ops, kernels: dict, objects: dict) -> object:
-    """Every op's PD_BUILD_OP unit and CPU kernel in one module, as a user would load them. The op
-    units are compiled as one (a unity file including each): Paddle's headers are most of a unit's
-    time, and the JIT loader compiles one file at a time. `objects`: per op, the kernel objects of
-    opforge test's kernel build, linked instead of compiling the kernels again (every op has them,
-    or the kernels are compiled here)."""
-    from paddle.utils.cpp_extension import load
-    os.makedirs(build_dir, exist_ok=True)
-    # Paddle's loader compiles through ccache when it is installed: paths under the project are
-    # then hashed relative, so another checkout of the project compiles from the same cache (as
-    # out/cmake/opforge.cmake does for the CMake builds); a CCACHE_BASEDIR of the user's wins.
-    os.environ.setdefault("CCACHE_BASEDIR", os.path.abspath(root))
-    includes = [os.path.join(out, "include"), os.path.join(out, "paddle"), os.path.join(out, "paddle", "include")]
-    linked = sorted({o for op in ops for o in objects.get(op.name, [])}) if all(op.name in objects for op in ops) else []
-    # Paddle's loader rebuilds when its source files change, not the files they include: the digest
-    # of everything the units (and, compiled here, the kernels) can include goes into the unity file.
-    digest = hashlib.sha256(f"{paddle.__version__} {sys.executable} {CFLAGS}".encode())
-    kernel_dirs = sorted({os.path.dirname(os.path.join(root, k)) for k in kernels.values()})
-    tree_digest(digest, [os.path.join(out, "paddle"), os.path.join(out, "include"), *([] if linked else kernel_dirs)])
-    text = f"// Every op unit of out/paddle, compiled once (written by opforge test; inputs {digest.hexdigest()[:16]}).\n" + "".join(
-        f'#include "{os.path.join(out, "paddle", op.snake, op.snake + "_op.cc")}"\n' for op in sorted(ops, key=lambda o: o.snake))
-    if not linked:
-        unity = os.path.join(build_dir, "opforge_paddle_unity.cc")
-        write_if_changed(unity, text)
-        sources = [unity, *sorted({os.path.join(root, kernels[op.name]) for op in ops})]
-        return load(name="opforge_paddle_ops", sources=sources, extra_include_paths=includes,
-                    extra_cxx_cflags=CFLAGS, build_directory=build_dir, verbose=False)
-    # The kernel build's objects: the units are compiled apart (again only when what they include
-    # changed), and the module is their object and the kernel objects linked, so that a kernel edit
-    # relinks the module instead of compiling Paddle's headers again.
-    units = compile_units(build_dir, text, includes)
-    if units is None:
-        unity = os.path.join(build_dir, "opforge_paddle_unity.cc")
-        write_if_changed(unity, text + "".join(f"// {digest_of(o)} {o}\n" for o in linked))
-        return load(name="opforge_paddle_ops", sources=[unity], extra_include_paths=includes, extra_cxx_cflags=CFLAGS,
-                    extra_ldflags=linked, build_directory=build_dir, verbose=False)
-    # The loader relinks only when a source changed: the objects' digests are this file's text.
-    stamp = os.path.join(build_dir, "opforge_paddle_link.cc")
-    link = hashlib.sha256("".join(f"{digest_of(o)} {o}\n" for o in [units, *linked]).encode()).hexdigest()[:16]
-    write_if_changed(stamp, f'// The op units and kernel objects linked into one module (written by opforge test).\nextern const char opforge_paddle_link_inputs[];\nconst char opforge_paddle_link_inputs[] = "{link}";\n')
-    return load(name="opforge_paddle_ops", sources=[stamp], extra_cxx_cflags=CFLAGS, extra_ldflags=[units, *linked],
-                build_directory=build_dir, verbose=False)
-
-
-def compile_units(build_dir: str, text: str, includes: list) -> str:
-    """The unity file of the op units compiled with Paddle's extension flags (its setup(), as the
-    JIT loader runs it), when `text` (which holds the digest of its inputs) changed; its object."""
-    d = os.path.join(build_dir, "units")
-    os.makedirs(d, exist_ok=True)
-    unity = os.path.join(d, "opforge_paddle_unity.cc")
-    done = os.path.join(d, "compiled")
-
-    def found() -> list:
-        objs = [os.path.join(p, f) for p, _, fs in os.walk(os.path.join(d, "build")) for f in fs if f == "opforge_paddle_unity.o"]
-        return sorted(objs, key=os.path.getmtime)
-
-    if os.path.exists(done) and open(done, encoding="utf-8").read() == text and found():
-        return found()[-1]
-    write_if_changed(unity, text)
-    setup = os.path.join(d, "setup.py")
-    # (the module it links, with the kernels' symbols undefined, is never loaded: only its object is used)
-    with open(setup, "w", encoding="utf-8") as fh:
-        fh.write("from paddle.utils.cpp_extension import BuildExtension, CppExtension, setup\n"
-                 f"class Build(BuildExtension.with_options(output_dir={d!r}, no_python_abi_suffix=True)):\n"
-                 "    def _clean_intermediate_files(self):  # the object is what opforge test links\n"
-                 "        pass\n"
-                 f"setup(name='opforge_paddle_units', ext_modules=[CppExtension(sources=[{unity!r}], include_dirs={includes!r}, "
-                 f"extra_compile_args={{'cxx': {CFLAGS!r}}})], cmdclass={{'build_ext': Build}})\n")
-    r = subprocess.run([sys.executable, setup, "build"], cwd=d, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.stderr.write(r.stdout + r.stderr)
-        raise RuntimeError(f"compiling the Paddle op units failed (exit {r.returncode})")
-    if not found():
-        return None  # another Paddle removed it: the caller builds the units into the module itself
-    with open(done, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return found()[-1]
-
-
-def wrap_ops(out: str, raw: object, name: Optional[str]) -> object:
-    """The generated Paddle package's checked functions over the raw module: what is tested
-    is what users call (every argument checked, attributes with the spec's defaults). `name`: the
-    package's (the project's namespace; None: the one package in out/paddle)."""
+def load_ops(out: str, library: str, name: Optional[str]) -> object:
+    """The generated Paddle package's checked functions over the library (opforge_paddle.load):
+    what is tested is what users call (every argument checked, attributes with the spec's
+    defaults). `name`: the package's (the project's namespace; None: the one package in out/paddle)."""
     sys.path.insert(0, os.path.join(out, "paddle"))
     package = importlib.import_module(name or package_in(os.path.join(out, "paddle")))
-    return package.wrap(raw)
+    return package.load(library)
 
 
 def builtin_ops() -> set:
@@ -407,9 +299,8 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", required=True)
-    ap.add_argument("--root", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--build", required=True)
+    ap.add_argument("--library", required=True)
     ap.add_argument("--grad", action="store_true")
     ap.add_argument("--infer", action="store_true")
     # The packages' names (the project's namespace; default: the one package in each folder).
@@ -420,20 +311,17 @@ def main(argv=None) -> int:
 
     env = {"paddle": paddle.__version__, "skipped": {}}
     ops = list(oo.OPS.values())
-    # Each op's CPU kernel file (relative to the project root) and Paddle op type, from the specs.
+    # Each op's Paddle op type, from the specs.
     with open(os.path.join(args.cases, "paddle-ops.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
-    kernels = {name: m["kernel"] for name, m in meta.items()}
-    objects = {name: m["objects"] for name, m in meta.items() if m.get("objects")}
     paddle.set_device("cpu")
-    # A custom op cannot take the name of one of Paddle's own ops (top_k, leaky_relu, ...): its
-    # Python API would be generated from the built-in's signature. Such ops are left out, by name.
+    # A custom op cannot take the name of one of Paddle's own ops (top_k, leaky_relu, ...): it
+    # overrides the built-in (Paddle warns so) and its Python API is generated from the built-in's
+    # signature. Such ops are not called, by name.
     builtin = builtin_ops()
     clashes = sorted(op.name for op in ops if meta[op.name]["type"] in builtin)
     env["builtin_clashes"] = clashes
-    built_ops = [op for op in ops if op.name not in clashes]
-    # The checked functions users call (out/paddle/opforge_paddle's wrap) over the JIT-built ops.
-    mod = wrap_ops(args.out, build(args.root, args.out, args.build, built_ops, kernels, objects), args.package_name) if built_ops else None
+    mod = load_ops(args.out, args.library, args.package_name) if len(clashes) < len(ops) else None
     env["module"] = getattr(getattr(mod, "raw", None), "__file__", None)
     cases = []
     for op, d, doc in case_docs(args.cases, ops):

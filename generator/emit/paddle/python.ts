@@ -171,7 +171,8 @@ export function emitPaddleInit(ops: readonly OpIR[], names: ProjectNames): strin
     { module: 'shutil' },
     { module: 'tempfile' },
     { module: 'types' },
-    { module: 'typing', names: ['Any', 'Callable', 'Dict', 'Optional'] },
+    { module: 'typing', names: ['Any', 'Callable', 'Dict', 'Optional', 'Set'] },
+    { module: 'warnings' },
     { module: '.', names: ['_runtime'] },
     ...ops.map((op) => ({ module: '.ops', names: [`${op.ident.snake} as _${op.ident.snake}`] })),
   ];

@@ -19,7 +19,9 @@ import os
 import shutil
 import tempfile
 import types
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Set
+
+import warnings
 
 from . import _runtime
 from .ops import custom_relu as _custom_relu
@@ -90,6 +92,17 @@ def _check_built_against() -> None:
                           "again under this Paddle (opforge package --paddle)")
 
 
+def _paddle_own_ops() -> Set[str]:
+    """The op types Paddle registers itself (none known where this Paddle does not list them)."""
+    try:
+        from paddle.base import core
+        from paddle.base.proto import framework_pb2
+
+        return {framework_pb2.OpProto.FromString(b).type for b in core.get_all_op_protos()}
+    except Exception:  # noqa: BLE001 - another Paddle layout
+        return set()
+
+
 def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_directory: Optional[str] = None) -> types.ModuleType:
     """Registers the custom ops of `library` with Paddle (once per path) and returns wrap() of the
     module Paddle generates for them. Without `library`: the one installed beside this package (a
@@ -114,10 +127,21 @@ def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_
     except ImportError as e:  # pragma: no cover - a Paddle outside the supported window
         raise ImportError("opforge_paddle.load: this Paddle has no paddle.utils.cpp_extension.extension_utils._generate_python_module; "
                           "load the ops with paddle.utils.cpp_extension.load (the JIT loader) and opforge_paddle.wrap instead") from e
+    own = _paddle_own_ops()  # before registering: the library's ops override Paddle's of the same name
     ops = load_op_meta_info_and_register_op(path)
     if not ops:
         raise ValueError(f"opforge_paddle.load: {path} registers no custom op")
+    # Paddle writes a custom op's Python function from the op registered under its name, so one
+    # named like Paddle's own op gets the built-in's signature (top_k: `def top_k(x, k, k)`, which
+    # does not even parse, and the whole module would fail). Such ops get no function here.
+    clashes = sorted(o for o in ops if o in own)
+    if clashes:
+        warnings.warn(f"opforge_paddle.load: {', '.join(clashes)}: Paddle has built-in ops of these names, which the library's "
+                      "ops now override, and a custom op cannot have a Python function under a built-in's name: left out "
+                      "of the module (rename the op in its spec)", stacklevel=2)
+        ops = [o for o in ops if o not in own]
     folder = build_directory or tempfile.mkdtemp(prefix="opforge_paddle_")
+    os.makedirs(folder, exist_ok=True)  # a build_directory not made yet: Paddle writes into it
     try:
         raw = _generate_python_module(name, ops, folder)
     finally:

@@ -4,6 +4,7 @@ backward, so torch.export, torch.compile and the dynamo exporter trace each op a
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import torch
@@ -27,7 +28,16 @@ def ensure_registered(op: OpInfo) -> None:
 
 def _assume_constant_result(fn: Callable[..., Any]) -> Callable[..., Any]:
     compiler = getattr(torch, "compiler", None)
-    return compiler.assume_constant_result(fn) if hasattr(compiler, "assume_constant_result") else fn
+    if not hasattr(compiler, "assume_constant_result"):
+        return fn
+    if "torch._dynamo" in sys.modules:
+        return compiler.assume_constant_result(fn)
+    # torch.compiler.assume_constant_result imports all of dynamo (2.5 s, on every import of this
+    # package) to set the one attribute dynamo reads when it meets the function
+    # (torch/_dynamo/decorators.py); set here while dynamo is not loaded. test/torch.test.ts checks
+    # that the torch under test still marks a function so.
+    setattr(fn, "_dynamo_marked_constant", True)
+    return fn
 
 
 @_assume_constant_result

@@ -1,14 +1,20 @@
-// `opforge test`'s Paddle columns: the generated Paddle custom ops (out/paddle), built with
-// Paddle's own JIT loader against the installed wheel, run by runtime/python/opforge_paddle_test.py
-// on the case files Node wrote. paddle: dygraph outputs against the baseline; paddle-grad:
-// paddle.grad through PD_BUILD_GRAD_OP against autograd of the reference; paddle-infer: the op in a
-// jit.save'd model run by paddle.inference, equal to dygraph, its InferShape equal to the kernel's dims.
+// `opforge test`'s Paddle columns: the generated Paddle custom ops (out/paddle) built by CMake
+// against the installed wheel (the library `opforge build` and the wheel ship, linking the shared
+// kernel build's objects), loaded with opforge_paddle.load and run by
+// runtime/python/opforge_paddle_test.py on the case files Node wrote. paddle: dygraph outputs
+// against the baseline; paddle-grad: paddle.grad through PD_BUILD_GRAD_OP against autograd of the
+// reference; paddle-infer: the op in a jit.save'd model run by paddle.inference, equal to dygraph,
+// its InferShape equal to the kernel's dims.
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runHarnessScript, type PythonSession } from '../../python-session.js';
+import { defineArgs, needsConfigure } from '../../../cmake-cache.js';
+import { runLogged } from '../../../run-logged.js';
 import type { OpIR, ProjectNames } from '../../../../generator/model/ir.js';
 import { paddleOpType } from '../../../../generator/model/ir-helpers.js';
+import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
+import { paddleLibrary } from '../../../../generator/emit/paddle/names.js';
 
 export const PADDLE_COLUMNS = ['paddle', 'paddle-grad', 'paddle-infer'] as const;
 
@@ -23,50 +29,79 @@ export interface PaddleRun {
   cases: ({ op: string; case: number } & Partial<Record<(typeof PADDLE_COLUMNS)[number], PaddleCell>>)[];
 }
 
-/** Runs the Paddle harness over casesDir (every op of the project is built into one module). */
-export async function runPaddle(o: {
-  python: string;
+/**
+ * Builds the Paddle op library (libopforge_paddle_ops, or the project's: every op of out/paddle,
+ * CPU kernels) in buildDir with CMake against `python`'s paddlepaddle wheel; incremental, through
+ * ccache where it is installed. Returns the library's path.
+ */
+export async function buildPaddleLibrary(o: {
   root: string;
   outDir: string;
   buildDir: string;
+  python: string;
+  /** The shared kernel build's definitions (runtime/kernels.ts): its objects are linked, not compiled again. */
+  kernels?: Readonly<Record<string, string>>;
+  /** The project's names (the library's target); default: opforge's own. */
+  names?: ProjectNames;
+  onLine?: (l: string) => void;
+}): Promise<string> {
+  const target = paddleLibrary(o.names ?? DEFAULT_NAMES);
+  if (!existsSync(path.join(o.outDir, 'paddle', 'CMakeLists.txt')))
+    throw new Error(`no generated Paddle backend in ${path.join(o.outDir, 'paddle')}: run \`opforge gen\` first`);
+  const defs: Record<string, string> = {
+    WITH_PADDLE: 'ON',
+    PADDLE_PYTHON: o.python,
+    OPFORGE_PROJECT_ROOT: o.root,
+    CMAKE_BUILD_TYPE: 'Release',
+    WITH_CUDA: 'OFF',
+    OPFORGE_KERNELS: 'OFF',
+    ...o.kernels,
+  };
+  // Reconfigure when the options differ from the cache (another Python means another wheel), and
+  // when a failed configure left a cache but no build files.
+  const generated = ['Makefile', 'build.ninja'].some((f) => existsSync(path.join(o.buildDir, f)));
+  if (!generated || needsConfigure(o.buildDir, defs))
+    await runLogged(
+      'cmake',
+      ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)],
+      'cmake configure of out/paddle',
+      o.onLine,
+    );
+  await runLogged(
+    'cmake',
+    ['--build', o.buildDir, '--target', target, '-j', '2'],
+    'building the Paddle op library',
+    o.onLine,
+  );
+  return path.join(o.buildDir, 'paddle', `lib${target}.so`);
+}
+
+/** Runs the Paddle harness over casesDir on the built library (every op of the project is in it). */
+export async function runPaddle(o: {
+  python: string;
+  outDir: string;
+  library: string;
   casesDir: string;
   ops: readonly OpIR[];
   grad: boolean;
   infer: boolean;
-  /** Per op (snake name): its CPU kernel objects from the shared kernel build; absent: compile the kernels. */
-  kernelObjects?: ReadonlyMap<string, readonly string[]> | undefined;
   /** The project's names (the packages' names); default: the one package in each folder. */
   names?: ProjectNames;
   /** The run's Python-side interpreter: the harness runs there when it has the same Python. */
   session?: PythonSession | undefined;
 }): Promise<PaddleRun> {
-  // The CPU kernel of every op and its Paddle op type; with the shared kernel build's objects
-  // (runtime/kernels.ts) the module links those, as every other backend does, instead of compiling
-  // each kernel again one file at a time in Paddle's loader.
-  const meta = Object.fromEntries(
-    o.ops.map((op) => {
-      const objects = o.kernelObjects?.get(op.ident.snake);
-      return [op.name, { kernel: op.kernels.cpu, type: paddleOpType(op), ...(objects ? { objects } : {}) }];
-    }),
-  );
+  // Every op's Paddle op type: the harness leaves out the ops whose type is one of Paddle's own.
+  const meta = Object.fromEntries(o.ops.map((op) => [op.name, { type: paddleOpType(op) }]));
   writeFileSync(path.join(o.casesDir, 'paddle-ops.json'), `${JSON.stringify(meta)}\n`);
-  const args = ['--cases', o.casesDir, '--root', o.root, '--out', o.outDir, '--build', o.buildDir];
+  const args = ['--cases', o.casesDir, '--out', o.outDir, '--library', o.library];
   if (o.grad) args.push('--grad');
   if (o.infer) args.push('--infer');
   if (o.names) args.push('--package-name', o.names.paddlePackage, '--python-package-name', o.names.torchPackage);
   const r = await runHarnessScript(o.python, 'paddle', args, o.session);
   const last = String(r.stdout).trim().split('\n').at(-1) ?? '';
   if (r.exitCode !== 0 || !last.startsWith('{')) {
-    // A failed JIT build prints the compiler's errors on stderr: keep those lines first.
-    const err = String(r.stderr).split('\n');
-    // (with the include chains, which name the kernel a header error belongs to)
-    const compiler = err
-      .filter(
-        (l) => (/(error|Error)\b/.test(l) && /:\d+:/.test(l)) || /^(In file included from |\s+from )\S+:\d+/.test(l),
-      )
-      .slice(0, 60);
     throw new Error(
-      `the Paddle side of opforge test failed (exit ${r.exitCode}):\n${[...compiler, ...err.slice(-12)].join('\n')}`,
+      `the Paddle side of opforge test failed (exit ${r.exitCode}):\n${String(r.stderr).split('\n').slice(-15).join('\n')}`,
     );
   }
   return JSON.parse(last) as PaddleRun;

@@ -1,8 +1,9 @@
-// The Paddle columns: the generated custom ops built with Paddle's JIT loader against the wheel.
+// The Paddle columns: the generated custom ops in the library CMake builds from out/paddle against
+// the wheel (linking the shared kernel build's objects), loaded with opforge_paddle.load.
 // paddle: dygraph outputs against the baseline; paddle-grad: paddle.grad against autograd of the
 // reference (and the static graph's gradients against dygraph's); paddle-infer: the op in a
-// jit.save'd model run by paddle.inference, bit for bit equal to dygraph. The module is built
-// inside the harness run, so a run kept by content (kept-run.ts) skips the build and the harness.
+// jit.save'd model run by paddle.inference, bit for bit equal to dygraph. A run kept by content
+// (kept-run.ts: the cases, the packages, the library's bytes) skips the harness.
 
 import path from 'node:path';
 import { type Case, oncePerRun, type TestBackend, type TestContext } from '../../backend.js';
@@ -10,12 +11,11 @@ import { buildFailureResults } from '../../build-failure.js';
 import type { HostTensor, TensorFile } from '../../cases.js';
 import { compareOutputs } from '../../compare.js';
 import { readOutputs } from '../../outputs.js';
-import { runPaddle, type PaddleCell, type PaddleRun } from './build.js';
+import { buildPaddleLibrary, runPaddle, type PaddleCell, type PaddleRun } from './build.js';
 import { compileKey } from '../../compile-key.js';
 import { keptRun } from '../../kept-run.js';
 import { caseInputFiles } from '../../case-files.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
-import { kernelFiles } from '../../../../generator/model/ir-helpers.js';
 
 /** Why the Paddle columns do not run here; undefined: they run. */
 function skipReason(ctx: TestContext): string | undefined {
@@ -31,31 +31,44 @@ function skipReason(ctx: TestContext): string | undefined {
 
 const wantGrad = (ctx: TestContext): boolean => ctx.ops.some((o) => o.backward);
 
-/** The build and harness run, started by prepare beside the other backends (its own interpreter), or the error. */
-const work = oncePerRun((ctx): Promise<PaddleRun | { error: unknown }> => {
-  ctx.say(`building the Paddle custom ops with Paddle's JIT loader (paddle ${ctx.probe.packages.paddlepaddle})`);
-  // CPU only (the columns skip CUDA), so the kernel build's objects are the CPU ones.
-  const kernelObjects = ctx.kernels?.objects;
-  return keptRun({
-    cacheDir: path.join(ctx.buildRoot, 'test', 'paddle-side'),
-    key: paddleKey(ctx, wantGrad(ctx), kernelObjects),
-    casesDir: ctx.casesDir,
-    owner: 'paddle',
-    run: () =>
-      runPaddle({
-        python: ctx.python,
+/** The library's build and the harness run, started by prepare beside the other backends (its own interpreter), or the error. */
+const work = oncePerRun(async (ctx): Promise<PaddleRun | { error: unknown }> => {
+  try {
+    const library = await ctx.compile(() => {
+      ctx.say(`building the Paddle op library against paddle ${ctx.probe.packages.paddlepaddle}`);
+      return buildPaddleLibrary({
         root: ctx.root,
         outDir: ctx.outDir,
         buildDir: path.join(ctx.buildRoot, 'paddle'),
-        casesDir: ctx.casesDir,
-        ops: ctx.project.ops,
-        grad: wantGrad(ctx),
-        infer: true,
-        kernelObjects,
+        python: ctx.python,
+        // The CPU kernel objects every other backend links (the columns skip CUDA); without them
+        // (that build failed) the library compiles the kernels itself and reports the error.
+        ...(ctx.kernels ? { kernels: ctx.kernels.defs } : {}),
         names: ctx.project.names,
-        session: ctx.harnessSession('paddle'),
-      }),
-  }).catch((error: unknown) => ({ error }));
+        onLine: ctx.progress,
+      });
+    });
+    return await keptRun({
+      cacheDir: path.join(ctx.buildRoot, 'test', 'paddle-side'),
+      key: paddleKey(ctx, wantGrad(ctx), library),
+      casesDir: ctx.casesDir,
+      owner: 'paddle',
+      run: () =>
+        runPaddle({
+          python: ctx.python,
+          outDir: ctx.outDir,
+          library,
+          casesDir: ctx.casesDir,
+          ops: ctx.project.ops,
+          grad: wantGrad(ctx),
+          infer: true,
+          names: ctx.project.names,
+          session: ctx.harnessSession('paddle'),
+        }),
+    });
+  } catch (error) {
+    return { error };
+  }
 });
 
 export const paddleBackend: TestBackend = {
@@ -89,39 +102,18 @@ export const paddleBackend: TestBackend = {
 };
 
 /**
- * What the Paddle build and harness read, as one hash: the cases, the harness, out/paddle,
- * out/include and out/python, the Python and its packages, and the kernels: the kernel build's
- * objects the module links, or (without them, the module compiles the kernels) every op's kernel
- * folder. A kernel folder holding the build folder (a kernel beside the project root) is its
- * kernel files alone: the build's own files would change the key each run.
+ * What the Paddle harness reads, as one hash: the cases, the harness, out/paddle and out/python,
+ * the Python and its packages, and the library's bytes (the kernels and op units it was built from).
  */
-function paddleKey(
-  ctx: TestContext,
-  grad: boolean,
-  objects: ReadonlyMap<string, readonly string[]> | undefined,
-): string {
-  const linked = ctx.project.ops.every((o) => objects?.get(o.ident.snake)?.length)
-    ? ctx.project.ops.flatMap((o) => objects!.get(o.ident.snake)!)
-    : [];
-  const dirs = new Set<string>();
-  const files: string[] = [];
-  for (const op of linked.length ? [] : ctx.project.ops) {
-    const dir = path.dirname(path.resolve(ctx.root, op.kernels.cpu));
-    if (path.relative(dir, ctx.buildRoot).startsWith('..')) dirs.add(dir);
-    else files.push(...kernelFiles(op).map((f) => path.resolve(ctx.root, f)));
-  }
+function paddleKey(ctx: TestContext, grad: boolean, library: string): string {
   return compileKey(
     [
-      JSON.stringify({ grad, ops: ctx.ops.map((o) => o.name), all: ctx.project.ops.map((o) => o.name), linked }),
+      JSON.stringify({ grad, ops: ctx.ops.map((o) => o.name), all: ctx.project.ops.map((o) => o.name) }),
       JSON.stringify(ctx.probe),
       ctx.python,
     ],
-    [
-      path.join(PKG_ROOT, 'runtime', 'python'),
-      ...['paddle', 'include', 'python'].map((d) => path.join(ctx.outDir, d)),
-      ...[...dirs].sort(),
-    ],
-    [...caseInputFiles(ctx.casesDir), ...files, ...linked],
+    [path.join(PKG_ROOT, 'runtime', 'python'), ...['paddle', 'python'].map((d) => path.join(ctx.outDir, d))],
+    [...caseInputFiles(ctx.casesDir), library],
   );
 }
 
