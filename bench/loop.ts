@@ -5,15 +5,17 @@
 // the wall time of `opforge test`
 //   - cold (no build/; the whole project's first with an empty machine cache), then `--only <op>`
 //     after a one-kernel edit and with nothing changed,
-// each beside what it is held to, measured in the same run: one compile of that kernel with the
-// flags the build used (its compile_commands.json entry), and a bare `python -c "import torch"`.
+// and the whole project once more under `opforge test --watch --only <op>` (kernel edits, each
+// timed to the end of the run it starts), each beside what it is held to, measured in the same
+// run: one compile of that kernel with the flags the build used (its compile_commands.json entry),
+// and a bare `python -c "import torch"`.
 // Every compiler invocation goes through a launcher that logs it (CMAKE_<LANG>_COMPILER_LAUNCHER,
 // CUDACXX for the TensorRT lifecycle driver's nvcc): the table counts
 // invocations and how often each kernel was compiled. A column this machine cannot run (no
 // TensorRT headers, a Python package missing) is named and left out.
 // Usage: node dist/bench/loop.js [--repeats 3] [--columns node,torch,...] [--jobs N] [--write] [--keep]
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
@@ -183,6 +185,71 @@ function opforgeTest(app: string, env: NodeJS.ProcessEnv, columns: readonly stri
   return { ms, ...countCompiles(app), report: JSON.parse(r.stdout) as TestReport };
 }
 
+/**
+ * `opforge test --watch --only OP` on `app`: after its first run, `repeats` kernel edits, each timed
+ * from the write to the end of the run it starts (its report and the watch's "waiting" line), with
+ * THINK seconds after each run before the next edit: a user's pause, in which the watch starts the
+ * next run's interpreters.
+ */
+async function watchRounds(app: string, env: NodeJS.ProcessEnv, columns: readonly string[]): Promise<Run[]> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(app, 'node_modules', 'opforge', 'dist', 'cli', 'opforge.js'),
+      'test',
+      '--watch',
+      '--json',
+      '--backend',
+      columns.join(','),
+      '--only',
+      OP,
+      ...(values.jobs ? ['--jobs', values.jobs] : []),
+    ],
+    { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const ended = (n: number): boolean =>
+    out.split('\n').filter(Boolean).length >= n && err.split('waiting for changes').length - 1 >= n;
+  const until = async (n: number): Promise<void> => {
+    const t = Date.now();
+    while (!ended(n)) {
+      if (child.exitCode !== null || Date.now() - t > 600_000)
+        throw new Error(`opforge test --watch in ${app}: no run ${n}:\n${err.slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const runs: Run[] = [];
+  try {
+    await until(1);
+    for (let k = 0; k < repeats; k++) {
+      await new Promise((r) => setTimeout(r, THINK_S * 1000));
+      rmSync(log, { force: true });
+      const t = performance.now();
+      appendFileSync(path.join(app, KERNEL), `int opforge_watch_edit_${k}() { return ${k}; }\n`);
+      await until(k + 2);
+      const ms = performance.now() - t;
+      const report = JSON.parse(out.split('\n').filter(Boolean).at(-1)!) as TestReport;
+      if (!report.ok) throw new Error(`opforge test --watch in ${app}: run ${k + 2} failed`);
+      runs.push({ ms, ...countCompiles(app), report });
+      process.stderr.write(`watch round ${k + 1}: kernel edit ${secs(ms)}\n`);
+    }
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('close', r));
+  }
+  return runs;
+}
+
+/** Seconds between a watch run's end and the next edit (the bench's stand-in for a user reading the result). */
+const THINK_S = 20;
+
 /** One compile of KERNEL with the flags its build used (the kernel build's compile_commands.json entry). */
 function compileOnce(app: string): number {
   const db = path.join(app, 'build', 'kernels', 'cpu', 'compile_commands.json');
@@ -257,6 +324,8 @@ async function main(): Promise<void> {
     compiles.push(compileOnce(whole));
     imports.push(torchImport());
   }
+  // The whole project again under --watch (its builds are warm from the rounds above).
+  const watched = await watchRounds(whole, env, columns);
   const c = median(compiles);
   const py = median(imports);
   const ms = (runs: Run[]): number => median(runs.map((r) => r.ms));
@@ -291,6 +360,7 @@ async function main(): Promise<void> {
       (row) =>
         `| ${row.what === 'all columns' ? `all columns (${columns.join(',')})${row === rows[0] ? ', empty machine cache' : ''}` : row.what} | ${secs(row.cold.ms)} | ${row.cold.invocations} (${each(row.cold)}) | ${yes(once(row))} | ${secs(ms(row.edits))} (${median(row.edits.map((r) => r.invocations))}) | ${yes(ms(row.edits) <= editTarget)} | ${secs(ms(row.unchanged))} (${median(row.unchanged.map((r) => r.invocations))}) | ${yes(ms(row.unchanged) <= noneTarget)} |`,
     ),
+    `| all columns, \`--watch\` (an edit ${THINK_S} s after the last run ended) | — | — | — | ${secs(ms(watched))} (${median(watched.map((r) => r.invocations))}) | ${yes(ms(watched) <= editTarget)} | no run (nothing to run) | yes |`,
   ];
   const table = lines.join('\n');
   process.stdout.write(`${table}\n`);

@@ -2,6 +2,7 @@
 // opforge command line. Exit codes: 0 success, 1 invalid specs, 2 usage error, 3 internal or I/O error.
 
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatDiagnostic, SpecErrors, useColor } from '../model/diagnostics.js';
 import { importRuntime, markGenerated } from './runtime-import.js';
@@ -34,7 +35,7 @@ options:
   --only <op>    regenerate only this op's files
   --quiet        print errors only
   --json         print the result as JSON
-  --watch        (gen) regenerate whenever a spec or kernel changes
+  --watch        regenerate (gen) or test again (test) whenever a spec or kernel changes
   -h, --help     this text
 
 exit codes: 0 ok, 1 invalid specs (test: a backend disagrees with the reference), 2 usage error, 3 internal or I/O error`;
@@ -347,6 +348,7 @@ async function runTestCommand(values: {
   jobs?: string | undefined;
   json: boolean;
   quiet: boolean;
+  watch: boolean;
 }): Promise<number> {
   const { BACKENDS, runTests } =
     await importRuntime<typeof import('../../runtime/testing/run.js')>('runtime/testing/run.js');
@@ -374,32 +376,55 @@ async function runTestCommand(values: {
   const progress = (l: string): void => {
     if (!values.quiet) process.stderr.write(tty ? `\r\x1b[K${l.slice(0, 120)}` : `${l}\n`);
   };
-  try {
-    const report = await runTests({
-      opsDir: values.ops,
-      outDir: values.out,
-      device: values.device,
-      ...(values.only ? { only: values.only.split(',') } : {}),
-      ...(values.jobs ? { jobs: Number(values.jobs) } : {}),
-      ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
-      // gen first, as `opforge gen` would (a no-op when out/ is current).
-      regenerate: (dirs) => {
-        generateIncremental(dirs);
-      },
-      onProgress: progress,
-    });
-    if (tty && !values.quiet) process.stderr.write('\r\x1b[K');
-    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
-    return report.ok ? EXIT.ok : EXIT.invalid;
-  } catch (e) {
-    if (tty && !values.quiet) process.stderr.write('\n');
-    if (e instanceof SpecErrors) {
-      for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
-      return EXIT.invalid;
+  const device: 'cpu' | 'cuda' = values.device;
+  const once = async (sessions?: import('../../runtime/testing/standby.js').SessionStarter): Promise<number> => {
+    try {
+      const report = await runTests({
+        opsDir: values.ops,
+        outDir: values.out,
+        device,
+        ...(values.only ? { only: values.only.split(',') } : {}),
+        ...(values.jobs ? { jobs: Number(values.jobs) } : {}),
+        ...(backends ? { backends: backends as (typeof BACKENDS)[number][] } : {}),
+        ...(sessions ? { sessions } : {}),
+        // gen first, as `opforge gen` would (a no-op when out/ is current).
+        regenerate: (dirs) => {
+          generateIncremental(dirs);
+        },
+        onProgress: progress,
+      });
+      if (tty && !values.quiet) process.stderr.write('\r\x1b[K');
+      process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
+      return report.ok ? EXIT.ok : EXIT.invalid;
+    } catch (e) {
+      if (tty && !values.quiet) process.stderr.write('\n');
+      if (e instanceof SpecErrors) {
+        for (const d of e.diagnostics) process.stderr.write(`${formatDiagnostic(d, useColor(process.stderr))}\n`);
+        return EXIT.invalid;
+      }
+      process.stderr.write(`opforge test: ${(e as Error).message}\n`);
+      return EXIT.usage;
     }
-    process.stderr.write(`opforge test: ${(e as Error).message}\n`);
-    return EXIT.usage;
-  }
+  };
+  if (!values.watch) return once();
+  const { Standby } =
+    await importRuntime<typeof import('../../runtime/testing/standby.js')>('runtime/testing/standby.js');
+  const { watchTests } = await import('./test-watch.js');
+  const root = process.cwd();
+  const standby = new Standby();
+  return watchTests(
+    {
+      root,
+      opsDir: path.resolve(root, values.ops),
+      outDir: path.resolve(root, values.out),
+      buildDir: path.resolve(root, 'build'),
+    },
+    standby,
+    () => once(standby.start),
+    (l) => {
+      if (!values.quiet) process.stderr.write(`${l}\n`);
+    },
+  );
 }
 
 /**

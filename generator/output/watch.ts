@@ -2,7 +2,8 @@
 // namespace and version are in the output) changes. Quiet on success (one line),
 // errors shown in place (the screen is redrawn on a TTY).
 
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
+import { directories, watchDirectories } from './dir-watch.js';
 import path from 'node:path';
 import { formatDiagnostic, SpecErrors } from '../model/diagnostics.js';
 import type { GenOptions } from './gen.js';
@@ -36,37 +37,12 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
     out.write(`${tty ? '\x1b[2J\x1b[H' : ''}[opforge watch ${new Date().toTimeString().slice(0, 8)}] ${text}\n`);
   };
   // Watch before the first run: a change made while the first generation runs must trigger
-  // another one, not be lost. Every directory is watched on its own (inotify on the directory):
-  // Node's recursive watching on Linux watches files, and loses a file replaced by an atomic save
-  // (write a temp file, rename it over the spec: vim, VS Code), missing later edits.
-  const dirs = new Map<string, FSWatcher>();
+  // another one, not be lost.
+  const stopDirs = watchDirectories(() => directories(opts.opsDir), once);
   const onEvent = (): void => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      syncDirs();
-      once();
-    }, 15); // editors write in bursts (a temp file, then a rename)
+    timer = setTimeout(once, 15);
   };
-  const syncDirs = (): void => {
-    const now = new Set(directories(opts.opsDir));
-    for (const [d, w] of dirs)
-      if (!now.has(d)) {
-        w.close();
-        dirs.delete(d);
-      }
-    for (const d of now) {
-      if (dirs.has(d)) continue;
-      try {
-        dirs.set(
-          d,
-          watch(d, onEvent).on('error', () => {}),
-        ); // a removed directory: dropped at the next sync
-      } catch {
-        /* removed meanwhile */
-      }
-    }
-  };
-  syncDirs();
   // package.json beside the ops dir: its directory is watched, for the file alone (an atomic save
   // replaces the file, which a watch on the file itself would lose).
   const root = path.resolve(opts.root ?? path.dirname(path.resolve(opts.opsDir)));
@@ -82,21 +58,6 @@ export function watchAndGenerate(opts: GenOptions, out: NodeJS.WriteStream = pro
   return () => {
     clearTimeout(timer);
     project?.close();
-    for (const w of dirs.values()) w.close();
-    dirs.clear();
+    stopDirs();
   };
-}
-
-/** `dir` and every directory below it. */
-function directories(dir: string): string[] {
-  const out = [dir];
-  for (let i = 0; i < out.length; i++) {
-    try {
-      for (const e of readdirSync(out[i]!, { withFileTypes: true }))
-        if (e.isDirectory()) out.push(path.join(out[i]!, e.name));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
 }

@@ -25,6 +25,7 @@ import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import { buildKernels, type KernelBuild } from '../kernels.js';
 import { findPython } from '../python-env.js';
 import { type Harness, PythonSession, probeOrStartSession, type PythonProbe } from './python-session.js';
+import type { SessionStarter } from './standby.js';
 
 export { BACKENDS, type Backend };
 
@@ -63,6 +64,11 @@ export interface TestOptions {
   jobs?: number;
   /** Progress lines (builds, phases). */
   onProgress?: (line: string) => void;
+  /**
+   * How the run starts its Python-side interpreters (default: a new one each); `opforge test
+   * --watch` hands one taking those it started ahead (standby.ts).
+   */
+  sessions?: SessionStarter;
 }
 
 /** $OPFORGE_UNITY_BATCH as a batch size; a value that is not a positive integer is an error, not ignored. */
@@ -116,6 +122,7 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   const found = opts.python ? { python: opts.python, from: 'option' } : findPython();
   const say = opts.onProgress ?? (() => {});
   const unityBatch = opts.unityBatch ?? unityBatchFromEnv();
+  const startSession: SessionStarter = opts.sessions ?? ((py, out, warm) => new PythonSession(py, out, { warm }));
 
   const { project, ops } = await generateAndLoad(opsDir, outDir, root, opts.only, opts.regenerate);
   const casesDir = path.join(buildRoot, 'test', 'cases');
@@ -152,17 +159,15 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
   );
   let started =
     session ??
-    (kernels?.changed && probe.version && harnesses.length
-      ? new PythonSession(found.python, outDir, { warm: harnesses })
-      : undefined);
+    (kernels?.changed && probe.version && harnesses.length ? startSession(found.python, outDir, harnesses) : undefined);
   const pythonSession = (): PythonSession | undefined => {
-    if (!started && probe.version) started = new PythonSession(found.python, outDir, { warm: false });
+    if (!started && probe.version) started = startSession(found.python, outDir, false);
     return started?.available ? started : undefined;
   };
   const own = new Map<Harness, PythonSession>();
   const harnessSession = (h: Harness): PythonSession | undefined => {
     if (!apart || h === 'torch' || !probe.version) return pythonSession();
-    const s = own.get(h) ?? new PythonSession(found.python, outDir, { warm: [h] });
+    const s = own.get(h) ?? startSession(found.python, outDir, [h]);
     own.set(h, s);
     return s.available ? s : undefined;
   };
