@@ -131,22 +131,28 @@ def load(library: Optional[str] = None, name: str = "opforge_paddle_ops", build_
     ops = load_op_meta_info_and_register_op(path)
     if not ops:
         raise ValueError(f"opforge_paddle.load: {path} registers no custom op")
-    # Paddle writes a custom op's Python function from the op registered under its name, so one
-    # named like Paddle's own op gets the built-in's signature (top_k: `def top_k(x, k, k)`, which
-    # does not even parse, and the whole module would fail). Such ops get no function here.
+    # An op named like one of Paddle's own (leaky_relu, top_k) overrides the built-in, and Paddle
+    # writes its Python function from what it knows of that name, which can mix in the built-in's
+    # signature (top_k: `def top_k(x, k, k)`, which does not parse). Each such op's function is
+    # written on its own, so one that fails leaves out that op alone (with a warning), not the module.
     clashes = sorted(o for o in ops if o in own)
-    if clashes:
-        warnings.warn(f"opforge_paddle.load: {', '.join(clashes)}: Paddle has built-in ops of these names, which the library's "
-                      "ops now override, and a custom op cannot have a Python function under a built-in's name: left out "
-                      "of the module (rename the op in its spec)", stacklevel=2)
-        ops = [o for o in ops if o not in own]
     folder = build_directory or tempfile.mkdtemp(prefix="opforge_paddle_")
     os.makedirs(folder, exist_ok=True)  # a build_directory not made yet: Paddle writes into it
+    left_out = []
     try:
-        raw = _generate_python_module(name, ops, folder)
+        raw = _generate_python_module(name, [o for o in ops if o not in own], folder)
+        for o in clashes:
+            try:
+                setattr(raw, o, getattr(_generate_python_module(f"{name}_{o}", [o], folder), o))
+            except Exception:  # noqa: BLE001 - Paddle's generated function for it does not load
+                left_out.append(o)
     finally:
         if build_directory is None:
             shutil.rmtree(folder, ignore_errors=True)
+    if left_out:
+        warnings.warn(f"opforge_paddle.load: {', '.join(left_out)}: Paddle has built-in ops of these names, which the library's "
+                      "ops now override, and Paddle's Python function for them does not load: left out of the module "
+                      "(rename the op in its spec)", stacklevel=2)
     module = wrap(raw, name)
     _loaded[path] = module
     return module
