@@ -4,8 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runHarnessScript, type PythonSession } from '../../python-session.js';
-import { defineArgs, needsConfigure } from '../../../cmake-cache.js';
-import { runLogged } from '../../../run-logged.js';
+import { configureAndBuild } from '../../../run-logged.js';
 import type { ProjectNames } from '../../../../generator/model/ir.js';
 import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
 import { jaxLibraryTarget } from '../../../../generator/emit/jax/names.js';
@@ -54,22 +53,16 @@ export async function buildJaxLibrary(o: {
     OPFORGE_KERNELS: 'OFF',
     ...o.kernels,
   };
-  // Reconfigure when the options differ from the cache (another Python means another jaxlib).
-  // (and when a failed configure left a cache but no build files)
-  const generated = ['Makefile', 'build.ninja'].some((f) => existsSync(path.join(o.buildDir, f)));
-  if (!generated || needsConfigure(o.buildDir, defs))
-    await runLogged(
-      'cmake',
-      ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)],
-      'cmake configure of out/jax',
-      o.onLine,
-    );
-  await runLogged(
-    'cmake',
-    ['--build', o.buildDir, '--target', target, '-j', '2'],
-    'building the JAX library',
-    o.onLine,
-  );
+  // Reconfigured when the options differ from the cache (another Python: another jaxlib).
+  await configureAndBuild({
+    source: o.outDir,
+    buildDir: o.buildDir,
+    defs,
+    target,
+    configuring: 'cmake configure of out/jax',
+    building: 'building the JAX library',
+    onLine: o.onLine,
+  });
   return path.join(o.buildDir, 'jax', `lib${target}.so`);
 }
 

@@ -9,8 +9,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runHarnessScript, type PythonSession } from '../../python-session.js';
-import { defineArgs, needsConfigure } from '../../../cmake-cache.js';
-import { runLogged } from '../../../run-logged.js';
+import { configureAndBuild } from '../../../run-logged.js';
 import type { OpIR, ProjectNames } from '../../../../generator/model/ir.js';
 import { paddleOpType } from '../../../../generator/model/ir-helpers.js';
 import { DEFAULT_NAMES } from '../../../../generator/model/project-names.js';
@@ -57,22 +56,16 @@ export async function buildPaddleLibrary(o: {
     OPFORGE_KERNELS: 'OFF',
     ...o.kernels,
   };
-  // Reconfigure when the options differ from the cache (another Python means another wheel), and
-  // when a failed configure left a cache but no build files.
-  const generated = ['Makefile', 'build.ninja'].some((f) => existsSync(path.join(o.buildDir, f)));
-  if (!generated || needsConfigure(o.buildDir, defs))
-    await runLogged(
-      'cmake',
-      ['-S', o.outDir, '-B', o.buildDir, ...defineArgs(defs)],
-      'cmake configure of out/paddle',
-      o.onLine,
-    );
-  await runLogged(
-    'cmake',
-    ['--build', o.buildDir, '--target', target, '-j', '2'],
-    'building the Paddle op library',
-    o.onLine,
-  );
+  // Reconfigured when the options differ from the cache (another Python: another wheel).
+  await configureAndBuild({
+    source: o.outDir,
+    buildDir: o.buildDir,
+    defs,
+    target,
+    configuring: 'cmake configure of out/paddle',
+    building: 'building the Paddle op library',
+    onLine: o.onLine,
+  });
   return path.join(o.buildDir, 'paddle', `lib${target}.so`);
 }
 
