@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { ExprSyntaxError, formatExpr, parseExpr, visitExpr } from './expr.js';
-import { ExprTyper, type SizeReading } from './expr-typing.js';
+import { ExprTyper, type SizeReading, type TypingContext } from './expr-typing.js';
+import { DEFAULT_MAX_OUTPUT_MEMBERS } from './limits.js';
 import { choiceDtypes, compileChoice } from './dtype-choice.js';
 import { exprAttrName } from './ir-helpers.js';
 import type {
@@ -62,6 +63,9 @@ interface RawOutput {
   shape: string | DimSpec[];
   differentiable?: boolean;
   present?: string;
+  variadic?: string;
+  min_count?: number;
+  max_count?: number;
   description?: string;
 }
 /** One `backward` entry as written: names, resolved against the gradient op by generator/model/backward.ts. */
@@ -166,7 +170,8 @@ export function buildOp(
   const readable = inputs.filter((x) => !x.optional);
 
   const dataDims = buildDataDims(raw.data_dims, readable, scope);
-  const outputs = buildOutputs(raw.outputs, inputs, readable, scope, dataDims);
+  const memberChecks: CheckIR[] = [];
+  const outputs = buildOutputs(raw.outputs, inputs, readable, scope, dataDims, memberChecks);
   dataDims.forEach((d) => {
     if (!outputs.some((o) => o.dataDims.some((x) => x.dim === d.index)))
       err(['data_dims', d.name], `data dim \`${d.name}\` is named by no output's dims`, {
@@ -211,7 +216,7 @@ export function buildOp(
   errors.push(...pendingLetErrors(lets));
 
   // Checks read optional inputs too: a check holds vacuously while one it reads is absent.
-  const checks = buildChecks(raw.checks ?? [], inputs, exprAttrs, spec, errors, lets);
+  const checks = [...buildChecks(raw.checks ?? [], inputs, exprAttrs, spec, errors, lets), ...memberChecks];
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
@@ -451,10 +456,35 @@ function buildOutputs(
   raws: readonly RawOutput[],
   inputs: readonly InputIR[],
   readable: readonly InputIR[],
+  scope: Scope,
+  dataDims: readonly DataDimIR[],
+  memberChecks: CheckIR[],
+): OutputIR[] {
+  const { err } = scope;
+  return raws.flatMap((o, i): OutputIR[] => {
+    if (o.variadic !== undefined)
+      return buildVariadicOutput(o, i, raws, inputs, readable, scope, dataDims, memberChecks);
+    if (o.min_count !== undefined || o.max_count !== undefined)
+      err(
+        ['outputs', i, o.min_count !== undefined ? 'min_count' : 'max_count'],
+        `\`${o.min_count !== undefined ? 'min_count' : 'max_count'}\`, but output \`${o.name}\` is not variadic (\`variadic: <count>\`)`,
+        { at: 'key' },
+      );
+    return [buildOutput(o, i, raws, inputs, readable, scope, dataDims)];
+  }).map((o, index) => ({ ...o, index }));
+}
+
+function buildOutput(
+  o: RawOutput,
+  i: number,
+  raws: readonly RawOutput[],
+  inputs: readonly InputIR[],
+  readable: readonly InputIR[],
   { spec, errors, err, checkIdent, claim, resolveType, exprAttrs, lets }: Scope,
   dataDims: readonly DataDimIR[],
-): OutputIR[] {
-  return raws.map((o, i): OutputIR => {
+  member?: { index: number; guards: { cond: Expr; what: string }[] },
+): OutputIR {
+  {
     const p: KeyPath = ['outputs', i];
     checkIdent([...p, 'name'], o.name);
     claim([...p, 'name'], o.name, 'output');
@@ -478,7 +508,22 @@ function buildOutputs(
         rank = inputs[j]!.rank;
       }
     } else {
-      const built = buildOutputDims(o.shape, p, readable, { spec, errors, err, exprAttrs, lets, dataDims });
+      const built = buildOutputDims(o.shape, p, readable, {
+        spec,
+        errors,
+        err,
+        exprAttrs,
+        lets,
+        dataDims,
+        ...(member
+          ? {
+              member: {
+                index: member.index,
+                guard: (cond: Expr, what: string) => void member.guards.push({ cond, what }),
+              },
+            }
+          : {}),
+      });
       shape = built.shape;
       rank = built.rank;
       data = built.data;
@@ -512,7 +557,93 @@ function buildOutputs(
       dataDims: data,
       description: o.description ?? '',
     };
-  });
+  }
+}
+
+/**
+ * A variadic output: `max_count` outputs `<name>_<m>`, each present where the count the
+ * attributes give exceeds m, shaped by the spec's shape with `member` = m; and the checks that
+ * the count lies within [min_count, max_count] and that what each member's shape reads exists.
+ */
+function buildVariadicOutput(
+  o: RawOutput,
+  i: number,
+  raws: readonly RawOutput[],
+  inputs: readonly InputIR[],
+  readable: readonly InputIR[],
+  scope: Scope,
+  dataDims: readonly DataDimIR[],
+  memberChecks: CheckIR[],
+): OutputIR[] {
+  const { spec, errors, err, claim, exprAttrs, lets } = scope;
+  const p: KeyPath = ['outputs', i];
+  if (i !== raws.length - 1)
+    err(
+      [...p, 'variadic'],
+      `output \`${o.name}\` is variadic (output ${i} of ${raws.length}), but only the last output may be: a node lists outputs by position`,
+    );
+  if (o.present !== undefined)
+    err([...p, 'present'], 'a variadic output has no `present:`: its count says how many members a node has');
+  if (o.differentiable === true)
+    err([...p, 'differentiable'], '`differentiable: true`, but a variadic output carries no gradient');
+  const min = o.min_count ?? 1;
+  const max = o.max_count ?? DEFAULT_MAX_OUTPUT_MEMBERS;
+  if (min > max)
+    err([...p, 'min_count'], `\`min_count: ${min}\` exceeds \`max_count: ${max}\``);
+  const count = compileDim(o.variadic!, [...p, 'variadic'], [], exprAttrs, spec, errors, lets, 'int');
+  const countSource = o.variadic!;
+  claim([...p, 'name'], o.name, 'output');
+  const outs: OutputIR[] = [];
+  for (let m = 0; m < max; m++) {
+    const guards: { cond: Expr; what: string }[] = [];
+    const from = errors.length;
+    const out = buildOutput({ ...o, name: `${o.name}_${m}` }, i, raws, inputs, readable, scope, dataDims, {
+      index: m,
+      guards,
+    });
+    // One member's errors stand for all: the rest would repeat them at the same key.
+    if (errors.length > from && m > 0) errors.splice(from);
+    if (errors.length > from) break;
+    if (out.dataDims.length)
+      err([...p, 'shape'], `a variadic output's dims cannot name a dim the kernel decides (\`data_dims\`)`);
+    const present: Expr = { kind: 'cmp', op: '>', left: count ?? { kind: 'int', value: 0 }, right: { kind: 'int', value: m } };
+    outs.push({
+      ...out,
+      differentiable: false,
+      present: { expr: present, source: `${countSource} > ${m}` },
+      member: { of: o.name, ofIdent: idents(o.name), index: m, count: count ?? { kind: 'int', value: 0 }, countSource, min, max },
+    });
+    const seen = new Set<string>();
+    for (const g of guards) {
+      const key = formatExpr(g.cond);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const expr: Expr = { kind: 'logic', op: 'or', left: { kind: 'not', arg: present }, right: g.cond };
+      memberChecks.push({
+        expr,
+        source: `${countSource} <= ${m} or ${key.replace(/^\((.*)\)$/, '$1')}`,
+        message: `member ${m} of output ${o.name} ${g.what}`,
+        reads: exprLeaves(expr),
+        optional: [],
+      });
+    }
+  }
+  if (count) {
+    const expr: Expr = {
+      kind: 'logic',
+      op: 'and',
+      left: { kind: 'cmp', op: '>=', left: count, right: { kind: 'int', value: min } },
+      right: { kind: 'cmp', op: '<=', left: count, right: { kind: 'int', value: max } },
+    };
+    memberChecks.unshift({
+      expr,
+      source: `${countSource} >= ${min} and ${countSource} <= ${max}`,
+      message: `output ${o.name} has ${min} to ${max} members (its min_count and max_count)`,
+      reads: exprLeaves(expr),
+      optional: [],
+    });
+  }
+  return outs;
 }
 
 /**
@@ -526,7 +657,7 @@ function buildPresence(
   raws: readonly RawOutput[],
   { spec, errors, err, lets, exprAttrs }: Pick<Scope, 'spec' | 'errors' | 'err' | 'lets' | 'exprAttrs'>,
 ): OutputIR['present'] {
-  const later = raws.findIndex((r, j) => j > (p[1] as number) && r.present === undefined);
+  const later = raws.findIndex((r, j) => j > (p[1] as number) && r.present === undefined && r.variadic === undefined);
   if (later >= 0)
     err(
       [...p, 'present'],
@@ -582,6 +713,8 @@ export function compileDim(
   at = 0,
   /** How `sizeof(X)` reads, where it may (the workspace and lets); undefined elsewhere. */
   sizes?: (name: string) => SizeReading,
+  /** In a variadic output's member shape: the member (expr-typing.ts). */
+  member?: TypingContext['member'],
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
@@ -626,6 +759,7 @@ export function compileDim(
     },
     slices: want === 'bool',
     sizeOf: sizes,
+    ...(member ? { member } : {}),
     isStateField: (name) => stateFieldNames(spec).includes(name),
     isDataDim: (name) => Object.hasOwn(dataDimsOf(spec), name),
   });
@@ -733,7 +867,7 @@ function exprLeaves(e: Expr): Expr[] {
     const attr = exprAttrName(x);
     const key =
       x.kind === 'dim'
-        ? `d${x.inputIndex}.${x.axis}`
+        ? `d${x.inputIndex}.${x.member ?? 0}.${x.axis}`
         : x.kind === 'rank'
           ? `r${x.inputIndex}`
           : x.kind === 'count'

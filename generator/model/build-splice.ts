@@ -12,6 +12,7 @@ import type { DataDimIR, Expr, InputIR, OutputIR, ShapeIR, ShapePart } from './i
 import type { LetScope } from './lets.js';
 import type { LoadedSpec } from './load.js';
 import { compileDim, type DimSpec, type ErrFn } from './build-ir.js';
+import type { TypingContext } from './expr-typing.js';
 
 interface SpliceScope {
   spec: LoadedSpec;
@@ -21,6 +22,8 @@ interface SpliceScope {
   lets: LetScope;
   /** The spec's `data_dims:` (only an output's dims list names them). */
   dataDims?: readonly DataDimIR[];
+  /** A variadic output's member: its index and the guards of what its shape reads (expr-typing.ts). */
+  member?: TypingContext['member'];
 }
 
 /** `name[...]` with a colon at the top level of the brackets: the name, and each bound's text and offset. */
@@ -106,7 +109,7 @@ export function buildOutputDims(
     if (dd) return { kind: 'dim', expr: scope.dataDims![dd.dim]!.bound };
     const slice = typeof d === 'string' ? sliceText(d) : undefined;
     if (slice) return buildSlice(slice, d as string, at, readable, scope);
-    const e = compileDim(d, at, readable, exprAttrs, spec, errors, lets);
+    const e = compileDim(d, at, readable, exprAttrs, spec, errors, lets, 'int', 0, undefined, scope.member);
     return { kind: 'dim', expr: e ?? { kind: 'int', value: 0 } };
   });
   if (parts.every((x) => x.kind === 'dim'))

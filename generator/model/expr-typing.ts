@@ -3,7 +3,7 @@
 // Every misuse is reported once, at its column (a sub-expression that failed is poison above it).
 
 import { didYouMean } from './diagnostics.js';
-import { EXPR_FUNCTIONS, formatExpr, formatFloatRef, type RawExpr } from './expr.js';
+import { EXPR_FUNCTIONS, evalExpr, formatExpr, formatFloatRef, type RawExpr } from './expr.js';
 import {
   type AttrReading,
   type ExprAttrs,
@@ -44,12 +44,31 @@ export interface TypingContext {
    * where sizes are not read (anywhere but `workspace` and lets).
    */
   sizeOf?: (name: string) => SizeReading;
+  /**
+   * In the shape of a variadic output's member: `member` is its index, lists are indexed by
+   * expressions of it (elements past a list's declared length too) and `x[member][i]` reads a
+   * variadic input's member. Each such read is valid only while `guard`'s condition holds, which
+   * the op checks for every member it has.
+   */
+  member?: { index: number; guard(cond: Expr, what: string): void };
 }
 
 /** What `sizeof(X)` reads: the expression, or why X has no size. */
 export type SizeReading = Expr | { error: string; hint?: string | undefined };
 
 const COMPARISONS: readonly string[] = ['==', '!=', '<', '<=', '>', '>='];
+
+/** The name of a variadic output's member index in its shape. */
+export const MEMBER = 'member';
+
+/** The value of an expression of integers alone (undefined when it reads anything, or divides by zero). */
+function constantValue(e: Expr): number | undefined {
+  try {
+    return evalExpr(e, [], {});
+  } catch {
+    return undefined;
+  }
+}
 
 export class ExprTyper {
   constructor(private readonly cx: TypingContext) {}
@@ -89,6 +108,10 @@ export class ExprTyper {
         return this.name(r.name, r.pos);
       case 'index':
         return this.index(r);
+      case 'at':
+        return this.at(r);
+      case 'member':
+        return this.memberDim(r);
       case 'slice':
         return this.slice(r);
       case 'not':
@@ -111,6 +134,7 @@ export class ExprTyper {
 
   /** A name alone: a let, or an attribute by its type (a float waits for floor or ceil). */
   private name(name: string, pos: number): Typed {
+    if (name === MEMBER && this.cx.member) return { t: 'int', e: { kind: 'int', value: this.cx.member.index } };
     const let_ = this.cx.readLet(name, pos);
     if (let_) return { t: isCondition(let_) ? 'bool' : 'int', e: let_ };
     const a = this.cx.attrs.get(name);
@@ -145,6 +169,8 @@ export class ExprTyper {
       if ('factor' in read) return { t: 'real', factor: read.factor };
       return this.bad(read.error, read.atIndex ? r.indexPos : r.pos, read.hint);
     }
+    const guarded = this.memberElement(r.name, r.index, r.indexPos);
+    if (guarded) return guarded;
     const element = readAttrElement(r.name, r.index, this.cx.attrs);
     if (element) return { t: 'int', e: this.cx.reading(element, r.pos, r.indexPos) };
     return this.bad(
@@ -155,6 +181,73 @@ export class ExprTyper {
         ...[...this.cx.attrs.values()].filter((x) => x.type === 'ints' || x.type === 'floats').map((x) => x.name),
       ]),
     );
+  }
+
+  /**
+   * Element `index` of an `ints` attribute without a declared length, in a member's shape: valid
+   * while the list is long enough, which the op checks for every member it has.
+   */
+  private memberElement(name: string, index: number, pos: number): Typed | undefined {
+    const a = this.cx.attrs.get(name);
+    if (!this.cx.member || a?.type !== 'ints' || a.length !== undefined) return undefined;
+    if (index < 0) return this.bad(`index ${index} of \`${name}\`: a list without a declared length is indexed from 0`, pos);
+    this.cx.member.guard(
+      { kind: 'cmp', op: '>', left: { kind: 'len', name }, right: { kind: 'int', value: index } },
+      `reads ${name}[${index}]`,
+    );
+    return { t: 'int', e: { kind: 'elem', name, index, guarded: true } };
+  }
+
+  /** The integer a member's index expression folds to (`2 * member + 1`), or undefined after its error. */
+  private folded(r: RawExpr, pos: number): number | undefined {
+    if (!this.cx.member) {
+      this.bad(
+        'an index is an integer here; an expression of `member` indexes in a variadic output\'s shape only',
+        pos,
+      );
+      return undefined;
+    }
+    const x = this.resolve(r);
+    if (x.t === 'err') return undefined;
+    if (x.t !== 'int') {
+      this.bad(...notAn('an integer', x, pos));
+      return undefined;
+    }
+    const v = constantValue(x.e);
+    if (v === undefined) this.bad('an index folds to an integer: integers and `member` only', pos);
+    return v;
+  }
+
+  /** `name[e]`: an index that is an expression of `member`. */
+  private at(r: Extract<RawExpr, { kind: 'at' }>): Typed {
+    const index = this.folded(r.index, r.indexPos);
+    if (index === undefined) return { t: 'err', e: { kind: 'int', value: 0 } };
+    return this.index({ kind: 'index', name: r.name, index, pos: r.pos, indexPos: r.indexPos });
+  }
+
+  /** `x[m][i]`: dim i of member m of the variadic input x, in a member's shape. */
+  private memberDim(r: Extract<RawExpr, { kind: 'member' }>): Typed {
+    const m = this.folded(r.member, r.pos + r.name.length + 1);
+    if (m === undefined) return { t: 'err', e: { kind: 'int', value: 0 } };
+    const inp = this.cx.inputs.find((x) => x.name === r.name);
+    if (!inp?.variadic)
+      return this.bad(
+        `\`${r.name}[${m}][${r.index}]\` reads a member of a variadic input; \`${r.name}\` is not one`,
+        r.pos,
+      );
+    if (m < 0) return this.bad(`member ${m} of \`${r.name}\`: members are counted from 0`, r.pos);
+    const read = this.cx.reading(readInputDim(inp, r.index), r.pos, r.indexPos);
+    if (read.kind !== 'dim' || m === 0) return { t: 'int', e: read };
+    this.cx.member!.guard(
+      {
+        kind: 'cmp',
+        op: '>',
+        left: { kind: 'count', input: inp.name, inputIndex: inp.index },
+        right: { kind: 'int', value: m },
+      },
+      `reads ${r.name}[${m}][${r.index}]`,
+    );
+    return { t: 'int', e: { ...read, member: m } };
   }
 
   private cond(r: Extract<RawExpr, { kind: 'cond' }>): Typed {

@@ -17,6 +17,11 @@ export type RawExpr =
   | { kind: 'str'; value: string; pos: number }
   | { kind: 'name'; name: string; pos: number }
   | { kind: 'index'; name: string; index: number; pos: number; indexPos: number }
+  // `name[e]` with an index other than a literal: a variadic output's shape indexes by `member`
+  // (`split[member]`, `sizes[2 * member + 1]`); the index must fold to an integer there.
+  | { kind: 'at'; name: string; index: RawExpr; pos: number; indexPos: number }
+  // `name[m][i]`: dim i of member m of a variadic input (`feats[member][2]`).
+  | { kind: 'member'; name: string; member: RawExpr; index: number; pos: number; indexPos: number }
   | { kind: 'slice'; name: string; start: RawExpr | null; end: RawExpr | null; pos: number; colonPos: number }
   | { kind: 'binary'; op: RawBinaryOp; left: RawExpr; right: RawExpr; pos: number }
   | { kind: 'not'; arg: RawExpr; pos: number }
@@ -251,9 +256,18 @@ class ExprParser {
       this.expect(']');
       return { kind: 'slice', name, start, end, pos, colonPos };
     }
-    if (start?.kind !== 'int')
-      throw new ExprSyntaxError(`expected an integer dim index but found ${describe(first)}`, first.pos);
     this.expect(']');
+    if (start === null) throw new ExprSyntaxError(`expected an index but found ${describe(first)}`, first.pos);
+    if (this.isOp('[')) {
+      this.k++;
+      const dim = this.peek();
+      const inner = this.nested(dim.pos, () => this.conditional());
+      if (inner.kind !== 'int')
+        throw new ExprSyntaxError(`expected an integer dim index but found ${describe(dim)}`, dim.pos);
+      this.expect(']');
+      return { kind: 'member', name, member: start, index: inner.value, pos, indexPos: dim.pos };
+    }
+    if (start.kind !== 'int') return { kind: 'at', name, index: start, pos, indexPos: first.pos };
     return { kind: 'index', name, index: start.value, pos, indexPos: first.pos };
   }
   /** `fn(a, b, ...)` after its name. */
@@ -290,7 +304,7 @@ export function formatExpr(e: Expr): string {
     case 'int':
       return String(e.value);
     case 'dim':
-      return `${e.input}[${e.axis}]`;
+      return e.member ? `${e.input}[${e.member}][${e.axis}]` : `${e.input}[${e.axis}]`;
     case 'rank':
       return `rank(${e.input})`;
     case 'count':
@@ -378,7 +392,7 @@ export function evalExpr(
     case 'int':
       return e.value;
     case 'dim': {
-      const d = dims[e.inputIndex]?.at(e.axis);
+      const d = dims[e.inputIndex + (e.member ?? 0)]?.at(e.axis);
       if (d === undefined) throw new RangeError(`dim ${e.input}[${e.axis}] is not available`);
       return d;
     }
@@ -419,6 +433,7 @@ export function evalExpr(
       if (!Array.isArray(v)) throw new RangeError(`list attribute ${e.name} is not available`);
       if (e.kind === 'len') return v.length;
       const x = v.at(e.index);
+      if (x === undefined && e.guarded) return 0;
       if (x === undefined) throw new RangeError(`${e.name}[${e.index}] is outside its ${v.length} elements`);
       return x;
     }

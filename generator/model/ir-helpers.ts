@@ -134,6 +134,10 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
   const walk = (e: Expr): void => {
     switch (e.kind) {
       case 'dim':
+        r.dims = true;
+        // A later member is read where the count says it exists.
+        if (e.member) r.counts = true;
+        break;
       case 'rank':
       case 'slice':
         r.dims = true;

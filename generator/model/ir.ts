@@ -9,7 +9,10 @@ export type Expr =
   | { kind: 'int'; value: number }
   // axis normalized to >= 0 for an input of one rank; negative (from the end) for an input of several
   // ranks (`rank: [4, 5]`), where every listed rank has that dim.
-  | { kind: 'dim'; input: string; inputIndex: number; axis: number }
+  //
+  // `member` (a variadic output's shape only: `feats[member][2]`): the dim of that member of the
+  // variadic input at `inputIndex`, the call's tensor inputIndex + member; absent: member 0.
+  | { kind: 'dim'; input: string; inputIndex: number; axis: number; member?: number }
   // The input's rank (a single declared rank is folded to an int).
   | { kind: 'rank'; input: string; inputIndex: number }
   // The number of members of the variadic input (`count(feats)`); its dims, rank and slices read
@@ -21,7 +24,10 @@ export type Expr =
   | { kind: 'slice'; input: string; inputIndex: number; start: Expr | null; end: Expr | null }
   | { kind: 'attr'; name: string }
   // An element of an `ints` attribute; index normalized to >= 0, within the declared `length`.
-  | { kind: 'elem'; name: string; index: number }
+  // `guarded` (a variadic output's member shape only): an `ints` attribute without a declared
+  // length, read where a check makes sure it is long enough; printers give 0 past its end, which
+  // only the unchecked evaluation of an absent member's shape can reach.
+  | { kind: 'elem'; name: string; index: number; guarded?: true }
   // The element count of a list attribute.
   | { kind: 'len'; name: string }
   // sizeof(T): the bytes of one element of the dtype type variable T is bound to, read from the
@@ -138,6 +144,13 @@ export interface OutputIR {
    * always present. Such outputs trail the others; a node lists the present ones in order.
    */
   present?: { expr: Expr; source: string };
+  /**
+   * A member of a variadic output (`variadic: <count>`): the spec's output (`of`), this member's
+   * index, and the count the attributes give. The op lists `max` such outputs, named
+   * `<of>_<index>`, each present where `count > index`; they come last, and the kernel and the
+   * bindings' functions see them as one list.
+   */
+  member?: { of: string; ofIdent: Idents; index: number; count: Expr; countSource: string; min: number; max: number };
   /**
    * The dims the kernel decides (`data_dims`), by axis: `shape`'s dims at those axes are their
    * bounds, what the output is allocated at. Empty for every other output.

@@ -12,3 +12,5 @@ export const MAX_LIST = 1024;
 export const MAX_RANK = 8;
 /** Members of a variadic input in one call (kMaxMembers in opforge/core.h). */
 export const MAX_MEMBERS = 32;
+/** A variadic output's `max_count` when the spec gives none: the outputs every backend reserves for it. */
+export const DEFAULT_MAX_OUTPUT_MEMBERS = 8;

@@ -87,7 +87,10 @@ def case_docs(cases_dir: str, ops: Sequence[Any]) -> Iterator[Tuple[Any, str, di
 
 
 def as_tuple(x):
-    return x if isinstance(x, tuple) else (x,)
+    """What a function or reference returned, one value per output: a variadic output's list as
+    its members, each in its place."""
+    xs = x if isinstance(x, (tuple, list)) else (x,)
+    return tuple(m for v in xs for m in (v if isinstance(v, (tuple, list)) else (v,)))
 
 
 def error(e: BaseException) -> dict:

@@ -36,7 +36,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opforge_harness import (  # noqa: E402  (the case files and reference gradients every side shares)
-    DTYPES, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read_inputs,
+    DTYPES, as_tuple, case_docs, compare_gradients, cotangents, error, grad_inputs, import_package, package_in, read_inputs,
     reference_gradients, write)
 
 PADDLE = {"float32": paddle.float32, "float16": paddle.float16, "bfloat16": paddle.bfloat16, "float64": paddle.float64,
@@ -267,7 +267,7 @@ def check_infer(op, fn, inputs, attrs, dygraph, d: str, k: int) -> dict:
         layer = paddle.jit.to_static(op_layer(fn, present, attr_args(op, attrs), tmp), input_spec=specs, full_graph=True)
         # The static graph's output dims come from the generated InferShape (-1 where unknown): they
         # must hold the dims the kernel writes in dygraph.
-        declared = [list(v.shape) for v in layer.forward.concrete_program.outputs]
+        declared = [list(v.shape) for v in as_tuple(layer.forward.concrete_program.outputs)]
         for o, dims, want in zip(op.outputs, declared, dygraph):
             if len(dims) != len(want.shape) or any(a >= 0 and a != b for a, b in zip(dims, want.shape)):
                 raise AssertionError(f"output {o.name}: the static graph (InferShape) gives dims {dims}, the kernel wrote {list(want.shape)}")
@@ -344,7 +344,7 @@ def main(argv=None) -> int:
         dygraph = None
         try:
             outs = fn(*[to_paddle_input(t) for t in inputs], *attr_args(op, attrs))
-            outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
+            outs = as_tuple(outs)
             dygraph = [to_torch(o) for o in outs]
             res["paddle"] = {o.name: write(d, f"{k}.paddle.{o.name}.bin", t) for o, t in zip(op.outputs, dygraph)}
         except Exception as e:  # noqa: BLE001

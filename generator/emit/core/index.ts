@@ -244,7 +244,17 @@ function emitContract(op: OpIR): Slots {
     typeVars: op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
     ioFields: block([
       ...op.inputs.map((i) => field(i, true)),
-      ...op.outputs.map((o) => field(o, false)),
+      ...op.outputs.flatMap((o) =>
+        !o.member
+          ? [field(o, false)]
+          : o.member.index > 0
+            ? []
+            : [
+                `  TensorList<${cppType(o.type)}> ${o.member.of};${trailing(
+                  [`variadic: its ${o.member.countSource} members, in order`, o.description].filter(Boolean).join('; '),
+                )}`,
+              ],
+      ),
       ...op.dataDims.map(
         (d) =>
           `  DataDim ${d.name};${trailing(`decided by the kernel, at most ${d.source}: set it (on the kernel's device)`)}`,
@@ -441,7 +451,13 @@ function emitDispatch(op: OpIR): Slots {
             ? `members.of(in + ${i.index}, numIn - ${i.index})`
             : `view<const ${cpp(i.type)}>(in[${i.index}])`,
       ),
-      ...op.outputs.map((o) => `view<${cpp(o.type)}>(out[${o.index}])`),
+      ...op.outputs.flatMap((o) =>
+        !o.member
+          ? [`view<${cpp(o.type)}>(out[${o.index}])`]
+          : o.member.index > 0
+            ? []
+            : [`presentMembers<${cpp(o.type)}>(out + ${o.index}, ${o.member.max})`],
+      ),
       ...op.dataDims.map((d) => `dataDim<Core>(out, ${d.index})`),
     ];
     const call = `return fn(${ioType(op, b)}${braced(views)});`;

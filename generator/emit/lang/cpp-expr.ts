@@ -31,6 +31,10 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
     case 'int':
       return `int64_t{${e.value}}`;
     case 'dim':
+      // A member other than the first exists where the count says so (a guard checks it; this
+      // keeps the unchecked evaluation in bounds).
+      if (e.member)
+        return `(${env.count(e.inputIndex)} > ${e.member} ? ${env.dim(e.inputIndex + e.member, e.axis)} : int64_t{0})`;
       return env.dim(e.inputIndex, e.axis);
     case 'rank':
       return env.rank(e.inputIndex);
@@ -48,6 +52,7 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
     case 'is':
       return `(${env.attrList(e.name)} == ${cppString(e.value)})`;
     case 'elem':
+      if (e.guarded) return `opforge::elementOr0(${env.attrList(e.name)}, ${e.index})`;
       return `static_cast<int64_t>(${cppElement(env.attrList(e.name), e.index)})`;
     case 'len':
       return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;

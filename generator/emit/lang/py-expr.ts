@@ -50,6 +50,8 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
     case 'int':
       return e.value < 0 ? `(${e.value})` : String(e.value);
     case 'dim':
+      if (e.member)
+        return `(${env.dim(e.inputIndex + e.member, e.axis)} if ${env.count(e.inputIndex)} > ${e.member} else 0)`;
       return env.dim(e.inputIndex, e.axis);
     case 'rank':
       return env.rank(e.inputIndex);
@@ -65,6 +67,7 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
     case 'is':
       return `(${env.attr(e.name)} == ${JSON.stringify(e.value)})`;
     case 'elem':
+      if (e.guarded) return `(${env.attr(e.name)}[${e.index}] if len(${env.attr(e.name)}) > ${e.index} else 0)`;
       return `${env.attr(e.name)}[${e.index}]`;
     case 'len':
       return `len(${env.attr(e.name)})`;
@@ -114,7 +117,7 @@ export function pyExprData(e: Expr): PyValue {
     case 'int':
       return e.value;
     case 'dim':
-      return pyTuple([e.kind, e.inputIndex, e.axis]);
+      return pyTuple([e.kind, e.inputIndex + (e.member ?? 0), e.axis]);
     case 'rank':
     case 'count':
       return pyTuple([e.kind, e.inputIndex]);

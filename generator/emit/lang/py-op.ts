@@ -58,9 +58,15 @@ export function outputDtypeArgs(op: OpIR, o: OutputIR): { from: number | null; k
   return { from: null, keywords: { dtype_choice: data(tv.choice) } };
 }
 
-/** `present=` of an output with a `present:` condition (as _dims.evaluate reads it); nothing otherwise. */
+/**
+ * `present=` of an output with a `present:` condition (as _dims.evaluate reads it), and `of=` of a
+ * variadic output's member (the functions return the members as one list); nothing otherwise.
+ */
 export function presentKeyword(o: OutputIR): Record<string, PyValue> {
-  return o.present ? { present: pyExprData(o.present.expr) } : {};
+  return {
+    ...(o.present ? { present: pyExprData(o.present.expr) } : {}),
+    ...(o.member ? { of: o.member.of } : {}),
+  };
 }
 
 /** An output's `data_dims=((axis, data dim), ...)`: the dims its kernel decides (none: no keyword). */

@@ -163,6 +163,8 @@ function opMeta(op: OpIR): string {
     ...(op.dataDims.length
       ? [{ dataDims: op.outputs.flatMap((o) => o.dataDims.map((d) => [o.index, d.axis, d.dim])) }]
       : []),
+    // A variadic output: its first member's place and its name (the members come back as one array).
+    ...op.outputs.flatMap((o) => (o.member?.index === 0 ? [{ members: [o.index, o.member.of] }] : [])),
   ];
   return lines(`  ${op.ident.camel}: {`, ...fields.map((f) => `    ${jsFields(f)},`), '  },');
 }
@@ -221,7 +223,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         const fn = (tensor: string, wrap: (r: string) => string): string =>
           lines(
             `  /** ${commentText(op.description || op.name)} */`,
-            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.map((o) => `${o.name}${o.present ? '?' : ''}: ${tensor}<${typeOf(o.type)}>`).join('; ')} }`)};`,
+            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.flatMap((o) => (!o.member ? [`${o.name}${o.present ? '?' : ''}: ${tensor}<${typeOf(o.type)}>`] : o.member.index === 0 ? [`${o.member.of}: ${tensor}<${typeOf(o.type)}>[]`] : [])).join('; ')} }`)};`,
           );
         const promise = (r: string): string => `Promise<${r}>`;
         // One string per op (a fragment is text, cached across runs): the three parts as JSON.

@@ -68,6 +68,8 @@ export function trtDimExpr(e: Expr): string {
     case 'int':
       return `::opforge::trt::constant(b, int64_t{${e.value}})`;
     case 'dim':
+      if (e.member)
+        return `(numIn - ${e.inputIndex} > ${e.member} ? ${trtDimExpr({ ...e, inputIndex: e.inputIndex + e.member, member: 0 })} : ::opforge::trt::constant(b, int64_t{0}))`;
       return e.axis < 0
         ? `in[${e.inputIndex}].d[in[${e.inputIndex}].nbDims - ${-e.axis}]`
         : `in[${e.inputIndex}].d[${e.axis}]`;
@@ -78,6 +80,7 @@ export function trtDimExpr(e: Expr): string {
     case 'attr':
       return `::opforge::trt::constant(b, attrs.${e.name})`;
     case 'elem':
+      if (e.guarded) return `::opforge::trt::constant(b, ::opforge::elementOr0(attrs.${e.name}, ${e.index}))`;
       return `::opforge::trt::constant(b, ${cppElement(`attrs.${e.name}`, e.index)})`;
     case 'len':
       return `::opforge::trt::constant(b, static_cast<int64_t>(attrs.${e.name}.size()))`;
@@ -176,7 +179,7 @@ function emitOutputDims(op: OpIR): Record<string, SlotValue> {
     present: cppParam('present', usesPresent),
     numIn: cppParam(
       'numIn',
-      op.outputs.some((o) => shapeExprs(o.shape).some((e) => exprHas(e, 'count'))),
+      op.outputs.some((o) => shapeExprs(o.shape).some((e) => exprReads([e]).counts)),
     ),
     b: cppParam('b', usesBuilder),
     guards: block(guards),

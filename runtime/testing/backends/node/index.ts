@@ -132,6 +132,13 @@ async function bindAddon(ctx: TestContext, column: string): Promise<NodeBinding 
   return bound;
 }
 
+/** A result with a variadic output's array (`parts: [...]`) as its members, `parts_0`, `parts_1`, ...: the names the other columns give them. */
+function memberOutputs(res: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(res).flatMap(([k, v]) => (Array.isArray(v) ? v.map((t, m) => [`${k}_${m}`, t]) : [[k, v]])),
+  );
+}
+
 async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: Case): Promise<void> {
   const cuda = ctx.device === 'cuda';
   const at = { op: c.op.name, case: c.doc.index, backend: column };
@@ -146,10 +153,10 @@ async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: 
       const dev = bound.dev;
       const toDevice = (t: HostTensor | undefined): unknown => (t ? dev.toDevice(t) : undefined);
       const args = c.inputs.map((t) => (Array.isArray(t) ? t.map(toDevice) : toDevice(t)));
-      const res = fn(...args, c.doc.given) as Record<string, unknown>;
+      const res = memberOutputs(fn(...args, c.doc.given) as Record<string, unknown>);
       got = Object.fromEntries(Object.entries(res).map(([k, t]) => [k, dev.toHost(t)]));
     } else {
-      got = fn(...c.inputs, c.doc.given);
+      got = memberOutputs(fn(...c.inputs, c.doc.given) as Record<string, unknown>) as Outputs;
     }
     if (!c.baseline) {
       // No reference: the CPU kernel is what the other backends are held to.
@@ -166,7 +173,11 @@ async function runCase(ctx: TestContext, column: string, bound: NodeBinding, c: 
       });
       return;
     }
-    const later = cuda ? undefined : await bound.async[c.op.ident.camel]!(...c.inputs, c.doc.attributes);
+    const later = cuda
+      ? undefined
+      : (memberOutputs(
+          (await bound.async[c.op.ident.camel]!(...c.inputs, c.doc.attributes)) as Record<string, unknown>,
+        ) as Outputs);
     const r = compareOutputs(later ?? got, c.baseline, c.doc);
     ctx.check(c, column, got, r.mismatch ? `async, all attributes given: ${r.mismatch}` : undefined);
   } catch (e) {
