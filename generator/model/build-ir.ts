@@ -461,17 +461,19 @@ function buildOutputs(
   memberChecks: CheckIR[],
 ): OutputIR[] {
   const { err } = scope;
-  return raws.flatMap((o, i): OutputIR[] => {
-    if (o.variadic !== undefined)
-      return buildVariadicOutput(o, i, raws, inputs, readable, scope, dataDims, memberChecks);
-    if (o.min_count !== undefined || o.max_count !== undefined)
-      err(
-        ['outputs', i, o.min_count !== undefined ? 'min_count' : 'max_count'],
-        `\`${o.min_count !== undefined ? 'min_count' : 'max_count'}\`, but output \`${o.name}\` is not variadic (\`variadic: <count>\`)`,
-        { at: 'key' },
-      );
-    return [buildOutput(o, i, raws, inputs, readable, scope, dataDims)];
-  }).map((o, index) => ({ ...o, index }));
+  return raws
+    .flatMap((o, i): OutputIR[] => {
+      if (o.variadic !== undefined)
+        return buildVariadicOutput(o, i, raws, inputs, readable, scope, dataDims, memberChecks);
+      if (o.min_count !== undefined || o.max_count !== undefined)
+        err(
+          ['outputs', i, o.min_count !== undefined ? 'min_count' : 'max_count'],
+          `\`${o.min_count !== undefined ? 'min_count' : 'max_count'}\`, but output \`${o.name}\` is not variadic (\`variadic: <count>\`)`,
+          { at: 'key' },
+        );
+      return [buildOutput(o, i, raws, inputs, readable, scope, dataDims)];
+    })
+    .map((o, index) => ({ ...o, index }));
 }
 
 function buildOutput(
@@ -583,13 +585,15 @@ function buildVariadicOutput(
       `output \`${o.name}\` is variadic (output ${i} of ${raws.length}), but only the last output may be: a node lists outputs by position`,
     );
   if (o.present !== undefined)
-    err([...p, 'present'], 'a variadic output has no `present:`: its count says how many members a node has');
+    err(
+      [...p, 'present'],
+      `a variadic output has no \`present: ${o.present}\`: its count says how many members a node has`,
+    );
   if (o.differentiable === true)
     err([...p, 'differentiable'], '`differentiable: true`, but a variadic output carries no gradient');
   const min = o.min_count ?? 1;
   const max = o.max_count ?? DEFAULT_MAX_OUTPUT_MEMBERS;
-  if (min > max)
-    err([...p, 'min_count'], `\`min_count: ${min}\` exceeds \`max_count: ${max}\``);
+  if (min > max) err([...p, 'min_count'], `\`min_count: ${min}\` exceeds \`max_count: ${max}\``);
   const count = compileDim(o.variadic!, [...p, 'variadic'], [], exprAttrs, spec, errors, lets, 'int');
   const countSource = o.variadic!;
   claim([...p, 'name'], o.name, 'output');
@@ -606,12 +610,25 @@ function buildVariadicOutput(
     if (errors.length > from) break;
     if (out.dataDims.length)
       err([...p, 'shape'], `a variadic output's dims cannot name a dim the kernel decides (\`data_dims\`)`);
-    const present: Expr = { kind: 'cmp', op: '>', left: count ?? { kind: 'int', value: 0 }, right: { kind: 'int', value: m } };
+    const present: Expr = {
+      kind: 'cmp',
+      op: '>',
+      left: count ?? { kind: 'int', value: 0 },
+      right: { kind: 'int', value: m },
+    };
     outs.push({
       ...out,
       differentiable: false,
       present: { expr: present, source: `${countSource} > ${m}` },
-      member: { of: o.name, ofIdent: idents(o.name), index: m, count: count ?? { kind: 'int', value: 0 }, countSource, min, max },
+      member: {
+        of: o.name,
+        ofIdent: idents(o.name),
+        index: m,
+        count: count ?? { kind: 'int', value: 0 },
+        countSource,
+        min,
+        max,
+      },
     });
     const seen = new Set<string>();
     for (const g of guards) {

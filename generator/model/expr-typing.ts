@@ -190,7 +190,8 @@ export class ExprTyper {
   private memberElement(name: string, index: number, pos: number): Typed | undefined {
     const a = this.cx.attrs.get(name);
     if (!this.cx.member || a?.type !== 'ints' || a.length !== undefined) return undefined;
-    if (index < 0) return this.bad(`index ${index} of \`${name}\`: a list without a declared length is indexed from 0`, pos);
+    if (index < 0)
+      return this.bad(`index ${index} of \`${name}\`: a list without a declared length is indexed from 0`, pos);
     this.cx.member.guard(
       { kind: 'cmp', op: '>', left: { kind: 'len', name }, right: { kind: 'int', value: index } },
       `reads ${name}[${index}]`,
@@ -202,8 +203,9 @@ export class ExprTyper {
   private folded(r: RawExpr, pos: number): number | undefined {
     if (!this.cx.member) {
       this.bad(
-        'an index is an integer here; an expression of `member` indexes in a variadic output\'s shape only',
+        `expected an integer dim index but found ${r.kind === 'name' ? `'${r.name}'` : 'an expression'}`,
         pos,
+        r.kind === 'name' && r.name === MEMBER ? "`member` indexes in a variadic output's shape only" : undefined,
       );
       return undefined;
     }

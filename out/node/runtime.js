@@ -16,8 +16,10 @@ import { markAsUntransferable } from 'node:worker_threads';
  *   max: number | undefined, minExclusive?: true, maxExclusive?: true, length?: number[], slot: number,
  *   arg: number }} AttrDesc
  * @typedef {{ name: string, fn: string, fnAsync: string, inputs: InputDesc[], outputs: string[],
- *   arity: number, attributes: AttrDesc[], dataDims?: [number, number, number][] }} OpDesc
+ *   arity: number, attributes: AttrDesc[], dataDims?: [number, number, number][], members?: [number, string] }} OpDesc
  *   dataDims: [output, axis, data dim] per dim the kernel decides (the addon returns their values last)
+ *   members: a variadic output: its first member's place and its name (its members come last,
+ *   returned as one array under that name)
  * @typedef {{ dtype: string, dims: number[], data?: ArrayLike<unknown>, device?: 'cuda', handle?: unknown }} Tensor
  * @typedef {{ version: number, scratch: ArrayBuffer, tensorSlots: number, inputBase: number,
  *   outputBase: number, attrBase: number, poolExhausted: number, maxMembers: number }} Abi
@@ -276,7 +278,12 @@ function named(op, made, values) {
       );
     if (t.device === 'cuda') t.handle = v;
     else t.data = /** @type {ArrayLike<unknown>} */ (v);
-    r[/** @type {string} */ (op.outputs[o])] = t;
+    if (op.members && o >= op.members[0]) {
+      const list = /** @type {Tensor[]} */ (
+        /** @type {unknown} */ ((r[op.members[1]] ??= /** @type {Tensor} */ (/** @type {unknown} */ ([]))))
+      );
+      list.push(t);
+    } else r[/** @type {string} */ (op.outputs[o])] = t;
   }
   return r;
 }

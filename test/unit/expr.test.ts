@@ -82,7 +82,7 @@ test('syntax errors name the column', () => {
   assert.match(syntaxError('a[0] +').message, /end of the expression/);
   assert.is(syntaxError('a[0] / 2').pos, 5);
   assert.match(syntaxError('a[0] / 2').message, /use '\/\/'/);
-  assert.is(syntaxError('a[x]').pos, 2);
+  assert.is(syntaxError('a[x][y]').pos, 5);
   assert.is(syntaxError('(1 + 2').pos, 6);
   assert.is(syntaxError('1 2').pos, 2);
   assert.is(syntaxError('a[0] $ 1').pos, 5);

@@ -4,7 +4,7 @@
 // IExprBuilder calls, the CUDA path, and the creators.
 
 import type { CmpOp, Expr, OpIR, ShapePart } from '../../model/ir.js';
-import { cppParam, exprHas, exprReads, shapeExprs } from '../../model/ir-helpers.js';
+import { cppParam, exprReads, shapeExprs } from '../../model/ir-helpers.js';
 import { visitExpr } from '../../model/expr.js';
 import { cppElement, cppExpr, cppFloatRef, type CppExprEnv } from '../lang/cpp-expr.js';
 import { lines } from '../emitter.js';

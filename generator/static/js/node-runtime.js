@@ -278,7 +278,9 @@ function named(op, made, values) {
     if (t.device === 'cuda') t.handle = v;
     else t.data = /** @type {ArrayLike<unknown>} */ (v);
     if (op.members && o >= op.members[0]) {
-      const list = /** @type {Tensor[]} */ (/** @type {unknown} */ (r[op.members[1]] ??= /** @type {Tensor} */ (/** @type {unknown} */ ([]))));
+      const list = /** @type {Tensor[]} */ (
+        /** @type {unknown} */ ((r[op.members[1]] ??= /** @type {Tensor} */ (/** @type {unknown} */ ([]))))
+      );
       list.push(t);
     } else r[/** @type {string} */ (op.outputs[o])] = t;
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #if defined(__CUDACC__)
 #define OPFORGE_HD __host__ __device__
@@ -205,6 +206,17 @@ struct Members {
   }
 };
 
+/** A variadic output's members: the present ones of its `max` raw outputs (they lead). */
+template <typename T>
+TensorList<T> presentMembers(const RawTensor* raw, int max) {
+  TensorList<T> list;
+  while (list.count < max && raw[list.count].present) {
+    list.items[list.count] = view<T>(raw[list.count]);
+    ++list.count;
+  }
+  return list;
+}
+
 /**
  * A dim the kernel decides (the spec's `data_dims:`): the kernel stores its actual value, at most
  * `bound`, in `*value`, which lies on the kernel's device (a CUDA kernel writes it from device
@@ -252,6 +264,10 @@ struct CudaContext {
 };
 
 // Dim arithmetic for compiled shape expressions; division by zero clears `ok` instead of trapping.
+/** Element `i` of a list attribute a check makes sure is long enough where it is read (0 past its end). */
+template <class T>
+int64_t elementOr0(const std::vector<T>& v, size_t i) { return i < v.size() ? static_cast<int64_t>(v[i]) : 0; }
+
 inline int64_t floorDiv(int64_t a, int64_t b, bool& ok) {
   if (b == 0) { ok = false; return 0; }
   int64_t q = a / b;

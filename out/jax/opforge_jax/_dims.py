@@ -80,7 +80,7 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
         return e
     kind = e[0]
     if kind == "dim":
-        s = shapes[e[1]]
+        s = shapes[e[1]] if e[1] < len(shapes) else None
         d = None if s is None or not -len(s) <= e[2] < len(s) else s[e[2]]
         if d is None or d < 0:
             raise _Unknown()
@@ -105,7 +105,9 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
     if kind == "is":
         return attrs[e[1]] == e[2]
     if kind == "elem":
-        return int(attrs[e[1]][e[2]])
+        # Past a list's end only where a check refuses the call (a variadic output's member shape).
+        v = attrs[e[1]]
+        return int(v[e[2]]) if -len(v) <= e[2] < len(v) else 0
     if kind == "len":
         return len(attrs[e[1]])
     if kind in ("floor", "ceil"):
@@ -138,6 +140,16 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
     if kind == "min":
         return min(a, b)
     raise ValueError(f"unknown dim expression {e!r}")
+
+
+def returned(values: Sequence[Any], members: Sequence[Optional[str]]) -> Any:
+    """What an op's function returns: its present outputs in order (`members[k]`: the variadic
+    output value k is a member of, or None), a variadic output's members as one list; one value
+    alone as itself."""
+    out: List[Any] = [v for v, of in zip(values, members) if of is None]
+    if any(of is not None for of in members):
+        out.append([v for v, of in zip(values, members) if of is not None])
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def chosen_dtype(choice: Any, attrs: Dict[str, Any]) -> str:

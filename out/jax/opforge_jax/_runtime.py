@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._attrs import _coerce_attr, check_attrs, no_backward_message, show  # noqa: F401  (shared with opforge_ops)
-from ._dims import (check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
+from ._dims import (returned, check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
                     rank_text, tensor_inputs, variadic_index)
 
 #: The FFI attribute holding which inputs are present (bit i: input i), for ops with optional inputs.
@@ -68,6 +68,8 @@ class Output:
     dtype_choice: Any = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
+    #: The variadic output it is a member of (None: none); the op's function returns the members as one list.
+    of: Optional[str] = None
     #: The dims its kernel decides: (axis, data dim) each; the output is padded to `shape`'s bounds.
     data_dims: Tuple[Tuple[int, int], ...] = ()
 
@@ -435,4 +437,4 @@ def call(op: OpInfo, inputs: Sequence[Any], attrs: Dict[str, Any]) -> Any:
         outs = _differentiable(op.snake)(_freeze(checked), *xs)
     except Exception as e:
         raise named_error(op, e)
-    return outs[0] if len(outs) == 1 else tuple(outs)
+    return returned(outs, [o.of for o in op.outputs if o.present is None or evaluate(o.present, (), checked)])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._attrs import check_attrs
-from ._dims import (check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
+from ._dims import (returned, check_output_sizes, check_shapes, chosen_dtype, evaluate, flatten_inputs, named_error, output_dims, rank_ok,
                     rank_text, tensor_inputs, variadic_index)
 
 #: Bytes per element of each dtype (the type table's), for the output size check.
@@ -70,6 +70,8 @@ class Output:
     dtype_choice: Any = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
+    #: The variadic output it is a member of (None: none); the op's function returns the members as one list.
+    of: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -240,8 +242,8 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
     if all(o.present is None for o in op.outputs):
         return result
     # The Paddle op has every output (an absent one is empty); the function returns the present ones.
-    kept = [t for t, o in zip(result, op.outputs) if o.present is None or evaluate(o.present, (), checked)]
-    return kept[0] if len(kept) == 1 else type(result)(kept)
+    kept = [(t, o) for t, o in zip(result, op.outputs) if o.present is None or evaluate(o.present, (), checked)]
+    return returned([t for t, _ in kept], [o.of for _, o in kept])
 
 
 def bind_all(ops: Sequence[OpInfo], binders: Dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]], module: Any) -> Dict[str, Callable[..., Any]]:

@@ -205,8 +205,8 @@ def present_flags(op: OpInfo, attrs: Dict[str, Any]) -> List[bool]:
 def present_outputs(op: OpInfo, outs: Any, attrs: Dict[str, Any]) -> Any:
     """What the op's function returns: the present outputs of the operator's full tuple (one alone
     as itself). The operator's schema has every output; an absent one is an empty tensor there."""
-    kept = [t for t, p in zip(outs, present_flags(op, attrs)) if p]
-    return kept[0] if len(kept) == 1 else tuple(kept)
+    flags = present_flags(op, attrs)
+    return _dims.returned([t for t, p in zip(outs, flags) if p], [o.of for o, p in zip(op.outputs, flags) if p])
 
 
 def _in_places(present: Any, flags: Sequence[bool], absent: Callable[[int], Any]) -> Any:

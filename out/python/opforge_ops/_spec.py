@@ -49,6 +49,8 @@ class Output:
     dtype_choice: Any = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
+    #: The variadic output it is a member of (None: none); the op's function returns the members as one list.
+    of: Optional[str] = None
     #: The dims its kernel decides (`data_dims:`): (axis, data dim) each; `shape` gives their bounds.
     data_dims: Tuple[Tuple[int, int], ...] = ()
 
