@@ -8,7 +8,7 @@ import { differentiableUnder } from '../../generator/model/ir-helpers.js';
 import type { OpIR, ProjectIR } from '../../generator/model/ir.js';
 import { cudaTrainingGaps } from '../../generator/model/cuda-training.js';
 import { DTYPES, DTYPE_INFO } from '../../generator/model/type-table.js';
-import { countKey, evalChoice, evalCond, type SpecPlan } from './plan.js';
+import { VCOUNT, countKey, evalChoice, evalCond, type SpecPlan } from './plan.js';
 import { gradHasCuda, gradPlan } from './render.js';
 
 /** Every dtype is some case's input and some case's output. */
@@ -209,6 +209,7 @@ function coversSpecLevelFeatures(ps: readonly SpecPlan[]): void {
   );
   coversPresence(ps);
   coversVariadic(ps);
+  coversVariadicOutputs(ps);
   assert.ok(
     ps.some((p) => p.outputs.some((o) => o.dataDim)),
     'a dim the kernel decides (data_dims)',
@@ -235,6 +236,16 @@ function coversVariadic(ps: readonly SpecPlan[]): void {
       vs.some((p) => p.checks.some((c) => JSON.stringify(c.c).includes('"k":"count"'))) &&
       vs.some((p) => JSON.stringify(p.outputs.map((o) => o.shape)).includes('"k":"count"')),
     'variadic inputs: min_count 1 and 2, cases of different member counts, count() in a check and in output dims',
+  );
+}
+
+/** Variadic outputs: one whose members' dims read `member`, with cases of different member counts. */
+function coversVariadicOutputs(ps: readonly SpecPlan[]): void {
+  const vs = ps.filter((p) => p.outputs.some((o) => o.variadic));
+  const counts = (p: SpecPlan): Set<number> => new Set(p.tests.map((t) => Number(t.attrs[VCOUNT])));
+  assert.ok(
+    vs.some((p) => counts(p).size >= 2 && JSON.stringify(p.outputs.map((o) => o.shape)).includes('"k":"member"')),
+    'variadic outputs: member in the dims, cases of different member counts',
   );
 }
 

@@ -29,6 +29,9 @@ export type DimE =
   | { k: 'rank'; input: string }
   // count(x): a variadic input's members (a case's dims record holds it as `x#count`: [n]).
   | { k: 'count'; input: string }
+  // `member`: the index of a variadic output's member, in its shape (a case's dims record holds the
+  // one being evaluated as `#member`: [m]).
+  | { k: 'member' }
   | { k: 'slice'; input: string; start: DimE | null; end: DimE | null }
   // sizeof(type) in the workspace: a type variable (its elements' bytes as `input`, a tensor of that
   // type, holds them) or a dtype (`bytes`).
@@ -95,6 +98,8 @@ export interface OutPlan {
   present?: CondE;
   /** A dim the kernel decides (`data_dims`, addDataDims): `shape.dims[axis]` is its bound. */
   dataDim?: { name: string; axis: number };
+  /** A variadic output (addVariadicOutput): `count` members (an int attribute), at most `max`. */
+  variadic?: { count: string; max: number };
 }
 
 export interface StatePlan {
@@ -214,6 +219,8 @@ export function evalDim(e: DimE, dims: Record<string, number[]>, attrs: Record<s
       return dims[e.input]!.length;
     case 'count':
       return dims[countKey(e.input)]![0];
+    case 'member':
+      return dims[MEMBER_KEY]?.[0] ?? 0;
     case 'slice':
       return undefined;
     case 'sizeof':
@@ -783,7 +790,48 @@ export function planSpec(seed: number): SpecPlan {
   addPresence(rng(seed * 217645177 + 31), p);
   addVariadic(rng(seed * 275604541 + 37), p);
   addDataDim(rng(seed * 314606869 + 41), p);
+  addVariadicOutput(rng(seed * 413158511 + 43), p);
   return p;
+}
+
+/** The key of a case's dims record holding the variadic output member being evaluated, as [m]. */
+export const MEMBER_KEY = '#member';
+
+/** The spec-space's variadic output count attribute. */
+export const VCOUNT = 'vcount';
+
+/**
+ * From its own stream, a quarter of the odd seeds (no gradient op reads an output's gradient)
+ * where no output is conditional or has a data dim: the last output becomes variadic, `vcount`
+ * members (an int attribute, default 2; each case 1 to 3), at most 3; in a dims list its first
+ * dim grows by `member` (when not a slice), so every member has its own shape. The kernels add m
+ * to member m's closed form, so a member written in another's place shows.
+ */
+function addVariadicOutput(r: Rand, p: SpecPlan): void {
+  const last = p.outputs[p.outputs.length - 1];
+  if (
+    p.seed % 2 === 0 ||
+    !last ||
+    !p.tests.length ||
+    p.outputs.some((o) => o.present || o.dataDim) ||
+    p.attrs.some((a) => a.name === VCOUNT) ||
+    !chance(r, 0.25)
+  )
+    return;
+  p.attrs.push({
+    name: VCOUNT,
+    type: 'int',
+    required: false,
+    default: 2,
+    enum: undefined,
+    min: 1,
+    max: undefined,
+    dim: false,
+  });
+  last.variadic = { count: VCOUNT, max: 3 };
+  if (last.shape.kind === 'dims' && last.shape.dims.length && last.shape.dims[0]!.k !== 'slice')
+    last.shape.dims[0] = { k: 'bin', op: '+', l: last.shape.dims[0]!, r: { k: 'member' } };
+  for (const t of p.tests) t.attrs[VCOUNT] = int(r, 1, 3);
 }
 
 /** The name of the spec-space's data dim (no attribute, input, output or let is called so). */

@@ -60,6 +60,8 @@ export function dimText(e: DimE, top = true): string {
       return `rank(${e.input})`;
     case 'count':
       return `count(${e.input})`;
+    case 'member':
+      return 'member';
     case 'slice':
       return `${e.input}[${e.start ? dimText(e.start) : ''}:${e.end ? dimText(e.end) : ''}]`;
     case 'sizeof':
@@ -124,6 +126,9 @@ export function dimPy(e: DimE): string {
     case 'count':
       // The reference names a variadic input's list `<x>_all` and its first member `<x>`.
       return `len(${e.input}_all)`;
+    case 'member':
+      // The reference builds a variadic output's members in a loop over `member`.
+      return 'member';
     case 'slice':
       // A tuple; a shape splices it: (a, *x[1:], b).
       return `tuple(int(d) for d in ${e.input}.shape[${e.start ? dimPy(e.start) : ''}:${e.end ? dimPy(e.end) : ''}])`;
@@ -163,6 +168,8 @@ export function dimCpp(e: DimE, shapeOf: (input: string) => string): string {
       return `int64_t{${shapeOf(e.input)}.rank}`;
     case 'count':
       throw new Error('spec-space reads count() in checks and output dims only');
+    case 'member':
+      throw new Error("spec-space reads `member` in a variadic output's dims only");
     case 'slice':
       throw new Error('spec-space draws no slice in a workspace');
     case 'sizeof':

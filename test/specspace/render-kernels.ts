@@ -173,6 +173,10 @@ export function ioType(p: SpecPlan, b: DType[]): string {
 
 export function cpuKernel(p: SpecPlan, snake: string): string {
   const stores = p.outputs.map((o, k) => {
+    // A variadic output: each member m, its closed form plus m.
+    if (o.variadic)
+      return `  for (int m = 0; m < io.${o.name}.size(); ++m)
+    for (int64_t i = 0; i < io.${o.name}[m].numel(); ++i) io.${o.name}[m].data[i] = form::store<form::elem_t<std::decay_t<decltype(io.${o.name}[m])>>>(form::value${k}(io, i, e) + m);`;
     const store = `io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`;
     // A dim the kernel decides: half its bound kept, the leading part of the closed form written.
     if (o.dataDim)
@@ -251,8 +255,15 @@ function keptNumel(o: OutPlan): string {
 }
 
 export function cudaKernel(p: SpecPlan, snake: string): string {
-  const kernels = p.outputs.map(
-    (o, k) => `template <typename IoT>
+  const kernels = p.outputs.map((o, k) =>
+    o.variadic
+      ? `template <typename IoT>
+__global__ void output${k}(IoT io, double e, int m) {
+  const int64_t n = io.${o.name}[m].numel();
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    io.${o.name}[m].data[i] = form::store<form::elem_t<std::decay_t<decltype(io.${o.name}[m])>>>(form::value${k}(io, i, e) + m);
+}`
+      : `template <typename IoT>
 __global__ void output${k}(IoT io, double e) {
   const int64_t n = ${o.dataDim ? keptNumel(o) : `io.${o.name}.numel()`};${
     o.dataDim
@@ -266,10 +277,16 @@ __global__ void output${k}(IoT io, double e) {
   );
   // An output with a data dim launches even when empty: its kernel sets the value.
   const launches = p.outputs.map((o, k) =>
-    o.dataDim
-      ? `  output${k}<<<cuda::gridFor(io.${o.name}.numel() > 0 ? io.${o.name}.numel() : 1), cuda::kBlock, 0, stream>>>(io, e);
+    o.variadic
+      ? `  for (int m = 0; m < io.${o.name}.size(); ++m) {
+    if (io.${o.name}[m].numel() == 0) continue;
+    output${k}<<<cuda::gridFor(io.${o.name}[m].numel()), cuda::kBlock, 0, stream>>>(io, e, m);
+    OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
+  }`
+      : o.dataDim
+        ? `  output${k}<<<cuda::gridFor(io.${o.name}.numel() > 0 ? io.${o.name}.numel() : 1), cuda::kBlock, 0, stream>>>(io, e);
   OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));`
-      : `  if (${o.present ? `io.${o.name}.present() && ` : ''}io.${o.name}.numel() > 0) {
+        : `  if (${o.present ? `io.${o.name}.present() && ` : ''}io.${o.name}.numel() > 0) {
     output${k}<<<cuda::gridFor(io.${o.name}.numel()), cuda::kBlock, 0, stream>>>(io, e);
     OPFORGE_RETURN_IF_ERROR(cuda::lastError(kName));
   }`,

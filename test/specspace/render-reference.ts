@@ -55,14 +55,23 @@ export function reference(p: SpecPlan): string {
       const t = `v = _term(v, idx, ${num(o.weights[j]!)}, ${inp.name})`;
       return inp.optional ? `    if ${inp.name} is not None:\n        v = v + 3.0\n        ${t}` : `    ${t}`;
     });
-    return `    # ${o.name}
-    shape = ${shape}
+    const block = `    shape = ${shape}
     n = _numel(shape)
     idx = torch.arange(n, dtype=torch.int64)
     v = torch.full((n,), ${num(o.base)}, dtype=torch.float64)
     v = v + 0.25 * (idx % 7).to(torch.float64)
 ${terms.join('\n')}
-    v = v + extra
+    v = v + extra`;
+    // A variadic output: its members in a list, member m's closed form plus m.
+    if (o.variadic)
+      return `    # ${o.name}: ${o.variadic.count} members
+    members = []
+    for member in range(${o.variadic.count}):
+${block.replace(/^/gm, '    ')}
+        members.append(_store(v + member, ${dtype}).reshape(shape))
+    outs.append(members)`;
+    return `    # ${o.name}
+${block}
     outs.append(${o.dataDim ? `_kept(_store(v, ${dtype}), shape, ${o.dataDim.axis})` : `_store(v, ${dtype}).reshape(shape)`})`;
   });
   // Outputs the attributes leave out (`present:`) are not returned.

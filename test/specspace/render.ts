@@ -62,6 +62,7 @@ function specYaml(p: SpecPlan, snake: string): string {
         : `    shape:${dimsYaml(dims ?? o.shape.dims, p.flow, '    ')}`,
     );
     if (o.present) L.push(`    present: ${q(condText(o.present))}`);
+    if (o.variadic) L.push(`    variadic: ${o.variadic.count}`, `    max_count: ${o.variadic.max}`);
   }
   const dd = p.outputs.find((o) => o.dataDim);
   if (dd?.dataDim && dd.shape.kind === 'dims')

@@ -144,11 +144,12 @@ def evaluate(e: Any, shapes: Shapes, attrs: Dict[str, Any]) -> Any:
 
 def returned(values: Sequence[Any], members: Sequence[Optional[str]]) -> Any:
     """What an op's function returns: its present outputs in order (`members[k]`: the variadic
-    output value k is a member of, or None), a variadic output's members as one list; one value
-    alone as itself."""
+    output value k is a member of, or None), a variadic output's members as one list, then any
+    values after the outputs (JAX's data dim counts); one value alone as itself."""
     out: List[Any] = [v for v, of in zip(values, members) if of is None]
     if any(of is not None for of in members):
         out.append([v for v, of in zip(values, members) if of is not None])
+    out.extend(values[len(members):])
     return out[0] if len(out) == 1 else tuple(out)
 
 
