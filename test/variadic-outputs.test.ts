@@ -4,6 +4,7 @@
 // rows fails on each; and the Node binding returns the members as one array, refusing a count
 // outside min_count..max_count by name.
 
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -110,6 +111,87 @@ testWith(['torch'], 'a kernel that fills one member from the wrong rows fails on
     );
   }
 });
+
+// PopRT's shape inference (out/popart/custom_shape_inference.py, under test/fixtures/poprt-stub):
+// a node lists as many members as its attributes ask for, each of its own dims.
+const POPRT_DRIVER = `
+import json, runpy, sys
+from onnx import helper, TensorProto
+sys.path.insert(0, sys.argv[2])
+import poprt.passes as passes
+runpy.run_path(sys.argv[1])
+out = []
+for op, inputs, outputs, attrs in json.loads(sys.stdin.read()):
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, d) for n, d in inputs]
+    node = helper.make_node(op, [n for n, _ in inputs], outputs, domain='test.varout', **attrs)
+    graph = helper.make_graph([node], 'g', ins, [])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('test.varout', 1)])
+    model, ok = passes.SHAPE_FUNCS[op]()(model, node)
+    out.append([ok, [passes.get_shape(model.graph, n) for n in outputs]])
+print(json.dumps(out))
+`;
+
+testWith(
+  ['onnx'],
+  "PopRT's shape inference gives each member its dims, and none while a member's dims are unknown",
+  async () => {
+    const dir = project();
+    await runTests({ root: dir, python: PYTHON, backends: ['serialize'] });
+    const feats = [
+      ['f0', [1, 2, 5, 4]],
+      ['f1', [1, 2, 3, 2]],
+      ['f2', [1, 2, 1, 1]],
+    ];
+    const calls = [
+      ['TensorSplit', [['x', [7, 3]]], ['p0', 'p1', 'p2'], { sections: 3 }],
+      ['TensorSplit', [['x', [9, 2]]], ['p0', 'p1'], {}],
+      ['MultiLevelGridPriors', [['b', [3, 2, 4]], ...feats], ['a0', 'a1', 'a2'], { strides: [8, 4, 16, 8, 32, 16] }],
+      [
+        'MultiLevelGridPriors',
+        [['b', [3, 2, 4]], feats[0], ['f1', [1, 2, 'n', 2]], feats[2]],
+        ['a0', 'a1', 'a2'],
+        { strides: [8, 4, 16, 8, 32, 16] },
+      ],
+    ];
+    const r = spawnSync(
+      PYTHON,
+      [
+        '-c',
+        POPRT_DRIVER,
+        path.join(dir, 'out', 'popart', 'custom_shape_inference.py'),
+        path.join(fixtures, 'poprt-stub'),
+      ],
+      { input: JSON.stringify(calls), encoding: 'utf8' },
+    );
+    assert.is(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout), [
+      [
+        true,
+        [
+          [3, 3],
+          [2, 3],
+          [2, 3],
+        ],
+      ],
+      [
+        true,
+        [
+          [5, 2],
+          [4, 2],
+        ],
+      ],
+      [
+        true,
+        [
+          [40, 4],
+          [12, 4],
+          [2, 4],
+        ],
+      ],
+      [false, [null, null, null]],
+    ]);
+  },
+);
 
 type Binding = Record<string, (...args: unknown[]) => Record<string, unknown>>;
 

@@ -571,8 +571,7 @@ def reference_outputs(c: Call) -> List[np.ndarray]:
         raise RuntimeError("an extra argument was accepted")
     ins = [to_torch(v) for v in c.inputs]
     outs = op.reference(*ins, **reference_attrs(c))
-    if not isinstance(outs, (tuple, list)):
-        outs = (outs,)
+    outs = outputs(outs)
     return [as_numpy(o.detach().float() if str(o.dtype) == "torch.bfloat16" else o.detach()) for o in outs]
 
 
@@ -603,8 +602,7 @@ def reference_grads(c: Call, diff: List[int]) -> List[Any]:
             src.append(ins[i])
             owner.append(i)
     outs = c.op.reference(*ins, **reference_attrs(c))
-    if not isinstance(outs, (tuple, list)):
-        outs = (outs,)
+    outs = outputs(outs)
     terms = [o.double().sum() for o, spec in zip(outs, c.op.outputs) if o.dtype.is_floating_point and spec.differentiable]
     zeros = [np.zeros(tuple(s.shape)) for s in src]
     if not terms or not src:
@@ -619,6 +617,13 @@ def tolerance(c: Call, got: np.ndarray) -> Tuple[float, float]:
     if got.dtype == np.float16 or any(isinstance(v, np.ndarray) and v.dtype == np.float16 for x in c.inputs for v in leaves(x)):
         rtol, atol = max(rtol, 2e-2), max(atol, 2e-2)
     return rtol, atol
+
+
+def outputs(outs: Any) -> Tuple[Any, ...]:
+    """What a binding or reference returned, one value per output: a variadic output's list as its
+    members, each in its place."""
+    xs = outs if isinstance(outs, (tuple, list)) else (outs,)
+    return tuple(m for v in xs for m in (v if isinstance(v, (tuple, list)) else (v,)))
 
 
 def compare(c: Call, got: Sequence[Any], want: Sequence[np.ndarray], what: str = "output") -> Optional[str]:
@@ -763,8 +768,7 @@ class TorchBinding(Binding):
             self.torch._dynamo.reset()
             compiled = self.torch.compile(body, fullgraph=True, dynamic=True)
             outs = compiled(*[args[i] for i in tensor_at])
-        if not isinstance(outs, (tuple, list)):
-            outs = (outs,)
+        outs = outputs(outs)
         return [as_numpy(o.detach().cpu().float() if o.dtype == self.torch.bfloat16 else o.detach().cpu()) for o in outs], None
 
 
@@ -844,7 +848,7 @@ class JaxBinding(Binding):
             batched = [twice(v) for v in vals]
             axes = [0 if hasattr(v, "shape") or isinstance(v, (list, tuple)) else None for v in vals]
             outs = jax.vmap(body, in_axes=tuple(axes))(*batched)
-            outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+            outs = outputs(outs)
             firsts = [as_numpy(o[0]) for o in outs]
             seconds = [as_numpy(o[1]) for o in outs]
             if any(f.size and not np.array_equal(f, s, equal_nan=True) for f, s in zip(firsts, seconds)):
@@ -855,12 +859,12 @@ class JaxBinding(Binding):
             diff = [k for k in range(len(at)) if self.floating(vals[k])]
             if not diff:
                 outs = body(*vals)
-                outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+                outs = outputs(outs)
                 return [as_numpy(o) for o in outs], None
 
             def loss(*vs: Any) -> Any:
                 o = body(*vs)
-                o = o if isinstance(o, (tuple, list)) else (o,)
+                o = outputs(o)
                 fl = [x for x in o if self.jnp.issubdtype(x.dtype, self.jnp.floating)]
                 return sum((x.astype(self.jnp.float64).sum() for x in fl), self.jnp.zeros((), self.jnp.float64)), o
 
@@ -871,7 +875,7 @@ class JaxBinding(Binding):
             # A variadic input's gradient is a list: flattened, as reference_grads gives it.
             flat = [m for x in grads for m in (x if isinstance(x, (list, tuple)) else [x])]
             return [as_numpy(o) for o in outs], [as_numpy(x) for x in flat]
-        outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+        outs = outputs(outs)
         return [as_numpy(o) for o in outs], None
 
 
@@ -976,7 +980,7 @@ class PaddleBinding(Binding):
                     x.stop_gradient = False
             args, kw = self.positional(c, xs)
             outs = fn(*args, **kw)
-            outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+            outs = list(outputs(outs))
             return [paddle_numpy(o.numpy(), o) for o in outs], None
         paddle.enable_static()
         try:
@@ -1013,7 +1017,7 @@ class PaddleBinding(Binding):
                     x.stop_gradient = False
                 args, kw = self.positional(c, xs)
                 outs = fn(*args, **kw)
-                outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+                outs = list(outputs(outs))
                 fetch = list(outs)
                 if self.mode == "static-train" and diff:
                     fl = [o for o, spec in zip(outs, c.op.outputs) if "float" in str(o.dtype) and spec.differentiable]

@@ -83,7 +83,8 @@ class SpecShapeFunc(ShapeFunc):
         if _inferred(model, node):
             return model, True
         dtypes, shapes = _inputs(model, node, self.num_inputs)
-        if not all(dtypes[i] and _known(shapes[i]) for i in self.required):
+        # A variadic input's members after its first (past num_inputs) are required too.
+        if not all(dtypes[i] and _known(shapes[i]) for i in [*self.required, *range(self.num_inputs, len(shapes))]):
             return model, False
         try:
             attrs = {} if self.defaults is None else _attributes(node, self.defaults)
