@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { addonPath } from '../runtime/index.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
-import { fixtures } from './helpers/paths.js';
+import { fixtures, root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
@@ -190,6 +190,41 @@ testWith(
       ],
       [false, [null, null, null]],
     ]);
+  },
+);
+
+testWith(
+  ['torch', 'onnx'],
+  'TensorSplit in PyTorch: opcheck, torch.compile against eager, and both exporters list the members the attributes ask for',
+  async () => {
+    const dir = project();
+    await runTests({ root: dir, python: PYTHON, backends: ['torch'] });
+    const r = spawnSync(
+      PYTHON,
+      [
+        path.join(root, 'test', 'python', 'torch_ops_check.py'),
+        '--ops',
+        path.join(dir, 'ops'),
+        '--out',
+        path.join(dir, 'out'),
+        '--library',
+        path.join(dir, 'build', 'torch', 'libopforge_torch.so'),
+        '--dynamo',
+        '--compile',
+      ],
+      { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+    );
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+      failed: number;
+      checks: Record<string, number>;
+    };
+    assert.is(r.status, 0, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`);
+    assert.is(summary.failed, 0);
+    // Every TensorSplit case: opcheck, compile, and the node's output count in both exporters.
+    assert.ok(
+      summary.checks.opcheck === 4 && summary.checks.compile === 4 && summary.checks.outputs === 8,
+      r.stdout.slice(-500),
+    );
   },
 );
 
