@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Diagnostic, KeyPath } from './diagnostics.js';
 import { didYouMean, shown } from './diagnostics.js';
 import { ExprSyntaxError, formatExpr, parseExpr, visitExpr } from './expr.js';
-import { ExprTyper, type SizeReading, type TypingContext } from './expr-typing.js';
+import { ExprTyper, MEMBER, type SizeReading, type TypingContext } from './expr-typing.js';
 import { DEFAULT_MAX_OUTPUT_MEMBERS } from './limits.js';
 import { choiceDtypes, compileChoice } from './dtype-choice.js';
 import { exprAttrName } from './ir-helpers.js';
@@ -486,80 +486,77 @@ function buildOutput(
   dataDims: readonly DataDimIR[],
   member?: { index: number; guards: { cond: Expr; what: string }[] },
 ): OutputIR {
-  {
-    const p: KeyPath = ['outputs', i];
-    checkIdent([...p, 'name'], o.name);
-    claim([...p, 'name'], o.name, 'output');
-    const type = resolveType([...p, 'dtype'], o.dtype);
-    let shape: ShapeIR = { kind: 'dims', dims: [], source: [] };
-    let rank: number | null = 0;
-    let data: OutputIR['dataDims'] = [];
-    if (typeof o.shape === 'string') {
-      const j = inputs.findIndex((x) => x.name === o.shape);
-      if (j < 0)
-        err([...p, 'shape'], `\`${o.shape}\` is not an input; use an input name or a list of dim expressions`, {
-          hint: didYouMean(
-            o.shape,
-            inputs.map((x) => x.name),
-          ),
-        });
-      else if (inputs[j]!.optional)
-        err([...p, 'shape'], `output cannot take the shape of optional input \`${o.shape}\``);
-      else {
-        shape = { kind: 'like', input: o.shape, inputIndex: j };
-        rank = inputs[j]!.rank;
-      }
-    } else {
-      const built = buildOutputDims(o.shape, p, readable, {
-        spec,
-        errors,
-        err,
-        exprAttrs,
-        lets,
-        dataDims,
-        ...(member
-          ? {
-              member: {
-                index: member.index,
-                guard: (cond: Expr, what: string) => void member.guards.push({ cond, what }),
-              },
-            }
-          : {}),
+  const p: KeyPath = ['outputs', i];
+  checkIdent([...p, 'name'], o.name);
+  claim([...p, 'name'], o.name, 'output');
+  const type = resolveType([...p, 'dtype'], o.dtype);
+  let shape: ShapeIR = { kind: 'dims', dims: [], source: [] };
+  let rank: number | null = 0;
+  let data: OutputIR['dataDims'] = [];
+  if (typeof o.shape === 'string') {
+    const j = inputs.findIndex((x) => x.name === o.shape);
+    if (j < 0)
+      err([...p, 'shape'], `\`${o.shape}\` is not an input; use an input name or a list of dim expressions`, {
+        hint: didYouMean(
+          o.shape,
+          inputs.map((x) => x.name),
+        ),
       });
-      shape = built.shape;
-      rank = built.rank;
-      data = built.data;
+    else if (inputs[j]!.optional) err([...p, 'shape'], `output cannot take the shape of optional input \`${o.shape}\``);
+    else {
+      shape = { kind: 'like', input: o.shape, inputIndex: j };
+      rank = inputs[j]!.rank;
     }
-    if (data.length && o.differentiable === true)
-      err(
-        [...p, 'differentiable'],
-        `\`differentiable: true\`, but output \`${o.name}\` has a dim the kernel decides (\`${dataDims[data[0]!.dim]!.name}\`): such outputs carry no gradient`,
-      );
-    if (o.differentiable === true && !anyFloat(type))
-      err(
-        [...p, 'differentiable'],
-        `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`,
-      );
-    const present =
-      o.present === undefined ? undefined : buildPresence(o, p, raws, { spec, errors, err, lets, exprAttrs });
-    if (o.present !== undefined && o.differentiable === true)
-      err(
-        [...p, 'differentiable'],
-        `\`differentiable: true\`, but output \`${o.name}\` is present only where \`${o.present}\` holds: a gradient op reads gradients that always exist`,
-      );
-    return {
-      name: o.name,
-      ident: idents(o.name),
-      index: i,
-      type,
-      rank,
-      shape,
-      differentiable: anyFloat(type) && o.differentiable !== false && o.present === undefined && !data.length,
-      ...(present ? { present } : {}),
-      dataDims: data,
-      description: o.description ?? '',
-    };
+  } else {
+    const built = buildOutputDims(o.shape, p, readable, {
+      spec,
+      errors,
+      err,
+      exprAttrs,
+      lets,
+      dataDims,
+      ...(member
+        ? {
+            member: {
+              index: member.index,
+              guard: (cond: Expr, what: string) => void member.guards.push({ cond, what }),
+            },
+          }
+        : {}),
+    });
+    shape = built.shape;
+    rank = built.rank;
+    data = built.data;
   }
+  if (data.length && o.differentiable === true)
+    err(
+      [...p, 'differentiable'],
+      `\`differentiable: true\`, but output \`${o.name}\` has a dim the kernel decides (\`${dataDims[data[0]!.dim]!.name}\`): such outputs carry no gradient`,
+    );
+  if (o.differentiable === true && !anyFloat(type))
+    err(
+      [...p, 'differentiable'],
+      `\`differentiable: true\`, but output \`${o.name}\` is ${dtypesOf(type)}: integer and bool tensors carry no gradient`,
+    );
+  const present =
+    o.present === undefined ? undefined : buildPresence(o, p, raws, { spec, errors, err, lets, exprAttrs });
+  if (o.present !== undefined && o.differentiable === true)
+    err(
+      [...p, 'differentiable'],
+      `\`differentiable: true\`, but output \`${o.name}\` is present only where \`${o.present}\` holds: a gradient op reads gradients that always exist`,
+    );
+  return {
+    name: o.name,
+    ident: idents(o.name),
+    index: i,
+    type,
+    rank,
+    shape,
+    differentiable: anyFloat(type) && o.differentiable !== false && o.present === undefined && !data.length,
+    ...(present ? { present } : {}),
+    dataDims: data,
+    description: o.description ?? '',
+  };
 }
 
 /**
@@ -597,6 +594,11 @@ function buildVariadicOutput(
   const count = compileDim(o.variadic!, [...p, 'variadic'], [], exprAttrs, spec, errors, lets, 'int');
   const countSource = o.variadic!;
   claim([...p, 'name'], o.name, 'output');
+  if (exprAttrs.has(MEMBER))
+    err(
+      [...p, 'name'],
+      `output \`${o.name}\` is variadic, so its shape reads \`${MEMBER}\` as the member's index: rename attribute \`${MEMBER}\``,
+    );
   const outs: OutputIR[] = [];
   for (let m = 0; m < max; m++) {
     const guards: { cond: Expr; what: string }[] = [];
