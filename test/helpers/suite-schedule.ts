@@ -69,26 +69,29 @@ export function nextJob<J extends Job>(
 }
 
 /**
- * CPU seconds per file on CI's kind of machine (2 cores), from the suite's `slowest files` line
- * (docs/testing.md, 2026-11-29): only the order matters. Files not named here count as WEIGHT_UNKNOWN.
+ * CPU seconds per file on a 2-core machine, from the suite's `slowest files` line (docs/testing.md,
+ * 2026-11-29, b11aa06): only the order matters. Files not named here count as WEIGHT_UNKNOWN.
  */
 export const WEIGHTS: Readonly<Record<string, number>> = {
-  installed: 506,
-  'hostile-calls': 478,
-  specspace: 453,
-  'opforge-test': 444,
-  'mmdeploy-example': 377,
-  'op-sets': 303,
-  torch: 272,
-  'paddle-run': 209,
-  'user-ops': 183,
-  grad: 161,
-  ort: 151,
-  'node-binding': 120,
-  'benchmarks-smoke': 86,
-  'kernel-compiled-once': 80,
-  jax: 75,
-  'legacy:opforge-test': 165,
-  'legacy:specspace': 107,
+  'hostile-calls': 231,
+  installed: 229,
+  specspace: 223,
+  'opforge-test': 183,
+  'mmdeploy-example': 181,
+  torch: 121,
+  'paddle-run': 113,
+  'op-sets': 112,
+  'variadic-outputs': 81,
+  'user-ops': 73,
+  'data-dims': 69,
+  grad: 68,
+  ort: 67,
+  'node-binding': 53,
+  jax: 40,
+  'kernel-compiled-once': 39,
+  'atomic-output-under-kill': 36,
+  'benchmarks-smoke': 28,
+  'legacy:opforge-test': 69,
+  'legacy:specspace': 51,
 };
 export const WEIGHT_UNKNOWN = 30;
