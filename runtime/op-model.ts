@@ -7,7 +7,7 @@
 import onnxProto from 'onnx-proto';
 import { dtypeUnder, presentOutputs, variadicInput } from '../generator/model/ir-helpers.js';
 import type { AttrValue, OpIR, TypeBinding } from '../generator/model/ir.js';
-import { type ATTR_INFO, DTYPE_INFO } from '../generator/model/type-table.js';
+import { type ATTR_INFO, DTYPE_INFO, type DType } from '../generator/model/type-table.js';
 
 const { onnx } = onnxProto;
 
@@ -22,6 +22,8 @@ export interface OpModelOptions {
   omitInputs?: readonly string[];
   /** How many members the node gives the variadic input, if the op has one (default: its min_count). */
   members?: number;
+  /** A heterogeneous variadic input's: each member's dtype (default: the first its type variable allows). */
+  memberDtypes?: readonly DType[];
   /** Extra attributes written as given (e.g. with another ONNX type, for error tests). */
   rawAttributes?: onnxProto.onnx.IAttributeProto[];
   /** Version the model imports the op's domain at (default: the op's spec version). */
@@ -92,6 +94,12 @@ function graphInputs(op: OpIR, members: number, omitInputs: readonly string[] = 
     );
 }
 
+/** A graph input's dtype: a heterogeneous member's own (`memberDtypes`, else its first allowed), else the binding's. */
+function graphInputDtype(g: GraphInput, b: TypeBinding, memberDtypes: readonly DType[] | undefined): DType {
+  const t = g.input.type;
+  return t.kind === 'each' ? (memberDtypes?.[g.member!] ?? t.dtypes[0]!) : dtypeUnder(t, b);
+}
+
 /** Serialized ModelProto with one node of `op`. */
 export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
   const b = opts.binding ?? op.bindings[0]!;
@@ -118,7 +126,7 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
     name: `${op.name}_graph`,
     node: [node],
     input: given.map((g) =>
-      valueInfo(g.name, DTYPE_INFO[dtypeUnder(g.input.type, b)].onnx.value, opts.inputShapes?.[g.name]),
+      valueInfo(g.name, DTYPE_INFO[graphInputDtype(g, b, opts.memberDtypes)].onnx.value, opts.inputShapes?.[g.name]),
     ),
     output: outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
   };

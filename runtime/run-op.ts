@@ -129,7 +129,8 @@ export async function runOp(a: RunArgs): Promise<string> {
       if (i.type.kind === 'var') chosen.set(i.type.name, file.dtype);
       return file;
     }
-    const dtype = i.type.kind === 'fixed' ? i.type.dtype : (chosen.get(i.type.name) ?? i.type.dtypes[0]!);
+    const dtype =
+      i.type.kind === 'fixed' ? i.type.dtype : (i.type.kind === 'var' && chosen.get(i.type.name)) || i.type.dtypes[0]!;
     if (i.type.kind === 'var') chosen.set(i.type.name, dtype);
     const n = d.reduce((x, y) => x * y, 1);
     const Arr = globalThis[DTYPE_INFO[dtype].tsArray as 'Float32Array'] as unknown as new (

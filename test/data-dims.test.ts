@@ -4,33 +4,18 @@
 // has; and a kernel that sets a value beyond its bound, or none, is the op's error on each, not a
 // silently wrong size.
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
-import { fixtures } from './helpers/paths.js';
+import { fixtureProject } from './helpers/fixture-project.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
-let made: string | undefined;
-
-/**
- * The fixture's project, made once for the file: the wrong-kernel test edits one kernel of the
- * project the first test built, so its run rebuilds that kernel and relinks, not every binding.
- */
-function project(): string {
-  if (!made) {
-    made = mkdtempSync(path.join(os.tmpdir(), 'opforge-datadep-'));
-    cpSync(path.join(fixtures, 'datadep', 'ops'), path.join(made, 'ops'), { recursive: true });
-  }
-  return made;
-}
-test.after(() => {
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+/** The fixture's project, made once for the file (the wrong-kernel test edits a kernel of it). */
+const project = fixtureProject('datadep');
 
 /** The columns this machine runs (each must pass every case of every op, but the skips named). */
 function columns(): string[] {

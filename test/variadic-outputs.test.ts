@@ -5,9 +5,8 @@
 // outside min_count..max_count by name.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
@@ -15,23 +14,13 @@ import * as assert from 'uvu/assert';
 import { addonPath } from '../runtime/index.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
+import { fixtureProject } from './helpers/fixture-project.js';
 import { fixtures, root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
-let made: string | undefined;
-
 /** The fixture's project, made once for the file (the wrong-kernel test edits a kernel of it). */
-function project(): string {
-  if (!made) {
-    made = mkdtempSync(path.join(os.tmpdir(), 'opforge-varout-'));
-    cpSync(path.join(fixtures, 'varout', 'ops'), path.join(made, 'ops'), { recursive: true });
-  }
-  return made;
-}
-test.after(() => {
-  if (made) rmSync(made, { recursive: true, force: true });
-});
+const project = fixtureProject('varout');
 
 /** The columns this machine runs that compute values (each compared with the reference). */
 function columns(): string[] {

@@ -100,6 +100,14 @@ function bindInputs(op: OpIR, grad: OpIR, g: RawGradient, p: KeyPath, fail: Err)
       );
       continue;
     }
+    const heterogeneous = eachDtypesMissing(
+      src.kind === 'input' ? op.inputs[src.index]!.type : undefined,
+      grad.inputs[j]!.type,
+    );
+    if (heterogeneous) {
+      fail([...p, 'inputs', name], `\`${value}\` is a heterogeneous variadic input: ${heterogeneous}`);
+      continue;
+    }
     inputs[j] = src;
   }
   grad.inputs.forEach((x, j) => {
@@ -267,8 +275,16 @@ function checkDtypes(op: OpIR, grad: OpIR, g: GradientIR, p: KeyPath, fail: Err)
     const problem = ((): string | undefined => {
       for (const [j, s] of g.inputs.entries()) {
         if (!s) continue;
-        const d = dtypeUnder(sourceType(op, s), b);
+        const from = sourceType(op, s);
         const t = grad.inputs[j]!.type;
+        // Members of their own dtypes: eachDtypesMissing checked the gradient op allows them all.
+        if (from.kind === 'each') continue;
+        const d = dtypeUnder(from, b);
+        if (t.kind === 'each') {
+          if (!t.dtypes.includes(d))
+            return `\`${grad.name}\`.${grad.inputs[j]!.name} allows ${t.dtypes.join(', ')}, it would get ${d}`;
+          continue;
+        }
         if (t.kind === 'fixed') {
           if (t.dtype !== d) return `\`${grad.name}\`.${grad.inputs[j]!.name} is ${t.dtype}, it would get ${d}`;
           continue;
@@ -352,4 +368,15 @@ export function resolveProjectBackward(
     op.backward = resolveBackward(op, raw, byName, (p, m, o) => diagnostics.push(errAt(op, p, m, o)), broken);
   }
   return diagnostics;
+}
+
+/**
+ * A heterogeneous variadic input (each member its own dtype) binds only a heterogeneous variadic
+ * input of the gradient op that allows each of its dtypes: what is wrong, or undefined.
+ */
+function eachDtypesMissing(from: TensorType | undefined, to: TensorType): string | undefined {
+  if (from?.kind !== 'each') return undefined;
+  if (to.kind !== 'each') return 'bind it to a variadic input of the gradient op with `homogeneous: false`';
+  const missing = from.dtypes.filter((d) => !to.dtypes.includes(d));
+  return missing.length ? `the gradient op's input does not allow ${missing.join(', ')}` : undefined;
 }

@@ -7,7 +7,7 @@
 
 import type { KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
-import type { InputDim, InputIR } from './ir.js';
+import type { InputDim, InputIR, TensorType } from './ir.js';
 import { constraintInputs } from './ir-helpers.js';
 import { idents } from './names.js';
 import type { AttrReading } from './expr-attrs.js';
@@ -46,7 +46,7 @@ function ownFacts(inp: RawInput, i: number, count: number, { err, checkIdent, cl
   const p: KeyPath = ['inputs', i];
   checkIdent([...p, 'name'], inp.name);
   claim([...p, 'name'], inp.name, 'input');
-  const type = resolveType([...p, 'dtype'], inp.dtype);
+  const declared = resolveType([...p, 'dtype'], inp.dtype);
   // `rank: [4, 5]`: one of several ranks (a list of one is that rank).
   const listed = Array.isArray(inp.rank) ? [...inp.rank].sort((a, b) => a - b) : null;
   let rank: number | null = typeof inp.rank === 'number' ? inp.rank : null;
@@ -63,6 +63,7 @@ function ownFacts(inp: RawInput, i: number, count: number, { err, checkIdent, cl
   if (inp.optional && inp.shape_only)
     err([...p, 'optional'], '`optional: true`, but a shape_only input cannot be optional');
   const variadic = variadicFacts(inp, i, count, err);
+  const type = memberTypes(declared, inp, i, variadic, err);
   // Differentiability belongs to each dtype binding: an input that can be a float dtype takes
   // gradients in those bindings (an integer or bool binding of the same variable never does).
   const float = anyFloat(type);
@@ -114,7 +115,38 @@ function variadicFacts(inp: RawInput, i: number, count: number, err: Scope['err'
   if (inp.shape_only) err([...p, 'shape_only'], '`shape_only: true`, but a variadic input cannot be shape_only');
   if (inp.differentiable === true)
     err([...p, 'differentiable'], '`differentiable: true`, but a variadic input takes no gradient');
-  return { min: inp.min_count ?? 1 };
+  return { min: inp.min_count ?? 1, homogeneous: inp.homogeneous !== false };
+}
+
+/**
+ * `homogeneous: false` (ONNX's heterogeneous variadic input): each member has any of its type
+ * variable's dtypes, whatever the others have. The variable then binds nothing (build-ir.ts drops
+ * it from the bindings and refuses it on any other tensor).
+ */
+function memberTypes(
+  declared: TensorType,
+  inp: RawInput,
+  i: number,
+  variadic: InputIR['variadic'],
+  err: Scope['err'],
+): TensorType {
+  if (inp.homogeneous !== false) return declared;
+  const p: KeyPath = ['inputs', i, 'homogeneous'];
+  if (!variadic) {
+    err(p, `\`homogeneous: false\`, but \`${inp.name}\` is not variadic (\`variadic: true\`)`);
+    return declared;
+  }
+  if (declared.kind !== 'var') {
+    err(
+      p,
+      `\`homogeneous: false\` needs a type variable as the dtype (the dtypes each member may have), not \`${inp.dtype}\``,
+      {
+        hint: `types: { T${inp.name}: [float32, float16] } and dtype: T${inp.name}`,
+      },
+    );
+    return declared;
+  }
+  return { kind: 'each', typeVar: declared.name, dtypes: declared.dtypes };
 }
 
 /**

@@ -54,6 +54,7 @@ export interface RawInput {
   shape_only?: boolean;
   variadic?: boolean;
   min_count?: number;
+  homogeneous?: boolean;
   differentiable?: boolean;
   description?: string;
 }
@@ -93,7 +94,7 @@ interface RawState {
   type: AttrType;
   description?: string;
 }
-export type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number] };
+export type RawTestInput = number[] | { shape: number[]; values?: number[]; range?: [number, number]; dtype?: DType };
 export interface RawTest {
   /** A variadic input: its members' list. */
   inputs: Record<string, RawTestInput | RawTestInput[]>;
@@ -179,7 +180,10 @@ export function buildOp(
         hint: `name it as an entry of an output's shape, e.g. [${d.name}]`,
       });
   });
-  checkTypeVarsInferable(types.vars, types.used, types.chosen, inputs, err);
+  // A heterogeneous variadic input's variable binds nothing: out of the bindings, on no other tensor.
+  const perMember = perMemberVars(inputs, outputs, err);
+  const typeVars = types.vars.filter((v) => !perMember.has(v.name));
+  checkTypeVarsInferable(typeVars, types.used, types.chosen, inputs, err);
   if (types.chosen.size && inputs.filter((x) => x.optional).length > 1)
     err(
       ['types', [...types.chosen][0]!],
@@ -193,7 +197,7 @@ export function buildOp(
     return { name: s.name, ident: idents(s.name), type: s.type, description: s.description ?? '' };
   });
 
-  const sizes = typeSizes(types.vars, readable);
+  const sizes = typeSizes(typeVars, readable);
   const workspace: Expr =
     raw.workspace === undefined
       ? { kind: 'int', value: 0 }
@@ -220,14 +224,14 @@ export function buildOp(
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
 
-  const bindings = enumerateBindings(types.vars);
+  const bindings = enumerateBindings(typeVars);
   if (bindings.length > MAX_BINDINGS)
     err(
       ['types'],
       `the type variables allow ${bindings.length} dtype combinations; at most ${MAX_BINDINGS} are supported`,
     );
 
-  const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, types.vars, err));
+  const tests = (raw.tests ?? []).map((t, i) => buildTest(t, i, inputs, attributes, typeVars, err));
 
   if (errors.length) return { errors };
   const rel = path.relative(ctx.root, spec.file).split(path.sep).join('/');
@@ -240,7 +244,7 @@ export function buildOp(
       version: raw.version,
       description: raw.description ?? '',
       source: { file: spec.file, relFile: rel },
-      typeVars: types.vars,
+      typeVars,
       bindings,
       inputs,
       outputs,
@@ -386,6 +390,34 @@ function checkOptionalInputsLast(inputs: readonly InputIR[], err: ErrFn): void {
  * Every type variable must be used, and be the dtype of a required input: backends infer output
  * dtypes from input dtypes.
  */
+/**
+ * The type variables of heterogeneous variadic inputs (`homogeneous: false`): each member takes
+ * any of their dtypes on its own, so no other tensor may have them (it would have to match a
+ * member, but which one?).
+ */
+function perMemberVars(inputs: readonly InputIR[], outputs: readonly OutputIR[], err: ErrFn): Set<string> {
+  const owner = new Map(inputs.flatMap((x) => (x.type.kind === 'each' ? [[x.type.typeVar, x.name] as const] : [])));
+  const tensors: [KeyPath, string, TensorType][] = [
+    ...inputs.map((x): [KeyPath, string, TensorType] => [['inputs', x.index, 'dtype'], `input \`${x.name}\``, x.type]),
+    ...outputs
+      .filter((o) => !o.member || o.member.index === 0)
+      .map((o, k): [KeyPath, string, TensorType] => [
+        ['outputs', k, 'dtype'],
+        `output \`${o.member?.of ?? o.name}\``,
+        o.type,
+      ]),
+  ];
+  for (const [p, what, t] of tensors) {
+    const by = t.kind === 'var' ? owner.get(t.name) : undefined;
+    if (by !== undefined && t.kind === 'var')
+      err(
+        p,
+        `${what} has type variable \`${t.name}\`, which the heterogeneous variadic input \`${by}\` (\`homogeneous: false\`) gives each of its members on its own: give ${what} a type variable of its own`,
+      );
+  }
+  return new Set(owner.keys());
+}
+
 function checkTypeVarsInferable(
   vars: readonly TypeVarIR[],
   used: ReadonlySet<string>,

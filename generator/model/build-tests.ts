@@ -125,8 +125,8 @@ export function buildTest(
   };
 }
 
-function defaultRange(inp: InputIR): [number, number] {
-  const dt = inp.type.kind === 'fixed' ? inp.type.dtype : inp.type.dtypes[0]!;
+function defaultRange(inp: InputIR, own: DType | undefined): [number, number] {
+  const dt = inp.type.kind === 'fixed' ? inp.type.dtype : (own ?? inp.type.dtypes[0]!);
   if (dt === 'bool') return [0, 1];
   if (dt === 'uint8') return [0, 255];
   if (!DTYPE_INFO[dt].isFloat) return [-100, 100];
@@ -137,7 +137,7 @@ function defaultRange(inp: InputIR): [number, number] {
 function testInput(inp: InputIR, v: RawTestInput, at: KeyPath, err: ErrFn): TestInputIR | undefined {
   const shape = Array.isArray(v) ? v : v.shape;
   const values = Array.isArray(v) ? undefined : v.values;
-  const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp);
+  const range = (Array.isArray(v) ? undefined : v.range) ?? defaultRange(inp, Array.isArray(v) ? undefined : v.dtype);
   const what = inp.variadic ? `member ${at[at.length - 1]} of input \`${inp.name}\`` : `input \`${inp.name}\``;
   if ((inp.rank !== null && shape.length !== inp.rank) || (inp.ranks && !inp.ranks.includes(shape.length)))
     err(at, `${what} has rank ${inp.rank ?? inp.ranks!.join(' or ')}, the test gives ${shape.length} dims`);
@@ -146,5 +146,22 @@ function testInput(inp: InputIR, v: RawTestInput, at: KeyPath, err: ErrFn): Test
   if (values !== undefined && values.length !== numel)
     err([...at, 'values'], `${values.length} values for a shape of ${numel} elements`);
   if (range[0] > range[1]) err([...at, 'range'], `range must be [low, high] with low <= high, got ${shown(range)}`);
-  return { name: inp.name, shape: [...shape], values: values ? [...values] : undefined, range: [range[0], range[1]] };
+  const given = Array.isArray(v) ? undefined : v.dtype;
+  const tensor: TestInputIR = {
+    name: inp.name,
+    shape: [...shape],
+    values: values ? [...values] : undefined,
+    range: [range[0], range[1]],
+  };
+  if (inp.type.kind !== 'each') {
+    if (given !== undefined)
+      err(
+        [...at, 'dtype'],
+        `\`dtype: ${given}\`, but only a member of a heterogeneous variadic input (\`homogeneous: false\`) has a dtype of its own`,
+      );
+    return tensor;
+  }
+  if (given !== undefined && !inp.type.dtypes.includes(given))
+    err([...at, 'dtype'], `${given} is not allowed for ${what} (${inp.type.typeVar}: ${inp.type.dtypes.join(', ')})`);
+  return { ...tensor, dtype: given ?? inp.type.dtypes[0]! };
 }

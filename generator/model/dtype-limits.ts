@@ -3,7 +3,7 @@
 // per-backend special case lives anywhere else: a backend that lacks a dtype says so here.
 
 import path from 'node:path';
-import type { OpIR, ProjectIR } from './ir.js';
+import type { OpIR, ProjectIR, TypeBinding } from './ir.js';
 import { dtypeUnder } from './ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from './type-table.js';
 
@@ -43,11 +43,14 @@ export interface DtypeLimit {
   all: boolean;
   /** Only optional inputs have it: the bindings run while those inputs are left out. */
   onlyOptional: boolean;
+  /** Only members of heterogeneous variadic inputs may have it: calls whose members have other dtypes run. */
+  onlyMembers: boolean;
   message: string;
 }
 
 function describe(l: Omit<DtypeLimit, 'message'>): string {
   const where = `${l.backend}${l.since === null ? '' : ` < ${l.since}`} has no ${l.dtype} (${l.ports.join(', ')})`;
+  if (l.onlyMembers) return `${l.op}: ${where}: members of that dtype are refused there`;
   const given = l.onlyOptional ? ` when ${l.ports.length > 1 ? 'they are' : 'it is'} given` : '';
   if (l.all && !l.onlyOptional) return `${l.op}: ${where}: the op is refused there`;
   if (l.bindings.length === 0) return `${l.op}: ${where}: the op is refused there${given}`;
@@ -66,9 +69,12 @@ export function opDtypeLimits(op: OpIR): DtypeLimit[] {
     for (const dtype of DTYPES) {
       const since = b.since(dtype);
       if (since !== null && since <= b.oldest) continue;
-      const bindings = op.bindings.filter((bd) => ports.some((p) => dtypeUnder(p.type, bd) === dtype));
+      // A heterogeneous input's member may have the dtype under every binding.
+      const has = (p: (typeof ports)[number], bd: TypeBinding): boolean =>
+        p.type.kind === 'each' ? p.type.dtypes.includes(dtype) : dtypeUnder(p.type, bd) === dtype;
+      const bindings = op.bindings.filter((bd) => ports.some((p) => has(p, bd)));
       if (bindings.length === 0) continue;
-      const hit = ports.filter((p) => bindings.some((bd) => dtypeUnder(p.type, bd) === dtype));
+      const hit = ports.filter((p) => bindings.some((bd) => has(p, bd)));
       const base = {
         op: op.name,
         file: path.relative(process.cwd(), op.source.file) || op.source.file,
@@ -79,6 +85,7 @@ export function opDtypeLimits(op: OpIR): DtypeLimit[] {
         bindings: op.typeVars.length === 0 ? [] : bindings.map((bd) => bd.suffix),
         all: bindings.length === op.bindings.length,
         onlyOptional: hit.every((p) => p.optional),
+        onlyMembers: hit.every((p) => p.type.kind === 'each'),
       };
       out.push({ ...base, message: describe(base) });
     }

@@ -12,6 +12,7 @@ import type {
   ShapeIR,
   TensorType,
   TestCaseIR,
+  TestInputIR,
   TypeBinding,
 } from './ir.js';
 import { ATTR_INFO, DTYPE_INFO, type AttrType, type DType } from './type-table.js';
@@ -19,7 +20,17 @@ import { evalExpr, exprChildren, formatExpr, sliceRange, visitExpr } from './exp
 
 /** The dtype a tensor has under a binding. */
 export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
+  if (t.kind === 'each')
+    throw new Error(
+      `the members of a heterogeneous variadic input have dtypes of their own (${t.typeVar}), not a binding's`,
+    );
   return t.kind === 'fixed' ? t.dtype : b.vars[t.name]!;
+}
+
+/** The dtype a test case's input tensor has: a heterogeneous member's own, else its binding's. */
+export function caseInputDtype(op: Pick<OpIR, 'inputs'>, t: TestCaseIR, x: TestInputIR): DType {
+  const inp = op.inputs.find((i) => i.name === x.name)!;
+  return inp.type.kind === 'each' ? x.dtype! : dtypeUnder(inp.type, t.binding);
 }
 
 /** Whether a tensor takes (input) or carries (output) a gradient when the op runs with binding `b`. */

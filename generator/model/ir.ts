@@ -71,7 +71,12 @@ export function isCondition(e: Expr): boolean {
 }
 
 /** Dtype of a tensor: a fixed dtype or a type variable resolved to its allowed dtypes. */
-export type TensorType = { kind: 'fixed'; dtype: DType } | { kind: 'var'; name: string; dtypes: DType[] };
+export type TensorType =
+  | { kind: 'fixed'; dtype: DType }
+  | { kind: 'var'; name: string; dtypes: DType[] }
+  // A heterogeneous variadic input's (`homogeneous: false`): each member has any of `dtypes`, on
+  // its own. Not a binding's variable: the kernel gets the members untyped (AnyTensorList).
+  | { kind: 'each'; typeVar: string; dtypes: DType[] };
 
 /** One dim of an input's declared shape: unconstrained, or an expression it must equal. */
 export type InputDim = { kind: 'any' } | { kind: 'expr'; expr: Expr; source: string };
@@ -114,9 +119,11 @@ export interface InputIR {
   shapeOnly: boolean;
   /**
    * The last input may be variadic: `min` or more tensors in its place (at most MAX_MEMBERS), each
-   * with this dtype, rank and constraint. A call's tensors are the other inputs, then the members.
+   * with this rank and constraint, and this dtype (homogeneous) or each any of its type variable's
+   * dtypes (`homogeneous: false`, ONNX's heterogeneous variadic: `type.kind` is 'each'). A call's
+   * tensors are the other inputs, then the members.
    */
-  variadic: { min: number } | null;
+  variadic: { min: number; homogeneous: boolean } | null;
   /**
    * Gradients flow to it in every binding where its dtype is a float dtype (it may be one, and is
    * neither shape_only nor marked `differentiable: false`). An integer or bool binding of a mixed
@@ -248,6 +255,8 @@ export interface TestInputIR {
   name: string;
   /** A variadic input's member (0, 1, ...), listed in order after the other inputs; absent for the others. */
   member?: number;
+  /** A heterogeneous variadic input's member: its dtype (the case's `dtype:`, else the first allowed). */
+  dtype?: DType;
   shape: number[];
   /** Explicit data, row-major; when absent, seeded random data in `range`. */
   values: number[] | undefined;

@@ -5,7 +5,7 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { dtypeUnder } from '../../generator/model/ir-helpers.js';
+import { caseInputDtype } from '../../generator/model/ir-helpers.js';
 import type { AttrValue, OpIR, TestCaseIR } from '../../generator/model/ir.js';
 import { DTYPE_INFO, type DType } from '../../generator/model/type-table.js';
 import { bf16ToNumber, halfToNumber, numberToBf16, numberToHalf } from './half.js';
@@ -80,8 +80,7 @@ export function makeInputs(op: OpIR, t: TestCaseIR): CaseInput[] {
   return op.inputs.map((inp): CaseInput => {
     const given = t.inputs.filter((x) => x.name === inp.name);
     if (!given.length) return undefined;
-    const dtype = dtypeUnder(inp.type, t.binding);
-    const made = given.map((g) => makeTensor(g, dtype, rnd));
+    const made = given.map((g) => makeTensor(g, caseInputDtype(op, t, g), rnd));
     return inp.variadic ? made : made[0];
   });
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { coreEmitter } from '../../generator/emit/core/index.js';
 import type { Emitter } from '../../generator/emit/emitter.js';
 import type { OpIR, ProjectIR, TestCaseIR } from '../../generator/model/ir.js';
-import { dtypeUnder } from '../../generator/model/ir-helpers.js';
+import { caseInputDtype } from '../../generator/model/ir-helpers.js';
 import { loadProject } from '../../generator/model/project.js';
 import type { DType } from '../../generator/model/type-table.js';
 import { halfToNumber, numberToHalf } from './half.js';
@@ -39,7 +39,7 @@ export function caseInputs(op: OpIR, t: TestCaseIR): CaseInput[] {
   op.inputs.forEach((inp, k) => {
     const ti = t.inputs.find((x) => x.name === inp.name);
     if (!ti) return;
-    const dtype = dtypeUnder(inp.type, t.binding);
+    const dtype = caseInputDtype(op, t, ti);
     const n = ti.shape.reduce((a, b) => a * b, 1);
     const r = rng(t.seed + k);
     let values = ti.values ?? Array.from({ length: n }, () => ti.range[0] + (ti.range[1] - ti.range[0]) * r());

@@ -3,6 +3,7 @@
 // the tests that run the ops through a backend.
 
 import type { OpIR, TestCaseIR } from '../../generator/model/ir.js';
+import { caseInputDtype } from '../../generator/model/ir-helpers.js';
 import { halfToNumber, numberToHalf } from './half.js';
 
 export type Arr = Float32Array | Float64Array | Uint16Array | Int32Array;
@@ -198,7 +199,7 @@ export function caseInputs(op: OpIR, t: TestCaseIR): { args: (T | undefined)[]; 
   const args = op.inputs.map((inp, k) => {
     const ti = t.inputs.find((x) => x.name === inp.name);
     if (!ti) return undefined;
-    const dtype = inp.type.kind === 'fixed' ? inp.type.dtype : t.binding.vars[inp.type.name]!;
+    const dtype = caseInputDtype(op, t, ti);
     const n = ti.shape.reduce((a, b) => a * b, 1);
     const r = rng(t.seed + k);
     const raw = ti.values ?? Array.from({ length: n }, () => ti.range[0] + (ti.range[1] - ti.range[0]) * r());

@@ -20,7 +20,11 @@ const T = (s: string): string => `ONNX_TENSOR_ELEMENT_DATA_TYPE_${s}`;
 test('element types of each port, per binding in order', () => {
   // GetInputType/GetOutputType: toOrt() of the core's dtype of that port under the kernel's binding.
   assert.match(op, /struct\s+Op\s*:\s*(?:public\s+)?core::Core\s*\{/);
-  assert.match(customOp, /GetInputType\([^)]*\)\s*const\s*\{\s*return\s+toOrt\(\s*Op::bindingDtype\(\s*binding_/);
+  // (Undefined for a heterogeneous variadic input's members: each has its own, the core checks which.)
+  assert.match(
+    customOp,
+    /GetInputType\([^)]*\)\s*const\s*\{[^}]*Op::eachDtype\(port\)\s*\?\s*ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED\s*:\s*toOrt\(\s*Op::bindingDtype\(\s*binding_/,
+  );
   const toOrt = switchMap(file(files, 'ort/include/opforge/ort/dtype.h'), 'toOrt');
   const rows = bindingRows(core).map((b) => b.dtypes.map((d) => toOrt.get(d)));
   assert.equal(rows, [
@@ -91,7 +95,10 @@ test('a variadic last input: an ONNX variadic input, homogeneous, of at least mi
     /if \(Op::kVariadic && static_cast<int>\(i\) == Op::kNumInputs - 1\) return INPUT_OUTPUT_VARIADIC;/,
   );
   assert.match(customOp, /int GetVariadicInputMinArity\(\) const \{ return Op::kMinMembers; \}/);
-  assert.match(customOp, /bool GetVariadicInputHomogeneity\(\) const \{ return true; \}/);
+  assert.match(
+    customOp,
+    /bool GetVariadicInputHomogeneity\(\) const \{ return !Op::eachDtype\(Op::kNumInputs - 1\); \}/,
+  );
   assert.match(customOp, /\*numIn = static_cast<int>\(nodeInputs[^;]*;\s*return Op::checkCount\(\*numIn\);/);
   // Per-call input arrays hold every member: sized by the op's kMaxInputs, not a fixed 32.
   assert.match(customOp, /RawTensor in\[Op::kMaxInputs\];/);

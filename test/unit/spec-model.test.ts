@@ -63,7 +63,12 @@ test('type variables and their bindings, in declaration order', () => {
 
 test('inputs: ranks, constraints, optional; outputs: fixed and variable dtypes', () => {
   assert.equal(
-    scale.inputs.map((i) => [i.name, i.rank, i.optional, i.type.kind === 'var' ? i.type.name : i.type.dtype]),
+    scale.inputs.map((i) => [
+      i.name,
+      i.rank,
+      i.optional,
+      i.type.kind === 'var' ? i.type.name : i.type.kind === 'fixed' ? i.type.dtype : '',
+    ]),
     [
       ['x', 2, false, 'T'],
       ['idx', 1, false, 'I'],

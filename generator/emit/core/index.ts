@@ -113,6 +113,7 @@ const [CHARS, INT] = ['const char*', 'int'];
  */
 function emitFacts(op: OpIR): string {
   const ports = [...op.inputs, ...op.outputs];
+  const each = op.inputs.some((i) => i.type.kind === 'each');
   const varOf = (t: TensorType): number => (t.kind === 'var' ? op.typeVars.findIndex((v) => v.name === t.name) : -1);
   const like = (c: { kind: string; inputIndex?: number }): string => String(c.kind === 'like' ? c.inputIndex : -1);
   const hash = opHash(op).toString(16).padStart(8, '0');
@@ -139,7 +140,7 @@ function emitFacts(op: OpIR): string {
     return { value: list(row), comment: `${v.name}: ${v.dtypes.join(', ')}` };
   });
   const bindings = op.bindings.map((b) => ({
-    value: ports.map((p) => dtypeEnum(dtypeUnder(p.type, b))).join(', '),
+    value: ports.map((p) => dtypeEnum(p.type.kind === 'each' ? p.type.dtypes[0]! : dtypeUnder(p.type, b))).join(', '),
     comment: b.suffix || 'fixed dtypes',
   }));
   const attrs = op.attributes.map((a) => list([cppString(a.name), attrTypeEnum(a.type), String(a.required)]));
@@ -160,13 +161,24 @@ function emitFacts(op: OpIR): string {
     ['kBindingDtypes', 'DType', `${BINDINGS} * (${PORTS})`, bindings, 'each binding: every port'],
     ['kAttributes', 'AttrInfo', undefined, attrs],
     ...dataDimTables(op),
+    ...(each
+      ? [
+          [
+            'kPortEach',
+            'uint32_t',
+            PORTS,
+            ports.map((p) => dtypeMask(p.type)),
+            'bit t: each member may be DType t; 0: kPortVar',
+          ] as [string, string, string, string[], string],
+        ]
+      : []),
   ];
   const printed = tables.map(([name, type, size, rows, comment]) => {
     const t = table({ prefix: 'inline ', type, name, rows, ...(size ? { size } : {}) });
     return comment && !t.includes('\n') ? `${t}${trailing(comment)}` : t;
   });
   // The data dims' facts come last in OpInfo (below), after what every op has.
-  const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims']);
+  const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims', 'kPortEach']);
   const info = [
     ...scalars.map((c) => c.name).filter((n) => !dataFacts.has(n)),
     ...[op.typeVars.length, op.attributes.length].map(String),
@@ -175,6 +187,7 @@ function emitFacts(op: OpIR): string {
     String(minOutputs(op)),
     String(variadicInput(op)?.variadic?.min ?? 0),
     ...(op.dataDims.length ? ['kNumDataDims', 'kDataDimNames', 'kOutputDataDims'] : ['0', 'nullptr', 'nullptr']),
+    ...(each ? ['kPortEach'] : []),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }
@@ -220,7 +233,8 @@ const STATE_DOC = 'State that configure() computes; serialized with the attribut
 const NO_STATE_DOC = 'No extra state: everything the kernel needs is in Attrs and the shapes.';
 
 type Port = OpIR['inputs'][number] | OpIR['outputs'][number];
-const cppType = (t: TensorType): string => (t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.name);
+const cppType = (t: TensorType): string =>
+  t.kind === 'fixed' ? DTYPE_INFO[t.dtype].cpp : t.kind === 'var' ? t.name : 'AnyTensorView';
 
 /** The kernel contract: Io (one field per port) and one cpu / cuda overload per dtype binding. */
 function emitContract(op: OpIR): Slots {
@@ -229,6 +243,8 @@ function emitContract(op: OpIR): Slots {
     const note = [optional, p.description].filter(Boolean).join('; ');
     if (input && 'shapeOnly' in p && p.shapeOnly)
       return `  Shape ${p.name};  // shape only${note ? `; ${commentText(note)}` : ''}`;
+    if (input && 'variadic' in p && p.variadic && p.type.kind === 'each')
+      return `  AnyTensorList ${p.name};${trailing([`variadic: its members, in order, each of its own dtype (${p.type.dtypes.join(', ')})`, note].filter(Boolean).join('; '))}`;
     if (input && 'variadic' in p && p.variadic)
       return `  TensorList<const ${cppType(p.type)}> ${p.name};${trailing(['variadic: its members, in order', note].filter(Boolean).join('; '))}`;
     return `  TensorView<${input ? 'const ' : ''}${cppType(p.type)}> ${p.name};${trailing(note)}`;
@@ -447,9 +463,11 @@ function emitDispatch(op: OpIR): Slots {
       ...op.inputs.map((i) =>
         i.shapeOnly
           ? `in[${i.index}].shape`
-          : i.variadic
-            ? `members.of(in + ${i.index}, numIn - ${i.index})`
-            : `view<const ${cpp(i.type)}>(in[${i.index}])`,
+          : i.type.kind === 'each'
+            ? `anyMembers(in + ${i.index}, numIn - ${i.index})`
+            : i.variadic
+              ? `members.of(in + ${i.index}, numIn - ${i.index})`
+              : `view<const ${cpp(i.type)}>(in[${i.index}])`,
       ),
       ...op.outputs.flatMap((o) =>
         !o.member
@@ -463,7 +481,8 @@ function emitDispatch(op: OpIR): Slots {
     const call = `return fn(${ioType(op, b)}${braced(views)});`;
     // A variadic input's views live in `members` while the kernel runs.
     const v = variadicInput(op);
-    if (v) return `    case ${k}: {\n      Members<const ${cpp(v.type)}> members;\n      ${call}\n    }`;
+    if (v && v.type.kind !== 'each')
+      return `    case ${k}: {\n      Members<const ${cpp(v.type)}> members;\n      ${call}\n    }`;
     return `    case ${k}: ${call}`;
   });
   return {
@@ -482,4 +501,9 @@ const RUN_CUDA = lines(
 /** The ranks an input may have when the spec lists several, as a mask (bit r: rank r); 0u otherwise. */
 function rankMask(ranks: readonly number[] | null): string {
   return `${(ranks ?? []).reduce((m, r) => m | (1 << r), 0)}u`;
+}
+
+/** A heterogeneous variadic input's dtypes as DType bits (`dtypeBit(DType::kFloat32) | ...`); 0u for any other port. */
+function dtypeMask(t: TensorType): string {
+  return t.kind === 'each' ? t.dtypes.map((d) => `dtypeBit(${dtypeEnum(d)})`).join(' | ') : '0u';
 }

@@ -146,7 +146,7 @@ export function argDocs(op: OpIR): string[] {
     ...op.inputs.map((i) =>
       row(
         i.name,
-        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}${i.variadic ? `, ${i.variadic.min} to ${MAX_MEMBERS} tensors of one dtype` : ''}`,
+        `${dtypes(i)}${i.rank !== null ? `, rank ${i.rank}` : i.ranks ? `, rank ${i.ranks.join(' or ')}` : ''}${i.optional ? ', optional' : ''}${i.variadic ? `, ${i.variadic.min} to ${MAX_MEMBERS} tensors of ${i.variadic.homogeneous ? 'one dtype' : 'any of these dtypes each'}` : ''}`,
         i.description,
       ),
     ),

@@ -79,6 +79,7 @@ export function pyInput(i: InputIR, typeVar: string | null): PyValue {
     {
       ...(i.constraint.kind === 'none' ? {} : { shape: pyInputShape(i), shape_source: pyInputShapeSource(i) }),
       ...(i.variadic ? { variadic: true, min_count: i.variadic.min } : {}),
+      ...(i.variadic && !i.variadic.homogeneous ? { homogeneous: false } : {}),
     },
   );
 }

@@ -194,8 +194,14 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         const union = (ds: readonly string[]): string => ds.map((d) => `'${d}'`).join(' | ');
         const chosen = new Set(op.typeVars.filter((tv) => tv.choice).map((tv) => tv.name));
         const tvs = op.typeVars.filter((tv) => !tv.choice).map((tv) => `${tv.name} extends ${union(tv.dtypes)}`);
-        const typeOf = (t: OpIR['inputs'][number]['type']): string =>
-          t.kind === 'fixed' ? `'${t.dtype}'` : chosen.has(t.name) ? union(t.dtypes) : t.name;
+        const typeOf = (t: OpIR['outputs'][number]['type']): string =>
+          t.kind === 'fixed'
+            ? `'${t.dtype}'`
+            : t.kind === 'each'
+              ? union(t.dtypes)
+              : chosen.has(t.name)
+                ? union(t.dtypes)
+                : t.name;
         const attrs = op.attributes.map((a) => {
           const ts = a.enum ? a.enum.map(jsValue).join(' | ') : ATTR_INFO[a.type].ts;
           const doc = [a.description, a.default !== undefined ? `Default: ${JSON.stringify(a.default)}.` : 'Required.']
@@ -208,6 +214,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         const bound = new Set<string>();
         const inputType = (t: OpIR['inputs'][number]['type']): string => {
           if (t.kind === 'fixed') return `'${t.dtype}'`;
+          if (t.kind === 'each') return union(t.dtypes);
           if (bound.has(t.name)) return `NoInfer<${t.name}>`;
           bound.add(t.name);
           return t.name;
@@ -216,7 +223,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
           ...op.inputs.map(
             (i) =>
               // Before a required `attrs` an optional input cannot be an optional parameter (TS1016): it is passed, maybe as undefined.
-              `${i.name}${i.optional && !anyRequired ? '?' : ''}: ${i.variadic ? `readonly Tensor<${inputType(i.type)}>[]` : `Tensor<${inputType(i.type)}>`}${i.optional ? ' | undefined' : ''}`,
+              `${i.name}${i.optional && !anyRequired ? '?' : ''}: ${i.type.kind === 'each' ? `readonly (${i.type.dtypes.map((d) => `Tensor<'${d}'>`).join(' | ')})[]` : i.variadic ? `readonly Tensor<${inputType(i.type)}>[]` : `Tensor<${inputType(i.type)}>`}${i.optional ? ' | undefined' : ''}`,
           ),
           `attrs${anyRequired ? '' : '?'}: ${op.ident.pascal}Attrs`,
         ];

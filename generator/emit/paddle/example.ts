@@ -4,7 +4,7 @@
 // against the op core's inferShapes.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { coreHeaderPath, cppNamespace, dtypeUnder, paddleOpType } from '../../model/ir-helpers.js';
+import { coreHeaderPath, cppNamespace, caseInputDtype, dtypeUnder, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { cppAttrValue, cppFloat, cppString } from '../lang/literals.js';
 import { braced, cppUnit } from '../lang/cpp.js';
@@ -14,8 +14,10 @@ const HOST_COPYABLE: readonly DType[] = ['float32', 'float64', 'int32', 'int64',
 
 /** The first spec test case whose dtypes the example can copy in and out. */
 export function exampleCase(op: OpIR): TestCaseIR | undefined {
-  return op.tests.find((t) =>
-    [...op.inputs, ...op.outputs].every((x) => HOST_COPYABLE.includes(dtypeUnder(x.type, t.binding))),
+  return op.tests.find(
+    (t) =>
+      t.inputs.every((x) => HOST_COPYABLE.includes(caseInputDtype(op, t, x))) &&
+      op.outputs.every((x) => HOST_COPYABLE.includes(dtypeUnder(x.type, t.binding))),
   );
 }
 
@@ -39,7 +41,7 @@ export function emitExample(op: OpIR): string {
   const present = op.inputs.filter((i) => t.inputs.some((x) => x.name === i.name));
   const feeds = present.map((inp, k) => {
     const ti = t.inputs.find((x) => x.name === inp.name)!;
-    const d = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
+    const d = DTYPE_INFO[caseInputDtype(op, t, ti)];
     const value = (x: number): string => (d.isFloat ? cppFloat(x) : d.dtype === 'bool' ? String(x !== 0) : String(x));
     // Named by index, not by the spec's name: the lambda's parameters stay free.
     const v = `data${inp.index}`;

@@ -36,6 +36,7 @@ function attrsRead(op: OpIR): OpIR['attributes'] {
 function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
   const proto = (d: DType): string => `onnx.TensorProto.${DTYPE_INFO[d].onnx.name}`;
   if (o.type.kind === 'fixed') return proto(o.type.dtype);
+  if (o.type.kind === 'each') throw new Error(`${op.name}: output ${o.name} has a heterogeneous input's type variable`);
   const name = o.type.name;
   // Chosen by the attributes: Python's own conditional over them.
   const choice = op.typeVars.find((v) => v.name === name)?.choice;

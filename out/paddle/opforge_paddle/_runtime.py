@@ -55,6 +55,9 @@ class Input:
     #: its place, each checked as this input; a call's tensors are the others, then the members.
     variadic: bool = False
     min_count: int = 1
+    #: A variadic input's members each have any of `dtypes` on their own (`homogeneous: false`,
+    #: ONNX's heterogeneous variadic); type_var is then None.
+    homogeneous: bool = True
 
 
 @dataclass(frozen=True)

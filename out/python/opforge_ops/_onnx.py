@@ -100,11 +100,11 @@ def onnx_schema(op: OpInfo) -> Any:
     import onnx
     from onnx.defs import OpSchema
 
-    def param(name: str, type_str: str, optional: bool = False, min_arity: int = 0) -> Any:
+    def param(name: str, type_str: str, optional: bool = False, min_arity: int = 0, homogeneous: bool = True) -> Any:
         if min_arity:
-            # One type for every member (homogeneous), as the op core binds them.
+            # One type for every member (homogeneous), as the op core binds them; or each its own.
             return OpSchema.FormalParameter(name, type_str, "", param_option=OpSchema.FormalParameterOption.Variadic,
-                                            is_homogeneous=True, min_arity=min_arity)
+                                            is_homogeneous=homogeneous, min_arity=min_arity)
         opt = OpSchema.FormalParameterOption.Optional if optional else OpSchema.FormalParameterOption.Single
         return OpSchema.FormalParameter(name, type_str, "", param_option=opt)
 
@@ -120,11 +120,17 @@ def onnx_schema(op: OpInfo) -> Any:
             # The type is given, not inferred: an empty list default has no element to infer it from.
             proto = onnx.helper.make_attribute(a.name, default, attr_type=ATTR_ONNX[a.type][1])
             attributes.append(OpSchema.Attribute(a.name, proto, a.description))
+    # A heterogeneous variadic input's members take any of its dtypes each: a constraint of its own,
+    # named apart from the spec's type variables (which are identifiers: no '.').
+    each = [i for i in op.inputs if i.variadic and not i.homogeneous]
+    member_types = {i.name: f"{i.name}.member" for i in each}
     schema = OpSchema(
         op.name, op.domain, op.version, op.doc,
-        inputs=[param(i.name, type_str(i.dtypes, i.type_var), i.optional, i.min_count if i.variadic else 0) for i in op.inputs],
+        inputs=[param(i.name, member_types.get(i.name) or type_str(i.dtypes, i.type_var), i.optional,
+                      i.min_count if i.variadic else 0, i.homogeneous) for i in op.inputs],
         outputs=[param(o.name, type_str(o.dtypes, o.type_var), o.present is not None) for o in op.outputs],
-        type_constraints=[(name, [ONNX_TYPE_STR[d] for d in dts], "") for name, dts in op.type_vars],
+        type_constraints=[(name, [ONNX_TYPE_STR[d] for d in dts], "") for name, dts in op.type_vars]
+        + [(member_types[i.name], [ONNX_TYPE_STR[d] for d in i.dtypes], "") for i in each],
         attributes=attributes,
     )
     if hasattr(schema, "set_type_and_shape_inference_function"):

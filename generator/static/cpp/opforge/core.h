@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,9 @@ constexpr int kMaxRank = 8;
 
 /** Element types; the order is part of nothing external (names are used on every boundary). */
 enum class DType : int32_t { kFloat32, kFloat16, kBFloat16, kFloat64, kInt8, kUInt8, kInt32, kInt64, kBool };
+
+/** DType t as one bit of a set of dtypes. */
+constexpr uint32_t dtypeBit(DType t) { return 1u << static_cast<int>(t); }
 
 inline size_t dtypeSize(DType t) {
   switch (t) {
@@ -204,6 +208,59 @@ struct Members {
     return list;
   }
 };
+
+/** The DType of a C++ element type: `dtypeOf<float>()` is DType::kFloat32 (const ignored). */
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
+template <> struct DTypeOf<float16> { static constexpr DType value = DType::kFloat16; };
+template <> struct DTypeOf<bfloat16> { static constexpr DType value = DType::kBFloat16; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUInt8; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+template <typename T> OPFORGE_HD constexpr DType dtypeOf() { return DTypeOf<std::remove_const_t<T>>::value; }
+
+/**
+ * A member of a heterogeneous variadic input (`homogeneous: false`): its dtype is its own, one of
+ * the type variable's. `is<T>()` asks, `as<T>()` gives the typed view (of that dtype only).
+ */
+struct AnyTensorView {
+  DType dtype = DType::kFloat32;
+  const void* data = nullptr;
+  Shape shape;
+  OPFORGE_HD int64_t numel() const { return shape.numel(); }
+  template <typename T> OPFORGE_HD bool is() const { return dtype == dtypeOf<T>(); }
+  template <typename T> OPFORGE_HD TensorView<const T> as() const {
+    TensorView<const T> v;
+    v.data = static_cast<const T*>(data);
+    v.shape = shape;
+    return v;
+  }
+};
+
+/** A heterogeneous variadic input's members, each with its own dtype; held by value as TensorList. */
+struct AnyTensorList {
+  AnyTensorView items[kMaxMembers];
+  int count = 0;
+  OPFORGE_HD int size() const { return count; }
+  OPFORGE_HD const AnyTensorView& operator[](int i) const { return items[i]; }
+  OPFORGE_HD const AnyTensorView* begin() const { return items; }
+  OPFORGE_HD const AnyTensorView* end() const { return items + count; }
+};
+
+/** An AnyTensorList of the raw tensors a backend handed over (the members, n of them). */
+inline AnyTensorList anyMembers(const RawTensor* raw, int n) {
+  AnyTensorList list;
+  for (int i = 0; i < n; ++i) {
+    list.items[i].dtype = raw[i].dtype;
+    list.items[i].data = raw[i].data;
+    list.items[i].shape = raw[i].shape;
+  }
+  list.count = n;
+  return list;
+}
 
 /** A variadic output's members: the present ones of its `max` raw outputs (they lead). */
 template <typename T>

@@ -78,6 +78,9 @@ struct OpInfo {
   int numDataDims;  // dims the kernel decides (`data_dims:`); a call's raw outputs end with one int64 slot each
   const char* const* dataDimNames;
   const int8_t* outputDataDims;  // [output][axis], kMaxRank a row: the data dim at that axis, or -1
+  // Per port: bit t set where each member may have DType t on its own (a heterogeneous variadic
+  // input, `homogeneous: false`); 0 for every other port. nullptr: the op has no such input.
+  const uint32_t* portEach = nullptr;
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -166,10 +169,13 @@ struct CoreOf {
   /** The data dim at `axis` of output `o`, or -1. */
   static constexpr int dataDimAt(int o, int axis) { return I.numDataDims == 0 ? -1 : I.outputDataDims[o * kMaxRank + axis]; }
 
-  /** The dtype of `port` under binding `b`. */
+  /** Whether each member of `port` has a dtype of its own (a heterogeneous variadic input): portAllows says which. */
+  static constexpr bool eachDtype(int port) { return I.portEach != nullptr && I.portEach[port] != 0; }
+  /** The dtype of `port` under binding `b` (a heterogeneous input's: its first allowed; see eachDtype). */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
   /** Whether `port` may have dtype `t` (under some binding). */
   static bool portAllows(int port, DType t) {
+    if (eachDtype(port)) return (I.portEach[port] >> static_cast<int>(t)) & 1u;
     if (I.portVar[port] < 0) return t == I.portDtype[port];
     const TypeVarInfo& v = I.typeVars[I.portVar[port]];
     for (int k = 0; k < v.numDtypes; ++k) if (v.dtypes[k] == t) return true;
@@ -325,6 +331,13 @@ Status inferTypesOf(const DType* inputs, int numIn, const DType* chosen, const b
   for (int t = 0; t < n; ++t) {
     const int i = t < I.numInputs ? t : I.numInputs - 1;  // a variadic input's members: its port
     if (I.inputOptional[i] && !present[t]) continue;
+    if (I.portEach != nullptr && I.portEach[i] != 0) {  // a heterogeneous variadic input: each member on its own
+      if ((I.portEach[i] >> static_cast<int>(inputs[t])) & 1u) continue;
+      std::string allowed;
+      for (int d = 0; d < 32; ++d)
+        if ((I.portEach[i] >> d) & 1u) allowed += (allowed.empty() ? "" : ", ") + std::string(dtypeName(static_cast<DType>(d)));
+      return Status::Error(std::string(I.name) + ": input " + I.inputNames[i] + " (member " + std::to_string(t - i) + ") has dtype " + dtypeName(inputs[t]) + ", expected one of " + allowed);
+    }
     const DType want = I.portVar[i] >= 0 ? vars[I.portVar[i]] : I.portDtype[i];
     if (inputs[t] != want) {
       const std::string member = t > i ? " (member " + std::to_string(t - i) + ")" : "";

@@ -91,6 +91,7 @@ export const ortBackend: TestBackend = {
             inputShapes,
             omitInputs,
             ...(members === undefined ? {} : { members }),
+            memberDtypes: t.inputs.filter((x) => x.dtype !== undefined).map((x) => x.dtype!),
           }),
         );
         await runModel(ctx, ort, c, 'ort', file);

@@ -18,6 +18,7 @@ import type { AttrValue, AttributeIR, OpIR, TestCaseIR, TypeBinding } from '../.
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 import {
   caseDims,
+  caseInputDtype,
   dtypeUnder,
   evalOutputShape,
   exprAttrValues,
@@ -97,11 +98,10 @@ function block(op: OpIR, t: TestCaseIR): string {
     return skip(what, 'an optional input left out before a given one cannot be expressed to TensorRT');
   // No float64 tensors in TensorRT, no int64 before 10, no bfloat16 before 9.
   const used = [
-    ...new Set(
-      [...op.inputs.filter((_, k) => present[k]), ...presentOutputs(op, t.attributes)].map((x) =>
-        dtypeUnder(x.type, t.binding),
-      ),
-    ),
+    ...new Set([
+      ...t.inputs.map((x) => caseInputDtype(op, t, x)),
+      ...presentOutputs(op, t.attributes).map((x) => dtypeUnder(x.type, t.binding)),
+    ]),
   ];
   const none = used.filter((d) => trtSince(d) === null);
   if (none.length) return skip(what, `TensorRT has no ${none.join(', ')} tensors`);
@@ -136,8 +136,8 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
       L.push(`    // ${inp.name}: optional, left out (TensorRT connects ${present.filter(Boolean).length} inputs)`);
       return;
     }
-    const dt = DTYPE_INFO[dtypeUnder(inp.type, t.binding)];
     for (const ti of t.inputs.filter((x) => x.name === inp.name)) {
+      const dt = DTYPE_INFO[caseInputDtype(op, t, ti)];
       const vals = ti.values ? `{${ti.values.join(', ')}}` : '{}';
       L.push(
         `    c.input(opforge::DType::${dt.cppEnum}, {${ti.shape.join(', ')}}, std::vector<double>${vals}, ${ti.range[0]}, ${ti.range[1]}, ${t.seed + tensor++});`,
@@ -210,10 +210,12 @@ function carried(op: OpIR, major: number): { refused: string[]; input0: string[]
       (x, k) =>
         !(k < op.inputs.length && op.inputs[k]!.optional) &&
         !(k >= op.inputs.length && op.outputs[k - op.inputs.length]!.present) &&
-        !has(dtypeUnder(x.type, b)),
+        !(x.type.kind === 'each' ? x.type.dtypes.some(has) : has(dtypeUnder(x.type, b))),
     );
     if (p < 0) {
-      input0.add(DTYPE_INFO[dtypeUnder(op.inputs[0]!.type, b)].trt!.name);
+      const t0 = op.inputs[0]!.type;
+      for (const d of t0.kind === 'each' ? t0.dtypes.filter(has) : [dtypeUnder(t0, b)])
+        input0.add(DTYPE_INFO[d].trt!.name);
       return;
     }
     const d = dtypeUnder(ports[p]!.type, b);

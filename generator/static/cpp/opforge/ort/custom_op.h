@@ -4,7 +4,7 @@
 // generated per-op descriptor (out/ort/<op>/<op>_ort.h) supplies only what the op core's tables
 // (names, port dtypes per binding, ranks, attributes) do not: where computed output dims come from.
 //
-// A variadic last input is an ONNX variadic input (INPUT_OUTPUT_VARIADIC, homogeneous, at least
+// A variadic last input is an ONNX variadic input (INPUT_OUTPUT_VARIADIC, homogeneous or not, at least
 // Op::kMinMembers): a node's inputs are the other inputs, then the members, which is the op core's
 // tensor order, so the node's input count is the call's numIn.
 //
@@ -308,7 +308,12 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   const char* GetExecutionProviderType() const { return Ep::kProvider; }
   size_t GetInputTypeCount() const { return Op::kNumInputs; }
   size_t GetOutputTypeCount() const { return Op::kNumOutputs; }
-  ONNXTensorElementDataType GetInputType(size_t i) const { return toOrt(Op::bindingDtype(binding_, static_cast<int>(i))); }
+  // A heterogeneous variadic input's members have dtypes of their own: undefined here (ORT then
+  // allows every tensor type), and the core's inferTypes holds each to the spec's list.
+  ONNXTensorElementDataType GetInputType(size_t i) const {
+    const int port = static_cast<int>(i);
+    return Op::eachDtype(port) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
+  }
   // An output whose dtype the attributes choose is undefined here: the kernel is matched by its
   // inputs, and type inference (inferOutputShapes) or the model gives the output's type.
   ONNXTensorElementDataType GetOutputType(size_t o) const {
@@ -319,10 +324,11 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     if (Op::kVariadic && static_cast<int>(i) == Op::kNumInputs - 1) return INPUT_OUTPUT_VARIADIC;
     return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
-  // Asked only of a variadic input (OrtCustomOp version >= 14; the headers' floor is 17). Its
-  // members share one dtype, so ORT's type check of the node holds every member to the first's.
+  // Asked only of a variadic input (OrtCustomOp version >= 14; the headers' floor is 17). A
+  // homogeneous one's members share one dtype, so ORT's type check of the node holds every member
+  // to the first's; a heterogeneous one's (`homogeneous: false`) each have their own.
   int GetVariadicInputMinArity() const { return Op::kMinMembers; }
-  bool GetVariadicInputHomogeneity() const { return true; }
+  bool GetVariadicInputHomogeneity() const { return !Op::eachDtype(Op::kNumInputs - 1); }
   // Outputs with `present:` (after the first kMinOutputs) are optional ONNX outputs.
   OrtCustomOpInputOutputCharacteristic GetOutputCharacteristic(size_t o) const {
     return static_cast<int>(o) >= Op::kMinOutputs ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;

@@ -457,6 +457,12 @@ class PluginCore {
       if (skipOptional && p < Op::kNumInputs && Op::kInputOptional[p]) continue;
       if (skipOptional && p >= Op::kNumInputs + Op::kMinOutputs) continue;
       nvinfer1::DataType t;
+      if (Op::eachDtype(p)) {  // a heterogeneous input's members: some dtype it allows will do
+        bool some = false;
+        for (int d = 0; d < 32 && !some; ++d) some = Op::portAllows(p, static_cast<DType>(d)) && toTrt(static_cast<DType>(d), &t);
+        if (!some) return p;
+        continue;
+      }
       if (!toTrt(Op::bindingDtype(b, p), &t)) return p;
     }
     return -1;
@@ -464,7 +470,7 @@ class PluginCore {
 
   /** "binding i64 (int64 input x)", or "int64 (output idx)" for an op without type variables. */
   static std::string refusedBinding(int b, int port) {
-    const std::string what = std::string(dtypeName(Op::bindingDtype(b, port)));
+    const std::string what = Op::eachDtype(port) ? std::string("none of the dtypes") : std::string(dtypeName(Op::bindingDtype(b, port)));
     if (Op::kBindingNames[b][0] == '\0') return what + " (" + portName(port) + ")";
     return std::string("binding ") + Op::kBindingNames[b] + " (" + what + " " + portName(port) + ")";
   }
@@ -558,6 +564,7 @@ class PluginCore {
       bool match = true;
       for (int32_t p = 0; match && p <= pos; ++p) {
         nvinfer1::DataType want;
+        if (Op::eachDtype(portAt(p, nbInputs))) continue;  // each member on its own: portAllows said
         match = toTrt(Op::bindingDtype(b, portAt(p, nbInputs)), &want) && want == types[p];
       }
       if (match) return true;
