@@ -237,6 +237,11 @@ function coversVariadic(ps: readonly SpecPlan[]): void {
       vs.some((p) => JSON.stringify(p.outputs.map((o) => o.shape)).includes('"k":"count"')),
     'variadic inputs: min_count 1 and 2, cases of different member counts, count() in a check and in output dims',
   );
+  // Heterogeneous (`homogeneous: false`): a case whose members have different dtypes.
+  assert.ok(
+    vs.some((p) => p.tests.some((t) => Object.values(t.memberDtypes ?? {}).some((ds) => new Set(ds).size >= 2))),
+    'heterogeneous variadic inputs: a case with members of different dtypes',
+  );
 }
 
 /** Variadic outputs: one whose members' dims read `member`, with cases of different member counts. */

@@ -60,8 +60,12 @@ export interface InPlan {
   shapeOnly: boolean;
   /** `rank: [rank, rank + 1]` (widenRank): the spec lists two ranks, and the last case uses the higher. */
   ranks?: [number, number];
-  /** `variadic: true` with `min_count: min` (addVariadic): the last input, its members all of its dims. */
-  variadic?: { min: number };
+  /**
+   * `variadic: true` with `min_count: min` (addVariadic): the last input, its members all of its
+   * dims. `each`: `homogeneous: false`, over a type variable of its own (`typeVar`, not in `vars`),
+   * each member of a case the dtype its `memberDtypes` gives.
+   */
+  variadic?: { min: number; each?: { typeVar: string; dtypes: DType[] } };
 }
 
 export interface AttrPlan {
@@ -116,6 +120,8 @@ export interface CasePlan {
   /** Explicit values (bool inputs: random 0/1), else seeded random data in `range`. */
   values: Record<string, number[]>;
   ranges: Record<string, [number, number]>;
+  /** A heterogeneous variadic input's members' dtypes, one per member. */
+  memberDtypes?: Record<string, DType[]>;
   rtol: number | undefined;
   atol: number | undefined;
 }
@@ -881,6 +887,46 @@ function addVariadic(r: Rand, p: SpecPlan): void {
   );
   if (room.length && chance(r, 0.6)) (pick(r, room).shape as { dims: DimE[] }).dims.push(count);
   else p.checks.push({ c: { k: 'cmp', op: '>=', l: count, r: { k: 'int', v: min } }, message: undefined });
+  makeHeterogeneous(r, p, last);
+}
+
+/** What a heterogeneous variadic input's members draw their dtypes from. */
+const MEMBER_DTYPES: readonly DType[] = [
+  'float32',
+  'int32',
+  'float16',
+  'uint8',
+  'float64',
+  'bool',
+  'int64',
+  'bfloat16',
+  'int8',
+];
+
+/**
+ * From addVariadic's stream, after its draws (so they stay as they were): half the variadic inputs
+ * whose dtype types no other tensor and no sizeof() become heterogeneous (`homogeneous: false`):
+ * a type variable of their own over 2 or 3 dtypes (the first the input had), each member of each
+ * case drawing one, its values in that dtype's default range.
+ */
+function makeHeterogeneous(r: Rand, p: SpecPlan, last: InPlan): void {
+  const others = [...p.inputs.filter((i) => i !== last).map((i) => i.dtype), ...p.outputs.map((o) => o.dtype)];
+  const sized = JSON.stringify([p.workspace, p.lets]).includes(`"type":"${last.dtype}"`);
+  if (others.includes(last.dtype) || sized || !chance(r, 0.5)) return;
+  const own = p.vars.find((v) => v.name === last.dtype);
+  const start = own ? own.dtypes[0]! : (last.dtype as DType);
+  const extra = [...MEMBER_DTYPES.filter((d) => d !== start)].sort(() => r() - 0.5).slice(0, int(r, 1, 2));
+  const each = { typeVar: 'TMember', dtypes: [start, ...extra] };
+  if (own) p.vars.splice(p.vars.indexOf(own), 1);
+  last.variadic = { ...last.variadic!, each };
+  last.dtype = each.typeVar;
+  for (const t of p.tests) {
+    if (own) delete t.types[own.name];
+    delete t.values[last.name];
+    delete t.ranges[last.name];
+    const n = t.dims[countKey(last.name)]![0]!;
+    t.memberDtypes = { [last.name]: Array.from({ length: n }, () => pick(r, each.dtypes)) };
+  }
 }
 
 /**

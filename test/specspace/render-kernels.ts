@@ -1,7 +1,7 @@
 // The rendered op's C++: the closed-form header, the CPU kernel (with configure() for state) and
 // the CUDA kernel.
 
-import { DTYPE_INFO, type AttrType, type DType } from '../../generator/model/type-table.js';
+import { DTYPES, DTYPE_INFO, type AttrType, type DType } from '../../generator/model/type-table.js';
 import type { OutPlan, SpecPlan } from './plan.js';
 import { COEF, dimCpp, dimText, num } from './render-common.js';
 
@@ -22,10 +22,13 @@ export function valueFn(p: SpecPlan, o: OutPlan, k: number): string {
       return;
     }
     if (inp.variadic) {
-      // Member m weighs (m + 1) times the input's weight: a dropped or reordered member shows.
+      // Member m weighs (m + 1) times the input's weight: a dropped or reordered member shows. A
+      // heterogeneous input's member is read by its own dtype (numAt).
+      const x = `io.${inp.name}[m]`;
+      const at = `i % ${x}.numel()`;
       body.push(
         `  for (int m = 0; m < io.${inp.name}.size(); ++m)`,
-        `    if (io.${inp.name}[m].numel() > 0) v += ${num(o.weights[j]!)} * (m + 1) * num(io.${inp.name}[m].data[i % io.${inp.name}[m].numel()]);`,
+        `    if (${x}.numel() > 0) v += ${num(o.weights[j]!)} * (m + 1) * ${inp.variadic.each ? `numAt(${x}, ${at})` : `num(${x}.data[${at}])`};`,
       );
       return;
     }
@@ -64,6 +67,17 @@ OPFORGE_HD inline double num(bfloat16 v) { return static_cast<double>(toFloat(v)
 OPFORGE_HD inline double num(bool v) { return v ? 1.0 : 0.0; }
 template <typename T>
 OPFORGE_HD inline double num(T v) { return static_cast<double>(v); }
+`
+    : ''
+}${
+  p.inputs.some((i) => i.variadic?.each)
+    ? `/** Element i of a heterogeneous member, by its own dtype. */
+OPFORGE_HD inline double numAt(const AnyTensorView& t, int64_t i) {
+  switch (t.dtype) {
+${DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: return num(t.as<${DTYPE_INFO[d].cpp}>().data[i]);`).join('\n')}
+  }
+  return 0.0;
+}
 `
     : ''
 }${

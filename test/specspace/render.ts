@@ -29,9 +29,11 @@ function specYaml(p: SpecPlan, snake: string): string {
   if (p.domain) L.push(`domain: ${p.domain}`);
   L.push(`version: ${p.version}`);
   if (p.description) L.push(`description: ${q(p.description)}`);
-  if (p.vars.length) {
+  const each = p.inputs.flatMap((i) => (i.variadic?.each ? [i.variadic.each] : []));
+  if (p.vars.length || each.length) {
     L.push('types:');
     for (const v of p.vars) L.push(`  ${v.name}: ${v.choice ? q(choiceText(v.choice)) : `[${v.dtypes.join(', ')}]`}`);
+    for (const v of each) L.push(`  ${v.typeVar}: [${v.dtypes.join(', ')}]`);
   }
   L.push('inputs:');
   for (const i of p.inputs) {
@@ -45,6 +47,7 @@ function specYaml(p: SpecPlan, snake: string): string {
     if (i.optional) L.push('    optional: true');
     if (i.shapeOnly) L.push('    shape_only: true');
     if (i.variadic) L.push('    variadic: true', `    min_count: ${i.variadic.min}`);
+    if (i.variadic?.each) L.push('    homogeneous: false');
     // With a backward, optional float inputs take no gradient (the gradient op reads only required ones).
     if (g && i.optional && anyFloat(p, i.dtype)) L.push('    differentiable: false');
   }
@@ -128,8 +131,11 @@ function caseYaml(p: SpecPlan, t: CasePlan): string[] {
       : t.ranges[i.name]
         ? `{ shape: ${shape}, range: [${t.ranges[i.name]!.join(', ')}] }`
         : shape;
-    // A variadic input's members, each of its dims (random data differs from member to member).
-    if (i.variadic) L.push(`      ${i.name}: [${Array(t.dims[countKey(i.name)]![0]).fill(one).join(', ')}]`);
+    // A variadic input's members, each of its dims (random data differs from member to member);
+    // a heterogeneous one's each with its dtype (values in that dtype's default range).
+    const own = t.memberDtypes?.[i.name];
+    if (own) L.push(`      ${i.name}: [${own.map((d) => `{ shape: ${shape}, dtype: ${d} }`).join(', ')}]`);
+    else if (i.variadic) L.push(`      ${i.name}: [${Array(t.dims[countKey(i.name)]![0]).fill(one).join(', ')}]`);
     else L.push(`      ${i.name}: ${one}`);
   }
   if (Object.keys(t.types).length)
