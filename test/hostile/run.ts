@@ -18,9 +18,10 @@ export const DRIVER = path.join(root, 'test', 'python', 'hostile_calls.py');
 /**
  * Corpus seeds: 1 (bool, float, int, string enum, ints), 4 (two type variables, an optional input,
  * ints, floats, a ranged int), 8 (an optional input, ranged float and ints, floats), 29 (a type
- * variable, an optional input, floats), 38 (an optional input, int enum, string).
+ * variable, an optional input, floats), 32 (a heterogeneous variadic input: members of bfloat16,
+ * int32 and float32, mixed by the mutations), 38 (an optional input, int enum, string).
  */
-export const CORPUS_SEEDS = [1, 4, 8, 29, 38];
+export const CORPUS_SEEDS = [1, 4, 8, 29, 32, 38];
 /**
  * Seconds a batch may take before it counts as a hang: a process start, then per call (a call takes
  * milliseconds to a quarter second of CPU alone, jax.vmap the most; torch.compile compiles every

@@ -417,7 +417,8 @@ def mutate_members(c: Call, rng: random.Random) -> None:
     """The member list of a variadic input: fewer members (below its min_count: invalid; else an
     attribute list or check sized by count() may now disagree: uncertain), more (beyond 32:
     invalid), none, one tensor in place of the list, one member of another of the input's dtypes
-    (the members share one), or a tuple for the list (harmless)."""
+    (the members share one; a heterogeneous input's each have their own: a valid call), or a tuple
+    for the list (harmless)."""
     i = rng.choice([k for k, v in enumerate(c.inputs) if isinstance(v, Members)])
     inp, ms = c.op.inputs[i], c.inputs[i]
     arrays = [m for m in ms if isinstance(m, np.ndarray)]
@@ -456,7 +457,8 @@ def mutate_members(c: Call, rng: random.Random) -> None:
         d = rng.choice(dtypes)
         ms[k] = ms[k].astype(d)
         c.mutations.append(f"{inp.name}[{k}]: dtype {d} (member {others[0]}: {ms[others[0]].dtype})")
-        c.fault(inp.name, True)
+        if getattr(inp, "homogeneous", True):
+            c.fault(inp.name, True)
     else:
         ms.as_tuple = True
         c.mutations.append(f"{inp.name}: a tuple")
