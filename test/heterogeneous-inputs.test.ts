@@ -4,6 +4,7 @@
 // column `opforge test` has; a kernel that reads float16 members as another type fails on each;
 // the Node binding takes a mixed array and refuses a member dtype the spec does not allow, by name.
 
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { addonPath } from '../runtime/index.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtureProject } from './helpers/fixture-project.js';
+import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
 
@@ -121,6 +123,48 @@ test('the Node binding takes members of mixed dtypes and refuses one the spec do
   assert.equal([...s.sums.data], [600, 10, 14]);
   assert.throws(() => ops.multiTensorL2Norm!([f32, u8]), /tensors.*1.*uint8/);
   assert.throws(() => ops.memberSums!(scale, [u8, f64]), /values.*1.*float64/);
+});
+
+test("index.d.ts types each member as any of the allowed dtypes' tensors, under tsc --strict", async () => {
+  const dir = project();
+  await runTests({ root: dir, python: PYTHON, backends: ['serialize'] });
+  const use = path.join(dir, 'use.ts');
+  writeFileSync(
+    use,
+    [
+      "import type { Ops, Tensor } from './out/node/index.js';",
+      'declare const ops: Ops;',
+      "declare const f32: Tensor<'float32'>, i32: Tensor<'int32'>, u8: Tensor<'uint8'>, f64: Tensor<'float64'>;",
+      'const a: Float32Array = ops.multiTensorL2Norm([f32, i32, f64]).norms.data;',
+      'const b: Float64Array = ops.memberSums(f64, [u8, i32, f32]).sums.data;',
+      'ops.multiTensorL2Norm([f32, u8]);',
+      'ops.memberSums(f32, [f64]);',
+      'export { a, b };',
+      '',
+    ].join('\n'),
+  );
+  const r = spawnSync(
+    path.join(root, 'node_modules', '.bin', 'tsc'),
+    [
+      '--ignoreConfig',
+      '--pretty',
+      'false',
+      '--noEmit',
+      '--strict',
+      '--target',
+      'ES2022',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--skipLibCheck',
+      use,
+    ],
+    { encoding: 'utf8' },
+  );
+  // The two calls with a member dtype the spec does not allow (lines 6 and 7), and nothing else.
+  const lines = [...r.stdout.matchAll(/use\.ts\((\d+),\d+\): error/g)].map((m) => Number(m[1]));
+  assert.equal([...new Set(lines)].sort(), [6, 7], r.stdout + r.stderr);
 });
 
 test.run();
