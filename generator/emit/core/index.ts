@@ -277,6 +277,7 @@ function emitContract(op: OpIR): Slots {
       ),
     ]),
     kernels: lines(
+      op.inputs.flatMap((i) => (i.type.kind === 'each' ? [memberVisitor(i.ident.pascal, i.name, i.type.dtypes)] : [])),
       overloads('cpu', 'CpuContext', `CPU kernel, in ${op.kernels.cpu}`),
       cuda ? overloads('cuda', 'CudaContext', `CUDA kernel, in ${cuda}: ${CUDA_NOTE}`) : [],
       op.hasConfigure ? [docComment(CONFIGURE_DOC), CONFIGURE] : null,
@@ -506,4 +507,26 @@ function rankMask(ranks: readonly number[] | null): string {
 /** A heterogeneous variadic input's dtypes as DType bits (`dtypeBit(DType::kFloat32) | ...`); 0u for any other port. */
 function dtypeMask(t: TensorType): string {
   return t.kind === 'each' ? t.dtypes.map((d) => `dtypeBit(${dtypeEnum(d)})`).join(' | ') : '0u';
+}
+
+/**
+ * `visit<Input>(member, f)` of a heterogeneous variadic input: f of the member's view typed by its
+ * own dtype, for the dtypes the spec allows only (so f is instantiated for those alone).
+ */
+function memberVisitor(pascal: string, name: string, dtypes: readonly DType[]): string {
+  const cpp = (d: DType): string => DTYPE_INFO[d].cpp;
+  const [first, ...rest] = dtypes;
+  return [
+    docComment(
+      `Calls f with a member of \`${name}\` typed by its own dtype: f(TensorView<const T>) for T of ${dtypes.map(cpp).join(', ')} (the op core has checked it is one of them).`,
+    ),
+    'template <class F>',
+    `decltype(auto) visit${pascal}(const AnyTensorView& member, F&& f) {`,
+    '  switch (member.dtype) {',
+    ...rest.map((d) => `    case ${dtypeEnum(d)}: return f(member.as<${cpp(d)}>());`),
+    `    default: return f(member.as<${cpp(first!)}>());  // ${first}`,
+    '  }',
+    '}',
+    '',
+  ].join('\n');
 }
