@@ -100,6 +100,15 @@ function graphInputDtype(g: GraphInput, b: TypeBinding, memberDtypes: readonly D
   return t.kind === 'each' ? (memberDtypes?.[g.member!] ?? t.dtypes[0]!) : dtypeUnder(t, b);
 }
 
+/** An output's dtype: a member following a heterogeneous input's member has that member's, else the binding's. */
+function graphOutputDtype(
+  o: OpIR['outputs'][number],
+  b: TypeBinding,
+  memberDtypes: readonly DType[] | undefined,
+): DType {
+  return o.type.kind === 'each' ? (memberDtypes?.[o.member!.index] ?? o.type.dtypes[0]!) : dtypeUnder(o.type, b);
+}
+
 /** Serialized ModelProto with one node of `op`. */
 export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
   const b = opts.binding ?? op.bindings[0]!;
@@ -128,7 +137,9 @@ export function opModel(op: OpIR, opts: OpModelOptions = {}): Uint8Array {
     input: given.map((g) =>
       valueInfo(g.name, DTYPE_INFO[graphInputDtype(g, b, opts.memberDtypes)].onnx.value, opts.inputShapes?.[g.name]),
     ),
-    output: outputs.map((o) => valueInfo(o.name, DTYPE_INFO[dtypeUnder(o.type, b)].onnx.value, undefined)),
+    output: outputs.map((o) =>
+      valueInfo(o.name, DTYPE_INFO[graphOutputDtype(o, b, opts.memberDtypes)].onnx.value, undefined),
+    ),
   };
   const opsets = [
     { domain: '', version: 17 },

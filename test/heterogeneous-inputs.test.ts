@@ -1,8 +1,10 @@
 // Heterogeneous variadic inputs (`homogeneous: false`, test/fixtures/hetero): members of dtypes of
-// their own in one call. MultiTensorL2Norm (apex's multi_tensor_l2norm, torch._foreach_norm) and
-// MemberSums (a type variable bound beside them) against their PyTorch references on every CPU
-// column `opforge test` has; a kernel that reads float16 members as another type fails on each;
-// the Node binding takes a mixed array and refuses a member dtype the spec does not allow, by name.
+// their own in one call. MultiTensorL2Norm (apex's multi_tensor_l2norm, torch._foreach_norm),
+// MemberSums (a type variable bound beside them) and ForeachAddScalar (torch._foreach_add: a
+// variadic output whose member m has member m's dtype) against their PyTorch references on every
+// CPU column `opforge test` has; a kernel that reads float16 members as another type fails on
+// each; the Node binding takes a mixed array (and returns one), refuses a member dtype the spec
+// does not allow, by name, and its typings say which dtypes each member may have.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -36,33 +38,38 @@ function columns(): string[] {
 
 const L2 = [0, 1, 2, 3].map((k) => `MultiTensorL2Norm#${k}`);
 const SUMS = [0, 1, 2].map((k) => `MemberSums#${k}`);
+const FOREACH = [0, 1, 2].map((k) => `ForeachAddScalar#${k}`);
 /** Cases a column skips by name: Paddle has no empty inputs nor bfloat16 through numpy; TensorRT no float64. */
 const SKIPPED: Record<string, string[]> = {
-  paddle: ['MultiTensorL2Norm#2', 'MemberSums#2'],
-  'paddle-infer': ['MultiTensorL2Norm#1', 'MultiTensorL2Norm#2', 'MemberSums#2'],
-  trt: ['MultiTensorL2Norm#0', 'MultiTensorL2Norm#2', 'MemberSums#1'],
+  paddle: ['MultiTensorL2Norm#2', 'MemberSums#2', 'ForeachAddScalar#2'],
+  'paddle-infer': ['MultiTensorL2Norm#1', 'MultiTensorL2Norm#2', 'MemberSums#2', 'ForeachAddScalar#2'],
+  trt: ['MultiTensorL2Norm#0', 'MultiTensorL2Norm#2', 'MemberSums#1', 'ForeachAddScalar#1'],
 };
 
-testWith(['torch'], 'MultiTensorL2Norm and MemberSums agree with their references on every CPU column', async () => {
-  const r = await runTests({ root: project(), python: PYTHON });
-  for (const column of [...columns(), 'serialize', ...(trtIncludeDir() ? ['trt'] : [])]) {
-    const cells = r.results.filter((x) => x.backend === column);
-    assert.equal(
-      cells.filter((x) => x.status === 'fail'),
-      [],
-      column,
-    );
-    const ok = cells.filter((x) => x.status === 'ok').map((x) => `${x.op}#${x.case}`);
-    const want = [...SUMS, ...L2].filter((k) => !(SKIPPED[column] ?? []).includes(k)).sort();
-    assert.equal(ok.sort(), want, column);
-    // paddle-infer is held to Paddle's dygraph run (docs/paddle-popart.md).
-    if (columns().includes(column) && column !== 'paddle-infer')
-      assert.ok(
-        cells.filter((x) => x.status === 'ok').every((x) => x.compared === 'reference'),
+testWith(
+  ['torch'],
+  'MultiTensorL2Norm, MemberSums and ForeachAddScalar agree with their references on every CPU column',
+  async () => {
+    const r = await runTests({ root: project(), python: PYTHON });
+    for (const column of [...columns(), 'serialize', ...(trtIncludeDir() ? ['trt'] : [])]) {
+      const cells = r.results.filter((x) => x.backend === column);
+      assert.equal(
+        cells.filter((x) => x.status === 'fail'),
+        [],
         column,
       );
-  }
-});
+      const ok = cells.filter((x) => x.status === 'ok').map((x) => `${x.op}#${x.case}`);
+      const want = [...FOREACH, ...SUMS, ...L2].filter((k) => !(SKIPPED[column] ?? []).includes(k)).sort();
+      assert.equal(ok.sort(), want, column);
+      // paddle-infer is held to Paddle's dygraph run (docs/paddle-popart.md).
+      if (columns().includes(column) && column !== 'paddle-infer')
+        assert.ok(
+          cells.filter((x) => x.status === 'ok').every((x) => x.compared === 'reference'),
+          column,
+        );
+    }
+  },
+);
 
 testWith(['torch'], 'a kernel that reads float16 members as another type fails on every column', async () => {
   const dir = project();
@@ -125,6 +132,21 @@ test('the Node binding takes members of mixed dtypes and refuses one the spec do
   const s = ops.memberSums!(scale, [u8, i32, f32]) as { sums: { dtype: string; data: Float64Array } };
   assert.is(s.sums.dtype, 'float64');
   assert.equal([...s.sums.data], [600, 10, 14]);
+  // Member m of the output in member m's dtype.
+  const h = { dtype: 'float16', dims: [1, 2], data: Uint16Array.from([0x3c00, 0xc000]) }; // 1, -2
+  const x2 = { ...f32, dims: [1, 2] };
+  const e = ops.foreachAddScalar!([x2, h, { ...u8, dims: [2, 1] }], { n: 3, alpha: 3 }) as {
+    sums: { dtype: string; data: ArrayLike<number> }[];
+  };
+  assert.equal(
+    e.sums.map((s) => [s.dtype, [...Array.from(s.data)]]),
+    [
+      ['float32', [6, 7]],
+      ['float16', [0x4400, 0x3c00]],
+      ['uint8', [203, 103]],
+    ],
+  );
+  assert.throws(() => ops.foreachAddScalar!([x2, h], { n: 3 }), /one output per tensor/);
   assert.throws(() => ops.multiTensorL2Norm!([f32, u8]), /tensors.*1.*uint8/);
   assert.throws(() => ops.memberSums!(scale, [u8, f64]), /values.*1.*float64/);
 });
@@ -143,7 +165,8 @@ test("index.d.ts types each member as any of the allowed dtypes' tensors, under 
       'const b: Float64Array = ops.memberSums(f64, [u8, i32, f32]).sums.data;',
       'ops.multiTensorL2Norm([f32, u8]);',
       'ops.memberSums(f32, [f64]);',
-      'export { a, b };',
+      "const c: (Tensor<'float32'> | Tensor<'float16'> | Tensor<'float64'> | Tensor<'int32'> | Tensor<'uint8'>)[] = ops.foreachAddScalar([f32, u8], { n: 2 }).sums;",
+      'export { a, b, c };',
       '',
     ].join('\n'),
   );

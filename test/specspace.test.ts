@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { differentiableUnder, caseInputDtype, dtypeUnder, presentOutputs } from '../generator/model/ir-helpers.js';
+import { differentiableUnder, caseInputDtype, caseOutputDtype, presentOutputs } from '../generator/model/ir-helpers.js';
 import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
 import { NVCC } from './helpers/optional-tools.js';
 import { LEG_BACKENDS, firstLegTest, hasModule, hasPaddle, torchAtLeast, testWith } from './helpers/python.js';
@@ -114,7 +114,7 @@ testWith(
     const empty = (_o: OpIR, t: TestCaseIR) => t.inputs.some((x) => x.shape.includes(0));
     const bf16 = (o: OpIR, t: TestCaseIR) =>
       t.inputs.some((x) => caseInputDtype(o, t, x) === 'bfloat16') ||
-      presentOutputs(o, t.attributes).some((x) => dtypeUnder(x.type, t.binding) === 'bfloat16');
+      presentOutputs(o, t.attributes).some((x) => caseOutputDtype(o, t, x) === 'bfloat16');
     const emptyCases = project.ops.reduce((n, o) => n + o.tests.filter((t) => empty(o, t)).length, 0);
     const bf16Cases = project.ops.reduce((n, o) => n + o.tests.filter((t) => !empty(o, t) && bf16(o, t)).length, 0);
     const graded = project.ops.reduce(

@@ -9,7 +9,7 @@ import { ExprSyntaxError, formatExpr, parseExpr, visitExpr } from './expr.js';
 import { ExprTyper, MEMBER, type SizeReading, type TypingContext } from './expr-typing.js';
 import { DEFAULT_MAX_OUTPUT_MEMBERS } from './limits.js';
 import { choiceDtypes, compileChoice } from './dtype-choice.js';
-import { exprAttrName } from './ir-helpers.js';
+import { allowedDtypes, exprAttrName } from './ir-helpers.js';
 import type {
   AttributeIR,
   CheckIR,
@@ -181,7 +181,7 @@ export function buildOp(
       });
   });
   // A heterogeneous variadic input's variable binds nothing: out of the bindings, on no other tensor.
-  const perMember = perMemberVars(inputs, outputs, err);
+  const perMember = perMemberVars(inputs, outputs, memberChecks, err);
   const typeVars = types.vars.filter((v) => !perMember.has(v.name));
   checkTypeVarsInferable(typeVars, types.used, types.chosen, inputs, err);
   if (types.chosen.size && inputs.filter((x) => x.optional).length > 1)
@@ -392,29 +392,60 @@ function checkOptionalInputsLast(inputs: readonly InputIR[], err: ErrFn): void {
  */
 /**
  * The type variables of heterogeneous variadic inputs (`homogeneous: false`): each member takes
- * any of their dtypes on its own, so no other tensor may have them (it would have to match a
- * member, but which one?).
+ * any of their dtypes on its own, so no other input or single output may have them (which member
+ * would it follow?). A variadic output may: its member m has the dtype of the input's member m
+ * (torch._foreach_add's list), and a check makes sure the input has that many members.
  */
-function perMemberVars(inputs: readonly InputIR[], outputs: readonly OutputIR[], err: ErrFn): Set<string> {
-  const owner = new Map(inputs.flatMap((x) => (x.type.kind === 'each' ? [[x.type.typeVar, x.name] as const] : [])));
-  const tensors: [KeyPath, string, TensorType][] = [
-    ...inputs.map((x): [KeyPath, string, TensorType] => [['inputs', x.index, 'dtype'], `input \`${x.name}\``, x.type]),
-    ...outputs
-      .filter((o) => !o.member || o.member.index === 0)
-      .map((o, k): [KeyPath, string, TensorType] => [
-        ['outputs', k, 'dtype'],
-        `output \`${o.member?.of ?? o.name}\``,
-        o.type,
-      ]),
-  ];
-  for (const [p, what, t] of tensors) {
-    const by = t.kind === 'var' ? owner.get(t.name) : undefined;
-    if (by !== undefined && t.kind === 'var')
-      err(
-        p,
-        `${what} has type variable \`${t.name}\`, which the heterogeneous variadic input \`${by}\` (\`homogeneous: false\`) gives each of its members on its own: give ${what} a type variable of its own`,
-      );
+function perMemberVars(
+  inputs: readonly InputIR[],
+  outputs: readonly OutputIR[],
+  memberChecks: CheckIR[],
+  err: ErrFn,
+): Set<string> {
+  const owner = new Map(inputs.flatMap((x) => (x.type.kind === 'each' ? [[x.type.typeVar, x] as const] : [])));
+  const refuse = (p: KeyPath, what: string, t: TensorType, by: InputIR): void =>
+    err(
+      p,
+      `${what} has type variable \`${t.kind === 'var' ? t.name : ''}\`, which the heterogeneous variadic input \`${by.name}\` (\`homogeneous: false\`) gives each of its members on its own: give ${what} a type variable of its own${what.startsWith('output') ? ', or make it variadic (member m then has the dtype of member m)' : ''}`,
+    );
+  for (const x of inputs) {
+    const by = x.type.kind === 'var' ? owner.get(x.type.name) : undefined;
+    if (by) refuse(['inputs', x.index, 'dtype'], `input \`${x.name}\``, x.type, by);
   }
+  const followed = new Set<string>();
+  outputs
+    .filter((o) => !o.member || o.member.index === 0)
+    .forEach((first, k) => {
+      const by = first.type.kind === 'var' ? owner.get(first.type.name) : undefined;
+      if (!by) return;
+      if (!first.member) return refuse(['outputs', k, 'dtype'], `output \`${first.name}\``, first.type, by);
+      const of = first.member.of;
+      const each: TensorType = {
+        kind: 'each',
+        typeVar: by.type.kind === 'each' ? by.type.typeVar : '',
+        dtypes: allowedDtypes(by.type),
+      };
+      for (const o of outputs.filter((x) => x.member?.of === of)) {
+        o.type = each;
+        o.member!.follows = by.index;
+      }
+      if (followed.has(of)) return;
+      followed.add(of);
+      // Member m follows member m of the input: the input has at least as many members.
+      const expr: Expr = {
+        kind: 'cmp',
+        op: '>=',
+        left: { kind: 'count', input: by.name, inputIndex: by.index },
+        right: first.member.count,
+      };
+      memberChecks.push({
+        expr,
+        source: `count(${by.name}) >= ${first.member.countSource}`,
+        message: `each member of output ${of} has the dtype of the same member of input ${by.name}`,
+        reads: exprLeaves(expr),
+        optional: [],
+      });
+    });
   return new Set(owner.keys());
 }
 

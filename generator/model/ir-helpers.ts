@@ -27,6 +27,16 @@ export function dtypeUnder(t: TensorType, b: TypeBinding): DType {
   return t.kind === 'fixed' ? t.dtype : b.vars[t.name]!;
 }
 
+/**
+ * The dtype an output has in a test case: a member following a heterogeneous input's member has
+ * that member's (the first allowed where the case has no such member), else the binding's.
+ */
+export function caseOutputDtype(op: Pick<OpIR, 'inputs'>, t: TestCaseIR, o: OpIR['outputs'][number]): DType {
+  if (o.type.kind !== 'each') return dtypeUnder(o.type, t.binding);
+  const of = op.inputs[o.member!.follows!]!.name;
+  return t.inputs.filter((x) => x.name === of)[o.member!.index]?.dtype ?? o.type.dtypes[0]!;
+}
+
 /** The dtype a test case's input tensor has: a heterogeneous member's own, else its binding's. */
 export function caseInputDtype(op: Pick<OpIR, 'inputs'>, t: TestCaseIR, x: TestInputIR): DType {
   const inp = op.inputs.find((i) => i.name === x.name)!;

@@ -157,7 +157,20 @@ export interface OutputIR {
    * `<of>_<index>`, each present where `count > index`; they come last, and the kernel and the
    * bindings' functions see them as one list.
    */
-  member?: { of: string; ofIdent: Idents; index: number; count: Expr; countSource: string; min: number; max: number };
+  member?: {
+    of: string;
+    ofIdent: Idents;
+    index: number;
+    count: Expr;
+    countSource: string;
+    min: number;
+    max: number;
+    /**
+     * The heterogeneous variadic input (its index) whose member of the same index gives this
+     * member's dtype (`dtype:` its type variable; `type.kind` is then 'each').
+     */
+    follows?: number;
+  };
   /**
    * The dims the kernel decides (`data_dims`), by axis: `shape`'s dims at those axes are their
    * bounds, what the output is allocated at. Empty for every other output.

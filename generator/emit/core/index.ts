@@ -114,6 +114,7 @@ const [CHARS, INT] = ['const char*', 'int'];
 function emitFacts(op: OpIR): string {
   const ports = [...op.inputs, ...op.outputs];
   const each = op.inputs.some((i) => i.type.kind === 'each');
+  const follows = op.outputs.some((o) => o.member?.follows !== undefined);
   const varOf = (t: TensorType): number => (t.kind === 'var' ? op.typeVars.findIndex((v) => v.name === t.name) : -1);
   const like = (c: { kind: string; inputIndex?: number }): string => String(c.kind === 'like' ? c.inputIndex : -1);
   const hash = opHash(op).toString(16).padStart(8, '0');
@@ -172,13 +173,24 @@ function emitFacts(op: OpIR): string {
           ] as [string, string, string, string[], string],
         ]
       : []),
+    ...(follows
+      ? [
+          [
+            'kOutputFollows',
+            INT,
+            OUT,
+            op.outputs.map((o) => String(o.member?.follows !== undefined ? o.member.follows + o.member.index : -1)),
+            'the input tensor whose dtype it has; -1: none',
+          ] as [string, string, string, string[], string],
+        ]
+      : []),
   ];
   const printed = tables.map(([name, type, size, rows, comment]) => {
     const t = table({ prefix: 'inline ', type, name, rows, ...(size ? { size } : {}) });
     return comment && !t.includes('\n') ? `${t}${trailing(comment)}` : t;
   });
   // The data dims' facts come last in OpInfo (below), after what every op has.
-  const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims', 'kPortEach']);
+  const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims', 'kPortEach', 'kOutputFollows']);
   const info = [
     ...scalars.map((c) => c.name).filter((n) => !dataFacts.has(n)),
     ...[op.typeVars.length, op.attributes.length].map(String),
@@ -188,6 +200,7 @@ function emitFacts(op: OpIR): string {
     String(variadicInput(op)?.variadic?.min ?? 0),
     ...(op.dataDims.length ? ['kNumDataDims', 'kDataDimNames', 'kOutputDataDims'] : ['0', 'nullptr', 'nullptr']),
     ...(each ? ['kPortEach'] : []),
+    ...(follows ? ['kOutputFollows'] : []),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }
@@ -265,11 +278,24 @@ function emitContract(op: OpIR): Slots {
           ? [field(o, false)]
           : o.member.index > 0
             ? []
-            : [
-                `  TensorList<${cppType(o.type)}> ${o.member.of};${trailing(
-                  [`variadic: its ${o.member.countSource} members, in order`, o.description].filter(Boolean).join('; '),
-                )}`,
-              ],
+            : o.type.kind === 'each'
+              ? [
+                  `  AnyOutputList ${o.member.of};${trailing(
+                    [
+                      `variadic: its ${o.member.countSource} members, in order, member m of the dtype of member m of ${op.inputs[o.member.follows!]!.name}`,
+                      o.description,
+                    ]
+                      .filter(Boolean)
+                      .join('; '),
+                  )}`,
+                ]
+              : [
+                  `  TensorList<${cppType(o.type)}> ${o.member.of};${trailing(
+                    [`variadic: its ${o.member.countSource} members, in order`, o.description]
+                      .filter(Boolean)
+                      .join('; '),
+                  )}`,
+                ],
       ),
       ...op.dataDims.map(
         (d) =>
@@ -277,7 +303,14 @@ function emitContract(op: OpIR): Slots {
       ),
     ]),
     kernels: lines(
-      op.inputs.flatMap((i) => (i.type.kind === 'each' ? [memberVisitor(i.ident.pascal, i.name, i.type.dtypes)] : [])),
+      op.inputs.flatMap((i) =>
+        i.type.kind === 'each' ? [memberVisitor(i.ident.pascal, i.name, i.type.dtypes, true)] : [],
+      ),
+      op.outputs.flatMap((o) =>
+        o.member?.index === 0 && o.type.kind === 'each'
+          ? [memberVisitor(o.member.ofIdent.pascal, o.member.of, o.type.dtypes, false)]
+          : [],
+      ),
       overloads('cpu', 'CpuContext', `CPU kernel, in ${op.kernels.cpu}`),
       cuda ? overloads('cuda', 'CudaContext', `CUDA kernel, in ${cuda}: ${CUDA_NOTE}`) : [],
       op.hasConfigure ? [docComment(CONFIGURE_DOC), CONFIGURE] : null,
@@ -475,7 +508,9 @@ function emitDispatch(op: OpIR): Slots {
           ? [`view<${cpp(o.type)}>(out[${o.index}])`]
           : o.member.index > 0
             ? []
-            : [`presentMembers<${cpp(o.type)}>(out + ${o.index}, ${o.member.max})`],
+            : o.type.kind === 'each'
+              ? [`presentAnyMembers(out + ${o.index}, ${o.member.max})`]
+              : [`presentMembers<${cpp(o.type)}>(out + ${o.index}, ${o.member.max})`],
       ),
       ...op.dataDims.map((d) => `dataDim<Core>(out, ${d.index})`),
     ];
@@ -513,15 +548,15 @@ function dtypeMask(t: TensorType): string {
  * `visit<Input>(member, f)` of a heterogeneous variadic input: f of the member's view typed by its
  * own dtype, for the dtypes the spec allows only (so f is instantiated for those alone).
  */
-function memberVisitor(pascal: string, name: string, dtypes: readonly DType[]): string {
+function memberVisitor(pascal: string, name: string, dtypes: readonly DType[], input: boolean): string {
   const cpp = (d: DType): string => DTYPE_INFO[d].cpp;
   const [first, ...rest] = dtypes;
   return [
     docComment(
-      `Calls f with a member of \`${name}\` typed by its own dtype: f(TensorView<const T>) for T of ${dtypes.map(cpp).join(', ')} (the op core has checked it is one of them).`,
+      `Calls f with a member of \`${name}\` typed by its own dtype: f(TensorView<${input ? 'const ' : ''}T>) for T of ${dtypes.map(cpp).join(', ')} (the op core has checked it is one of them).`,
     ),
     'template <class F>',
-    `decltype(auto) visit${pascal}(const AnyTensorView& member, F&& f) {`,
+    `decltype(auto) visit${pascal}(const ${input ? 'AnyTensorView' : 'AnyOutputView'}& member, F&& f) {`,
     '  switch (member.dtype) {',
     ...rest.map((d) => `    case ${dtypeEnum(d)}: return f(member.as<${cpp(d)}>());`),
     `    default: return f(member.as<${cpp(first!)}>());  // ${first}`,

@@ -49,6 +49,9 @@ export function firstInputOf(op: OpIR, typeVar: string): number {
  * `dtype_choice`: a dtype name or ('if', condition, yes, no), which _dims.chosen_dtype reads.
  */
 export function outputDtypeArgs(op: OpIR, o: OutputIR): { from: number | null; keywords: Record<string, PyValue> } {
+  // A member following a heterogeneous input's member: the call's tensor of that member.
+  if (o.member?.follows !== undefined)
+    return { from: null, keywords: { dtype_member: o.member.follows + o.member.index } };
   const name = typeVarOf(o);
   const tv = name === null ? undefined : op.typeVars.find((v) => v.name === name);
   if (!tv) return { from: null, keywords: {} };

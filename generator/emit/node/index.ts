@@ -230,7 +230,7 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
         const fn = (tensor: string, wrap: (r: string) => string): string =>
           lines(
             `  /** ${commentText(op.description || op.name)} */`,
-            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.flatMap((o) => (!o.member ? [`${o.name}${o.present ? '?' : ''}: ${tensor}<${typeOf(o.type)}>`] : o.member.index === 0 ? [`${o.member.of}: ${tensor}<${typeOf(o.type)}>[]`] : [])).join('; ')} }`)};`,
+            `  ${op.ident.camel}${tvs.length ? `<${tvs.join(', ')}>` : ''}(${params.join(', ').replace(/\bTensor</g, `${tensor}<`)}): ${wrap(`{ ${op.outputs.flatMap((o) => (!o.member ? [`${o.name}${o.present ? '?' : ''}: ${tensor}<${typeOf(o.type)}>`] : o.member.index === 0 ? [`${o.member.of}: ${memberList(tensor, o.type, typeOf)}`] : [])).join('; ')} }`)};`,
           );
         const promise = (r: string): string => `Promise<${r}>`;
         // One string per op (a fragment is text, cached across runs): the three parts as JSON.
@@ -256,4 +256,15 @@ function indexDts(project: ProjectIR, ctx: EmitContext): string {
     sync: lines(ops.map((o) => o.sync)),
     async: lines(ops.map((o) => o.async)),
   });
+}
+
+/** A variadic output's array type: one tensor type, or, for members following a heterogeneous input's, a union of each dtype's. */
+function memberList(
+  tensor: string,
+  t: OpIR['outputs'][number]['type'],
+  typeOf: (t: OpIR['outputs'][number]['type']) => string,
+): string {
+  return t.kind === 'each'
+    ? `(${t.dtypes.map((d) => `${tensor}<'${d}'>`).join(' | ')})[]`
+    : `${tensor}<${typeOf(t)}>[]`;
 }

@@ -4,7 +4,7 @@
 // against the op core's inferShapes.
 
 import type { OpIR, TestCaseIR } from '../../model/ir.js';
-import { coreHeaderPath, cppNamespace, caseInputDtype, dtypeUnder, paddleOpType } from '../../model/ir-helpers.js';
+import { coreHeaderPath, cppNamespace, caseInputDtype, caseOutputDtype, paddleOpType } from '../../model/ir-helpers.js';
 import { DTYPE_INFO, type DType } from '../../model/type-table.js';
 import { cppAttrValue, cppFloat, cppString } from '../lang/literals.js';
 import { braced, cppUnit } from '../lang/cpp.js';
@@ -17,7 +17,7 @@ export function exampleCase(op: OpIR): TestCaseIR | undefined {
   return op.tests.find(
     (t) =>
       t.inputs.every((x) => HOST_COPYABLE.includes(caseInputDtype(op, t, x))) &&
-      op.outputs.every((x) => HOST_COPYABLE.includes(dtypeUnder(x.type, t.binding))),
+      op.outputs.every((x) => HOST_COPYABLE.includes(caseOutputDtype(op, t, x))),
   );
 }
 
@@ -60,7 +60,7 @@ export function emitExample(op: OpIR): string {
     return v === undefined ? [] : [`  attrs.${a.name} = ${cppAttrValue(a, v)};`];
   });
   const checks = op.outputs.map((o) => {
-    const d = DTYPE_INFO[dtypeUnder(o.type, t.binding)];
+    const d = DTYPE_INFO[caseOutputDtype(op, t, o)];
     return `fetch<${d.cpp}>(predictor, fetches.at(${o.index}), outShapes[${o.index}], ${cppString(o.name)})`;
   });
   const used = (name: string, uses: boolean): string => (uses ? name : `/*${name}*/`);

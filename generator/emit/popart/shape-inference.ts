@@ -36,7 +36,8 @@ function attrsRead(op: OpIR): OpIR['attributes'] {
 function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
   const proto = (d: DType): string => `onnx.TensorProto.${DTYPE_INFO[d].onnx.name}`;
   if (o.type.kind === 'fixed') return proto(o.type.dtype);
-  if (o.type.kind === 'each') throw new Error(`${op.name}: output ${o.name} has a heterogeneous input's type variable`);
+  // A member following a heterogeneous input's member: that member's dtype (node input follows + index).
+  if (o.type.kind === 'each') return `dtypes[${o.member!.follows! + o.member!.index}]`;
   const name = o.type.name;
   // Chosen by the attributes: Python's own conditional over them.
   const choice = op.typeVars.find((v) => v.name === name)?.choice;

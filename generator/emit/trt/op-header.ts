@@ -128,6 +128,8 @@ function emitOutputDims(op: OpIR): Record<string, SlotValue> {
     visitExpr(e, (x) => {
       if (['attr', 'elem', 'len', 'flag', 'is', 'round'].includes(x.kind)) usesAttrs = true;
       if (x.kind !== 'dim' && !plain) usesBuilder = true;
+      // A later member's dim is guarded by the member count, with a constant 0 past it (cpp-expr).
+      if (x.kind === 'dim' && x.member) usesBuilder = true;
       if (x.kind === 'dim') need(x.inputIndex, x.axis < 0 ? -x.axis : x.axis + 1);
       if (x.kind === 'rank') need(x.inputIndex, 0);
     });

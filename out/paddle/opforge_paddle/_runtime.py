@@ -71,6 +71,9 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: A member of a variadic output that follows a heterogeneous input: the call's tensor (that
+    #: input's member of the same index) whose dtype it has.
+    dtype_member: Optional[int] = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
     #: The variadic output it is a member of (None: none); the op's function returns the members as one list.
@@ -164,7 +167,7 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> Tuple[List[Optional[List[
     kinds, kind_name, mode = tensor_kind()
     shapes: List[Optional[List[int]]] = []
     bound: Dict[str, Tuple[str, str]] = {}
-    for (spec, label), t in zip(tensor_inputs(op, len(flat)), flat):
+    for k, ((spec, label), t) in enumerate(zip(tensor_inputs(op, len(flat)), flat)):
         if t is MISSING or t is None:
             if t is MISSING or not spec.optional:
                 raise TypeError(f"{op.name}: input {label} is required" + ("" if t is MISSING else f" (a {kind_name} in {mode}), got None"))
@@ -175,6 +178,8 @@ def check_inputs(op: OpInfo, inputs: Sequence[Any]) -> Tuple[List[Optional[List[
         dt = dtype_name(t)
         if dt not in spec.dtypes:
             raise TypeError(f"{op.name}: input {label} has dtype {dt}, expected one of {list(spec.dtypes)}")
+        if not spec.homogeneous:  # each member its own: "#<tensor>" (an output may follow it)
+            bound[f"#{k}"] = (dt, label)
         if spec.type_var is not None:
             prev = bound.setdefault(spec.type_var, (dt, label))
             if prev[0] != dt:
@@ -232,7 +237,8 @@ def call(op: OpInfo, raw: Callable[..., Any], inputs: Sequence[Any], attrs: Dict
         if o.dtype_choice is not None:
             dt = chosen_dtype(o.dtype_choice, checked)
         else:
-            dt = o.dtypes[0] if o.dtype_from is None else types.get(op.inputs[o.dtype_from].type_var or "", o.dtypes[0])
+            dt = (types.get(f"#{o.dtype_member}", o.dtypes[0]) if o.dtype_member is not None
+                  else o.dtypes[0] if o.dtype_from is None else types.get(op.inputs[o.dtype_from].type_var or "", o.dtypes[0]))
         sizes.append(ITEMSIZE[dt])
     check_output_sizes(op, dims, sizes)
     check_static_training(op, inputs)

@@ -72,8 +72,16 @@ def check_dims(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dic
 
 def _output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: Dict[str, Any]) -> List[torch.dtype]:
     return [TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)] if o.dtype_choice is not None
+            else output_member_dtype(o, tensors) if o.dtype_member is not None
             else TORCH_DTYPES[o.dtypes[0]] if o.dtype_from is None or tensors[o.dtype_from] is None else tensors[o.dtype_from].dtype
             for o in op.outputs]
+
+
+def output_member_dtype(o: Any, tensors: Sequence[Optional[torch.Tensor]]) -> torch.dtype:
+    """A member of a variadic output following a heterogeneous input: its member's dtype (one the
+    call lacks belongs to an absent output: the first allowed)."""
+    t = tensors[o.dtype_member] if o.dtype_member < len(tensors) else None
+    return TORCH_DTYPES[o.dtypes[0]] if t is None else t.dtype
 
 
 def no_cuda_kernel_message(op: OpInfo) -> str:

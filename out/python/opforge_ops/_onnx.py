@@ -21,7 +21,8 @@ def onnx_infer_types(op: OpInfo, elem_types: Sequence[Optional[int]], shapes: Se
         if o.dtype_choice is not None:
             elem: Optional[int] = ONNX_ELEM[chosen_dtype(o.dtype_choice, attrs)]
         else:
-            elem = ONNX_ELEM[o.dtypes[0]] if o.dtype_from is None else elem_types[o.dtype_from]
+            src = o.dtype_member if o.dtype_member is not None else o.dtype_from
+            elem = ONNX_ELEM[o.dtypes[0]] if src is None or src >= len(elem_types) else elem_types[src]
         result.append((elem, shape))
     return result
 

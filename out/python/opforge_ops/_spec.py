@@ -50,6 +50,9 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: A member of a variadic output that follows a heterogeneous input: the call's tensor (that
+    #: input's member of the same index) whose dtype it has.
+    dtype_member: Optional[int] = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
     #: The variadic output it is a member of (None: none); the op's function returns the members as one list.

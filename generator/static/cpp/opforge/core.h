@@ -262,6 +262,47 @@ inline AnyTensorList anyMembers(const RawTensor* raw, int n) {
   return list;
 }
 
+/**
+ * A member of a variadic output that follows a heterogeneous input (its dtype is that input
+ * member's): `is<T>()` asks, `as<T>()` gives the writable typed view.
+ */
+struct AnyOutputView {
+  DType dtype = DType::kFloat32;
+  void* data = nullptr;
+  Shape shape;
+  OPFORGE_HD int64_t numel() const { return shape.numel(); }
+  template <typename T> OPFORGE_HD bool is() const { return dtype == dtypeOf<T>(); }
+  template <typename T> OPFORGE_HD TensorView<T> as() const {
+    TensorView<T> v;
+    v.data = static_cast<T*>(data);
+    v.shape = shape;
+    return v;
+  }
+};
+
+/** Such an output's present members, each with its own dtype; held by value as TensorList. */
+struct AnyOutputList {
+  AnyOutputView items[kMaxMembers];
+  int count = 0;
+  OPFORGE_HD int size() const { return count; }
+  OPFORGE_HD const AnyOutputView& operator[](int i) const { return items[i]; }
+  OPFORGE_HD const AnyOutputView* begin() const { return items; }
+  OPFORGE_HD const AnyOutputView* end() const { return items + count; }
+};
+
+/** An AnyOutputList of the present ones of a variadic output's `max` raw outputs (they lead). */
+inline AnyOutputList presentAnyMembers(const RawTensor* raw, int max) {
+  AnyOutputList list;
+  while (list.count < max && raw[list.count].present) {
+    AnyOutputView& v = list.items[list.count];
+    v.dtype = raw[list.count].dtype;
+    v.data = raw[list.count].data;
+    v.shape = raw[list.count].shape;
+    ++list.count;
+  }
+  return list;
+}
+
 /** A variadic output's members: the present ones of its `max` raw outputs (they lead). */
 template <typename T>
 TensorList<T> presentMembers(const RawTensor* raw, int max) {

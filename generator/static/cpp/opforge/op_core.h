@@ -81,6 +81,9 @@ struct OpInfo {
   // Per port: bit t set where each member may have DType t on its own (a heterogeneous variadic
   // input, `homogeneous: false`); 0 for every other port. nullptr: the op has no such input.
   const uint32_t* portEach = nullptr;
+  // Per output: the input tensor (a heterogeneous input's member) whose dtype it has, or -1.
+  // nullptr: no output follows one.
+  const int* outputFollows = nullptr;
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -169,7 +172,9 @@ struct CoreOf {
   /** The data dim at `axis` of output `o`, or -1. */
   static constexpr int dataDimAt(int o, int axis) { return I.numDataDims == 0 ? -1 : I.outputDataDims[o * kMaxRank + axis]; }
 
-  /** Whether each member of `port` has a dtype of its own (a heterogeneous variadic input): portAllows says which. */
+  /** The input tensor whose dtype output `o` has (a member of a variadic output following a heterogeneous input's), or -1. */
+  static constexpr int followsInput(int o) { return I.outputFollows != nullptr ? I.outputFollows[o] : -1; }
+  /** Whether each member of `port` has a dtype of its own (a heterogeneous variadic input, or an output following one): portAllows says which. */
   static constexpr bool eachDtype(int port) { return I.portEach != nullptr && I.portEach[port] != 0; }
   /** The dtype of `port` under binding `b` (a heterogeneous input's: its first allowed; see eachDtype). */
   static DType bindingDtype(int b, int port) { return I.bindingDtypes[b * kNumPorts + port]; }
@@ -347,6 +352,9 @@ Status inferTypesOf(const DType* inputs, int numIn, const DType* chosen, const b
   for (int o = 0; o < I.numOutputs; ++o) {
     const int p = I.numInputs + o;
     outputs[o] = I.portVar[p] >= 0 ? vars[I.portVar[p]] : I.portDtype[p];
+    // A member of a variadic output that follows a heterogeneous input's: that member's dtype (a
+    // member the input lacks is absent: a spec check makes sure of it).
+    if (I.outputFollows != nullptr && I.outputFollows[o] >= 0 && I.outputFollows[o] < numIn) outputs[o] = inputs[I.outputFollows[o]];
   }
   *binding = index;
   return Status::Ok();

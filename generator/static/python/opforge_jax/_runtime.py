@@ -68,6 +68,9 @@ class Output:
     shape: Any = ()
     #: For a dtype the attributes choose: a dtype name or ("if", condition, yes, no) (_dims.chosen_dtype).
     dtype_choice: Any = None
+    #: A member of a variadic output that follows a heterogeneous input: the call's tensor (that
+    #: input's member of the same index) whose dtype it has.
+    dtype_member: Optional[int] = None
     #: The spec's `present:` condition over attributes (None: always present), as _dims.evaluate reads it.
     present: Any = None
     #: The variadic output it is a member of (None: none); the op's function returns the members as one list.
@@ -348,6 +351,9 @@ def result_types(op: OpInfo, xs: Sequence[Optional[jax.Array]], attrs: Dict[str,
     for o in op.outputs:
         if o.dtype_choice is not None:
             dt = chosen_dtype(o.dtype_choice, attrs)
+        elif o.dtype_member is not None:  # its heterogeneous input's member of the same index
+            src = xs[o.dtype_member] if o.dtype_member < len(xs) else None
+            dt = dtype_name(src) if src is not None else o.dtypes[0]
         elif o.dtype_from is None:
             dt = o.dtypes[0]
         else:

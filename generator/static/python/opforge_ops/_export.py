@@ -113,10 +113,12 @@ def legacy_symbolic(op: OpInfo, g: Any, args: Sequence[Any]) -> Any:
     for o, value, shape in zip([o for o, p in zip(op.outputs, flags) if p], outs_t, [s for s, p in zip(shapes, flags) if p]):
         if o.dtype_choice is not None:
             dt: Optional[torch.dtype] = TORCH_DTYPES[chosen_dtype(o.dtype_choice, attrs)]
-        elif o.dtype_from is None:
+        elif o.dtype_from is None and o.dtype_member is None:
             dt = TORCH_DTYPES[o.dtypes[0]]
         else:
-            src = args[o.dtype_from]
+            # The type variable's first input, or the heterogeneous input's member it follows.
+            k = o.dtype_member if o.dtype_member is not None else o.dtype_from
+            src = args[k] if k < n else None
             dt = _value_dtype(src) if src is not None else None
         if dt is None:
             continue

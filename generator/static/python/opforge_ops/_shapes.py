@@ -181,10 +181,12 @@ def output_dtypes(op: OpInfo, tensors: Sequence[Optional[torch.Tensor]], attrs: 
     for o in op.outputs:
         if o.dtype_choice is not None:
             out.append(TORCH_DTYPES[_dims.chosen_dtype(o.dtype_choice, attrs)])
-        elif o.dtype_from is None:
+        elif o.dtype_from is None and o.dtype_member is None:
             out.append(TORCH_DTYPES[o.dtypes[0]])
         else:
-            src = tensors[o.dtype_from]
+            # The type variable's first input, or the heterogeneous input's member it follows.
+            k = o.dtype_member if o.dtype_member is not None else o.dtype_from
+            src = tensors[k] if k < len(tensors) else None
             out.append(src.dtype if src is not None else TORCH_DTYPES[o.dtypes[0]])
     return out
 

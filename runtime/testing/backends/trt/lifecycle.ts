@@ -19,6 +19,7 @@ import { PKG_ROOT } from '../../../../generator/pkg-root.js';
 import {
   caseDims,
   caseInputDtype,
+  caseOutputDtype,
   dtypeUnder,
   evalOutputShape,
   exprAttrValues,
@@ -100,7 +101,7 @@ function block(op: OpIR, t: TestCaseIR): string {
   const used = [
     ...new Set([
       ...t.inputs.map((x) => caseInputDtype(op, t, x)),
-      ...presentOutputs(op, t.attributes).map((x) => dtypeUnder(x.type, t.binding)),
+      ...presentOutputs(op, t.attributes).map((x) => caseOutputDtype(op, t, x)),
     ]),
   ];
   const none = used.filter((d) => trtSince(d) === null);
@@ -146,7 +147,7 @@ function caseBlock(op: OpIR, t: TestCaseIR, present: boolean[]): string {
   });
   outputs.forEach((o, k) =>
     L.push(
-      `    c.output(opforge::DType::${DTYPE_INFO[dtypeUnder(o.type, t.binding)].cppEnum}, {${outShapes[k]!.join(', ')}});`,
+      `    c.output(opforge::DType::${DTYPE_INFO[caseOutputDtype(op, t, o)].cppEnum}, {${outShapes[k]!.join(', ')}});`,
     ),
   );
   L.push('    c.fields = fields;', '    c.reference<Op>();');

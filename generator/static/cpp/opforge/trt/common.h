@@ -547,6 +547,11 @@ class PluginCore {
     DType t;
     if (!fromTrt(types[pos], &t)) return false;
     if (!Op::portAllows(port, t)) return false;
+    // A member of an output that follows a heterogeneous input's member: that member's type.
+    if (pos >= nbInputs) {
+      const int src = Op::followsInput(pos - nbInputs);
+      if (src >= 0 && src < nbInputs && types[src] != types[pos]) return false;
+    }
     const int var = Op::kPortVar[port];
     // An output whose dtype the attributes choose has that dtype only (the inputs come first: all decided).
     if (Op::isChosen(var)) {

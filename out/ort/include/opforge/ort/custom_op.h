@@ -230,8 +230,9 @@ struct Kernel {
       if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), outShapes[o].dims, static_cast<size_t>(outShapes[o].rank), &v))) return ok.status;
       void* data = nullptr;
       if (!ok(api().GetTensorMutableData(v, &data))) return ok.status;
-      // The buffer has the node's declared type: where the attributes choose the dtype it must be theirs.
-      if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o])) {
+      // The buffer has the node's declared type: where the attributes choose the dtype it must be
+      // theirs, and where it follows a heterogeneous input's member, that member's.
+      if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o]) || Op::eachDtype(Op::kNumInputs + o)) {
         OrtTensorTypeAndShapeInfo* info = nullptr;
         if (!ok(api().GetTensorTypeAndShape(v, &info))) return ok.status;
         ONNXTensorElementDataType t = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
@@ -240,7 +241,7 @@ struct Kernel {
         if (!read) return ok.status;
         if (t != toOrt(outTypes[o]))
           return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " is declared with element type " + std::to_string(static_cast<int>(t)) +
-                                                 "; its attributes choose " + dtypeName(outTypes[o]));
+                                                 (Op::eachDtype(Op::kNumInputs + o) ? "; it follows an input member of " : "; its attributes choose ") + dtypeName(outTypes[o]));
       }
       out[o] = RawTensor{outTypes[o], data, outShapes[o], true};
     }
@@ -319,7 +320,7 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   // inputs, and type inference (inferOutputShapes) or the model gives the output's type.
   ONNXTensorElementDataType GetOutputType(size_t o) const {
     const int port = Op::kNumInputs + static_cast<int>(o);
-    return Op::isChosen(Op::kPortVar[port]) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
+    return Op::isChosen(Op::kPortVar[port]) || Op::eachDtype(port) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
   }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
     if (Op::kVariadic && static_cast<int>(i) == Op::kNumInputs - 1) return INPUT_OUTPUT_VARIADIC;
@@ -341,7 +342,8 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
   }
 
   static bool hasChosenOutput() {
-    for (int o = 0; o < Op::kNumOutputs; ++o) if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o])) return true;
+    // (or typed by an input member: ORT needs the shape-inference function to type it too)
+    for (int o = 0; o < Op::kNumOutputs; ++o) if (Op::isChosen(Op::kPortVar[Op::kNumInputs + o]) || Op::eachDtype(Op::kNumInputs + o)) return true;
     return false;
   }
 
