@@ -102,8 +102,12 @@ export interface OutPlan {
   present?: CondE;
   /** A dim the kernel decides (`data_dims`, addDataDims): `shape.dims[axis]` is its bound. */
   dataDim?: { name: string; axis: number };
-  /** A variadic output (addVariadicOutput): `count` members (an int attribute), at most `max`. */
-  variadic?: { count: string; max: number };
+  /**
+   * A variadic output (addVariadicOutput): `count` members (an int attribute), at most `max`.
+   * `follows`: its dtype is the heterogeneous variadic input's type variable (member m has the
+   * dtype of that input's member m).
+   */
+  variadic?: { count: string; max: number; follows?: string };
 }
 
 export interface StatePlan {
@@ -838,6 +842,27 @@ function addVariadicOutput(r: Rand, p: SpecPlan): void {
   if (last.shape.kind === 'dims' && last.shape.dims.length && last.shape.dims[0]!.k !== 'slice')
     last.shape.dims[0] = { k: 'bin', op: '+', l: last.shape.dims[0]!, r: { k: 'member' } };
   for (const t of p.tests) t.attrs[VCOUNT] = int(r, 1, 3);
+  followHeterogeneous(r, p, last);
+}
+
+/**
+ * From addVariadicOutput's stream, after its draws: where the spec has a heterogeneous variadic
+ * input and the variadic output's dtype is its own (a variable no other tensor has, chosen by no
+ * attribute, or a dtype), most such outputs follow the input: member m in the dtype of its member
+ * m, each case's count at most its members'.
+ */
+function followHeterogeneous(r: Rand, p: SpecPlan, out: OutPlan): void {
+  const het = p.inputs.find((i) => i.variadic?.each);
+  const own = p.vars.find((v) => v.name === out.dtype);
+  const shared = [...p.inputs.map((i) => i.dtype), ...p.outputs.filter((o) => o !== out).map((o) => o.dtype)];
+  if (!het || own?.choice || shared.includes(out.dtype) || !chance(r, 0.75)) return;
+  if (own) p.vars.splice(p.vars.indexOf(own), 1);
+  for (const t of p.tests) {
+    if (own) delete t.types[own.name];
+    t.attrs[VCOUNT] = Math.min(Number(t.attrs[VCOUNT]), t.dims[countKey(het.name)]![0]!);
+  }
+  out.dtype = het.dtype;
+  out.variadic = { ...out.variadic!, follows: het.name };
 }
 
 /** The name of the spec-space's data dim (no attribute, input, output or let is called so). */

@@ -105,7 +105,17 @@ template <> OPFORGE_HD inline uint8_t store<uint8_t>(double v) { return static_c
 template <> OPFORGE_HD inline int32_t store<int32_t>(double v) { return static_cast<int32_t>(wrap(v, INT64_C(-2147483648), INT64_C(4294967296))); }
 template <> OPFORGE_HD inline int64_t store<int64_t>(double v) { return static_cast<int64_t>(::floor(v)); }
 template <> OPFORGE_HD inline bool store<bool>(double v) { return wrap(v, 0, 2) == 1; }
-
+${
+  p.outputs.some((o) => o.variadic?.follows)
+    ? `/** Element i of a member of an output following a heterogeneous input, by the member's own dtype. */
+OPFORGE_HD inline void storeAt(const AnyOutputView& t, int64_t i, double v) {
+  switch (t.dtype) {
+${DTYPES.map((d) => `    case DType::${DTYPE_INFO[d].cppEnum}: t.as<${DTYPE_INFO[d].cpp}>().data[i] = store<${DTYPE_INFO[d].cpp}>(v); return;`).join('\n')}
+  }
+}
+`
+    : ''
+}
 template <typename View>
 using elem_t = typename std::remove_pointer<decltype(View::data)>::type;
 
@@ -190,7 +200,7 @@ export function cpuKernel(p: SpecPlan, snake: string): string {
     // A variadic output: each member m, its closed form plus m.
     if (o.variadic)
       return `  for (int m = 0; m < io.${o.name}.size(); ++m)
-    for (int64_t i = 0; i < io.${o.name}[m].numel(); ++i) io.${o.name}[m].data[i] = form::store<form::elem_t<std::decay_t<decltype(io.${o.name}[m])>>>(form::value${k}(io, i, e) + m);`;
+    for (int64_t i = 0; i < io.${o.name}[m].numel(); ++i) ${memberStore(o, k, 'e')}`;
     const store = `io.${o.name}.data[i] = form::store<form::elem_t<decltype(io.${o.name})>>(form::value${k}(io, i, e));`;
     // A dim the kernel decides: half its bound kept, the leading part of the closed form written.
     if (o.dataDim)
@@ -275,7 +285,7 @@ export function cudaKernel(p: SpecPlan, snake: string): string {
 __global__ void output${k}(IoT io, double e, int m) {
   const int64_t n = io.${o.name}[m].numel();
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    io.${o.name}[m].data[i] = form::store<form::elem_t<std::decay_t<decltype(io.${o.name}[m])>>>(form::value${k}(io, i, e) + m);
+    ${memberStore(o, k, 'e')}
 }`
       : `template <typename IoT>
 __global__ void output${k}(IoT io, double e) {
@@ -345,3 +355,11 @@ ${overloads.join('\n')}
 }
 
 // ---- Python reference -------------------------------------------------------------------
+
+/** Element i of member m of a variadic output: typed, or (following a heterogeneous input) by the member's own dtype. */
+function memberStore(o: OutPlan, k: number, e: string): string {
+  const v = `form::value${k}(io, i, ${e}) + m`;
+  return o.variadic?.follows
+    ? `form::storeAt(io.${o.name}[m], i, ${v});`
+    : `io.${o.name}[m].data[i] = form::store<form::elem_t<std::decay_t<decltype(io.${o.name}[m])>>>(${v});`;
+}

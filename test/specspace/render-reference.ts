@@ -63,12 +63,13 @@ export function reference(p: SpecPlan): string {
 ${terms.join('\n')}
     v = v + extra`;
     // A variadic output: its members in a list, member m's closed form plus m.
+    // (member m of an output following a heterogeneous input: in the dtype of that input's member m)
     if (o.variadic)
       return `    # ${o.name}: ${o.variadic.count} members
     members = []
     for member in range(${o.variadic.count}):
 ${block.replace(/^/gm, '    ')}
-        members.append(_store(v + member, ${dtype}).reshape(shape))
+        members.append(_store(v + member, ${o.variadic.follows ? `${o.variadic.follows}_all[member].dtype` : dtype}).reshape(shape))
     outs.append(members)`;
     return `    # ${o.name}
 ${block}
