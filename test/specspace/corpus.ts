@@ -16,10 +16,10 @@ export const BROAD_SEEDS: readonly number[] = [...Array.from({ length: 44 }, (_,
  * The fixed corpus `npm test` builds and runs on every column: the cheapest list of BROAD_SEEDS
  * found to pass every coverage check (coverage.ts), as `node dist/test/specspace/minimize.js
  * --orders 80` prints it, 1046 and 1086 kept (docs/decisions.md, "The spec-space corpus is a
- * cover"), and 32, the one heterogeneous variadic input of BROAD_SEEDS. After a change to
- * plan.ts, rerun it: the coverage test fails when the list no longer covers.
+ * cover"; 32 is the one heterogeneous variadic input of BROAD_SEEDS). After a change to plan.ts,
+ * rerun it: the coverage test fails when the list no longer covers.
  */
-export const FIXED_SEEDS: readonly number[] = [1, 12, 17, 18, 19, 22, 24, 29, 30, 31, 32, 33, 37, 39, 44, 1046, 1086];
+export const FIXED_SEEDS: readonly number[] = [1, 12, 19, 22, 24, 29, 30, 31, 32, 33, 37, 38, 39, 44, 1046, 1086];
 
 export interface Corpus {
   root: string;
