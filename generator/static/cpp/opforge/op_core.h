@@ -79,7 +79,8 @@ struct OpInfo {
   const char* const* dataDimNames;
   const int8_t* outputDataDims;  // [output][axis], kMaxRank a row: the data dim at that axis, or -1
   // Per port: bit t set where each member may have DType t on its own (a heterogeneous variadic
-  // input, `homogeneous: false`); 0 for every other port. nullptr: the op has no such input.
+  // input, `homogeneous: false`, and a variadic output following it); 0 for every other port.
+  // nullptr: the op has no such input.
   const uint32_t* portEach = nullptr;
   // Per output: the input tensor (a heterogeneous input's member) whose dtype it has, or -1.
   // nullptr: no output follows one.
