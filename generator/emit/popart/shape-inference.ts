@@ -36,8 +36,12 @@ function attrsRead(op: OpIR): OpIR['attributes'] {
 function outputDtype(op: OpIR, o: OpIR['outputs'][number]): string {
   const proto = (d: DType): string => `onnx.TensorProto.${DTYPE_INFO[d].onnx.name}`;
   if (o.type.kind === 'fixed') return proto(o.type.dtype);
-  // A member following a heterogeneous input's member: that member's dtype (node input follows + index).
-  if (o.type.kind === 'each') return `dtypes[${o.member!.follows! + o.member!.index}]`;
+  // A member following a heterogeneous input's member: that member's dtype (node input follows +
+  // index); a member the node lacks is absent (its input member too), so any dtype will do.
+  if (o.type.kind === 'each') {
+    const k = o.member!.follows! + o.member!.index;
+    return k === 0 ? 'dtypes[0]' : `(dtypes[${k}] if len(dtypes) > ${k} else dtypes[0])`;
+  }
   const name = o.type.name;
   // Chosen by the attributes: Python's own conditional over them.
   const choice = op.typeVars.find((v) => v.name === name)?.choice;
