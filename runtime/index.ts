@@ -90,5 +90,13 @@ export function load(buildDir = path.join(process.cwd(), 'build', 'node')): unkn
 }
 
 // ONNX Runtime with opforge's custom ops (docs/ort.md).
-export { buildOrtLibrary, onnxruntimeNodeLibrary, ortIncludeDir, ortVersion, session } from './ort.js';
+export {
+  buildOrtLibrary,
+  cudaProviderOf,
+  onnxruntimeLibrary,
+  onnxruntimeNodeLibrary,
+  ortIncludeDir,
+  ortVersion,
+  session,
+} from './ort.js';
 export type { OrtBuildOptions, OrtSession, SessionOptions, Tensor as OrtTensor, ValueInfo } from './ort.js';

@@ -79,15 +79,24 @@ export interface OrtBuildOptions {
 export interface SessionOptions extends OrtBuildOptions {
   /** Custom-op libraries to register (default: this project's, built on first use). */
   customOpLibraries?: readonly string[];
-  /** libonnxruntime to load (default: onnxruntime-node's bundled libonnxruntime.so.1). */
+  /** libonnxruntime to load (default: onnxruntimeLibrary(): $ONNXRUNTIME_ROOT's, else onnxruntime-node's). */
   ortLibrary?: string;
   /** Intra-op threads (0: ORT's default). */
   intraOpThreads?: number;
+  /**
+   * The execution provider (default 'cpu'). 'cuda' needs a runtime with the CUDA provider beside it
+   * (an onnxruntime-gpu install: cudaProviderOf()); no node may fall back to the CPU EP then.
+   */
+  provider?: 'cpu' | 'cuda';
+  /** The CUDA device (default 0). */
+  device?: number;
+  /** With the CUDA EP: let nodes it has no kernel for run on the CPU EP (default false: an error). */
+  cpuFallback?: boolean;
 }
 
-/** Where the ORT headers are: option, $ORT_INCLUDE_DIR, or the headers com.github.asus4.onnxruntime ships. */
+/** Where the ORT headers are: option, $ORT_INCLUDE_DIR, $ONNXRUNTIME_ROOT, or the headers com.github.asus4.onnxruntime ships. */
 export function ortIncludeDir(given?: string): string {
-  const candidates = [given, process.env.ORT_INCLUDE_DIR];
+  const candidates = [given, process.env.ORT_INCLUDE_DIR, process.env.ONNXRUNTIME_ROOT];
   let headersPkg: string | undefined;
   try {
     headersPkg = packageDir('com.github.asus4.onnxruntime', 'the ONNX Runtime backend', [process.cwd()]);
@@ -115,6 +124,32 @@ export function ortIncludeDir(given?: string): string {
   throw new Error(
     'ONNX Runtime headers not found: set ORT_INCLUDE_DIR to a directory with onnxruntime_cxx_api.h, or install com.github.asus4.onnxruntime (docs/ort.md)',
   );
+}
+
+/**
+ * The libonnxruntime sessions load: under $ONNXRUNTIME_ROOT/lib when that is set (an ONNX Runtime
+ * release unpacked, as its CMake users have it, or an onnxruntime-gpu wheel's capi/ folder), else
+ * onnxruntime-node's bundled CPU runtime.
+ */
+export function onnxruntimeLibrary(): string {
+  const root = process.env.ONNXRUNTIME_ROOT;
+  if (!root) return onnxruntimeNodeLibrary();
+  for (const dir of [path.join(root, 'lib'), path.join(root, 'lib64'), root]) {
+    if (!existsSync(dir)) continue;
+    const names = readdirSync(dir).filter(
+      (f) => /^libonnxruntime\.so(\.\d+)*$/.test(f) || f === 'libonnxruntime.dylib',
+    );
+    // The shortest name is the link a release ships (libonnxruntime.so), else the versioned file.
+    const found = names.sort((a, b) => a.length - b.length || a.localeCompare(b))[0];
+    if (found) return path.join(dir, found);
+  }
+  throw new Error(`ONNXRUNTIME_ROOT=${root} holds no lib/libonnxruntime.so (unset it to use onnxruntime-node's)`);
+}
+
+/** The CUDA execution provider beside an ONNX Runtime library, or undefined when it has none (a CPU build). */
+export function cudaProviderOf(ortLibrary: string): string | undefined {
+  const p = path.join(path.dirname(ortLibrary), 'libonnxruntime_providers_cuda.so');
+  return existsSync(p) ? p : undefined;
 }
 
 /** onnxruntime-node's bundled CPU libonnxruntime.so.1 for this platform. */
@@ -248,7 +283,13 @@ export async function buildSessionBinding(
 }
 
 interface Binding {
-  Session: new (ortLibrary: string, model: string, libs: string[], threads: number) => OrtSession;
+  Session: new (
+    ortLibrary: string,
+    model: string,
+    libs: string[],
+    threads: number,
+    provider: { provider: 'cpu' | 'cuda'; device: string; cpuFallback: boolean },
+  ) => OrtSession;
   ortVersion(ortLibrary: string): string;
   apiVersion: number;
 }
@@ -266,7 +307,7 @@ export async function loadSessionBinding(
 /**
  * An ONNX Runtime session over `modelPath` with opforge's custom ops registered. Builds the
  * project's custom-op library and the session binding on first use (CMake and a C++17 compiler
- * needed; later calls are incremental), then loads onnxruntime-node's libonnxruntime.so.1.
+ * needed; later calls are incremental), then loads onnxruntimeLibrary() (or `ortLibrary`).
  */
 export async function session(modelPath: string, opts: SessionOptions = {}): Promise<OrtSession> {
   const root = path.resolve(opts.root ?? process.cwd());
@@ -277,14 +318,19 @@ export async function session(modelPath: string, opts: SessionOptions = {}): Pro
     ...(opts.onLine ? { onLine: opts.onLine } : {}),
   });
   return new b.Session(
-    opts.ortLibrary ?? onnxruntimeNodeLibrary(),
+    opts.ortLibrary ?? onnxruntimeLibrary(),
     path.resolve(modelPath),
     [...libs],
     opts.intraOpThreads ?? 0,
+    {
+      provider: opts.provider ?? 'cpu',
+      device: String(opts.device ?? 0),
+      cpuFallback: opts.cpuFallback ?? false,
+    },
   );
 }
 
 /** The version string of the ONNX Runtime the sessions use. */
-export async function ortVersion(ortLibrary = onnxruntimeNodeLibrary()): Promise<string> {
+export async function ortVersion(ortLibrary = onnxruntimeLibrary()): Promise<string> {
   return (await loadSessionBinding()).ortVersion(ortLibrary);
 }

@@ -13,6 +13,9 @@ import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtureProject } from './helpers/fixture-project.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
+import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
+import { ortIncludeDir } from '../runtime/ort.js';
 
 /** The fixture's project, made once for the file (the wrong-kernel test edits a kernel of it). */
 const project = fixtureProject('datadep');
@@ -63,6 +66,24 @@ testWith(['torch'], 'NonZero, Nms and BatchedNms agree with their references on 
         column,
       );
   }
+});
+
+// The CUDA EP's path (device scratch, the slots read back, the exact outputs copied on the stream)
+// runs on the GPU machine (docs/gpu.md); here each unit compiles with it, warnings as errors.
+testNeeding([NVCC], "each op's ONNX Runtime unit compiles with its CUDA-EP kernels", () => {
+  const out = path.join(project(), 'out');
+  for (const op of ['non_zero', 'nms', 'batched_nms'])
+    sh('g++', [
+      ...CXXFLAGS,
+      '-fsyntax-only',
+      '-DOPFORGE_ORT_WITH_CUDA',
+      '-isystem',
+      ortIncludeDir(),
+      '-isystem',
+      cudaIncludeDir(),
+      ...['include', 'ort/include', 'ort'].flatMap((d) => ['-I', path.join(out, d)]),
+      path.join(out, 'ort', op, `${op}_ort.cpp`),
+    ]);
 });
 
 /** NonZero with its kernel's `io.nnz.set(n)` replaced. */

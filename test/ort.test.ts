@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } fr
 import path from 'node:path';
 import onnxProto from 'onnx-proto';
 import { test } from 'uvu';
-import { NVCC, testNeeding } from './helpers/optional-tools.js';
+import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
 import * as assert from 'uvu/assert';
 import { attrTypeEnum, coreEmitter } from '../generator/emit/core/index.js';
 import { ortEmitter, ortPaths } from '../generator/emit/ort/index.js';
@@ -97,25 +97,31 @@ test('the library exports only RegisterCustomOps and needs nothing from libonnxr
   assert.not.match(undef, /Ort|onnxruntime/);
 });
 
-test('every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the kernels in the GPU script)', () => {
-  const inc = ortIncludeDir();
-  for (const op of project.ops.filter((o) => o.kernels.cuda)) {
-    sh('g++', [
-      ...CXXFLAGS,
-      '-fsyntax-only',
-      '-DOPFORGE_ORT_WITH_CUDA',
-      '-isystem',
-      inc,
-      '-I',
-      path.join(outDir, 'include'),
-      '-I',
-      path.join(outDir, 'ort', 'include'),
-      '-I',
-      path.join(outDir, 'ort'),
-      path.join(outDir, ortPaths(op).unit),
-    ]);
-  }
-});
+testNeeding(
+  [NVCC],
+  'every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the kernels in the GPU script)',
+  () => {
+    const inc = ortIncludeDir();
+    for (const op of project.ops.filter((o) => o.kernels.cuda)) {
+      sh('g++', [
+        ...CXXFLAGS,
+        '-fsyntax-only',
+        '-DOPFORGE_ORT_WITH_CUDA',
+        '-isystem',
+        inc,
+        '-isystem',
+        cudaIncludeDir(),
+        '-I',
+        path.join(outDir, 'include'),
+        '-I',
+        path.join(outDir, 'ort', 'include'),
+        '-I',
+        path.join(outDir, 'ort'),
+        path.join(outDir, ortPaths(op).unit),
+      ]);
+    }
+  },
+);
 
 testNeeding(
   [NVCC],
@@ -143,6 +149,19 @@ testNeeding(
     }
   },
 );
+
+test("the CUDA EP asked of a runtime without it is ORT's error, never a silent CPU run", async () => {
+  const op = opNamed('CustomRelu');
+  const t = op.tests[0]!;
+  const model = writeModel('custom_relu_cuda_ep', op, { binding: t.binding, attributes: t.attributes });
+  try {
+    (await session(model, { root, provider: 'cuda' })).close();
+    assert.unreachable('a session on the CUDA EP of a CPU-only runtime');
+  } catch (e) {
+    // onnxruntime-node has no libonnxruntime_providers_shared.so: the error names what is missing.
+    assert.match(String(e), /CUDA execution provider: .*(libonnxruntime_providers|CUDA)/);
+  }
+});
 
 for (const op of project.ops) {
   test(`${op.name}: every spec test case, run by ONNX Runtime, matches the reference`, async () => {

@@ -38,6 +38,8 @@ target_compile_options(opforge_ort_ops PRIVATE ${OPFORGE_WARNINGS})
 if(WITH_CUDA)
   # Read only by the units of ops with a CUDA kernel (the others have no CUDA path to switch on).
   target_compile_definitions(opforge_ort_ops PRIVATE OPFORGE_ORT_WITH_CUDA)
+  # The CUDA EP's scratch for outputs with a dim the kernel decides calls the runtime API.
+  target_link_libraries(opforge_ort_ops PRIVATE CUDA::cudart)
 endif()
 if(OPFORGE_ORT_UNITY_BATCH GREATER 1)
   set_target_properties(opforge_ort_ops PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${OPFORGE_ORT_UNITY_BATCH})

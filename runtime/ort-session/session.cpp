@@ -3,7 +3,7 @@
 // example onnxruntime-node's bundled libonnxruntime.so.1), and only its C API is used, so any
 // runtime at least as new as the headers this was compiled with works.
 //
-// JS: new Session(ortLibrary, modelPath, customOpLibraries[], intraOpThreads)
+// JS: new Session(ortLibrary, modelPath, customOpLibraries[], intraOpThreads, { provider: 'cpu' | 'cuda', device }?)
 //       .inputs / .outputs: [{ name, dtype, dims }]  (dims: number, or a string for a symbolic dim)
 //       .run({ name: { dtype, dims, data } }, outputNames?) -> { name: { dtype, dims, data } }
 //       .close()
@@ -110,6 +110,7 @@ class Session : public Napi::ObjectWrap<Session> {
     if (!ok(env, api.CreateSessionOptions(&opts))) return;
     Napi::Array libs = info[2].As<Napi::Array>();
     bool good = ok(env, api.SetIntraOpNumThreads(opts, info[3].As<Napi::Number>().Int32Value()));
+    if (good && info.Length() > 4 && info[4].IsObject()) good = appendProvider(env, opts, info[4].As<Napi::Object>());
     for (uint32_t i = 0; good && i < libs.Length(); ++i) {
       const std::string lib = libs.Get(i).ToString().Utf8Value();
       good = ok(env, api.RegisterCustomOpsLibrary_V2(opts, lib.c_str()), "custom-op library " + lib + ": ");
@@ -135,6 +136,30 @@ class Session : public Napi::ObjectWrap<Session> {
     Napi::Error::New(env, prefix + rt_->api->GetErrorMessage(s)).ThrowAsJavaScriptException();
     rt_->api->ReleaseStatus(s);
     return false;
+  }
+
+  /**
+   * { provider: 'cuda', device, cpuFallback }: ONNX Runtime's CUDA EP on that device; unless
+   * cpuFallback, no node may fall back to the CPU EP (a custom op with no CUDA kernel is an error,
+   * not a silent CPU run). The runtime
+   * must have the CUDA provider (libonnxruntime_providers_cuda.so beside it); ORT's error says so.
+   */
+  bool appendProvider(Napi::Env env, OrtSessionOptions* opts, Napi::Object o) {
+    const OrtApi& api = *rt_->api;
+    const std::string provider = o.Has("provider") ? o.Get("provider").ToString().Utf8Value() : "cpu";
+    if (provider == "cpu") return true;
+    if (provider != "cuda") { Napi::TypeError::New(env, "provider must be 'cpu' or 'cuda', not " + provider).ThrowAsJavaScriptException(); return false; }
+    const std::string device = o.Has("device") ? o.Get("device").ToString().Utf8Value() : "0";
+    OrtCUDAProviderOptionsV2* cuda = nullptr;
+    if (!ok(env, api.CreateCUDAProviderOptions(&cuda), "CUDA execution provider: ")) return false;
+    const char* keys[] = {"device_id"};
+    const char* values[] = {device.c_str()};
+    const bool fallback = o.Has("cpuFallback") && o.Get("cpuFallback").ToBoolean();
+    bool good = ok(env, api.UpdateCUDAProviderOptions(cuda, keys, values, 1), "CUDA execution provider: ") &&
+                ok(env, api.SessionOptionsAppendExecutionProvider_CUDA_V2(opts, cuda), "CUDA execution provider: ") &&
+                (fallback || ok(env, api.AddSessionConfigEntry(opts, "session.disable_cpu_ep_fallback", "1")));
+    api.ReleaseCUDAProviderOptions(cuda);
+    return good;
   }
 
   bool readIo(Napi::Env env) {

@@ -93,7 +93,17 @@ export async function runTests(opts: TestOptions = {}): Promise<TestReport> {
   const { results, skipped, env, device } = ctx;
   const backends = ctx.columns.filter((b) => !skipped[b] || results.some((r) => r.backend === b));
   // Asked for CUDA and nothing ran there: not a pass (a user would read "all agree" as checked).
-  const onCuda = ['node:cuda', 'torch:cuda', 'trt:cuda', 'grad:cuda', 'jax:cuda', 'jax-grad:cuda'];
+  const onCuda = [
+    'node:cuda',
+    'torch:cuda',
+    'trt:cuda',
+    'grad:cuda',
+    'jax:cuda',
+    'jax-grad:cuda',
+    'ort:cuda',
+    'ort-legacy:cuda',
+    'ort-dynamo:cuda',
+  ];
   const noCuda = device === 'cuda' && !results.some((r) => onCuda.includes(r.backend) && r.status === 'ok');
   if (noCuda)
     env.error = `--device cuda: no case ran on CUDA (${

@@ -20,6 +20,10 @@
 #              ops and $PROJECTS), then every generated TensorRT unit under -Werror
 #   specspace  the spec-space corpus, seeds 1..44, through opforge test --device cuda (long.js)
 #   user-ops   test/fixtures/user-ops/gpu-check.sh (its CUDA kernels beyond the spec cases)
+#   ort-cuda   opforge test --device cuda --backend ort,export on the seed ops and each project of
+#              $PROJECTS with ONNXRUNTIME_ROOT an onnxruntime-gpu install: the ort:cuda, ort-legacy:cuda
+#              and ort-dynamo:cuda columns (the CUDA-EP kernels under ORT's CUDA EP; docs/ort.md)
+#              (ORT_CUDA_BACKENDS: the --backend list, default ort,export)
 #   jax        scripts/gpu/jax-check.sh: the JAX library with the CUDA handlers, its API checks on
 #              the GPU, opforge test --backend jax --device cuda, the relu bench at 2^28 floats
 #   npm        scripts/gpu/npm-check.sh: opforge package npm --cuda, unpacked into a project, every
@@ -149,6 +153,20 @@ part_user_ops() {
   run user-ops bash test/fixtures/user-ops/gpu-check.sh
 }
 
+part_ort_cuda() {
+  local lib
+  lib=$(node -e "import('$repo/dist/runtime/ort.js').then((m) => console.log(m.cudaProviderOf(m.onnxruntimeLibrary()) ?? ''))" 2>&1)
+  if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+    echo "ort-cuda: no CUDA execution provider: ONNXRUNTIME_ROOT must name an onnxruntime-gpu install ($lib)" | tee -a "$OUT/check.log"; rc=1; return
+  fi
+  local backends=${ORT_CUDA_BACKENDS:-ort,export}
+  run ort-cuda-seed $opforge test --device cuda --backend "$backends"
+  for ops in $PROJECTS; do
+    project "$ops"
+    run "ort-cuda-$P_NAME" in_project $opforge test --ops "$P_OPS" --out "$P_OUT" --device cuda --backend "$backends"
+  done
+}
+
 part_jax() {
   run jax bash scripts/gpu/jax-check.sh
 }
@@ -162,6 +180,7 @@ part_wheel() {
 }
 
 parts=("$@")
+# ort-cuda is asked for by name: it needs an onnxruntime-gpu install (ONNXRUNTIME_ROOT).
 [ ${#parts[@]} -gt 0 ] || parts=(seed fixtures node torch grad device trt specspace user-ops jax wheel npm)
 for p in "${parts[@]}"; do
   if ! declare -F "part_${p//-/_}" > /dev/null; then echo "check.sh: no part $p" >&2; exit 2; fi

@@ -70,6 +70,15 @@ export const NVCC: OptionalTool = {
   problem: once(() => (runs('nvcc', ['--version']) ? undefined : 'nvcc is not installed')),
 };
 
+/** The CUDA toolkit's include folder, as the nvcc on PATH reports it (NVCC must be available). */
+export function cudaIncludeDir(): string {
+  // nvcc may be a wrapper script (CI's /usr/local/bin/nvcc), so its own dry run names the folder.
+  const r = spawnSync('nvcc', ['--dryrun', '-x', 'cu', '-c', '/dev/null', '-o', '/dev/null'], { encoding: 'utf8' });
+  const m = /^#\$ INCLUDES="-I([^"]+?)"/m.exec(`${r.stdout}${r.stderr}`);
+  if (!m) throw new Error(`nvcc --dryrun names no include folder:\n${r.stderr}`);
+  return m[1]!.trim();
+}
+
 /** Why `tools` cannot be used, with each missing tool's install command; undefined when all work. */
 export function missingTools(tools: readonly OptionalTool[]): string | undefined {
   const missing = tools.flatMap((t) => {

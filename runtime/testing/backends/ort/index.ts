@@ -2,6 +2,9 @@
 // library; ort-legacy and ort-dynamo run the models PyTorch's two exporters wrote (the PyTorch
 // side exported them). Each also holds the shapes ONNX inference claimed to the dims written.
 // A variadic input's members are graph inputs of their own, after the other inputs.
+// With --device cuda and a runtime that has the CUDA provider (ONNXRUNTIME_ROOT: an onnxruntime-gpu
+// install), the columns are ort:cuda, ort-legacy:cuda and ort-dynamo:cuda: the library is built with
+// its CUDA-EP kernels and the sessions run ORT's CUDA EP; otherwise they run the CPU EP as on the CPU.
 
 import { testUnityBatch } from '../../unity-batch.js';
 import { machineCacheDir } from '../../../machine-cache.js';
@@ -16,6 +19,8 @@ import type { PyCase } from '../pytorch/build.js';
 
 interface OrtKit {
   library: string;
+  /** Whether the sessions run ORT's CUDA EP. */
+  cuda: boolean;
   session: typeof import('../../../ort.js').session;
   opModel: typeof import('../../../op-model.js').opModel;
   memberInputName: typeof import('../../../op-model.js').memberInputName;
@@ -29,14 +34,17 @@ function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: 
   return ctx
     .compile(async () => {
       const m = await import('../../../ort.js');
-      ctx.say('building the ONNX Runtime custom-op library');
-      // The CPU kernel objects only: the test's sessions run ORT's CPU provider, so the library is
-      // built without its CUDA kernels on either device, as before.
+      const cuda = await onCudaEp(ctx);
+      ctx.say(`building the ONNX Runtime custom-op library${cuda ? ' with its CUDA-EP kernels' : ''}`);
+      // On the CPU EP the CPU kernel objects only; on the CUDA EP the CUDA ones too (the shared
+      // kernel build's configuration: WITH_CUDA and its architectures).
+      const kernels = ctx.kernels && (cuda ? ctx.kernels.defs : { OPFORGE_KERNELS: ctx.kernels.manifest });
       const library = await m.buildOrtLibrary({
         root: ctx.root,
         outDir: ctx.outDir,
-        buildDir: path.join(ctx.buildRoot, 'ort'),
-        ...(ctx.kernels ? { kernels: { OPFORGE_KERNELS: ctx.kernels.manifest } } : {}),
+        buildDir: path.join(ctx.buildRoot, cuda ? 'ort-cuda' : 'ort'),
+        ...(cuda ? { cuda: true } : {}),
+        ...(kernels ? { kernels } : {}),
         jobs: ctx.jobs,
         unityBatch: testUnityBatch(ctx.project.ops.length),
         onLine: ctx.progress,
@@ -48,11 +56,27 @@ function buildLibrary(ctx: TestContext): Promise<{ library: string } | { error: 
     .catch((error: unknown) => ({ error }));
 }
 
+/** Whether the sessions run ORT's CUDA EP: --device cuda with a runtime that has the CUDA provider. */
+async function onCudaEp(ctx: TestContext): Promise<boolean> {
+  if (ctx.device !== 'cuda') return false;
+  const m = await import('../../../ort.js');
+  try {
+    return m.cudaProviderOf(m.onnxruntimeLibrary()) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** A column's name: `ort:cuda` where the sessions run the CUDA EP. */
+function column(ort: Pick<OrtKit, 'cuda'>, name: string): string {
+  return ort.cuda ? `${name}:cuda` : name;
+}
+
 /** Whether ONNX Runtime and its headers are installed (what is not is skipped, not built). */
 async function installed(): Promise<boolean> {
   const m = await import('../../../ort.js');
   try {
-    m.onnxruntimeNodeLibrary();
+    m.onnxruntimeLibrary();
     m.ortIncludeDir();
     return true;
   } catch {
@@ -73,7 +97,7 @@ export const ortBackend: TestBackend = {
     const ort = await buildOrt(ctx);
     if (!ort) return;
     if (ctx.want.has('ort')) {
-      ctx.col('ort');
+      ctx.col(column(ort, 'ort'));
       const models = path.join(ctx.buildRoot, 'test', 'models');
       mkdirSync(models, { recursive: true });
       for (const c of ctx.cases) {
@@ -94,15 +118,16 @@ export const ortBackend: TestBackend = {
             memberDtypes: t.inputs.filter((x) => x.dtype !== undefined).map((x) => x.dtype!),
           }),
         );
-        await runModel(ctx, ort, c, 'ort', file);
+        await runModel(ctx, ort, c, column(ort, 'ort'), file);
       }
     }
     if (!ctx.want.has('export') || !ctx.torchRun) return;
-    for (const b of ['ort-legacy', 'ort-dynamo'] as const) {
-      if (ctx.skipped[b]) continue;
+    for (const exporter of ['ort-legacy', 'ort-dynamo'] as const) {
+      if (ctx.skipped[exporter]) continue;
+      const b = column(ort, exporter);
       ctx.col(b);
       for (const c of ctx.cases) {
-        const o = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index)?.[b] as
+        const o = ctx.torchRun.cases.find((x) => x.op === c.op.name && x.case === c.doc.index)?.[exporter] as
           | ExportCell
           | undefined;
         if (!o) continue;
@@ -117,6 +142,7 @@ export const ortBackend: TestBackend = {
 
 /** The custom-op library; undefined when ONNX Runtime is not installed (skipped) or did not build (failed). */
 async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
+  const cuda = await onCudaEp(ctx);
   const cols = [
     ...(ctx.want.has('ort') ? ['ort'] : []),
     ...(ctx.want.has('export') ? ['ort-legacy', 'ort-dynamo'] : []),
@@ -124,7 +150,7 @@ async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
   const m = await import('../../../ort.js');
   try {
     // What is not installed is skipped with the reason; what fails to build is a failure.
-    m.onnxruntimeNodeLibrary();
+    m.onnxruntimeLibrary();
     m.ortIncludeDir();
   } catch (e) {
     for (const b of cols) ctx.skipped[b] ??= firstLines(e, 6);
@@ -134,15 +160,22 @@ async function buildOrt(ctx: TestContext): Promise<OrtKit | undefined> {
     const b = await (built.get(ctx) ?? buildLibrary(ctx));
     if ('error' in b) throw b.error;
     const { library } = b;
-    ctx.env.onnxruntime = await m.ortVersion();
+    const lib = m.onnxruntimeLibrary();
+    ctx.env.onnxruntime = `${await m.ortVersion()} (${lib}; ${
+      cuda
+        ? 'CUDA EP'
+        : ctx.device === 'cuda'
+          ? 'CPU EP: no libonnxruntime_providers_cuda.so beside it; ONNXRUNTIME_ROOT names an onnxruntime-gpu install'
+          : 'CPU EP'
+    })`;
     const { opModel, memberInputName } = await import('../../../op-model.js');
-    return { library, session: m.session, opModel, memberInputName };
+    return { library, cuda, session: m.session, opModel, memberInputName };
   } catch (e) {
     ctx.results.push(
       ...buildFailureResults(
         e,
         ctx.ops,
-        cols.filter((b) => !ctx.skipped[b]).map((b) => ctx.col(b)),
+        cols.filter((b) => !ctx.skipped[b]).map((b) => ctx.col(column({ cuda }, b))),
         ctx.root,
         ctx.project.ops,
       ),
@@ -159,8 +192,25 @@ async function runModel(
   file: string,
   inferredFrom?: PyCase['python-shapes'],
 ): Promise<void> {
+  if (ort.cuda && !c.op.kernels.cuda) {
+    ctx.results.push({
+      op: c.op.name,
+      case: c.doc.index,
+      backend,
+      status: 'skip',
+      message: 'the spec names no kernels.cuda',
+    });
+    return;
+  }
   try {
-    const s = await ort.session(file, { root: ctx.root, outDir: ctx.outDir, customOpLibraries: [ort.library] });
+    // The one-node model runs wholly on the CUDA EP; an exported model's other nodes (shape
+    // arithmetic ORT keeps on the CPU) may fall back, while the opforge node has its CUDA kernel.
+    const s = await ort.session(file, {
+      root: ctx.root,
+      outDir: ctx.outDir,
+      customOpLibraries: [ort.library],
+      ...(ort.cuda ? { provider: 'cuda' as const, cpuFallback: inferredFrom !== undefined } : {}),
+    });
     try {
       const feeds = caseFeeds(
         c.op,
@@ -177,7 +227,7 @@ async function runModel(
         backend,
         got,
         shapeMismatch(
-          backend === 'ort' ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model',
+          inferredFrom === undefined ? "ONNX Runtime's shape inference" : 'ONNX shape inference of the exported model',
           inferred,
           c.op.outputs,
           got,

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@
 #include "opforge/ort/api.h"
 #include "opforge/ort/attributes.h"
 #include "opforge/ort/dtype.h"
+
+#if defined(OPFORGE_ORT_WITH_CUDA)
+#include <cuda_runtime_api.h>
+#endif
 
 namespace opforge {
 namespace ort {
@@ -90,10 +95,14 @@ Status tensorCount(size_t nodeInputs, int* numIn) {
 
 // ---- Kernels ----------------------------------------------------------------------
 
-/** Where a kernel runs: the CPU EP with host scratch memory. */
+/**
+ * Where a kernel runs: the CPU EP with host scratch memory. Besides the launch, an EP says where
+ * the outputs with a dim the kernel decides are written (Scratch: their bound-sized memory and one
+ * int64 slot per data dim, which the kernel sets), how the slots' values reach the host and how
+ * the leading part of each is copied into ORT's output of its exact dims.
+ */
 struct CpuEp {
   static constexpr const char* kProvider = "CPUExecutionProvider";
-  static constexpr bool kHost = true;
   template <class Op>
   static Status run(OrtKernelContext* /*ctx*/, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
     std::vector<uint8_t> ws(wsBytes);
@@ -102,6 +111,28 @@ struct CpuEp {
     c.workspaceSize = wsBytes;
     return Op::runCpu(attrs, state, in, numIn, out, c);
   }
+
+  /** Host memory for one call; the slots start at -1 (not set). */
+  class Scratch {
+   public:
+    Scratch(OrtKernelContext* /*ctx*/, const char* /*op*/, size_t bytes, size_t slotsAt, int slots) : mem_(bytes) {
+      for (int d = 0; d < slots; ++d) store(-1, d, slotsAt);
+    }
+    Status status() const { return Status::Ok(); }
+    uint8_t* data() { return mem_.data(); }
+    Status readSlots(size_t slotsAt, int64_t* values, int n) const {
+      if (n > 0) std::memcpy(values, mem_.data() + slotsAt, sizeof(int64_t) * static_cast<size_t>(n));
+      return Status::Ok();
+    }
+    Status copyOut(void* dst, const void* src, size_t bytes) const {
+      if (bytes > 0) std::memcpy(dst, src, bytes);
+      return Status::Ok();
+    }
+
+   private:
+    void store(int64_t v, int d, size_t slotsAt) { std::memcpy(mem_.data() + slotsAt + sizeof(int64_t) * static_cast<size_t>(d), &v, sizeof v); }
+    std::vector<uint8_t> mem_;
+  };
 };
 
 /**
@@ -109,29 +140,36 @@ struct CpuEp {
  * EP's stream-aware allocator (released after the launch, as ORT's own CUDA kernels do).
  */
 struct CudaEp {
-  static constexpr const char* kProvider = "CUDAExecutionProvider";
-  static constexpr bool kHost = false;
-  template <class Op>
-  static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
-    CudaContext c;
-    if (!okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &c.stream))) return Status::Error(std::string(Op::kName) + ": no CUDA compute stream");
-    if (wsBytes == 0) return Op::runCuda(attrs, state, in, numIn, out, c);
-    OrtMemoryInfo* mem = nullptr;
-    OrtAllocator* alloc = nullptr;
-    if (!okAndRelease(api().CreateMemoryInfo("Cuda", OrtArenaAllocator, deviceOf(ctx), OrtMemTypeDefault, &mem))) return Status::Error(std::string(Op::kName) + ": cannot describe CUDA memory");
-    Status s = Status::Error(std::string(Op::kName) + ": cannot allocate " + std::to_string(wsBytes) + " bytes of CUDA workspace");
-    if (okAndRelease(api().KernelContext_GetAllocator(ctx, mem, &alloc)) &&
-        okAndRelease(api().KernelContext_GetScratchBuffer(ctx, mem, wsBytes, &c.workspace)) && c.workspace != nullptr) {
-      c.workspaceSize = wsBytes;
-      s = Op::runCuda(attrs, state, in, numIn, out, c);
-      okAndRelease(api().AllocatorFree(alloc, c.workspace));
-    }
-    if (alloc != nullptr) api().ReleaseAllocator(alloc);
-    api().ReleaseMemoryInfo(mem);
-    return s;
-  }
-
  private:
+  /** Scratch device memory from the EP's allocator on the node's device, freed with this object. */
+  class DeviceMemory {
+   public:
+    DeviceMemory(OrtKernelContext* ctx, const char* op, size_t bytes, const char* what) {
+      if (!okAndRelease(api().CreateMemoryInfo("Cuda", OrtArenaAllocator, deviceOf(ctx), OrtMemTypeDefault, &mem_))) {
+        status_ = Status::Error(std::string(op) + ": cannot describe CUDA memory");
+        return;
+      }
+      if (!okAndRelease(api().KernelContext_GetAllocator(ctx, mem_, &alloc_)) ||
+          !okAndRelease(api().KernelContext_GetScratchBuffer(ctx, mem_, bytes, &data_)) || data_ == nullptr)
+        status_ = Status::Error(std::string(op) + ": cannot allocate " + std::to_string(bytes) + " bytes of CUDA " + what);
+    }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    ~DeviceMemory() {
+      if (alloc_ != nullptr && data_ != nullptr) okAndRelease(api().AllocatorFree(alloc_, data_));
+      if (alloc_ != nullptr) api().ReleaseAllocator(alloc_);
+      if (mem_ != nullptr) api().ReleaseMemoryInfo(mem_);
+    }
+    Status status() const { return status_; }
+    uint8_t* data() const { return static_cast<uint8_t*>(data_); }
+
+   private:
+    OrtMemoryInfo* mem_ = nullptr;
+    OrtAllocator* alloc_ = nullptr;
+    void* data_ = nullptr;
+    Status status_ = Status::Ok();
+  };
+
   /** The device of the first input (every input of a CUDA-EP node lives on the EP's device). */
   static int deviceOf(OrtKernelContext* ctx) {
     const OrtValue* v = nullptr;
@@ -140,6 +178,58 @@ struct CudaEp {
     if (okAndRelease(api().KernelContext_GetInput(ctx, 0, &v)) && v != nullptr && okAndRelease(api().GetTensorMemoryInfo(v, &info))) okAndRelease(api().MemoryInfoGetId(info, &id));
     return id;
   }
+
+ public:
+  static constexpr const char* kProvider = "CUDAExecutionProvider";
+  template <class Op>
+  static Status run(OrtKernelContext* ctx, const typename Op::Attrs& attrs, const typename Op::State& state, const RawTensor* in, int numIn, const RawTensor* out, size_t wsBytes) {
+    CudaContext c;
+    if (!okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &c.stream))) return Status::Error(std::string(Op::kName) + ": no CUDA compute stream");
+    if (wsBytes == 0) return Op::runCuda(attrs, state, in, numIn, out, c);
+    DeviceMemory ws(ctx, Op::kName, wsBytes, "workspace");
+    if (!ws.status().ok()) return ws.status();
+    c.workspace = ws.data();
+    c.workspaceSize = wsBytes;
+    return Op::runCuda(attrs, state, in, numIn, out, c);
+  }
+
+#if defined(OPFORGE_ORT_WITH_CUDA)
+  /**
+   * Device memory for one call from the EP's allocator; the slots start at -1 (every byte 0xff),
+   * set on the stream before the kernel's launch. Reading them back synchronizes the stream, as
+   * ORT's own NonZero does to learn its output's size.
+   */
+  class Scratch {
+   public:
+    Scratch(OrtKernelContext* ctx, const char* op, size_t bytes, size_t slotsAt, int slots) : op_(op), mem_(ctx, op, bytes, "memory for the outputs of bound size") {
+      status_ = mem_.status();
+      if (status_.ok() && !okAndRelease(api().KernelContext_GetGPUComputeStream(ctx, &stream_))) status_ = Status::Error(std::string(op) + ": no CUDA compute stream");
+      if (status_.ok()) status_ = cuda(cudaMemsetAsync(mem_.data() + slotsAt, 0xff, sizeof(int64_t) * static_cast<size_t>(slots), stream()), "cannot set the data-dim slots");
+    }
+    Status status() const { return status_; }
+    uint8_t* data() { return mem_.data(); }
+    Status readSlots(size_t slotsAt, int64_t* values, int n) const {
+      if (n == 0) return Status::Ok();
+      OPFORGE_RETURN_IF_ERROR(cuda(cudaMemcpyAsync(values, mem_.data() + slotsAt, sizeof(int64_t) * static_cast<size_t>(n), cudaMemcpyDeviceToHost, stream()), "cannot read the data dims the kernel set"));
+      return cuda(cudaStreamSynchronize(stream()), "the kernel failed");
+    }
+    Status copyOut(void* dst, const void* src, size_t bytes) const {
+      if (bytes == 0) return Status::Ok();
+      return cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream()), "cannot copy an output of exact dims");
+    }
+
+   private:
+    cudaStream_t stream() const { return static_cast<cudaStream_t>(stream_); }
+    Status cuda(cudaError_t e, const char* what) const {
+      return e == cudaSuccess ? Status::Ok() : Status::Error(std::string(op_) + ": " + what + ": " + cudaGetErrorString(e));
+    }
+    const char* op_;
+    DeviceMemory mem_;
+    void* stream_ = nullptr;
+    Status status_ = Status::Ok();
+  };
+#endif
+
 };
 
 /** Where an output dim comes from, for graph-level shape inference. */
@@ -206,14 +296,23 @@ struct Kernel {
     if (!ok(api().KernelContext_GetOutputCount(ctx, &numOutputs))) return ok.status;
     if (numOutputs != static_cast<size_t>(numWanted))
       return error(ORT_INVALID_ARGUMENT, std::string(Op::kName) + ": the node has " + std::to_string(numOutputs) + " outputs; its attributes ask for " + std::to_string(numWanted));
-    // The outputs, then a slot per dim the kernel decides. An output naming one is written to
-    // scratch memory of its bound, and copied to ORT's output of its actual dims after the run.
+    // The outputs, then a slot per dim the kernel decides. An output naming one is written to the
+    // EP's scratch memory of its bound, and copied to ORT's output of its actual dims after the run.
     RawTensor out[Op::kNumOutputs + Op::kNumDataDims];
-    int64_t dataDims[Op::kNumDataDims > 0 ? Op::kNumDataDims : 1] = {};
-    std::vector<uint8_t> bounded[Op::kNumOutputs];
-    for (int d = 0; d < Op::kNumDataDims; ++d) {
-      dataDims[d] = -1;
-      out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, &dataDims[d], Shape{}, true};
+    size_t boundedAt[Op::kNumOutputs] = {};
+    size_t scratchBytes = 0;
+    for (int o = 0; o < Op::kNumOutputs; ++o) {
+      if (!wanted[o] || !hasDataDim(o)) continue;
+      boundedAt[o] = scratchBytes;
+      scratchBytes += alignUp(static_cast<size_t>(outShapes[o].numel()) * dtypeSize(outTypes[o]));
+    }
+    const size_t slotsAt = scratchBytes;
+    std::optional<typename Ep::Scratch> scratch;
+    if constexpr (Op::kNumDataDims > 0) {
+      scratch.emplace(ctx, Op::kName, slotsAt + sizeof(int64_t) * Op::kNumDataDims, slotsAt, Op::kNumDataDims);
+      if (!scratch->status().ok()) return error(ORT_RUNTIME_EXCEPTION, scratch->status().message());
+      for (int d = 0; d < Op::kNumDataDims; ++d)
+        out[Op::kNumOutputs + d] = RawTensor{DType::kInt64, scratch->data() + slotsAt + sizeof(int64_t) * static_cast<size_t>(d), Shape{}, true};
     }
     for (int o = 0; o < Op::kNumOutputs; ++o) {
       if (!wanted[o]) {
@@ -221,9 +320,7 @@ struct Kernel {
         continue;
       }
       if (hasDataDim(o)) {
-        if (!Ep::kHost) return error(ORT_NOT_IMPLEMENTED, std::string(Op::kName) + ": output " + Op::kOutputNames[o] + " has a dim the kernel decides, which the " + Ep::kProvider + " does not run yet");
-        bounded[o].resize(static_cast<size_t>(outShapes[o].numel()) * dtypeSize(outTypes[o]));
-        out[o] = RawTensor{outTypes[o], bounded[o].data(), outShapes[o], true};
+        out[o] = RawTensor{outTypes[o], scratch->data() + boundedAt[o], outShapes[o], true};
         continue;
       }
       OrtValue* v = nullptr;
@@ -253,9 +350,12 @@ struct Kernel {
     }
     if (st.ok()) st = Ep::template run<Op>(ctx, attrs, state, in, numIn, out, wsBytes);
     if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
-    if constexpr (Op::kNumDataDims > 0) return exactOutputs(ctx, out, dataDims, bounded);
+    if constexpr (Op::kNumDataDims > 0) return exactOutputs(ctx, out, *scratch, slotsAt);
     return nullptr;
   }
+
+  /** Bytes rounded up to 256, so each bound-sized output in the scratch starts aligned for any dtype and vector loads. */
+  static size_t alignUp(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
   static bool hasDataDim(int o) {
     for (int axis = 0; axis < kMaxRank; ++axis)
@@ -264,12 +364,12 @@ struct Kernel {
   }
 
   /** The outputs naming a dim the kernel decides, at their actual dims: copied from the scratch the kernel wrote. */
-  static OrtStatusPtr exactOutputs(OrtKernelContext* ctx, const RawTensor* out, const int64_t* dataDims, const std::vector<uint8_t>* bounded) {
+  static OrtStatusPtr exactOutputs(OrtKernelContext* ctx, const RawTensor* out, const typename Ep::Scratch& scratch, size_t slotsAt) {
     Check ok;
-    for (int d = 0; d < Op::kNumDataDims; ++d) {
-      const Status st = checkDataDim<Op>(d, dataDims[d], dataDim<Op>(out, d).bound);
-      if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
-    }
+    int64_t dataDims[Op::kNumDataDims > 0 ? Op::kNumDataDims : 1] = {};
+    Status st = scratch.readSlots(slotsAt, dataDims, Op::kNumDataDims);
+    for (int d = 0; st.ok() && d < Op::kNumDataDims; ++d) st = checkDataDim<Op>(d, dataDims[d], dataDim<Op>(out, d).bound);
+    if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
     Shape exact[Op::kNumOutputs];
     for (int o = 0; o < Op::kNumOutputs; ++o) exact[o] = out[o].shape;
     exactShapes<Op>(exact, dataDims);
@@ -279,8 +379,9 @@ struct Kernel {
       void* data = nullptr;
       if (!ok(api().KernelContext_GetOutput(ctx, static_cast<size_t>(o), exact[o].dims, static_cast<size_t>(exact[o].rank), &v))) return ok.status;
       if (!ok(api().GetTensorMutableData(v, &data))) return ok.status;
-      const size_t bytes = static_cast<size_t>(exact[o].numel()) * dtypeSize(out[o].dtype);
-      if (bytes > 0) std::memcpy(data, bounded[o].data(), bytes);  // the leading part: written contiguously so
+      // The leading part: the kernel writes its actual dims contiguously.
+      st = scratch.copyOut(data, out[o].data, static_cast<size_t>(exact[o].numel()) * dtypeSize(out[o].dtype));
+      if (!st.ok()) return error(ORT_RUNTIME_EXCEPTION, st.message());
     }
     return nullptr;
   }
@@ -323,8 +424,10 @@ struct CustomOp : Ort::CustomOpBase<CustomOp<Op, Ep>, Kernel<Op, Ep>, true> {
     return Op::isChosen(Op::kPortVar[port]) || Op::eachDtype(port) ? ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED : toOrt(Op::bindingDtype(binding_, port));
   }
   OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t i) const {
-    if (Op::kVariadic && static_cast<int>(i) == Op::kNumInputs - 1) return INPUT_OUTPUT_VARIADIC;
-    return Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+    constexpr size_t kInputs = static_cast<size_t>(Op::kNumInputs);
+    if (Op::kVariadic && i + 1 == kInputs) return INPUT_OUTPUT_VARIADIC;
+    // (ORT asks only below GetInputTypeCount; the unsigned bound keeps g++ 13's -Warray-bounds from seeing an index outside the table)
+    return i < kInputs && Op::kInputOptional[i] ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
   }
   // Asked only of a variadic input (OrtCustomOp version >= 14; the headers' floor is 17). A
   // homogeneous one's members share one dtype, so ORT's type check of the node holds every member
