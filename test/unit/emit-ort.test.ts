@@ -92,7 +92,7 @@ test('a variadic last input: an ONNX variadic input, homogeneous, of at least mi
   // declares it to ORT and takes the node's input count as the call's (the core checks it first).
   assert.match(
     customOp,
-    /if \(Op::kVariadic && i + 1 == kInputs\) return INPUT_OUTPUT_VARIADIC;/,
+    /if \(Op::kVariadic && i \+ 1 == kInputs\) return INPUT_OUTPUT_VARIADIC;/,
   );
   assert.match(customOp, /int GetVariadicInputMinArity\(\) const \{ return Op::kMinMembers; \}/);
   assert.match(
