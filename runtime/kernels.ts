@@ -28,12 +28,15 @@ export async function buildKernels(o: {
   buildDir: string;
   cuda: boolean;
   cudaArchs?: string;
+  /** The Python that compiles Triton kernels (kernels.triton) ahead of time; default: python3 on PATH. */
+  tritonPython?: string;
   jobs: number;
   onLine?: (l: string) => void;
 }): Promise<KernelBuild> {
   const config: Record<string, string> = {
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
+    ...(o.cuda && o.tritonPython ? { OPFORGE_TRITON_PYTHON: o.tritonPython } : {}),
   };
   // compile_commands.json: the kernels' own flags, for clangd and for timing one compile (bench/loop.ts).
   const defs = {

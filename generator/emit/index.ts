@@ -11,11 +11,13 @@ import { popartEmitter } from './popart/index.js';
 import { pythonEmitter } from './torch-python/index.js';
 import { torchEmitter } from './torch/index.js';
 import { trtEmitter } from './trt/index.js';
+import { tritonEmitter } from './triton/index.js';
 import { wheelEmitter } from './wheel/index.js';
 
 export const EMITTERS: readonly Emitter[] = [
   coreEmitter,
   cmakeEmitter,
+  tritonEmitter,
   trtEmitter,
   nodeEmitter,
   torchEmitter,

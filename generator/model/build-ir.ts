@@ -41,6 +41,7 @@ import {
   scopeOfLet,
 } from './lets.js';
 import { buildInputs } from './build-inputs.js';
+import { buildTriton, type RawTriton } from './build-triton.js';
 import { buildOutputDims } from './build-splice.js';
 import { AI_ONNX_OPS, defaultDomain } from './onnx-std-ops.js';
 
@@ -119,7 +120,7 @@ export interface RawSpec {
   let?: Record<string, DimSpec>;
   data_dims?: Record<string, DimSpec>;
   checks?: (string | { check: string; message?: string })[];
-  kernels: { cpu: string; cuda?: string; reference?: string };
+  kernels: { cpu: string; cuda?: string; reference?: string; triton?: RawTriton };
   tests?: RawTest[];
   backward?: RawGradient[];
 }
@@ -223,6 +224,8 @@ export function buildOp(
   const checks = [...buildChecks(raw.checks ?? [], inputs, exprAttrs, spec, errors, lets), ...memberChecks];
 
   const kernels = buildKernels(raw.kernels, spec, ctx, err);
+  const triton = raw.kernels.triton && buildTritonKernel(raw, scope, ctx, { inputs, outputs, attributes, readable });
+  if (triton) kernels.triton = triton;
 
   const bindings = enumerateBindings(typeVars);
   if (bindings.length > MAX_BINDINGS)
@@ -471,6 +474,37 @@ function checkTypeVarsInferable(
       );
     }
   });
+}
+
+/** `kernels.triton`, checked (build-triton.ts) over the op's ports, with numel() in its expressions. */
+function buildTritonKernel(
+  raw: RawSpec,
+  { spec, err, errors, exprAttrs, lets }: Scope,
+  ctx: BuildContext,
+  {
+    inputs,
+    outputs,
+    attributes,
+    readable,
+  }: { inputs: InputIR[]; outputs: OutputIR[]; attributes: AttributeIR[]; readable: InputIR[] },
+): OpIR['kernels']['triton'] {
+  const t = raw.kernels.triton!;
+  if (raw.kernels.cuda !== undefined)
+    err(['kernels', 'triton'], 'an op has one CUDA kernel: `cuda` (C++) or `triton`, not both', { at: 'key' });
+  const source = checkKernel(t.source, ['kernels', 'triton', 'source'], spec, ctx, err);
+  const triton = buildTriton(t, {
+    spec,
+    err,
+    inputs,
+    outputs,
+    attributes,
+    source,
+    sourceFile: path.resolve(path.dirname(spec.file), t.source),
+    hasWorkspace: raw.workspace !== undefined,
+    compileDim: (d, p) =>
+      compileDim(d, p, readable, exprAttrs, spec, errors, lets, 'int', 0, undefined, undefined, true),
+  });
+  return triton;
 }
 
 /** The kernel files as paths from the project root, each checked to be a regular file inside it. */
@@ -797,6 +831,8 @@ export function compileDim(
   sizes?: (name: string) => SizeReading,
   /** In a variadic output's member shape: the member (expr-typing.ts). */
   member?: TypingContext['member'],
+  /** Whether numel(x) may be read (a Triton kernel's args and grid). */
+  numel = false,
 ): Expr | undefined {
   if (typeof d === 'number') return { kind: 'int', value: d };
   // Column offset into the YAML scalar: +1 when it is quoted.
@@ -841,6 +877,7 @@ export function compileDim(
     },
     slices: want === 'bool',
     sizeOf: sizes,
+    numel,
     ...(member ? { member } : {}),
     isStateField: (name) => stateFieldNames(spec).includes(name),
     isDataDim: (name) => Object.hasOwn(dataDimsOf(spec), name),

@@ -5,6 +5,7 @@
 
 import path from 'node:path';
 import type { OpIR, ProjectIR } from './ir.js';
+import { hasCudaKernel } from './ir-helpers.js';
 
 export interface CudaTrainingGap {
   op: string;
@@ -16,8 +17,13 @@ export interface CudaTrainingGap {
 
 /** The gradient ops of `op`'s backward without a CUDA kernel (empty: it trains on CUDA, or has no CUDA kernel). */
 export function gradOpsWithoutCuda(op: OpIR, ops: readonly OpIR[]): string[] {
-  if (!op.kernels.cuda || !op.backward) return [];
-  const missing = op.backward.map((g) => g.op).filter((n) => !ops.find((o) => o.name === n)?.kernels.cuda);
+  if (!hasCudaKernel(op) || !op.backward) return [];
+  const missing = op.backward
+    .map((g) => g.op)
+    .filter((n) => {
+      const g = ops.find((o) => o.name === n);
+      return !g || !hasCudaKernel(g);
+    });
   return [...new Set(missing)];
 }
 

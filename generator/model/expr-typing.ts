@@ -44,6 +44,8 @@ export interface TypingContext {
    * where sizes are not read (anywhere but `workspace` and lets).
    */
   sizeOf?: (name: string) => SizeReading;
+  /** Whether `numel(x)` may be read: in a Triton kernel's args and grid only. */
+  numel?: boolean;
   /**
    * In the shape of a variadic output's member: `member` is its index, lists are indexed by
    * expressions of it (elements past a list's declared length too) and `x[member][i]` reads a
@@ -349,6 +351,7 @@ export class ExprTyper {
     if (r.fn === 'rank') return this.rank(r);
     if (r.fn === 'count') return this.count(r);
     if (r.fn === 'sizeof') return this.sizeOf(r);
+    if (r.fn === 'numel') return this.numel(r);
     if (r.fn === 'len') {
       const arg = r.args.length === 1 && r.args[0]!.kind === 'name' ? r.args[0]!.name : undefined;
       return { t: 'int', e: this.cx.reading(readAttrLength(arg, this.cx.attrs), r.args[0]?.pos ?? r.pos, r.pos) };
@@ -389,6 +392,28 @@ export class ExprTyper {
       );
     const read = this.cx.sizeOf(arg.name);
     return 'error' in read ? this.bad(read.error, arg.pos, read.hint) : { t: 'int', e: read };
+  }
+
+  /** `numel(x)`: the element count of an always-present input, in a Triton kernel's args and grid. */
+  private numel(r: Extract<RawExpr, { kind: 'call' }>): Typed {
+    const arg = r.args[0];
+    if (r.args.length !== 1 || arg?.kind !== 'name')
+      return this.bad('numel() takes the name of one input: numel(x)', r.pos);
+    if (!this.cx.numel)
+      return this.bad(
+        "numel() is read in a Triton kernel's `args` and `grid` only (kernels.triton); elsewhere write the dims' product",
+        r.pos,
+      );
+    const inp = this.cx.inputs.find((x) => x.name === arg.name && !x.variadic);
+    if (inp) return { t: 'int', e: { kind: 'numel', input: inp.name, inputIndex: inp.index } };
+    return this.bad(
+      `\`${arg.name}\` is not an input numel() can read (an always-present input that is not variadic)`,
+      arg.pos,
+      didYouMean(
+        arg.name,
+        this.cx.inputs.map((x) => x.name),
+      ),
+    );
   }
 
   /** `count(x)`: the number of members of the variadic input x (its tensors in this call). */

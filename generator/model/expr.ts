@@ -324,6 +324,8 @@ export function formatExpr(e: Expr): string {
       return `len(${e.name})`;
     case 'sizeof':
       return `sizeof(${e.typeVar})`;
+    case 'numel':
+      return `numel(${e.input})`;
     case 'binary':
     case 'cmp':
     case 'logic':
@@ -407,6 +409,11 @@ export function evalExpr(
       return dims.length - e.inputIndex;
     case 'slice':
       throw new RangeError(`a slice (${formatExpr(e)}) has no single value: it is compared with another`);
+    case 'numel': {
+      const s = dims[e.inputIndex];
+      if (s === undefined) throw new RangeError(`input ${e.input} is not available`);
+      return s.reduce((a, b) => a * b, 1);
+    }
     case 'sizeof': {
       const n = typeSizes?.[e.typeVar];
       if (n === undefined) throw new RangeError(`sizeof(${e.typeVar}) is not available (no dtype bound)`);

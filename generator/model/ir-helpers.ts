@@ -58,9 +58,16 @@ export function allowedDtypes(t: TensorType): DType[] {
   return t.kind === 'fixed' ? [t.dtype] : t.dtypes;
 }
 
-/** The op's kernel files (relative to the project root): cpu, then cuda and reference when given. */
+/** The op's kernel files (relative to the project root): cpu, then cuda, reference and the Triton source when given. */
 export function kernelFiles(op: OpIR): string[] {
-  return [op.kernels.cpu, op.kernels.cuda, op.kernels.reference].filter((k): k is string => k !== undefined);
+  return [op.kernels.cpu, op.kernels.cuda, op.kernels.reference, op.kernels.triton?.source].filter(
+    (k): k is string => k !== undefined,
+  );
+}
+
+/** Whether the op runs on CUDA: a CUDA C++ kernel (`kernels.cuda`) or a Triton one (`kernels.triton`). */
+export function hasCudaKernel(op: Pick<OpIR, 'kernels'>): boolean {
+  return op.kernels.cuda !== undefined || op.kernels.triton !== undefined;
 }
 
 /** The compiled PyTorch extension's file: libopforge_torch.so, or lib<prefix>_torch.so. */
@@ -180,6 +187,9 @@ export function exprReads(exprs: Iterable<Expr>): ExprReads {
         break;
       case 'sizeof':
         r.types = true;
+        break;
+      case 'numel':
+        r.dims = true;
         break;
       case 'binary':
         if (e.op === '//' || e.op === '%') r.division = true;

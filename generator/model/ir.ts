@@ -34,6 +34,9 @@ export type Expr =
   // first required input of that type (`inputIndex`). Only in `workspace` (and the lets it reads):
   // the one size every backend computes in the C++ op core, where the dtypes are known.
   | { kind: 'sizeof'; typeVar: string; inputIndex: number }
+  // numel(x): the element count of input x (the product of its dims). Only in a Triton kernel's
+  // `args` and `grid` (kernels.triton), which the C++ launcher evaluates with the tensors at hand.
+  | { kind: 'numel'; input: string; inputIndex: number }
   // `%` is the floor modulo (Python's): the result takes the divisor's sign.
   | { kind: 'binary'; op: '+' | '-' | '*' | '//' | '%'; left: Expr; right: Expr }
   | { kind: 'call'; fn: 'ceil_div' | 'max' | 'min'; args: [Expr, Expr] }
@@ -346,6 +349,8 @@ export interface OpIR {
     cuda: string | undefined;
     /** Python (PyTorch) reference implementation, if the spec names one. */
     reference: string | undefined;
+    /** A CUDA kernel written in Triton (instead of `cuda`), compiled ahead of time at build time. */
+    triton?: TritonIR;
   };
   tests: TestCaseIR[];
   /** Whether the kernel supplies configure() (true when the op has state). */
@@ -393,4 +398,30 @@ export interface ProjectIR {
    * relative to it; emitters assume `<root>/out` when it is absent.
    */
   outDir?: string;
+}
+
+/** One parameter of a Triton kernel that is not a constexpr, as the launcher passes it. */
+export type TritonArgIR =
+  /** A tensor's data pointer (input, or output after the inputs: the op core's port). */
+  | { kind: 'tensor'; name: string; port: number }
+  /** The op's workspace (CudaContext::workspace). */
+  | { kind: 'workspace' }
+  /** A float attribute, as fp32. */
+  | { kind: 'float'; name: string }
+  /** A dim expression, as i64. */
+  | { kind: 'int'; expr: Expr; source: string };
+
+/** `kernels.triton`: a @triton.jit kernel, compiled ahead of time per dtype binding and CUDA architecture. */
+export interface TritonIR {
+  /** The Python file, relative to the project root (forward slashes). */
+  source: string;
+  /** The @triton.jit function's name. */
+  kernel: string;
+  args: TritonArgIR[];
+  /** The constexpr parameters and their values, in the spec's order. */
+  constexprs: [string, number | boolean][];
+  /** 1 to 3 dim expressions: the launch grid (x, y, z). */
+  grid: Expr[];
+  numWarps: number;
+  numStages: number;
 }

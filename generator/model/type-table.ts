@@ -349,3 +349,16 @@ export const ATTR_INFO: Readonly<Record<AttrType, AttrTypeInfo>> = {
 
 /** Attribute types whose values can take part in shape expressions. */
 export const SHAPE_ATTR_TYPES: readonly AttrType[] = ['int'];
+
+/** Triton's pointer element types by opforge dtype (bool: Triton's i1, a byte in memory). */
+export const TRITON_POINTER: Record<DType, string> = {
+  float32: '*fp32',
+  float16: '*fp16',
+  bfloat16: '*bf16',
+  float64: '*fp64',
+  int8: '*i8',
+  uint8: '*u8',
+  int32: '*i32',
+  int64: '*i64',
+  bool: '*i1',
+};

@@ -77,11 +77,20 @@ if(OPFORGE_KERNELS)
 endif()
 option(OPFORGE_EXPORT_KERNELS "Write opforge_kernels.cmake: the kernel objects, for backend builds to link" OFF)
 
-# opforge_add_op(<snake_name> CPU <kernel.cpp> [CUDA <kernel.cu>])
+# Triton kernels (kernels.triton) are compiled ahead of time by this Python, which must have Triton.
+# A STRING, not a FILEPATH: CMake would make a bare `python3` given with -D a path under the build folder.
+set(OPFORGE_TRITON_PYTHON "" CACHE STRING "The Python (with Triton) that compiles the ops' Triton kernels (default: python3 on PATH)")
+
+# opforge_add_op(<snake_name> CPU <kernel.cpp> [CUDA <kernel.cu> | TRITON <kernel.py>])
 # Kernel paths are relative to OPFORGE_PROJECT_ROOT. Appends the op to OPFORGE_OPS (and, when its
-# CUDA kernel is built, to OPFORGE_CUDA_OPS).
+# CUDA kernel is built, to OPFORGE_CUDA_OPS). A Triton kernel's object is its generated launcher
+# (triton/<op>/<op>_triton.cpp) with the images opforge_triton_aot.py compiles for the build's
+# CUDA architectures: the same opforge_<op>_cuda object a .cu kernel makes.
 function(opforge_add_op name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "CPU;CUDA" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "CPU;CUDA;TRITON" "")
+  if(ARG_TRITON)
+    set(ARG_CUDA "${ARG_TRITON}")
+  endif()
   if(NOT ARG_CPU)
     message(FATAL_ERROR "opforge_add_op(${name}): no CPU kernel")
   endif()
@@ -107,13 +116,40 @@ function(opforge_add_op name)
   set_target_properties(${t}_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   target_compile_options(${t}_cpu PRIVATE ${OPFORGE_WARNINGS} ${OPFORGE_KERNEL_FLAGS})
   set(OPFORGE_OPS ${OPFORGE_OPS} ${name} PARENT_SCOPE)
-  if(WITH_CUDA AND ARG_CUDA)
+  if(WITH_CUDA AND ARG_TRITON)
+    opforge_triton_object(${name} "${OPFORGE_PROJECT_ROOT}/${ARG_TRITON}")
+    set(OPFORGE_CUDA_OPS ${OPFORGE_CUDA_OPS} ${name} PARENT_SCOPE)
+  elseif(WITH_CUDA AND ARG_CUDA)
     add_library(${t}_cuda OBJECT "${OPFORGE_PROJECT_ROOT}/${ARG_CUDA}")
     target_link_libraries(${t}_cuda PUBLIC opforge_core)
     set_target_properties(${t}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON CUDA_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
     target_compile_options(${t}_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror>)
     set(OPFORGE_CUDA_OPS ${OPFORGE_CUDA_OPS} ${name} PARENT_SCOPE)
   endif()
+endfunction()
+
+# opforge_triton_object(<op> <kernel.py>): opforge_<op>_cuda from the op's launcher and the images
+# of its Triton kernel, compiled for CMAKE_CUDA_ARCHITECTURES whenever the kernel or its job changes.
+function(opforge_triton_object name source)
+  set(dir "${CMAKE_CURRENT_SOURCE_DIR}/triton/${name}")
+  set(images "${CMAKE_CURRENT_BINARY_DIR}/triton/${name}/${name}_triton_images.inc")
+  set(python "${OPFORGE_TRITON_PYTHON}")
+  if(NOT python)
+    find_program(OPFORGE_TRITON_PYTHON_FOUND NAMES python3 python REQUIRED)
+    set(python "${OPFORGE_TRITON_PYTHON_FOUND}")
+  endif()
+  add_custom_command(
+    OUTPUT "${images}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/triton/${name}"
+    COMMAND "${python}" "${CMAKE_CURRENT_SOURCE_DIR}/triton/opforge_triton_aot.py" "${dir}/${name}_triton.json" "${source}" "${CMAKE_CUDA_ARCHITECTURES}" "${images}"
+    DEPENDS "${source}" "${dir}/${name}_triton.json" "${CMAKE_CURRENT_SOURCE_DIR}/triton/opforge_triton_aot.py"
+    COMMENT "Compiling ${name}'s Triton kernel for sm ${CMAKE_CUDA_ARCHITECTURES}"
+    VERBATIM)
+  add_library(opforge_${name}_cuda OBJECT "${dir}/${name}_triton.cpp" "${images}")
+  target_include_directories(opforge_${name}_cuda PRIVATE "${CMAKE_CURRENT_BINARY_DIR}/triton/${name}")
+  target_link_libraries(opforge_${name}_cuda PUBLIC opforge_core PRIVATE CUDA::cudart)
+  set_target_properties(opforge_${name}_cuda PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_options(opforge_${name}_cuda PRIVATE ${OPFORGE_WARNINGS})
 endfunction()
 
 # opforge_publish_ops(): after the list, hands OPFORGE_OPS and OPFORGE_CUDA_OPS to a project that

@@ -36,7 +36,8 @@ function located(file: string, root: string, kernels: ReadonlyMap<string, OpIR>)
 export function findCulprits(log: string, ops: readonly OpIR[], root: string): Culprit[] {
   const kernelOf = new Map<string, OpIR>();
   for (const op of ops)
-    for (const k of [op.kernels.cpu, op.kernels.cuda]) if (k) kernelOf.set(path.resolve(root, k), op);
+    for (const k of [op.kernels.cpu, op.kernels.cuda, op.kernels.triton?.source])
+      if (k) kernelOf.set(path.resolve(root, k), op);
   const found = new Map<OpIR, Culprit>();
   const lines = log.split('\n');
   // An error's op: the kernel file it is in, or the kernel file of the include chain just before it.

@@ -155,7 +155,8 @@ async function setUp(opts: TestOptions): Promise<TestContext & { columns: string
     if (!wantKernels) return undefined;
     const archs = device === 'cuda' ? (await probing).cudaArchs : undefined;
     say('building the kernels');
-    return compile(() => buildSharedKernels({ root, outDir, buildRoot, device, archs, jobs, say }));
+    const python = found.python;
+    return compile(() => buildSharedKernels({ root, outDir, buildRoot, device, archs, jobs, say, python }));
   };
   const [probe, kernels] = await Promise.all([probing, kernelBuild()]);
   // The session, or (the probe kept) one started by the first harness that runs: one Python a run
@@ -289,6 +290,8 @@ async function buildSharedKernels(o: {
   archs: string | undefined;
   jobs: number;
   say: (line: string) => void;
+  /** The run's Python: it compiles the Triton kernels (kernels.triton). */
+  python: string;
 }): Promise<KernelBuild | undefined> {
   try {
     return await buildKernels({
@@ -301,6 +304,7 @@ async function buildSharedKernels(o: {
       ),
       cuda: o.device === 'cuda',
       ...(o.archs ? { cudaArchs: o.archs } : {}),
+      tritonPython: o.python,
       jobs: o.jobs,
       onLine: progressLine(o.say),
     });

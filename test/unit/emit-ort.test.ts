@@ -90,10 +90,7 @@ test('kernels per binding, and both ops registered with the CUDA one only where 
 test('a variadic last input: an ONNX variadic input, homogeneous, of at least min_count members', () => {
   // The op core's tables say whether the last input is variadic (kVariadic, kMinMembers); the base
   // declares it to ORT and takes the node's input count as the call's (the core checks it first).
-  assert.match(
-    customOp,
-    /if \(Op::kVariadic && i \+ 1 == kInputs\) return INPUT_OUTPUT_VARIADIC;/,
-  );
+  assert.match(customOp, /if \(Op::kVariadic && i \+ 1 == kInputs\) return INPUT_OUTPUT_VARIADIC;/);
   assert.match(customOp, /int GetVariadicInputMinArity\(\) const \{ return Op::kMinMembers; \}/);
   assert.match(
     customOp,

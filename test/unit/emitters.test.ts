@@ -10,6 +10,9 @@ import { EMITTERS } from '../../generator/emit/index.js';
 import { HOSTILE, fixtureProject } from './helpers/fixture-specs.js';
 import { emitChecked } from './helpers/emitted.js';
 import { decodePython, literalAfter } from './helpers/string-literals.js';
+import path from 'node:path';
+import { loadProject } from '../../generator/model/project.js';
+import { fixtures } from '../helpers/paths.js';
 
 /** Where each backend may write, relative to out/. */
 const FOLDERS: Record<string, RegExp[]> = {
@@ -24,24 +27,32 @@ const FOLDERS: Record<string, RegExp[]> = {
   jax: [/^jax\//, /^cmake\/opforge_jax\.cmake$/],
   popart: [/^popart\//, /^cmake\/opforge_popart\.cmake$/],
   wheel: [/^pyproject\.toml$/],
+  triton: [/^triton\//, /^include\/opforge\/triton_launch\.h$/],
 };
 
-test('the registry holds the eleven emitters, each named once', () => {
+test('the registry holds the twelve emitters, each named once', () => {
   assert.equal(EMITTERS.map((e) => e.name).sort(), Object.keys(FOLDERS).sort());
 });
 
 const { project } = fixtureProject();
+/** The Triton emitter writes files for ops with kernels.triton only: test/fixtures/triton's. */
+const tritonProject = loadProject({
+  opsDir: path.join(fixtures, 'triton', 'ops'),
+  root: path.join(fixtures, 'triton'),
+});
+const projectOf = (name: string): typeof project => (name === 'triton' ? tritonProject : project);
 const byEmitter = new Map<string, GeneratedFile[]>();
 /** The IR as loaded: emitters read it, never change it (incremental gen reuses ops across runs). */
 const loaded = JSON.stringify(project);
 
 for (const emitter of EMITTERS) {
   test(`${emitter.name}: deterministic, headed, under its folders`, () => {
-    const files = emitChecked(emitter, project, FOLDERS[emitter.name] ?? []);
+    const files = emitChecked(emitter, projectOf(emitter.name), FOLDERS[emitter.name] ?? []);
     byEmitter.set(emitter.name, files);
-    // The cmake and wheel emitters write project files only; every other backend has files of each op.
+    // The cmake and wheel emitters write project files only; every other backend has files of each
+    // op (the Triton emitter, of each op with a Triton kernel).
     if (emitter.name !== 'cmake' && emitter.name !== 'wheel')
-      for (const op of project.ops)
+      for (const op of projectOf(emitter.name).ops.filter((o) => emitter.name !== 'triton' || o.kernels.triton))
         assert.ok(
           files.some((f) => f.op === op.name),
           `${emitter.name}: no file of ${op.name}`,
@@ -49,10 +60,11 @@ for (const emitter of EMITTERS) {
   });
 
   test(`${emitter.name}: emit() is the project's files then each op's, in op order`, () => {
-    const parts = [...emitter.project(project, COLD), ...project.ops.flatMap((op) => emitter.op(op, project))];
+    const p = projectOf(emitter.name);
+    const parts = [...emitter.project(p, COLD), ...p.ops.flatMap((op) => emitter.op(op, p))];
     assert.equal(
       parts.map((f) => f.path),
-      emitter.emit(project).map((f) => f.path),
+      emitter.emit(p).map((f) => f.path),
     );
   });
 }

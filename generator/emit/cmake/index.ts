@@ -33,6 +33,7 @@ export const cmakeEmitter: Emitter = defineEmitter({
             'CPU',
             quoted(op.kernels.cpu),
             ...(op.kernels.cuda ? ['CUDA', quoted(op.kernels.cuda)] : []),
+            ...(op.kernels.triton ? ['TRITON', quoted(op.kernels.triton.source)] : []),
           ],
           op.name,
         ),

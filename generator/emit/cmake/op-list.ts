@@ -6,6 +6,7 @@ import type { ProjectIR } from '../../model/ir.js';
 import { type EmitContext, lines } from '../emitter.js';
 import { cmakeCommand } from '../lang/cmake.js';
 import { fillTemplate } from '../lang/template.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 /** `cuda`: whether the backend builds the ops' CUDA kernels too (its add_op takes a CUDA flag). */
 export function backendOpList(
@@ -17,7 +18,7 @@ export function backendOpList(
 ): string {
   const ops = project.ops.map(
     ctx.perOp(`${backend}/CMakeLists.txt`, (op) =>
-      cmakeCommand(`opforge_${backend}_add_op`, [op.ident.snake, cuda && op.kernels.cuda && 'CUDA'], op.name),
+      cmakeCommand(`opforge_${backend}_add_op`, [op.ident.snake, cuda && hasCudaKernel(op) && 'CUDA'], op.name),
     ),
   );
   return fillTemplate('generator/static/cmake/backend-ops.cmake.tmpl', { what, backend, ops: lines(ops) });

@@ -50,6 +50,7 @@ import {
 import { cppExpr } from '../lang/cpp-expr.js';
 import { commentText, cppAttrValue, cppFloat, cppInt, cppString } from '../lang/literals.js';
 import { block, fillTemplate, type SlotValue } from '../lang/template.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 export const coreEmitter: Emitter = defineEmitter({
   name: 'core',
@@ -195,7 +196,7 @@ function emitFacts(op: OpIR): string {
     ...scalars.map((c) => c.name).filter((n) => !dataFacts.has(n)),
     ...[op.typeVars.length, op.attributes.length].map(String),
     ...tables.map(([name]) => name).filter((n) => !dataFacts.has(n)),
-    ...[op.kernels.cuda !== undefined, op.hasConfigure].map(String),
+    ...[hasCudaKernel(op), op.hasConfigure].map(String),
     String(minOutputs(op)),
     String(variadicInput(op)?.variadic?.min ?? 0),
     ...(op.dataDims.length ? ['kNumDataDims', 'kDataDimNames', 'kOutputDataDims'] : ['0', 'nullptr', 'nullptr']),
@@ -268,7 +269,10 @@ function emitContract(op: OpIR): Slots {
       (b) => `Status ${fn}(const Attrs& attrs, const State& state, const ${ioType(op, b)}& io, const ${ctx}& ctx);`,
     ),
   ];
-  const cuda = op.kernels.cuda;
+  const cuda =
+    op.kernels.cuda ??
+    (op.kernels.triton &&
+      `the Triton kernel ${op.kernels.triton.kernel} of ${op.kernels.triton.source}, compiled ahead of time (its launcher is generated)`);
   return {
     typeVars: op.typeVars.length ? `template <${op.typeVars.map((t) => `typename ${t.name}`).join(', ')}>` : null,
     ioFields: block([
@@ -523,7 +527,7 @@ function emitDispatch(op: OpIR): Slots {
   });
   return {
     cases: lines(cases),
-    cuda: op.kernels.cuda ? RUN_CUDA : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
+    cuda: hasCudaKernel(op) ? RUN_CUDA : `// No CUDA kernel in the spec: backends run ${op.name} on the CPU only.`,
   };
 }
 

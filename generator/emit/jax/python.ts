@@ -34,6 +34,7 @@ import {
 } from '../lang/python.js';
 import { fillTemplate } from '../lang/template.js';
 import { jaxLibraryEnv, jaxSymbols, jaxTarget, jaxVmapMethod } from './names.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 const rows = { multiline: true } as const;
 
@@ -69,7 +70,7 @@ function opInfo(op: OpIR): string {
         rows,
       ),
       vmap_method: jaxVmapMethod(op),
-      has_cuda: op.kernels.cuda !== undefined,
+      has_cuda: hasCudaKernel(op),
       backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
       spec: op.source.relFile,
       ...pyChecks(op),

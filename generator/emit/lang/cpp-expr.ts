@@ -19,6 +19,8 @@ export interface CppExprEnv {
   attr(name: string): string;
   /** C++ expression of an attribute's field as stored (bool, float, std::string, std::vector). */
   attrList(name: string): string;
+  /** C++ expression for the element count of input `inputIndex` (a Triton launch); absent elsewhere. */
+  numel?(inputIndex: number): string;
   /** C++ expression for the DType of input `inputIndex` (sizeof in the workspace); absent elsewhere. */
   dtype?(inputIndex: number): string;
   /** Name of the `bool` that division by zero (or a rounded float out of int64) clears. */
@@ -56,6 +58,9 @@ export function cppExpr(e: Expr, env: CppExprEnv): string {
       return `static_cast<int64_t>(${cppElement(env.attrList(e.name), e.index)})`;
     case 'len':
       return `static_cast<int64_t>(${env.attrList(e.name)}.size())`;
+    case 'numel':
+      if (!env.numel) throw new Error(`numel(${e.input}) is read in a Triton kernel's args and grid only`);
+      return env.numel(e.inputIndex);
     case 'sizeof':
       if (!env.dtype) return workspaceOnly(e);
       return `static_cast<int64_t>(opforge::dtypeSize(${env.dtype(e.inputIndex)}))`;

@@ -61,6 +61,10 @@ export function pyExpr(e: Expr, env: PyExprEnv): string {
       throw new Error('slices of dims are compared in checks only, which the Python packages evaluate as data');
     case 'sizeof':
       return workspaceOnly(e);
+    case 'numel':
+      throw new Error(
+        `numel(${e.input}) is read in a Triton kernel's args and grid only, which Python never evaluates`,
+      );
     case 'attr':
     case 'flag':
       return env.attr(e.name);
@@ -138,6 +142,10 @@ export function pyExprData(e: Expr): PyValue {
       return pyTuple([e.kind, e.name, e.index]);
     case 'sizeof':
       return workspaceOnly(e);
+    case 'numel':
+      throw new Error(
+        `numel(${e.input}) is read in a Triton kernel's args and grid only, which Python never evaluates`,
+      );
     case 'round':
       return pyTuple([e.fn, pyExprData(e.scale), e.factor.name, e.factor.index ?? null]);
     case 'binary':

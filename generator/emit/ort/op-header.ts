@@ -10,6 +10,7 @@ import { braced, includeLines, table } from '../lang/cpp.js';
 import { fillTemplate } from '../lang/template.js';
 import { ortPaths } from './names.js';
 import { MAX_RANK } from '../../model/limits.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 /** Per output dim: the input dim it copies, or whether its expression reads any input dim. */
 function outputDims(o: OutputIR): { value: string; comment: string } {
@@ -65,7 +66,7 @@ export function emitOpUnit(op: OpIR): string {
     `  static const CustomOp<Op, ${ep}> ${name}[] = ${braced(kept.map((b) => `CustomOp<Op, ${ep}>(${b})`))};`,
     `  for (const auto& op : ${name}) r.add(Op::kDomain, &op);`,
   ];
-  const cuda = op.kernels.cuda !== undefined;
+  const cuda = hasCudaKernel(op);
   return fillTemplate(`${TEMPLATES}/op.cpp.tmpl`, {
     name: op.name,
     snake: op.ident.snake,

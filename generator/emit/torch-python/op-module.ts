@@ -35,6 +35,7 @@ import {
   pyTuple,
 } from '../lang/python.js';
 import { torchSchemaArgs } from '../torch/schema.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 const HELPERS: Record<PyHelperOp, string> = {
   '+': 'add',
@@ -163,7 +164,7 @@ function opInfo(op: OpIR): string {
           op.tests.map((t) => testCase(op, t)),
           rows,
         ),
-        has_cuda: op.kernels.cuda !== undefined,
+        has_cuda: hasCudaKernel(op),
         backward: op.backward && pyTuple(op.backward.map(pyGradient), rows),
         spec: op.source.relFile,
         ...pyChecks(op),

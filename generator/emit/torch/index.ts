@@ -26,6 +26,7 @@ import { braced, includeLines } from '../lang/cpp.js';
 import { commentText, cppAttrValue, cppString } from '../lang/literals.js';
 import { block, fillTemplate } from '../lang/template.js';
 import { torchSchema } from './schema.js';
+import { hasCudaKernel } from '../../model/ir-helpers.js';
 
 const ENTRY = 'generator/static/cpp/opforge/torch/python_entry.cpp';
 const CMAKE = 'generator/static/cmake/torch-extension.cmake';
@@ -114,14 +115,14 @@ function opSource(op: OpIR, project: ProjectIR): string {
     fn: op.ident.camel,
     cls,
     domain: commentText(op.domain),
-    kernels: op.kernels.cuda ? 'CPU and CUDA' : 'CPU',
+    kernels: hasCudaKernel(op) ? 'CPU and CUDA' : 'CPU',
     systemIncludes: lines(includeLines({ system: multi ? ['tuple', 'string'] : ['string'] })),
     returnType: returnType(op),
     params: kernelParams(op).join(', '),
     assignAttrs: block(op.attributes.map((a) => `  opforge::torch_ext::assignAttr(attrs.${a.name}, ${a.name});`)),
     run: multi ? lines(`  auto r = ${run};`, `  return ${tuple('r')};`) : `  return ${run}[0];`,
     schema: cppString(torchSchema(op)),
-    cudaNote: op.kernels.cuda
+    cudaNote: hasCudaKernel(op)
       ? 'the CUDA kernel (an extension built without CUDA says so).'
       : `a clear error (${op.name} has no kernels.cuda), not the dispatcher's "Could not run".`,
     gradOps: gradOps || 'the spec declares no backward',

@@ -18,6 +18,7 @@ import { compileKey } from '../../compile-key.js';
 import { caseInputFiles } from '../../case-files.js';
 import { keptRun } from '../../kept-run.js';
 import { PKG_ROOT } from '../../../../generator/pkg-root.js';
+import { hasCudaKernel } from '../../../../generator/model/ir-helpers.js';
 
 /** The jax version opforge is tested with (requirements-test.txt pins it). */
 export const JAX_TESTED = '0.10.2';
@@ -136,7 +137,7 @@ function recordCase(
     if (!o) return;
     const r = { op: c.op.name, case: c.doc.index, backend: b };
     // (XLA reports the first handler that refused: for the gradient that may be the gradient op's.)
-    if (cuda && !c.op.kernels.cuda && 'error' in o && String(o.error).includes(' has no CUDA kernel'))
+    if (cuda && !hasCudaKernel(c.op) && 'error' in o && String(o.error).includes(' has no CUDA kernel'))
       ctx.results.push({ ...r, status: 'skip', message: 'the spec names no kernels.cuda' });
     else if (b === gradCol && 'error' in o && noCuda.some((g) => String(o.error).includes(`${g} has no CUDA kernel`)))
       ctx.results.push({ ...r, status: 'cannot', message: `cannot train on CUDA: ${noCudaKernels(noCuda)}` });

@@ -16,6 +16,7 @@ import type { HostTensor } from '../../cases.js';
 import type { OpIR } from '../../../../generator/model/ir.js';
 import { firstLines, shapeMismatch } from '../../outputs.js';
 import type { PyCase } from '../pytorch/build.js';
+import { hasCudaKernel } from '../../../../generator/model/ir-helpers.js';
 
 interface OrtKit {
   library: string;
@@ -192,7 +193,7 @@ async function runModel(
   file: string,
   inferredFrom?: PyCase['python-shapes'],
 ): Promise<void> {
-  if (ort.cuda && !c.op.kernels.cuda) {
+  if (ort.cuda && !hasCudaKernel(c.op)) {
     ctx.results.push({
       op: c.op.name,
       case: c.doc.index,

@@ -1,0 +1,133 @@
+// Triton kernels (kernels.triton, docs/triton.md): per op, the launcher that implements the kernel
+// contract's cuda() overloads by launching the op's Triton kernel, and the job the build's
+// ahead-of-time compile reads (opforge_triton_aot.py: one image per dtype binding and CUDA
+// architecture, included by the launcher). Every backend links the op's CUDA object as it would a
+// .cu kernel's, so they all launch the same compiled code.
+
+import { TRITON_POINTER, type DType } from '../../model/type-table.js';
+import type { OpIR, ProjectIR, TritonArgIR, TritonIR } from '../../model/ir.js';
+import { dtypeUnder, ioType } from '../../model/ir-helpers.js';
+import { defineEmitter, headerLine, opFile, staticFile, type GeneratedFile } from '../emitter.js';
+import { cppExpr, type CppExprEnv } from '../lang/cpp-expr.js';
+import { cppString, commentText } from '../lang/literals.js';
+import { braced, namespaceBlock } from '../lang/cpp.js';
+import { exprReads } from '../../model/ir-helpers.js';
+
+/** Where the launcher's files go (relative to out/). */
+export function tritonPaths(op: OpIR): { launcher: string; job: string } {
+  const dir = `triton/${op.ident.snake}`;
+  return { launcher: `${dir}/${op.ident.snake}_triton.cpp`, job: `${dir}/${op.ident.snake}_triton.json` };
+}
+
+function portDtype(op: OpIR, port: number, b: OpIR['bindings'][number]): DType {
+  const p = port < op.inputs.length ? op.inputs[port]! : op.outputs[port - op.inputs.length]!;
+  return dtypeUnder(p.type, b);
+}
+
+/** The job opforge_triton_aot.py compiles: each binding's signature of the non-constexpr parameters. */
+function job(op: OpIR, t: TritonIR): string {
+  const sig = (a: TritonArgIR, b: OpIR['bindings'][number]): string => {
+    switch (a.kind) {
+      case 'tensor':
+        return TRITON_POINTER[portDtype(op, a.port, b)];
+      case 'workspace':
+        return '*u8';
+      case 'float':
+        return 'fp32';
+      case 'int':
+        return 'i64';
+    }
+  };
+  const data = {
+    // JSON has no comments: the do-not-edit line is the first key.
+    generated: headerLine(tritonPaths(op).launcher, op.source.relFile).replace(/^\/\/ /, ''),
+    op: op.name,
+    spec: op.source.relFile,
+    kernel: t.kernel,
+    args: t.args.map((a) => (a.kind === 'int' ? a.source : a.kind === 'workspace' ? 'workspace' : a.name)),
+    constexprs: Object.fromEntries(t.constexprs),
+    num_warps: t.numWarps,
+    num_stages: t.numStages,
+    bindings: op.bindings.map((b, index) => ({ index, signature: t.args.map((a) => sig(a, b)) })),
+  };
+  // The do-not-edit line first, as every generated file has it.
+  return `${JSON.stringify(data, null, 2).replace(/^\{\n {2}/, '{ ')}\n`;
+}
+
+/** The launcher: one cuda() overload per binding, each passing its tensors, values and grid to launch(). */
+function launcher(op: OpIR, t: TritonIR): string {
+  const nIn = op.inputs.length;
+  const portName = (port: number): string => (port < nIn ? op.inputs[port]!.name : op.outputs[port - nIn]!.name);
+  const env: CppExprEnv = {
+    dim: (i, axis) =>
+      axis < 0
+        ? `io.${op.inputs[i]!.name}.shape.dims[io.${op.inputs[i]!.name}.shape.rank - ${-axis}]`
+        : `io.${op.inputs[i]!.name}.shape.dims[${axis}]`,
+    rank: (i) => `int64_t{io.${op.inputs[i]!.name}.shape.rank}`,
+    count: () => {
+      throw new Error('a Triton op has no variadic input');
+    },
+    numel: (i) => `io.${op.inputs[i]!.name}.numel()`,
+    attr: (name) => `static_cast<int64_t>(attrs.${name})`,
+    attrList: (name) => `attrs.${name}`,
+    okVar: 'ok',
+  };
+  const reads = exprReads([...t.args.flatMap((a) => (a.kind === 'int' ? [a.expr] : [])), ...t.grid]);
+  const value = (a: TritonArgIR, k: number): string => {
+    switch (a.kind) {
+      case 'tensor':
+        // Triton's pointer parameters are device addresses passed by value.
+        return `  CUdeviceptr a${k} = reinterpret_cast<CUdeviceptr>(io.${portName(a.port)}.data);`;
+      case 'workspace':
+        return `  CUdeviceptr a${k} = reinterpret_cast<CUdeviceptr>(ctx.workspace);`;
+      case 'float':
+        return `  float a${k} = attrs.${a.name};`;
+      case 'int':
+        return `  int64_t a${k} = ${cppExpr(a.expr, env)};  // ${commentText(a.source)}`;
+    }
+  };
+  const grid = [0, 1, 2].map((d) => (t.grid[d] ? cppExpr(t.grid[d]!, env) : 'int64_t{1}'));
+  const overload = (b: OpIR['bindings'][number], index: number): string[] => [
+    `Status cuda(const Attrs& ${reads.attrs || t.args.some((a) => a.kind === 'float') ? 'attrs' : '/*attrs*/'}, const State& /*state*/, const ${ioType(op, b)}& io, const CudaContext& ctx) {`,
+    ...(reads.division ? ['  bool ok = true;'] : []),
+    ...t.args.map(value),
+    `  const int64_t grid[3] = ${braced(grid)};`,
+    ...(reads.division
+      ? [
+          `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in the Triton kernel's arguments or grid");`,
+        ]
+      : []),
+    `  void* args[] = ${braced(t.args.length ? t.args.map((_, k) => `&a${k}`) : ['nullptr'])};`,
+    `  return triton::launch(kName, kTriton${index}, grid, args, ${t.args.length}, ctx);`,
+    '}',
+  ];
+  return [
+    `// ${op.name}'s CUDA kernel: the Triton kernel ${commentText(t.kernel)} of ${commentText(t.source)} (opforge/triton_launch.h).`,
+    '',
+    `#include "opforge/ops/${op.ident.snake}.h"`,
+    '#include "opforge/triton_launch.h"',
+    '',
+    namespaceBlock(
+      ['opforge', 'ops', op.ident.snake],
+      ['namespace {', `#include ${cppString(`${op.ident.snake}_triton_images.inc`)}`, '}  // namespace', ''],
+      op.bindings.flatMap((b, k) => [...overload(b, k), '']).slice(0, -1),
+    ),
+  ].join('\n');
+}
+
+export const tritonEmitter = defineEmitter({
+  name: 'triton',
+  project(project: ProjectIR): GeneratedFile[] {
+    if (!project.ops.some((o) => o.kernels.triton)) return [];
+    return [
+      staticFile('include/opforge/triton_launch.h', 'generator/static/cpp/triton/triton_launch.h'),
+      staticFile('triton/opforge_triton_aot.py', 'generator/static/python/triton/opforge_triton_aot.py'),
+    ];
+  },
+  op(op: OpIR): GeneratedFile[] {
+    const t = op.kernels.triton;
+    if (!t) return [];
+    const p = tritonPaths(op);
+    return [opFile(op, p.launcher, launcher(op, t)), { path: p.job, op: op.name, content: job(op, t) }];
+  },
+});

@@ -1,0 +1,122 @@
+// `kernels.triton`: a CUDA kernel written in Triton, lowered to what the build compiles ahead of
+// time (docs/triton.md). Each `args` entry is a tensor's pointer, the workspace, a float attribute
+// or a dim expression (i64; `numel(x)` too), in the kernel's parameter order; `grid` is 1 to 3 dim
+// expressions. Everything is checked here, with file:line errors, so a build never meets a spec
+// it cannot launch; what only Python can know (the function's parameters) the build checks.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { KeyPath } from './diagnostics.js';
+import { didYouMean } from './diagnostics.js';
+import type { AttributeIR, Expr, InputIR, OutputIR, TritonArgIR, TritonIR } from './ir.js';
+import type { LoadedSpec } from './load.js';
+
+export interface RawTriton {
+  source: string;
+  kernel: string;
+  args: (string | number)[];
+  constexprs?: Record<string, number | boolean>;
+  grid: (string | number)[];
+  num_warps?: number;
+  num_stages?: number;
+}
+
+type CompileDim = (d: string | number, p: KeyPath) => Expr | undefined;
+
+export interface TritonScope {
+  spec: LoadedSpec;
+  err: (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' }) => void;
+  inputs: readonly InputIR[];
+  outputs: readonly OutputIR[];
+  attributes: readonly AttributeIR[];
+  /** The kernel file checked to lie in the project: its path from the root, or undefined (reported). */
+  source: string | undefined;
+  /** The absolute path of the Python file (read for the function's definition). */
+  sourceFile: string;
+  /** A dim expression over the always-present inputs, with numel() allowed. */
+  compileDim: CompileDim;
+  hasWorkspace: boolean;
+}
+
+export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefined {
+  const base: KeyPath = ['kernels', 'triton'];
+  const before = { failed: false };
+  const err = (p: KeyPath, m: string, o?: { hint?: string | undefined; at?: 'key' }): void => {
+    before.failed = true;
+    s.err(p, m, o);
+  };
+  // Ops the launcher cannot hand Triton a fixed parameter list for.
+  const variadic = s.inputs.find((x) => x.variadic) ?? s.outputs.find((o) => o.member);
+  if (variadic)
+    err(
+      base,
+      `a Triton kernel takes a fixed list of pointers; \`${variadic.name}\` is variadic (write this op's CUDA kernel in C++)`,
+      {
+        at: 'key',
+      },
+    );
+  const decided = s.outputs.find((o) => o.dataDims.length > 0);
+  if (decided)
+    err(base, `output \`${decided.name}\` has a dim the kernel decides, which a Triton kernel cannot report yet`, {
+      at: 'key',
+    });
+  const optional = s.inputs.find((x) => x.optional);
+  const optionalOut = s.outputs.find((o) => o.present !== undefined);
+  if (optional || optionalOut)
+    err(
+      base,
+      `\`${(optional ?? optionalOut)!.name}\` may be absent, and a Triton kernel has no way to test a pointer for it`,
+      { at: 'key' },
+    );
+  if (s.source !== undefined) checkDefinition(s, raw.kernel, err);
+
+  const ports = [...s.inputs.map((x) => x.name), ...s.outputs.map((o) => o.name)];
+  const floats = s.attributes.filter((a) => a.type === 'float').map((a) => a.name);
+  const args: TritonArgIR[] = raw.args.map((a, i): TritonArgIR => {
+    const p: KeyPath = [...base, 'args', i];
+    if (typeof a === 'string' && ports.includes(a)) return { kind: 'tensor', name: a, port: ports.indexOf(a) };
+    if (a === 'workspace') {
+      if (!s.hasWorkspace) err(p, 'the op declares no `workspace`: there are no scratch bytes to pass');
+      return { kind: 'workspace' };
+    }
+    if (typeof a === 'string' && floats.includes(a)) return { kind: 'float', name: a };
+    const attr = s.attributes.find((x) => x.name === a);
+    if (attr && attr.type !== 'int')
+      err(
+        p,
+        `attribute \`${a}\` is a ${attr.type}; a Triton argument takes a tensor, \`workspace\`, a float attribute or an integer expression`,
+      );
+    const expr: Expr = s.compileDim(a, p) ?? { kind: 'int', value: 0 };
+    return { kind: 'int', expr, source: String(a) };
+  });
+  const constexprs = Object.entries(raw.constexprs ?? {});
+  const grid = raw.grid.map((g, i): Expr => s.compileDim(g, [...base, 'grid', i]) ?? { kind: 'int', value: 0 });
+  if (before.failed) return undefined;
+  return {
+    source: s.source!,
+    kernel: raw.kernel,
+    args,
+    constexprs,
+    grid,
+    numWarps: raw.num_warps ?? 4,
+    numStages: raw.num_stages ?? 3,
+  };
+}
+
+/**
+ * The function must be defined in the file: `def <kernel>(` (Python's own parse is the build's;
+ * this finds a misspelt name with the file and line of the spec, before anything compiles).
+ */
+function checkDefinition(s: TritonScope, kernel: string, err: TritonScope['err']): void {
+  let text: string;
+  try {
+    text = readFileSync(s.sourceFile, 'utf8');
+  } catch {
+    return; // reported by the kernel-file check
+  }
+  const defined = [...text.matchAll(/^def\s+([A-Za-z_]\w*)\s*\(/gm)].map((m) => m[1]!);
+  if (!defined.includes(kernel))
+    err(['kernels', 'triton', 'kernel'], `\`${kernel}\` is not a function defined in ${path.basename(s.sourceFile)}`, {
+      hint: didYouMean(kernel, defined),
+    });
+}
