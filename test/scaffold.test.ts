@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CXXFLAGS, sh } from './helpers/cxx.js';
-import { NVCC, testNeeding } from './helpers/optional-tools.js';
+import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
+import { PYTHON, hasModule } from './helpers/python.js';
 import { root } from './helpers/paths.js';
 import { toSnake } from '../generator/model/names.js';
 
@@ -48,6 +49,39 @@ testNeeding([NVCC], "opforge new's CUDA kernel stub compiles with nvcc (-Werror)
     path.join(scaffolded, 'k_cu.o'),
   ]);
 });
+
+testNeeding(
+  [NVCC],
+  'opforge new --triton: a spec whose CUDA kernel is a Triton stub, compiled ahead of time, its launcher with -Werror',
+  () => {
+    assert.ok(hasModule('triton'), `the test Python (${PYTHON}) has Triton`);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-new-triton-'));
+    const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: 'utf8' });
+    const r = run(['new', 'MyTri', '--triton']);
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /ops\/kernels\/my_tri\.py/);
+    assert.not.ok(existsSync(path.join(dir, 'ops', 'kernels', 'my_tri.cu')), 'no .cu with --triton');
+    assert.is(run(['gen']).status, 0);
+    const out = path.join(dir, 'out');
+    sh(PYTHON, [
+      path.join(out, 'triton', 'opforge_triton_aot.py'),
+      path.join(out, 'triton', 'my_tri', 'my_tri_triton.json'),
+      path.join(dir, 'ops', 'kernels', 'my_tri.py'),
+      '90',
+      path.join(out, 'triton', 'my_tri', 'my_tri_triton_images.inc'),
+    ]);
+    sh('g++', [
+      ...CXXFLAGS,
+      `-I${path.join(out, 'include')}`,
+      '-isystem',
+      cudaIncludeDir(),
+      '-c',
+      path.join(out, 'triton', 'my_tri', 'my_tri_triton.cpp'),
+      '-o',
+      path.join(dir, 'k_triton.o'),
+    ]);
+  },
+);
 
 test('names with digits: Conv3DTranspose is conv3d_transpose in every generated name, and its stub compiles', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'opforge-digits-'));

@@ -15,7 +15,7 @@ const USAGE = `usage: opforge <command> [options]
 commands:
   gen          validate ops/*.yaml and write every backend to out/
   check        validate only; write nothing
-  new <Name>   write ops/<name>.yaml and kernel stubs for a new op
+  new <Name> [--triton]   write ops/<name>.yaml and kernel stubs for a new op (--triton: its CUDA kernel in Triton)
   docs         regenerate docs/spec-schema.md from schema/op.schema.json
   build [--cuda]  build the Node addon (out/node) with cmake-js into build/node, offline (--cuda: with the CUDA kernels)
   run <Op> --input name=d0,d1[:v0,v1,...]|name=file.npy [--input ...] [--attr name=value] [--device cpu|cuda] [--seed N]
@@ -65,6 +65,7 @@ function parse(argv: string[]) {
       backend: { type: 'string' },
       jax: { type: 'boolean', default: false },
       paddle: { type: 'boolean', default: false },
+      triton: { type: 'boolean', default: false },
       dest: { type: 'string', default: 'packages' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -240,7 +241,7 @@ const newCommand: Command = async (values, [name]) => {
   }
   try {
     const { scaffold } = await import('./scaffold.js');
-    for (const f of scaffold(name, values.ops)) process.stdout.write(`wrote ${f}\n`);
+    for (const f of scaffold(name, values.ops, { triton: values.triton })) process.stdout.write(`wrote ${f}\n`);
     return EXIT.ok;
   } catch (e) {
     process.stderr.write(`opforge new: ${(e as Error).message}\n`);

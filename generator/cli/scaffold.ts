@@ -12,7 +12,7 @@ import { identProblem, toSnake } from '../model/names.js';
 import { checkSchema } from '../model/schema-check.js';
 import { DTYPE_INFO } from '../model/type-table.js';
 
-export function specTemplate(name: string, snake: string): string {
+export function specTemplate(name: string, snake: string, triton = false): string {
   return `# yaml-language-server: $schema=../schema/op.schema.json
 # ${name}: describe what it computes. Reference: docs/spec.md.
 name: ${name}                 # ONNX op_type, TensorRT plugin name
@@ -48,13 +48,42 @@ attributes:
 # checks: ['x[1] % 2 == 0']  # conditions over attributes and ranked inputs' dims, checked on every call
 kernels:                     # relative to this file
   cpu: kernels/${snake}.cpp
-  cuda: kernels/${snake}.cu
-  # reference: kernels/${snake}_ref.py   # PyTorch: def reference(*inputs, **attributes)
+${triton ? tritonKeys(snake) : `  cuda: kernels/${snake}.cu\n`}  # reference: kernels/${snake}_ref.py   # PyTorch: def reference(*inputs, **attributes)
 tests:                       # parity cases every backend runs
   - inputs: { x: [2, 3, 4] }
     attributes: { alpha: 0.5 }
     rtol: 1.0e-5
     atol: 1.0e-6
+`;
+}
+
+/** The spec's `triton:` block for the template's op: y from x and alpha, one program per BLOCK elements. */
+function tritonKeys(snake: string): string {
+  return `  triton:                    # the CUDA kernel in Triton, compiled ahead of time (docs/triton.md)
+    source: kernels/${snake}.py
+    kernel: ${snake}_kernel
+    args: [x, y, 'numel(x)', alpha]    # the parameters that are not constexprs, in order
+    constexprs: { BLOCK: 1024 }
+    grid: ['ceil_div(numel(x), 1024)'] # programs: 1 to 3 dim expressions
+    num_warps: 4
+`;
+}
+
+/** The Triton kernel stub: the parameters the template's spec passes, and a body to replace. */
+export function tritonStub(name: string, snake: string): string {
+  return `"""The CUDA kernel of ${name} in Triton: compiled ahead of time for each dtype binding and
+CUDA architecture by the build, launched by every backend (docs/triton.md)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def ${snake}_kernel(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    # TODO: compute ${name}; this stub scales x by alpha.
+    tl.store(y_ptr + offs, (alpha * x).to(y_ptr.dtype.element_ty), mask=mask)
 `;
 }
 
@@ -94,21 +123,23 @@ export function writeKernelStubs(spec: string, cpu: string, cu: string, opsDir: 
   const built = loaded && all.length === 0 ? buildOp(loaded, { root: path.dirname(path.resolve(opsDir)) }) : undefined;
   if (!built?.op) throw new SpecErrors([...all, ...(built?.errors ?? [])]);
   writeFileSync(cpu, kernelStub(built.op, 'cpu'));
-  writeFileSync(cu, kernelStub(built.op, 'cuda'));
+  if (!cu.endsWith('.py')) writeFileSync(cu, kernelStub(built.op, 'cuda'));
 }
 
 /** Writes ops/<snake>.yaml and its kernel stubs; refuses to overwrite. Returns the files written. */
-export function scaffold(name: string, opsDir: string): string[] {
+export function scaffold(name: string, opsDir: string, opts: { triton?: boolean } = {}): string[] {
   const problem = identProblem(name);
   if (problem) throw new Error(`op name \`${name}\` ${problem}`);
   const snake = toSnake(name);
   const spec = path.join(opsDir, `${snake}.yaml`);
   const cpu = path.join(opsDir, 'kernels', `${snake}.cpp`);
-  const cu = path.join(opsDir, 'kernels', `${snake}.cu`);
+  const cu = path.join(opsDir, 'kernels', `${snake}.${opts.triton ? 'py' : 'cu'}`);
   for (const f of [spec, cpu, cu]) if (existsSync(f)) throw new Error(`${f} already exists`);
   mkdirSync(path.dirname(cpu), { recursive: true });
   // The kernel paths must exist for validation; write placeholders first, then the real stubs.
-  writeFileSync(spec, specTemplate(name, snake));
+  writeFileSync(spec, specTemplate(name, snake, opts.triton));
+  // A Triton kernel's function is checked when the spec loads: its stub comes first.
+  if (opts.triton) writeFileSync(cu, tritonStub(name, snake));
   writeKernelStubs(spec, cpu, cu, opsDir);
   return [spec, cpu, cu];
 }
