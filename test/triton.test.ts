@@ -3,7 +3,7 @@
 // launchers compile under -Werror and link into the ONNX Runtime library's CUDA EP; the CPU kernels
 // agree with the references. Running them on the GPU is scripts/gpu's (docs/gpu.md).
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { test } from 'uvu';
@@ -11,9 +11,9 @@ import { generate } from '../generator/output/gen.js';
 import { buildKernels } from '../runtime/kernels.js';
 import { buildOrtLibrary } from '../runtime/ort.js';
 import { fixtureProject } from './helpers/fixture-project.js';
-import { NVCC, testNeeding } from './helpers/optional-tools.js';
+import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
 import { PYTHON, hasModule } from './helpers/python.js';
-import { sh } from './helpers/cxx.js';
+import { CXXFLAGS, sh } from './helpers/cxx.js';
 
 const project = fixtureProject('triton');
 const TRITON_OPS = ['triton_relu', 'triton_softmax', 'triton_row_normalize'];
@@ -57,6 +57,49 @@ testNeeding(
     });
     const syms = sh('nm', ['-C', lib]);
     for (const op of TRITON_OPS) assert.match(syms, new RegExp(`opforge::ops::${op}::cuda\\(`));
+  },
+);
+
+// The image a GPU gets (opforge/triton_launch.h's pick): a cubin of its major architecture at or
+// below it, else a portable PTX at or below it, else none (the launch's error names both).
+testNeeding(
+  [NVCC],
+  "the launcher picks the cubin of the GPU's major architecture, else a portable PTX, else none",
+  () => {
+    const dir = path.join(project(), 'build', 'pick');
+    mkdirSync(dir, { recursive: true });
+    const src = path.join(dir, 'pick.cpp');
+    writeFileSync(
+      src,
+      `#include <cstdio>
+#include "opforge/triton_launch.h"
+using namespace opforge::triton;
+static const unsigned char b[1] = {0};
+int main() {
+  const Image im[] = {{80, kCubin, true, b, 1, "k", 0}, {80, kPtx, true, b, 1, "k", 0},
+                      {90, kCubin, false, b, 1, "k", 0}, {90, kPtx, false, b, 1, "k", 0}};
+  const Kernel k{im, 4, 4, "3.6.0", "80;90"};
+  const int ccs[] = {75, 80, 86, 89, 90, 100, 120};
+  for (int cc : ccs) {
+    const Image* p = detail::pick(k, cc);
+    std::printf("%d:%s%d ", cc, p == nullptr ? "none" : p->kind == kCubin ? "cubin" : "ptx", p == nullptr ? 0 : p->arch);
+  }
+  return 0;
+}
+`,
+    );
+    const exe = path.join(dir, 'pick');
+    sh('g++', [
+      ...CXXFLAGS,
+      `-I${path.join(project(), 'out', 'include')}`,
+      '-isystem',
+      cudaIncludeDir(),
+      src,
+      '-o',
+      exe,
+    ]);
+    // sm_86/89 run the sm_80 cubin; sm_90 its own; newer GPUs JIT the sm_80 PTX (sm_90a's is not portable); sm_75 nothing.
+    assert.is(sh(exe, []).trim(), '75:none0 80:cubin80 86:cubin80 89:cubin80 90:cubin90 100:ptx80 120:ptx80');
   },
 );
 
