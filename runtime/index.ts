@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
+import { tritonPython } from './python-env.js';
 import { runLogged } from './run-logged.js';
 import { cmakeJsBin, nodeAddonApiDir } from './resolve.js';
 
@@ -45,6 +46,7 @@ export async function build(opts: BuildOptions = {}): Promise<string> {
     OPFORGE_PROJECT_ROOT: root,
     NODE_ADDON_API_DIR: napiDir,
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
+    ...(opts.cuda ? { OPFORGE_TRITON_PYTHON: tritonPython() } : {}),
     OPFORGE_KERNELS: 'OFF',
     ...opts.kernels,
     ...(opts.unityBatch ? { OPFORGE_UNITY_BATCH: String(opts.unityBatch) } : {}),

@@ -11,6 +11,7 @@ import type { DType } from '../generator/model/type-table.js';
 import { readProjectNames } from '../generator/model/project-names.js';
 import { ortLibraryFile } from '../generator/emit/ort/names.js';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
+import { tritonPython } from './python-env.js';
 import { cmakeJsBin, nodeAddonApiDir, packageDir } from './resolve.js';
 import { compileKey } from './testing/compile-key.js';
 import { runLogged } from './run-logged.js';
@@ -198,7 +199,10 @@ export async function buildOrtLibrary(opts: OrtBuildOptions = {}): Promise<strin
     CMAKE_BUILD_TYPE: 'Release',
     WITH_CUDA: opts.cuda ? 'ON' : 'OFF',
     ...(opts.cuda
-      ? { CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90' }
+      ? {
+          CMAKE_CUDA_ARCHITECTURES: typeof opts.cuda === 'object' ? opts.cuda.architectures : '80;90',
+          OPFORGE_TRITON_PYTHON: tritonPython(),
+        }
       : {}),
     OPFORGE_KERNELS: 'OFF',
     ...opts.kernels,

@@ -86,6 +86,10 @@ export async function packageWheel(opts: PackageOptions = {}): Promise<PackageRe
         '-w',
         raw,
         ...define('WITH_CUDA', opts.cuda),
+        // The Python building the wheel compiles the Triton kernels (kernels.triton) too.
+        ...(opts.cuda
+          ? ['-C', `cmake.define.OPFORGE_TRITON_PYTHON=${process.env.OPFORGE_TRITON_PYTHON || python}`]
+          : []),
         ...define('WITH_JAX', opts.jax),
         ...define('WITH_PADDLE', opts.paddle),
         outDir,

@@ -35,6 +35,14 @@ function onPath(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The Python to use, by the order above; `python3` when nothing is found (its failure then says so). */
+/**
+ * The Python that compiles Triton kernels (kernels.triton) ahead of time in a CUDA build:
+ * $OPFORGE_TRITON_PYTHON, else the Python opforge runs (findPython). It needs Triton, no GPU.
+ */
+export function tritonPython(env: NodeJS.ProcessEnv = process.env): string {
+  return env.OPFORGE_TRITON_PYTHON || findPython(env).python;
+}
+
 export function findPython(env: NodeJS.ProcessEnv = process.env): FoundPython {
   if (env.OPFORGE_PYTHON) return { python: env.OPFORGE_PYTHON, from: 'OPFORGE_PYTHON' };
   for (const key of ['VIRTUAL_ENV', 'CONDA_PREFIX'] as const) {

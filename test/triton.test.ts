@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import { generate } from '../generator/output/gen.js';
 import { buildKernels } from '../runtime/kernels.js';
 import { buildOrtLibrary } from '../runtime/ort.js';
+import { packageNpm } from '../runtime/package.js';
 import { fixtureProject } from './helpers/fixture-project.js';
 import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
 import { PYTHON, hasModule } from './helpers/python.js';
@@ -59,6 +60,22 @@ testNeeding(
     for (const op of TRITON_OPS) assert.match(syms, new RegExp(`opforge::ops::${op}::cuda\\(`));
   },
 );
+
+// What a user ships: `opforge package npm --cuda` builds the addon with the Triton kernels
+// compiled in (the default architectures), and the tarball's prebuilt binary carries them.
+testNeeding([NVCC], 'the npm package built with --cuda carries the compiled Triton kernels', async () => {
+  const root = project();
+  const tgz = await packageNpm({ root, cuda: true, dest: path.join(root, 'packages') });
+  const unpacked = path.join(root, 'build', 'npm-unpacked');
+  mkdirSync(unpacked, { recursive: true });
+  sh('tar', ['-xzf', tgz, '-C', unpacked]);
+  const addon = sh('find', [unpacked, '-name', '*.node']).trim().split('\n')[0]!;
+  const bytes = readFileSync(addon);
+  for (const kernel of ['relu_kernel', 'softmax_kernel', 'row_normalize_kernel'])
+    assert.ok(bytes.includes(Buffer.from(`.entry ${kernel}(`)), `${kernel}'s PTX in ${path.basename(addon)}`);
+  // A cubin per default architecture (75 80 90) and binding: ELF images embedded in the addon.
+  assert.ok(bytes.includes(Buffer.from('.target sm_75')) && bytes.includes(Buffer.from('.target sm_90a')));
+});
 
 // The image a GPU gets (opforge/triton_launch.h's pick): a cubin of its major architecture at or
 // below it, else a portable PTX at or below it, else none (the launch's error names both).
