@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
-import type { AttributeIR, Expr, InputIR, OutputIR, TritonArgIR, TritonIR } from './ir.js';
+import type { AttributeIR, Expr, InputIR, OutputIR, TritonArgIR, TritonConfigIR, TritonIR } from './ir.js';
 import type { LoadedSpec } from './load.js';
 
 export interface RawTriton {
@@ -17,6 +17,14 @@ export interface RawTriton {
   args: (string | number)[];
   constexprs?: Record<string, number | boolean>;
   grid: (string | number)[];
+  num_warps?: number;
+  num_stages?: number;
+  configs?: RawTritonConfig[];
+}
+
+interface RawTritonConfig {
+  constexprs?: Record<string, number | boolean>;
+  grid?: (string | number)[];
   num_warps?: number;
   num_stages?: number;
 }
@@ -89,18 +97,20 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
     const expr: Expr = s.compileDim(a, p) ?? { kind: 'int', value: 0 };
     return { kind: 'int', expr, source: String(a) };
   });
-  const constexprs = Object.entries(raw.constexprs ?? {});
   const grid = raw.grid.map((g, i): Expr => s.compileDim(g, [...base, 'grid', i]) ?? { kind: 'int', value: 0 });
+  // Each configuration over the defaults above: its constexprs merged, the rest replaced.
+  const configs = (raw.configs ?? [{}]).map(
+    (c, k): TritonConfigIR => ({
+      constexprs: Object.entries({ ...raw.constexprs, ...c.constexprs }),
+      grid: c.grid
+        ? c.grid.map((g, i): Expr => s.compileDim(g, [...base, 'configs', k, 'grid', i]) ?? { kind: 'int', value: 0 })
+        : grid,
+      numWarps: c.num_warps ?? raw.num_warps ?? 4,
+      numStages: c.num_stages ?? raw.num_stages ?? 3,
+    }),
+  );
   if (before.failed) return undefined;
-  return {
-    source: s.source!,
-    kernel: raw.kernel,
-    args,
-    constexprs,
-    grid,
-    numWarps: raw.num_warps ?? 4,
-    numStages: raw.num_stages ?? 3,
-  };
+  return { source: s.source!, kernel: raw.kernel, args, configs };
 }
 
 /**

@@ -418,6 +418,12 @@ export interface TritonIR {
   /** The @triton.jit function's name. */
   kernel: string;
   args: TritonArgIR[];
+  /** The compiled configurations, the first the default (TensorRT's IPluginV3 times them all as tactics). */
+  configs: TritonConfigIR[];
+}
+
+/** One configuration of a Triton kernel: its constexprs, launch grid, warps and stages. */
+export interface TritonConfigIR {
   /** The constexpr parameters and their values, in the spec's order. */
   constexprs: [string, number | boolean][];
   /** 1 to 3 dim expressions: the launch grid (x, y, z). */

@@ -79,7 +79,7 @@ option(OPFORGE_EXPORT_KERNELS "Write opforge_kernels.cmake: the kernel objects, 
 
 # Triton kernels (kernels.triton) are compiled ahead of time by this Python, which must have Triton.
 # A STRING, not a FILEPATH: CMake would make a bare `python3` given with -D a path under the build folder.
-set(OPFORGE_TRITON_PYTHON "" CACHE STRING "The Python (with Triton) that compiles the ops' Triton kernels (default: python3 on PATH)")
+set(OPFORGE_TRITON_PYTHON "$ENV{OPFORGE_TRITON_PYTHON}" CACHE STRING "The Python (with Triton) that compiles the ops' Triton kernels (default: $OPFORGE_TRITON_PYTHON, else python3 on PATH)")
 
 # opforge_add_op(<snake_name> CPU <kernel.cpp> [CUDA <kernel.cu> | TRITON <kernel.py>])
 # Kernel paths are relative to OPFORGE_PROJECT_ROOT. Appends the op to OPFORGE_OPS (and, when its

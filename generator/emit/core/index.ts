@@ -191,6 +191,9 @@ function emitFacts(op: OpIR): string {
     return comment && !t.includes('\n') ? `${t}${trailing(comment)}` : t;
   });
   // The data dims' facts come last in OpInfo (below), after what every op has.
+  // A Triton kernel's configurations beyond the first: TensorRT's tactics.
+  const configs = op.kernels.triton?.configs.length ?? 1;
+  const tactics = configs > 1 ? configs : 0;
   const dataFacts = new Set(['kNumDataDims', 'kDataDimNames', 'kOutputDataDims', 'kPortEach', 'kOutputFollows']);
   const info = [
     ...scalars.map((c) => c.name).filter((n) => !dataFacts.has(n)),
@@ -200,8 +203,10 @@ function emitFacts(op: OpIR): string {
     String(minOutputs(op)),
     String(variadicInput(op)?.variadic?.min ?? 0),
     ...(op.dataDims.length ? ['kNumDataDims', 'kDataDimNames', 'kOutputDataDims'] : ['0', 'nullptr', 'nullptr']),
-    ...(each ? ['kPortEach'] : []),
-    ...(follows ? ['kOutputFollows'] : []),
+    // OpInfo's trailing fields have defaults: given up to the last one this op sets.
+    ...(each || follows || tactics ? [each ? 'kPortEach' : 'nullptr'] : []),
+    ...(follows || tactics ? [follows ? 'kOutputFollows' : 'nullptr'] : []),
+    ...(tactics ? [String(tactics)] : []),
   ];
   return lines(constants(scalars, 'inline '), printed, initializer('inline constexpr OpInfo kInfo', info));
 }

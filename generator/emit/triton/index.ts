@@ -45,9 +45,11 @@ function job(op: OpIR, t: TritonIR): string {
     spec: op.source.relFile,
     kernel: t.kernel,
     args: t.args.map((a) => (a.kind === 'int' ? a.source : a.kind === 'workspace' ? 'workspace' : a.name)),
-    constexprs: Object.fromEntries(t.constexprs),
-    num_warps: t.numWarps,
-    num_stages: t.numStages,
+    configs: t.configs.map((c) => ({
+      constexprs: Object.fromEntries(c.constexprs),
+      num_warps: c.numWarps,
+      num_stages: c.numStages,
+    })),
     bindings: op.bindings.map((b, index) => ({ index, signature: t.args.map((a) => sig(a, b)) })),
   };
   // The do-not-edit line first, as every generated file has it.
@@ -72,7 +74,10 @@ function launcher(op: OpIR, t: TritonIR): string {
     attrList: (name) => `attrs.${name}`,
     okVar: 'ok',
   };
-  const reads = exprReads([...t.args.flatMap((a) => (a.kind === 'int' ? [a.expr] : [])), ...t.grid]);
+  const reads = exprReads([
+    ...t.args.flatMap((a) => (a.kind === 'int' ? [a.expr] : [])),
+    ...t.configs.flatMap((c) => c.grid),
+  ]);
   const value = (a: TritonArgIR, k: number): string => {
     switch (a.kind) {
       case 'tensor':
@@ -86,19 +91,23 @@ function launcher(op: OpIR, t: TritonIR): string {
         return `  int64_t a${k} = ${cppExpr(a.expr, env)};  // ${commentText(a.source)}`;
     }
   };
-  const grid = [0, 1, 2].map((d) => (t.grid[d] ? cppExpr(t.grid[d]!, env) : 'int64_t{1}'));
+  // Each configuration's grid; the context's tactic (TensorRT's) picks one, else the first.
+  const grids = t.configs.map((c) =>
+    braced([0, 1, 2].map((d) => (c.grid[d] ? cppExpr(c.grid[d]!, env) : 'int64_t{1}'))),
+  );
   const overload = (b: OpIR['bindings'][number], index: number): string[] => [
     `Status cuda(const Attrs& ${reads.attrs || t.args.some((a) => a.kind === 'float') ? 'attrs' : '/*attrs*/'}, const State& /*state*/, const ${ioType(op, b)}& io, const CudaContext& ctx) {`,
     ...(reads.division ? ['  bool ok = true;'] : []),
     ...t.args.map(value),
-    `  const int64_t grid[3] = ${braced(grid)};`,
+    `  const int64_t grids[${grids.length}][3] = ${braced(grids)};`,
+    `  const int config = triton::configOf(ctx, ${grids.length});`,
     ...(reads.division
       ? [
           `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in the Triton kernel's arguments or grid");`,
         ]
       : []),
     `  void* args[] = ${braced(t.args.length ? t.args.map((_, k) => `&a${k}`) : ['nullptr'])};`,
-    `  return triton::launch(kName, kTriton${index}, grid, args, ${t.args.length}, ctx);`,
+    `  return triton::launch(kName, kTriton${index}[config], grids[config], args, ${t.args.length}, ctx);`,
     '}',
   ];
   return [

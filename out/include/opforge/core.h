@@ -359,6 +359,9 @@ struct CudaContext {
   void* stream = nullptr;
   void* workspace = nullptr;
   size_t workspaceSize = 0;
+  // The kernel configuration to run: 0 the default; k > 0 configuration k - 1 of a Triton kernel's
+  // `configs:` (TensorRT's tactic, which IPluginV3 sets after timing them all).
+  int tactic = 0;
 };
 
 // Dim arithmetic for compiled shape expressions; division by zero clears `ok` instead of trapping.

@@ -85,6 +85,9 @@ struct OpInfo {
   // Per output: the input tensor (a heterogeneous input's member) whose dtype it has, or -1.
   // nullptr: no output follows one.
   const int* outputFollows = nullptr;
+  // Configurations of the CUDA kernel (a Triton kernel's `configs:`) that TensorRT's IPluginV3 may
+  // time as tactics 1..numTactics (CudaContext::tactic); 0: one configuration, no tactics.
+  int numTactics = 0;
 };
 
 // Core's functions call the op's own free functions (validate, runCpu, ...) unqualified from
@@ -137,6 +140,7 @@ struct CoreOf {
   static constexpr const char* const* kBindingNames = I.bindingNames;
   static constexpr const AttrInfo* kAttributes = I.attributes;
   static constexpr bool kHasCuda = I.hasCuda;
+  static constexpr int kNumTactics = I.numTactics;
   static constexpr bool kHasConfigure = I.hasConfigure;
   /** Outputs every node has; the rest are present where their `present:` condition holds. */
   static constexpr int kMinOutputs = I.minOutputs;

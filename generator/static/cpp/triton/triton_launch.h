@@ -134,6 +134,9 @@ inline Status function(const char* op, const Kernel& k, CUfunction* f, unsigned*
 
 }  // namespace detail
 
+/** The configuration a launch uses: the context's tactic k (1..n, TensorRT's) is configuration k - 1; else the first, the spec's default. */
+inline int configOf(const CudaContext& ctx, int n) { return ctx.tactic >= 1 && ctx.tactic <= n ? ctx.tactic - 1 : 0; }
+
 /**
  * Launches `k` with `args` (pointers to each non-constexpr parameter's value, in order) on the
  * context's stream over `grid` programs; Triton's trailing scratch parameters are passed as null

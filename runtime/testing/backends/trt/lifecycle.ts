@@ -28,6 +28,8 @@ import {
 } from '../../../../generator/model/ir-helpers.js';
 import { DTYPES, DTYPE_INFO, type DType } from '../../../../generator/model/type-table.js';
 import { trtPaths } from '../../../../generator/emit/trt/names.js';
+import { tritonPaths } from '../../../../generator/emit/triton/index.js';
+import { tritonPython } from '../../../python-env.js';
 import { cppFloat, cppString } from '../../../../generator/emit/lang/literals.js';
 import { lowerIfIdle } from '../../../build-priority.js';
 import { compileKey } from '../../compile-key.js';
@@ -338,7 +340,15 @@ export async function runTrtLifecycle(o: {
   const cudaKernels = o.ops
     .filter((op) => op.kernels.cuda && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /\.cu\.o$/.test(f)))
     .map((op) => path.resolve(o.root, op.kernels.cuda!));
-  const kernels = [...cpuKernels, ...cudaKernels];
+  // A Triton kernel without the kernel build's object: compiled ahead of time here for the driver's
+  // architecture (its images into one folder the launchers include), then its launcher.
+  const tritonOps = o.ops.filter(
+    (op) => op.kernels.triton && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /_triton\.cpp\.o$/.test(f)),
+  );
+  const imagesDir = path.join(o.buildDir, 'triton-images');
+  const launchers = tritonOps.map((op) => path.join(o.outDir, tritonPaths(op).launcher));
+  const images = await compileTritonImages(tritonOps, o.outDir, o.root, imagesDir);
+  const kernels = [...cpuKernels, ...cudaKernels, ...launchers];
   // The ops' own plugin units, as the CMake build links them: they hold the one instantiation of
   // each plugin and creator class (the op headers declare them extern). Compiled as one unit that
   // includes them all: each is only explicit instantiations of the shared bases, whose inline code
@@ -361,6 +371,7 @@ export async function runTrtLifecycle(o: {
     `-I${path.join(o.outDir, 'trt', 'include')}`,
     `-I${path.join(o.outDir, 'trt')}`,
     `-I${cppDir}`,
+    ...(launchers.length ? [`-I${imagesDir}`] : []),
     '-Xcompiler=-Wall,-Wextra',
   ];
   // Compiled once per content: the driver, the plugin units and the kernel sources it compiles
@@ -378,13 +389,14 @@ export async function runTrtLifecycle(o: {
     { dir: objDir, sources: [plugins], opt: '-O2' },
     { dir: path.join(objDir, 'driver'), sources: [driver], opt: '-O0' },
     ...cudaKernels.map((k) => ({ dir: path.join(objDir, 'cuda'), sources: [k], opt: '-O2' })),
+    { dir: path.join(objDir, 'triton'), sources: launchers, opt: '-O2' },
     { dir: path.join(objDir, 'cpu'), sources: cpuKernels, opt: '-O2' },
   ].filter((g) => g.sources.length);
   const sources = groups.flatMap((g) => g.sources);
   const key = compileKey(
     [o.nvcc, ...flags('-O2'), source, pluginsSource],
     [path.join(o.outDir, 'include'), path.join(o.outDir, 'trt'), cppDir],
-    [...kernels, ...kernelHeaders(o.ops, o.root)],
+    [...kernels, ...images, ...kernelHeaders(o.ops, o.root)],
   );
   const keyFile = path.join(objDir, 'key');
   const objFor = (s: string): string =>
@@ -505,4 +517,32 @@ async function inLanes<T>(items: readonly T[], lanes: number, step: (item: T) =>
   const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(lanes, items.length)) }, lane));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+/**
+ * The images of each op's Triton kernel for the driver's architecture ($CUDA_ARCH's number, else
+ * sm_80, which every host step takes), written by the project's opforge_triton_aot.py as the kernel
+ * build would; returns the files.
+ */
+async function compileTritonImages(ops: readonly OpIR[], outDir: string, root: string, dir: string): Promise<string[]> {
+  if (!ops.length) return [];
+  mkdirSync(dir, { recursive: true });
+  const arch = /\d+/.exec(process.env.CUDA_ARCH ?? '')?.[0] ?? '80';
+  return Promise.all(
+    ops.map(async (op) => {
+      const file = path.join(dir, `${op.ident.snake}_triton_images.inc`);
+      const { job } = tritonPaths(op);
+      const aot = [
+        path.join(outDir, 'triton', 'opforge_triton_aot.py'),
+        path.join(outDir, job),
+        path.resolve(root, op.kernels.triton!.source),
+        arch,
+        file,
+      ];
+      const r = await execa(tritonPython(), aot, { reject: false, all: true });
+      if (r.exitCode !== 0)
+        throw new Error(`compiling ${op.name}'s Triton kernel failed:\n${String(r.all).slice(-3000)}`);
+      return file;
+    }),
+  );
 }

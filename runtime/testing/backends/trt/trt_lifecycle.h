@@ -454,6 +454,14 @@ struct Case {
     auto d = descs();
     EXPECT(art->onShapeChange(d.data(), nIn, d.data() + nIn, nOut) == 0, "V3 onShapeChange");
     enqueueAndCompare("IPluginV3", [&](const void* const* i, void* const* o, void* w, cudaStream_t s) { return art->enqueue(d.data(), d.data() + nIn, i, o, w, s); }, ws);
+    // Every tactic it advertises (a Triton kernel's configurations), as TensorRT's timing runs them.
+    const int32_t nbTactics = build->getNbTactics();
+    std::vector<int32_t> tactics(static_cast<size_t>(nbTactics > 0 ? nbTactics : 0));
+    EXPECT(nbTactics == 0 || build->getValidTactics(tactics.data(), nbTactics) == 0, "V3 getValidTactics");
+    for (int32_t t : tactics) {
+      EXPECT(t != 0 && art->setTactic(t) == 0, "V3 setTactic");
+      enqueueAndCompare(("IPluginV3 tactic " + std::to_string(t)).c_str(), [&](const void* const* i, void* const* o, void* w, cudaStream_t s) { return art->enqueue(d.data(), d.data() + nIn, i, o, w, s); }, ws);
+    }
   }
 #endif
 

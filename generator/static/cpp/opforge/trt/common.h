@@ -335,6 +335,8 @@ class PluginCore {
   explicit PluginCore(Attrs attrs) : attrs_(std::move(attrs)) {}
 
   const Attrs& attrs() const { return attrs_; }
+  /** The configuration enqueue runs (TensorRT's tactic; 0 the default): a Triton kernel's `configs:`. */
+  void setTactic(int tactic) { tactic_ = tactic; }
 
   /** Attributes from a field collection; a missing required field or a bad value is logged and fails. */
   static bool fromFields(const nvinfer1::PluginFieldCollection* fc, const char* pluginName, Attrs* out) {
@@ -663,6 +665,7 @@ class PluginCore {
     CudaContext ctx;
     ctx.stream = stream;
     ctx.workspace = workspace;
+    ctx.tactic = tactic_;
     DType dtypes[Op::kMaxInputs] = {};
     for (int i = 0; i < numIn; ++i) dtypes[i] = in[i].dtype;
     size_t bytes = 0;
@@ -703,6 +706,7 @@ class PluginCore {
  private:
   Attrs attrs_;
   State state_;
+  int tactic_ = 0;
   bool configured_ = false;
   Shape configuredShapes_[Op::kMaxInputs];
   int configuredCount_ = 0;

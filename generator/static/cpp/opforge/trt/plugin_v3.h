@@ -48,6 +48,14 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   }
 
   // IPluginV3OneBuild
+  // A Triton kernel's configurations (`configs:`) are tactics 1..n, which TensorRT times (0 is its default: the first).
+  int32_t getNbTactics() noexcept override { return Op::kNumTactics; }
+  int32_t getValidTactics(int32_t* tactics, int32_t nbTactics) noexcept override {
+    if (nbTactics != Op::kNumTactics || (nbTactics > 0 && tactics == nullptr)) return -1;
+    for (int32_t t = 0; t < nbTactics; ++t) tactics[t] = t + 1;
+    return 0;
+  }
+
   /** The outputs the attributes ask for, then one size tensor per dim the kernel decides. */
   int32_t getNbOutputs() const noexcept override { return core_.numOutputs() + Op::kNumDataDims; }
 
@@ -144,6 +152,12 @@ class PluginV3 final : public nvinfer1::IPluginV3,
   }
 
   // IPluginV3OneRuntime
+  int32_t setTactic(int32_t tactic) noexcept override {
+    if (tactic < 0 || tactic > Op::kNumTactics) return -1;
+    core_.setTactic(tactic);
+    return 0;
+  }
+
   int32_t onShapeChange(const nvinfer1::PluginTensorDesc* in, int32_t nbInputs, const nvinfer1::PluginTensorDesc* /*out*/,
                         int32_t nbOutputs) noexcept override {
     if (nbOutputs != getNbOutputs() || nbInputs > Op::kMaxInputs || nbInputs < 0) return -1;
