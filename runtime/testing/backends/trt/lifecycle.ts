@@ -340,14 +340,8 @@ export async function runTrtLifecycle(o: {
   const cudaKernels = o.ops
     .filter((op) => op.kernels.cuda && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /\.cu\.o$/.test(f)))
     .map((op) => path.resolve(o.root, op.kernels.cuda!));
-  // A Triton kernel without the kernel build's object: compiled ahead of time here for the driver's
-  // architecture (its images into one folder the launchers include), then its launcher.
-  const tritonOps = o.ops.filter(
-    (op) => op.kernels.triton && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /_triton\.cpp\.o$/.test(f)),
-  );
-  const imagesDir = path.join(o.buildDir, 'triton-images');
-  const launchers = tritonOps.map((op) => path.join(o.outDir, tritonPaths(op).launcher));
-  const images = await compileTritonImages(tritonOps, o.outDir, o.root, imagesDir);
+  // A Triton kernel without the kernel build's object: compiled ahead of time here (tritonKernels).
+  const { launchers, images, imagesDir } = await tritonKernels(o);
   const kernels = [...cpuKernels, ...cudaKernels, ...launchers];
   // The ops' own plugin units, as the CMake build links them: they hold the one instantiation of
   // each plugin and creator class (the op headers declare them extern). Compiled as one unit that
@@ -524,6 +518,21 @@ async function inLanes<T>(items: readonly T[], lanes: number, step: (item: T) =>
  * sm_80, which every host step takes), written by the project's opforge_triton_aot.py as the kernel
  * build would; returns the files.
  */
+async function tritonKernels(o: {
+  ops: readonly OpIR[];
+  outDir: string;
+  root: string;
+  buildDir: string;
+  kernelObjects?: ReadonlyMap<string, readonly string[]>;
+}): Promise<{ launchers: string[]; images: string[]; imagesDir: string }> {
+  const ops = o.ops.filter(
+    (op) => op.kernels.triton && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /_triton\.cpp\.o$/.test(f)),
+  );
+  const imagesDir = path.join(o.buildDir, 'triton-images');
+  const launchers = ops.map((op) => path.join(o.outDir, tritonPaths(op).launcher));
+  return { launchers, images: await compileTritonImages(ops, o.outDir, o.root, imagesDir), imagesDir };
+}
+
 async function compileTritonImages(ops: readonly OpIR[], outDir: string, root: string, dir: string): Promise<string[]> {
   if (!ops.length) return [];
   mkdirSync(dir, { recursive: true });
