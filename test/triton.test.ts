@@ -46,7 +46,11 @@ testNeeding(
         'utf8',
       );
       assert.match(inc, /with Triton 3\.6\.0 for sm 90:/);
-      assert.match(inc, /\{90, opforge::triton::kCubin, (true|false), kCubin0_sm90,/);
+      assert.match(inc, /\{90, opforge::triton::kCubin, (true|false), kCubin0_0_sm90,/);
+      // One Kernel per configuration of the binding: TritonRelu has 2, TritonSoftmax 3.
+      const configs = { triton_relu: 2, triton_softmax: 3, triton_row_normalize: 1 }[op]!;
+      const kernels = /const opforge::triton::Kernel kTriton0\[\] = \{([^;]*)\};/.exec(inc)?.[1] ?? '';
+      assert.is(kernels.match(/\{kImages0_\d+,/g)?.length, configs, `${op}: its configurations`);
     }
     // The ORT library built WITH_CUDA links the launchers (their cuda() overloads) with no undefined symbol.
     const lib = await buildOrtLibrary({
@@ -101,6 +105,11 @@ int main() {
     const Image* p = detail::pick(k, cc);
     std::printf("%d:%s%d ", cc, p == nullptr ? "none" : p->kind == kCubin ? "cubin" : "ptx", p == nullptr ? 0 : p->arch);
   }
+  const int defaults[][2] = {{90, 1}, {100, 2}};
+  for (int cc : ccs) std::printf("%d->%d ", cc, configFor(cc, 3, defaults, 2));
+  opforge::CudaContext tactic2;
+  tactic2.tactic = 2;
+  std::printf("tactic2->%d", configOf(tactic2, 3, defaults, 2));
   return 0;
 }
 `,
@@ -116,7 +125,11 @@ int main() {
       exe,
     ]);
     // sm_86/89 run the sm_80 cubin; sm_90 its own; newer GPUs JIT the sm_80 PTX (sm_90a's is not portable); sm_75 nothing.
-    assert.is(sh(exe, []).trim(), '75:none0 80:cubin80 86:cubin80 89:cubin80 90:cubin90 100:ptx80 120:ptx80');
+    // The configuration: a GPU's declared default (`archs:`), else the first; a tactic wins.
+    assert.is(
+      sh(exe, []).trim(),
+      '75:none0 80:cubin80 86:cubin80 89:cubin80 90:cubin90 100:ptx80 120:ptx80 75->0 80->0 86->0 89->0 90->1 100->2 120->0 tactic2->1',
+    );
   },
 );
 

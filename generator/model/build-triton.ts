@@ -27,6 +27,7 @@ interface RawTritonConfig {
   grid?: (string | number)[];
   num_warps?: number;
   num_stages?: number;
+  archs?: number[];
 }
 
 type CompileDim = (d: string | number, p: KeyPath) => Expr | undefined;
@@ -107,8 +108,15 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
         : grid,
       numWarps: c.num_warps ?? raw.num_warps ?? 4,
       numStages: c.num_stages ?? raw.num_stages ?? 3,
+      archs: c.archs ?? [],
     }),
   );
+  // A GPU has one default: no arch in two configurations' lists.
+  configs.forEach((c, k) => {
+    const dup = c.archs.find((a) => configs.slice(0, k).some((p) => p.archs.includes(a)));
+    if (dup !== undefined)
+      err([...base, 'configs', k, 'archs'], `sm_${dup} is already the default of an earlier configuration`);
+  });
   if (before.failed) return undefined;
   return { source: s.source!, kernel: raw.kernel, args, configs };
 }

@@ -430,4 +430,6 @@ export interface TritonConfigIR {
   grid: Expr[];
   numWarps: number;
   numStages: number;
+  /** The compute capabilities (e.g. 90) on which it is the default outside TensorRT; [] for none. */
+  archs: number[];
 }

@@ -91,7 +91,9 @@ function launcher(op: OpIR, t: TritonIR): string {
         return `  int64_t a${k} = ${cppExpr(a.expr, env)};  // ${commentText(a.source)}`;
     }
   };
-  // Each configuration's grid; the context's tactic (TensorRT's) picks one, else the first.
+  // The configurations that are the default on some GPUs: {compute capability, configuration}.
+  const archDefaults = t.configs.flatMap((c, k) => c.archs.map((a) => braced([String(a), String(k)])));
+  // Each configuration's grid; the context's tactic (TensorRT's) picks one, else the GPU's default.
   const grids = t.configs.map((c) =>
     braced([0, 1, 2].map((d) => (c.grid[d] ? cppExpr(c.grid[d]!, env) : 'int64_t{1}'))),
   );
@@ -100,7 +102,7 @@ function launcher(op: OpIR, t: TritonIR): string {
     ...(reads.division ? ['  bool ok = true;'] : []),
     ...t.args.map(value),
     `  const int64_t grids[${grids.length}][3] = ${braced(grids)};`,
-    `  const int config = triton::configOf(ctx, ${grids.length});`,
+    `  const int config = triton::configOf(ctx, ${grids.length}, ${archDefaults.length ? 'kArchDefaults' : 'nullptr'}, ${archDefaults.length});`,
     ...(reads.division
       ? [
           `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in the Triton kernel's arguments or grid");`,
@@ -118,7 +120,13 @@ function launcher(op: OpIR, t: TritonIR): string {
     '',
     namespaceBlock(
       ['opforge', 'ops', op.ident.snake],
-      ['namespace {', `#include ${cppString(`${op.ident.snake}_triton_images.inc`)}`, '}  // namespace', ''],
+      [
+        'namespace {',
+        `#include ${cppString(`${op.ident.snake}_triton_images.inc`)}`,
+        archDefaults.length ? `const int kArchDefaults[][2] = ${braced(archDefaults)};` : null,
+        '}  // namespace',
+        '',
+      ],
       op.bindings.flatMap((b, k) => [...overload(b, k), '']).slice(0, -1),
     ),
   ].join('\n');

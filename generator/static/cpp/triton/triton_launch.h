@@ -134,8 +134,27 @@ inline Status function(const char* op, const Kernel& k, CUfunction* f, unsigned*
 
 }  // namespace detail
 
-/** The configuration a launch uses: the context's tactic k (1..n, TensorRT's) is configuration k - 1; else the first, the spec's default. */
-inline int configOf(const CudaContext& ctx, int n) { return ctx.tactic >= 1 && ctx.tactic <= n ? ctx.tactic - 1 : 0; }
+/**
+ * The configuration a launch uses (configOf; configFor for a GPU of capability cc): the context's tactic k (1..n, TensorRT's) is configuration k - 1;
+ * else the one the spec makes the default on this GPU (`archs:`, `defaults` rows {capability,
+ * configuration}: the GPU's own, else the highest of its major architecture below it); else the first.
+ */
+inline int configFor(int cc, int n, const int (*defaults)[2], int numDefaults) {
+  int best = -1, config = 0;
+  for (int i = 0; i < numDefaults; ++i)
+    if (defaults[i][0] / 10 == cc / 10 && defaults[i][0] <= cc && defaults[i][0] > best) best = defaults[i][0], config = defaults[i][1];
+  return config < n ? config : 0;
+}
+
+inline int configOf(const CudaContext& ctx, int n, const int (*defaults)[2], int numDefaults) {
+  if (ctx.tactic >= 1 && ctx.tactic <= n) return ctx.tactic - 1;
+  if (numDefaults == 0) return 0;
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return 0;
+  return configFor(major * 10 + minor, n, defaults, numDefaults);
+}
 
 /**
  * Launches `k` with `args` (pointers to each non-constexpr parameter's value, in order) on the
