@@ -501,6 +501,7 @@ function buildTritonKernel(
     source,
     sourceFile: path.resolve(path.dirname(spec.file), t.source),
     hasWorkspace: raw.workspace !== undefined,
+    typeVars: Object.keys(raw.types ?? {}),
     compileDim: (d, p) =>
       compileDim(d, p, readable, exprAttrs, spec, errors, lets, 'int', 0, undefined, undefined, true),
   });

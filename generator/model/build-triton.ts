@@ -8,14 +8,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KeyPath } from './diagnostics.js';
 import { didYouMean } from './diagnostics.js';
-import type { AttributeIR, Expr, InputIR, OutputIR, TritonArgIR, TritonConfigIR, TritonIR } from './ir.js';
+import type {
+  AttributeIR,
+  Expr,
+  InputIR,
+  OutputIR,
+  TritonArgIR,
+  TritonConfigIR,
+  TritonConstexpr,
+  TritonIR,
+} from './ir.js';
 import type { LoadedSpec } from './load.js';
 
 export interface RawTriton {
   source: string;
   kernel: string;
   args: (string | number)[];
-  constexprs?: Record<string, number | boolean>;
+  constexprs?: Record<string, number | boolean | string>;
   grid: (string | number)[];
   num_warps?: number;
   num_stages?: number;
@@ -23,7 +32,7 @@ export interface RawTriton {
 }
 
 interface RawTritonConfig {
-  constexprs?: Record<string, number | boolean>;
+  constexprs?: Record<string, number | boolean | string>;
   grid?: (string | number)[];
   num_warps?: number;
   num_stages?: number;
@@ -45,6 +54,8 @@ export interface TritonScope {
   /** A dim expression over the always-present inputs, with numel() allowed. */
   compileDim: CompileDim;
   hasWorkspace: boolean;
+  /** The op's type variables' names (a constexpr may take one's dtype). */
+  typeVars: readonly string[];
 }
 
 export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefined {
@@ -99,10 +110,19 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
     return { kind: 'int', expr, source: String(a) };
   });
   const grid = raw.grid.map((g, i): Expr => s.compileDim(g, [...base, 'grid', i]) ?? { kind: 'int', value: 0 });
+  // A constexpr beside `configs` is in every configuration: its error once.
+  const reported = new Set<string>();
+  const errOnce: TritonScope['err'] = (p, m, o) => {
+    if (!reported.has(p.join('.'))) err(p, m, o);
+    reported.add(p.join('.'));
+  };
   // Each configuration over the defaults above: its constexprs merged, the rest replaced.
   const configs = (raw.configs ?? [{}]).map(
     (c, k): TritonConfigIR => ({
-      constexprs: Object.entries({ ...raw.constexprs, ...c.constexprs }),
+      constexprs: Object.entries({ ...raw.constexprs, ...c.constexprs }).map(([name, v]): [string, TritonConstexpr] => [
+        name,
+        constexprValue(v, name, k, s, errOnce),
+      ]),
       grid: c.grid
         ? c.grid.map((g, i): Expr => s.compileDim(g, [...base, 'configs', k, 'grid', i]) ?? { kind: 'int', value: 0 })
         : grid,
@@ -137,4 +157,33 @@ function checkDefinition(s: TritonScope, kernel: string, err: TritonScope['err']
     err(['kernels', 'triton', 'kernel'], `\`${kernel}\` is not a function defined in ${path.basename(s.sourceFile)}`, {
       hint: didYouMean(kernel, defined),
     });
+}
+
+/** A constexpr's value; a string names a type variable, whose dtype each binding's kernel gets. */
+function constexprValue(
+  v: number | boolean | string,
+  name: string,
+  config: number,
+  s: TritonScope,
+  err: TritonScope['err'],
+): TritonConstexpr {
+  if (typeof v !== 'string') return v;
+  if (s.typeVars.includes(v)) return { dtypeOf: v };
+  const inConfig =
+    s.spec.value &&
+    (s.spec.value as { kernels?: { triton?: { configs?: { constexprs?: object }[] } } }).kernels?.triton?.configs?.[
+      config
+    ]?.constexprs;
+  const at =
+    inConfig && Object.hasOwn(inConfig, name)
+      ? ['kernels', 'triton', 'configs', config, 'constexprs', name]
+      : ['kernels', 'triton', 'constexprs', name];
+  err(
+    at,
+    `\`${v}\` is not a type variable; a constexpr is a number, a boolean or a type variable (its dtype under each binding)`,
+    {
+      hint: didYouMean(v, [...s.typeVars]),
+    },
+  );
+  return 0;
 }

@@ -422,10 +422,13 @@ export interface TritonIR {
   configs: TritonConfigIR[];
 }
 
+/** A constexpr's value: a number or boolean, or a type variable's dtype under each binding (a `tl.dtype`). */
+export type TritonConstexpr = number | boolean | { dtypeOf: string };
+
 /** One configuration of a Triton kernel: its constexprs, launch grid, warps and stages. */
 export interface TritonConfigIR {
   /** The constexpr parameters and their values, in the spec's order. */
-  constexprs: [string, number | boolean][];
+  constexprs: [string, TritonConstexpr][];
   /** 1 to 3 dim expressions: the launch grid (x, y, z). */
   grid: Expr[];
   numWarps: number;

@@ -46,11 +46,14 @@ function job(op: OpIR, t: TritonIR): string {
     kernel: t.kernel,
     args: t.args.map((a) => (a.kind === 'int' ? a.source : a.kind === 'workspace' ? 'workspace' : a.name)),
     configs: t.configs.map((c) => ({
-      constexprs: Object.fromEntries(c.constexprs),
+      constexprs: Object.fromEntries(
+        c.constexprs.map(([k, v]) => [k, typeof v === 'object' ? { dtype_of: v.dtypeOf } : v]),
+      ),
       num_warps: c.numWarps,
       num_stages: c.numStages,
     })),
-    bindings: op.bindings.map((b, index) => ({ index, signature: t.args.map((a) => sig(a, b)) })),
+    // A constexpr naming a type variable ({"dtype_of": "T"}) takes the binding's dtype of it.
+    bindings: op.bindings.map((b, index) => ({ index, signature: t.args.map((a) => sig(a, b)), dtypes: b.vars })),
   };
   // The do-not-edit line first, as every generated file has it.
   return `${JSON.stringify(data, null, 2).replace(/^\{\n {2}/, '{ ')}\n`;

@@ -85,13 +85,25 @@ def main(argv: list) -> int:
     return 0
 
 
+# opforge's dtypes as Triton's (a constexpr naming a type variable gets its binding's dtype).
+TL_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64", "int8": "int8",
+             "uint8": "uint8", "int32": "int32", "int64": "int64", "bool": "int1"}
+
+
+def constexprs_of(c, b):
+    """The configuration's constexprs under binding b: {"dtype_of": "T"} becomes T's dtype (tl.float16, ...)."""
+    import triton.language as tl
+
+    return {k: getattr(tl, TL_DTYPES[b["dtypes"][v["dtype_of"]]]) if isinstance(v, dict) else v for k, v in c["constexprs"].items()}
+
+
 def compile_config(job, fn, b, ci, c, archs, lines, tc):
     """Configuration ci of binding b for every arch: its images appended to lines; returns its Kernel's initializer.
     tc: Triton's compiler (the module, GPUTarget, ASTSource, make_backend)."""
     params = [n for n in fn.arg_names if n not in c["constexprs"]]
     signature = dict(zip(params, b["signature"]))
     signature.update({k: "constexpr" for k in c["constexprs"]})
-    src = tc.ASTSource(fn=fn, signature=signature, constexprs=dict(c["constexprs"]))
+    src = tc.ASTSource(fn=fn, signature=signature, constexprs=constexprs_of(c, b))
     images = []
     for arch in archs:
         target = tc.GPUTarget("cuda", arch, 32)
