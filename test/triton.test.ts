@@ -46,11 +46,11 @@ testNeeding(
         'utf8',
       );
       assert.match(inc, /with Triton 3\.6\.0 for sm 90:/);
-      assert.match(inc, /\{90, opforge::triton::kCubin, (true|false), kCubin0_0_sm90,/);
-      // One Kernel per configuration of the binding: TritonRelu has 2, TritonSoftmax 3.
-      const configs = { triton_relu: 2, triton_softmax: 3, triton_row_normalize: 1 }[op]!;
+      assert.match(inc, /\{90, opforge::triton::kCubin, (true|false), kCubin0_0_0_sm90,/);
+      // One Kernel per variant and configuration: TritonRelu has 2 configurations, TritonSoftmax 3 for each value of its `log` attribute (a constexpr).
+      const configs = { triton_relu: 2, triton_softmax: 6, triton_row_normalize: 1 }[op]!;
       const kernels = /const opforge::triton::Kernel kTriton0\[\] = \{([^;]*)\};/.exec(inc)?.[1] ?? '';
-      assert.is(kernels.match(/\{kImages0_\d+,/g)?.length, configs, `${op}: its configurations`);
+      assert.is(kernels.match(/\{kImages0_\d+_\d+,/g)?.length, configs, `${op}: its configurations`);
     }
     // The ORT library built WITH_CUDA links the launchers (their cuda() overloads) with no undefined symbol.
     const lib = await buildOrtLibrary({

@@ -137,8 +137,64 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
     if (dup !== undefined)
       err([...base, 'configs', k, 'archs'], `sm_${dup} is already the default of an earlier configuration`);
   });
+  const variants = attrVariants(configs, s, err);
   if (before.failed) return undefined;
-  return { source: s.source!, kernel: raw.kernel, args, configs };
+  return { source: s.source!, kernel: raw.kernel, args, configs, variants };
+}
+
+/** Most kernel variants the attributes feeding constexprs may make (each compiled per binding, configuration and arch). */
+const MAX_VARIANTS = 16;
+
+/**
+ * The attributes the constexprs read, with their values: a bool's two, an `enum`'s, or an int's
+ * min..max where that is a short range. Others have no finite set to compile ahead of time.
+ */
+function attrVariants(
+  configs: readonly TritonConfigIR[],
+  s: TritonScope,
+  err: TritonScope['err'],
+): TritonIR['variants'] {
+  const names = [
+    ...new Set(
+      configs.flatMap((c) => c.constexprs.flatMap(([, v]) => (typeof v === 'object' && 'attr' in v ? [v.attr] : []))),
+    ),
+  ];
+  const variants = names.flatMap((name): TritonIR['variants'] => {
+    const a = s.attributes.find((x) => x.name === name)!;
+    if (a.type === 'bool') return [{ attr: name, values: [false, true] }];
+    if (a.enum && (a.type === 'int' || a.type === 'string')) return [{ attr: name, values: [...a.enum] }];
+    if (a.type === 'int' && a.min !== undefined && a.max !== undefined) {
+      const lo = a.min + (a.minExclusive ? 1 : 0);
+      const hi = a.max - (a.maxExclusive ? 1 : 0);
+      if (hi - lo < MAX_VARIANTS)
+        return [{ attr: name, values: Array.from({ length: hi - lo + 1 }, (_, k) => lo + k) }];
+    }
+    err(
+      usePath(s, name),
+      `attribute \`${name}\` feeds a constexpr but has no short list of values to compile: a bool, an \`enum\`, or an int with min and max less than ${MAX_VARIANTS} apart`,
+    );
+    return [];
+  });
+  const count = variants.reduce((n, v) => n * v.values.length, 1);
+  if (count > MAX_VARIANTS)
+    err(
+      usePath(s, variants[variants.length - 1]!.attr),
+      `the attributes feeding constexprs (${variants.map((v) => v.attr).join(', ')}) make ${count} kernel variants; at most ${MAX_VARIANTS} are compiled`,
+    );
+  return variants;
+}
+
+/** Where the spec first passes attribute `name` to a constexpr (beside `configs`, else in one). */
+function usePath(s: TritonScope, name: string): KeyPath {
+  const t = (s.spec.value as { kernels?: { triton?: RawTriton } } | null)?.kernels?.triton;
+  const at = (c: RawTriton['constexprs']): string | undefined =>
+    Object.entries(c ?? {}).find(([, v]) => v === name)?.[0];
+  const top = at(t?.constexprs);
+  if (top !== undefined) return ['kernels', 'triton', 'constexprs', top];
+  const k = (t?.configs ?? []).findIndex((c) => at(c.constexprs) !== undefined);
+  return k >= 0
+    ? ['kernels', 'triton', 'configs', k, 'constexprs', at(t!.configs![k]!.constexprs)!]
+    : ['kernels', 'triton'];
 }
 
 /**
@@ -169,6 +225,7 @@ function constexprValue(
 ): TritonConstexpr {
   if (typeof v !== 'string') return v;
   if (s.typeVars.includes(v)) return { dtypeOf: v };
+  if (s.attributes.some((a) => a.name === v)) return { attr: v };
   const inConfig =
     s.spec.value &&
     (s.spec.value as { kernels?: { triton?: { configs?: { constexprs?: object }[] } } }).kernels?.triton?.configs?.[
@@ -180,9 +237,9 @@ function constexprValue(
       : ['kernels', 'triton', 'constexprs', name];
   err(
     at,
-    `\`${v}\` is not a type variable; a constexpr is a number, a boolean or a type variable (its dtype under each binding)`,
+    `\`${v}\` is not a type variable or attribute; a constexpr is a number, a boolean, a type variable (its dtype under each binding) or an attribute (the kernel compiled for each of its values)`,
     {
-      hint: didYouMean(v, [...s.typeVars]),
+      hint: didYouMean(v, [...s.typeVars, ...s.attributes.map((a) => a.name)]),
     },
   );
   return 0;

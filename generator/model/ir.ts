@@ -420,10 +420,15 @@ export interface TritonIR {
   args: TritonArgIR[];
   /** The compiled configurations, the first the default (TensorRT's IPluginV3 times them all as tactics). */
   configs: TritonConfigIR[];
+  /**
+   * The attributes constexprs read, each with every value it may take: the kernel is compiled per
+   * combination (the first attribute's values vary slowest), and a call runs its attributes' one.
+   */
+  variants: { attr: string; values: (number | boolean | string)[] }[];
 }
 
 /** A constexpr's value: a number or boolean, or a type variable's dtype under each binding (a `tl.dtype`). */
-export type TritonConstexpr = number | boolean | { dtypeOf: string };
+export type TritonConstexpr = number | boolean | { dtypeOf: string } | { attr: string };
 
 /** One configuration of a Triton kernel: its constexprs, launch grid, warps and stages. */
 export interface TritonConfigIR {

@@ -47,16 +47,42 @@ function job(op: OpIR, t: TritonIR): string {
     args: t.args.map((a) => (a.kind === 'int' ? a.source : a.kind === 'workspace' ? 'workspace' : a.name)),
     configs: t.configs.map((c) => ({
       constexprs: Object.fromEntries(
-        c.constexprs.map(([k, v]) => [k, typeof v === 'object' ? { dtype_of: v.dtypeOf } : v]),
+        c.constexprs.map(([k, v]) => [
+          k,
+          typeof v !== 'object' ? v : 'attr' in v ? { attr: v.attr } : { dtype_of: v.dtypeOf },
+        ]),
       ),
       num_warps: c.numWarps,
       num_stages: c.numStages,
     })),
+    // Constexprs from attributes ({"attr": "a"}): compiled per combination of these values.
+    variants: t.variants,
     // A constexpr naming a type variable ({"dtype_of": "T"}) takes the binding's dtype of it.
     bindings: op.bindings.map((b, index) => ({ index, signature: t.args.map((a) => sig(a, b)), dtypes: b.vars })),
   };
   // The do-not-edit line first, as every generated file has it.
   return `${JSON.stringify(data, null, 2).replace(/^\{\n {2}/, '{ ')}\n`;
+}
+
+/**
+ * The kernel variant of the call's attributes (those feeding constexprs): each attribute's index in
+ * its value list, the first varying slowest, as opforge_triton_aot.py lays the variants out.
+ */
+function variantIndex(t: TritonIR): string[] {
+  if (!t.variants.length) return [];
+  const literal = (v: number | boolean | string): string =>
+    typeof v === 'string' ? cppString(v) : typeof v === 'boolean' ? String(v) : String(v);
+  return [
+    '  int variant = 0;',
+    ...t.variants.flatMap((v) => [
+      `  {  // ${commentText(v.attr)}: ${v.values.map(String).join(', ')}`,
+      `    int i = -1;`,
+      ...v.values.map((x, k) => `    if (attrs.${v.attr} == ${literal(x)}) i = ${k};`),
+      `    if (i < 0) return Status::Error(std::string(kName) + ${cppString(`: attribute ${v.attr} has a value the Triton kernel was not compiled for`)});`,
+      `    variant = variant * ${v.values.length} + i;`,
+      '  }',
+    ]),
+  ];
 }
 
 /** The launcher: one cuda() overload per binding, each passing its tensors, values and grid to launch(). */
@@ -101,18 +127,19 @@ function launcher(op: OpIR, t: TritonIR): string {
     braced([0, 1, 2].map((d) => (c.grid[d] ? cppExpr(c.grid[d]!, env) : 'int64_t{1}'))),
   );
   const overload = (b: OpIR['bindings'][number], index: number): string[] => [
-    `Status cuda(const Attrs& ${reads.attrs || t.args.some((a) => a.kind === 'float') ? 'attrs' : '/*attrs*/'}, const State& /*state*/, const ${ioType(op, b)}& io, const CudaContext& ctx) {`,
+    `Status cuda(const Attrs& ${reads.attrs || t.variants.length || t.args.some((a) => a.kind === 'float') ? 'attrs' : '/*attrs*/'}, const State& /*state*/, const ${ioType(op, b)}& io, const CudaContext& ctx) {`,
     ...(reads.division ? ['  bool ok = true;'] : []),
     ...t.args.map(value),
     `  const int64_t grids[${grids.length}][3] = ${braced(grids)};`,
     `  const int config = triton::configOf(ctx, ${grids.length}, ${archDefaults.length ? 'kArchDefaults' : 'nullptr'}, ${archDefaults.length});`,
+    ...variantIndex(t),
     ...(reads.division
       ? [
           `  if (!ok) return Status::Error(std::string(kName) + ": division by zero in the Triton kernel's arguments or grid");`,
         ]
       : []),
     `  void* args[] = ${braced(t.args.length ? t.args.map((_, k) => `&a${k}`) : ['nullptr'])};`,
-    `  return triton::launch(kName, kTriton${index}[config], grids[config], args, ${t.args.length}, ctx);`,
+    `  return triton::launch(kName, kTriton${index}[${t.variants.length ? `variant * ${grids.length} + config` : 'config'}], grids[config], args, ${t.args.length}, ctx);`,
     '}',
   ];
   return [
