@@ -493,7 +493,6 @@ function buildTritonKernel(
     err(['kernels', 'triton'], 'an op has one CUDA kernel: `cuda` (C++) or `triton`, not both', { at: 'key' });
   const source = checkKernel(t.source, ['kernels', 'triton', 'source'], spec, ctx, err);
   const triton = buildTriton(t, {
-    spec,
     err,
     inputs,
     outputs,

@@ -18,7 +18,6 @@ import type {
   TritonConstexpr,
   TritonIR,
 } from './ir.js';
-import type { LoadedSpec } from './load.js';
 
 export interface RawTriton {
   source: string;
@@ -42,7 +41,6 @@ interface RawTritonConfig {
 type CompileDim = (d: string | number, p: KeyPath) => Expr | undefined;
 
 export interface TritonScope {
-  spec: LoadedSpec;
   err: (p: KeyPath, message: string, opts?: { hint?: string | undefined; at?: 'key' }) => void;
   inputs: readonly InputIR[];
   outputs: readonly OutputIR[];
@@ -110,19 +108,31 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
     return { kind: 'int', expr, source: String(a) };
   });
   const grid = raw.grid.map((g, i): Expr => s.compileDim(g, [...base, 'grid', i]) ?? { kind: 'int', value: 0 });
-  // A constexpr beside `configs` is in every configuration: its error once.
+  // A constexpr beside `configs` is in every configuration: its error once, and an attribute's
+  // first use is where an error about the attribute points.
   const reported = new Set<string>();
   const errOnce: TritonScope['err'] = (p, m, o) => {
     if (!reported.has(p.join('.'))) err(p, m, o);
     reported.add(p.join('.'));
   };
+  const attrUse = new Map<string, KeyPath>();
+  const constexpr = (name: string, v: number | boolean | string, p: KeyPath): [string, TritonConstexpr] => {
+    const value = constexprValue(v, p, s, errOnce);
+    if (typeof value === 'object' && 'attr' in value && !attrUse.has(value.attr)) attrUse.set(value.attr, p);
+    return [name, value];
+  };
   // Each configuration over the defaults above: its constexprs merged, the rest replaced.
   const configs = (raw.configs ?? [{}]).map(
     (c, k): TritonConfigIR => ({
-      constexprs: Object.entries({ ...raw.constexprs, ...c.constexprs }).map(([name, v]): [string, TritonConstexpr] => [
-        name,
-        constexprValue(v, name, k, s, errOnce),
-      ]),
+      constexprs: Object.entries({ ...raw.constexprs, ...c.constexprs }).map(([name, v]) =>
+        constexpr(
+          name,
+          v,
+          c.constexprs && Object.hasOwn(c.constexprs, name)
+            ? [...base, 'configs', k, 'constexprs', name]
+            : [...base, 'constexprs', name],
+        ),
+      ),
       grid: c.grid
         ? c.grid.map((g, i): Expr => s.compileDim(g, [...base, 'configs', k, 'grid', i]) ?? { kind: 'int', value: 0 })
         : grid,
@@ -137,7 +147,7 @@ export function buildTriton(raw: RawTriton, s: TritonScope): TritonIR | undefine
     if (dup !== undefined)
       err([...base, 'configs', k, 'archs'], `sm_${dup} is already the default of an earlier configuration`);
   });
-  const variants = attrVariants(configs, s, err);
+  const variants = attrVariants(attrUse, s, err);
   if (before.failed) return undefined;
   return { source: s.source!, kernel: raw.kernel, args, configs, variants };
 }
@@ -150,16 +160,11 @@ const MAX_VARIANTS = 16;
  * min..max where that is a short range. Others have no finite set to compile ahead of time.
  */
 function attrVariants(
-  configs: readonly TritonConfigIR[],
+  attrUse: ReadonlyMap<string, KeyPath>,
   s: TritonScope,
   err: TritonScope['err'],
 ): TritonIR['variants'] {
-  const names = [
-    ...new Set(
-      configs.flatMap((c) => c.constexprs.flatMap(([, v]) => (typeof v === 'object' && 'attr' in v ? [v.attr] : []))),
-    ),
-  ];
-  const variants = names.flatMap((name): TritonIR['variants'] => {
+  const variants = [...attrUse.keys()].flatMap((name): TritonIR['variants'] => {
     const a = s.attributes.find((x) => x.name === name)!;
     if (a.type === 'bool') return [{ attr: name, values: [false, true] }];
     if (a.enum && (a.type === 'int' || a.type === 'string')) return [{ attr: name, values: [...a.enum] }];
@@ -170,7 +175,7 @@ function attrVariants(
         return [{ attr: name, values: Array.from({ length: hi - lo + 1 }, (_, k) => lo + k) }];
     }
     err(
-      usePath(s, name),
+      attrUse.get(name)!,
       `attribute \`${name}\` feeds a constexpr but has no short list of values to compile: a bool, an \`enum\`, or an int with min and max less than ${MAX_VARIANTS} apart`,
     );
     return [];
@@ -178,23 +183,10 @@ function attrVariants(
   const count = variants.reduce((n, v) => n * v.values.length, 1);
   if (count > MAX_VARIANTS)
     err(
-      usePath(s, variants[variants.length - 1]!.attr),
+      attrUse.get(variants[variants.length - 1]!.attr)!,
       `the attributes feeding constexprs (${variants.map((v) => v.attr).join(', ')}) make ${count} kernel variants; at most ${MAX_VARIANTS} are compiled`,
     );
   return variants;
-}
-
-/** Where the spec first passes attribute `name` to a constexpr (beside `configs`, else in one). */
-function usePath(s: TritonScope, name: string): KeyPath {
-  const t = (s.spec.value as { kernels?: { triton?: RawTriton } } | null)?.kernels?.triton;
-  const at = (c: RawTriton['constexprs']): string | undefined =>
-    Object.entries(c ?? {}).find(([, v]) => v === name)?.[0];
-  const top = at(t?.constexprs);
-  if (top !== undefined) return ['kernels', 'triton', 'constexprs', top];
-  const k = (t?.configs ?? []).findIndex((c) => at(c.constexprs) !== undefined);
-  return k >= 0
-    ? ['kernels', 'triton', 'configs', k, 'constexprs', at(t!.configs![k]!.constexprs)!]
-    : ['kernels', 'triton'];
 }
 
 /**
@@ -215,32 +207,20 @@ function checkDefinition(s: TritonScope, kernel: string, err: TritonScope['err']
     });
 }
 
-/** A constexpr's value; a string names a type variable, whose dtype each binding's kernel gets. */
+/** A constexpr's value (at `p` in the spec); a string names a type variable or an attribute. */
 function constexprValue(
   v: number | boolean | string,
-  name: string,
-  config: number,
+  p: KeyPath,
   s: TritonScope,
   err: TritonScope['err'],
 ): TritonConstexpr {
   if (typeof v !== 'string') return v;
   if (s.typeVars.includes(v)) return { dtypeOf: v };
   if (s.attributes.some((a) => a.name === v)) return { attr: v };
-  const inConfig =
-    s.spec.value &&
-    (s.spec.value as { kernels?: { triton?: { configs?: { constexprs?: object }[] } } }).kernels?.triton?.configs?.[
-      config
-    ]?.constexprs;
-  const at =
-    inConfig && Object.hasOwn(inConfig, name)
-      ? ['kernels', 'triton', 'configs', config, 'constexprs', name]
-      : ['kernels', 'triton', 'constexprs', name];
   err(
-    at,
+    p,
     `\`${v}\` is not a type variable or attribute; a constexpr is a number, a boolean, a type variable (its dtype under each binding) or an attribute (the kernel compiled for each of its values)`,
-    {
-      hint: didYouMean(v, [...s.typeVars, ...s.attributes.map((a) => a.name)]),
-    },
+    { hint: didYouMean(v, [...s.typeVars, ...s.attributes.map((a) => a.name)]) },
   );
   return 0;
 }

@@ -4,14 +4,13 @@
 // architecture, included by the launcher). Every backend links the op's CUDA object as it would a
 // .cu kernel's, so they all launch the same compiled code.
 
-import { TRITON_POINTER, type DType } from '../../model/type-table.js';
+import { TRITON_POINTER } from '../../model/type-table.js';
 import type { OpIR, ProjectIR, TritonArgIR, TritonIR } from '../../model/ir.js';
-import { dtypeUnder, ioType } from '../../model/ir-helpers.js';
+import { dtypeUnder, exprReads, ioType } from '../../model/ir-helpers.js';
 import { defineEmitter, headerLine, opFile, staticFile, type GeneratedFile } from '../emitter.js';
 import { cppExpr, type CppExprEnv } from '../lang/cpp-expr.js';
 import { cppString, commentText } from '../lang/literals.js';
 import { braced, namespaceBlock } from '../lang/cpp.js';
-import { exprReads } from '../../model/ir-helpers.js';
 
 /** Where the launcher's files go (relative to out/). */
 export function tritonPaths(op: OpIR): { launcher: string; job: string } {
@@ -19,9 +18,9 @@ export function tritonPaths(op: OpIR): { launcher: string; job: string } {
   return { launcher: `${dir}/${op.ident.snake}_triton.cpp`, job: `${dir}/${op.ident.snake}_triton.json` };
 }
 
-function portDtype(op: OpIR, port: number, b: OpIR['bindings'][number]): DType {
-  const p = port < op.inputs.length ? op.inputs[port]! : op.outputs[port - op.inputs.length]!;
-  return dtypeUnder(p.type, b);
+/** The input or output at a port of the op core's order (the inputs, then the outputs). */
+function portAt(op: OpIR, port: number): OpIR['inputs'][number] | OpIR['outputs'][number] {
+  return port < op.inputs.length ? op.inputs[port]! : op.outputs[port - op.inputs.length]!;
 }
 
 /** The job opforge_triton_aot.py compiles: each binding's signature of the non-constexpr parameters. */
@@ -29,7 +28,7 @@ function job(op: OpIR, t: TritonIR): string {
   const sig = (a: TritonArgIR, b: OpIR['bindings'][number]): string => {
     switch (a.kind) {
       case 'tensor':
-        return TRITON_POINTER[portDtype(op, a.port, b)];
+        return TRITON_POINTER[dtypeUnder(portAt(op, a.port).type, b)];
       case 'workspace':
         return '*u8';
       case 'float':
@@ -70,8 +69,7 @@ function job(op: OpIR, t: TritonIR): string {
  */
 function variantIndex(t: TritonIR): string[] {
   if (!t.variants.length) return [];
-  const literal = (v: number | boolean | string): string =>
-    typeof v === 'string' ? cppString(v) : typeof v === 'boolean' ? String(v) : String(v);
+  const literal = (v: number | boolean | string): string => (typeof v === 'string' ? cppString(v) : String(v));
   return [
     '  int variant = 0;',
     ...t.variants.flatMap((v) => [
@@ -87,8 +85,6 @@ function variantIndex(t: TritonIR): string[] {
 
 /** The launcher: one cuda() overload per binding, each passing its tensors, values and grid to launch(). */
 function launcher(op: OpIR, t: TritonIR): string {
-  const nIn = op.inputs.length;
-  const portName = (port: number): string => (port < nIn ? op.inputs[port]!.name : op.outputs[port - nIn]!.name);
   const env: CppExprEnv = {
     dim: (i, axis) =>
       axis < 0
@@ -111,7 +107,7 @@ function launcher(op: OpIR, t: TritonIR): string {
     switch (a.kind) {
       case 'tensor':
         // Triton's pointer parameters are device addresses passed by value.
-        return `  CUdeviceptr a${k} = reinterpret_cast<CUdeviceptr>(io.${portName(a.port)}.data);`;
+        return `  CUdeviceptr a${k} = reinterpret_cast<CUdeviceptr>(io.${portAt(op, a.port).name}.data);`;
       case 'workspace':
         return `  CUdeviceptr a${k} = reinterpret_cast<CUdeviceptr>(ctx.workspace);`;
       case 'float':
