@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defineArgs, needsConfigure } from './cmake-cache.js';
 import { runLogged } from './run-logged.js';
+import { tritonPython } from './python-env.js';
 
 export interface KernelBuild {
   /** opforge_kernels.cmake: `set(OPFORGE_OBJECTS_<op>_cpu|_cuda "<objects>")` per op. */
@@ -28,15 +29,15 @@ export async function buildKernels(o: {
   buildDir: string;
   cuda: boolean;
   cudaArchs?: string;
-  /** The Python that compiles Triton kernels (kernels.triton) ahead of time; default: python3 on PATH. */
-  tritonPython?: string;
+  /** The Python that runs (python-env.ts tritonPython: $OPFORGE_TRITON_PYTHON first); it compiles the Triton kernels. */
+  python?: string;
   jobs: number;
   onLine?: (l: string) => void;
 }): Promise<KernelBuild> {
   const config: Record<string, string> = {
     WITH_CUDA: o.cuda ? 'ON' : 'OFF',
     ...(o.cuda && o.cudaArchs ? { CMAKE_CUDA_ARCHITECTURES: o.cudaArchs } : {}),
-    ...(o.cuda && o.tritonPython ? { OPFORGE_TRITON_PYTHON: o.tritonPython } : {}),
+    ...(o.cuda ? { OPFORGE_TRITON_PYTHON: tritonPython(o.python) } : {}),
   };
   // compile_commands.json: the kernels' own flags, for clangd and for timing one compile (bench/loop.ts).
   const defs = {

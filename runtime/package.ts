@@ -13,7 +13,7 @@ import { fillTemplate } from '../generator/emit/lang/template.js';
 import { readProjectConfig } from '../generator/model/project-names.js';
 import { PKG_ROOT_URL } from '../generator/pkg-root.js';
 import { build } from './index.js';
-import { findPython } from './python-env.js';
+import { findPython, tritonPython } from './python-env.js';
 import { runLogged } from './run-logged.js';
 
 export interface PackageOptions {
@@ -87,9 +87,7 @@ export async function packageWheel(opts: PackageOptions = {}): Promise<PackageRe
         raw,
         ...define('WITH_CUDA', opts.cuda),
         // The Python building the wheel compiles the Triton kernels (kernels.triton) too.
-        ...(opts.cuda
-          ? ['-C', `cmake.define.OPFORGE_TRITON_PYTHON=${process.env.OPFORGE_TRITON_PYTHON || python}`]
-          : []),
+        ...(opts.cuda ? ['-C', `cmake.define.OPFORGE_TRITON_PYTHON=${tritonPython(python)}`] : []),
         ...define('WITH_JAX', opts.jax),
         ...define('WITH_PADDLE', opts.paddle),
         outDir,

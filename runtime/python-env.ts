@@ -37,10 +37,11 @@ function onPath(env: NodeJS.ProcessEnv): string | undefined {
 /** The Python to use, by the order above; `python3` when nothing is found (its failure then says so). */
 /**
  * The Python that compiles Triton kernels (kernels.triton) ahead of time in a CUDA build:
- * $OPFORGE_TRITON_PYTHON, else the Python opforge runs (findPython). It needs Triton, no GPU.
+ * $OPFORGE_TRITON_PYTHON, else `python` (the one a caller already runs: a test run's, a wheel
+ * build's), else the Python opforge finds (findPython). It needs Triton, no GPU.
  */
-export function tritonPython(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OPFORGE_TRITON_PYTHON || findPython(env).python;
+export function tritonPython(python?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.OPFORGE_TRITON_PYTHON || python || findPython(env).python;
 }
 
 export function findPython(env: NodeJS.ProcessEnv = process.env): FoundPython {

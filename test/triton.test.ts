@@ -33,7 +33,7 @@ testNeeding(
       buildDir: path.join(root, 'build', 'kernels-sm90'),
       cuda: true,
       cudaArchs: '90',
-      tritonPython: PYTHON,
+      python: PYTHON,
       jobs: 2,
     });
     for (const op of TRITON_OPS) {

@@ -304,7 +304,7 @@ async function buildSharedKernels(o: {
       ),
       cuda: o.device === 'cuda',
       ...(o.archs ? { cudaArchs: o.archs } : {}),
-      tritonPython: o.python,
+      python: o.python,
       jobs: o.jobs,
       onLine: progressLine(o.say),
     });

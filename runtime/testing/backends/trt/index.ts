@@ -29,6 +29,7 @@ async function lifecycle(ctx: TestContext): Promise<Outcome> {
         enqueue: ctx.device === 'cuda',
         column: onDevice(ctx, 'trt'),
         ...(ctx.kernels ? { kernelObjects: ctx.kernels.objects } : {}),
+        python: ctx.python,
         jobs: ctx.jobs,
       });
     });

@@ -323,6 +323,8 @@ export async function runTrtLifecycle(o: {
   enqueue: boolean;
   column: string;
   kernelObjects?: ReadonlyMap<string, readonly string[]>;
+  /** The run's Python: it compiles the Triton kernels the kernel build gave no object for. */
+  python?: string;
   /** Parallel nvcc invocations at most (default: the cores). */
   jobs?: number;
 }): Promise<TrtRun> {
@@ -524,16 +526,21 @@ async function tritonKernels(o: {
   root: string;
   buildDir: string;
   kernelObjects?: ReadonlyMap<string, readonly string[]>;
+  python?: string;
 }): Promise<{ launchers: string[]; images: string[]; imagesDir: string }> {
   const ops = o.ops.filter(
     (op) => op.kernels.triton && !o.kernelObjects?.get(op.ident.snake)?.some((f) => /_triton\.cpp\.o$/.test(f)),
   );
   const imagesDir = path.join(o.buildDir, 'triton-images');
   const launchers = ops.map((op) => path.join(o.outDir, tritonPaths(op).launcher));
-  return { launchers, images: await compileTritonImages(ops, o.outDir, o.root, imagesDir), imagesDir };
+  return { launchers, images: await compileTritonImages(ops, o, imagesDir), imagesDir };
 }
 
-async function compileTritonImages(ops: readonly OpIR[], outDir: string, root: string, dir: string): Promise<string[]> {
+async function compileTritonImages(
+  ops: readonly OpIR[],
+  { outDir, root, python }: { outDir: string; root: string; python?: string },
+  dir: string,
+): Promise<string[]> {
   if (!ops.length) return [];
   mkdirSync(dir, { recursive: true });
   const arch = /\d+/.exec(process.env.CUDA_ARCH ?? '')?.[0] ?? '80';
@@ -548,7 +555,7 @@ async function compileTritonImages(ops: readonly OpIR[], outDir: string, root: s
         arch,
         file,
       ];
-      const r = await execa(tritonPython(), aot, { reject: false, all: true });
+      const r = await execa(tritonPython(python), aot, { reject: false, all: true });
       if (r.exitCode !== 0)
         throw new Error(`compiling ${op.name}'s Triton kernel failed:\n${String(r.all).slice(-3000)}`);
       return file;
