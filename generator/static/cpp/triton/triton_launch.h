@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -100,13 +101,26 @@ inline const Image* pick(const Kernel& k, int cc) {
   return best;
 }
 
+/** The compute capability of device `dev` (e.g. 90), read once per device and kept; 0 where it cannot be read. */
+inline int capability(int dev) {
+  constexpr int kKept = 64;
+  static std::atomic<int> kept[kKept] = {};
+  int cc = dev >= 0 && dev < kKept ? kept[dev].load(std::memory_order_relaxed) : 0;
+  if (cc != 0) return cc;
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return 0;
+  cc = major * 10 + minor;
+  if (dev >= 0 && dev < kKept) kept[dev].store(cc, std::memory_order_relaxed);
+  return cc;
+}
+
 /** The loaded function of `k` on the current device (loaded once per device and kept). */
 inline Status function(const char* op, const Kernel& k, CUfunction* f, unsigned* shared) {
   if (!driver().error.empty()) return Status::Error(std::string(op) + ": " + driver().error);
-  int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-    return Status::Error(std::string(op) + ": no CUDA device");
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return Status::Error(std::string(op) + ": no CUDA device");
   static std::mutex mu;
   static std::map<std::pair<const Kernel*, int>, std::pair<CUfunction, unsigned>> loaded;
   std::lock_guard<std::mutex> lock(mu);
@@ -116,7 +130,8 @@ inline Status function(const char* op, const Kernel& k, CUfunction* f, unsigned*
     *shared = it->second.second;
     return Status::Ok();
   }
-  const int cc = major * 10 + minor;
+  const int cc = capability(dev);
+  if (cc == 0) return Status::Error(std::string(op) + ": cannot read the compute capability of CUDA device " + std::to_string(dev));
   const Image* im = pick(k, cc);
   if (im == nullptr)
     return Status::Error(std::string(op) + ": its Triton kernel was compiled for sm " + k.archs + " (Triton " + k.tritonVersion + "), and none of those images runs on this GPU (sm_" +
@@ -149,11 +164,9 @@ inline int configFor(int cc, int n, const int (*defaults)[2], int numDefaults) {
 inline int configOf(const CudaContext& ctx, int n, const int (*defaults)[2], int numDefaults) {
   if (ctx.tactic >= 1 && ctx.tactic <= n) return ctx.tactic - 1;
   if (numDefaults == 0) return 0;
-  int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-    return 0;
-  return configFor(major * 10 + minor, n, defaults, numDefaults);
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  return configFor(detail::capability(dev), n, defaults, numDefaults);
 }
 
 /**
