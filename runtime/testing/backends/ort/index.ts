@@ -10,7 +10,7 @@ import { testUnityBatch } from '../../unity-batch.js';
 import { machineCacheDir } from '../../../machine-cache.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Case, Outputs, TestBackend, TestContext } from '../../backend.js';
+import { onDevice, type Case, type Outputs, type TestBackend, type TestContext } from '../../backend.js';
 import { buildFailureResults } from '../../build-failure.js';
 import type { HostTensor } from '../../cases.js';
 import type { OpIR } from '../../../../generator/model/ir.js';
@@ -70,7 +70,7 @@ async function onCudaEp(ctx: TestContext): Promise<boolean> {
 
 /** A column's name: `ort:cuda` where the sessions run the CUDA EP. */
 function column(ort: Pick<OrtKit, 'cuda'>, name: string): string {
-  return ort.cuda ? `${name}:cuda` : name;
+  return onDevice({ device: ort.cuda ? 'cuda' : 'cpu' }, name);
 }
 
 /** Whether ONNX Runtime and its headers are installed (what is not is skipped, not built). */
