@@ -17,9 +17,10 @@ import { addonPath } from '../runtime/index.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtureProject } from './helpers/fixture-project.js';
-import { fixtures, root } from './helpers/paths.js';
+import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
+import { type PoprtCall, poprtShapeInference } from './helpers/poprt.js';
 
 const project = fixtureProject('hetero');
 
@@ -151,30 +152,13 @@ test('the Node binding takes members of mixed dtypes and refuses one the spec do
   assert.throws(() => ops.memberSums!(scale, [u8, f64]), /values.*1.*float64/);
 });
 
-// PopRT's shape inference (out/popart/custom_shape_inference.py, under test/fixtures/poprt-stub):
-// each member of ForeachAddScalar's output in its input member's dtype and dims.
-const POPRT_DRIVER = `
-import json, runpy, sys
-from onnx import helper, TensorProto
-sys.path.insert(0, sys.argv[2])
-import poprt.passes as passes
-runpy.run_path(sys.argv[1])
-out = []
-for inputs, outputs, attrs in json.loads(sys.stdin.read()):
-    ins = [helper.make_tensor_value_info(n, getattr(TensorProto, t), d) for n, t, d in inputs]
-    node = helper.make_node('ForeachAddScalar', [n for n, _, _ in inputs], outputs, domain='test.hetero', **attrs)
-    graph = helper.make_graph([node], 'g', ins, [])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('test.hetero', 1)])
-    model, ok = passes.SHAPE_FUNCS['ForeachAddScalar']()(model, node)
-    out.append([ok, [[passes.get_dtype(model.graph, n), passes.get_shape(model.graph, n)] for n in outputs]])
-print(json.dumps(out))
-`;
-
+// PopRT's shape inference: each member of ForeachAddScalar's output in its input member's dtype and dims.
 testWith(['onnx'], "PopRT's shape inference types each output member as its input member", async () => {
   const dir = project();
   await runTests({ root: dir, python: PYTHON, backends: ['serialize'] });
-  const calls = [
+  const calls: PoprtCall[] = [
     [
+      'ForeachAddScalar',
       [
         ['a', 'FLOAT', [2, 3]],
         ['b', 'FLOAT16', [1, 4]],
@@ -183,21 +167,10 @@ testWith(['onnx'], "PopRT's shape inference types each output member as its inpu
       ['s0', 's1', 's2'],
       { n: 3 },
     ],
-    [[['a', 'INT32', [3, 1]]], ['s0'], { n: 1 }],
+    ['ForeachAddScalar', [['a', 'INT32', [3, 1]]], ['s0'], { n: 1 }],
   ];
-  const r = spawnSync(
-    PYTHON,
-    [
-      '-c',
-      POPRT_DRIVER,
-      path.join(dir, 'out', 'popart', 'custom_shape_inference.py'),
-      path.join(fixtures, 'poprt-stub'),
-    ],
-    { input: JSON.stringify(calls), encoding: 'utf8' },
-  );
-  assert.is(r.status, 0, r.stderr);
   // TensorProto: FLOAT 1, UINT8 2, INT32 6, FLOAT16 10.
-  assert.equal(JSON.parse(r.stdout), [
+  assert.equal(poprtShapeInference(dir, 'test.hetero', calls), [
     [
       true,
       [

@@ -15,9 +15,10 @@ import { addonPath } from '../runtime/index.js';
 import type { TestReport } from '../runtime/testing/results.js';
 import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtureProject } from './helpers/fixture-project.js';
-import { fixtures, root } from './helpers/paths.js';
+import { root } from './helpers/paths.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
+import { type PoprtCall, poprtShapeInference } from './helpers/poprt.js';
 
 /** The fixture's project, made once for the file (the wrong-kernel test edits a kernel of it). */
 const project = fixtureProject('varout');
@@ -101,59 +102,37 @@ testWith(['torch'], 'a kernel that fills one member from the wrong rows fails on
   }
 });
 
-// PopRT's shape inference (out/popart/custom_shape_inference.py, under test/fixtures/poprt-stub):
-// a node lists as many members as its attributes ask for, each of its own dims.
-const POPRT_DRIVER = `
-import json, runpy, sys
-from onnx import helper, TensorProto
-sys.path.insert(0, sys.argv[2])
-import poprt.passes as passes
-runpy.run_path(sys.argv[1])
-out = []
-for op, inputs, outputs, attrs in json.loads(sys.stdin.read()):
-    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, d) for n, d in inputs]
-    node = helper.make_node(op, [n for n, _ in inputs], outputs, domain='test.varout', **attrs)
-    graph = helper.make_graph([node], 'g', ins, [])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('test.varout', 1)])
-    model, ok = passes.SHAPE_FUNCS[op]()(model, node)
-    out.append([ok, [passes.get_shape(model.graph, n) for n in outputs]])
-print(json.dumps(out))
-`;
-
+// PopRT's shape inference: a node lists as many members as its attributes ask for, each of its own dims.
 testWith(
   ['onnx'],
   "PopRT's shape inference gives each member its dims, and none while a member's dims are unknown",
   async () => {
     const dir = project();
     await runTests({ root: dir, python: PYTHON, backends: ['serialize'] });
-    const feats = [
-      ['f0', [1, 2, 5, 4]],
-      ['f1', [1, 2, 3, 2]],
-      ['f2', [1, 2, 1, 1]],
+    const feats: PoprtCall[1] = [
+      ['f0', 'FLOAT', [1, 2, 5, 4]],
+      ['f1', 'FLOAT', [1, 2, 3, 2]],
+      ['f2', 'FLOAT', [1, 2, 1, 1]],
     ];
-    const calls = [
-      ['TensorSplit', [['x', [7, 3]]], ['p0', 'p1', 'p2'], { sections: 3 }],
-      ['TensorSplit', [['x', [9, 2]]], ['p0', 'p1'], {}],
-      ['MultiLevelGridPriors', [['b', [3, 2, 4]], ...feats], ['a0', 'a1', 'a2'], { strides: [8, 4, 16, 8, 32, 16] }],
+    const calls: PoprtCall[] = [
+      ['TensorSplit', [['x', 'FLOAT', [7, 3]]], ['p0', 'p1', 'p2'], { sections: 3 }],
+      ['TensorSplit', [['x', 'FLOAT', [9, 2]]], ['p0', 'p1'], {}],
       [
         'MultiLevelGridPriors',
-        [['b', [3, 2, 4]], feats[0], ['f1', [1, 2, 'n', 2]], feats[2]],
+        [['b', 'FLOAT', [3, 2, 4]], ...feats],
+        ['a0', 'a1', 'a2'],
+        { strides: [8, 4, 16, 8, 32, 16] },
+      ],
+      [
+        'MultiLevelGridPriors',
+        [['b', 'FLOAT', [3, 2, 4]], feats[0]!, ['f1', 'FLOAT', [1, 2, 'n', 2]], feats[2]!],
         ['a0', 'a1', 'a2'],
         { strides: [8, 4, 16, 8, 32, 16] },
       ],
     ];
-    const r = spawnSync(
-      PYTHON,
-      [
-        '-c',
-        POPRT_DRIVER,
-        path.join(dir, 'out', 'popart', 'custom_shape_inference.py'),
-        path.join(fixtures, 'poprt-stub'),
-      ],
-      { input: JSON.stringify(calls), encoding: 'utf8' },
-    );
-    assert.is(r.status, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout), [
+    // The members' dims (their dtypes are the inputs' float32).
+    const shapes = poprtShapeInference(dir, 'test.varout', calls).map(([ok, outs]) => [ok, outs.map(([, d]) => d)]);
+    assert.equal(shapes, [
       [
         true,
         [
