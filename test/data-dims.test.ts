@@ -13,7 +13,7 @@ import { trtIncludeDir } from '../runtime/testing/backends/trt/lifecycle.js';
 import { fixtureProject } from './helpers/fixture-project.js';
 import { PYTHON, hasModule, hasPaddle, testWith } from './helpers/python.js';
 import { runTests } from './helpers/run-tests.js';
-import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { checkOrtCudaUnit } from './helpers/cxx.js';
 import { NVCC, cudaIncludeDir, testNeeding } from './helpers/optional-tools.js';
 import { ortIncludeDir } from '../runtime/ort.js';
 
@@ -73,17 +73,7 @@ testWith(['torch'], 'NonZero, Nms and BatchedNms agree with their references on 
 testNeeding([NVCC], "each op's ONNX Runtime unit compiles with its CUDA-EP kernels", () => {
   const out = path.join(project(), 'out');
   for (const op of ['non_zero', 'nms', 'batched_nms'])
-    sh('g++', [
-      ...CXXFLAGS,
-      '-fsyntax-only',
-      '-DOPFORGE_ORT_WITH_CUDA',
-      '-isystem',
-      ortIncludeDir(),
-      '-isystem',
-      cudaIncludeDir(),
-      ...['include', 'ort/include', 'ort'].flatMap((d) => ['-I', path.join(out, d)]),
-      path.join(out, 'ort', op, `${op}_ort.cpp`),
-    ]);
+    checkOrtCudaUnit(out, `ort/${op}/${op}_ort.cpp`, ortIncludeDir(), cudaIncludeDir());
 });
 
 /** NonZero with its kernel's `io.nnz.set(n)` replaced. */

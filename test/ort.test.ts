@@ -19,7 +19,7 @@ import type { OpIR, TestCaseIR } from '../generator/model/ir.js';
 import { loadProject } from '../generator/model/project.js';
 import { opModel, type OpModelOptions } from '../runtime/op-model.js';
 import { buildOrtLibrary, ortIncludeDir, ortVersion, session, type OrtSession, type Tensor } from '../runtime/ort.js';
-import { CXXFLAGS, sh } from './helpers/cxx.js';
+import { checkOrtCudaUnit, sh } from './helpers/cxx.js';
 import { fixtures, opsDir, outDir, root } from './helpers/paths.js';
 import { caseInputs, mismatch, num, randomCases, reference, tensor, type T } from './helpers/references.js';
 
@@ -101,25 +101,8 @@ testNeeding(
   [NVCC],
   'every CUDA-EP unit compiles (g++, -DOPFORGE_ORT_WITH_CUDA; nvcc builds the kernels in the GPU script)',
   () => {
-    const inc = ortIncludeDir();
-    for (const op of project.ops.filter((o) => o.kernels.cuda)) {
-      sh('g++', [
-        ...CXXFLAGS,
-        '-fsyntax-only',
-        '-DOPFORGE_ORT_WITH_CUDA',
-        '-isystem',
-        inc,
-        '-isystem',
-        cudaIncludeDir(),
-        '-I',
-        path.join(outDir, 'include'),
-        '-I',
-        path.join(outDir, 'ort', 'include'),
-        '-I',
-        path.join(outDir, 'ort'),
-        path.join(outDir, ortPaths(op).unit),
-      ]);
-    }
+    for (const op of project.ops.filter((o) => o.kernels.cuda))
+      checkOrtCudaUnit(outDir, ortPaths(op).unit, ortIncludeDir(), cudaIncludeDir());
   },
 );
 
